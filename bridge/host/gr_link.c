@@ -1,0 +1,282 @@
+/* gr_link.c: URI parsing, the backend registry and dispatch through the ops table. */
+#include "gr_link.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gr_link_sim.h"
+#include "gpuref/gr_regmap.h"
+
+struct gr_link {
+    const gr_link_ops_t *ops;
+    void *ctx;
+};
+
+static const gr_link_ops_t *const backends[] = {&gr_link_sim_ops};
+#define BACKEND_COUNT (sizeof backends / sizeof backends[0])
+
+static _Thread_local char last_error[512];
+
+void gr_link_set_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    va_end(ap);
+}
+
+const char *gr_link_error(void)
+{
+    return last_error[0] ? last_error : "no error";
+}
+
+const char *gr_link_schemes(void)
+{
+    static char list[128];
+    if (!list[0]) {
+        for (size_t i = 0; i < BACKEND_COUNT; i++) {
+            strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
+            strncat(list, backends[i]->scheme, sizeof list - strlen(list) - 1);
+            strncat(list, "://", sizeof list - strlen(list) - 1);
+        }
+    }
+    return list;
+}
+
+/* Copies [s, s+n) into dst (size cap) and fails if it does not fit. */
+static int copy_part(char *dst, size_t cap, const char *s, size_t n)
+{
+    if (n >= cap)
+        return -1;
+    memcpy(dst, s, n);
+    dst[n] = '\0';
+    return 0;
+}
+
+int gr_uri_parse(const char *text, gr_uri_t *out_uri)
+{
+    gr_uri_t uri;
+    memset(&uri, 0, sizeof uri);
+    if (!text || !out_uri) {
+        gr_link_set_error("no URI given");
+        return GR_E_BAD_URI;
+    }
+    const char *sep = strstr(text, "://");
+    if (!sep || sep == text) {
+        gr_link_set_error("'%s' is not a device URI (scheme://...); accepted schemes: %s", text,
+                          gr_link_schemes());
+        return GR_E_BAD_URI;
+    }
+    for (const char *p = text; p < sep; p++) {
+        if (!islower((unsigned char)*p) && !isdigit((unsigned char)*p)) {
+            gr_link_set_error("bad character in URI scheme of '%s'; accepted schemes: %s", text,
+                              gr_link_schemes());
+            return GR_E_BAD_URI;
+        }
+    }
+    if (copy_part(uri.scheme, sizeof uri.scheme, text, (size_t)(sep - text))) {
+        gr_link_set_error("URI scheme too long in '%s'; accepted schemes: %s", text,
+                          gr_link_schemes());
+        return GR_E_BAD_URI;
+    }
+    const char *rest = sep + 3;
+    const char *query = strchr(rest, '?');
+    size_t path_len = query ? (size_t)(query - rest) : strlen(rest);
+    if (copy_part(uri.path, sizeof uri.path, rest, path_len)) {
+        gr_link_set_error("URI path too long in '%s'", text);
+        return GR_E_BAD_URI;
+    }
+    if (query) {
+        const char *p = query + 1;
+        while (*p) {
+            const char *amp = strchr(p, '&');
+            size_t len = amp ? (size_t)(amp - p) : strlen(p);
+            const char *eq = memchr(p, '=', len);
+            if (!eq || eq == p) {
+                gr_link_set_error("URI parameter '%.*s' is not key=value", (int)len, p);
+                return GR_E_BAD_URI;
+            }
+            if (uri.param_count == GR_URI_MAX_PARAMS) {
+                gr_link_set_error("too many URI parameters (at most %d)", GR_URI_MAX_PARAMS);
+                return GR_E_BAD_URI;
+            }
+            unsigned i = uri.param_count++;
+            if (copy_part(uri.params[i].key, sizeof uri.params[i].key, p, (size_t)(eq - p)) ||
+                copy_part(uri.params[i].value, sizeof uri.params[i].value, eq + 1,
+                          len - (size_t)(eq - p) - 1)) {
+                gr_link_set_error("URI parameter '%.*s' too long", (int)len, p);
+                return GR_E_BAD_URI;
+            }
+            for (unsigned j = 0; j < i; j++) {
+                if (strcmp(uri.params[j].key, uri.params[i].key) == 0) {
+                    gr_link_set_error("URI parameter '%s' given twice", uri.params[i].key);
+                    return GR_E_BAD_URI;
+                }
+            }
+            if (!amp)
+                break;
+            p = amp + 1;
+            if (!*p) {
+                gr_link_set_error("URI ends with '&'");
+                return GR_E_BAD_URI;
+            }
+        }
+    }
+    *out_uri = uri;
+    return GR_OK;
+}
+
+const char *gr_uri_param(const gr_uri_t *uri, const char *key)
+{
+    for (unsigned i = 0; i < uri->param_count; i++)
+        if (strcmp(uri->params[i].key, key) == 0)
+            return uri->params[i].value;
+    return NULL;
+}
+
+/* Every ?key must be one the backend accepts; the message lists them. */
+static int check_params(const gr_link_ops_t *ops, const gr_uri_t *uri)
+{
+    for (unsigned i = 0; i < uri->param_count; i++) {
+        bool known = false;
+        for (const char *const *k = ops->param_keys; k && *k; k++)
+            known = known || strcmp(*k, uri->params[i].key) == 0;
+        if (!known) {
+            char keys[256] = "";
+            for (const char *const *k = ops->param_keys; k && *k; k++) {
+                strncat(keys, k == ops->param_keys ? "" : ", ", sizeof keys - strlen(keys) - 1);
+                strncat(keys, *k, sizeof keys - strlen(keys) - 1);
+            }
+            gr_link_set_error("unknown parameter '%s' for %s://; accepted: %s", uri->params[i].key,
+                              ops->scheme, keys[0] ? keys : "none");
+            return GR_E_BAD_URI;
+        }
+    }
+    return GR_OK;
+}
+
+int gr_link_open(const char *text, gr_link_t **out_link)
+{
+    if (!out_link) {
+        gr_link_set_error("no output pointer");
+        return GR_E_INVALID;
+    }
+    if (!text || !*text)
+        text = getenv("GR_DEVICE");
+    if (!text || !*text)
+        text = "sim://";
+    gr_uri_t uri;
+    int rc = gr_uri_parse(text, &uri);
+    if (rc)
+        return rc;
+    const gr_link_ops_t *ops = NULL;
+    for (size_t i = 0; i < BACKEND_COUNT; i++)
+        if (strcmp(backends[i]->scheme, uri.scheme) == 0)
+            ops = backends[i];
+    if (!ops) {
+        gr_link_set_error("unknown transport scheme '%s://'; accepted schemes: %s", uri.scheme,
+                          gr_link_schemes());
+        return GR_E_BAD_URI;
+    }
+    rc = check_params(ops, &uri);
+    if (rc)
+        return rc;
+    gr_link_t *link = calloc(1, sizeof *link);
+    if (!link) {
+        gr_link_set_error("out of memory");
+        return GR_E_NO_MEMORY;
+    }
+    link->ops = ops;
+    rc = ops->open(&uri, &link->ctx);
+    if (rc) {
+        free(link);
+        return rc;
+    }
+    *out_link = link;
+    return GR_OK;
+}
+
+void gr_link_close(gr_link_t *link)
+{
+    if (!link)
+        return;
+    link->ops->close(link->ctx);
+    free(link);
+}
+
+/* Offsets are checked here, once, so no backend can put a bad access on the wire. */
+static int check_offset(uint32_t offset)
+{
+    if (offset >= GR_REGMAP_BAR0_BYTES)
+        return GR_E_RANGE;
+    if (offset & 3u)
+        return GR_E_ALIGN;
+    return GR_OK;
+}
+
+int gr_link_read32(gr_link_t *link, uint32_t offset, uint32_t *out_value)
+{
+    if (!link || !out_value)
+        return GR_E_INVALID;
+    int rc = check_offset(offset);
+    return rc ? rc : link->ops->read32(link->ctx, offset, out_value);
+}
+
+int gr_link_write32(gr_link_t *link, uint32_t offset, uint32_t value)
+{
+    if (!link)
+        return GR_E_INVALID;
+    int rc = check_offset(offset);
+    return rc ? rc : link->ops->write32(link->ctx, offset, value);
+}
+
+int gr_link_dma_alloc(gr_link_t *link, size_t bytes, gr_dma_buf_t *out_buf)
+{
+    if (!link || !out_buf || bytes == 0)
+        return GR_E_INVALID;
+    if (!link->ops->dma_alloc)
+        return GR_E_UNSUPPORTED;
+    return link->ops->dma_alloc(link->ctx, bytes, out_buf);
+}
+
+int gr_link_dma_free(gr_link_t *link, const gr_dma_buf_t *buf)
+{
+    if (!link || !buf)
+        return GR_E_INVALID;
+    if (!link->ops->dma_free)
+        return GR_E_UNSUPPORTED;
+    return link->ops->dma_free(link->ctx, buf);
+}
+
+int gr_link_wait_irq(gr_link_t *link, uint32_t timeout_us, bool *out_raised)
+{
+    if (!link || !out_raised)
+        return GR_E_INVALID;
+    if (!link->ops->wait_irq)
+        return GR_E_UNSUPPORTED;
+    return link->ops->wait_irq(link->ctx, timeout_us, out_raised);
+}
+
+uint32_t gr_link_caps(gr_link_t *link)
+{
+    return link ? link->ops->caps(link->ctx) : 0;
+}
+
+const char *gr_link_scheme(const gr_link_t *link)
+{
+    return link ? link->ops->scheme : "";
+}
+
+void gr_link_describe(gr_link_t *link, char *buf, size_t len)
+{
+    if (!buf || !len)
+        return;
+    if (!link) {
+        snprintf(buf, len, "(none)");
+        return;
+    }
+    link->ops->describe(link->ctx, buf, len);
+}

@@ -1,0 +1,121 @@
+/*
+ * gr_link.h: the transport between the host driver and a gpuref device.
+ *
+ * One ops table, one backend per file (gr_link_<scheme>.c), picked at run time by URI:
+ *   sim://[?key=value&...]   the RTL in-process under Verilator (the default)
+ * The miniport and the tools see the hardware only through these calls, so the same code runs
+ * against the simulation and, with another backend, against a board.
+ *
+ * Contract of every operation (a backend's own header states what it adds):
+ *   - Returns a gr_status_t; outputs go through out_ pointers and are untouched on failure.
+ *   - read32/write32: one aligned 32-bit access to BAR0. They block until the device answers:
+ *     GR_E_BUS when it answers with an error response, GR_E_TIMEOUT when it does not answer.
+ *     Offsets are checked before the link is touched (GR_E_ALIGN, GR_E_RANGE).
+ *   - dma_alloc/dma_free: host memory the device can reach (cpu pointer + bus address).
+ *   - wait_irq: blocks until the interrupt line is high or timeout_us passes (0: just sample).
+ *     An interrupt can be missed on some links; device state in registers or memory is the truth.
+ *   - A gr_link_t is used by one thread at a time.
+ */
+#ifndef GPUREF_GR_LINK_H
+#define GPUREF_GR_LINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpuref/gr_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GR_URI_MAX_PARAMS 16
+#define GR_URI_TEXT_MAX 256
+
+/** A parsed device URI: scheme://path?key=value&key=value */
+typedef struct gr_uri {
+    char scheme[16];
+    char path[GR_URI_TEXT_MAX];
+    unsigned param_count;
+    struct {
+        char key[32];
+        char value[GR_URI_TEXT_MAX];
+    } params[GR_URI_MAX_PARAMS];
+} gr_uri_t;
+
+/** Link capabilities (gr_link_caps). */
+enum {
+    GR_LINK_CAP_DMA = 1u << 0,      /**< dma_alloc works: the device can reach host memory */
+    GR_LINK_CAP_IRQ = 1u << 1,      /**< wait_irq sees the device's interrupt line */
+    GR_LINK_CAP_WAVEFORM = 1u << 2, /**< simulation: waveforms can be recorded */
+    GR_LINK_CAP_SIMULATED = 1u << 3 /**< the device is a simulation (time advances only in calls) */
+};
+
+typedef struct gr_dma_buf {
+    void *cpu;
+    uint64_t bus;
+    size_t bytes;
+} gr_dma_buf_t;
+
+typedef struct gr_link_ops {
+    const char *scheme;               /**< "sim" */
+    const char *summary;              /**< one line for help texts */
+    const char *const *param_keys;    /**< accepted ?keys, NULL-terminated */
+    int (*open)(const gr_uri_t *uri, void **out_ctx);
+    void (*close)(void *ctx);
+    int (*read32)(void *ctx, uint32_t offset, uint32_t *out_value);
+    int (*write32)(void *ctx, uint32_t offset, uint32_t value);
+    int (*dma_alloc)(void *ctx, size_t bytes, gr_dma_buf_t *out_buf);
+    int (*dma_free)(void *ctx, const gr_dma_buf_t *buf);
+    int (*wait_irq)(void *ctx, uint32_t timeout_us, bool *out_raised);
+    uint32_t (*caps)(void *ctx);
+    /** Writes a short description of the open link ("sim seed=1 vram=256MiB"). */
+    void (*describe)(void *ctx, char *buf, size_t len);
+} gr_link_ops_t;
+
+typedef struct gr_link gr_link_t;
+
+/**
+ * Parses a URI. Accepted: scheme "://" [path] ["?" key=value ("&" key=value)*].
+ * @param[out] out_uri  untouched on failure
+ * @return GR_OK or GR_E_BAD_URI (gr_link_error() says what is wrong)
+ */
+int gr_uri_parse(const char *text, gr_uri_t *out_uri);
+
+/** The value of ?key, or NULL. */
+const char *gr_uri_param(const gr_uri_t *uri, const char *key);
+
+/**
+ * Opens the device a URI names (NULL: $GR_DEVICE, else "sim://").
+ * @param[out] out_link  untouched on failure
+ * @return GR_OK, GR_E_BAD_URI (malformed, unknown scheme or parameter; the message names the
+ *         accepted schemes and keys), or the backend's error
+ */
+int gr_link_open(const char *uri, gr_link_t **out_link);
+
+/** Closes and frees; NULL is allowed. */
+void gr_link_close(gr_link_t *link);
+
+/** Detail of the last failure in this thread (URI errors, backend messages); never NULL. */
+const char *gr_link_error(void);
+
+/** "sim" (the schemes built into this binary, comma-separated). */
+const char *gr_link_schemes(void);
+
+int gr_link_read32(gr_link_t *link, uint32_t offset, uint32_t *out_value);
+int gr_link_write32(gr_link_t *link, uint32_t offset, uint32_t value);
+int gr_link_dma_alloc(gr_link_t *link, size_t bytes, gr_dma_buf_t *out_buf);
+int gr_link_dma_free(gr_link_t *link, const gr_dma_buf_t *buf);
+int gr_link_wait_irq(gr_link_t *link, uint32_t timeout_us, bool *out_raised);
+uint32_t gr_link_caps(gr_link_t *link);
+const char *gr_link_scheme(const gr_link_t *link);
+void gr_link_describe(gr_link_t *link, char *buf, size_t len);
+
+/* For backends: record the detail gr_link_error() returns. */
+void gr_link_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,37 @@
+/*
+ * gr_link_sim.h: the sim:// backend: gpu_core under Verilator in this process (tb/harness).
+ *
+ * URI: sim://[?seed=N&stall=PCT&latency=CYCLES&norandom=1&vram=BYTES[K|M|G]&fst=PATH&txlog=PATH]
+ *   seed      random latency and backpressure of the bus models (default $GR_SIM_SEED, else 1)
+ *   stall     0..90, percent of cycles a model or the CSR driver stalls (default 25)
+ *   latency   extra cycles a model may wait before answering (default 8)
+ *   norandom  1: no stalls and no latency
+ *   vram      VRAM model size (default 256M)
+ *   fst       record an FST waveform of the whole run (default $GR_SIM_FST)
+ *   txlog     write a log of every AXI transaction (default $GR_SIM_TXLOG)
+ *
+ * Contract beyond gr_link.h: nothing blocks on the outside world; simulated time advances only
+ * inside calls. wait_irq's timeout is simulated time at the nominal 100 MHz clock (100 cycles a
+ * microsecond). read32/write32 return GR_E_TIMEOUT after 10000 cycles without a response.
+ * dma_alloc hands out page-aligned, zeroed host memory served to the device on m_host.
+ */
+#ifndef GPUREF_GR_LINK_SIM_H
+#define GPUREF_GR_LINK_SIM_H
+
+#include "gr_link.h"
+#include "gr_sim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+extern const gr_link_ops_t gr_link_sim_ops;
+
+/** Simulated cycles per microsecond of wait_irq timeout. */
+#define GR_LINK_SIM_CYCLES_PER_US 100u
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,40 @@
+# host/ and bridge/host/: the gr_* library (libgpuref.a) and gpuctl.
+HOST_CFLAGS := $(CSTD) $(WARN) $(CFLAGS) $(DEBUG_FLAGS) $(CPPFLAGS_HOST) -Itb/conformance -MMD -MP
+HOST_OBJ_DIR := $(BUILD)/host
+
+LIBGPUREF_SRCS := $(sort $(wildcard host/lib/*.c)) $(sort $(wildcard bridge/host/*.c))
+LIBGPUREF_OBJS := $(patsubst %.c,$(HOST_OBJ_DIR)/%.o,$(LIBGPUREF_SRCS))
+LIBGPUREF := $(BUILD)/lib/libgpuref.a
+
+CONFORMANCE_OBJS := $(HOST_OBJ_DIR)/tb/conformance/gr_conformance.o
+GPUCTL := $(BUILD)/bin/gpuctl
+
+# Everything a program needs to drive a device over any built-in transport.
+GPUREF_LINK := $(LIBGPUREF) $(SIM_LIB) $(SIM_LDLIBS)
+
+$(HOST_OBJ_DIR)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -c $< -o $@
+
+$(LIBGPUREF): $(LIBGPUREF_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(GPUCTL): $(HOST_OBJ_DIR)/host/tools/gpuctl.o $(CONFORMANCE_OBJS) $(LIBGPUREF) $(SIM_LIB)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $(filter %.o,$^) $(GPUREF_LINK)
+
+all: $(LIBGPUREF) $(GPUCTL)
+
+-include $(LIBGPUREF_OBJS:.o=.d) $(HOST_OBJ_DIR)/host/tools/gpuctl.d $(CONFORMANCE_OBJS:.o=.d)
+
+GR_DEMO := $(BUILD)/bin/gr_demo
+$(GR_DEMO): $(HOST_OBJ_DIR)/host/tools/gr_demo.o $(CONFORMANCE_OBJS) $(LIBGPUREF) $(SIM_LIB)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $(filter %.o,$^) $(GPUREF_LINK)
+
+all: $(GR_DEMO)
+demo: $(GR_DEMO)
+	$(GR_DEMO)
+
+-include $(HOST_OBJ_DIR)/host/tools/gr_demo.d

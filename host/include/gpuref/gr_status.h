@@ -1,0 +1,45 @@
+/* gr_status.h: the status codes every gpuref call returns. */
+#ifndef GPUREF_GR_STATUS_H
+#define GPUREF_GR_STATUS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * One list feeds the enum, gr_strerror() and gr_status_name(): X(name, value, message).
+ * 0 is success; every error is negative and keeps its value forever (scripts and logs see it).
+ */
+#define GR_STATUS_LIST(X)                                                                  \
+    X(GR_OK, 0, "success")                                                                 \
+    X(GR_E_INVALID, -1, "invalid argument")                                                \
+    X(GR_E_NO_MEMORY, -2, "out of memory")                                                 \
+    X(GR_E_RANGE, -3, "offset or size out of range")                                       \
+    X(GR_E_ALIGN, -4, "misaligned offset or size")                                         \
+    X(GR_E_BUS, -5, "bus error: the device answered with an error response")               \
+    X(GR_E_TIMEOUT, -6, "timed out")                                                       \
+    X(GR_E_NO_DEVICE, -7, "no device answers at that address")                             \
+    X(GR_E_BAD_URI, -8, "malformed or unknown device URI")                                 \
+    X(GR_E_UNSUPPORTED, -9, "not supported by this device or transport")                   \
+    X(GR_E_MISMATCH, -10, "device does not match this host build (magic, version or map)") \
+    X(GR_E_IO, -11, "transport I/O error")                                                 \
+    X(GR_E_NOT_FOUND, -12, "no such register or field")                                    \
+    X(GR_E_BUSY, -13, "resource busy")
+
+typedef enum gr_status {
+#define GR_STATUS_ENUM(name, value, msg) name = value,
+    GR_STATUS_LIST(GR_STATUS_ENUM)
+#undef GR_STATUS_ENUM
+} gr_status_t;
+
+/** Human-readable message for a status; never NULL (unknown codes get a generic message). */
+const char *gr_strerror(int status);
+
+/** The status's symbolic name ("GR_E_BUS"); "GR_E_UNKNOWN" for a code not in the list. */
+const char *gr_status_name(int status);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what gpuref needs on Debian 12 / Ubuntu 22.04+: the toolchain and simulators from the
+# distribution, the register-map tools from PyPI (pinned, in build/venv). Idempotent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(
+    build-essential   # gcc, g++, make
+    verilator         # co-simulation and lint (5.006 on Debian 12)
+    iverilog          # second simulator for the RTL unit tests
+    yosys             # synthesis check
+    zlib1g-dev        # Verilator's FST waveforms
+    libcmocka-dev     # C test framework
+    python3 python3-venv
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    SUDO=$([ "$(id -u)" -eq 0 ] && echo "" || echo sudo)
+    $SUDO apt-get update
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+make --no-print-directory build/venv/.stamp
+echo "install-deps: done ($(verilator --version | cut -d' ' -f1-2), $(iverilog -V 2>/dev/null | head -1 | cut -d' ' -f1-4), $(yosys -V | cut -d' ' -f1-2))"

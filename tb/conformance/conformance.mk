@@ -1,0 +1,21 @@
+# tb/conformance: the register conformance suite, on sim:// and against RTL mutants.
+TEST_SUITES += conformance
+test-conformance: $(GPUCTL)
+	$(call tap_run,conformance,tb/conformance/run_conformance.sh $(GPUCTL) 'sim://?seed=1' pass && tb/conformance/run_conformance.sh $(GPUCTL) 'sim://?seed=7&stall=60&latency=20' pass)
+
+# Each mutant (tb/conformance/mutate.sh) is a copy of rtl/ with one bug, built into its own
+# harness and gpuctl; the suite must fail on it at the check the mutant names.
+MUTANT_DIR := $(BUILD)/mutant
+MUTANTS := $(shell tb/conformance/mutate.sh list)
+
+$(MUTANT_DIR)/%/rtl/.stamp: $(RTL_SRCS) $(wildcard $(RTL_ROOT)/common/*.vh) tb/conformance/mutate.sh
+	tb/conformance/mutate.sh make $* $(RTL_ROOT) $(@D)
+	touch $@
+
+$(MUTANT_DIR)/%/gpuctl: $(MUTANT_DIR)/%/rtl/.stamp $(HOST_OBJ_DIR)/host/tools/gpuctl.o $(CONFORMANCE_OBJS) $(LIBGPUREF)
+	$(MAKE) --no-print-directory RTL_ROOT=$(MUTANT_DIR)/$*/rtl SIM_DIR=$(MUTANT_DIR)/$*/sim $(MUTANT_DIR)/$*/sim/libgr_sim.a
+	$(CC) -o $@ $(HOST_OBJ_DIR)/host/tools/gpuctl.o $(CONFORMANCE_OBJS) $(LIBGPUREF) $(MUTANT_DIR)/$*/sim/libgr_sim.a $(SIM_LDLIBS)
+
+TEST_SUITES += conformance-mutants
+test-conformance-mutants: $(foreach m,$(MUTANTS),$(MUTANT_DIR)/$(m)/gpuctl)
+	$(call tap_run,conformance-mutants,$(foreach m,$(MUTANTS),tb/conformance/run_conformance.sh $(MUTANT_DIR)/$(m)/gpuctl 'sim://?seed=1' "fail:$$(tb/conformance/mutate.sh pattern $(m))" &&) true)

@@ -1,0 +1,286 @@
+/* gr_conformance.c: register conformance checks over the generated register description. */
+#include "gr_conformance.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpuref/gr_regdesc.h"
+
+/* Generous for any link: a soft reset takes a handful of cycles on the RTL. */
+#define RESET_TIMEOUT_US 1000u
+/* Long enough for a registered interrupt line to follow its registers on any link. */
+#define IRQ_SETTLE_US 2u
+
+typedef struct run {
+    gr_device_t *dev;
+    gr_conf_emit_fn emit;
+    void *user;
+    gr_conf_result_t result;
+    int fatal; /* a link error that makes further checks meaningless */
+} run_t;
+
+static void report(run_t *r, bool ok, const char *reg, const char *check, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void report(run_t *r, bool ok, const char *reg, const char *check, const char *fmt, ...)
+{
+    char detail[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    if (ok)
+        r->result.passed++;
+    else
+        r->result.failed++;
+    if (r->emit)
+        r->emit(r->user, ok, reg, check, detail);
+}
+
+/* Link failures other than the bus errors a check expects end the run: they say nothing of
+ * the register and everything of the link. */
+static bool rd(run_t *r, const char *reg, uint32_t off, uint32_t *v)
+{
+    int rc = gr_reg_read(r->dev, off, v);
+    if (rc) {
+        report(r, false, reg, "read", "read of 0x%03x failed: %s", off, gr_strerror(rc));
+        if (rc != GR_E_BUS)
+            r->fatal = rc;
+        return false;
+    }
+    return true;
+}
+
+static bool wr(run_t *r, const char *reg, uint32_t off, uint32_t v)
+{
+    int rc = gr_reg_write(r->dev, off, v);
+    if (rc) {
+        report(r, false, reg, "write", "write of 0x%08x to 0x%03x failed: %s", v, off,
+               gr_strerror(rc));
+        if (rc != GR_E_BUS)
+            r->fatal = rc;
+        return false;
+    }
+    return true;
+}
+
+static void check_soft_reset(run_t *r)
+{
+    int rc = gr_device_soft_reset(r->dev, RESET_TIMEOUT_US);
+    report(r, rc == GR_OK, "RESET_CTRL", "soft reset completes with IRQ_STATE.RESET_DONE",
+           "%s", rc ? gr_strerror(rc) : "RESET_DONE set, then cleared by W1C");
+    if (rc && rc != GR_E_TIMEOUT)
+        r->fatal = rc;
+}
+
+static void check_reset_value(run_t *r, const gr_reg_desc_t *reg)
+{
+    uint32_t v;
+    if (!rd(r, reg->name, reg->offset, &v))
+        return;
+    /* Hardware-driven fields depend on the build; everything else must be the map's value. */
+    uint32_t known = gr_regdesc_mask(reg) & ~gr_regdesc_mask_of(reg, GR_ACCESS_HW_RO);
+    uint32_t reserved = ~gr_regdesc_mask(reg);
+    uint32_t expect = gr_regdesc_reset(reg) & known;
+    bool ok = (v & known) == expect && (v & reserved) == 0;
+    report(r, ok, reg->name, "reset value", "read 0x%08x, expected 0x%08x (mask 0x%08x)", v,
+           expect, known | reserved);
+}
+
+/* Read-only fields keep their value whatever is written over them. */
+static void check_read_only(run_t *r, const gr_reg_desc_t *reg)
+{
+    uint32_t ro = gr_regdesc_mask_of(reg, GR_ACCESS_CONST) | gr_regdesc_mask_of(reg, GR_ACCESS_HW_RO);
+    if (!ro)
+        return;
+    uint32_t before, after;
+    if (!rd(r, reg->name, reg->offset, &before))
+        return;
+    /* Only read-only registers get the inverse written whole: elsewhere it would fire strobes. */
+    if (ro != gr_regdesc_mask(reg))
+        return;
+    if (!wr(r, reg->name, reg->offset, ~before) || !rd(r, reg->name, reg->offset, &after))
+        return;
+    report(r, (after & ro) == (before & ro), reg->name, "read-only fields ignore writes",
+           "wrote 0x%08x over 0x%08x, read 0x%08x", ~before, before, after);
+}
+
+/* Walking ones through every read-write bit, then all ones (reserved bits must stay zero). */
+static void check_read_write(run_t *r, const gr_reg_desc_t *reg)
+{
+    uint32_t rw = gr_regdesc_mask_of(reg, GR_ACCESS_RW);
+    if (!rw)
+        return;
+    unsigned bad = 0, walked = 0;
+    uint32_t first_w = 0, first_r = 0;
+    for (unsigned bit = 0; bit < 32; bit++) {
+        uint32_t w = 1u << bit;
+        if (!(rw & w))
+            continue;
+        uint32_t v;
+        if (!wr(r, reg->name, reg->offset, w) || !rd(r, reg->name, reg->offset, &v))
+            return;
+        walked++;
+        if ((v & gr_regdesc_mask(reg)) != w && !bad++) {
+            first_w = w;
+            first_r = v;
+        }
+    }
+    report(r, bad == 0, reg->name, "walking ones round-trip",
+           bad ? "%u of %u bits wrong, first: wrote 0x%08x read 0x%08x" : "%u bits", bad ? bad : walked,
+           walked, first_w, first_r);
+    uint32_t v;
+    if (!wr(r, reg->name, reg->offset, 0xffffffffu) || !rd(r, reg->name, reg->offset, &v))
+        return;
+    report(r, v == rw, reg->name, "all ones: read-write bits set, reserved bits zero",
+           "read 0x%08x, expected 0x%08x", v, rw);
+    if (!wr(r, reg->name, reg->offset, 0) || !rd(r, reg->name, reg->offset, &v))
+        return;
+    report(r, (v & rw) == 0, reg->name, "zeros round-trip", "read 0x%08x", v);
+    wr(r, reg->name, reg->offset, gr_regdesc_reset(reg));
+}
+
+/* Strobe registers read zero whatever was written (RESET_CTRL is covered by the reset check). */
+static void check_pulse(run_t *r, const gr_reg_desc_t *reg)
+{
+    uint32_t pulse = gr_regdesc_mask_of(reg, GR_ACCESS_PULSE);
+    if (!pulse || reg->offset == GR_REG_RESET_CTRL)
+        return;
+    uint32_t v;
+    if (!wr(r, reg->name, reg->offset, 0xffffffffu) || !rd(r, reg->name, reg->offset, &v))
+        return;
+    report(r, v == 0, reg->name, "strobe fields and reserved bits read zero", "read 0x%08x", v);
+}
+
+/*
+ * The interrupt block: TEST sets STATE; writing 1 to a STATE bit clears that bit only; writing
+ * 0 clears nothing; the line is high exactly when a set bit is enabled.
+ */
+static void check_irq(run_t *r)
+{
+    const gr_reg_desc_t *state = gr_regdesc_find("IRQ_STATE");
+    const gr_reg_desc_t *enable = gr_regdesc_find("IRQ_ENABLE");
+    const gr_reg_desc_t *test = gr_regdesc_find("IRQ_TEST");
+    uint32_t src = gr_regdesc_mask_of(state, GR_ACCESS_W1C);
+    uint32_t v;
+    bool line;
+    if (!wr(r, "IRQ_STATE", state->offset, 0xffffffffu) || !rd(r, "IRQ_STATE", state->offset, &v))
+        return;
+    report(r, v == 0, "IRQ_STATE", "clear all: reads zero, reserved bits zero", "read 0x%08x", v);
+
+    if (!wr(r, "IRQ_TEST", test->offset, 0xffffffffu) || !rd(r, "IRQ_STATE", state->offset, &v))
+        return;
+    report(r, v == src, "IRQ_TEST", "TEST sets every STATE bit (and no reserved bit)",
+           "read 0x%08x, expected 0x%08x", v, src);
+
+    if (!wr(r, "IRQ_STATE", state->offset, 0) || !rd(r, "IRQ_STATE", state->offset, &v))
+        return;
+    report(r, v == src, "IRQ_STATE", "writing 0 clears nothing", "read 0x%08x", v);
+
+    if (gr_device_wait_irq(r->dev, IRQ_SETTLE_US, &line) == GR_OK)
+        report(r, !line, "IRQ_ENABLE", "line low while STATE is set but not enabled",
+               "irq %s", line ? "high" : "low");
+
+    for (unsigned bit = 0; bit < 32; bit++) {
+        uint32_t b = 1u << bit;
+        if (!(src & b))
+            continue;
+        char name[64];
+        snprintf(name, sizeof name, "enable bit %u raises the line", bit);
+        if (!wr(r, "IRQ_ENABLE", enable->offset, b))
+            return;
+        int rc = gr_device_wait_irq(r->dev, IRQ_SETTLE_US, &line);
+        report(r, rc == GR_OK && line, "IRQ_ENABLE", name, "irq %s", line ? "high" : "low");
+        if (!wr(r, "IRQ_STATE", state->offset, b) || !rd(r, "IRQ_STATE", state->offset, &v))
+            return;
+        snprintf(name, sizeof name, "W1C of bit %u clears only that bit", bit);
+        report(r, v == (src & ~b), "IRQ_STATE", name, "read 0x%08x, expected 0x%08x", v, src & ~b);
+        rc = gr_device_wait_irq(r->dev, IRQ_SETTLE_US, &line);
+        snprintf(name, sizeof name, "line falls when bit %u is cleared", bit);
+        report(r, rc == GR_OK && !line, "IRQ_STATE", name, "irq %s", line ? "high" : "low");
+        /* Put the other bits back for the next round. */
+        if (!wr(r, "IRQ_TEST", test->offset, src))
+            return;
+    }
+    wr(r, "IRQ_ENABLE", enable->offset, 0);
+    wr(r, "IRQ_STATE", state->offset, src);
+}
+
+/* Every unmapped word up to just past the last register, and the last word of BAR0. */
+static unsigned list_holes(uint32_t *holes, unsigned cap)
+{
+    uint32_t top = 0;
+    for (unsigned i = 0; i < gr_regdesc_count; i++)
+        top = gr_regdesc[i].offset > top ? gr_regdesc[i].offset : top;
+    unsigned n = 0;
+    for (uint32_t off = 0; off <= top + 4u && n < cap; off += 4u)
+        if (!gr_regdesc_at(off))
+            holes[n++] = off;
+    if (n < cap && !gr_regdesc_at(GR_REGMAP_BAR0_BYTES - 4u))
+        holes[n++] = GR_REGMAP_BAR0_BYTES - 4u;
+    return n;
+}
+
+/* Holes answer with a bus error and writes into them change no register. */
+static void check_holes(run_t *r)
+{
+    uint32_t holes[256], before[256], after[256];
+    unsigned holes_n = list_holes(holes, 256);
+    unsigned n = gr_regdesc_count < 256 ? gr_regdesc_count : 256;
+    for (unsigned i = 0; i < n; i++)
+        if (!rd(r, gr_regdesc[i].name, gr_regdesc[i].offset, &before[i]))
+            return;
+    unsigned read_bad = 0, write_bad = 0;
+    for (unsigned h = 0; h < holes_n; h++) {
+        uint32_t v = 0;
+        read_bad += gr_reg_read(r->dev, holes[h], &v) != GR_E_BUS;
+        write_bad += gr_reg_write(r->dev, holes[h], 0xffffffffu) != GR_E_BUS;
+    }
+    report(r, read_bad == 0, "", "reads of holes answer a bus error",
+           "%u holes (0x%03x..0x%04x), %u answered otherwise", holes_n, holes[0],
+           holes[holes_n - 1], read_bad);
+    report(r, write_bad == 0, "", "writes to holes answer a bus error", "%u answered otherwise",
+           write_bad);
+    unsigned changed = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (!rd(r, gr_regdesc[i].name, gr_regdesc[i].offset, &after[i]))
+            return;
+        changed += after[i] != before[i];
+    }
+    report(r, changed == 0, "", "writes to holes change no register", "%u registers changed",
+           changed);
+}
+
+int gr_conformance_run(gr_device_t *dev, gr_conf_emit_fn emit, void *user,
+                       gr_conf_result_t *out_result)
+{
+    if (!dev || !out_result)
+        return GR_E_INVALID;
+    run_t r = {.dev = dev, .emit = emit, .user = user};
+
+    check_soft_reset(&r);
+    for (unsigned i = 0; i < gr_regdesc_count && !r.fatal; i++)
+        check_reset_value(&r, &gr_regdesc[i]);
+    for (unsigned i = 0; i < gr_regdesc_count && !r.fatal; i++) {
+        const gr_reg_desc_t *reg = &gr_regdesc[i];
+        check_read_only(&r, reg);
+        check_read_write(&r, reg);
+        check_pulse(&r, reg);
+        r.result.registers++;
+    }
+    if (!r.fatal)
+        check_irq(&r);
+    if (!r.fatal)
+        check_holes(&r);
+    if (!r.fatal) {
+        /* The soft reset must undo everything the checks left behind. */
+        uint32_t scratch = 0;
+        if (wr(&r, "SCRATCH", GR_REG_SCRATCH, 0x5a5aa5a5u))
+            check_soft_reset(&r);
+        if (!r.fatal && rd(&r, "SCRATCH", GR_REG_SCRATCH, &scratch))
+            report(&r, scratch == gr_regdesc_reset(gr_regdesc_find("SCRATCH")), "RESET_CTRL",
+                   "soft reset returns SCRATCH to its reset value", "read 0x%08x", scratch);
+    }
+    *out_result = r.result;
+    return r.fatal;
+}

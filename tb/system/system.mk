@@ -1,0 +1,20 @@
+# tb/system: the whole host stack over sim:// (cmocka suites and the gpuctl command line).
+SYSTEM_TESTS := test_link test_device
+SYSTEM_BINS := $(addprefix $(BUILD)/tb/system/,$(SYSTEM_TESTS))
+
+$(BUILD)/tb/system/%: $(HOST_OBJ_DIR)/tb/system/%.o $(LIBGPUREF) $(SIM_LIB)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $< $(GPUREF_LINK) -lcmocka
+
+all: $(SYSTEM_BINS)
+
+TEST_SUITES += system-link system-device system-gpuctl
+test-system-link: $(BUILD)/tb/system/test_link
+	$(call tap_run,system-link,CMOCKA_MESSAGE_OUTPUT=TAP $<)
+# Two seeds: the bus models' timing differs, the results must not.
+test-system-device: $(BUILD)/tb/system/test_device
+	$(call tap_run,system-device,CMOCKA_MESSAGE_OUTPUT=TAP $< --seed 1 && CMOCKA_MESSAGE_OUTPUT=TAP $< --seed 2)
+test-system-gpuctl: $(GPUCTL)
+	$(call tap_run,system-gpuctl,tb/system/test_gpuctl.sh $(GPUCTL))
+
+-include $(patsubst %,$(HOST_OBJ_DIR)/tb/system/%.d,$(SYSTEM_TESTS))

@@ -1,0 +1,141 @@
+/* test_link: URI parsing, backend selection and the checks gr_link makes before any access. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "gpuref/gr_regmap.h"
+#include "gpuref/gr_status.h"
+#include "gr_link.h"
+
+static void uri_parses_scheme_path_and_params(void **state)
+{
+    (void)state;
+    gr_uri_t uri;
+    assert_int_equal(gr_uri_parse("simd:///tmp/gr.sock?seed=7&stall=30", &uri), GR_OK);
+    assert_string_equal(uri.scheme, "simd");
+    assert_string_equal(uri.path, "/tmp/gr.sock");
+    assert_int_equal(uri.param_count, 2);
+    assert_string_equal(gr_uri_param(&uri, "seed"), "7");
+    assert_string_equal(gr_uri_param(&uri, "stall"), "30");
+    assert_null(gr_uri_param(&uri, "fst"));
+    assert_int_equal(gr_uri_parse("sim://", &uri), GR_OK);
+    assert_string_equal(uri.scheme, "sim");
+    assert_string_equal(uri.path, "");
+    assert_int_equal(uri.param_count, 0);
+}
+
+static void uri_rejects_malformed_text_and_leaves_output_alone(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {
+        "", "sim", "sim:/", "://x", "SIM://", "s-m://", "sim://?seed", "sim://?=3",
+        "sim://?seed=1&", "sim://?seed=1&seed=2", "averyveryverylongscheme://",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        gr_uri_t uri;
+        memset(&uri, 0xa5, sizeof uri);
+        gr_uri_t before = uri;
+        int rc = gr_uri_parse(bad[i], &uri);
+        if (rc != GR_E_BAD_URI)
+            fail_msg("'%s' parsed (rc %d)", bad[i], rc);
+        assert_memory_equal(&uri, &before, sizeof uri);
+    }
+}
+
+static void unknown_scheme_fails_and_names_the_accepted_ones(void **state)
+{
+    (void)state;
+    gr_link_t *link = (gr_link_t *)(uintptr_t)0x1;
+    assert_int_equal(gr_link_open("bogus://", &link), GR_E_BAD_URI);
+    assert_ptr_equal(link, (gr_link_t *)(uintptr_t)0x1);
+    assert_non_null(strstr(gr_link_error(), "bogus"));
+    assert_non_null(strstr(gr_link_error(), "sim://"));
+    assert_int_equal(gr_link_open("not a uri", &link), GR_E_BAD_URI);
+    assert_non_null(strstr(gr_link_error(), "sim://"));
+}
+
+static void sim_rejects_unknown_parameters_and_bad_values(void **state)
+{
+    (void)state;
+    gr_link_t *link = NULL;
+    assert_int_equal(gr_link_open("sim://?speed=9", &link), GR_E_BAD_URI);
+    assert_non_null(strstr(gr_link_error(), "speed"));
+    assert_non_null(strstr(gr_link_error(), "seed")); /* lists what is accepted */
+    assert_int_equal(gr_link_open("sim://?stall=91", &link), GR_E_BAD_URI);
+    assert_int_equal(gr_link_open("sim://?seed=12abc", &link), GR_E_BAD_URI);
+    assert_int_equal(gr_link_open("sim://?vram=4T", &link), GR_E_BAD_URI);
+    assert_int_equal(gr_link_open("sim:///some/path", &link), GR_E_BAD_URI);
+    assert_null(link);
+}
+
+static void offsets_are_checked_before_the_link_is_touched(void **state)
+{
+    (void)state;
+    gr_link_t *link = NULL;
+    assert_int_equal(gr_link_open("sim://?seed=3&vram=64M", &link), GR_OK);
+    uint32_t v = 0x12345678u;
+    assert_int_equal(gr_link_read32(link, 0x2, &v), GR_E_ALIGN);
+    assert_int_equal(gr_link_read32(link, GR_REGMAP_BAR0_BYTES, &v), GR_E_RANGE);
+    assert_int_equal(gr_link_write32(link, 0x21, 1), GR_E_ALIGN);
+    assert_int_equal(gr_link_write32(link, 0xffffffffu, 1), GR_E_RANGE);
+    assert_int_equal(v, 0x12345678u);
+    assert_int_equal(gr_link_read32(link, GR_REG_ID_MAGIC, &v), GR_OK);
+    assert_int_equal(v, 0x47505552u);
+    assert_true(gr_link_caps(link) & GR_LINK_CAP_SIMULATED);
+    assert_string_equal(gr_link_scheme(link), "sim");
+    gr_link_close(link);
+}
+
+static void sim_dma_buffers_are_page_aligned_and_distinct(void **state)
+{
+    (void)state;
+    gr_link_t *link = NULL;
+    assert_int_equal(gr_link_open("sim://", &link), GR_OK);
+    gr_dma_buf_t a, b;
+    assert_int_equal(gr_link_dma_alloc(link, 5000, &a), GR_OK);
+    assert_int_equal(gr_link_dma_alloc(link, 4096, &b), GR_OK);
+    assert_int_equal((uintptr_t)a.cpu % 4096, 0);
+    assert_int_equal(a.bus % 4096, 0);
+    assert_true(b.bus >= a.bus + 8192 || a.bus >= b.bus + 4096);
+    assert_int_equal(((unsigned char *)a.cpu)[4999], 0);
+    assert_int_equal(gr_link_dma_free(link, &a), GR_OK);
+    assert_int_equal(gr_link_dma_free(link, &a), GR_E_NOT_FOUND);
+    assert_int_equal(gr_link_dma_free(link, &b), GR_OK);
+    gr_link_close(link);
+}
+
+static void every_status_has_a_message_and_a_unique_name(void **state)
+{
+    (void)state;
+    static const int codes[] = {
+#define GR_STATUS_CODE(name, value, msg) value,
+        GR_STATUS_LIST(GR_STATUS_CODE)
+#undef GR_STATUS_CODE
+    };
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+        assert_true(strlen(gr_strerror(codes[i])) > 3);
+        assert_string_not_equal(gr_status_name(codes[i]), "GR_E_UNKNOWN");
+        for (size_t j = 0; j < i; j++)
+            assert_string_not_equal(gr_status_name(codes[i]), gr_status_name(codes[j]));
+    }
+    assert_string_equal(gr_status_name(-999), "GR_E_UNKNOWN");
+    assert_string_equal(gr_strerror(-999), "unknown status");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(uri_parses_scheme_path_and_params),
+        cmocka_unit_test(uri_rejects_malformed_text_and_leaves_output_alone),
+        cmocka_unit_test(unknown_scheme_fails_and_names_the_accepted_ones),
+        cmocka_unit_test(sim_rejects_unknown_parameters_and_bad_values),
+        cmocka_unit_test(offsets_are_checked_before_the_link_is_touched),
+        cmocka_unit_test(sim_dma_buffers_are_page_aligned_and_distinct),
+        cmocka_unit_test(every_status_has_a_message_and_a_unique_name),
+    };
+    return cmocka_run_group_tests_name("link", tests, NULL, NULL);
+}
