@@ -40,6 +40,7 @@ all:
 
 include tb/harness/harness.mk
 include tb/unit/unit.mk
+include tb/unit/ddi_layout/ddi_layout.mk
 include host/host.mk
 include tb/conformance/conformance.mk
 include tb/system/system.mk
@@ -80,16 +81,17 @@ endef
 
 test: all
 	@rm -rf $(BUILD)/test
-	@$(MAKE) --no-print-directory $(addprefix test-,$(TEST_SUITES))
+	@$(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) $(addprefix test-,$(TEST_SUITES))
 	@python3 tb/tap_summary.py $(addprefix $(BUILD)/test/,$(addsuffix .tap,$(TEST_SUITES)))
 
-TEST_SUITES += regs-fresh
-test-regs-fresh: $(VENV)/.stamp
-	$(call tap_run,regs-fresh,echo 1..1; if $(REGTOOL) --check; then echo "ok 1 - generated register files match gpu_regs.rdl"; else echo "not ok 1 - generated register files are stale (make regs)"; fi)
+# The generated register files are fresh, and regtool catches a stale or unsupported map.
+TEST_SUITES += regtool
+test-regtool: $(VENV)/.stamp
+	$(call tap_run,regtool,tb/unit/regtool/test_regtool.sh $(VENV_PY))
 
 TEST_SUITES += lint
 test-lint:
-	$(call tap_run,lint,echo 1..1; if $(MAKE) --no-print-directory lint; then echo "ok 1 - lint: verilator -Wall, icarus, yosys"; else echo "not ok 1 - lint"; fi)
+	$(call tap_run,lint,echo 1..1; if $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) lint; then echo "ok 1 - lint: verilator -Wall and icarus and yosys"; else echo "not ok 1 - lint"; fi)
 
 deps:
 	bash scripts/install-deps.sh

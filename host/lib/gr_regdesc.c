@@ -14,7 +14,7 @@ static const gr_field_desc_t fields_id_caps[] = {
     {"DMA", 1, 1, GR_ACCESS_CONST, 0x0u, "DMA engine present (rtl/dma)."},
 };
 static const gr_field_desc_t fields_id_regmap[] = {
-    {"HASH", 0, 32, GR_ACCESS_CONST, 0x60069777u, "Hash of the register map source."},
+    {"HASH", 0, 32, GR_ACCESS_CONST, 0xdcdbcb9au, "Hash of the register map source (the reset value shown is filled in by regtool)."},
 };
 static const gr_field_desc_t fields_id_build[] = {
     {"STAMP", 0, 24, GR_ACCESS_HW_RO, 0x0u, "Build stamp chosen by the build (for example a commit hash)."},

@@ -13,7 +13,7 @@ $(MUTANT_DIR)/%/rtl/.stamp: $(RTL_SRCS) $(wildcard $(RTL_ROOT)/common/*.vh) tb/c
 	touch $@
 
 $(MUTANT_DIR)/%/gpuctl: $(MUTANT_DIR)/%/rtl/.stamp $(HOST_OBJ_DIR)/host/tools/gpuctl.o $(CONFORMANCE_OBJS) $(LIBGPUREF)
-	$(MAKE) --no-print-directory RTL_ROOT=$(MUTANT_DIR)/$*/rtl SIM_DIR=$(MUTANT_DIR)/$*/sim $(MUTANT_DIR)/$*/sim/libgr_sim.a
+	$(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) RTL_ROOT=$(MUTANT_DIR)/$*/rtl SIM_VFLAGS=-Wno-fatal SIM_DIR=$(MUTANT_DIR)/$*/sim $(MUTANT_DIR)/$*/sim/libgr_sim.a
 	$(CC) -o $@ $(HOST_OBJ_DIR)/host/tools/gpuctl.o $(CONFORMANCE_OBJS) $(LIBGPUREF) $(MUTANT_DIR)/$*/sim/libgr_sim.a $(SIM_LDLIBS)
 
 TEST_SUITES += conformance-mutants

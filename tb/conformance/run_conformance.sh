@@ -15,8 +15,8 @@ if [ "$EXPECT" = pass ]; then
     # Every check gpuctl printed becomes a TAP line.
     while IFS= read -r line; do
         case "$line" in
-        "ok "*) n=$((n + 1)); echo "ok $n - ${line#ok }" ;;
-        "FAIL "*) n=$((n + 1)); echo "not ok $n - ${line#FAIL }" ;;
+        "ok "*) n=$((n + 1)); echo "ok $n - $(echo ${line#ok })" ;;
+        "FAIL "*) n=$((n + 1)); echo "not ok $n - $(echo ${line#FAIL })" ;;
         *) echo "# $line" ;;
         esac
     done <"$log"

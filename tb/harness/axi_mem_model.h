@@ -44,14 +44,14 @@
 namespace gr {
 
 struct AxiMemConfig {
-    std::string port = "mem";  // name in the log and in violation messages
-    unsigned data_bytes = 8;   // bus width in bytes: a power of two, 1..kAxiMaxDataBytes
-    unsigned addr_bits = 64;   // AxADDR width (addresses are masked to it)
-    unsigned depth = 8;        // outstanding writes, and outstanding reads (each >= 1)
-    unsigned w_buffer = 256;   // W beats held ahead of their AW (>= 1)
-    unsigned stall_pct = 0;    // 0..100
-    unsigned max_latency = 0;  // extra response cycles, 0..N
-    bool reorder = false;      // responses of different IDs may overtake each other
+    std::string port = "mem"; // name in the log and in violation messages
+    unsigned data_bytes = 8;  // bus width in bytes: a power of two, 1..kAxiMaxDataBytes
+    unsigned addr_bits = 64;  // AxADDR width (addresses are masked to it)
+    unsigned depth = 8;       // outstanding writes, and outstanding reads (each >= 1)
+    unsigned w_buffer = 256;  // W beats held ahead of their AW (>= 1)
+    unsigned stall_pct = 0;   // 0..100
+    unsigned max_latency = 0; // extra response cycles, 0..N
+    bool reorder = false;     // responses of different IDs may overtake each other
     uint64_t seed = 1;
 };
 
@@ -77,10 +77,10 @@ public:
 private:
     struct Burst {
         AxiAddr a;
-        uint8_t status = kRespOkay;  // SLVERR if the spec forbids the burst
-        uint8_t resp = kRespOkay;    // write: worst response so far
-        unsigned beat = 0;           // next beat to transfer
-        uint64_t due = 0;            // first cycle its response may go out
+        uint8_t status = kRespOkay; // SLVERR if the spec forbids the burst
+        uint8_t resp = kRespOkay;   // write: worst response so far
+        unsigned beat = 0;          // next beat to transfer
+        uint64_t due = 0;           // first cycle its response may go out
     };
     struct WBeat {
         uint8_t data[kAxiMaxDataBytes];
@@ -88,8 +88,8 @@ private:
         bool last;
     };
     struct Beat {
-        uint64_t addr;   // address of the first active byte
-        unsigned lo;     // active byte lanes lo..hi
+        uint64_t addr; // address of the first active byte
+        unsigned lo;   // active byte lanes lo..hi
         unsigned hi;
     };
 
@@ -109,7 +109,7 @@ private:
     TxLog *log_;
     Prng rng_;
     const uint64_t addr_mask_;
-    const uint64_t lanes_mask_;  // WSTRB bits that exist
+    const uint64_t lanes_mask_; // WSTRB bits that exist
 
     // writes
     std::deque<Burst> aw_q_;  // accepted AWs waiting for (more) W beats, in order
@@ -120,8 +120,8 @@ private:
     Burst b_cur_;
 
     // reads
-    std::deque<Burst> ar_q_;  // accepted ARs not yet started
-    bool r_active_ = false;   // r_cur_ is being returned
+    std::deque<Burst> ar_q_; // accepted ARs not yet started
+    bool r_active_ = false;  // r_cur_ is being returned
     Burst r_cur_;
     bool ar_ready_ = false;
     bool r_valid_ = false;
@@ -138,6 +138,6 @@ private:
     std::string first_violation_;
 };
 
-}  // namespace gr
+} // namespace gr
 
 #endif

@@ -9,7 +9,7 @@
 
 namespace gr {
 
-constexpr unsigned kAxiMaxDataBytes = 64;  // 512-bit bus; WSTRB fits a uint64_t
+constexpr unsigned kAxiMaxDataBytes = 64; // 512-bit bus; WSTRB fits a uint64_t
 
 // xRESP encodings (IHI0022 A3.4.4)
 constexpr uint8_t kRespOkay = 0;
@@ -26,8 +26,8 @@ constexpr uint8_t kBurstWrap = 2;
 struct AxiAddr {
     uint32_t id = 0;
     uint64_t addr = 0;
-    uint8_t len = 0;    // beats - 1
-    uint8_t size = 0;   // log2(bytes per beat)
+    uint8_t len = 0;  // beats - 1
+    uint8_t size = 0; // log2(bytes per beat)
     uint8_t burst = kBurstIncr;
     uint8_t lock = 0;
     uint8_t cache = 0;
@@ -35,8 +35,8 @@ struct AxiAddr {
 
     bool operator==(const AxiAddr &o) const
     {
-        return id == o.id && addr == o.addr && len == o.len && size == o.size &&
-               burst == o.burst && lock == o.lock && cache == o.cache && prot == o.prot;
+        return id == o.id && addr == o.addr && len == o.len && size == o.size && burst == o.burst &&
+               lock == o.lock && cache == o.cache && prot == o.prot;
     }
     bool operator!=(const AxiAddr &o) const { return !(*this == o); }
 };
@@ -44,31 +44,31 @@ struct AxiAddr {
 /** Every signal of one AXI4 port. Comments say who drives it. */
 struct AxiPins {
     // AW
-    bool awvalid = false;  // master
-    AxiAddr aw;            // master
-    bool awready = false;  // slave
+    bool awvalid = false; // master
+    AxiAddr aw;           // master
+    bool awready = false; // slave
     // W
-    bool wvalid = false;   // master
+    bool wvalid = false; // master
     uint8_t wdata[kAxiMaxDataBytes] = {};
     uint64_t wstrb = 0;
     bool wlast = false;
-    bool wready = false;   // slave
+    bool wready = false; // slave
     // B
-    bool bvalid = false;   // slave
+    bool bvalid = false; // slave
     uint32_t bid = 0;
     uint8_t bresp = 0;
-    bool bready = false;   // master
+    bool bready = false; // master
     // AR
-    bool arvalid = false;  // master
-    AxiAddr ar;            // master
-    bool arready = false;  // slave
+    bool arvalid = false; // master
+    AxiAddr ar;           // master
+    bool arready = false; // slave
     // R
-    bool rvalid = false;   // slave
+    bool rvalid = false; // slave
     uint32_t rid = 0;
     uint8_t rdata[kAxiMaxDataBytes] = {};
     uint8_t rresp = 0;
     bool rlast = false;
-    bool rready = false;   // master
+    bool rready = false; // master
 };
 
 inline const char *axi_resp_name(uint8_t resp)
@@ -91,6 +91,6 @@ inline const char *axi_burst_name(uint8_t burst)
     }
 }
 
-}  // namespace gr
+} // namespace gr
 
 #endif

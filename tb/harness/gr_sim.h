@@ -4,6 +4,8 @@
  * The bridge's sim:// backend is the main user; tests may use it directly. One gr_sim_t is one
  * device; several may exist at once. Not thread-safe: one thread drives a given gr_sim_t.
  * Time advances only inside these calls (mmio, run, wait_irq); the clock is nominally 100 MHz.
+ * Environment: GR_SIM_SEED, GR_SIM_FST, GR_SIM_TXLOG (see gr_sim_config_t), GR_SIM_REORDER=0
+ * (the memory models keep responses of different AXI IDs in order too). See README.md.
  */
 #ifndef GPUREF_GR_SIM_H
 #define GPUREF_GR_SIM_H
@@ -22,20 +24,24 @@ typedef struct gr_sim gr_sim_t;
 
 /** Options; zero-initialise and set what matters. Environment variables fill what is left 0/NULL. */
 typedef struct gr_sim_config {
-    uint64_t seed;           /**< random latency and backpressure; 0: $GR_SIM_SEED, else 1 */
-    uint64_t vram_bytes;     /**< VRAM model size, sparse; 0: 256 MiB */
+    uint64_t seed;           /**< random latency and backpressure; 0: $GR_SIM_SEED (decimal or
+                                  0x hex; 0 there means 1), else 1 */
+    uint64_t vram_bytes;     /**< VRAM model size, sparse, whole 4 KiB pages, at most the VRAM
+                                  address space (4 GiB); 0: 256 MiB */
     unsigned stall_pct;      /**< 0..90: percent of cycles a model or the CSR driver stalls; 0: 25 */
-    unsigned max_latency;    /**< extra cycles (0..N) a model waits before answering; 0: 8 */
-    bool no_random;          /**< true: no stalls and no latency (stall_pct/max_latency ignored) */
+    unsigned max_latency;    /**< extra cycles (0..N, N <= 1000) a model waits before answering; 0: 8 */
+    bool no_random;          /**< true: no stalls, no latency, no reordering across AXI IDs
+                                  (stall_pct/max_latency ignored) */
     const char *fst_path;    /**< FST waveform file; NULL: $GR_SIM_FST; NULL or "": none */
     const char *txlog_path;  /**< AXI transaction log; NULL: $GR_SIM_TXLOG; NULL or "": none */
 } gr_sim_config_t;
 
 /**
- * Builds the device, holds reset for 8 cycles and releases it.
+ * Builds the device, holds reset for 8 cycles and releases it (gr_sim_cycle() is 8 then).
+ * @param cfg  NULL: all defaults, as a zeroed config
  * @param[out] out_sim  the new simulation; untouched on failure
- * @return GR_OK, GR_E_INVALID (bad config), GR_E_IO (waveform or log file cannot be opened),
- *         GR_E_NO_MEMORY
+ * @return GR_OK, GR_E_INVALID (bad config, bad $GR_SIM_SEED, out_sim NULL), GR_E_IO (waveform or
+ *         log file cannot be opened), GR_E_NO_MEMORY
  */
 int gr_sim_create(const gr_sim_config_t *cfg, gr_sim_t **out_sim);
 
@@ -47,7 +53,11 @@ uint64_t gr_sim_seed(const gr_sim_t *sim);
 
 /**
  * One 32-bit read of BAR0 over the AXI4-Lite CSR port.
- * @return GR_OK, GR_E_ALIGN (offset not 4-aligned), GR_E_RANGE (past BAR0),
+ * Alignment and range are checked first, without a bus cycle. After GR_E_TIMEOUT the access stays
+ * on the bus (AXI cannot take it back); the next access first gives it another 10000 cycles and
+ * discards its answer, else fails with GR_E_TIMEOUT too.
+ * @return GR_OK, GR_E_INVALID (sim or out_value NULL), GR_E_ALIGN (offset not 4-aligned),
+ *         GR_E_RANGE (offset >= 0x10000, past BAR0),
  *         GR_E_BUS (SLVERR/DECERR; *out_value untouched), GR_E_TIMEOUT (no response in 10000 cycles)
  */
 int gr_sim_mmio_read(gr_sim_t *sim, uint32_t offset, uint32_t *out_value);
@@ -55,40 +65,46 @@ int gr_sim_mmio_read(gr_sim_t *sim, uint32_t offset, uint32_t *out_value);
 /** One 32-bit write of BAR0, all strobes set. Same errors as gr_sim_mmio_read. */
 int gr_sim_mmio_write(gr_sim_t *sim, uint32_t offset, uint32_t value);
 
-/** As gr_sim_mmio_write, with explicit write strobes (for tests of partial writes). */
+/** As gr_sim_mmio_write, with explicit write strobes (for tests of partial writes).
+ *  GR_E_INVALID if strb has bits above 0xf. */
 int gr_sim_mmio_write_strb(gr_sim_t *sim, uint32_t offset, uint32_t value, uint8_t strb);
 
-/** Runs the clock for that many cycles. */
+/** Runs the clock for that many cycles. NULL: nothing. */
 void gr_sim_run(gr_sim_t *sim, uint64_t cycles);
 
-/** Cycles since gr_sim_create. */
+/** Cycles since gr_sim_create (the reset cycles included). */
 uint64_t gr_sim_cycle(const gr_sim_t *sim);
 
 /** The irq_o level now. */
 bool gr_sim_irq(const gr_sim_t *sim);
 
 /**
- * Runs until irq_o is high or max_cycles have passed.
+ * Runs until irq_o is high or max_cycles have passed (no cycle at all if it is high already).
  * @param[out] out_raised  true if irq_o is high on return
+ * @return GR_OK (raised or not), GR_E_INVALID (sim or out_raised NULL)
  */
 int gr_sim_wait_irq(gr_sim_t *sim, uint64_t max_cycles, bool *out_raised);
 
-/** Waveform dumping on or off from now on (needs fst_path). GR_E_UNSUPPORTED without one. */
+/** Waveform dumping on or off from now on (needs fst_path; on from gr_sim_create when set).
+ *  GR_E_UNSUPPORTED without one, GR_E_INVALID for NULL. */
 int gr_sim_trace(gr_sim_t *sim, bool on);
 
 /**
- * Host memory the device may reach on m_host (the DMA region): page-aligned, zero-filled.
- * Bus addresses come from a private space (as behind an IOMMU); an access outside every
- * live buffer answers DECERR on m_host.
+ * Host memory the device may reach on m_host (the DMA region): page-aligned, zero-filled, rounded
+ * up to whole pages (all of which the device may use). Bus addresses come from a private space
+ * (as behind an IOMMU) from 0x1_0000_0000 up, with an unmapped guard page after each buffer, and
+ * are never handed out twice; an access outside every live buffer answers DECERR on m_host.
  * @param[out] out_cpu  pointer the host uses
  * @param[out] out_bus  address the device uses
+ * @return GR_OK, GR_E_INVALID (bytes 0, a NULL argument), GR_E_NO_MEMORY; outputs untouched on failure
  */
 int gr_sim_dma_alloc(gr_sim_t *sim, size_t bytes, void **out_cpu, uint64_t *out_bus);
 
-/** Frees a buffer by its bus address. GR_E_NOT_FOUND if no buffer starts there. */
+/** Frees a buffer by its bus address. GR_E_NOT_FOUND if no buffer starts there, GR_E_INVALID for NULL. */
 int gr_sim_dma_free(gr_sim_t *sim, uint64_t bus);
 
-/** VRAM backdoor (no bus cycles): for tests and for checking what the device wrote. */
+/** VRAM backdoor (no bus cycles): for tests and for checking what the device wrote.
+ *  Bytes never written read 0. GR_OK, GR_E_INVALID (NULL, bytes 0), GR_E_RANGE (past vram_bytes). */
 int gr_sim_vram_read(gr_sim_t *sim, uint64_t addr, void *dst, size_t bytes);
 int gr_sim_vram_write(gr_sim_t *sim, uint64_t addr, const void *src, size_t bytes);
 

@@ -11,7 +11,8 @@ namespace gr {
 
 HostMemory::~HostMemory()
 {
-    for (auto &kv : bufs_) munmap(kv.second.cpu, kv.second.bytes);
+    for (auto &kv : bufs_)
+        munmap(kv.second.cpu, kv.second.bytes);
 }
 
 int HostMemory::alloc(size_t bytes, void **out_cpu, uint64_t *out_bus)
@@ -78,4 +79,4 @@ void HostMemory::write(uint64_t addr, const uint8_t *src, size_t len)
     std::memcpy(b->cpu + (addr - base), src, len);
 }
 
-}  // namespace gr
+} // namespace gr

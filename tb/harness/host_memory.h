@@ -16,9 +16,9 @@ namespace gr {
 
 class HostMemory final : public MemBackend {
 public:
-    static constexpr uint64_t kBusBase = 0x1'0000'0000ull;  // above 4 GiB: catches 32-bit truncation
+    static constexpr uint64_t kBusBase = 0x1'0000'0000ull; // above 4 GiB: catches 32-bit truncation
     static constexpr uint64_t kPage = 4096;
-    static constexpr uint64_t kMaxBuffer = 1ull << 40;      // one buffer, after rounding up
+    static constexpr uint64_t kMaxBuffer = 1ull << 40; // one buffer, after rounding up
 
     HostMemory() = default;
     HostMemory(const HostMemory &) = delete;
@@ -43,16 +43,16 @@ public:
 private:
     struct Buffer {
         uint8_t *cpu;
-        uint64_t bytes;  // whole pages
+        uint64_t bytes; // whole pages
     };
 
     // The buffer holding addr, or nullptr.
     const Buffer *find(uint64_t addr, uint64_t *out_base) const;
 
-    std::map<uint64_t, Buffer> bufs_;  // by bus base address
+    std::map<uint64_t, Buffer> bufs_; // by bus base address
     uint64_t next_bus_ = kBusBase;
 };
 
-}  // namespace gr
+} // namespace gr
 
 #endif

@@ -22,6 +22,6 @@ public:
     virtual void write(uint64_t addr, const uint8_t *src, size_t len) = 0;
 };
 
-}  // namespace gr
+} // namespace gr
 
 #endif

@@ -15,7 +15,8 @@ public:
     void reseed(uint64_t seed)
     {
         uint64_t x = seed;
-        for (uint64_t &w : s_) w = splitmix64(x);
+        for (uint64_t &w : s_)
+            w = splitmix64(x);
     }
 
     uint64_t next()
@@ -61,6 +62,6 @@ private:
     uint64_t s_[4];
 };
 
-}  // namespace gr
+} // namespace gr
 
 #endif

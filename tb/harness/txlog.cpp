@@ -57,4 +57,4 @@ std::string TxLog::hex(const uint8_t *bytes, unsigned n)
     return s;
 }
 
-}  // namespace gr
+} // namespace gr

@@ -37,6 +37,6 @@ private:
     FILE *f_ = nullptr;
 };
 
-}  // namespace gr
+} // namespace gr
 
 #endif

@@ -34,9 +34,9 @@ private:
     using Page = std::unique_ptr<uint8_t[]>;
 
     uint64_t size_;
-    std::unordered_map<uint64_t, Page> pages_;  // by page number
+    std::unordered_map<uint64_t, Page> pages_; // by page number
 };
 
-}  // namespace gr
+} // namespace gr
 
 #endif

@@ -7,7 +7,8 @@ n=0
 fails=0
 out=$(mktemp)
 err=$(mktemp)
-trap 'rm -f "$out" "$err"' EXIT
+prev=$(mktemp) # stdout of the previous check, for checks that inspect it with another program
+trap 'rm -f "$out" "$err" "$prev"' EXIT
 
 # check NAME EXPECTED_EXIT CMD...: runs CMD, records stdout/stderr, checks the exit code.
 check() {
@@ -16,6 +17,7 @@ check() {
     n=$((n + 1))
     "$@" >"$out" 2>"$err"
     local got=$?
+    cp "$out" "$prev"
     if [ "$got" -eq "$want" ]; then
         echo "ok $n - $name"
         return 0
@@ -52,7 +54,7 @@ expect "info shows capabilities" "caps +0x00000000: MC=no DMA=no" "$out"
 
 check "info --json succeeds" 0 "$GPUCTL" -d sim:// --json info
 check "info --json is valid JSON with the magic" 0 python3 -c \
-    'import json,sys; d=json.load(open(sys.argv[1])); assert d["magic"]==0x47505552 and d["regmap_matches"] is True and d["caps"]=={"MC":False,"DMA":False}, d' "$out"
+    'import json,sys; d=json.load(open(sys.argv[1])); assert d["magic"]==0x47505552 and d["regmap_matches"] is True and d["caps"]=={"MC":False,"DMA":False}, d' "$prev"
 
 check "bogus:// fails" 2 "$GPUCTL" -d bogus:// info
 expect "bogus:// message names the accepted schemes" "unknown transport scheme 'bogus://'; accepted schemes: sim://" "$err"
@@ -71,7 +73,7 @@ check "value over 32 bits is a usage error" 2 "$GPUCTL" -d sim:// poke SCRATCH 0
 
 check "regs dumps every register" 0 "$GPUCTL" -d sim:// regs
 check "regs lists all registers of the map" 0 bash -c \
-    "[ \$(grep -Ec '^0x[0-9a-f]{3} ' '$out') -eq \$(grep -c '^#define GR_REG_' '$(dirname "$0")/../../host/include/gpuref/gr_regmap.h') ]"
+    "[ \$(grep -Ec '^0x[0-9a-f]{3} ' '$prev') -eq \$(grep -c '^#define GR_REG_' '$(dirname "$0")/../../host/include/gpuref/gr_regmap.h') ]"
 check "peek --json decodes fields" 0 bash -c \
     "'$GPUCTL' -d sim:// --json peek ID_VERSION | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"fields\"]=={\"PATCH\":0,\"MINOR\":1,\"MAJOR\":0}, d'"
 echo "1..$n"

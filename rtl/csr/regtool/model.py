@@ -109,6 +109,8 @@ def load(path: str) -> RegMap:
                 if kind != CONST or f.width != 32:
                     raise ValueError(f"{f.get_path()}: gr_regmap_hash needs a 32-bit constant")
                 reset = digest
+                # So PeakRDL's header and reference show the hash too, not a placeholder 0.
+                f.inst.properties["reset"] = digest
             hw_readable = f.get_property("hw") in (AccessType.r, AccessType.rw)
             reg.fields.append(Field(f.inst_name, f.lsb, f.width, kind, reset,
                                     (f.get_property("desc") or "").strip(), hw_readable))

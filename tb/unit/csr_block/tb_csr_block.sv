@@ -25,7 +25,7 @@ module tb_csr_block;
     localparam [31:0]  EXP_REGMAP = 32'h0;
     localparam         HAVE_REGMAP = 1'b0;
 `endif
-    localparam integer PLAN = 57;           // checks printed; fixed, independent of the seed
+    localparam integer PLAN = 61;           // checks printed; fixed, independent of the seed
     localparam integer XFER_TIMEOUT = 2000; // cycles one transaction may take
     localparam integer RANDOM_OPS = 3000;
     localparam integer RACES = 120;         // soft-reset-done vs W1C clear races
@@ -105,6 +105,9 @@ module tb_csr_block;
         rng_q = rng_q ^ (rng_q >> 27);
         return 32'((rng_q * 64'h2545F4914F6CDD1D) >> 32);
     endfunction
+    // Under Verilator 5.006 a case expression runs once per item and ?: runs both arms, so
+    // rnd() and rnd_below() are only ever called in plain assignments, one per statement:
+    // then both simulators draw the same stream and a seed replays the same test in each.
     function automatic integer rnd_below(input integer n);  // 0 .. n-1
         logic [31:0] r;
         r = rnd() % 32'(n);
@@ -130,69 +133,104 @@ module tb_csr_block;
     endtask
 
     // ---- AXI4-Lite master -----------------------------------------------------------------
+    // axil_run issues up to QMAX writes and QMAX reads at once: the AW, W and AR streams each
+    // go in order, independently, each item after its own gap, without waiting for responses;
+    // B and R are taken in order with BREADY/RREADY stalled at random.
+    localparam integer QMAX = 8;
     integer stall_pct = 0;  // chance in percent that BREADY/RREADY is low in a cycle
-    integer max_dly = 0;    // largest random delay before AWVALID, WVALID, ARVALID
-    integer hook_step = -1; // axil_xfer raises idle_i at this step (set/clear races)
-    logic        hung = 1'b0;     // a transaction timed out; later ones are skipped
-    logic        x_bseen, x_rseen, x_overlap, x_extra;
+    integer max_dly = 0;    // largest random gap before AWVALID, WVALID, ARVALID
+    integer hook_step = -1; // axil_run raises idle_i at this step (set/clear races)
+    logic        hung = 1'b0;  // a transaction timed out; later ones are skipped
+    integer      q_nw = 0, q_nr = 0;
+    logic [15:0] q_wa [0:QMAX-1];
+    logic [31:0] q_wd [0:QMAX-1];
+    logic [3:0]  q_ws [0:QMAX-1];
+    integer      q_aw_gap [0:QMAX-1];
+    integer      q_w_gap [0:QMAX-1];
+    logic [15:0] q_ra [0:QMAX-1];
+    integer      q_ar_gap [0:QMAX-1];
+    logic [1:0]  q_bresp [0:QMAX-1];
+    logic [1:0]  q_rresp [0:QMAX-1];
+    logic [31:0] q_rdata [0:QMAX-1];
+    logic        x_overlap;  // a read address was taken while a write response was due
+    logic        x_rpipe;    // a read address was taken while an earlier read was unanswered
+    logic        x_extra;    // a response came that nothing asked for
+    logic        x_done;     // every response came
+    // Results of a single write and/or read (axil_xfer, axil_write, axil_read).
+    logic        x_bseen, x_rseen;
     logic [1:0]  x_bresp, x_rresp;
     logic [31:0] x_rdata;
 
-    // Runs one write, one read, or both at once. Call and return at a falling edge.
-    // x_overlap: the read's address was taken while the write's response was still due.
-    task automatic axil_xfer(input logic do_w, input logic [15:0] wa, input logic [31:0] wd,
-                             input logic [3:0] ws, input logic do_r, input logic [15:0] ra,
-                             input integer aw_dly, input integer w_dly, input integer ar_dly);
-        logic aw_ok, w_ok, ar_ok;
-        integer step;
-        aw_ok = ~do_w;
-        w_ok = ~do_w;
-        ar_ok = ~do_r;
-        x_bseen = ~do_w;
-        x_rseen = ~do_r;
+    // Call and return at a falling edge; every VALID and READY is low on return.
+    task automatic axil_run;
+        integer step, r, aw_i, w_i, ar_i, b_i, r_i, aw_wait, w_wait, ar_wait;
+        aw_i = 0;
+        w_i = 0;
+        ar_i = 0;
+        b_i = 0;
+        r_i = 0;
+        aw_wait = q_aw_gap[0];
+        w_wait = q_w_gap[0];
+        ar_wait = q_ar_gap[0];
         x_overlap = 1'b0;
+        x_rpipe = 1'b0;
         x_extra = 1'b0;
-        x_bresp = 2'bxx;
-        x_rresp = 2'bxx;
-        x_rdata = 32'hxxxxxxxx;
         step = 0;
-        while (!hung && (!x_bseen || !x_rseen || step <= hook_step)) begin
+        while (!hung && (b_i < q_nw || r_i < q_nr || step <= hook_step)) begin
             if (step == hook_step) idle = 1'b1;
             // Payload is random junk while VALID is low: the DUT must not take it.
-            awvalid = ~aw_ok && step >= aw_dly;
-            awaddr = awvalid ? wa : 16'(rnd());
+            awvalid = aw_i < q_nw && aw_wait == 0;
+            awaddr = 16'(rnd());
+            if (awvalid) awaddr = q_wa[aw_i];
             awprot = 3'(rnd());
-            wvalid = ~w_ok && step >= w_dly;
-            wdata = wvalid ? wd : rnd();
-            wstrb = wvalid ? ws : 4'(rnd());
-            arvalid = ~ar_ok && step >= ar_dly;
-            araddr = arvalid ? ra : 16'(rnd());
-            arprot = 3'(rnd());
-            bready = rnd_below(100) >= stall_pct;
-            rready = rnd_below(100) >= stall_pct;
-            @(posedge clk);
-            if (awvalid && awready) aw_ok = 1'b1;
-            if (wvalid && wready) w_ok = 1'b1;
-            if (arvalid && arready) begin
-                ar_ok = 1'b1;
-                if (!x_bseen) x_overlap = 1'b1;
+            wvalid = w_i < q_nw && w_wait == 0;
+            wdata = rnd();
+            wstrb = 4'(rnd());
+            if (wvalid) begin
+                wdata = q_wd[w_i];
+                wstrb = q_ws[w_i];
             end
+            arvalid = ar_i < q_nr && ar_wait == 0;
+            araddr = 16'(rnd());
+            if (arvalid) araddr = q_ra[ar_i];
+            arprot = 3'(rnd());
+            r = rnd_below(100);
+            bready = r >= stall_pct;
+            r = rnd_below(100);
+            rready = r >= stall_pct;
+            @(posedge clk);
+            if (awvalid && awready) begin
+                aw_i = aw_i + 1;
+                if (aw_i < q_nw) aw_wait = q_aw_gap[aw_i];
+            end else if (aw_wait > 0) aw_wait = aw_wait - 1;
+            if (wvalid && wready) begin
+                w_i = w_i + 1;
+                if (w_i < q_nw) w_wait = q_w_gap[w_i];
+            end else if (w_wait > 0) w_wait = w_wait - 1;
+            if (arvalid && arready) begin
+                if (b_i < q_nw) x_overlap = 1'b1;
+                if (r_i < ar_i) x_rpipe = 1'b1;
+                ar_i = ar_i + 1;
+                if (ar_i < q_nr) ar_wait = q_ar_gap[ar_i];
+            end else if (ar_wait > 0) ar_wait = ar_wait - 1;
             if (bvalid && bready) begin
-                if (x_bseen) x_extra = 1'b1;
-                x_bseen = 1'b1;
-                x_bresp = bresp;
+                if (b_i >= q_nw) x_extra = 1'b1;
+                else q_bresp[b_i] = bresp;
+                b_i = b_i + 1;
             end
             if (rvalid && rready) begin
-                if (x_rseen) x_extra = 1'b1;
-                x_rseen = 1'b1;
-                x_rresp = rresp;
-                x_rdata = rdata;
+                if (r_i >= q_nr) x_extra = 1'b1;
+                else begin
+                    q_rresp[r_i] = rresp;
+                    q_rdata[r_i] = rdata;
+                end
+                r_i = r_i + 1;
             end
             step = step + 1;
             if (step > XFER_TIMEOUT) begin
                 hung = 1'b1;
-                note($sformatf("transaction timed out: w=%0d addr=%04x r=%0d addr=%04x",
-                               do_w, wa, do_r, ra));
+                note($sformatf("transaction timed out: %0d/%0d writes, %0d/%0d reads answered",
+                               b_i, q_nw, r_i, q_nr));
             end
             @(negedge clk);
         end
@@ -201,14 +239,44 @@ module tb_csr_block;
         arvalid = 1'b0;
         bready = 1'b0;
         rready = 1'b0;
+        x_done = b_i == q_nw && r_i == q_nr;
         if (x_extra) note("response without a request");
     endtask
 
+    // One write, one read, or both at once, each after its own delay.
+    task automatic axil_xfer(input logic do_w, input logic [15:0] wa, input logic [31:0] wd,
+                             input logic [3:0] ws, input logic do_r, input logic [15:0] ra,
+                             input integer aw_dly, input integer w_dly, input integer ar_dly);
+        q_nw = do_w ? 1 : 0;
+        q_nr = do_r ? 1 : 0;
+        q_wa[0] = wa;
+        q_wd[0] = wd;
+        q_ws[0] = ws;
+        q_ra[0] = ra;
+        q_aw_gap[0] = aw_dly;
+        q_w_gap[0] = w_dly;
+        q_ar_gap[0] = ar_dly;
+        q_bresp[0] = 2'bxx;
+        q_rresp[0] = 2'bxx;
+        q_rdata[0] = 32'hxxxxxxxx;
+        axil_run();
+        x_bseen = do_w && x_done;
+        x_rseen = do_r && x_done;
+        x_bresp = q_bresp[0];
+        x_rresp = q_rresp[0];
+        x_rdata = q_rdata[0];
+    endtask
+
     task automatic axil_write(input logic [15:0] a, input logic [31:0] d, input logic [3:0] s);
-        axil_xfer(1'b1, a, d, s, 1'b0, 16'h0, rnd_below(max_dly + 1), rnd_below(max_dly + 1), 0);
+        integer aw_dly, w_dly;
+        aw_dly = rnd_below(max_dly + 1);
+        w_dly = rnd_below(max_dly + 1);
+        axil_xfer(1'b1, a, d, s, 1'b0, 16'h0, aw_dly, w_dly, 0);
     endtask
     task automatic axil_read(input logic [15:0] a);
-        axil_xfer(1'b0, 16'h0, 32'h0, 4'h0, 1'b1, a, 0, 0, rnd_below(max_dly + 1));
+        integer ar_dly;
+        ar_dly = rnd_below(max_dly + 1);
+        axil_xfer(1'b0, 16'h0, 32'h0, 4'h0, 1'b1, a, 0, 0, ar_dly);
     endtask
 
     task automatic cycles(input integer n);
@@ -221,16 +289,64 @@ module tb_csr_block;
     logic        m_state = 1'b0;
 
     function automatic logic is_reg(input logic [15:0] a);
-        case ({a[15:2], 2'b00})
+        case (a & 16'hFFFC)
             A_ID_MAGIC, A_ID_VERSION, A_ID_CAPS, A_ID_REGMAP, A_ID_BUILD, A_SCRATCH,
             A_RESET_CTRL, A_IRQ_STATE, A_IRQ_ENABLE, A_IRQ_TEST: return 1'b1;
             default: return 1'b0;
         endcase
     endfunction
 
+    function automatic logic [15:0] reg_at(input integer k);  // the k-th register, 0..9
+        case (k)
+            0: return A_ID_MAGIC;   1: return A_ID_VERSION; 2: return A_ID_CAPS;
+            3: return A_ID_REGMAP;  4: return A_ID_BUILD;   5: return A_SCRATCH;
+            6: return A_RESET_CTRL; 7: return A_IRQ_STATE;  8: return A_IRQ_ENABLE;
+            default: return A_IRQ_TEST;
+        endcase
+    endfunction
+
+    // A random word-aligned address that decodes to no register.
+    function automatic logic [15:0] rnd_hole();
+        logic [15:0] a;
+        a = 16'(rnd()) & 16'hFFFC;
+        while (is_reg(a)) a = 16'(rnd()) & 16'hFFFC;
+        return a;
+    endfunction
+
+    // A random write for the random mix: any register but RESET_CTRL, a hole, or a partial
+    // strobe; data often has bit 0 set, the bit that matters in the IRQ registers.
+    task automatic pick_write(output logic [15:0] a, output logic [31:0] d,
+                              output logic [3:0] s);
+        integer r;
+        s = 4'hF;
+        d = rnd();
+        if (rnd_below(8) == 0) d = {31'(rnd()), 1'b1};
+        r = rnd_below(10);
+        case (r)
+            0, 1:    a = A_SCRATCH;
+            2:       a = A_IRQ_ENABLE;
+            3:       a = A_IRQ_TEST;
+            4:       a = A_IRQ_STATE;
+            5:       a = 16'(rnd_below(5) * 4);
+            6:       a = rnd_hole();
+            7:       begin a = A_SCRATCH; s = 4'(rnd_below(15)); end
+            default: begin
+                a = A_IRQ_STATE;
+                if (rnd_below(2) == 0) a = A_IRQ_TEST;
+            end
+        endcase
+    endtask
+    // A random read address: any register, or a hole.
+    task automatic pick_read(output logic [15:0] a);
+        integer r;
+        r = rnd_below(80);
+        if (r >= 70) a = rnd_hole();
+        else a = reg_at(r / 7);
+    endtask
+
     // Value the model says a read of a returns (0 for a hole).
     function automatic logic [31:0] m_read(input logic [15:0] a);
-        case ({a[15:2], 2'b00})
+        case (a & 16'hFFFC)
             A_ID_MAGIC:   return MAGIC;
             A_ID_VERSION: return VERSION;
             A_ID_CAPS:    return 32'h0;
@@ -250,19 +366,19 @@ module tb_csr_block;
         return OKAY;
     endfunction
 
-    // Applies a write to the model. Returns 1 when it requests a soft reset.
-    function automatic logic m_write(input logic [15:0] a, input logic [31:0] d,
-                                     input logic [3:0] s);
-        if (m_resp(a, 1'b1, s) != OKAY) return 1'b0;
-        case ({a[15:2], 2'b00})
-            A_SCRATCH:    m_scratch = d;
-            A_IRQ_ENABLE: m_enable = d[0];
-            A_IRQ_STATE:  if (d[0]) m_state = 1'b0;
-            A_IRQ_TEST:   if (d[0]) m_state = 1'b1;
-            A_RESET_CTRL: return d[0];
-            default: ;
-        endcase
-        return 1'b0;
+    // Applies a write to the model. A RESET_CTRL.CORE write is left to the caller, which
+    // waits for the soft reset and then calls m_soft_reset.
+    function automatic void m_write(input logic [15:0] a, input logic [31:0] d,
+                                    input logic [3:0] s);
+        if (m_resp(a, 1'b1, s) == OKAY) begin
+            case (a & 16'hFFFC)
+                A_SCRATCH:    m_scratch = d;
+                A_IRQ_ENABLE: m_enable = d[0];
+                A_IRQ_STATE:  if (d[0]) m_state = 1'b0;
+                A_IRQ_TEST:   if (d[0]) m_state = 1'b1;
+                default: ;
+            endcase
+        end
     endfunction
 
     function automatic void m_soft_reset();
@@ -272,13 +388,12 @@ module tb_csr_block;
     endfunction
 
     // Write through the model; returns 1 when the response matched it.
-    logic wr_soft;
     task automatic wr(input logic [15:0] a, input logic [31:0] d, input logic [3:0] s,
                       output logic ok);
         logic [1:0] exp;
         exp = m_resp(a, 1'b1, s);
         axil_write(a, d, s);
-        wr_soft = m_write(a, d, s);
+        m_write(a, d, s);
         ok = x_bseen && x_bresp == exp && !x_extra;
         if (!ok) note($sformatf("write %04x=%08x strb %x: bresp %b, model %b", a, d, s,
                                 x_bresp, exp));
@@ -314,7 +429,14 @@ module tb_csr_block;
     integer      n_aw = 0, n_w = 0, n_ar = 0, n_b = 0, n_r = 0;
     integer      err_b_hold = 0, err_r_hold = 0, err_order = 0, err_x = 0;
     integer      n_soft = 0;  // rising edges with soft_rst_o high
+    // irq_o is a registered level: in each cycle it equals IRQ_STATE & IRQ_ENABLE of the
+    // cycle before (csr_irq contract), probed inside the register file.
+    logic        p_irq_exp = 1'b0, p_irq_ok = 1'b0;
+    integer      err_irq_lag = 0;
     always @(posedge clk) begin
+        p_irq_exp <= dut.u_regs.irq_state_reset_done_q & dut.u_regs.irq_enable_reset_done_q;
+        p_irq_ok <= !rst;
+        if (p_irq_ok && irq !== p_irq_exp) err_irq_lag <= err_irq_lag + 1;
         if (!rst) begin
             if (soft_rst === 1'b1) n_soft <= n_soft + 1;
             if ((^{awready, wready, bvalid, arready, rvalid, irq, soft_rst}) === 1'bx ||
@@ -364,10 +486,11 @@ module tb_csr_block;
 
     initial begin : main
         logic ok, ok2, all;
-        logic [31:0] v, exp, d;
-        logic [15:0] a;
+        logic [31:0] exp, d;
+        logic [15:0] a, ra;
         logic [3:0] s;
-        integer i, k, w, n, hold, bad_d, bad_r, bad_irq, bad_ovl, n_ovl, n_aligned, n_lost;
+        integer i, k, w, n, r, hold, bad_d, bad_r, bad_irq, bad_ovl, n_ovl, n_pipe, n_aligned, n_lost;
+        logic [31:0] acc [0:QMAX*(QMAX+1)-1];
         logic before_ok;
         logic [31:0] before_v;
 
@@ -464,7 +587,7 @@ module tb_csr_block;
         end
         all = 1'b1;
         for (i = 0; i < 64; i = i + 1) begin
-            do a = {16'(rnd())} & 16'hFFFC; while (is_reg(a));
+            a = rnd_hole();
             if (rnd_below(2) == 0) begin
                 rd(a, ok);  all = all & ok & (x_rresp == SLVERR);
             end else begin
@@ -475,6 +598,27 @@ module tb_csr_block;
         rd(A_IRQ_STATE, ok);  all = all & ok;
         rd(A_IRQ_ENABLE, ok); all = all & ok;
         check(all && soft_rst === 1'b0, "64 random holes: SLVERR on read and write, nothing changes");
+
+        all = 1'b1;
+        for (i = 0; i < 256; i = i + 1) begin
+            rd(16'(i * 4), ok);
+            all = all & ok;
+        end
+        check(all, "decode sweep 0x000-0x3fc: 10 registers read as the map, 246 holes SLVERR with data 0");
+        all = 1'b1;
+        for (i = 0; i < 256; i = i + 1) begin
+            a = 16'(i * 4);
+            if (!is_reg(a)) begin
+                wr(a, 32'hFFFFFFFF, 4'hF, ok);
+                all = all & ok;
+            end
+        end
+        for (k = 0; k < 10; k = k + 1) begin
+            rd(reg_at(k), ok);
+            all = all & ok;
+        end
+        check(all && soft_rst === 1'b0 && irq === 1'b0,
+              "write sweep: all ones to every hole in 0x000-0x3fc answers SLVERR, no register changes");
 
         // ---- partial strobes ----
         all = 1'b1;
@@ -540,7 +684,7 @@ module tb_csr_block;
         check(hold == 0, "irq_o stays low while IRQ_STATE=1 and IRQ_ENABLE=0");
         axil_write(A_IRQ_ENABLE, 32'h1, 4'hF);
         ok = x_bresp == OKAY;
-        ok2 = m_write(A_IRQ_ENABLE, 32'h1, 4'hF);
+        m_write(A_IRQ_ENABLE, 32'h1, 4'hF);
         wait_for(0, 1'b1, 2, w);
         check(ok && w >= 0, $sformatf("irq_o rises within 2 cycles of the IRQ_ENABLE write response (%0d)", w));
         wr(A_IRQ_STATE, 32'h0, 4'hF, ok);
@@ -557,7 +701,7 @@ module tb_csr_block;
         check(all && ok && k >= 0, "clearing IRQ_ENABLE drops irq_o with IRQ_STATE kept; setting it raises irq_o again");
         axil_write(A_IRQ_STATE, 32'h1, 4'hF);
         ok = x_bresp == OKAY;
-        ok2 = m_write(A_IRQ_STATE, 32'h1, 4'hF);
+        m_write(A_IRQ_STATE, 32'h1, 4'hF);
         wait_for(0, 1'b0, 2, w);
         rd(A_IRQ_STATE, ok2);
         check(ok && ok2 && w >= 0 && x_rdata == 32'h0,
@@ -623,7 +767,8 @@ module tb_csr_block;
         n_lost = 0;
         bad_d = 0;
         for (i = 0; i < RACES && !hung; i = i + 1) begin
-            k = (i < 8) ? 0 : rnd_below(7) - 3;
+            k = rnd_below(7) - 3;
+            if (i < 8) k = 0;
             idle = 1'b0;
             wr(A_RESET_CTRL, 32'h1, 4'hF, ok);
             wait_for(1, 1'b1, 4, w);
@@ -658,77 +803,103 @@ module tb_csr_block;
         check(n_lost == 0, $sformatf("no RESET_DONE set lost or wrongly kept over %0d set/clear races", RACES));
 
         // ---- random mixed accesses against the model ----
+        // Kinds of operation: a single read; a single write; a write and a read issued
+        // together (either may go first); a pipelined batch of up to 4 writes and 4 reads
+        // (several reads in flight); a soft reset. Reads that race writes may return the
+        // state after any number of the batch's writes, but never go back in time.
         bad_d = 0;
         bad_r = 0;
         bad_irq = 0;
         bad_ovl = 0;
         n_ovl = 0;
+        n_pipe = 0;
         for (i = 0; i < RANDOM_OPS && !hung; i = i + 1) begin
             if (i % 250 == 0) begin
-                stall_pct = (i / 250) % 4 == 0 ? 0 : rnd_below(90);
+                stall_pct = rnd_below(90);
+                if ((i / 250) % 4 == 0) stall_pct = 0;
                 max_dly = rnd_below(6);
             end
-            // Pick a write: register (any), hole, or a partial strobe.
             k = rnd_below(100);
-            s = 4'hF;
-            d = rnd();
-            if (rnd_below(8) == 0) d = {31'(rnd()), 1'b1};
-            case (rnd_below(10))
-                0, 1:    a = A_SCRATCH;
-                2:       a = A_IRQ_ENABLE;
-                3:       a = A_IRQ_TEST;
-                4:       a = A_IRQ_STATE;
-                5:       a = 16'(rnd_below(5) * 4);
-                6:       begin do a = {16'(rnd())} & 16'hFFFC; while (is_reg(a)); end
-                7:       begin a = A_SCRATCH; s = 4'(rnd_below(15)); end
-                default: a = rnd_below(2) == 0 ? A_IRQ_STATE : A_IRQ_TEST;
-            endcase
-            if (k < 35) begin
-                // Read of a register or a hole.
-                if (rnd_below(8) == 0) begin do a = {16'(rnd())} & 16'hFFFC; while (is_reg(a)); end
-                else begin
-                    case (rnd_below(10))
-                        0: a = A_ID_MAGIC;   1: a = A_ID_VERSION; 2: a = A_ID_CAPS;
-                        3: a = A_ID_REGMAP;  4: a = A_ID_BUILD;   5: a = A_SCRATCH;
-                        6: a = A_RESET_CTRL; 7: a = A_IRQ_STATE;  8: a = A_IRQ_ENABLE;
-                        default: a = A_IRQ_TEST;
-                    endcase
-                end
+            if (k < 30) begin
+                pick_read(a);
                 axil_read(a);
                 if (x_rresp != m_resp(a, 1'b0, 4'h0)) bad_r = bad_r + 1;
                 if (x_rdata != m_read(a)) begin
                     bad_d = bad_d + 1;
                     note($sformatf("op %0d read %04x: %08x, model %08x", i, a, x_rdata, m_read(a)));
                 end
-            end else if (k < 75) begin
+            end else if (k < 60) begin
+                pick_write(a, d, s);
                 axil_write(a, d, s);
                 if (x_bresp != m_resp(a, 1'b1, s)) begin
                     bad_r = bad_r + 1;
                     note($sformatf("op %0d write %04x strb %x: bresp %b", i, a, s, x_bresp));
                 end
-                ok = m_write(a, d, s);
-            end else if (k < 98) begin
-                // A read issued while the write is outstanding: either order is legal on
-                // AXI4-Lite, so the read may return the value before or after the write.
-                v = {16'(rnd())} & 16'hFFFC;
-                if (rnd_below(4) != 0) v = {16'h0, a & 16'hFFFC};
-                if (rnd_below(3) == 0) v = {16'h0, A_IRQ_STATE};
-                before_v = m_read(v[15:0]);
-                exp = 32'(m_resp(v[15:0], 1'b0, 4'h0));
-                axil_xfer(1'b1, a, d, s, 1'b1, v[15:0], rnd_below(max_dly + 1),
-                          rnd_below(max_dly + 1), rnd_below(max_dly + 3));
+                m_write(a, d, s);
+            end else if (k < 78) begin
+                pick_write(a, d, s);
+                ra = 16'(rnd()) & 16'hFFFC;
+                if (rnd_below(4) != 0) ra = a & 16'hFFFC;
+                if (rnd_below(3) == 0) ra = A_IRQ_STATE;
+                before_v = m_read(ra);
+                exp = 32'(m_resp(ra, 1'b0, 4'h0));
+                k = rnd_below(max_dly + 1);
+                n = rnd_below(max_dly + 1);
+                r = rnd_below(max_dly + 3);
+                axil_xfer(1'b1, a, d, s, 1'b1, ra, k, n, r);
                 if (x_bresp != m_resp(a, 1'b1, s) || x_rresp != exp[1:0] || x_extra)
                     bad_r = bad_r + 1;
-                ok = m_write(a, d, s);
+                m_write(a, d, s);
                 if (x_overlap) n_ovl = n_ovl + 1;
-                if (x_rdata != before_v && x_rdata != m_read(v[15:0])) begin
+                if (x_rdata != before_v && x_rdata != m_read(ra)) begin
                     bad_ovl = bad_ovl + 1;
                     note($sformatf("op %0d read %04x with write %04x=%08x: %08x, model %08x or %08x",
-                                   i, v[15:0], a, d, x_rdata, before_v, m_read(v[15:0])));
+                                   i, ra, a, d, x_rdata, before_v, m_read(ra)));
+                end
+            end else if (k < 98) begin
+                q_nw = rnd_below(5);
+                q_nr = 1 + rnd_below(4);
+                for (w = 0; w < q_nw; w = w + 1) begin
+                    pick_write(a, d, s);
+                    q_wa[w] = a;
+                    q_wd[w] = d;
+                    q_ws[w] = s;
+                    q_aw_gap[w] = rnd_below(max_dly + 1);
+                    q_w_gap[w] = rnd_below(max_dly + 1);
+                end
+                for (w = 0; w < q_nr; w = w + 1) begin
+                    pick_read(a);
+                    if (rnd_below(3) == 0 && q_nw > 0) a = q_wa[0];
+                    q_ra[w] = a;
+                    q_ar_gap[w] = rnd_below(max_dly + 1);
+                end
+                // acc[r*(QMAX+1)+j]: what read r returns after the batch's first j writes.
+                for (w = 0; w <= q_nw; w = w + 1) begin
+                    for (r = 0; r < q_nr; r = r + 1) acc[r * (QMAX + 1) + w] = m_read(q_ra[r]);
+                    if (w < q_nw) m_write(q_wa[w], q_wd[w], q_ws[w]);
+                end
+                axil_run();
+                if (!x_done || x_extra) bad_r = bad_r + 1;
+                for (w = 0; w < q_nw; w = w + 1)
+                    if (q_bresp[w] != m_resp(q_wa[w], 1'b1, q_ws[w])) bad_r = bad_r + 1;
+                if (x_overlap) n_ovl = n_ovl + 1;
+                if (x_rpipe) n_pipe = n_pipe + 1;
+                n = 0;  // earliest prefix the next read may show (reads do not go back in time)
+                for (r = 0; r < q_nr; r = r + 1) begin
+                    if (q_rresp[r] != m_resp(q_ra[r], 1'b0, 4'h0)) bad_r = bad_r + 1;
+                    hold = -1;
+                    for (w = q_nw; w >= n; w = w - 1)
+                        if (q_rdata[r] == acc[r * (QMAX + 1) + w]) hold = w;
+                    if (hold < 0) begin
+                        bad_ovl = bad_ovl + 1;
+                        note($sformatf("op %0d batch %0dw/%0dr: read %0d of %04x: %08x, not a state after %0d..%0d writes",
+                                       i, q_nw, q_nr, r, q_ra[r], q_rdata[r], n, q_nw));
+                    end else n = hold;
                 end
             end else begin
                 // Soft reset (idle_i high): wait for it to complete before the next access.
-                d = rnd_below(3) == 0 ? 32'h0 : 32'h1;
+                d = 32'h1;
+                if (rnd_below(3) == 0) d = 32'h0;
                 axil_write(A_RESET_CTRL, d, 4'hF);
                 if (x_bresp != OKAY) bad_r = bad_r + 1;
                 cycles(4);
@@ -743,10 +914,11 @@ module tb_csr_block;
                 end
             end
         end
-        check(bad_d == 0, $sformatf("random mix: %0d accesses, every read matches the model", RANDOM_OPS));
-        check(bad_r == 0, "random mix: every response (OKAY/SLVERR) matches the model");
-        check(bad_ovl == 0, "random mix: a read issued while a write is outstanding returns the old or new value");
+        check(bad_d == 0, $sformatf("random mix: %0d operations, every lone read matches the model", RANDOM_OPS));
+        check(bad_r == 0, "random mix: every response (OKAY/SLVERR) matches the model, none missing or extra");
+        check(bad_ovl == 0, "random mix: reads racing writes return a state the writes passed through, in order");
         check(n_ovl >= 50, $sformatf("random mix: reads really overlapped writes (%0d times)", n_ovl));
+        check(n_pipe >= 50, $sformatf("random mix: two or more reads really in flight at once (%0d times)", n_pipe));
         check(bad_irq == 0, "random mix: irq_o equals IRQ_STATE & IRQ_ENABLE when quiet");
 
         // ---- protocol ----
@@ -757,6 +929,7 @@ module tb_csr_block;
               $sformatf("protocol: one response per request, never early (%0d writes, %0d reads)",
                         n_b, n_r));
         check(err_x == 0, "protocol: no X/Z on outputs after reset");
+        check(err_irq_lag == 0, "irq_o equals IRQ_STATE & IRQ_ENABLE of the cycle before, every cycle");
         check(!hung, "no transaction timed out");
 
         if (n_tests != PLAN) begin

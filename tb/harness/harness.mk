@@ -1,0 +1,110 @@
+# tb/harness/harness.mk: the co-simulation harness: gpu_core verilated, plus the CSR driver and
+# the AXI host-memory and VRAM models, as one static library behind tb/harness/gr_sim.h.
+# Included by the top Makefile (BUILD, RTL_ROOT, RTL_INC, RTL_SRCS, RTL_TOP, VERILATOR, CXX, CC,
+# WARN, CFLAGS, JOBS come from there). Exports:
+#   SIM_LIB       the archive: harness objects + Verilated model + Verilator run-time
+#   SIM_LDLIBS    what a C program linking SIM_LIB also needs
+#   SIM_CPPFLAGS  include paths for gr_sim.h and gpuref/*.h
+# Works from another RTL tree and into another directory:
+#   make RTL_ROOT=/tmp/mutant/rtl SIM_DIR=build/sim-mutant test-harness
+SIM_DIR ?= $(BUILD)/sim
+SIM_OBJ := $(SIM_DIR)/obj
+SIM_LIB := $(SIM_DIR)/libgr_sim.a
+# zlib for the FST writer, the C++ runtime, libm for Verilator's run-time; threads and atomics
+# as Verilator itself links them (CFG_LDLIBS_THREADS in verilated.mk).
+SIM_LDLIBS := -lz -lstdc++ -lm -lpthread -latomic
+SIM_CPPFLAGS := -Itb/harness -Ihost/include
+
+HARNESS_SRC := tb/harness
+HARNESS_MODELS_SRC := tb/unit/harness_models
+# Objects that do not include the Verilated model (the unit tests of the models link these).
+HARNESS_MODEL_OBJS := $(addprefix $(SIM_DIR)/harness/,axi_mem_model.o csr_driver.o host_memory.o \
+                        txlog.o vram_memory.o)
+HARNESS_OBJS := $(HARNESS_MODEL_OBJS) $(SIM_DIR)/harness/sim_core.o
+
+# Verilator's include directory, asked once per make run and only when it is needed.
+SIM_VROOT = $(eval SIM_VROOT := $$(shell $(VERILATOR) --getenv VERILATOR_ROOT))$(SIM_VROOT)
+# The defines must match the model's build (see $(SIM_OBJ)/V$(RTL_TOP)_classes.mk).
+SIM_VDEFS := -DVM_COVERAGE=0 -DVM_SC=0 -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_TRACE_VCD=0
+SIM_CXXFLAGS ?= $(CFLAGS)
+HARNESS_CXX = $(CXX) -std=c++17 $(SIM_CXXFLAGS) $(WARN) -MMD -MP $(SIM_CPPFLAGS)
+
+# SIM_VFLAGS adds Verilator options (mutant builds pass -Wno-fatal: a mutant may leave a signal unused).
+SIM_VFLAGS ?=
+SIM_VERILATE := $(VERILATOR) --cc --trace-fst -Wall $(SIM_VFLAGS) -I$(RTL_INC) --top-module $(RTL_TOP) \
+                --Mdir $(SIM_OBJ) $(wildcard $(RTL_ROOT)/lint.vlt) $(RTL_SRCS)
+# Run the model's sub-make in parallel unless we already share make's job server.
+SIM_SUBMAKE_J = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(JOBS))
+
+all: $(SIM_LIB)
+
+# Re-verilate when the command changes (an RTL file added or removed, another RTL_ROOT).
+$(SIM_DIR)/verilate.cmd: _harness_force
+	@mkdir -p $(@D)
+	@echo '$(SIM_VERILATE)' | cmp -s - $@ || echo '$(SIM_VERILATE)' > $@
+
+$(SIM_OBJ)/.stamp: $(SIM_DIR)/verilate.cmd $(RTL_SRCS) $(wildcard $(RTL_INC)/*.vh) \
+                   $(wildcard $(RTL_ROOT)/lint.vlt) $(HARNESS_SRC)/verilated_lib.mk
+	@rm -rf $(SIM_OBJ)
+	@mkdir -p $(SIM_OBJ)
+	$(SIM_VERILATE)
+	$(MAKE) --no-print-directory $(SIM_SUBMAKE_J) -C $(SIM_OBJ) -f V$(RTL_TOP).mk \
+	  -f $(CURDIR)/$(HARNESS_SRC)/verilated_lib.mk V$(RTL_TOP)__ALL.a libverilated.a >$(SIM_OBJ)/build.log 2>&1 \
+	  || { cat $(SIM_OBJ)/build.log; exit 1; }
+	@touch $@
+
+$(SIM_DIR)/harness/sim_core.o: $(SIM_OBJ)/.stamp
+$(SIM_DIR)/harness/sim_core.o: HARNESS_CXX += -isystem $(SIM_VROOT)/include \
+    -isystem $(SIM_VROOT)/include/vltstd -I$(SIM_OBJ) $(SIM_VDEFS) -faligned-new
+$(SIM_DIR)/harness/%.o: $(HARNESS_SRC)/%.cpp
+	@mkdir -p $(@D)
+	$(HARNESS_CXX) -c $< -o $@
+
+# One archive: merge the two Verilator archives and our objects with an ar MRI script.
+$(SIM_LIB): $(HARNESS_OBJS) $(SIM_OBJ)/.stamp
+	@rm -f $@ $@.mri
+	@{ echo "create $@"; \
+	   echo "addlib $(SIM_OBJ)/V$(RTL_TOP)__ALL.a"; \
+	   echo "addlib $(SIM_OBJ)/libverilated.a"; \
+	   for o in $(HARNESS_OBJS); do echo "addmod $$o"; done; \
+	   echo "save"; echo "end"; } > $@.mri
+	$(AR) -M < $@.mri
+	@rm -f $@.mri
+	@ranlib $@
+
+# ---- tests ---------------------------------------------------------------------------------
+HARNESS_TEST := $(SIM_DIR)/test_harness
+HARNESS_MODELS_TEST := $(SIM_DIR)/test_harness_models
+HARNESS_TEST_ARGS ?=
+
+$(SIM_DIR)/test_harness.o: $(HARNESS_SRC)/test_harness.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 $(CFLAGS) $(WARN) -MMD -MP $(SIM_CPPFLAGS) -isystem $(SIM_VROOT)/include -c $< -o $@
+
+$(HARNESS_TEST): $(SIM_DIR)/test_harness.o $(SIM_LIB)
+	$(CC) $(CFLAGS) -o $@ $< $(SIM_LIB) -lcmocka $(SIM_LDLIBS)
+
+HARNESS_MODELS_TEST_OBJS := $(patsubst $(HARNESS_MODELS_SRC)/%.cpp,$(SIM_DIR)/harness_models/%.o,\
+                              $(wildcard $(HARNESS_MODELS_SRC)/*.cpp))
+$(SIM_DIR)/harness_models/%.o: $(HARNESS_MODELS_SRC)/%.cpp
+	@mkdir -p $(@D)
+	$(HARNESS_CXX) -c $< -o $@
+
+$(HARNESS_MODELS_TEST): $(HARNESS_MODELS_TEST_OBJS) $(HARNESS_MODEL_OBJS)
+	$(CXX) $(SIM_CXXFLAGS) -o $@ $^
+
+-include $(HARNESS_OBJS:.o=.d) $(SIM_DIR)/test_harness.d $(HARNESS_MODELS_TEST_OBJS:.o=.d)
+
+# Files the tests write (waveforms, logs) stay here for a look after a failure.
+HARNESS_TEST_OUT := $(SIM_DIR)/test-out
+
+TEST_SUITES += harness
+test-harness: $(HARNESS_TEST)
+	@rm -rf $(HARNESS_TEST_OUT) && mkdir -p $(HARNESS_TEST_OUT)
+	$(call tap_run,harness,CMOCKA_MESSAGE_OUTPUT=TAP $(HARNESS_TEST) --outdir $(HARNESS_TEST_OUT) $(HARNESS_TEST_ARGS))
+
+TEST_SUITES += harness-models
+test-harness-models: $(HARNESS_MODELS_TEST)
+	$(call tap_run,harness-models,$(HARNESS_MODELS_TEST) $(HARNESS_TEST_ARGS))
+
+.PHONY: _harness_force test-harness test-harness-models

@@ -1,0 +1,556 @@
+// sim_core.cpp: gr_sim_t, the simulated device: the Verilated gpu_core with its clock and reset,
+// the CSR driver on s_csr, AxiMemModels on m_host (HostMemory) and m_vram (VramMemory), s_ap
+// held idle, the FST waveform and the transaction log; and the gr_sim_* C API over it.
+//
+// One clock cycle (step()):
+//   1. the driver and the models set their outputs from their state (registered outputs);
+//   2. clk low, eval: the core's combinational logic settles on the new inputs;
+//   3. the driver and the models sample the settled pins: every valid && ready is a handshake;
+//   4. clk high, eval: the core's flops take the same handshakes.
+// The waveform shows inputs changing at the falling edge, mid-cycle, and the clock period is
+// 10 ns (nominally 100 MHz).
+#include <verilated.h>
+#include <verilated_fst_c.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <string>
+
+#include "Vgpu_core.h"
+#include "axi_mem_model.h"
+#include "axi_pins.h"
+#include "csr_driver.h"
+#include "gpuref/gr_regmap.h"
+#include "gr_sim.h"
+#include "host_memory.h"
+#include "txlog.h"
+#include "vram_memory.h"
+
+namespace {
+
+using namespace gr;
+
+constexpr uint64_t kResetCycles = 8;
+constexpr uint64_t kMmioTimeout = 10000; // cycles
+constexpr uint64_t kDefaultVramBytes = 256ull << 20;
+constexpr unsigned kDefaultStallPct = 25;
+constexpr unsigned kMaxStallPct = 90;
+constexpr unsigned kDefaultMaxLatency = 8;
+constexpr unsigned kMaxMaxLatency = 1000;
+constexpr unsigned kCsrMaxDelay = 4; // AWVALID/WVALID/ARVALID rise 0..4 cycles into an access
+constexpr unsigned kModelDepth = 8;
+// Salts that give every port its own random stream from the one seed.
+constexpr uint64_t kSaltCsr = 1, kSaltHost = 2, kSaltVram = 3;
+
+// The settings after environment defaults.
+struct Settings {
+    uint64_t seed = 1;
+    uint64_t vram_bytes = kDefaultVramBytes;
+    unsigned stall_pct = kDefaultStallPct;
+    unsigned max_latency = kDefaultMaxLatency;
+    bool no_random = false;
+    bool reorder = true; // responses of different AXI IDs may overtake each other
+    std::string fst_path;
+    std::string txlog_path;
+};
+
+// "123" or "0x7b"; false for anything else (empty, sign, junk, overflow).
+bool parse_u64(const char *s, uint64_t *out)
+{
+    int base = 10;
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        base = 16;
+        s += 2;
+    }
+    if (!*s || !std::isxdigit((unsigned char)*s)) return false;
+    errno = 0;
+    char *end = nullptr;
+    const unsigned long long v = std::strtoull(s, &end, base);
+    if (errno || *end) return false;
+    *out = v;
+    return true;
+}
+
+int resolve(const gr_sim_config_t *cfg, Settings *out)
+{
+    static const gr_sim_config_t zero = {};
+    const gr_sim_config_t &c = cfg ? *cfg : zero;
+    Settings s;
+
+    if (c.seed) {
+        s.seed = c.seed;
+    } else if (const char *env = std::getenv("GR_SIM_SEED"); env && *env) {
+        uint64_t v = 0;
+        if (!parse_u64(env, &v)) return GR_E_INVALID;
+        s.seed = v ? v : 1; // 0 means "default" here as in the config
+    }
+
+    if (c.vram_bytes) {
+        if (c.vram_bytes % VramMemory::kPage) return GR_E_INVALID;
+        s.vram_bytes = c.vram_bytes;
+    }
+    if (c.stall_pct > kMaxStallPct || c.max_latency > kMaxMaxLatency) return GR_E_INVALID;
+    if (c.stall_pct) s.stall_pct = c.stall_pct;
+    if (c.max_latency) s.max_latency = c.max_latency;
+    s.no_random = c.no_random;
+    if (const char *env = std::getenv("GR_SIM_REORDER"); env && *env) {
+        if (std::strcmp(env, "0") && std::strcmp(env, "1")) return GR_E_INVALID;
+        s.reorder = env[0] == '1';
+    }
+    if (s.no_random) {
+        s.stall_pct = 0;
+        s.max_latency = 0;
+        s.reorder = false;
+    }
+
+    const char *fst = c.fst_path ? c.fst_path : std::getenv("GR_SIM_FST");
+    const char *log = c.txlog_path ? c.txlog_path : std::getenv("GR_SIM_TXLOG");
+    if (fst) s.fst_path = fst;
+    if (log) s.txlog_path = log;
+    *out = s;
+    return GR_OK;
+}
+
+// Verilated ports <-> byte arrays (lane i = byte i), for every width Verilator may use.
+template <typename T> void port_to_bytes(uint8_t *dst, unsigned n, T v)
+{
+    for (unsigned i = 0; i < n; ++i)
+        dst[i] = i < 8 ? uint8_t(uint64_t(v) >> (8 * i)) : 0;
+}
+template <std::size_t W> void port_to_bytes(uint8_t *dst, unsigned n, const VlWide<W> &v)
+{
+    for (unsigned i = 0; i < n; ++i)
+        dst[i] = uint8_t(v[i / 4] >> (8 * (i % 4)));
+}
+template <typename T> void bytes_to_port(T &port, const uint8_t *src, unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n && i < 8; ++i)
+        v |= uint64_t(src[i]) << (8 * i);
+    port = T(v);
+}
+template <std::size_t W> void bytes_to_port(VlWide<W> &port, const uint8_t *src, unsigned n)
+{
+    for (unsigned w = 0; w < W; ++w)
+        port[w] = 0;
+    for (unsigned i = 0; i < n; ++i)
+        port[i / 4] |= EData(src[i]) << (8 * (i % 4));
+}
+
+} // namespace
+
+// Copies one AXI4 master port of the core (prefix m_host or m_vram) into an AxiPins, and the
+// slave model's answers back. A macro because the ports differ only in their names.
+#define GR_AXI_FROM_CORE(top, pfx, p, nbytes)                   \
+    do {                                                        \
+        (p).awvalid = (top)->pfx##_awvalid_o;                   \
+        (p).aw.id = (top)->pfx##_awid_o;                        \
+        (p).aw.addr = (top)->pfx##_awaddr_o;                    \
+        (p).aw.len = (top)->pfx##_awlen_o;                      \
+        (p).aw.size = (top)->pfx##_awsize_o;                    \
+        (p).aw.burst = (top)->pfx##_awburst_o;                  \
+        (p).aw.lock = (top)->pfx##_awlock_o;                    \
+        (p).aw.cache = (top)->pfx##_awcache_o;                  \
+        (p).aw.prot = (top)->pfx##_awprot_o;                    \
+        (p).wvalid = (top)->pfx##_wvalid_o;                     \
+        port_to_bytes((p).wdata, nbytes, (top)->pfx##_wdata_o); \
+        (p).wstrb = (top)->pfx##_wstrb_o;                       \
+        (p).wlast = (top)->pfx##_wlast_o;                       \
+        (p).bready = (top)->pfx##_bready_o;                     \
+        (p).arvalid = (top)->pfx##_arvalid_o;                   \
+        (p).ar.id = (top)->pfx##_arid_o;                        \
+        (p).ar.addr = (top)->pfx##_araddr_o;                    \
+        (p).ar.len = (top)->pfx##_arlen_o;                      \
+        (p).ar.size = (top)->pfx##_arsize_o;                    \
+        (p).ar.burst = (top)->pfx##_arburst_o;                  \
+        (p).ar.lock = (top)->pfx##_arlock_o;                    \
+        (p).ar.cache = (top)->pfx##_arcache_o;                  \
+        (p).ar.prot = (top)->pfx##_arprot_o;                    \
+        (p).rready = (top)->pfx##_rready_o;                     \
+    } while (0)
+
+#define GR_AXI_TO_CORE(top, pfx, p, nbytes)                     \
+    do {                                                        \
+        (top)->pfx##_awready_i = (p).awready;                   \
+        (top)->pfx##_wready_i = (p).wready;                     \
+        (top)->pfx##_bvalid_i = (p).bvalid;                     \
+        (top)->pfx##_bid_i = (p).bid;                           \
+        (top)->pfx##_bresp_i = (p).bresp;                       \
+        (top)->pfx##_arready_i = (p).arready;                   \
+        (top)->pfx##_rvalid_i = (p).rvalid;                     \
+        (top)->pfx##_rid_i = (p).rid;                           \
+        bytes_to_port((top)->pfx##_rdata_i, (p).rdata, nbytes); \
+        (top)->pfx##_rresp_i = (p).rresp;                       \
+        (top)->pfx##_rlast_i = (p).rlast;                       \
+    } while (0)
+
+struct gr_sim {
+    explicit gr_sim(const Settings &s);
+    gr_sim(const gr_sim &) = delete;
+    gr_sim &operator=(const gr_sim &) = delete;
+    ~gr_sim();
+
+    void step();
+    void run(uint64_t cycles);
+    int csr_access(bool write, uint32_t offset, uint32_t value, uint8_t strb, uint32_t *out_value);
+    int csr_finish();
+    void report(); // violations found by the driver or the models, once per port, on stderr
+
+    Settings set;
+    TxLog log;
+    HostMemory host_mem;
+    VramMemory vram_mem;
+
+    // Members are destroyed in reverse order: the trace before the model it reads, the model
+    // before its context, the AXI models before the memories and the log they use.
+    std::unique_ptr<VerilatedContext> ctx;
+    std::unique_ptr<Vgpu_core> top;
+    std::unique_ptr<VerilatedFstC> fst;
+    bool tracing = false;
+    uint64_t half_period = 5; // in units of the context's time precision
+
+    unsigned data_bytes;
+    CsrDriver csr;
+    std::unique_ptr<AxiMemModel> host;
+    std::unique_ptr<AxiMemModel> vram;
+    AxilPins csr_pins;
+    AxiPins host_pins;
+    AxiPins vram_pins;
+    bool rst = true;
+    uint64_t cycle = 0;
+    uint64_t reported_csr = 0, reported_host = 0, reported_vram = 0;
+};
+
+gr_sim::gr_sim(const Settings &s)
+    : set(s), vram_mem(s.vram_bytes), ctx(new VerilatedContext), data_bytes(0),
+      csr(CsrDriverConfig{"csr", s.stall_pct, s.no_random ? 0 : kCsrMaxDelay, Prng::derive(s.seed, kSaltCsr)},
+          &log)
+{
+    if (!s.fst_path.empty()) ctx->traceEverOn(true);
+    top.reset(new Vgpu_core(ctx.get(), "TOP"));
+    // The data bus width is a gpu_core parameter; its WSTRB port has one bit per byte and
+    // Verilator stores it in 8, 16, 32 or 64 bits.
+    data_bytes = unsigned(sizeof(top->m_host_wstrb_o) * 8);
+    const uint64_t vram_limit =
+        sizeof(top->m_vram_awaddr_o) >= 8 ? ~0ull : (1ull << (8 * sizeof(top->m_vram_awaddr_o)));
+    if (s.vram_bytes > vram_limit) throw std::invalid_argument("vram_bytes past the VRAM address space");
+
+    AxiMemConfig hc;
+    hc.port = "host";
+    hc.data_bytes = data_bytes;
+    hc.addr_bits = unsigned(8 * sizeof(top->m_host_awaddr_o));
+    hc.depth = kModelDepth;
+    hc.stall_pct = s.stall_pct;
+    hc.max_latency = s.max_latency;
+    hc.reorder = s.reorder;
+    hc.seed = Prng::derive(s.seed, kSaltHost);
+    host.reset(new AxiMemModel(hc, host_mem, &log));
+    AxiMemConfig vc = hc;
+    vc.port = "vram";
+    vc.addr_bits = unsigned(8 * sizeof(top->m_vram_awaddr_o));
+    vc.seed = Prng::derive(s.seed, kSaltVram);
+    vram.reset(new AxiMemModel(vc, vram_mem, &log));
+
+    // 5 ns in the context's precision (Verilator's default is 1 ps).
+    for (int p = ctx->timeprecision(); p < -9; ++p)
+        half_period *= 10;
+}
+
+gr_sim::~gr_sim()
+{
+    report();
+    if (fst) fst->close();
+    if (top) top->final();
+    log.close();
+}
+
+void gr_sim::step()
+{
+    Vgpu_core *t = top.get();
+
+    // 1. registered outputs of the host side
+    csr.drive(csr_pins);
+    host->drive(host_pins, cycle);
+    vram->drive(vram_pins, cycle);
+
+    t->rst_i = rst;
+    t->s_csr_awaddr_i = uint16_t(csr_pins.awaddr);
+    t->s_csr_awprot_i = csr_pins.awprot;
+    t->s_csr_awvalid_i = csr_pins.awvalid;
+    t->s_csr_wdata_i = csr_pins.wdata;
+    t->s_csr_wstrb_i = csr_pins.wstrb;
+    t->s_csr_wvalid_i = csr_pins.wvalid;
+    t->s_csr_bready_i = csr_pins.bready;
+    t->s_csr_araddr_i = uint16_t(csr_pins.araddr);
+    t->s_csr_arprot_i = csr_pins.arprot;
+    t->s_csr_arvalid_i = csr_pins.arvalid;
+    t->s_csr_rready_i = csr_pins.rready;
+    // The CPU aperture has no master in the harness yet: idle, responses always taken.
+    t->s_ap_awvalid_i = 0;
+    t->s_ap_wvalid_i = 0;
+    t->s_ap_arvalid_i = 0;
+    t->s_ap_bready_i = 1;
+    t->s_ap_rready_i = 1;
+    GR_AXI_TO_CORE(t, m_host, host_pins, data_bytes);
+    GR_AXI_TO_CORE(t, m_vram, vram_pins, data_bytes);
+
+    // 2. falling edge: settle
+    t->clk_i = 0;
+    t->eval();
+    if (tracing) fst->dump(ctx->time());
+
+    // 3. sample the handshakes of this cycle
+    csr_pins.awready = t->s_csr_awready_o;
+    csr_pins.wready = t->s_csr_wready_o;
+    csr_pins.bvalid = t->s_csr_bvalid_o;
+    csr_pins.bresp = t->s_csr_bresp_o;
+    csr_pins.arready = t->s_csr_arready_o;
+    csr_pins.rvalid = t->s_csr_rvalid_o;
+    csr_pins.rdata = t->s_csr_rdata_o;
+    csr_pins.rresp = t->s_csr_rresp_o;
+    GR_AXI_FROM_CORE(t, m_host, host_pins, data_bytes);
+    GR_AXI_FROM_CORE(t, m_vram, vram_pins, data_bytes);
+    csr.sample(csr_pins, cycle);
+    host->sample(host_pins, cycle);
+    vram->sample(vram_pins, cycle);
+
+    // 4. rising edge
+    ctx->timeInc(half_period);
+    t->clk_i = 1;
+    t->eval();
+    if (tracing) fst->dump(ctx->time());
+    ctx->timeInc(half_period);
+    ++cycle;
+}
+
+void gr_sim::run(uint64_t cycles)
+{
+    for (uint64_t i = 0; i < cycles; ++i)
+        step();
+    report();
+}
+
+void gr_sim::report()
+{
+    struct {
+        const char *port;
+        uint64_t n;
+        const std::string *first;
+        uint64_t *reported;
+    } ports[] = {
+        {"csr", csr.violations(), &csr.first_violation(), &reported_csr},
+        {"host", host->violations(), &host->first_violation(), &reported_host},
+        {"vram", vram->violations(), &vram->first_violation(), &reported_vram},
+    };
+    for (auto &p : ports) {
+        if (p.n && !*p.reported)
+            std::fprintf(stderr, "gr_sim: %s: AXI protocol violation (seed=0x%" PRIx64 "): %s\n", p.port,
+                         set.seed, p.first->c_str());
+        *p.reported = p.n;
+    }
+    log.flush();
+}
+
+// A timed-out access keeps its valids up (AXI forbids taking them back); the next access first
+// gives it another timeout's worth of cycles to finish, and discards its result.
+int gr_sim::csr_finish()
+{
+    for (uint64_t n = 0; csr.busy() && n < kMmioTimeout; ++n)
+        step();
+    return csr.busy() ? GR_E_TIMEOUT : GR_OK;
+}
+
+int gr_sim::csr_access(bool write, uint32_t offset, uint32_t value, uint8_t strb, uint32_t *out_value)
+{
+    if (offset & 3) return GR_E_ALIGN;
+    if (offset >= GR_REGMAP_BAR0_BYTES) return GR_E_RANGE;
+    int rc = csr_finish();
+    if (rc == GR_OK) {
+        if (write)
+            csr.start_write(offset, value, strb);
+        else
+            csr.start_read(offset);
+        rc = csr_finish();
+    }
+    report();
+    if (rc != GR_OK) return rc;
+    if (csr.resp() != kRespOkay) return GR_E_BUS;
+    if (out_value) *out_value = csr.rdata();
+    return GR_OK;
+}
+
+// ---- C API ---------------------------------------------------------------------------------
+// Nothing may throw across it: every entry point catches and maps to a status.
+
+extern "C" {
+
+int gr_sim_create(const gr_sim_config_t *cfg, gr_sim_t **out_sim)
+{
+    if (!out_sim) return GR_E_INVALID;
+    try {
+        Settings s;
+        int rc = resolve(cfg, &s);
+        if (rc != GR_OK) return rc;
+
+        // Files first: a bad path is the caller's likeliest mistake, and Verilator's FST
+        // writer does not survive one.
+        if (!s.fst_path.empty()) {
+            FILE *f = std::fopen(s.fst_path.c_str(), "wb");
+            if (!f) return GR_E_IO;
+            std::fclose(f);
+        }
+        std::unique_ptr<gr_sim> sim;
+        try {
+            sim.reset(new gr_sim(s));
+        } catch (const std::invalid_argument &) {
+            return GR_E_INVALID;
+        }
+        if (!s.txlog_path.empty() && sim->log.open(s.txlog_path.c_str(), s.seed) != GR_OK) return GR_E_IO;
+        if (!s.fst_path.empty()) {
+            sim->fst.reset(new VerilatedFstC);
+            sim->top->trace(sim->fst.get(), 99);
+            sim->fst->open(s.fst_path.c_str());
+            sim->tracing = true;
+        }
+        sim->rst = true;
+        sim->run(kResetCycles);
+        sim->rst = false;
+        *out_sim = sim.release();
+        return GR_OK;
+    } catch (const std::bad_alloc &) {
+        return GR_E_NO_MEMORY;
+    } catch (...) {
+        return GR_E_IO;
+    }
+}
+
+void gr_sim_destroy(gr_sim_t *sim)
+{
+    try {
+        delete sim;
+    } catch (...) {
+    }
+}
+
+uint64_t gr_sim_seed(const gr_sim_t *sim)
+{
+    return sim ? sim->set.seed : 0;
+}
+
+int gr_sim_mmio_read(gr_sim_t *sim, uint32_t offset, uint32_t *out_value)
+{
+    if (!sim || !out_value) return GR_E_INVALID;
+    try {
+        return sim->csr_access(false, offset, 0, 0, out_value);
+    } catch (const std::bad_alloc &) {
+        return GR_E_NO_MEMORY;
+    } catch (...) {
+        return GR_E_IO;
+    }
+}
+
+int gr_sim_mmio_write(gr_sim_t *sim, uint32_t offset, uint32_t value)
+{
+    return gr_sim_mmio_write_strb(sim, offset, value, 0xf);
+}
+
+int gr_sim_mmio_write_strb(gr_sim_t *sim, uint32_t offset, uint32_t value, uint8_t strb)
+{
+    if (!sim || strb > 0xf) return GR_E_INVALID;
+    try {
+        return sim->csr_access(true, offset, value, strb, nullptr);
+    } catch (const std::bad_alloc &) {
+        return GR_E_NO_MEMORY;
+    } catch (...) {
+        return GR_E_IO;
+    }
+}
+
+void gr_sim_run(gr_sim_t *sim, uint64_t cycles)
+{
+    if (!sim) return;
+    try {
+        sim->run(cycles);
+    } catch (...) {
+    }
+}
+
+uint64_t gr_sim_cycle(const gr_sim_t *sim)
+{
+    return sim ? sim->cycle : 0;
+}
+
+bool gr_sim_irq(const gr_sim_t *sim)
+{
+    return sim && sim->top->irq_o;
+}
+
+int gr_sim_wait_irq(gr_sim_t *sim, uint64_t max_cycles, bool *out_raised)
+{
+    if (!sim || !out_raised) return GR_E_INVALID;
+    try {
+        for (uint64_t n = 0; !sim->top->irq_o && n < max_cycles; ++n)
+            sim->step();
+        sim->report();
+        *out_raised = sim->top->irq_o;
+        return GR_OK;
+    } catch (const std::bad_alloc &) {
+        return GR_E_NO_MEMORY;
+    } catch (...) {
+        return GR_E_IO;
+    }
+}
+
+int gr_sim_trace(gr_sim_t *sim, bool on)
+{
+    if (!sim) return GR_E_INVALID;
+    if (!sim->fst) return GR_E_UNSUPPORTED;
+    sim->tracing = on;
+    if (!on) sim->fst->flush();
+    return GR_OK;
+}
+
+int gr_sim_dma_alloc(gr_sim_t *sim, size_t bytes, void **out_cpu, uint64_t *out_bus)
+{
+    if (!sim || !out_cpu || !out_bus || bytes == 0) return GR_E_INVALID;
+    try {
+        return sim->host_mem.alloc(bytes, out_cpu, out_bus);
+    } catch (...) {
+        return GR_E_NO_MEMORY;
+    }
+}
+
+int gr_sim_dma_free(gr_sim_t *sim, uint64_t bus)
+{
+    if (!sim) return GR_E_INVALID;
+    return sim->host_mem.free(bus);
+}
+
+int gr_sim_vram_read(gr_sim_t *sim, uint64_t addr, void *dst, size_t bytes)
+{
+    if (!sim || !dst || bytes == 0) return GR_E_INVALID;
+    if (!sim->vram_mem.contains(addr, bytes)) return GR_E_RANGE;
+    sim->vram_mem.read(addr, static_cast<uint8_t *>(dst), bytes);
+    return GR_OK;
+}
+
+int gr_sim_vram_write(gr_sim_t *sim, uint64_t addr, const void *src, size_t bytes)
+{
+    if (!sim || !src || bytes == 0) return GR_E_INVALID;
+    if (!sim->vram_mem.contains(addr, bytes)) return GR_E_RANGE;
+    try {
+        sim->vram_mem.write(addr, static_cast<const uint8_t *>(src), bytes);
+    } catch (const std::bad_alloc &) {
+        return GR_E_NO_MEMORY;
+    }
+    return GR_OK;
+}
+
+} // extern "C"

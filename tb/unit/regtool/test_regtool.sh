@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# test_regtool: the register map generator keeps every output in step with gpu_regs.rdl. TAP.
+# Usage: test_regtool.sh PYTHON   (the venv's python, with the pinned SystemRDL tools)
+set -u
+PY=${1:?usage: test_regtool.sh PYTHON}
+ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
+REGTOOL=$ROOT/rtl/csr/regtool/regtool.py
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); echo "not ok $n - $1"; sed 's/^/# /' "$tmp/log" | head -8; }
+run() { "$PY" "$REGTOOL" --root "$1" ${2:-} >"$tmp/log" 2>&1; }
+
+# A scratch tree holding what regtool reads and writes.
+copy_tree() {
+    rm -rf "$tmp/t" && mkdir -p "$tmp/t/rtl/csr" "$tmp/t/host/include/gpuref" "$tmp/t/host/lib"
+    cp "$ROOT"/rtl/csr/gpu_regs.rdl "$ROOT"/rtl/csr/csr_regs.v "$ROOT"/rtl/csr/REGISTERS.md "$tmp/t/rtl/csr/"
+    cp "$ROOT"/host/include/gpuref/gr_regs.h "$ROOT"/host/include/gpuref/gr_regmap.h "$tmp/t/host/include/gpuref/"
+    cp "$ROOT"/host/lib/gr_regdesc.c "$tmp/t/host/lib/"
+}
+
+# add_reg TEXT: a register added at the end of the map's body.
+add_reg() {
+    python3 - "$tmp/t/rtl/csr/gpu_regs.rdl" "$1" <<'PY'
+import sys
+path, text = sys.argv[1], sys.argv[2]
+src = open(path).read()
+end = src.rstrip().rfind("};")
+open(path, "w").write(src[:end] + text + "\n" + src[end:])
+PY
+}
+
+if run "$ROOT" --check; then ok "committed outputs match gpu_regs.rdl"; else not_ok "committed outputs are stale (make regs)"; fi
+
+copy_tree
+add_reg '    reg { field { sw = rw; } VALUE[31:0] = 0; } SCRATCH2 @ 0x030;'
+if ! run "$tmp/t" --check && grep -q "csr_regs.v" "$tmp/log" && grep -q "gr_regdesc.c" "$tmp/log"; then
+    ok "an edited map without regeneration is reported stale, naming the outputs"
+else not_ok "an edited map without regeneration was not reported stale"; fi
+
+if run "$tmp/t" && run "$tmp/t" --check && grep -q "scratch2_value_q" "$tmp/t/rtl/csr/csr_regs.v" &&
+    grep -q "GR_REG_SCRATCH2 0x030u" "$tmp/t/host/include/gpuref/gr_regmap.h"; then
+    ok "regenerating brings every output in step, with the new register"
+else not_ok "regenerating did not bring the outputs in step"; fi
+
+hash_before=$(grep -o 'GR_REGMAP_HASH 0x[0-9a-f]*' "$ROOT/host/include/gpuref/gr_regmap.h")
+hash_after=$(grep -o 'GR_REGMAP_HASH 0x[0-9a-f]*' "$tmp/t/host/include/gpuref/gr_regmap.h")
+if [ -n "$hash_before" ] && [ "$hash_before" != "$hash_after" ]; then
+    ok "the map hash changes with the source ($hash_before -> ${hash_after#GR_REGMAP_HASH })"
+else not_ok "the map hash did not change with the source"; fi
+
+copy_tree
+add_reg '    reg { field { sw = w; } GO[0:0] = 0; } WRONLY @ 0x030;'
+if ! run "$tmp/t" && grep -q "sw=w hw=na is not supported" "$tmp/log"; then
+    ok "an unsupported field kind is refused with a message"
+else not_ok "an unsupported field kind was not refused"; fi
+
+copy_tree
+add_reg '    reg { field { sw = rw; hw = r; onwrite = woclr; hwset = true; } EV[0:0] = 0; } EVENTS @ 0x030;'
+if ! run "$tmp/t" && grep -q "precedence=hw" "$tmp/log"; then
+    ok "a W1C field that could lose an event (precedence=sw) is refused"
+else not_ok "a W1C field with precedence=sw was accepted"; fi
+
+copy_tree
+add_reg '    reg { field { sw = rw; } V[31:0] = 0; } BROKEN @ 0x030'
+if ! run "$tmp/t" && [ -s "$tmp/log" ]; then
+    ok "a syntax error in the map fails the generator"
+else not_ok "a syntax error in the map did not fail the generator"; fi
+
+echo "1..$n"
