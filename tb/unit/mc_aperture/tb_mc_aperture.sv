@@ -1,0 +1,283 @@
+`default_nettype none
+// tb_mc_aperture: self-checking unit test of mc_aperture (BAR1 window and VPR) under Icarus 11
+// and Verilator 5.006 --timing, with a VRAM model that stalls every channel at random.
+//
+// Output is TAP ("1..N", "# seed=S", "ok N - name"); exits through $fatal when a check failed.
+// Plusargs: +seed=N (default 1), +wave=<file> for a waveform.
+//
+// A reference copy of VRAM predicts every read. Random bursts (INCR, 1..16 beats of 8 bytes,
+// random strobes and IDs, never crossing 4 KiB) go through a randomly placed window; a random
+// VPR covers some pages. Inside the VPR a write must leave VRAM untouched and a read must
+// return zeros, each with one fault pulse carrying the VRAM address; outside, data round-trips.
+// Reads are also pipelined (several ARs before any R) to fill the aperture's outstanding FIFO.
+module tb_mc_aperture;
+    localparam integer ApBits = 16;      // 64 KiB window
+    localparam integer VramBits = 18;    // 256 KiB VRAM
+    localparam integer VRAM_BYTES = 1 << VramBits;
+    localparam integer PLAN = 8;
+    localparam integer OPS = 600;
+    localparam integer TIMEOUT = 5000;
+
+    logic clk = 1'b0;
+    logic rst = 1'b1;
+    always #5 clk = ~clk;
+
+    // ---- DUT ------------------------------------------------------------------------------
+    logic [VramBits-1:0] window_base = '0;
+    logic                vpr_en = 1'b0;
+    logic [VramBits-13:0] vpr_base = '0, vpr_limit = '0;
+    wire                 fault_wr, fault_rd, idle;
+    wire [VramBits-1:0]  fault_wr_addr, fault_rd_addr;
+
+    logic [3:0] awid = 4'd0; logic [ApBits-1:0] awaddr = '0; logic [7:0] awlen = 8'd0;
+    logic awvalid = 1'b0; wire awready;
+    logic [63:0] wdata = 64'd0; logic [7:0] wstrb = 8'd0; logic wlast = 1'b0; logic wvalid = 1'b0;
+    wire wready; wire [3:0] bid; wire [1:0] bresp; wire bvalid; logic bready = 1'b0;
+    logic [3:0] arid = 4'd0; logic [ApBits-1:0] araddr = '0; logic [7:0] arlen = 8'd0;
+    logic arvalid = 1'b0; wire arready;
+    wire [3:0] rid; wire [63:0] rdata; wire [1:0] rresp; wire rlast, rvalid; logic rready = 1'b0;
+
+    wire [VramBits-1:0] m_awaddr, m_araddr; wire [7:0] m_awlen, m_arlen;
+    wire [2:0] m_awsize, m_arsize, m_awprot, m_arprot; wire [1:0] m_awburst, m_arburst;
+    wire m_awlock, m_arlock; wire [3:0] m_awcache, m_arcache;
+    wire m_awvalid, m_wvalid, m_wlast, m_bready, m_arvalid, m_rready;
+    wire [63:0] m_wdata; wire [7:0] m_wstrb;
+    logic m_awready = 1'b0, m_wready = 1'b0, m_arready = 1'b0;
+    logic m_bvalid = 1'b0, m_rvalid = 1'b0, m_rlast = 1'b0;
+    logic [63:0] m_rdata = 64'd0;
+
+    mc_aperture #(.ApAddrBits(ApBits), .VramAddrBits(VramBits), .DataBytes(8), .IdBits(4),
+                  .Outstanding(4)) dut (
+        .clk_i(clk), .rst_i(rst), .window_base_i(window_base), .vpr_en_i(vpr_en),
+        .vpr_base_i(vpr_base), .vpr_limit_i(vpr_limit), .fault_wr_o(fault_wr),
+        .fault_wr_addr_o(fault_wr_addr), .fault_rd_o(fault_rd), .fault_rd_addr_o(fault_rd_addr),
+        .idle_o(idle),
+        .s_ap_awid_i(awid), .s_ap_awaddr_i(awaddr), .s_ap_awlen_i(awlen), .s_ap_awsize_i(3'd3),
+        .s_ap_awburst_i(2'b01), .s_ap_awlock_i(1'b0), .s_ap_awcache_i(4'd0), .s_ap_awprot_i(3'd0),
+        .s_ap_awvalid_i(awvalid), .s_ap_awready_o(awready),
+        .s_ap_wdata_i(wdata), .s_ap_wstrb_i(wstrb), .s_ap_wlast_i(wlast), .s_ap_wvalid_i(wvalid),
+        .s_ap_wready_o(wready), .s_ap_bid_o(bid), .s_ap_bresp_o(bresp), .s_ap_bvalid_o(bvalid),
+        .s_ap_bready_i(bready),
+        .s_ap_arid_i(arid), .s_ap_araddr_i(araddr), .s_ap_arlen_i(arlen), .s_ap_arsize_i(3'd3),
+        .s_ap_arburst_i(2'b01), .s_ap_arlock_i(1'b0), .s_ap_arcache_i(4'd0), .s_ap_arprot_i(3'd0),
+        .s_ap_arvalid_i(arvalid), .s_ap_arready_o(arready),
+        .s_ap_rid_o(rid), .s_ap_rdata_o(rdata), .s_ap_rresp_o(rresp), .s_ap_rlast_o(rlast),
+        .s_ap_rvalid_o(rvalid), .s_ap_rready_i(rready),
+        .m_vram_awaddr_o(m_awaddr), .m_vram_awlen_o(m_awlen), .m_vram_awsize_o(m_awsize),
+        .m_vram_awburst_o(m_awburst), .m_vram_awlock_o(m_awlock), .m_vram_awcache_o(m_awcache),
+        .m_vram_awprot_o(m_awprot), .m_vram_awvalid_o(m_awvalid), .m_vram_awready_i(m_awready),
+        .m_vram_wdata_o(m_wdata), .m_vram_wstrb_o(m_wstrb), .m_vram_wlast_o(m_wlast),
+        .m_vram_wvalid_o(m_wvalid), .m_vram_wready_i(m_wready),
+        .m_vram_bresp_i(2'b00), .m_vram_bvalid_i(m_bvalid), .m_vram_bready_o(m_bready),
+        .m_vram_araddr_o(m_araddr), .m_vram_arlen_o(m_arlen), .m_vram_arsize_o(m_arsize),
+        .m_vram_arburst_o(m_arburst), .m_vram_arlock_o(m_arlock), .m_vram_arcache_o(m_arcache),
+        .m_vram_arprot_o(m_arprot), .m_vram_arvalid_o(m_arvalid), .m_vram_arready_i(m_arready),
+        .m_vram_rdata_i(m_rdata), .m_vram_rresp_i(2'b00), .m_vram_rlast_i(m_rlast),
+        .m_vram_rvalid_i(m_rvalid), .m_vram_rready_o(m_rready)
+    );
+
+    integer seed = 1;
+    integer seed0;  // as given, for the messages ($random advances seed)
+    function automatic integer urand(input integer n);  // 0..n-1
+        urand = (($random(seed) % n) + n) % n;
+    endfunction
+
+    // ---- VRAM model: in order, one burst per direction at a time, random stalls ------------
+    logic [7:0] vram [0:VRAM_BYTES-1];
+    logic [7:0] ref_vram [0:VRAM_BYTES-1];
+    integer stall_pct = 30;
+    logic [VramBits-1:0] mw_addr; integer mw_left = 0; logic mw_busy = 1'b0; logic mb_pend = 1'b0;
+    logic [VramBits-1:0] mr_addr; integer mr_left = 0; logic mr_busy = 1'b0;
+    integer mi;
+    always @(negedge clk) begin
+        m_awready <= !mw_busy && !mb_pend && urand(100) >= stall_pct;
+        m_wready <= mw_busy && urand(100) >= stall_pct;
+        m_arready <= !mr_busy && urand(100) >= stall_pct;
+    end
+    always @(posedge clk) begin
+        if (m_awvalid && m_awready) begin
+            mw_busy <= 1'b1; mw_addr <= m_awaddr; mw_left <= m_awlen + 1;
+        end
+        if (m_wvalid && m_wready) begin
+            for (mi = 0; mi < 8; mi = mi + 1)
+                if (m_wstrb[mi]) vram[{mw_addr[VramBits-1:3], 3'b000} + mi] <= m_wdata[mi*8 +: 8];
+            mw_addr <= mw_addr + 8;
+            mw_left <= mw_left - 1;
+            if (m_wlast) begin mw_busy <= 1'b0; mb_pend <= 1'b1; end
+        end
+        if (mb_pend && !m_bvalid && urand(100) >= stall_pct) m_bvalid <= 1'b1;
+        if (m_bvalid && m_bready) begin m_bvalid <= 1'b0; mb_pend <= 1'b0; end
+        if (m_arvalid && m_arready) begin
+            mr_busy <= 1'b1; mr_addr <= m_araddr; mr_left <= m_arlen + 1;
+        end
+        if (m_rvalid && m_rready) begin
+            m_rvalid <= 1'b0;
+            if (m_rlast) mr_busy <= 1'b0;
+        end else if (mr_busy && !m_rvalid && mr_left > 0 && urand(100) >= stall_pct) begin
+            for (mi = 0; mi < 8; mi = mi + 1) m_rdata[mi*8 +: 8] <= vram[{mr_addr[VramBits-1:3], 3'b000} + mi];
+            m_rlast <= (mr_left == 1);
+            m_rvalid <= 1'b1;
+            mr_addr <= mr_addr + 8;
+            mr_left <= mr_left - 1;
+        end
+    end
+
+    // ---- checks -----------------------------------------------------------------------------
+    integer failures = 0, tap = 0;
+    integer data_errors = 0, vpr_leaks = 0, vpr_writes = 0, id_errors = 0, fault_errors = 0;
+    integer faults_seen = 0, faults_expected = 0;
+    integer fault_addr_errors = 0;
+    always @(posedge clk) begin
+        if (fault_wr) faults_seen = faults_seen + 1;
+        if (fault_rd) faults_seen = faults_seen + 1;
+        if ((fault_wr && !in_vpr(fault_wr_addr)) || (fault_rd && !in_vpr(fault_rd_addr)))
+            fault_addr_errors = fault_addr_errors + 1;
+    end
+    task automatic check(input logic ok, input [8*72-1:0] name);
+        tap = tap + 1;
+        if (ok) $display("ok %0d - %0s", tap, name);
+        else begin $display("not ok %0d - %0s", tap, name); failures = failures + 1; end
+    endtask
+
+    function automatic logic in_vpr(input integer vaddr);
+        in_vpr = vpr_en && (vaddr >> 12) >= vpr_base && (vaddr >> 12) < vpr_limit;
+    endfunction
+
+    // One write burst: AW and W run concurrently (W may lead), then B.
+    task automatic write_burst(input integer off, input integer beats, input [3:0] id);
+        integer b, i, v, waited;
+        logic [63:0] d; logic [7:0] s;
+        v = window_base + off;
+        fork
+            begin
+                repeat (urand(3)) @(negedge clk);
+                awid = id; awaddr = off[ApBits-1:0]; awlen = beats - 1; awvalid = 1'b1;
+                @(posedge clk); while (!awready) @(posedge clk);
+                @(negedge clk); awvalid = 1'b0;
+            end
+            begin
+                for (b = 0; b < beats; b = b + 1) begin
+                    repeat (urand(2)) @(negedge clk);
+                    d = {$random(seed), $random(seed)}; s = urand(256);
+                    wdata = d; wstrb = s; wlast = (b == beats - 1); wvalid = 1'b1;
+                    @(posedge clk); while (!wready) @(posedge clk);
+                    if (!in_vpr(v))
+                        for (i = 0; i < 8; i = i + 1) if (s[i]) ref_vram[v + b * 8 + i] = d[i*8 +: 8];
+                    @(negedge clk); wvalid = 1'b0;
+                end
+            end
+        join
+        bready = urand(2);
+        waited = 0;
+        @(posedge clk);
+        while (!(bvalid && bready)) begin
+            @(negedge clk); bready = urand(100) >= stall_pct;
+            @(posedge clk); waited = waited + 1;
+            if (waited > TIMEOUT) begin $display("# write response timeout"); $fatal(1); end
+        end
+        if (bid !== id || bresp !== 2'b00) begin
+            if (id_errors == 0) $display("# first B error: id %0d want %0d resp %0d at %0t", bid, id, bresp, $time);
+            id_errors = id_errors + 1;
+        end
+        @(negedge clk); bready = 1'b0;
+        if (in_vpr(v)) faults_expected = faults_expected + 1;
+    endtask
+
+    // count read bursts issued back to back; R beats checked against the reference in order.
+    task automatic read_bursts(input integer count);
+        integer offs [0:7]; integer lens [0:7]; logic [3:0] ids [0:7];
+        integer k, kr, b, i, v, got, waited;
+        for (k = 0; k < count; k = k + 1) begin
+            lens[k] = 1 + urand(16);
+            offs[k] = (urand(1 << ApBits) & ~4095) + 8 * urand(512 - lens[k] + 1);
+            ids[k] = urand(16);
+        end
+        fork
+            for (k = 0; k < count; k = k + 1) begin
+                repeat (urand(2)) @(negedge clk);
+                arid = ids[k]; araddr = offs[k][ApBits-1:0]; arlen = lens[k] - 1; arvalid = 1'b1;
+                @(posedge clk); while (!arready) @(posedge clk);
+                @(negedge clk); arvalid = 1'b0;
+                if (in_vpr(window_base + offs[k])) faults_expected = faults_expected + 1;
+            end
+            for (kr = 0; kr < count; kr = kr + 1)
+                for (b = 0; b < lens[kr]; b = b + 1) begin
+                    waited = 0;
+                    @(negedge clk); rready = urand(100) >= stall_pct;
+                    @(posedge clk);
+                    while (!(rvalid && rready)) begin
+                        @(negedge clk); rready = urand(100) >= stall_pct;
+                        @(posedge clk); waited = waited + 1;
+                        if (waited > TIMEOUT) begin $display("# read timeout"); $fatal(1); end
+                    end
+                    v = window_base + offs[kr] + b * 8;
+                    if (rid !== ids[kr] || rresp !== 2'b00 || rlast !== (b == lens[kr] - 1)) begin
+                        if (id_errors == 0) $display("# first R error: id %0d want %0d last %0d beat %0d/%0d at %0t", rid, ids[kr], rlast, b, lens[kr], $time);
+                        id_errors = id_errors + 1;
+                    end
+                    for (i = 0; i < 8; i = i + 1) begin
+                        got = rdata[i*8 +: 8];
+                        if (in_vpr(v)) begin
+                            if (got != 0) vpr_leaks = vpr_leaks + 1;
+                        end else if (got != ref_vram[v + i]) data_errors = data_errors + 1;
+                    end
+                end
+        join
+        @(negedge clk); rready = 1'b0;
+    endtask
+
+    integer op, k, off, beats, protected_changed;
+    string wave;
+    initial begin
+        if ($value$plusargs("seed=%d", seed)) ;
+        if ($value$plusargs("wave=%s", wave)) begin $dumpfile(wave); $dumpvars(0, tb_mc_aperture); end
+        $display("1..%0d", PLAN);
+        seed0 = seed;
+        $display("# seed=%0d", seed);
+        for (k = 0; k < VRAM_BYTES; k = k + 1) begin
+            vram[k] = urand(256); ref_vram[k] = vram[k];
+        end
+        window_base = (urand(VRAM_BYTES - (1 << ApBits)) & ~4095);
+        vpr_base = (window_base >> 12) + urand(8);
+        vpr_limit = vpr_base + 1 + urand(4);
+        vpr_en = 1'b1;
+        repeat (4) @(negedge clk);
+        rst = 1'b0;
+        for (op = 0; op < OPS; op = op + 1) begin
+            if (urand(2) == 0) begin
+                beats = 1 + urand(16);
+                // Half the bursts aim at the VPR's pages so both sides get exercised.
+                off = (urand(2) ? (((vpr_base - (window_base >> 12)) + urand(vpr_limit - vpr_base + 1)) << 12)
+                                : (urand(1 << ApBits) & ~4095)) + 8 * urand(512 - beats + 1);
+                off = off & ((1 << ApBits) - 1);
+                write_burst(off, beats, urand(16));
+            end else read_bursts(1 + urand(6));
+        end
+        repeat (20) @(negedge clk);
+        protected_changed = 0;
+        for (k = 0; k < VRAM_BYTES; k = k + 1) begin
+            if (vram[k] !== ref_vram[k]) begin
+                if (in_vpr(k)) protected_changed = protected_changed + 1;
+                else data_errors = data_errors + 1;
+            end
+        end
+        $display("# window 0x%05x, VPR pages [0x%0x, 0x%0x), %0d faults", window_base, vpr_base,
+                 vpr_limit, faults_seen);
+        check(data_errors == 0, "data outside the VPR round-trips through the window");
+        check(protected_changed == 0, "writes inside the VPR leave VRAM untouched");
+        check(vpr_leaks == 0, "reads inside the VPR return zeros");
+        check(id_errors == 0, "B and R carry the master's ID, OKAY, RLAST on the last beat");
+        check(faults_expected > 0 && faults_seen == faults_expected, "one fault per protected burst");
+        check(fault_addr_errors == 0, "every fault address lies in the VPR");
+        check(idle === 1'b1, "idle after every burst completed");
+        // VPR off: the same pages are an ordinary part of the window again.
+        vpr_en = 1'b0;
+        data_errors = 0;
+        write_burst(((vpr_base - (window_base >> 12)) << 12), 4, 4'd3);
+        read_bursts(1);
+        check(data_errors == 0 && vpr_leaks == 0, "with the VPR disabled its pages round-trip");
+        if (failures) $fatal(1, "%0d checks failed (seed %0d)", failures, seed0);
+        $finish;
+    end
+endmodule
+`default_nettype wire
