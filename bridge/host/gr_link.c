@@ -233,6 +233,24 @@ int gr_link_write32(gr_link_t *link, uint32_t offset, uint32_t value)
     return rc ? rc : link->ops->write32(link->ctx, offset, value);
 }
 
+int gr_link_ap_read(gr_link_t *link, uint64_t offset, void *dst, size_t bytes)
+{
+    if (!link || !dst || bytes == 0)
+        return GR_E_INVALID;
+    if (!link->ops->ap_read)
+        return GR_E_UNSUPPORTED;
+    return link->ops->ap_read(link->ctx, offset, dst, bytes);
+}
+
+int gr_link_ap_write(gr_link_t *link, uint64_t offset, const void *src, size_t bytes)
+{
+    if (!link || !src || bytes == 0)
+        return GR_E_INVALID;
+    if (!link->ops->ap_write)
+        return GR_E_UNSUPPORTED;
+    return link->ops->ap_write(link->ctx, offset, src, bytes);
+}
+
 int gr_link_dma_alloc(gr_link_t *link, size_t bytes, gr_dma_buf_t *out_buf)
 {
     if (!link || !out_buf || bytes == 0)

@@ -11,6 +11,8 @@
  *   - read32/write32: one aligned 32-bit access to BAR0. They block until the device answers:
  *     GR_E_BUS when it answers with an error response, GR_E_TIMEOUT when it does not answer.
  *     Offsets are checked before the link is touched (GR_E_ALIGN, GR_E_RANGE).
+ *   - ap_read/ap_write: the CPU's access to BAR1, the aperture into VRAM (bytes, any length
+ *     and alignment inside the window). GR_E_BUS when the device answers with an error.
  *   - dma_alloc/dma_free: host memory the device can reach (cpu pointer + bus address).
  *   - wait_irq: blocks until the interrupt line is high or timeout_us passes (0: just sample).
  *     An interrupt can be missed on some links; device state in registers or memory is the truth.
@@ -65,6 +67,8 @@ typedef struct gr_link_ops {
     void (*close)(void *ctx);
     int (*read32)(void *ctx, uint32_t offset, uint32_t *out_value);
     int (*write32)(void *ctx, uint32_t offset, uint32_t value);
+    int (*ap_read)(void *ctx, uint64_t offset, void *dst, size_t bytes);
+    int (*ap_write)(void *ctx, uint64_t offset, const void *src, size_t bytes);
     int (*dma_alloc)(void *ctx, size_t bytes, gr_dma_buf_t *out_buf);
     int (*dma_free)(void *ctx, const gr_dma_buf_t *buf);
     int (*wait_irq)(void *ctx, uint32_t timeout_us, bool *out_raised);
@@ -104,6 +108,8 @@ const char *gr_link_schemes(void);
 
 int gr_link_read32(gr_link_t *link, uint32_t offset, uint32_t *out_value);
 int gr_link_write32(gr_link_t *link, uint32_t offset, uint32_t value);
+int gr_link_ap_read(gr_link_t *link, uint64_t offset, void *dst, size_t bytes);
+int gr_link_ap_write(gr_link_t *link, uint64_t offset, const void *src, size_t bytes);
 int gr_link_dma_alloc(gr_link_t *link, size_t bytes, gr_dma_buf_t *out_buf);
 int gr_link_dma_free(gr_link_t *link, const gr_dma_buf_t *buf);
 int gr_link_wait_irq(gr_link_t *link, uint32_t timeout_us, bool *out_raised);

@@ -90,6 +90,16 @@ static int sim_write32(void *ctx, uint32_t offset, uint32_t value)
     return gr_sim_mmio_write(((sim_ctx_t *)ctx)->sim, offset, value);
 }
 
+static int sim_ap_read(void *ctx, uint64_t offset, void *dst, size_t bytes)
+{
+    return gr_sim_ap_read(((sim_ctx_t *)ctx)->sim, offset, dst, bytes);
+}
+
+static int sim_ap_write(void *ctx, uint64_t offset, const void *src, size_t bytes)
+{
+    return gr_sim_ap_write(((sim_ctx_t *)ctx)->sim, offset, src, bytes);
+}
+
 static int sim_dma_alloc(void *ctx, size_t bytes, gr_dma_buf_t *out_buf)
 {
     void *cpu = NULL;
@@ -135,6 +145,8 @@ const gr_link_ops_t gr_link_sim_ops = {
     .close = sim_close,
     .read32 = sim_read32,
     .write32 = sim_write32,
+    .ap_read = sim_ap_read,
+    .ap_write = sim_ap_write,
     .dma_alloc = sim_dma_alloc,
     .dma_free = sim_dma_free,
     .wait_irq = sim_wait_irq,

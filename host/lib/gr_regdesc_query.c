@@ -78,6 +78,8 @@ const char *gr_access_name(gr_access_t access)
         return "w1c";
     case GR_ACCESS_PULSE:
         return "pulse";
+    case GR_ACCESS_W1S:
+        return "w1s";
     }
     return "?";
 }

@@ -8,6 +8,7 @@ test-conformance: $(GPUCTL)
 MUTANT_DIR := $(BUILD)/mutant
 MUTANTS := $(shell tb/conformance/mutate.sh list)
 
+.PRECIOUS: $(MUTANT_DIR)/%/rtl/.stamp
 $(MUTANT_DIR)/%/rtl/.stamp: $(RTL_SRCS) $(wildcard $(RTL_ROOT)/common/*.vh) tb/conformance/mutate.sh
 	tb/conformance/mutate.sh make $* $(RTL_ROOT) $(@D)
 	touch $@

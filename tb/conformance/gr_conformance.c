@@ -129,8 +129,10 @@ static void check_read_write(run_t *r, const gr_reg_desc_t *reg)
     report(r, bad == 0, reg->name, "walking ones round-trip",
            bad ? "%u of %u bits wrong, first: wrote 0x%08x read 0x%08x" : "%u bits", bad ? bad : walked,
            walked, first_w, first_r);
+    /* Sticky (W1S) bits are never written 1: a lock would hold until the next hard reset. */
+    uint32_t ones = ~gr_regdesc_mask_of(reg, GR_ACCESS_W1S);
     uint32_t v;
-    if (!wr(r, reg->name, reg->offset, 0xffffffffu) || !rd(r, reg->name, reg->offset, &v))
+    if (!wr(r, reg->name, reg->offset, ones) || !rd(r, reg->name, reg->offset, &v))
         return;
     report(r, v == rw, reg->name, "all ones: read-write bits set, reserved bits zero",
            "read 0x%08x, expected 0x%08x", v, rw);
@@ -146,10 +148,29 @@ static void check_pulse(run_t *r, const gr_reg_desc_t *reg)
     uint32_t pulse = gr_regdesc_mask_of(reg, GR_ACCESS_PULSE);
     if (!pulse || reg->offset == GR_REG_RESET_CTRL)
         return;
+    uint32_t zero = pulse | ~gr_regdesc_mask(reg);
     uint32_t v;
-    if (!wr(r, reg->name, reg->offset, 0xffffffffu) || !rd(r, reg->name, reg->offset, &v))
+    if (!wr(r, reg->name, reg->offset, ~gr_regdesc_mask_of(reg, GR_ACCESS_W1S)) ||
+        !rd(r, reg->name, reg->offset, &v))
         return;
-    report(r, v == 0, reg->name, "strobe fields and reserved bits read zero", "read 0x%08x", v);
+    report(r, (v & zero) == 0, reg->name, "strobe fields and reserved bits read zero",
+           "read 0x%08x (mask 0x%08x)", v, zero);
+    wr(r, reg->name, reg->offset, gr_regdesc_reset(reg));
+}
+
+/* Sticky fields: writing 0 must not set them. Writing 1 is not tried: it holds until a hard
+ * reset, and the suite must leave a board as it found it. */
+static void check_sticky(run_t *r, const gr_reg_desc_t *reg)
+{
+    uint32_t w1s = gr_regdesc_mask_of(reg, GR_ACCESS_W1S);
+    if (!w1s)
+        return;
+    uint32_t before, v;
+    if (!rd(r, reg->name, reg->offset, &before) ||
+        !wr(r, reg->name, reg->offset, before & ~w1s) || !rd(r, reg->name, reg->offset, &v))
+        return;
+    report(r, (v & w1s) == (before & w1s), reg->name, "writing 0 to sticky fields changes nothing",
+           "read 0x%08x", v);
 }
 
 /*
@@ -266,6 +287,7 @@ int gr_conformance_run(gr_device_t *dev, gr_conf_emit_fn emit, void *user,
         check_read_only(&r, reg);
         check_read_write(&r, reg);
         check_pulse(&r, reg);
+        check_sticky(&r, reg);
         r.result.registers++;
     }
     if (!r.fatal)

@@ -103,6 +103,16 @@ int gr_sim_dma_alloc(gr_sim_t *sim, size_t bytes, void **out_cpu, uint64_t *out_
 /** Frees a buffer by its bus address. GR_E_NOT_FOUND if no buffer starts there, GR_E_INVALID for NULL. */
 int gr_sim_dma_free(gr_sim_t *sim, uint64_t bus);
 
+/**
+ * The CPU's access to BAR1 (the aperture into VRAM) through gpu_core's s_ap port, as AXI4
+ * bursts of whole bus beats with strobes, at most 16 beats and never across 4 KiB.
+ * @return GR_OK, GR_E_RANGE (past the 256 MiB window), GR_E_BUS (an error response: the
+ *         aperture is not built in, or the window reaches past VRAM; dst untouched),
+ *         GR_E_TIMEOUT, GR_E_INVALID
+ */
+int gr_sim_ap_read(gr_sim_t *sim, uint64_t offset, void *dst, size_t bytes);
+int gr_sim_ap_write(gr_sim_t *sim, uint64_t offset, const void *src, size_t bytes);
+
 /** VRAM backdoor (no bus cycles): for tests and for checking what the device wrote.
  *  Bytes never written read 0. GR_OK, GR_E_INVALID (NULL, bytes 0), GR_E_RANGE (past vram_bytes). */
 int gr_sim_vram_read(gr_sim_t *sim, uint64_t addr, void *dst, size_t bytes);

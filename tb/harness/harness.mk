@@ -18,7 +18,7 @@ SIM_CPPFLAGS := -Itb/harness -Ihost/include
 HARNESS_SRC := tb/harness
 HARNESS_MODELS_SRC := tb/unit/harness_models
 # Objects that do not include the Verilated model (the unit tests of the models link these).
-HARNESS_MODEL_OBJS := $(addprefix $(SIM_DIR)/harness/,axi_mem_model.o csr_driver.o host_memory.o \
+HARNESS_MODEL_OBJS := $(addprefix $(SIM_DIR)/harness/,axi_mem_model.o axi_test_master.o csr_driver.o host_memory.o \
                         txlog.o vram_memory.o)
 HARNESS_OBJS := $(HARNESS_MODEL_OBJS) $(SIM_DIR)/harness/sim_core.o
 

@@ -12,6 +12,7 @@
 #include <verilated.h>
 #include <verilated_fst_c.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cinttypes>
@@ -22,10 +23,12 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "Vgpu_core.h"
 #include "axi_mem_model.h"
 #include "axi_pins.h"
+#include "axi_test_master.h"
 #include "csr_driver.h"
 #include "gpuref/gr_regmap.h"
 #include "gr_sim.h"
@@ -47,7 +50,11 @@ constexpr unsigned kMaxMaxLatency = 1000;
 constexpr unsigned kCsrMaxDelay = 4; // AWVALID/WVALID/ARVALID rise 0..4 cycles into an access
 constexpr unsigned kModelDepth = 8;
 // Salts that give every port its own random stream from the one seed.
-constexpr uint64_t kSaltCsr = 1, kSaltHost = 2, kSaltVram = 3;
+constexpr uint64_t kSaltCsr = 1, kSaltHost = 2, kSaltVram = 3, kSaltAp = 4;
+// BAR1: gpu_core's default ApAddrBits (28) makes a 256 MiB window.
+constexpr uint64_t kApBytes = 256ull << 20;
+constexpr unsigned kApMaxBeats = 16; // beats per burst the host issues (a CPU write-combining line)
+constexpr unsigned kApMaxOutstanding = 4;
 
 // The settings after environment defaults.
 struct Settings {
@@ -201,6 +208,7 @@ struct gr_sim {
     void run(uint64_t cycles);
     int csr_access(bool write, uint32_t offset, uint32_t value, uint8_t strb, uint32_t *out_value);
     int csr_finish();
+    int ap_access(bool write, uint64_t offset, uint8_t *buf, size_t bytes);
     void report(); // violations found by the driver or the models, once per port, on stderr
 
     Settings set;
@@ -221,6 +229,12 @@ struct gr_sim {
     std::unique_ptr<AxiMemModel> host;
     std::unique_ptr<AxiMemModel> vram;
     AxilPins csr_pins;
+    std::unique_ptr<AxiTestMaster> ap; // the CPU on BAR1, only during a gr_sim_ap_* call
+    AxiPins ap_pins;
+    uint64_t ap_calls = 0;
+    uint64_t ap_violations = 0;
+    std::string ap_first_violation;
+    uint64_t reported_ap = 0;
     AxiPins host_pins;
     AxiPins vram_pins;
     bool rst = true;
@@ -292,12 +306,37 @@ void gr_sim::step()
     t->s_csr_arprot_i = csr_pins.arprot;
     t->s_csr_arvalid_i = csr_pins.arvalid;
     t->s_csr_rready_i = csr_pins.rready;
-    // The CPU aperture has no master in the harness yet: idle, responses always taken.
-    t->s_ap_awvalid_i = 0;
-    t->s_ap_wvalid_i = 0;
-    t->s_ap_arvalid_i = 0;
-    t->s_ap_bready_i = 1;
-    t->s_ap_rready_i = 1;
+    // BAR1: the CPU's bursts during a gr_sim_ap_* call, else idle with responses taken.
+    if (ap) {
+        ap->drive(ap_pins);
+    } else {
+        ap_pins.awvalid = ap_pins.wvalid = ap_pins.arvalid = false;
+        ap_pins.bready = ap_pins.rready = true;
+    }
+    t->s_ap_awvalid_i = ap_pins.awvalid;
+    t->s_ap_awid_i = ap_pins.aw.id;
+    t->s_ap_awaddr_i = uint32_t(ap_pins.aw.addr);
+    t->s_ap_awlen_i = ap_pins.aw.len;
+    t->s_ap_awsize_i = ap_pins.aw.size;
+    t->s_ap_awburst_i = ap_pins.aw.burst;
+    t->s_ap_awlock_i = ap_pins.aw.lock;
+    t->s_ap_awcache_i = ap_pins.aw.cache;
+    t->s_ap_awprot_i = ap_pins.aw.prot;
+    t->s_ap_wvalid_i = ap_pins.wvalid;
+    bytes_to_port(t->s_ap_wdata_i, ap_pins.wdata, data_bytes);
+    t->s_ap_wstrb_i = ap_pins.wstrb;
+    t->s_ap_wlast_i = ap_pins.wlast;
+    t->s_ap_bready_i = ap_pins.bready;
+    t->s_ap_arvalid_i = ap_pins.arvalid;
+    t->s_ap_arid_i = ap_pins.ar.id;
+    t->s_ap_araddr_i = uint32_t(ap_pins.ar.addr);
+    t->s_ap_arlen_i = ap_pins.ar.len;
+    t->s_ap_arsize_i = ap_pins.ar.size;
+    t->s_ap_arburst_i = ap_pins.ar.burst;
+    t->s_ap_arlock_i = ap_pins.ar.lock;
+    t->s_ap_arcache_i = ap_pins.ar.cache;
+    t->s_ap_arprot_i = ap_pins.ar.prot;
+    t->s_ap_rready_i = ap_pins.rready;
     GR_AXI_TO_CORE(t, m_host, host_pins, data_bytes);
     GR_AXI_TO_CORE(t, m_vram, vram_pins, data_bytes);
 
@@ -317,7 +356,19 @@ void gr_sim::step()
     csr_pins.rresp = t->s_csr_rresp_o;
     GR_AXI_FROM_CORE(t, m_host, host_pins, data_bytes);
     GR_AXI_FROM_CORE(t, m_vram, vram_pins, data_bytes);
+    ap_pins.awready = t->s_ap_awready_o;
+    ap_pins.wready = t->s_ap_wready_o;
+    ap_pins.bvalid = t->s_ap_bvalid_o;
+    ap_pins.bid = t->s_ap_bid_o;
+    ap_pins.bresp = t->s_ap_bresp_o;
+    ap_pins.arready = t->s_ap_arready_o;
+    ap_pins.rvalid = t->s_ap_rvalid_o;
+    ap_pins.rid = t->s_ap_rid_o;
+    port_to_bytes(ap_pins.rdata, data_bytes, t->s_ap_rdata_o);
+    ap_pins.rresp = t->s_ap_rresp_o;
+    ap_pins.rlast = t->s_ap_rlast_o;
     csr.sample(csr_pins, cycle);
+    if (ap) ap->sample(ap_pins, cycle);
     host->sample(host_pins, cycle);
     vram->sample(vram_pins, cycle);
 
@@ -348,6 +399,7 @@ void gr_sim::report()
         {"csr", csr.violations(), &csr.first_violation(), &reported_csr},
         {"host", host->violations(), &host->first_violation(), &reported_host},
         {"vram", vram->violations(), &vram->first_violation(), &reported_vram},
+        {"ap", ap_violations, &ap_first_violation, &reported_ap},
     };
     for (auto &p : ports) {
         if (p.n && !*p.reported)
@@ -384,6 +436,85 @@ int gr_sim::csr_access(bool write, uint32_t offset, uint32_t value, uint8_t strb
     if (csr.resp() != kRespOkay) return GR_E_BUS;
     if (out_value) *out_value = csr.rdata();
     return GR_OK;
+}
+
+// The CPU's access to BAR1: bursts of full bus beats (strobes trim the ends), at most
+// kApMaxBeats long and never across 4 KiB, a few in flight, all from a fresh master whose
+// randomness is derived from the seed and the call count.
+int gr_sim::ap_access(bool write, uint64_t offset, uint8_t *buf, size_t bytes)
+{
+    if (bytes == 0 || offset >= kApBytes || bytes > kApBytes - offset) return GR_E_RANGE;
+    AxiTestMaster::Config mc;
+    mc.data_bytes = data_bytes;
+    mc.valid_gap_pct = set.stall_pct;
+    mc.ready_stall_pct = set.stall_pct;
+    mc.max_outstanding = kApMaxOutstanding;
+    mc.seed = Prng::derive(Prng::derive(set.seed, kSaltAp), ++ap_calls);
+    ap.reset(new AxiTestMaster(mc));
+    unsigned size = 0;
+    while ((1u << size) < data_bytes)
+        ++size;
+    const uint64_t end = offset + bytes;
+    std::vector<std::pair<uint64_t, size_t>> bursts; // first beat address, index of txn
+    for (uint64_t a = offset & ~uint64_t(data_bytes - 1); a < end;) {
+        const uint64_t page_end = (a | 4095) + 1;
+        const uint64_t stop = std::min({end, page_end, a + uint64_t(kApMaxBeats) * data_bytes});
+        const unsigned beats = unsigned((stop - a + data_bytes - 1) / data_bytes);
+        MasterTxn t;
+        t.write = write;
+        t.a.id = uint32_t(ap_calls % 16);
+        t.a.addr = a;
+        t.a.len = uint8_t(beats - 1);
+        t.a.size = uint8_t(size);
+        t.a.burst = kBurstIncr;
+        if (write) {
+            for (unsigned b = 0; b < beats; ++b) {
+                Lanes lanes{};
+                uint64_t strb = 0;
+                for (unsigned i = 0; i < data_bytes; ++i) {
+                    const uint64_t byte = a + uint64_t(b) * data_bytes + i;
+                    if (byte >= offset && byte < end) {
+                        lanes[i] = buf[byte - offset];
+                        strb |= 1ull << i;
+                    }
+                }
+                t.wdata.push_back(lanes);
+                t.wstrb.push_back(strb);
+            }
+        }
+        bursts.emplace_back(a, ap->add(t));
+        a += uint64_t(beats) * data_bytes;
+    }
+    const uint64_t limit = kMmioTimeout * (bursts.size() + 1);
+    for (uint64_t n = 0; !ap->all_done() && n < limit; ++n)
+        step();
+    const bool done = ap->all_done();
+    for (const std::string &e : ap->errors()) {
+        if (ap_violations++ == 0) ap_first_violation = e;
+    }
+    int rc = done ? GR_OK : GR_E_TIMEOUT;
+    if (rc == GR_OK) {
+        for (const auto &bt : bursts) {
+            const MasterTxn &t = ap->txns()[bt.second];
+            if (write ? t.bresp != kRespOkay
+                      : std::any_of(t.rresp.begin(), t.rresp.end(), [](uint8_t r) { return r != kRespOkay; }))
+                rc = GR_E_BUS;
+        }
+    }
+    if (rc == GR_OK && !write) {
+        for (const auto &bt : bursts) {
+            const MasterTxn &t = ap->txns()[bt.second];
+            for (size_t b = 0; b < t.rdata.size(); ++b)
+                for (unsigned i = 0; i < data_bytes; ++i) {
+                    const uint64_t byte = bt.first + b * data_bytes + i;
+                    if (byte >= offset && byte < end) buf[byte - offset] = t.rdata[b][i];
+                }
+        }
+    }
+    // A timed-out burst cannot be taken back from the bus; the master stays to finish it.
+    if (done) ap.reset();
+    report();
+    return rc;
 }
 
 // ---- C API ---------------------------------------------------------------------------------
@@ -531,6 +662,34 @@ int gr_sim_dma_free(gr_sim_t *sim, uint64_t bus)
 {
     if (!sim) return GR_E_INVALID;
     return sim->host_mem.free(bus);
+}
+
+int gr_sim_ap_read(gr_sim_t *sim, uint64_t offset, void *dst, size_t bytes)
+{
+    if (!sim || !dst || bytes == 0) return GR_E_INVALID;
+    try {
+        std::vector<uint8_t> tmp(bytes); // dst stays untouched on failure
+        int rc = sim->ap_access(false, offset, tmp.data(), bytes);
+        if (rc == GR_OK) std::memcpy(dst, tmp.data(), bytes);
+        return rc;
+    } catch (const std::bad_alloc &) {
+        return GR_E_NO_MEMORY;
+    } catch (...) {
+        return GR_E_IO;
+    }
+}
+
+int gr_sim_ap_write(gr_sim_t *sim, uint64_t offset, const void *src, size_t bytes)
+{
+    if (!sim || !src || bytes == 0) return GR_E_INVALID;
+    try {
+        std::vector<uint8_t> tmp(static_cast<const uint8_t *>(src), static_cast<const uint8_t *>(src) + bytes);
+        return sim->ap_access(true, offset, tmp.data(), bytes);
+    } catch (const std::bad_alloc &) {
+        return GR_E_NO_MEMORY;
+    } catch (...) {
+        return GR_E_IO;
+    }
 }
 
 int gr_sim_vram_read(gr_sim_t *sim, uint64_t addr, void *dst, size_t bytes)

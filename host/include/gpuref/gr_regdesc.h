@@ -21,6 +21,7 @@ typedef enum gr_access {
     GR_ACCESS_RW,    /**< read-write storage */
     GR_ACCESS_W1C,   /**< set by hardware, cleared by writing 1 (interrupt state) */
     GR_ACCESS_PULSE, /**< write 1 for a one-cycle strobe; reads zero */
+    GR_ACCESS_W1S,   /**< sticky: writing 1 sets it, only a hard reset clears it (a lock) */
 } gr_access_t;
 
 typedef struct gr_field_desc {

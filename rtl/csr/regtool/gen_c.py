@@ -1,9 +1,9 @@
 """Writes the C register description: gr_regmap.h (constants) and gr_regdesc.c (the table
 that gpuctl and the conformance suite walk)."""
-from model import CONST, HW_RO, RW, W1C, PULSE
+from model import CONST, HW_RO, RW, W1C, PULSE, W1S
 
 _ACCESS = {CONST: "GR_ACCESS_CONST", HW_RO: "GR_ACCESS_HW_RO", RW: "GR_ACCESS_RW",
-           W1C: "GR_ACCESS_W1C", PULSE: "GR_ACCESS_PULSE"}
+           W1C: "GR_ACCESS_W1C", PULSE: "GR_ACCESS_PULSE", W1S: "GR_ACCESS_W1S"}
 
 
 def _cstr(s):

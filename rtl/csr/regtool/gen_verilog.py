@@ -1,5 +1,5 @@
 """Writes csr_regs.v: the register file of a map, in the RTL subset gpuref allows."""
-from model import CONST, HW_RO, RW, W1C, PULSE
+from model import CONST, HW_RO, RW, W1C, PULSE, W1S
 
 
 def _name(reg, f, suffix):
@@ -16,6 +16,7 @@ def _wbits(f):
 
 def generate(m, addr_bits: int) -> str:
     ports, decls, resets, strobes, writes, sets, reads = [], [], [], [], [], [], []
+    hard = []  # fields only a hard reset clears: their own clocked block
     for reg in m.registers:
         sel = f"sel_{reg.name.lower()}"
         decls.append(f"    wire {sel} = (word == {addr_bits - 2}'h{reg.offset >> 2:x});")
@@ -30,9 +31,23 @@ def generate(m, addr_bits: int) -> str:
                 parts.append((f.lsb, _name(reg, f, "i")))
                 continue
             decls.append(f"    logic {_vec(w)}{q};")
-            resets.append(f"            {q} <= {w}'h{f.reset:x};")
-            if f.kind == RW:
-                writes.append(f"                if ({sel}) {q} <= {_wbits(f)};")
+            cond = f"{sel} && !{f.lock.lower()}_q" if f.lock else sel
+            if f.hard_reset_only:
+                value = f"{q} | {_wbits(f)}" if f.kind == W1S else _wbits(f)
+                hard.append(f"    always_ff @(posedge clk_i) begin  // kept across a soft reset\n"
+                            f"        if (rst_i) {q} <= {w}'h{f.reset:x};\n"
+                            f"        else if (write_ok && {cond}) {q} <= {value};\n"
+                            f"    end")
+                parts.append((f.lsb, q))
+            else:
+                resets.append(f"            {q} <= {w}'h{f.reset:x};")
+            if f.hard_reset_only:
+                pass
+            elif f.kind == W1S:
+                writes.append(f"                if ({cond}) {q} <= {q} | {_wbits(f)};")
+                parts.append((f.lsb, q))
+            elif f.kind == RW:
+                writes.append(f"                if ({cond}) {q} <= {_wbits(f)};")
                 parts.append((f.lsb, q))
             elif f.kind == PULSE:
                 # A strobe, not state: high for the one cycle after a write of 1, reads zero.
@@ -65,7 +80,8 @@ def generate(m, addr_bits: int) -> str:
     return TEMPLATE.format(
         source=m.source, hash=m.hash, abm1=addr_bits - 1, abm3=addr_bits - 3,
         ports="\n".join(ports), decls="\n".join(decls), decode=decode,
-        reset="\n".join(resets), clocked="\n".join(clocked), reads="\n".join(reads))
+        reset="\n".join(resets), clocked="\n".join(clocked), reads="\n".join(reads),
+        hard=("\n" + "\n".join(hard) + "\n") if hard else "")
 
 
 TEMPLATE = """\
@@ -113,6 +129,6 @@ module csr_regs (
 {clocked}
         end
     end
-endmodule
+{hard}endmodule
 `default_nettype wire
 """

@@ -2,7 +2,7 @@
 from dataclasses import dataclass, field
 from typing import List
 
-from systemrdl import RDLCompiler
+from systemrdl import RDLCompileError, RDLCompiler
 from systemrdl.rdltypes import AccessType, OnWriteType, PrecedenceType
 
 # Field kinds. Each generator maps these, so a map that needs another kind fails here
@@ -12,6 +12,7 @@ HW_RO = "hw_ro"      # sw=r, hw=w: read-only, driven by hardware
 RW = "rw"            # sw=rw: storage written by software
 W1C = "w1c"          # sw=rw, onwrite=woclr, hwset: interrupt-style state
 PULSE = "pulse"      # sw=rw, singlepulse: a one-cycle strobe, reads zero
+W1S = "w1s"          # sw=rw, onwrite=woset: sticky; once set, only a hard reset clears it
 
 
 @dataclass
@@ -23,6 +24,8 @@ class Field:
     reset: int
     desc: str
     hw_readable: bool
+    lock: str = ""            # "REG_FIELD": writes are ignored while that field is 1 (swwel)
+    hard_reset_only: bool = False  # a core soft reset leaves it alone
 
     @property
     def msb(self):
@@ -78,6 +81,10 @@ def _kind(f, path):
             raise ValueError(f"{path}: woclr fields must be hwset with precedence=hw "
                              "(an event in the clearing cycle must not be lost)")
         return W1C
+    if onwrite == OnWriteType.woset:
+        if sw != AccessType.rw or f.get_property("hwset") or f.get_property("hwclr"):
+            raise ValueError(f"{path}: woset fields must be sw=rw with no hardware set or clear")
+        return W1S
     if onwrite is not None:
         raise ValueError(f"{path}: onwrite={onwrite.name} is not supported")
     if sw == AccessType.r and hw == AccessType.na:
@@ -93,8 +100,11 @@ def load(path: str) -> RegMap:
     with open(path, "rb") as fh:
         digest = fnv1a32(fh.read())
     rdlc = RDLCompiler()
-    rdlc.compile_file(path)
-    root = rdlc.elaborate()
+    try:
+        rdlc.compile_file(path)
+        root = rdlc.elaborate()
+    except RDLCompileError as e:  # the compiler has printed where and why
+        raise ValueError(f"{path} does not compile: {e}") from None
     top = root.top
     regs = []
     for r in top.registers():
@@ -112,8 +122,20 @@ def load(path: str) -> RegMap:
                 # So PeakRDL's header and reference show the hash too, not a placeholder 0.
                 f.inst.properties["reset"] = digest
             hw_readable = f.get_property("hw") in (AccessType.r, AccessType.rw)
+            lock = ""
+            swwel = f.get_property("swwel")
+            if swwel is not False and swwel is not None:
+                if not hasattr(swwel, "inst_name") or swwel.get_property("fieldwidth") != 1:
+                    raise ValueError(f"{f.get_path()}: swwel must name a 1-bit field")
+                lock = f"{swwel.parent.inst_name}_{swwel.inst_name}"
+            if f.get_property("swwe") not in (False, None):
+                raise ValueError(f"{f.get_path()}: swwe is not supported (use swwel)")
+            hard_only = bool(f.get_property("gr_hard_reset_only", default=False))
+            if hard_only and kind not in (W1S, RW):
+                raise ValueError(f"{f.get_path()}: gr_hard_reset_only needs a storage field")
             reg.fields.append(Field(f.inst_name, f.lsb, f.width, kind, reset,
-                                    (f.get_property("desc") or "").strip(), hw_readable))
+                                    (f.get_property("desc") or "").strip(), hw_readable,
+                                    lock, hard_only))
         regs.append(reg)
     regs.sort(key=lambda x: x.offset)
     return RegMap(top.inst_name, path, digest, regs, root)

@@ -1,5 +1,5 @@
 // axi_test_master.h: a small AXI4 master for testing AXI slaves at the pin level (AxiPins),
-// used by the tests of the harness's AxiMemModel while no RTL master exists.
+// used by the tests of the harness's AxiMemModel and, in the harness, as the CPU on BAR1.
 // It issues queued transactions in order per channel (AW, W, AR), with random gaps before each
 // VALID and random BREADY/RREADY stalls, never more than max_outstanding per direction. Per
 // transaction, W may lead AW (WFirst), follow it (AwFirst) or run independently (Any).
@@ -12,8 +12,8 @@
 //   - BVALID/RVALID dropped, or their payload changed, before the handshake.
 // Responses are matched per ID in order (as AXI requires); reorders() counts responses that
 // overtook an older transaction of another ID.
-#ifndef GPUREF_TB_UNIT_HARNESS_MODELS_AXI_TEST_MASTER_H
-#define GPUREF_TB_UNIT_HARNESS_MODELS_AXI_TEST_MASTER_H
+#ifndef GPUREF_TB_HARNESS_AXI_TEST_MASTER_H
+#define GPUREF_TB_HARNESS_AXI_TEST_MASTER_H
 
 #include <array>
 #include <cstdint>
