@@ -42,6 +42,7 @@ include tb/harness/harness.mk
 include tb/unit/unit.mk
 include tb/unit/ddi_layout/ddi_layout.mk
 include tb/unit/mc_aperture/mc_aperture.mk
+include tb/unit/vidmm_flags/vidmm_flags.mk
 include host/host.mk
 include tb/conformance/conformance.mk
 include tb/system/system.mk
