@@ -43,9 +43,13 @@ include tb/unit/unit.mk
 include tb/unit/ddi_layout/ddi_layout.mk
 include tb/unit/mc_aperture/mc_aperture.mk
 include tb/unit/vidmm_flags/vidmm_flags.mk
+include tb/unit/mc_vram_arb/mc_vram_arb.mk
+include tb/unit/vidmm_gpuva/vidmm_gpuva.mk
 include host/host.mk
 include tb/conformance/conformance.mk
 include tb/system/system.mk
+include tb/system/gpuva.mk
+include tb/system/alloc.mk
 include bench/bench.mk
 
 # ---- register map --------------------------------------------------------------------------

@@ -6,7 +6,7 @@
  *   stall     0..90, percent of cycles a model or the CSR driver stalls (default 25)
  *   latency   extra cycles a model may wait before answering (default 8)
  *   norandom  1: no stalls and no latency
- *   vram      VRAM model size (default 256M)
+ *   vram      VRAM model size (default 512M, what gpu_core reports in MC_VRAM_SIZE)
  *   fst       record an FST waveform of the whole run (default $GR_SIM_FST)
  *   txlog     write a log of every AXI transaction (default $GR_SIM_TXLOG)
  *

@@ -10,11 +10,11 @@ static const gr_field_desc_t fields_id_version[] = {
     {"MAJOR", 24, 8, GR_ACCESS_CONST, 0x0u, "Incompatible changes."},
 };
 static const gr_field_desc_t fields_id_caps[] = {
-    {"MC", 0, 1, GR_ACCESS_CONST, 0x0u, "Memory controller present (rtl/mc)."},
+    {"MC", 0, 1, GR_ACCESS_CONST, 0x1u, "Memory controller present (rtl/mc): MC_*, VPR_*, MMU_* registers."},
     {"DMA", 1, 1, GR_ACCESS_CONST, 0x0u, "DMA engine present (rtl/dma)."},
 };
 static const gr_field_desc_t fields_id_regmap[] = {
-    {"HASH", 0, 32, GR_ACCESS_CONST, 0xdcdbcb9au, "Hash of the register map source (the reset value shown is filled in by regtool)."},
+    {"HASH", 0, 32, GR_ACCESS_CONST, 0x92ff09b6u, "Hash of the register map source (the reset value shown is filled in by regtool)."},
 };
 static const gr_field_desc_t fields_id_build[] = {
     {"STAMP", 0, 24, GR_ACCESS_HW_RO, 0x0u, "Build stamp chosen by the build (for example a commit hash)."},
@@ -28,12 +28,93 @@ static const gr_field_desc_t fields_reset_ctrl[] = {
 };
 static const gr_field_desc_t fields_irq_state[] = {
     {"RESET_DONE", 0, 1, GR_ACCESS_W1C, 0x0u, "A core soft reset completed."},
+    {"MC_FAULT", 1, 1, GR_ACCESS_W1C, 0x0u, "The memory controller logged a fault (MC_FAULT_*)."},
 };
 static const gr_field_desc_t fields_irq_enable[] = {
     {"RESET_DONE", 0, 1, GR_ACCESS_RW, 0x0u, "Enable RESET_DONE."},
+    {"MC_FAULT", 1, 1, GR_ACCESS_RW, 0x0u, "Enable MC_FAULT."},
 };
 static const gr_field_desc_t fields_irq_test[] = {
     {"RESET_DONE", 0, 1, GR_ACCESS_PULSE, 0x0u, "Set IRQ_STATE.RESET_DONE."},
+    {"MC_FAULT", 1, 1, GR_ACCESS_PULSE, 0x0u, "Set IRQ_STATE.MC_FAULT."},
+};
+static const gr_field_desc_t fields_mc_vram_size_lo[] = {
+    {"BYTES", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Size bits 31:0."},
+};
+static const gr_field_desc_t fields_mc_vram_size_hi[] = {
+    {"BYTES", 0, 16, GR_ACCESS_HW_RO, 0x0u, "Size bits 47:32."},
+};
+static const gr_field_desc_t fields_mc_ap_size[] = {
+    {"BYTES", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Window size in bytes."},
+};
+static const gr_field_desc_t fields_mc_ap_base[] = {
+    {"PAGE", 12, 20, GR_ACCESS_RW, 0x0u, "Base bits 31:12 (4 KiB aligned)."},
+};
+static const gr_field_desc_t fields_vpr_base[] = {
+    {"PAGE", 12, 20, GR_ACCESS_RW, 0x0u, "VRAM address bits 31:12."},
+};
+static const gr_field_desc_t fields_vpr_limit[] = {
+    {"PAGE", 12, 20, GR_ACCESS_RW, 0x0u, "VRAM address bits 31:12."},
+};
+static const gr_field_desc_t fields_vpr_ctrl[] = {
+    {"ENABLE", 0, 1, GR_ACCESS_RW, 0x0u, "Enforce the VPR."},
+    {"LOCK", 1, 1, GR_ACCESS_W1S, 0x0u, "Write 1: VPR_BASE, VPR_LIMIT and ENABLE become read-only until a hard reset (a soft reset does not clear it)."},
+};
+static const gr_field_desc_t fields_mc_fault_status[] = {
+    {"VALID", 0, 1, GR_ACCESS_W1C, 0x0u, "A fault is held; write 1 to release it."},
+    {"TYPE", 4, 3, GR_ACCESS_HW_RO, 0x0u, "1 unmapped, 2 write to read-only, 3 page-table read error, 4 VPR."},
+    {"SOURCE", 8, 3, GR_ACCESS_HW_RO, 0x0u, "0 aperture (address: VRAM), 1 MMU probe (address: GPU virtual)."},
+    {"WRITE", 12, 1, GR_ACCESS_HW_RO, 0x0u, "The faulting access was a write."},
+};
+static const gr_field_desc_t fields_mc_fault_addr_lo[] = {
+    {"ADDR", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Address bits 31:0."},
+};
+static const gr_field_desc_t fields_mc_fault_addr_hi[] = {
+    {"ADDR", 0, 16, GR_ACCESS_HW_RO, 0x0u, "Address bits 47:32."},
+};
+static const gr_field_desc_t fields_mc_fault_count[] = {
+    {"COUNT", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Count."},
+};
+static const gr_field_desc_t fields_mmu_ctrl[] = {
+    {"ENABLE", 0, 1, GR_ACCESS_RW, 0x0u, "Translate GPU virtual addresses (else every access is physical)."},
+};
+static const gr_field_desc_t fields_mmu_root[] = {
+    {"PAGE", 12, 20, GR_ACCESS_RW, 0x0u, "Address bits 31:12."},
+};
+static const gr_field_desc_t fields_mmu_invalidate[] = {
+    {"ALL", 0, 1, GR_ACCESS_PULSE, 0x0u, "Write 1: drop every TLB entry; later translations walk the tables again."},
+};
+static const gr_field_desc_t fields_mmu_tlb_hits[] = {
+    {"COUNT", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Translations answered by the TLB."},
+};
+static const gr_field_desc_t fields_mmu_tlb_misses[] = {
+    {"COUNT", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Translations that walked the page tables."},
+};
+static const gr_field_desc_t fields_mmu_probe_va_lo[] = {
+    {"VA", 0, 32, GR_ACCESS_RW, 0x0u, "GPU virtual address bits 31:0."},
+};
+static const gr_field_desc_t fields_mmu_probe_va_hi[] = {
+    {"VA", 0, 16, GR_ACCESS_RW, 0x0u, "GPU virtual address bits 47:32."},
+};
+static const gr_field_desc_t fields_mmu_probe_ctrl[] = {
+    {"GO", 0, 1, GR_ACCESS_PULSE, 0x0u, "Write 1: start (ignored while BUSY)."},
+    {"WRITE", 1, 1, GR_ACCESS_RW, 0x0u, "Translate as a write."},
+    {"PHYSICAL", 2, 1, GR_ACCESS_RW, 0x0u, "Physical access: no translation."},
+};
+static const gr_field_desc_t fields_mmu_probe_status[] = {
+    {"BUSY", 0, 1, GR_ACCESS_HW_RO, 0x0u, "A translation is under way."},
+    {"DONE", 1, 1, GR_ACCESS_HW_RO, 0x0u, "The answer below is valid."},
+    {"FAULT", 2, 1, GR_ACCESS_HW_RO, 0x0u, "The translation faulted (also logged in MC_FAULT_*)."},
+    {"FAULT_TYPE", 4, 3, GR_ACCESS_HW_RO, 0x0u, "As MC_FAULT_STATUS.TYPE."},
+    {"SYSTEM", 8, 1, GR_ACCESS_HW_RO, 0x0u, "The page is in host memory."},
+    {"CACHEABLE", 9, 1, GR_ACCESS_HW_RO, 0x0u, "The page is cacheable."},
+    {"PAGE_SHIFT", 16, 5, GR_ACCESS_HW_RO, 0x0u, "Page size as log2 bytes: 12, 16 or 21."},
+};
+static const gr_field_desc_t fields_mmu_probe_pa_lo[] = {
+    {"PA", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Physical address bits 31:0."},
+};
+static const gr_field_desc_t fields_mmu_probe_pa_hi[] = {
+    {"PA", 0, 20, GR_ACCESS_HW_RO, 0x0u, "Physical address bits 51:32."},
 };
 
 const gr_reg_desc_t gr_regdesc[] = {
@@ -44,9 +125,31 @@ const gr_reg_desc_t gr_regdesc[] = {
     {"ID_BUILD", 0x010u, fields_id_build, 2u, "Build identification"},
     {"SCRATCH", 0x020u, fields_scratch, 1u, "Scratch"},
     {"RESET_CTRL", 0x024u, fields_reset_ctrl, 1u, "Reset control"},
-    {"IRQ_STATE", 0x040u, fields_irq_state, 1u, "Interrupt state"},
-    {"IRQ_ENABLE", 0x044u, fields_irq_enable, 1u, "Interrupt enable"},
-    {"IRQ_TEST", 0x048u, fields_irq_test, 1u, "Interrupt test"},
+    {"IRQ_STATE", 0x040u, fields_irq_state, 2u, "Interrupt state"},
+    {"IRQ_ENABLE", 0x044u, fields_irq_enable, 2u, "Interrupt enable"},
+    {"IRQ_TEST", 0x048u, fields_irq_test, 2u, "Interrupt test"},
+    {"MC_VRAM_SIZE_LO", 0x200u, fields_mc_vram_size_lo, 1u, "VRAM size, low word"},
+    {"MC_VRAM_SIZE_HI", 0x204u, fields_mc_vram_size_hi, 1u, "VRAM size, high word"},
+    {"MC_AP_SIZE", 0x208u, fields_mc_ap_size, 1u, "Aperture size"},
+    {"MC_AP_BASE", 0x20cu, fields_mc_ap_base, 1u, "Aperture window base"},
+    {"VPR_BASE", 0x220u, fields_vpr_base, 1u, "Video protected range base"},
+    {"VPR_LIMIT", 0x224u, fields_vpr_limit, 1u, "Video protected range limit"},
+    {"VPR_CTRL", 0x228u, fields_vpr_ctrl, 2u, "Video protected range control"},
+    {"MC_FAULT_STATUS", 0x240u, fields_mc_fault_status, 4u, "Fault status"},
+    {"MC_FAULT_ADDR_LO", 0x244u, fields_mc_fault_addr_lo, 1u, "Fault address, low word"},
+    {"MC_FAULT_ADDR_HI", 0x248u, fields_mc_fault_addr_hi, 1u, "Fault address, high word"},
+    {"MC_FAULT_COUNT", 0x24cu, fields_mc_fault_count, 1u, "Fault count"},
+    {"MMU_CTRL", 0x280u, fields_mmu_ctrl, 1u, "MMU control"},
+    {"MMU_ROOT", 0x284u, fields_mmu_root, 1u, "MMU root"},
+    {"MMU_INVALIDATE", 0x28cu, fields_mmu_invalidate, 1u, "MMU invalidate"},
+    {"MMU_TLB_HITS", 0x290u, fields_mmu_tlb_hits, 1u, "TLB hits"},
+    {"MMU_TLB_MISSES", 0x294u, fields_mmu_tlb_misses, 1u, "TLB misses"},
+    {"MMU_PROBE_VA_LO", 0x2a0u, fields_mmu_probe_va_lo, 1u, "MMU probe address, low word"},
+    {"MMU_PROBE_VA_HI", 0x2a4u, fields_mmu_probe_va_hi, 1u, "MMU probe address, high word"},
+    {"MMU_PROBE_CTRL", 0x2a8u, fields_mmu_probe_ctrl, 3u, "MMU probe control"},
+    {"MMU_PROBE_STATUS", 0x2acu, fields_mmu_probe_status, 7u, "MMU probe status"},
+    {"MMU_PROBE_PA_LO", 0x2b0u, fields_mmu_probe_pa_lo, 1u, "MMU probe result, low word"},
+    {"MMU_PROBE_PA_HI", 0x2b4u, fields_mmu_probe_pa_hi, 1u, "MMU probe result, high word"},
 };
 
 const unsigned gr_regdesc_count = sizeof gr_regdesc / sizeof gr_regdesc[0];

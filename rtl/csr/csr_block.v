@@ -4,7 +4,8 @@
 // reset sequencer and the interrupt block.
 // Contract: s_csr_* is a full AXI4-Lite slave (see csr_axil). soft_rst_o is the core soft
 // reset for every other block; they hold idle_i low while they still have bus traffic to
-// drain. irq_o is a level (see csr_irq).
+// drain. irq_o is a level (see csr_irq). The other ports are the fields of the blocks'
+// registers, named after them (rtl/csr/REGISTERS.md).
 module csr_block #(
     parameter AddrBits   = 16,        // BAR0 byte address bits; must match regtool's map
     parameter BoardId    = 8'd0,      // ID_BUILD.BOARD: 0 simulation, others per boards/
@@ -33,7 +34,39 @@ module csr_block #(
     input  wire                s_csr_rready_i,
     input  wire                idle_i,      // every other block idle, nothing outstanding
     output wire                soft_rst_o,  // core soft reset to every other block
-    output wire                irq_o
+    output wire                irq_o,
+    // memory controller fields (rtl/mc/mc_top), named as in REGISTERS.md
+    input  wire [47:0]         mc_vram_bytes_i,
+    input  wire [31:0]         mc_ap_bytes_i,
+    output wire [19:0]         mc_ap_base_page_o,
+    output wire [19:0]         vpr_base_page_o,
+    output wire [19:0]         vpr_limit_page_o,
+    output wire                vpr_enable_o,
+    input  wire                mc_fault_irq_i,     // one cycle per fault
+    input  wire                mc_fault_set_i,
+    output wire                mc_fault_valid_o,
+    input  wire [2:0]          mc_fault_type_i,
+    input  wire [2:0]          mc_fault_source_i,
+    input  wire                mc_fault_write_i,
+    input  wire [47:0]         mc_fault_addr_i,
+    input  wire [31:0]         mc_fault_count_i,
+    output wire                mmu_enable_o,
+    output wire [19:0]         mmu_root_page_o,
+    output wire                mmu_invalidate_o,
+    input  wire [31:0]         mmu_tlb_hits_i,
+    input  wire [31:0]         mmu_tlb_misses_i,
+    output wire [47:0]         probe_va_o,
+    output wire                probe_go_o,
+    output wire                probe_write_o,
+    output wire                probe_physical_o,
+    input  wire                probe_busy_i,
+    input  wire                probe_done_i,
+    input  wire                probe_fault_i,
+    input  wire [2:0]          probe_fault_type_i,
+    input  wire                probe_system_i,
+    input  wire                probe_cacheable_i,
+    input  wire [4:0]          probe_page_shift_i,
+    input  wire [51:0]         probe_pa_i
 );
     if (AddrBits != 16) begin : g_bad_addr_bits
         `CMN_PARAM_ERROR("csr_block: AddrBits must be 16, the BAR0 size of gpu_regs.rdl")
@@ -44,7 +77,8 @@ module csr_block #(
     wire [31:0]         wdata, rdata;
     wire [3:0]          wstrb;
     wire                reset_req, reset_done;
-    wire                irq_state, irq_enable, irq_test, irq_set;
+    wire [1:0]          irq_state, irq_enable, irq_test, irq_set;
+    wire                vpr_lock;
 
     csr_axil #(.AddrBits(AddrBits)) u_axil (
         .clk_i(clk_i), .rst_i(rst_i),
@@ -65,10 +99,49 @@ module csr_block #(
         .id_build_stamp_i(BuildStamp),
         .id_build_board_i(BoardId),
         .reset_ctrl_core_o(reset_req),
-        .irq_state_reset_done_set_i(irq_set),
-        .irq_state_reset_done_o(irq_state),
-        .irq_enable_reset_done_o(irq_enable),
-        .irq_test_reset_done_o(irq_test),
+        .irq_state_reset_done_set_i(irq_set[0]),
+        .irq_state_reset_done_o(irq_state[0]),
+        .irq_state_mc_fault_set_i(irq_set[1]),
+        .irq_state_mc_fault_o(irq_state[1]),
+        .irq_enable_reset_done_o(irq_enable[0]),
+        .irq_enable_mc_fault_o(irq_enable[1]),
+        .irq_test_reset_done_o(irq_test[0]),
+        .irq_test_mc_fault_o(irq_test[1]),
+        .mc_vram_size_lo_bytes_i(mc_vram_bytes_i[31:0]),
+        .mc_vram_size_hi_bytes_i(mc_vram_bytes_i[47:32]),
+        .mc_ap_size_bytes_i(mc_ap_bytes_i),
+        .mc_ap_base_page_o(mc_ap_base_page_o),
+        .vpr_base_page_o(vpr_base_page_o),
+        .vpr_limit_page_o(vpr_limit_page_o),
+        .vpr_ctrl_enable_o(vpr_enable_o),
+        .vpr_ctrl_lock_o(vpr_lock),
+        .mc_fault_status_valid_set_i(mc_fault_set_i),
+        .mc_fault_status_valid_o(mc_fault_valid_o),
+        .mc_fault_status_type_i(mc_fault_type_i),
+        .mc_fault_status_source_i(mc_fault_source_i),
+        .mc_fault_status_write_i(mc_fault_write_i),
+        .mc_fault_addr_lo_addr_i(mc_fault_addr_i[31:0]),
+        .mc_fault_addr_hi_addr_i(mc_fault_addr_i[47:32]),
+        .mc_fault_count_count_i(mc_fault_count_i),
+        .mmu_ctrl_enable_o(mmu_enable_o),
+        .mmu_root_page_o(mmu_root_page_o),
+        .mmu_invalidate_all_o(mmu_invalidate_o),
+        .mmu_tlb_hits_count_i(mmu_tlb_hits_i),
+        .mmu_tlb_misses_count_i(mmu_tlb_misses_i),
+        .mmu_probe_va_lo_va_o(probe_va_o[31:0]),
+        .mmu_probe_va_hi_va_o(probe_va_o[47:32]),
+        .mmu_probe_ctrl_go_o(probe_go_o),
+        .mmu_probe_ctrl_write_o(probe_write_o),
+        .mmu_probe_ctrl_physical_o(probe_physical_o),
+        .mmu_probe_status_busy_i(probe_busy_i),
+        .mmu_probe_status_done_i(probe_done_i),
+        .mmu_probe_status_fault_i(probe_fault_i),
+        .mmu_probe_status_fault_type_i(probe_fault_type_i),
+        .mmu_probe_status_system_i(probe_system_i),
+        .mmu_probe_status_cacheable_i(probe_cacheable_i),
+        .mmu_probe_status_page_shift_i(probe_page_shift_i),
+        .mmu_probe_pa_lo_pa_i(probe_pa_i[31:0]),
+        .mmu_probe_pa_hi_pa_i(probe_pa_i[51:32]),
         .hit_o(hit)
     );
 
@@ -80,9 +153,9 @@ module csr_block #(
         .done_o(reset_done)
     );
 
-    csr_irq #(.Sources(1)) u_irq (
+    csr_irq #(.Sources(2)) u_irq (
         .clk_i(clk_i), .rst_i(rst_i),
-        .src_i(reset_done),
+        .src_i({mc_fault_irq_i, reset_done}),
         .test_i(irq_test),
         .state_i(irq_state),
         .enable_i(irq_enable),
@@ -90,6 +163,6 @@ module csr_block #(
         .irq_o(irq_o)
     );
 
-    wire unused_hit = hit;  // err already covers holes
+    wire unused_hit = ^{hit, vpr_lock};  // err covers holes; the lock acts inside csr_regs
 endmodule
 `default_nettype wire

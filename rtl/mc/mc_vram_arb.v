@@ -105,8 +105,9 @@ module mc_vram_arb #(
     integer             k;
     logic [SelBits:0]   cand;
 
-    // The first requester after the last granted one, wrapping.
-    always_comb begin
+    // The first requester after the last granted one, wrapping. (always @*: Icarus 11 cannot
+    // take the variable's part-selects in an always_comb sensitivity list.)
+    always @* begin
         aw_pick = aw_last_q;
         aw_any = 1'b0;
         ar_pick = ar_last_q;

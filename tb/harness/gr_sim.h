@@ -27,7 +27,7 @@ typedef struct gr_sim_config {
     uint64_t seed;           /**< random latency and backpressure; 0: $GR_SIM_SEED (decimal or
                                   0x hex; 0 there means 1), else 1 */
     uint64_t vram_bytes;     /**< VRAM model size, sparse, whole 4 KiB pages, at most the VRAM
-                                  address space (4 GiB); 0: 256 MiB */
+                                  address space (4 GiB); 0: 512 MiB, gpu_core's VramBytes */
     unsigned stall_pct;      /**< 0..90: percent of cycles a model or the CSR driver stalls; 0: 25 */
     unsigned max_latency;    /**< extra cycles (0..N, N <= 1000) a model waits before answering; 0: 8 */
     bool no_random;          /**< true: no stalls, no latency, no reordering across AXI IDs

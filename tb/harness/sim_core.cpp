@@ -42,7 +42,7 @@ using namespace gr;
 
 constexpr uint64_t kResetCycles = 8;
 constexpr uint64_t kMmioTimeout = 10000; // cycles
-constexpr uint64_t kDefaultVramBytes = 256ull << 20;
+constexpr uint64_t kDefaultVramBytes = 512ull << 20; // as gpu_core's default VramBytes
 constexpr unsigned kDefaultStallPct = 25;
 constexpr unsigned kMaxStallPct = 90;
 constexpr unsigned kDefaultMaxLatency = 8;

@@ -692,13 +692,13 @@ static void test_vram_backdoor_reads_zero_until_written_and_checks_range(void **
     gr_sim_destroy(sim);
 }
 
-static void test_default_vram_is_256_mib(void **state)
+static void test_default_vram_is_512_mib(void **state)
 {
     (void)state;
     gr_sim_t *sim = sim_seeded(g_seed);
     uint8_t b = 1;
-    assert_status(gr_sim_vram_write(sim, (256u << 20) - 1, &b, 1), GR_OK);
-    assert_status(gr_sim_vram_read(sim, 256u << 20, &b, 1), GR_E_RANGE);
+    assert_status(gr_sim_vram_write(sim, (512u << 20) - 1, &b, 1), GR_OK);
+    assert_status(gr_sim_vram_read(sim, 512u << 20, &b, 1), GR_E_RANGE);
     gr_sim_destroy(sim);
 }
 
@@ -805,7 +805,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_no_random_gives_the_same_short_timing_for_every_seed),
         cmocka_unit_test(test_dma_alloc_gives_zeroed_pages_at_distinct_bus_addresses),
         cmocka_unit_test(test_vram_backdoor_reads_zero_until_written_and_checks_range),
-        cmocka_unit_test(test_default_vram_is_256_mib),
+        cmocka_unit_test(test_default_vram_is_512_mib),
         cmocka_unit_test(test_null_sim_and_null_outputs_answer_invalid),
     };
     const int failed = cmocka_run_group_tests_name("harness", tests, NULL, NULL);

@@ -14,6 +14,7 @@
 
 #include "gpuref/gr_device.h"
 #include "gpuref/gr_regdesc.h"
+#include "gr_link.h"
 
 static unsigned long long seed = 1;
 static char uri[128];
@@ -48,7 +49,7 @@ static void header_identifies_this_build(void **state)
     assert_true(info.regmap_matches);
     assert_int_equal(info.board, 0);
     assert_int_equal(info.build_stamp, 0);
-    assert_int_equal(info.caps, 0); /* no MC, no DMA in this build */
+    assert_int_equal(info.caps, GPU_REGS__ID_CAPS__MC_bm); /* the MC is built in, no DMA yet */
     assert_non_null(strstr(info.transport, "sim"));
 }
 
@@ -121,6 +122,87 @@ static void test_interrupt_follows_enable_and_w1c(void **state)
     assert_int_equal(gr_reg_write(*state, GR_REG_IRQ_ENABLE, 0), GR_OK);
 }
 
+static void fill_pattern(uint8_t *buf, size_t n, uint32_t salt)
+{
+    for (size_t i = 0; i < n; i++)
+        buf[i] = (uint8_t)((i * 131u + salt) >> 3);
+}
+
+static void aperture_round_trips_through_a_movable_window(void **state)
+{
+    gr_link_t *link = gr_device_link(*state);
+    uint8_t out[5000], in[5000];
+    uint32_t v = 0;
+    assert_int_equal(gr_reg_read(*state, GR_REG_MC_AP_SIZE, &v), GR_OK);
+    assert_int_equal(v, 256u << 20);
+    fill_pattern(out, sizeof out, (uint32_t)seed);
+    /* Unaligned start and length: the strobes trim the first and last beats. */
+    assert_int_equal(gr_link_ap_write(link, 0x1003, out, sizeof out), GR_OK);
+    assert_int_equal(gr_link_ap_read(link, 0x1003, in, sizeof in), GR_OK);
+    assert_memory_equal(in, out, sizeof out);
+    /* Move the window up by 1 MiB: the same bytes now appear 1 MiB lower in BAR1. */
+    assert_int_equal(gr_link_ap_write(link, 0x100000, out, 64), GR_OK);
+    assert_int_equal(gr_reg_write(*state, GR_REG_MC_AP_BASE, 0x100000), GR_OK);
+    memset(in, 0, sizeof in);
+    assert_int_equal(gr_link_ap_read(link, 0, in, 64), GR_OK);
+    assert_memory_equal(in, out, 64);
+    assert_int_equal(gr_link_ap_read(link, 256u << 20, in, 4), GR_E_RANGE);
+}
+
+static void vpr_refuses_the_aperture_and_logs_a_fault(void **state)
+{
+    gr_link_t *link = gr_device_link(*state);
+    uint8_t out[256], in[256], zero[256] = {0};
+    uint32_t v = 0;
+    fill_pattern(out, sizeof out, 7u);
+    assert_int_equal(gr_link_ap_write(link, 0x42000, out, sizeof out), GR_OK);
+    assert_int_equal(gr_reg_write(*state, GR_REG_VPR_BASE, 0x42000), GR_OK);
+    assert_int_equal(gr_reg_write(*state, GR_REG_VPR_LIMIT, 0x44000), GR_OK);
+    assert_int_equal(gr_reg_write(*state, GR_REG_VPR_CTRL, GR_FIELD_SET(VPR_CTRL, ENABLE, 1)), GR_OK);
+    assert_int_equal(gr_reg_write(*state, GR_REG_IRQ_STATE, 0xffffffffu), GR_OK);
+    /* Reads inside the VPR return zeros, writes are dropped, nothing errors on the bus. */
+    assert_int_equal(gr_link_ap_read(link, 0x42000, in, sizeof in), GR_OK);
+    assert_memory_equal(in, zero, sizeof in);
+    assert_int_equal(gr_reg_read(*state, GR_REG_MC_FAULT_STATUS, &v), GR_OK);
+    assert_int_equal(GR_FIELD_GET(MC_FAULT_STATUS, VALID, v), 1);
+    assert_int_equal(GR_FIELD_GET(MC_FAULT_STATUS, TYPE, v), 4);
+    assert_int_equal(GR_FIELD_GET(MC_FAULT_STATUS, SOURCE, v), 0);
+    assert_int_equal(GR_FIELD_GET(MC_FAULT_STATUS, WRITE, v), 0);
+    assert_int_equal(gr_reg_read(*state, GR_REG_MC_FAULT_ADDR_LO, &v), GR_OK);
+    assert_int_equal(v, 0x42000);
+    assert_int_equal(gr_reg_read(*state, GR_REG_IRQ_STATE, &v), GR_OK);
+    assert_int_equal(GR_FIELD_GET(IRQ_STATE, MC_FAULT, v), 1);
+    assert_int_equal(gr_link_ap_write(link, 0x42000, zero, sizeof zero), GR_OK);
+    /* Outside the VPR the aperture works as before. */
+    assert_int_equal(gr_link_ap_read(link, 0x44000, in, 16), GR_OK);
+    /* Disabled again: the protected bytes were never overwritten. */
+    assert_int_equal(gr_reg_write(*state, GR_REG_VPR_CTRL, 0), GR_OK);
+    assert_int_equal(gr_link_ap_read(link, 0x42000, in, sizeof in), GR_OK);
+    assert_memory_equal(in, out, sizeof out);
+    assert_int_equal(gr_reg_read(*state, GR_REG_MC_FAULT_COUNT, &v), GR_OK);
+    assert_int_equal(v, 4); /* 256 bytes = two 16-beat bursts, read once and written once */
+}
+
+static void vpr_lock_holds_across_soft_reset(void **state)
+{
+    uint32_t v = 0;
+    assert_int_equal(gr_reg_write(*state, GR_REG_VPR_BASE, 0x10000), GR_OK);
+    assert_int_equal(gr_reg_write(*state, GR_REG_VPR_LIMIT, 0x20000), GR_OK);
+    assert_int_equal(gr_reg_write(*state, GR_REG_VPR_CTRL,
+                                  GR_FIELD_SET(VPR_CTRL, ENABLE, 1) | GR_FIELD_SET(VPR_CTRL, LOCK, 1)),
+                     GR_OK);
+    assert_int_equal(gr_reg_write(*state, GR_REG_VPR_BASE, 0x30000), GR_OK);
+    assert_int_equal(gr_reg_write(*state, GR_REG_VPR_CTRL, 0), GR_OK);
+    assert_int_equal(gr_reg_read(*state, GR_REG_VPR_BASE, &v), GR_OK);
+    assert_int_equal(v, 0x10000);
+    assert_int_equal(gr_reg_read(*state, GR_REG_VPR_CTRL, &v), GR_OK);
+    assert_int_equal(v, 3u);
+    /* A soft reset is the driver's: it must not unlock what protects content from it. */
+    assert_int_equal(gr_device_soft_reset(*state, 100), GR_OK);
+    assert_int_equal(gr_reg_read(*state, GR_REG_VPR_CTRL, &v), GR_OK);
+    assert_int_equal(GR_FIELD_GET(VPR_CTRL, LOCK, v), 1);
+}
+
 static void two_devices_are_independent(void **state)
 {
     gr_device_t *other = NULL;
@@ -166,7 +248,8 @@ static void register_names_and_offsets_parse(void **state)
     const gr_reg_desc_t *ver = gr_regdesc_find("ID_VERSION");
     assert_non_null(ver);
     assert_int_equal(gr_regdesc_reset(ver), 0x00010000u);
-    assert_int_equal(gr_regdesc_mask(gr_regdesc_find("IRQ_STATE")), 1u);
+    assert_int_equal(gr_regdesc_mask(gr_regdesc_find("IRQ_STATE")), 3u); /* RESET_DONE, MC_FAULT */
+    assert_int_equal(gr_regdesc_mask_of(gr_regdesc_find("VPR_CTRL"), GR_ACCESS_W1S), 2u);
 }
 
 int main(int argc, char **argv)
@@ -187,6 +270,9 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(read_only_registers_ignore_writes, open_dev, close_dev),
         cmocka_unit_test_setup_teardown(soft_reset_restores_registers_and_reports_done, open_dev, close_dev),
         cmocka_unit_test_setup_teardown(test_interrupt_follows_enable_and_w1c, open_dev, close_dev),
+        cmocka_unit_test_setup_teardown(aperture_round_trips_through_a_movable_window, open_dev, close_dev),
+        cmocka_unit_test_setup_teardown(vpr_refuses_the_aperture_and_logs_a_fault, open_dev, close_dev),
+        cmocka_unit_test_setup_teardown(vpr_lock_holds_across_soft_reset, open_dev, close_dev),
         cmocka_unit_test_setup_teardown(two_devices_are_independent, open_dev, close_dev),
         cmocka_unit_test(open_rejects_bad_arguments_and_uris),
         cmocka_unit_test(register_names_and_offsets_parse),

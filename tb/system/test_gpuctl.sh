@@ -50,11 +50,11 @@ expect "unknown command is named" "unknown command 'frobnicate'" "$err"
 check "info on sim:// succeeds" 0 "$GPUCTL" -d sim:// info
 expect "info shows the magic" "ID_MAGIC 0x47505552 \"GPUR\"" "$out"
 expect "info shows the map version and that it matches" "version 0\.1\.0, hash 0x[0-9a-f]{8} \(matches this host\)" "$out"
-expect "info shows capabilities" "caps +0x00000000: MC=no DMA=no" "$out"
+expect "info shows capabilities" "caps +0x00000001: MC=yes DMA=no" "$out"
 
 check "info --json succeeds" 0 "$GPUCTL" -d sim:// --json info
 check "info --json is valid JSON with the magic" 0 python3 -c \
-    'import json,sys; d=json.load(open(sys.argv[1])); assert d["magic"]==0x47505552 and d["regmap_matches"] is True and d["caps"]=={"MC":False,"DMA":False}, d' "$prev"
+    'import json,sys; d=json.load(open(sys.argv[1])); assert d["magic"]==0x47505552 and d["regmap_matches"] is True and d["caps"]=={"MC":True,"DMA":False}, d' "$prev"
 
 check "bogus:// fails" 2 "$GPUCTL" -d bogus:// info
 expect "bogus:// message names the accepted schemes" "unknown transport scheme 'bogus://'; accepted schemes: sim://" "$err"

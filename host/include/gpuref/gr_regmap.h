@@ -3,10 +3,10 @@
 #define GPUREF_GR_REGMAP_H
 
 /** Hash of the register map source; the device reports it in ID_REGMAP. */
-#define GR_REGMAP_HASH 0xdcdbcb9au
+#define GR_REGMAP_HASH 0x92ff09b6u
 /** Bytes of BAR0 decoded by the CSR port (offsets at or past this are out of range). */
 #define GR_REGMAP_BAR0_BYTES 0x10000u
-#define GR_REGMAP_REG_COUNT 10u
+#define GR_REGMAP_REG_COUNT 32u
 
 #define GR_REG_ID_MAGIC 0x000u
 #define GR_REG_ID_VERSION 0x004u
@@ -18,5 +18,27 @@
 #define GR_REG_IRQ_STATE 0x040u
 #define GR_REG_IRQ_ENABLE 0x044u
 #define GR_REG_IRQ_TEST 0x048u
+#define GR_REG_MC_VRAM_SIZE_LO 0x200u
+#define GR_REG_MC_VRAM_SIZE_HI 0x204u
+#define GR_REG_MC_AP_SIZE 0x208u
+#define GR_REG_MC_AP_BASE 0x20cu
+#define GR_REG_VPR_BASE 0x220u
+#define GR_REG_VPR_LIMIT 0x224u
+#define GR_REG_VPR_CTRL 0x228u
+#define GR_REG_MC_FAULT_STATUS 0x240u
+#define GR_REG_MC_FAULT_ADDR_LO 0x244u
+#define GR_REG_MC_FAULT_ADDR_HI 0x248u
+#define GR_REG_MC_FAULT_COUNT 0x24cu
+#define GR_REG_MMU_CTRL 0x280u
+#define GR_REG_MMU_ROOT 0x284u
+#define GR_REG_MMU_INVALIDATE 0x28cu
+#define GR_REG_MMU_TLB_HITS 0x290u
+#define GR_REG_MMU_TLB_MISSES 0x294u
+#define GR_REG_MMU_PROBE_VA_LO 0x2a0u
+#define GR_REG_MMU_PROBE_VA_HI 0x2a4u
+#define GR_REG_MMU_PROBE_CTRL 0x2a8u
+#define GR_REG_MMU_PROBE_STATUS 0x2acu
+#define GR_REG_MMU_PROBE_PA_LO 0x2b0u
+#define GR_REG_MMU_PROBE_PA_HI 0x2b4u
 
 #endif

@@ -10,13 +10,13 @@ extern "C" {
 #include <stdint.h>
 #include <assert.h>
 
-// reg - gpu_regs::ID_MAGIC
+// reg - gpu_regs.ID_MAGIC
 #define GPU_REGS__ID_MAGIC__VALUE_bm 0xffffffff
 #define GPU_REGS__ID_MAGIC__VALUE_bp 0
 #define GPU_REGS__ID_MAGIC__VALUE_bw 32
 #define GPU_REGS__ID_MAGIC__VALUE_reset 0x47505552
 
-// reg - gpu_regs::ID_VERSION
+// reg - gpu_regs.ID_VERSION
 #define GPU_REGS__ID_VERSION__PATCH_bm 0xffff
 #define GPU_REGS__ID_VERSION__PATCH_bp 0
 #define GPU_REGS__ID_VERSION__PATCH_bw 16
@@ -30,23 +30,23 @@ extern "C" {
 #define GPU_REGS__ID_VERSION__MAJOR_bw 8
 #define GPU_REGS__ID_VERSION__MAJOR_reset 0x0
 
-// reg - gpu_regs::ID_CAPS
+// reg - gpu_regs.ID_CAPS
 #define GPU_REGS__ID_CAPS__MC_bm 0x1
 #define GPU_REGS__ID_CAPS__MC_bp 0
 #define GPU_REGS__ID_CAPS__MC_bw 1
-#define GPU_REGS__ID_CAPS__MC_reset 0x0
+#define GPU_REGS__ID_CAPS__MC_reset 0x1
 #define GPU_REGS__ID_CAPS__DMA_bm 0x2
 #define GPU_REGS__ID_CAPS__DMA_bp 1
 #define GPU_REGS__ID_CAPS__DMA_bw 1
 #define GPU_REGS__ID_CAPS__DMA_reset 0x0
 
-// reg - gpu_regs::ID_REGMAP
+// reg - gpu_regs.ID_REGMAP
 #define GPU_REGS__ID_REGMAP__HASH_bm 0xffffffff
 #define GPU_REGS__ID_REGMAP__HASH_bp 0
 #define GPU_REGS__ID_REGMAP__HASH_bw 32
-#define GPU_REGS__ID_REGMAP__HASH_reset 0xdcdbcb9a
+#define GPU_REGS__ID_REGMAP__HASH_reset 0x92ff09b6
 
-// reg - gpu_regs::ID_BUILD
+// reg - gpu_regs.ID_BUILD
 #define GPU_REGS__ID_BUILD__STAMP_bm 0xffffff
 #define GPU_REGS__ID_BUILD__STAMP_bp 0
 #define GPU_REGS__ID_BUILD__STAMP_bw 24
@@ -56,35 +56,227 @@ extern "C" {
 #define GPU_REGS__ID_BUILD__BOARD_bw 8
 #define GPU_REGS__ID_BUILD__BOARD_reset 0x0
 
-// reg - gpu_regs::SCRATCH
+// reg - gpu_regs.SCRATCH
 #define GPU_REGS__SCRATCH__VALUE_bm 0xffffffff
 #define GPU_REGS__SCRATCH__VALUE_bp 0
 #define GPU_REGS__SCRATCH__VALUE_bw 32
 #define GPU_REGS__SCRATCH__VALUE_reset 0x0
 
-// reg - gpu_regs::RESET_CTRL
+// reg - gpu_regs.RESET_CTRL
 #define GPU_REGS__RESET_CTRL__CORE_bm 0x1
 #define GPU_REGS__RESET_CTRL__CORE_bp 0
 #define GPU_REGS__RESET_CTRL__CORE_bw 1
 #define GPU_REGS__RESET_CTRL__CORE_reset 0x0
 
-// reg - gpu_regs::IRQ_STATE
+// reg - gpu_regs.IRQ_STATE
 #define GPU_REGS__IRQ_STATE__RESET_DONE_bm 0x1
 #define GPU_REGS__IRQ_STATE__RESET_DONE_bp 0
 #define GPU_REGS__IRQ_STATE__RESET_DONE_bw 1
 #define GPU_REGS__IRQ_STATE__RESET_DONE_reset 0x0
+#define GPU_REGS__IRQ_STATE__MC_FAULT_bm 0x2
+#define GPU_REGS__IRQ_STATE__MC_FAULT_bp 1
+#define GPU_REGS__IRQ_STATE__MC_FAULT_bw 1
+#define GPU_REGS__IRQ_STATE__MC_FAULT_reset 0x0
 
-// reg - gpu_regs::IRQ_ENABLE
+// reg - gpu_regs.IRQ_ENABLE
 #define GPU_REGS__IRQ_ENABLE__RESET_DONE_bm 0x1
 #define GPU_REGS__IRQ_ENABLE__RESET_DONE_bp 0
 #define GPU_REGS__IRQ_ENABLE__RESET_DONE_bw 1
 #define GPU_REGS__IRQ_ENABLE__RESET_DONE_reset 0x0
+#define GPU_REGS__IRQ_ENABLE__MC_FAULT_bm 0x2
+#define GPU_REGS__IRQ_ENABLE__MC_FAULT_bp 1
+#define GPU_REGS__IRQ_ENABLE__MC_FAULT_bw 1
+#define GPU_REGS__IRQ_ENABLE__MC_FAULT_reset 0x0
 
-// reg - gpu_regs::IRQ_TEST
+// reg - gpu_regs.IRQ_TEST
 #define GPU_REGS__IRQ_TEST__RESET_DONE_bm 0x1
 #define GPU_REGS__IRQ_TEST__RESET_DONE_bp 0
 #define GPU_REGS__IRQ_TEST__RESET_DONE_bw 1
 #define GPU_REGS__IRQ_TEST__RESET_DONE_reset 0x0
+#define GPU_REGS__IRQ_TEST__MC_FAULT_bm 0x2
+#define GPU_REGS__IRQ_TEST__MC_FAULT_bp 1
+#define GPU_REGS__IRQ_TEST__MC_FAULT_bw 1
+#define GPU_REGS__IRQ_TEST__MC_FAULT_reset 0x0
+
+// reg - gpu_regs.MC_VRAM_SIZE_LO
+#define GPU_REGS__MC_VRAM_SIZE_LO__BYTES_bm 0xffffffff
+#define GPU_REGS__MC_VRAM_SIZE_LO__BYTES_bp 0
+#define GPU_REGS__MC_VRAM_SIZE_LO__BYTES_bw 32
+#define GPU_REGS__MC_VRAM_SIZE_LO__BYTES_reset 0x0
+
+// reg - gpu_regs.MC_VRAM_SIZE_HI
+#define GPU_REGS__MC_VRAM_SIZE_HI__BYTES_bm 0xffff
+#define GPU_REGS__MC_VRAM_SIZE_HI__BYTES_bp 0
+#define GPU_REGS__MC_VRAM_SIZE_HI__BYTES_bw 16
+#define GPU_REGS__MC_VRAM_SIZE_HI__BYTES_reset 0x0
+
+// reg - gpu_regs.MC_AP_SIZE
+#define GPU_REGS__MC_AP_SIZE__BYTES_bm 0xffffffff
+#define GPU_REGS__MC_AP_SIZE__BYTES_bp 0
+#define GPU_REGS__MC_AP_SIZE__BYTES_bw 32
+#define GPU_REGS__MC_AP_SIZE__BYTES_reset 0x0
+
+// reg - gpu_regs.MC_AP_BASE
+#define GPU_REGS__MC_AP_BASE__PAGE_bm 0xfffff000
+#define GPU_REGS__MC_AP_BASE__PAGE_bp 12
+#define GPU_REGS__MC_AP_BASE__PAGE_bw 20
+#define GPU_REGS__MC_AP_BASE__PAGE_reset 0x0
+
+// reg - gpu_regs.VPR_BASE
+#define GPU_REGS__VPR_BASE__PAGE_bm 0xfffff000
+#define GPU_REGS__VPR_BASE__PAGE_bp 12
+#define GPU_REGS__VPR_BASE__PAGE_bw 20
+#define GPU_REGS__VPR_BASE__PAGE_reset 0x0
+
+// reg - gpu_regs.VPR_LIMIT
+#define GPU_REGS__VPR_LIMIT__PAGE_bm 0xfffff000
+#define GPU_REGS__VPR_LIMIT__PAGE_bp 12
+#define GPU_REGS__VPR_LIMIT__PAGE_bw 20
+#define GPU_REGS__VPR_LIMIT__PAGE_reset 0x0
+
+// reg - gpu_regs.VPR_CTRL
+#define GPU_REGS__VPR_CTRL__ENABLE_bm 0x1
+#define GPU_REGS__VPR_CTRL__ENABLE_bp 0
+#define GPU_REGS__VPR_CTRL__ENABLE_bw 1
+#define GPU_REGS__VPR_CTRL__ENABLE_reset 0x0
+#define GPU_REGS__VPR_CTRL__LOCK_bm 0x2
+#define GPU_REGS__VPR_CTRL__LOCK_bp 1
+#define GPU_REGS__VPR_CTRL__LOCK_bw 1
+#define GPU_REGS__VPR_CTRL__LOCK_reset 0x0
+
+// reg - gpu_regs.MC_FAULT_STATUS
+#define GPU_REGS__MC_FAULT_STATUS__VALID_bm 0x1
+#define GPU_REGS__MC_FAULT_STATUS__VALID_bp 0
+#define GPU_REGS__MC_FAULT_STATUS__VALID_bw 1
+#define GPU_REGS__MC_FAULT_STATUS__VALID_reset 0x0
+#define GPU_REGS__MC_FAULT_STATUS__TYPE_bm 0x70
+#define GPU_REGS__MC_FAULT_STATUS__TYPE_bp 4
+#define GPU_REGS__MC_FAULT_STATUS__TYPE_bw 3
+#define GPU_REGS__MC_FAULT_STATUS__TYPE_reset 0x0
+#define GPU_REGS__MC_FAULT_STATUS__SOURCE_bm 0x700
+#define GPU_REGS__MC_FAULT_STATUS__SOURCE_bp 8
+#define GPU_REGS__MC_FAULT_STATUS__SOURCE_bw 3
+#define GPU_REGS__MC_FAULT_STATUS__SOURCE_reset 0x0
+#define GPU_REGS__MC_FAULT_STATUS__WRITE_bm 0x1000
+#define GPU_REGS__MC_FAULT_STATUS__WRITE_bp 12
+#define GPU_REGS__MC_FAULT_STATUS__WRITE_bw 1
+#define GPU_REGS__MC_FAULT_STATUS__WRITE_reset 0x0
+
+// reg - gpu_regs.MC_FAULT_ADDR_LO
+#define GPU_REGS__MC_FAULT_ADDR_LO__ADDR_bm 0xffffffff
+#define GPU_REGS__MC_FAULT_ADDR_LO__ADDR_bp 0
+#define GPU_REGS__MC_FAULT_ADDR_LO__ADDR_bw 32
+#define GPU_REGS__MC_FAULT_ADDR_LO__ADDR_reset 0x0
+
+// reg - gpu_regs.MC_FAULT_ADDR_HI
+#define GPU_REGS__MC_FAULT_ADDR_HI__ADDR_bm 0xffff
+#define GPU_REGS__MC_FAULT_ADDR_HI__ADDR_bp 0
+#define GPU_REGS__MC_FAULT_ADDR_HI__ADDR_bw 16
+#define GPU_REGS__MC_FAULT_ADDR_HI__ADDR_reset 0x0
+
+// reg - gpu_regs.MC_FAULT_COUNT
+#define GPU_REGS__MC_FAULT_COUNT__COUNT_bm 0xffffffff
+#define GPU_REGS__MC_FAULT_COUNT__COUNT_bp 0
+#define GPU_REGS__MC_FAULT_COUNT__COUNT_bw 32
+#define GPU_REGS__MC_FAULT_COUNT__COUNT_reset 0x0
+
+// reg - gpu_regs.MMU_CTRL
+#define GPU_REGS__MMU_CTRL__ENABLE_bm 0x1
+#define GPU_REGS__MMU_CTRL__ENABLE_bp 0
+#define GPU_REGS__MMU_CTRL__ENABLE_bw 1
+#define GPU_REGS__MMU_CTRL__ENABLE_reset 0x0
+
+// reg - gpu_regs.MMU_ROOT
+#define GPU_REGS__MMU_ROOT__PAGE_bm 0xfffff000
+#define GPU_REGS__MMU_ROOT__PAGE_bp 12
+#define GPU_REGS__MMU_ROOT__PAGE_bw 20
+#define GPU_REGS__MMU_ROOT__PAGE_reset 0x0
+
+// reg - gpu_regs.MMU_INVALIDATE
+#define GPU_REGS__MMU_INVALIDATE__ALL_bm 0x1
+#define GPU_REGS__MMU_INVALIDATE__ALL_bp 0
+#define GPU_REGS__MMU_INVALIDATE__ALL_bw 1
+#define GPU_REGS__MMU_INVALIDATE__ALL_reset 0x0
+
+// reg - gpu_regs.MMU_TLB_HITS
+#define GPU_REGS__MMU_TLB_HITS__COUNT_bm 0xffffffff
+#define GPU_REGS__MMU_TLB_HITS__COUNT_bp 0
+#define GPU_REGS__MMU_TLB_HITS__COUNT_bw 32
+#define GPU_REGS__MMU_TLB_HITS__COUNT_reset 0x0
+
+// reg - gpu_regs.MMU_TLB_MISSES
+#define GPU_REGS__MMU_TLB_MISSES__COUNT_bm 0xffffffff
+#define GPU_REGS__MMU_TLB_MISSES__COUNT_bp 0
+#define GPU_REGS__MMU_TLB_MISSES__COUNT_bw 32
+#define GPU_REGS__MMU_TLB_MISSES__COUNT_reset 0x0
+
+// reg - gpu_regs.MMU_PROBE_VA_LO
+#define GPU_REGS__MMU_PROBE_VA_LO__VA_bm 0xffffffff
+#define GPU_REGS__MMU_PROBE_VA_LO__VA_bp 0
+#define GPU_REGS__MMU_PROBE_VA_LO__VA_bw 32
+#define GPU_REGS__MMU_PROBE_VA_LO__VA_reset 0x0
+
+// reg - gpu_regs.MMU_PROBE_VA_HI
+#define GPU_REGS__MMU_PROBE_VA_HI__VA_bm 0xffff
+#define GPU_REGS__MMU_PROBE_VA_HI__VA_bp 0
+#define GPU_REGS__MMU_PROBE_VA_HI__VA_bw 16
+#define GPU_REGS__MMU_PROBE_VA_HI__VA_reset 0x0
+
+// reg - gpu_regs.MMU_PROBE_CTRL
+#define GPU_REGS__MMU_PROBE_CTRL__GO_bm 0x1
+#define GPU_REGS__MMU_PROBE_CTRL__GO_bp 0
+#define GPU_REGS__MMU_PROBE_CTRL__GO_bw 1
+#define GPU_REGS__MMU_PROBE_CTRL__GO_reset 0x0
+#define GPU_REGS__MMU_PROBE_CTRL__WRITE_bm 0x2
+#define GPU_REGS__MMU_PROBE_CTRL__WRITE_bp 1
+#define GPU_REGS__MMU_PROBE_CTRL__WRITE_bw 1
+#define GPU_REGS__MMU_PROBE_CTRL__WRITE_reset 0x0
+#define GPU_REGS__MMU_PROBE_CTRL__PHYSICAL_bm 0x4
+#define GPU_REGS__MMU_PROBE_CTRL__PHYSICAL_bp 2
+#define GPU_REGS__MMU_PROBE_CTRL__PHYSICAL_bw 1
+#define GPU_REGS__MMU_PROBE_CTRL__PHYSICAL_reset 0x0
+
+// reg - gpu_regs.MMU_PROBE_STATUS
+#define GPU_REGS__MMU_PROBE_STATUS__BUSY_bm 0x1
+#define GPU_REGS__MMU_PROBE_STATUS__BUSY_bp 0
+#define GPU_REGS__MMU_PROBE_STATUS__BUSY_bw 1
+#define GPU_REGS__MMU_PROBE_STATUS__BUSY_reset 0x0
+#define GPU_REGS__MMU_PROBE_STATUS__DONE_bm 0x2
+#define GPU_REGS__MMU_PROBE_STATUS__DONE_bp 1
+#define GPU_REGS__MMU_PROBE_STATUS__DONE_bw 1
+#define GPU_REGS__MMU_PROBE_STATUS__DONE_reset 0x0
+#define GPU_REGS__MMU_PROBE_STATUS__FAULT_bm 0x4
+#define GPU_REGS__MMU_PROBE_STATUS__FAULT_bp 2
+#define GPU_REGS__MMU_PROBE_STATUS__FAULT_bw 1
+#define GPU_REGS__MMU_PROBE_STATUS__FAULT_reset 0x0
+#define GPU_REGS__MMU_PROBE_STATUS__FAULT_TYPE_bm 0x70
+#define GPU_REGS__MMU_PROBE_STATUS__FAULT_TYPE_bp 4
+#define GPU_REGS__MMU_PROBE_STATUS__FAULT_TYPE_bw 3
+#define GPU_REGS__MMU_PROBE_STATUS__FAULT_TYPE_reset 0x0
+#define GPU_REGS__MMU_PROBE_STATUS__SYSTEM_bm 0x100
+#define GPU_REGS__MMU_PROBE_STATUS__SYSTEM_bp 8
+#define GPU_REGS__MMU_PROBE_STATUS__SYSTEM_bw 1
+#define GPU_REGS__MMU_PROBE_STATUS__SYSTEM_reset 0x0
+#define GPU_REGS__MMU_PROBE_STATUS__CACHEABLE_bm 0x200
+#define GPU_REGS__MMU_PROBE_STATUS__CACHEABLE_bp 9
+#define GPU_REGS__MMU_PROBE_STATUS__CACHEABLE_bw 1
+#define GPU_REGS__MMU_PROBE_STATUS__CACHEABLE_reset 0x0
+#define GPU_REGS__MMU_PROBE_STATUS__PAGE_SHIFT_bm 0x1f0000
+#define GPU_REGS__MMU_PROBE_STATUS__PAGE_SHIFT_bp 16
+#define GPU_REGS__MMU_PROBE_STATUS__PAGE_SHIFT_bw 5
+#define GPU_REGS__MMU_PROBE_STATUS__PAGE_SHIFT_reset 0x0
+
+// reg - gpu_regs.MMU_PROBE_PA_LO
+#define GPU_REGS__MMU_PROBE_PA_LO__PA_bm 0xffffffff
+#define GPU_REGS__MMU_PROBE_PA_LO__PA_bp 0
+#define GPU_REGS__MMU_PROBE_PA_LO__PA_bw 32
+#define GPU_REGS__MMU_PROBE_PA_LO__PA_reset 0x0
+
+// reg - gpu_regs.MMU_PROBE_PA_HI
+#define GPU_REGS__MMU_PROBE_PA_HI__PA_bm 0xfffff
+#define GPU_REGS__MMU_PROBE_PA_HI__PA_bp 0
+#define GPU_REGS__MMU_PROBE_PA_HI__PA_bw 20
+#define GPU_REGS__MMU_PROBE_PA_HI__PA_reset 0x0
 
 // addrmap - gpu_regs
 typedef struct __attribute__ ((__packed__)) {
@@ -100,10 +292,38 @@ typedef struct __attribute__ ((__packed__)) {
     uint32_t IRQ_STATE;
     uint32_t IRQ_ENABLE;
     uint32_t IRQ_TEST;
+    uint8_t RESERVED_4c_1ff[0x1b4];
+    uint32_t MC_VRAM_SIZE_LO;
+    uint32_t MC_VRAM_SIZE_HI;
+    uint32_t MC_AP_SIZE;
+    uint32_t MC_AP_BASE;
+    uint8_t RESERVED_210_21f[0x10];
+    uint32_t VPR_BASE;
+    uint32_t VPR_LIMIT;
+    uint32_t VPR_CTRL;
+    uint8_t RESERVED_22c_23f[0x14];
+    uint32_t MC_FAULT_STATUS;
+    uint32_t MC_FAULT_ADDR_LO;
+    uint32_t MC_FAULT_ADDR_HI;
+    uint32_t MC_FAULT_COUNT;
+    uint8_t RESERVED_250_27f[0x30];
+    uint32_t MMU_CTRL;
+    uint32_t MMU_ROOT;
+    uint8_t RESERVED_288_28b[0x4];
+    uint32_t MMU_INVALIDATE;
+    uint32_t MMU_TLB_HITS;
+    uint32_t MMU_TLB_MISSES;
+    uint8_t RESERVED_298_29f[0x8];
+    uint32_t MMU_PROBE_VA_LO;
+    uint32_t MMU_PROBE_VA_HI;
+    uint32_t MMU_PROBE_CTRL;
+    uint32_t MMU_PROBE_STATUS;
+    uint32_t MMU_PROBE_PA_LO;
+    uint32_t MMU_PROBE_PA_HI;
 } gpu_regs_t;
 
 
-static_assert(sizeof(gpu_regs_t) == 0x4c, "Packing error");
+static_assert(sizeof(gpu_regs_t) == 0x2b8, "Packing error");
 
 #ifdef __cplusplus
 }

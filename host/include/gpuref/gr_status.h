@@ -23,7 +23,7 @@ extern "C" {
     X(GR_E_UNSUPPORTED, -9, "not supported by this device or transport")                   \
     X(GR_E_MISMATCH, -10, "device does not match this host build (magic, version or map)") \
     X(GR_E_IO, -11, "transport I/O error")                                                 \
-    X(GR_E_NOT_FOUND, -12, "no such register or field")                                    \
+    X(GR_E_NOT_FOUND, -12, "not found (register, field, buffer or mapping)")               \
     X(GR_E_BUSY, -13, "resource busy")
 
 typedef enum gr_status {

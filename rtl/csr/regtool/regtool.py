@@ -52,7 +52,9 @@ def write_all(m, root):
         fh.write(gen_c.header(m, CSR_ADDR_BITS))
     with open(path("table"), "w") as fh:
         fh.write(gen_c.table(m))
-    CHeaderExporter().export(m.root, path("cheader"), std=CStandard.gnu11)
+    # Names from the register paths, not from reused type names (stable under dynamic
+    # property assignments such as VPR_BASE.PAGE->swwel).
+    CHeaderExporter().export(m.root, path("cheader"), std=CStandard.gnu11, reuse_typedefs=False)
     md = path("markdown")
     MarkdownExporter().export(m.root, md)
     with open(md) as fh:

@@ -226,6 +226,13 @@ module tb_mc_aperture;
         @(negedge clk); rready = 1'b0;
     endtask
 
+    // Watchdog: a lost handshake must fail the run, not hang it.
+    initial begin
+        #20000000;
+        $display("Bail out! watchdog: no progress (seed %0d)", seed0);
+        $fatal(1);
+    end
+
     integer op, k, off, beats, protected_changed;
     string wave;
     initial begin

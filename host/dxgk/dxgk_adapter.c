@@ -1,0 +1,488 @@
+/*
+ * dxgk_adapter.c: adapter start (caps, segments, VPR), the DXGKRNL_INTERFACE callbacks,
+ * processes, devices, segment queries.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dxgk_internal.h"
+#include "dxgk_testing.h"
+#include "gr_link.h"
+#include "kmd.h"
+
+/* ---- kernel handles and callbacks ---------------------------------------------------------- */
+
+static dxgk_htab_t kernel_handles;
+static pthread_once_t kernel_once = PTHREAD_ONCE_INIT;
+static gr_status_t kernel_init_rc;
+
+static void kernel_init(void)
+{
+    kernel_init_rc = dxgk_htab_init(&kernel_handles);
+}
+
+dxgk_htab_t *dxgk_kernel_handles(void)
+{
+    pthread_once(&kernel_once, kernel_init);
+    return kernel_init_rc ? NULL : &kernel_handles;
+}
+
+/* DxgkCbGetHandleData: the miniport's hAllocation / hResource behind a kernel handle. */
+static VOID *APIENTRY cb_get_handle_data(IN_CONST_PDXGKARGCB_GETHANDLEDATA args)
+{
+    dxgk_htab_t *t = dxgk_kernel_handles();
+    if (!t || !args || args->Flags.Value)
+        return NULL;
+    if (args->Type == DXGK_HANDLE_ALLOCATION) {
+        dxgk_kalloc_t *ka = dxgk_htab_lookup(t, args->hObject, DXGK_HANDLE_ALLOCATION);
+        return ka ? ka->info.hAllocation : NULL;
+    }
+    if (args->Type == DXGK_HANDLE_RESOURCE) {
+        dxgk_kres_t *kr = dxgk_htab_lookup(t, args->hObject, DXGK_HANDLE_RESOURCE);
+        return kr ? kr->hResource : NULL;
+    }
+    return NULL;
+}
+
+/* DxgkCbGetHandleParent: the resource handle of an allocation handle (0 if none). */
+static D3DKMT_HANDLE APIENTRY cb_get_handle_parent(IN_D3DKMT_HANDLE hAllocation)
+{
+    dxgk_htab_t *t = dxgk_kernel_handles();
+    dxgk_kalloc_t *ka = t ? dxgk_htab_lookup(t, hAllocation, DXGK_HANDLE_ALLOCATION) : NULL;
+    return ka && ka->res->has_resource ? ka->res->kh : 0;
+}
+
+gr_status_t dxgk_status_from_nt(NTSTATUS st)
+{
+    switch (st) {
+    case STATUS_SUCCESS:
+        return GR_OK;
+    case STATUS_NO_MEMORY:
+    case STATUS_INSUFFICIENT_RESOURCES:
+    case STATUS_GRAPHICS_NO_VIDEO_MEMORY:
+        return GR_E_NO_MEMORY;
+    case STATUS_NOT_SUPPORTED:
+    case STATUS_NOT_IMPLEMENTED:
+        return GR_E_UNSUPPORTED;
+    case STATUS_DEVICE_NOT_READY:
+        return GR_E_NO_DEVICE;
+    case STATUS_UNSUCCESSFUL:
+        return GR_E_IO;
+    default:
+        return GR_E_INVALID;
+    }
+}
+
+/* ---- adapter start ---------------------------------------------------------------------- */
+
+/* The VPR: the top 1/16 of the segment the miniport marks VprSupported, aligned as it asks. */
+static gr_status_t setup_vpr(gr_adapter_t *ad, dxgk_segment_t *s)
+{
+    uint64_t align = s->desc.VprAlignment ? s->desc.VprAlignment : GR_SEG_UNIT;
+    if (align & (align - 1) || align < GR_SEG_UNIT)
+        return GR_E_MISMATCH;
+    uint64_t size = (s->size / 16) & ~(align - 1);
+    if (size < align)
+        size = align;
+    uint64_t lo = 0, hi = s->size;
+    if (s->desc.VprRangeSize) {
+        lo = s->desc.VprRangeStartOffset;
+        hi = lo + s->desc.VprRangeSize;
+    }
+    uint64_t off = 0;
+    gr_status_t rc = gr_seg_alloc(s->heap, size, align, lo, hi == s->size ? GR_SEG_END : hi, GR_SEG_TOP_DOWN, &off);
+    if (rc)
+        return rc;
+    rc = gr_seg_init(size, &s->vpr_heap);
+    if (rc) {
+        DXGK_CANNOT_FAIL(gr_seg_free(s->heap, off));
+        return rc;
+    }
+    NTSTATUS st = gr_kmd_set_vpr(ad->hAdapter, s->base + off, s->base + off + size);
+    if (st) {
+        gr_seg_fini(s->vpr_heap);
+        s->vpr_heap = NULL;
+        DXGK_CANNOT_FAIL(gr_seg_free(s->heap, off));
+        return dxgk_status_from_nt(st);
+    }
+    s->vpr_offset = off;
+    s->vpr_size = size;
+    ad->vpr_segment = s->id;
+    return GR_OK;
+}
+
+static gr_status_t query_adapter(gr_adapter_t *ad)
+{
+    DXGKARG_QUERYADAPTERINFO q;
+    memset(&q, 0, sizeof q);
+    q.Type = DXGKQAITYPE_DRIVERCAPS;
+    q.pOutputData = &ad->caps;
+    q.OutputDataSize = sizeof ad->caps;
+    if (DxgkDdiQueryAdapterInfo(ad->hAdapter, &q))
+        return GR_E_MISMATCH;
+    /* The caps VidMm's rules depend on must be consistent (WDDM 2.0 GPU-VA model). */
+    if (!ad->caps.MemoryManagementCaps.GpuMmuSupported && !ad->caps.MemoryManagementCaps.IoMmuSupported)
+        return GR_E_MISMATCH;
+
+    DXGK_QUERYSEGMENTIN4 in = {.PhysicalAdapterIndex = 0};
+    DXGK_QUERYSEGMENTOUT4 out;
+    memset(&out, 0, sizeof out);
+    memset(&q, 0, sizeof q);
+    q.Type = DXGKQAITYPE_QUERYSEGMENT4;
+    q.pInputData = &in;
+    q.InputDataSize = sizeof in;
+    q.pOutputData = &out;
+    q.OutputDataSize = sizeof out;
+    /* First call: NbSegment 0 asks for the count only. */
+    if (DxgkDdiQueryAdapterInfo(ad->hAdapter, &q) || out.NbSegment == 0 || out.NbSegment > GR_ALLOC_MAX_SEGMENTS)
+        return GR_E_MISMATCH;
+    DXGK_SEGMENTDESCRIPTOR4 descs[GR_ALLOC_MAX_SEGMENTS];
+    memset(descs, 0, sizeof descs);
+    out.pSegmentDescriptor = (BYTE *)descs;
+    out.SegmentDescriptorStride = sizeof descs[0];
+    if (DxgkDdiQueryAdapterInfo(ad->hAdapter, &q))
+        return GR_E_MISMATCH;
+    ad->nseg = out.NbSegment;
+    for (uint32_t i = 0; i < ad->nseg; i++) {
+        dxgk_segment_t *s = &ad->seg[i];
+        s->id = i + 1;
+        s->desc = descs[i];
+        s->base = (uint64_t)descs[i].BaseAddress.QuadPart;
+        s->size = descs[i].Size;
+        s->cpu_visible = descs[i].Flags.CpuVisible;
+        if (descs[i].Flags.Aperture || s->size == 0 || s->size % GR_SEG_UNIT)
+            return GR_E_MISMATCH; /* only memory segments are modelled */
+        gr_status_t rc = gr_seg_init(s->size, &s->heap);
+        if (rc)
+            return rc;
+    }
+    for (uint32_t i = 0; i < ad->nseg; i++)
+        if (ad->seg[i].desc.Flags.VprSupported) {
+            gr_status_t rc = setup_vpr(ad, &ad->seg[i]);
+            if (rc && rc != GR_E_NO_DEVICE)
+                return rc;
+            break; /* one VPR (NumVprSupported) */
+        }
+    return GR_OK;
+}
+
+static void free_segments(gr_adapter_t *ad)
+{
+    for (uint32_t i = 0; i < GR_ALLOC_MAX_SEGMENTS; i++) {
+        gr_seg_fini(ad->seg[i].vpr_heap);
+        gr_seg_fini(ad->seg[i].heap);
+        ad->seg[i].vpr_heap = ad->seg[i].heap = NULL;
+    }
+}
+
+gr_status_t gr_adapter_open(const char *uri, gr_adapter_t **out_adapter)
+{
+    if (!out_adapter || !dxgk_kernel_handles())
+        return GR_E_INVALID;
+    gr_adapter_t *ad = calloc(1, sizeof *ad);
+    if (!ad)
+        return GR_E_NO_MEMORY;
+    gr_status_t rc = GR_E_NO_MEMORY;
+    if (pthread_mutex_init(&ad->link_lock, NULL))
+        goto fail_free;
+    if (pthread_mutex_init(&ad->vidmm_lock, NULL))
+        goto fail_link_lock;
+    if (pthread_mutex_init(&ad->proc_lock, NULL))
+        goto fail_vidmm_lock;
+    if (dxgk_htab_init(&ad->shared))
+        goto fail_proc_lock;
+    rc = gr_link_open(uri, &ad->link);
+    if (rc)
+        goto fail_shared;
+    ad->dxgkrnl.Size = sizeof ad->dxgkrnl;
+    ad->dxgkrnl.Version = DXGKDDI_INTERFACE_VERSION;
+    ad->dxgkrnl.DeviceHandle = ad;
+    ad->dxgkrnl.DxgkCbGetHandleData = cb_get_handle_data;
+    ad->dxgkrnl.DxgkCbGetHandleParent = cb_get_handle_parent;
+    gr_kmd_start_info_t si = {.link = ad->link, .link_lock = &ad->link_lock, .dxgkrnl = &ad->dxgkrnl};
+    NTSTATUS st = gr_kmd_start_adapter(&si, &ad->hAdapter);
+    if (st) {
+        rc = st == STATUS_DEVICE_NOT_READY ? GR_E_NO_DEVICE : dxgk_status_from_nt(st);
+        goto fail_link;
+    }
+    rc = query_adapter(ad);
+    if (rc)
+        goto fail_kmd;
+    *out_adapter = ad;
+    return GR_OK;
+fail_kmd:
+    free_segments(ad);
+    gr_kmd_stop_adapter(ad->hAdapter);
+fail_link:
+    gr_link_close(ad->link);
+fail_shared:
+    dxgk_htab_fini(&ad->shared);
+fail_proc_lock:
+    pthread_mutex_destroy(&ad->proc_lock);
+fail_vidmm_lock:
+    pthread_mutex_destroy(&ad->vidmm_lock);
+fail_link_lock:
+    pthread_mutex_destroy(&ad->link_lock);
+fail_free:
+    free(ad);
+    return rc;
+}
+
+void gr_adapter_close(gr_adapter_t *ad)
+{
+    if (!ad)
+        return;
+    for (;;) {
+        pthread_mutex_lock(&ad->proc_lock);
+        gr_process_t *p = ad->procs;
+        pthread_mutex_unlock(&ad->proc_lock);
+        if (!p)
+            break;
+        gr_process_destroy(p);
+    }
+    if (ad->vpr_segment)
+        (void)gr_kmd_set_vpr(ad->hAdapter, 0, 0);
+    free_segments(ad);
+    gr_kmd_stop_adapter(ad->hAdapter);
+    gr_link_close(ad->link);
+    dxgk_htab_fini(&ad->shared);
+    pthread_mutex_destroy(&ad->proc_lock);
+    pthread_mutex_destroy(&ad->vidmm_lock);
+    pthread_mutex_destroy(&ad->link_lock);
+    free(ad);
+}
+
+gr_link_t *gr_adapter_link(gr_adapter_t *ad)
+{
+    return ad ? ad->link : NULL;
+}
+
+int gr_adapter_with_link(gr_adapter_t *ad, int (*fn)(gr_link_t *link, void *ctx), void *ctx)
+{
+    if (!ad || !fn)
+        return GR_E_INVALID;
+    pthread_mutex_lock(&ad->link_lock);
+    int rc = fn(ad->link, ctx);
+    pthread_mutex_unlock(&ad->link_lock);
+    return rc;
+}
+
+gr_status_t gr_adapter_segments(gr_adapter_t *ad, gr_segment_info_t *out, uint32_t max, uint32_t *out_count)
+{
+    if (!ad || !out_count || (max && !out))
+        return GR_E_INVALID;
+    pthread_mutex_lock(&ad->vidmm_lock);
+    for (uint32_t i = 0; i < ad->nseg && i < max; i++) {
+        const dxgk_segment_t *s = &ad->seg[i];
+        gr_seg_stats_t st, vst;
+        memset(&vst, 0, sizeof vst);
+        if (gr_seg_stats(s->heap, &st) || (s->vpr_heap && gr_seg_stats(s->vpr_heap, &vst))) {
+            pthread_mutex_unlock(&ad->vidmm_lock);
+            return GR_E_INVALID;
+        }
+        gr_segment_info_t *o = &out[i];
+        memset(o, 0, sizeof *o);
+        o->id = s->id;
+        o->base = s->base;
+        o->size = s->size;
+        o->cpu_visible = s->cpu_visible;
+        o->vpr = s->vpr_heap != NULL;
+        o->vpr_offset = s->vpr_offset;
+        o->vpr_size = s->vpr_size;
+        o->free_bytes = st.free_bytes;
+        o->largest_free = st.largest_free;
+        /* The VPR is one reserved block of heap; count what lives inside it instead. */
+        o->allocations = st.allocations - (s->vpr_heap ? 1 : 0) + vst.allocations;
+    }
+    *out_count = ad->nseg;
+    pthread_mutex_unlock(&ad->vidmm_lock);
+    return GR_OK;
+}
+
+typedef struct walk_ctx {
+    const dxgk_segment_t *s;
+    gr_segment_walk_fn fn;
+    void *ctx;
+    bool stop;
+} walk_ctx_t;
+
+static bool walk_vpr(void *c, uint64_t offset, uint64_t size, bool is_free)
+{
+    walk_ctx_t *w = c;
+    if (!w->fn(w->ctx, w->s->vpr_offset + offset, size, is_free ? GR_RANGE_VPR_FREE : GR_RANGE_ALLOCATION))
+        w->stop = true;
+    return !w->stop;
+}
+
+static bool walk_heap(void *c, uint64_t offset, uint64_t size, bool is_free)
+{
+    walk_ctx_t *w = c;
+    if (w->s->vpr_heap && !is_free && offset == w->s->vpr_offset) {
+        DXGK_CANNOT_FAIL(gr_seg_walk(w->s->vpr_heap, walk_vpr, w));
+        return !w->stop;
+    }
+    if (!w->fn(w->ctx, offset, size, is_free ? GR_RANGE_FREE : GR_RANGE_ALLOCATION))
+        w->stop = true;
+    return !w->stop;
+}
+
+gr_status_t gr_segment_walk(gr_adapter_t *ad, uint32_t segment, gr_segment_walk_fn fn, void *ctx)
+{
+    if (!ad || !fn || segment == 0 || segment > ad->nseg)
+        return GR_E_INVALID;
+    pthread_mutex_lock(&ad->vidmm_lock);
+    walk_ctx_t w = {.s = &ad->seg[segment - 1], .fn = fn, .ctx = ctx, .stop = false};
+    gr_status_t rc = gr_seg_walk(w.s->heap, walk_heap, &w);
+    pthread_mutex_unlock(&ad->vidmm_lock);
+    return rc;
+}
+
+gr_status_t gr_adapter_stats(gr_adapter_t *ad, gr_adapter_stats_t *out)
+{
+    if (!ad || !out)
+        return GR_E_INVALID;
+    gr_kmd_counts_t k;
+    if (gr_kmd_counts(ad->hAdapter, &k))
+        return GR_E_INVALID;
+    out->ddi_create_allocation = atomic_load(&ad->n_create);
+    out->ddi_open_allocation = atomic_load(&ad->n_open);
+    out->ddi_close_allocation = atomic_load(&ad->n_close);
+    out->ddi_destroy_allocation = atomic_load(&ad->n_destroy);
+    out->ddi_destroy_resource = atomic_load(&ad->n_destroy_res);
+    out->lock_window_moves = atomic_load(&ad->n_window_moves);
+    out->kmd_allocations = k.allocations;
+    out->kmd_resources = k.resources;
+    out->kmd_opens = k.opens;
+    out->kmd_devices = k.devices;
+    return GR_OK;
+}
+
+/* ---- processes and devices ------------------------------------------------------------- */
+
+gr_status_t gr_process_create(gr_adapter_t *ad, gr_process_t **out_process)
+{
+    if (!ad || !out_process)
+        return GR_E_INVALID;
+    gr_process_t *p = calloc(1, sizeof *p);
+    if (!p)
+        return GR_E_NO_MEMORY;
+    if (pthread_mutex_init(&p->lock, NULL)) {
+        free(p);
+        return GR_E_NO_MEMORY;
+    }
+    if (dxgk_htab_init(&p->handles)) {
+        pthread_mutex_destroy(&p->lock);
+        free(p);
+        return GR_E_NO_MEMORY;
+    }
+    p->adapter = ad;
+    pthread_mutex_lock(&ad->proc_lock);
+    p->next = ad->procs;
+    ad->procs = p;
+    pthread_mutex_unlock(&ad->proc_lock);
+    *out_process = p;
+    return GR_OK;
+}
+
+void gr_process_destroy(gr_process_t *p)
+{
+    if (!p)
+        return;
+    while (p->devices)
+        gr_gpu_device_destroy(p->devices);
+    gr_adapter_t *ad = p->adapter;
+    pthread_mutex_lock(&ad->proc_lock);
+    for (gr_process_t **pp = &ad->procs; *pp; pp = &(*pp)->next)
+        if (*pp == p) {
+            *pp = p->next;
+            break;
+        }
+    pthread_mutex_unlock(&ad->proc_lock);
+    dxgk_htab_fini(&p->handles);
+    pthread_mutex_destroy(&p->lock);
+    free(p);
+}
+
+gr_status_t gr_gpu_device_create(gr_process_t *p, gr_gpu_device_t **out_device)
+{
+    if (!p || !out_device)
+        return GR_E_INVALID;
+    gr_gpu_device_t *d = calloc(1, sizeof *d);
+    if (!d)
+        return GR_E_NO_MEMORY;
+    d->process = p;
+    d->va_next = DXGK_VA_BASE;
+    pthread_mutex_lock(&p->lock);
+    NTSTATUS st = gr_kmd_create_device(p->adapter->hAdapter, d, &d->hDevice);
+    if (st) {
+        pthread_mutex_unlock(&p->lock);
+        free(d);
+        return dxgk_status_from_nt(st);
+    }
+    gr_status_t rc = gr_gpuva_create(&dxgk_gpuva_ops, d, &d->va_space);
+    if (rc) {
+        (void)gr_kmd_destroy_device(d->hDevice);
+        pthread_mutex_unlock(&p->lock);
+        free(d);
+        return rc;
+    }
+    d->next = p->devices;
+    p->devices = d;
+    pthread_mutex_unlock(&p->lock);
+    *out_device = d;
+    return GR_OK;
+}
+
+void gr_gpu_device_destroy(gr_gpu_device_t *d)
+{
+    if (!d)
+        return;
+    gr_process_t *p = d->process;
+    pthread_mutex_lock(&p->lock);
+    dxgk_device_release_all(d);
+    gr_gpuva_destroy(d->va_space);
+    (void)gr_kmd_destroy_device(d->hDevice);
+    for (gr_gpu_device_t **pp = &p->devices; *pp; pp = &(*pp)->next)
+        if (*pp == d) {
+            *pp = d->next;
+            break;
+        }
+    pthread_mutex_unlock(&p->lock);
+    free(d);
+}
+
+/* ---- test hooks ------------------------------------------------------------------------ */
+
+void gr_dxgk_test_set_create_hook(gr_adapter_t *ad, void (*fn)(void *ctx, DXGK_ALLOCATIONINFO *infos, UINT count),
+                                  void *ctx)
+{
+    ad->create_hook = fn;
+    ad->create_hook_ctx = ctx;
+}
+
+HANDLE gr_dxgk_test_hadapter(gr_adapter_t *ad)
+{
+    return ad->hAdapter;
+}
+
+const DXGK_DRIVERCAPS *gr_dxgk_test_caps(gr_adapter_t *ad)
+{
+    return &ad->caps;
+}
+
+gr_status_t gr_dxgk_test_gpuva_lookup(gr_gpu_device_t *dev, uint64_t va, uint64_t *out_pa, unsigned *out_flags,
+                                      unsigned *out_page_shift)
+{
+    pthread_mutex_lock(&dev->process->lock);
+    gr_status_t rc = gr_gpuva_lookup(dev->va_space, va, out_pa, out_flags, out_page_shift);
+    pthread_mutex_unlock(&dev->process->lock);
+    return rc;
+}
+
+gr_status_t gr_dxgk_test_gpuva_check(gr_gpu_device_t *dev)
+{
+    pthread_mutex_lock(&dev->process->lock);
+    gr_status_t rc = gr_gpuva_check(dev->va_space);
+    pthread_mutex_unlock(&dev->process->lock);
+    return rc;
+}

@@ -1,0 +1,909 @@
+/*
+ * dxgk_alloc.c: VidMm's allocation path (create, open, close, destroy, lock, unlock,
+ * query), calling the miniport's DDIs as dxgkrnl documents them:
+ *   create:  DxgkDdiCreateAllocation -> flag rules on each DXGK_ALLOCATIONINFO -> placement
+ *            -> DxgkDdiOpenAllocation (Create) for the creating device
+ *   open:    DxgkDdiOpenAllocation (another device; ReadOnly; SubresourceIndex)
+ *   close:   DxgkDdiCloseAllocation for the device's open
+ *   destroy: (last reference) wait for the GPU -> DxgkDdiDestroyAllocation (DestroyResource
+ *            with the resource's last allocation) -> segment space returned
+ * Locking: dxgk_internal.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dxgk_internal.h"
+#include "gr_link.h"
+#include "kmd.h"
+#include "vidmm_flag_rules.h"
+
+#define DXGK_MAX_CREATE 64u
+#define PAGE UINT64_C(4096)
+#define OVERLAY_NUM 4u /* Overlay/Capture live in the last 20%: at or above 4/5 of the segment */
+#define OVERLAY_DEN 5u
+
+/* ---- hooks for what does not exist yet ---------------------------------------------------- */
+
+/*
+ * dxgkrnl waits until the GPU is done with an allocation (its last fence) before
+ * DxgkDdiDestroyAllocation. There is no engine yet, so nothing can be using it; VidSch will
+ * make this wait on the allocation's last-use fence.
+ */
+static void wait_gpu_idle(dxgk_kalloc_t *ka)
+{
+    (void)ka;
+}
+
+/*
+ * GPU virtual addresses (vidmm_gpuva.h). Each open is mapped into its device's address space:
+ * writable unless opened read-only, cacheable when Cached, 2 MiB/64 KiB pages unless
+ * DisableLargePageMapping. The library picks each 2 MiB slot's page size from all the mappings
+ * in it, so one 4 KiB-only mapping would demote its neighbours: every mapping therefore starts
+ * its own 2 MiB-aligned VA slot (VA is plentiful: 2^48 bytes), and then gets the largest page
+ * its PA alignment and size allow. VAs come from a per-device cursor and are never reused.
+ * System-memory allocations (ExistingSysMem) are not mapped yet: the caller's pages have no
+ * device bus address until the DMA path maps them.
+ */
+static gr_status_t gpuva_map(dxgk_open_t *op)
+{
+    dxgk_kalloc_t *ka = op->ka;
+    gr_gpu_device_t *dev = op->device;
+    op->gpu_va = 0;
+    if (ka->segment == GR_SEGMENT_SYSTEM)
+        return GR_OK;
+    uint64_t size = (ka->info.Size + PAGE - 1) & ~(PAGE - 1);
+    const uint64_t slot = UINT64_C(2) << 20;
+    uint64_t align = ka->info.Alignment > slot ? ka->info.Alignment : slot;
+    uint64_t va = (dev->va_next + align - 1) & ~(align - 1);
+    unsigned flags = 0;
+    if (!op->read_only)
+        flags |= GR_GPUVA_WRITABLE;
+    if (ka->info.FlagsWddm2.Cached)
+        flags |= GR_GPUVA_CACHEABLE;
+    if (ka->info.FlagsWddm2.DisableLargePageMapping)
+        flags |= GR_GPUVA_NO_LARGE_PAGES;
+    gr_status_t rc = gr_gpuva_map(dev->va_space, va, ka->vram, size, flags);
+    if (rc)
+        return rc;
+    dev->va_next = va + size;
+    op->gpu_va = va;
+    return GR_OK;
+}
+
+static void gpuva_unmap(dxgk_open_t *op)
+{
+    if (op->gpu_va) {
+        uint64_t size = (op->ka->info.Size + PAGE - 1) & ~(PAGE - 1);
+        DXGK_CANNOT_FAIL(gr_gpuva_unmap(op->device->va_space, op->gpu_va, size));
+    }
+    op->gpu_va = 0;
+}
+
+static gr_status_t copy_vram_ex(gr_adapter_t *ad, uint64_t vram, void *buf, uint64_t bytes, bool to_vram,
+                                bool count_moves);
+
+/* Page-table pages: 4 KiB of VRAM from VidMm, preferring the segment the CPU does not see. */
+static gr_status_t pt_alloc(void *user, uint64_t *out_pa)
+{
+    gr_adapter_t *ad = ((gr_gpu_device_t *)user)->process->adapter;
+    static const uint8_t zero[4096];
+    pthread_mutex_lock(&ad->vidmm_lock);
+    gr_status_t rc = GR_E_NO_MEMORY;
+    uint64_t off = 0;
+    dxgk_segment_t *s = NULL;
+    for (uint32_t k = ad->nseg; k >= 1 && rc; k--) {
+        s = &ad->seg[k - 1];
+        rc = gr_seg_alloc(s->heap, PAGE, PAGE, 0, GR_SEG_END, 0, &off);
+    }
+    pthread_mutex_unlock(&ad->vidmm_lock);
+    if (rc)
+        return rc;
+    rc = copy_vram_ex(ad, s->base + off, (void *)zero, PAGE, true, false);
+    if (rc) {
+        pthread_mutex_lock(&ad->vidmm_lock);
+        DXGK_CANNOT_FAIL(gr_seg_free(s->heap, off));
+        pthread_mutex_unlock(&ad->vidmm_lock);
+        return rc;
+    }
+    *out_pa = s->base + off;
+    return GR_OK;
+}
+
+static void pt_free(void *user, uint64_t pa)
+{
+    gr_adapter_t *ad = ((gr_gpu_device_t *)user)->process->adapter;
+    pthread_mutex_lock(&ad->vidmm_lock);
+    for (uint32_t k = 0; k < ad->nseg; k++) {
+        dxgk_segment_t *s = &ad->seg[k];
+        if (pa >= s->base && pa < s->base + s->size) {
+            DXGK_CANNOT_FAIL(gr_seg_free(s->heap, pa - s->base));
+            break;
+        }
+    }
+    pthread_mutex_unlock(&ad->vidmm_lock);
+}
+
+static gr_status_t pt_write(void *user, uint64_t pa, const void *src, size_t bytes)
+{
+    return copy_vram_ex(((gr_gpu_device_t *)user)->process->adapter, pa, (void *)src, bytes, true, false);
+}
+
+static gr_status_t pt_read(void *user, uint64_t pa, void *dst, size_t bytes)
+{
+    return copy_vram_ex(((gr_gpu_device_t *)user)->process->adapter, pa, dst, bytes, false, false);
+}
+
+static gr_status_t pt_invalidate(void *user)
+{
+    gr_adapter_t *ad = ((gr_gpu_device_t *)user)->process->adapter;
+    return dxgk_status_from_nt(gr_kmd_flush_tlb(ad->hAdapter));
+}
+
+const gr_gpuva_ops_t dxgk_gpuva_ops = {
+    .alloc_pt_page = pt_alloc,
+    .free_pt_page = pt_free,
+    .write_vram = pt_write,
+    .read_vram = pt_read,
+    .invalidate = pt_invalidate,
+};
+
+/* ---- placement ----------------------------------------------------------------------------- */
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+    return (v + a - 1) & ~(a - 1);
+}
+
+/* Segment ids to try, in order: the preferences VidMm may honour, then the supported set. */
+static uint32_t segment_order(const gr_adapter_t *ad, const DXGK_ALLOCATIONINFO *i, uint32_t *ids, bool *topdown)
+{
+    const DXGK_SEGMENTPREFERENCE *p = &i->PreferredSegment;
+    const uint32_t pid[5] = {p->SegmentId0, p->SegmentId1, p->SegmentId2, p->SegmentId3, p->SegmentId4};
+    const bool pdir[5] = {p->Direction0, p->Direction1, p->Direction2, p->Direction3, p->Direction4};
+    uint32_t set = i->SupportedWriteSegmentSet, n = 0;
+    bool seen[GR_ALLOC_MAX_SEGMENTS + 1] = {false};
+    for (int k = 0; k < 5; k++) {
+        uint32_t id = pid[k];
+        if (id == 0 || id > ad->nseg || !(set & (1u << (id - 1))) || seen[id])
+            continue;
+        seen[id] = true;
+        ids[n] = id;
+        topdown[n++] = pdir[k];
+    }
+    for (uint32_t id = 1; id <= ad->nseg; id++)
+        if ((set & (1u << (id - 1))) && !seen[id]) {
+            ids[n] = id;
+            topdown[n++] = false;
+        }
+    return n;
+}
+
+/* Places one allocation (VidMm lock held). GR_E_NO_MEMORY when no allowed segment has room. */
+static gr_status_t place(gr_adapter_t *ad, dxgk_kalloc_t *ka)
+{
+    const DXGK_ALLOCATIONINFO *i = &ka->info;
+    DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 fl = i->FlagsWddm2;
+    if (fl.ExistingSysMem) {
+        ka->segment = GR_SEGMENT_SYSTEM;
+        return GR_OK;
+    }
+    uint32_t ids[GR_ALLOC_MAX_SEGMENTS];
+    bool dir[GR_ALLOC_MAX_SEGMENTS];
+    uint32_t n = segment_order(ad, i, ids, dir);
+    bool vpr = fl.CreateInVpr || fl.HardwareProtected;
+    uint64_t size = align_up(i->Size, PAGE);
+    uint64_t align = i->Alignment ? i->Alignment : PAGE;
+    for (uint32_t k = 0; k < n; k++) {
+        dxgk_segment_t *s = &ad->seg[ids[k] - 1];
+        uint32_t flags = (fl.FromEndOfSegment || dir[k]) ? GR_SEG_TOP_DOWN : 0;
+        uint64_t off = 0;
+        if (vpr) {
+            if (!s->vpr_heap || gr_seg_alloc(s->vpr_heap, size, align, 0, GR_SEG_END, flags, &off))
+                continue;
+            ka->in_vpr = true;
+            off += s->vpr_offset;
+        } else {
+            uint64_t lo = 0;
+            if (fl.Overlay || fl.Capture)
+                lo = align_up(s->size / OVERLAY_DEN * OVERLAY_NUM, PAGE);
+            if (lo >= s->size || gr_seg_alloc(s->heap, size, align, lo, GR_SEG_END, flags, &off))
+                continue;
+        }
+        ka->segment = s->id;
+        ka->offset = off;
+        ka->vram = s->base + off;
+        return GR_OK;
+    }
+    return GR_E_NO_MEMORY;
+}
+
+static void unplace(gr_adapter_t *ad, dxgk_kalloc_t *ka)
+{
+    if (ka->segment == GR_SEGMENT_SYSTEM)
+        return;
+    dxgk_segment_t *s = &ad->seg[ka->segment - 1];
+    if (ka->in_vpr)
+        DXGK_CANNOT_FAIL(gr_seg_free(s->vpr_heap, ka->offset - s->vpr_offset));
+    else
+        DXGK_CANNOT_FAIL(gr_seg_free(s->heap, ka->offset));
+    ka->segment = GR_SEGMENT_SYSTEM;
+    ka->in_vpr = false;
+}
+
+/* ---- DDI wrappers ---------------------------------------------------------------------- */
+
+static NTSTATUS ddi_destroy(gr_adapter_t *ad, UINT n, const HANDLE *list, HANDLE hResource, bool destroy_res)
+{
+    DXGKARG_DESTROYALLOCATION d;
+    memset(&d, 0, sizeof d);
+    d.NumAllocations = n;
+    d.pAllocationList = list;
+    d.hResource = hResource;
+    d.Flags.DestroyResource = destroy_res;
+    atomic_fetch_add(&ad->n_destroy, 1);
+    if (destroy_res)
+        atomic_fetch_add(&ad->n_destroy_res, 1);
+    return DxgkDdiDestroyAllocation(ad->hAdapter, &d);
+}
+
+static NTSTATUS ddi_close(gr_adapter_t *ad, gr_gpu_device_t *dev, UINT n, const HANDLE *list)
+{
+    DXGKARG_CLOSEALLOCATION c = {.NumAllocations = n, .pOpenHandleList = list};
+    atomic_fetch_add(&ad->n_close, 1);
+    return DxgkDdiCloseAllocation(dev->hDevice, &c);
+}
+
+/* ---- object lifetime ------------------------------------------------------------------- */
+
+static void free_kres(dxgk_kres_t *kr)
+{
+    if (!kr)
+        return;
+    free(kr->allocs);
+    free(kr->priv);
+    free(kr);
+}
+
+static void free_kalloc(dxgk_kalloc_t *ka)
+{
+    if (!ka)
+        return;
+    free(ka->sys_copy);
+    free(ka->priv);
+    free(ka);
+}
+
+/*
+ * Drops one reference (process lock of the caller held, VidMm lock not). The last one
+ * destroys the allocation, and the resource with its last allocation.
+ */
+static void kalloc_release(gr_adapter_t *ad, dxgk_kalloc_t *ka)
+{
+    dxgk_kres_t *kr = ka->res;
+    pthread_mutex_lock(&ad->vidmm_lock);
+    bool last = --ka->refs == 0;
+    bool last_of_res = false;
+    if (last) {
+        ka->destroyed = true;
+        for (uint32_t i = 0; i < kr->count; i++)
+            if (kr->allocs[i] == ka)
+                kr->allocs[i] = NULL;
+        last_of_res = --kr->live == 0;
+        /* A dying resource can no longer be opened. */
+        if (last_of_res && kr->shared)
+            (void)dxgk_htab_remove(&ad->shared, kr->shared_handle, DXGK_HT_SHARED);
+    }
+    pthread_mutex_unlock(&ad->vidmm_lock);
+    if (!last)
+        return;
+    wait_gpu_idle(ka);
+    HANDLE h = ka->info.hAllocation;
+    (void)ddi_destroy(ad, 1, &h, kr->has_resource ? kr->hResource : NULL, kr->has_resource && last_of_res);
+    dxgk_htab_t *kt = dxgk_kernel_handles();
+    (void)dxgk_htab_remove(kt, ka->kh, DXGK_HANDLE_ALLOCATION);
+    pthread_mutex_lock(&ad->vidmm_lock);
+    unplace(ad, ka);
+    pthread_mutex_unlock(&ad->vidmm_lock);
+    free_kalloc(ka);
+    if (last_of_res) {
+        if (kr->kh)
+            (void)dxgk_htab_remove(kt, kr->kh, DXGK_HANDLE_RESOURCE);
+        free_kres(kr);
+    }
+}
+
+/* Drops a lock held through op without writing anything back (close/destroy of the locker). */
+static void drop_lock(gr_adapter_t *ad, dxgk_open_t *op)
+{
+    dxgk_kalloc_t *ka = op->ka;
+    pthread_mutex_lock(&ad->vidmm_lock);
+    if (ka->locker == op) {
+        if (ka->lock_buf != ka->sysmem && ka->lock_buf != ka->sys_copy)
+            free(ka->lock_buf);
+        ka->lock_buf = NULL;
+        ka->locker = NULL;
+    }
+    pthread_mutex_unlock(&ad->vidmm_lock);
+}
+
+/* Closes one open (process lock held): DxgkDdiCloseAllocation, handle freed, reference dropped. */
+static void release_open(gr_process_t *p, dxgk_open_t *op)
+{
+    gr_adapter_t *ad = p->adapter;
+    drop_lock(ad, op);
+    gpuva_unmap(op);
+    HANDLE h = op->hDeviceSpecific;
+    (void)ddi_close(ad, op->device, 1, &h);
+    (void)dxgk_htab_remove(&p->handles, op->handle, DXGK_HT_OPEN);
+    dxgk_kalloc_t *ka = op->ka;
+    free(op);
+    kalloc_release(ad, ka);
+}
+
+/*
+ * Opens allocations for a device (process lock held; the caller holds one reference on each
+ * ka, which this keeps on success and leaves to the caller on failure).
+ */
+static gr_status_t open_for_device(gr_gpu_device_t *dev, dxgk_kres_t *kr, dxgk_kalloc_t **kas, uint32_t n,
+                                   bool create, bool read_only, uint32_t subresource, gr_alloc_t *out_handles)
+{
+    gr_process_t *p = dev->process;
+    gr_adapter_t *ad = p->adapter;
+    DXGK_OPENALLOCATIONINFO *oi = calloc(n, sizeof *oi);
+    dxgk_open_t **ops = calloc(n, sizeof *ops);
+    if (!oi || !ops) {
+        free(oi);
+        free(ops);
+        return GR_E_NO_MEMORY;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        oi[i].hAllocation = kas[i]->kh;
+        oi[i].pPrivateDriverData = kas[i]->priv;
+        oi[i].PrivateDriverDataSize = kas[i]->priv_size;
+    }
+    DXGKARG_OPENALLOCATION o;
+    memset(&o, 0, sizeof o);
+    o.NumAllocations = n;
+    o.pOpenAllocation = oi;
+    o.pPrivateDriverData = kr->priv;
+    o.PrivateDriverSize = kr->priv_size;
+    o.Flags.Create = create;
+    o.Flags.ReadOnly = read_only;
+    o.SubresourceIndex = subresource;
+    atomic_fetch_add(&ad->n_open, 1);
+    NTSTATUS st = DxgkDdiOpenAllocation(dev->hDevice, &o);
+    if (st) {
+        free(oi);
+        free(ops);
+        return dxgk_status_from_nt(st);
+    }
+    gr_status_t rc = GR_OK;
+    uint32_t made = 0;
+    for (; made < n; made++) {
+        dxgk_open_t *op = calloc(1, sizeof *op);
+        if (!op) {
+            rc = GR_E_NO_MEMORY;
+            break;
+        }
+        op->device = dev;
+        op->ka = kas[made];
+        op->hDeviceSpecific = oi[made].hDeviceSpecificAllocation;
+        op->creator = create;
+        op->read_only = read_only;
+        if (made == 0) {
+            op->sub_offset = o.SubresourceOffset;
+            op->pitch = o.Pitch;
+        }
+        rc = dxgk_htab_insert(&p->handles, DXGK_HT_OPEN, op, &op->handle);
+        if (!rc)
+            rc = gpuva_map(op);
+        if (rc) {
+            if (op->handle)
+                (void)dxgk_htab_remove(&p->handles, op->handle, DXGK_HT_OPEN);
+            free(op);
+            break;
+        }
+        ops[made] = op;
+    }
+    if (rc) {
+        /* Undo in full: every device-specific handle the miniport made goes back to it. */
+        for (uint32_t i = 0; i < made; i++) {
+            gpuva_unmap(ops[i]);
+            (void)dxgk_htab_remove(&p->handles, ops[i]->handle, DXGK_HT_OPEN);
+            free(ops[i]);
+        }
+        HANDLE *hs = malloc(n * sizeof *hs);
+        if (hs) {
+            for (uint32_t i = 0; i < n; i++)
+                hs[i] = oi[i].hDeviceSpecificAllocation;
+            (void)ddi_close(ad, dev, n, hs);
+            free(hs);
+        } else {
+            for (uint32_t i = 0; i < n; i++)
+                (void)ddi_close(ad, dev, 1, &oi[i].hDeviceSpecificAllocation);
+        }
+        free(oi);
+        free(ops);
+        return rc;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        out_handles[i] = ops[i]->handle;
+    free(oi);
+    free(ops);
+    return GR_OK;
+}
+
+/* ---- create ---------------------------------------------------------------------------- */
+
+/* VidMm's checks beyond the flag rules: what the placement code relies on. */
+static gr_status_t check_info(const DXGK_ALLOCATIONINFO *i, const gr_alloc_desc_t *d)
+{
+    if (i->Size == 0 || (i->Alignment & (i->Alignment - 1)) || !i->hAllocation)
+        return GR_E_INVALID;
+    if (i->FlagsWddm2.ExistingSysMem) {
+        /* The caller's pages are the backing store: page aligned, whole pages, big enough. */
+        if (!d->sysmem || (uintptr_t)d->sysmem % PAGE || d->sysmem_bytes == 0 || d->sysmem_bytes % PAGE ||
+            d->sysmem_bytes < i->Size)
+            return GR_E_INVALID;
+    } else if (d->sysmem || d->sysmem_bytes) {
+        return GR_E_INVALID;
+    }
+    return GR_OK;
+}
+
+gr_status_t gr_alloc_create(gr_gpu_device_t *dev, const gr_resource_desc_t *resource, const gr_alloc_desc_t *descs,
+                            uint32_t count, gr_alloc_t *out_handles, gr_shared_t *out_shared)
+{
+    if (!dev || !descs || count == 0 || count > DXGK_MAX_CREATE || !out_handles)
+        return GR_E_INVALID;
+    if (resource && (resource->flags & ~(uint32_t)GR_RESOURCE_SHARED))
+        return GR_E_INVALID;
+    bool shared = resource && (resource->flags & GR_RESOURCE_SHARED);
+    if (shared && !out_shared)
+        return GR_E_INVALID;
+    for (uint32_t i = 0; i < count; i++)
+        if ((descs[i].private_size && !descs[i].private_data) || descs[i].private_size > 4096)
+            return GR_E_INVALID;
+    if (resource && ((resource->private_size && !resource->private_data) || resource->private_size > 4096))
+        return GR_E_INVALID;
+
+    gr_process_t *p = dev->process;
+    gr_adapter_t *ad = p->adapter;
+    dxgk_htab_t *kt = dxgk_kernel_handles();
+    gr_status_t rc = GR_E_NO_MEMORY;
+    DXGK_ALLOCATIONINFO *infos = calloc(count, sizeof *infos);
+    dxgk_kalloc_t **kas = calloc(count, sizeof *kas);
+    dxgk_kres_t *kr = calloc(1, sizeof *kr);
+    HANDLE *hlist = calloc(count, sizeof *hlist);
+    if (!infos || !kas || !kr || !hlist)
+        goto fail_mem;
+    kr->allocs = calloc(count, sizeof *kr->allocs);
+    if (!kr->allocs)
+        goto fail_mem;
+    for (uint32_t i = 0; i < count; i++) {
+        kas[i] = calloc(1, sizeof *kas[i]);
+        if (!kas[i])
+            goto fail_mem;
+        if (descs[i].private_size) {
+            kas[i]->priv = malloc(descs[i].private_size);
+            if (!kas[i]->priv)
+                goto fail_mem;
+            memcpy(kas[i]->priv, descs[i].private_data, descs[i].private_size);
+            kas[i]->priv_size = descs[i].private_size;
+        }
+        kas[i]->adapter = ad;
+        kas[i]->res = kr;
+        infos[i].pPrivateDriverData = kas[i]->priv;
+        infos[i].PrivateDriverDataSize = kas[i]->priv_size;
+    }
+    if (resource && resource->private_size) {
+        kr->priv = malloc(resource->private_size);
+        if (!kr->priv)
+            goto fail_mem;
+        memcpy(kr->priv, resource->private_data, resource->private_size);
+        kr->priv_size = resource->private_size;
+    }
+
+    pthread_mutex_lock(&p->lock);
+    DXGKARG_CREATEALLOCATION c;
+    memset(&c, 0, sizeof c);
+    c.pPrivateDriverData = kr->priv;
+    c.PrivateDriverDataSize = kr->priv_size;
+    c.NumAllocations = count;
+    c.pAllocationInfo = infos;
+    c.hResource = NULL;
+    c.Flags.Resource = resource != NULL;
+    atomic_fetch_add(&ad->n_create, 1);
+    NTSTATUS st = DxgkDdiCreateAllocation(ad->hAdapter, &c);
+    if (st) {
+        pthread_mutex_unlock(&p->lock);
+        rc = dxgk_status_from_nt(st);
+        if (rc == GR_E_IO)
+            rc = GR_E_INVALID;
+        goto fail_mem;
+    }
+    if (ad->create_hook)
+        ad->create_hook(ad->create_hook_ctx, infos, count);
+    /* From here on the miniport holds state: every failure goes back through
+     * DxgkDdiDestroyAllocation. */
+    kr->hResource = c.hResource;
+    kr->has_resource = resource != NULL;
+    for (uint32_t i = 0; i < count; i++)
+        hlist[i] = infos[i].hAllocation;
+    for (uint32_t i = 0; i < count; i++) {
+        const char *rule = NULL;
+        rc = gr_vidmm_check_allocation_flags(&infos[i], &ad->caps, &rule);
+        if (!rc)
+            rc = check_info(&infos[i], &descs[i]);
+        if (rc)
+            goto fail_ddi;
+        kas[i]->info = infos[i];
+        kas[i]->sysmem = infos[i].FlagsWddm2.ExistingSysMem ? descs[i].sysmem : NULL;
+        if (infos[i].FlagsWddm2.PermanentSysMem) {
+            kas[i]->sys_copy = aligned_alloc(PAGE, align_up(infos[i].Size, PAGE));
+            if (!kas[i]->sys_copy) {
+                rc = GR_E_NO_MEMORY;
+                goto fail_ddi;
+            }
+            memset(kas[i]->sys_copy, 0, align_up(infos[i].Size, PAGE));
+        }
+    }
+
+    pthread_mutex_lock(&ad->vidmm_lock);
+    uint32_t placed = 0;
+    for (; placed < count; placed++) {
+        rc = place(ad, kas[placed]);
+        if (rc)
+            break;
+    }
+    if (rc) {
+        /* No eviction yet: a full segment fails the whole call and changes nothing. */
+        for (uint32_t i = 0; i < placed; i++)
+            unplace(ad, kas[i]);
+        pthread_mutex_unlock(&ad->vidmm_lock);
+        goto fail_ddi;
+    }
+    /* Kernel handles, so DxgkCbGetHandleData can answer during the Create open below. */
+    uint32_t reg = 0;
+    for (; reg < count && !rc; reg++)
+        rc = dxgk_htab_insert(kt, DXGK_HANDLE_ALLOCATION, kas[reg], &kas[reg]->kh);
+    if (!rc && kr->has_resource)
+        rc = dxgk_htab_insert(kt, DXGK_HANDLE_RESOURCE, kr, &kr->kh);
+    if (!rc && shared) {
+        rc = dxgk_htab_insert(&ad->shared, DXGK_HT_SHARED, kr, &kr->shared_handle);
+        kr->shared = !rc;
+    }
+    if (rc) {
+        for (uint32_t i = 0; i < count; i++)
+            if (kas[i]->kh)
+                (void)dxgk_htab_remove(kt, kas[i]->kh, DXGK_HANDLE_ALLOCATION);
+        if (kr->kh)
+            (void)dxgk_htab_remove(kt, kr->kh, DXGK_HANDLE_RESOURCE);
+        for (uint32_t i = 0; i < count; i++)
+            unplace(ad, kas[i]);
+        pthread_mutex_unlock(&ad->vidmm_lock);
+        goto fail_ddi;
+    }
+    kr->count = count;
+    kr->live = count;
+    for (uint32_t i = 0; i < count; i++) {
+        kr->allocs[i] = kas[i];
+        kas[i]->refs = 1; /* the creator's open, taken below */
+    }
+    pthread_mutex_unlock(&ad->vidmm_lock);
+
+    gr_alloc_t *handles = calloc(count, sizeof *handles);
+    rc = handles ? open_for_device(dev, kr, kas, count, true, false, 0, handles) : GR_E_NO_MEMORY;
+    if (rc) {
+        free(handles);
+        /* Dropping the references destroys everything through the DDIs, in order. */
+        for (uint32_t i = 0; i < count; i++)
+            kalloc_release(ad, kas[i]);
+        pthread_mutex_unlock(&p->lock);
+        free(infos);
+        free(kas);
+        free(hlist);
+        return rc;
+    }
+    pthread_mutex_unlock(&p->lock);
+    memcpy(out_handles, handles, count * sizeof *handles);
+    if (shared)
+        *out_shared = kr->shared_handle;
+    free(handles);
+    free(infos);
+    free(kas);
+    free(hlist);
+    return GR_OK;
+
+fail_ddi:
+    (void)ddi_destroy(ad, count, hlist, c.hResource, c.hResource != NULL);
+    pthread_mutex_unlock(&p->lock);
+fail_mem:
+    if (kas)
+        for (uint32_t i = 0; i < count; i++)
+            free_kalloc(kas[i]);
+    free_kres(kr);
+    free(infos);
+    free(kas);
+    free(hlist);
+    return rc;
+}
+
+/* ---- open, close, destroy -------------------------------------------------------------- */
+
+gr_status_t gr_alloc_open(gr_gpu_device_t *dev, gr_shared_t shared, uint32_t flags, uint32_t subresource_index,
+                          gr_alloc_t *out_handles, uint32_t max, uint32_t *out_count, gr_alloc_info_t *out_info)
+{
+    if (!dev || !out_count || (max && !out_handles) || (flags & ~(uint32_t)GR_OPEN_READ_ONLY))
+        return GR_E_INVALID;
+    gr_process_t *p = dev->process;
+    gr_adapter_t *ad = p->adapter;
+    pthread_mutex_lock(&p->lock);
+    pthread_mutex_lock(&ad->vidmm_lock);
+    dxgk_kres_t *kr = dxgk_htab_lookup(&ad->shared, shared, DXGK_HT_SHARED);
+    if (!kr || kr->live == 0) {
+        pthread_mutex_unlock(&ad->vidmm_lock);
+        pthread_mutex_unlock(&p->lock);
+        return GR_E_INVALID;
+    }
+    uint32_t n = kr->live;
+    if (n > max) {
+        pthread_mutex_unlock(&ad->vidmm_lock);
+        pthread_mutex_unlock(&p->lock);
+        *out_count = n;
+        return GR_E_RANGE;
+    }
+    dxgk_kalloc_t **kas = calloc(n, sizeof *kas);
+    if (!kas) {
+        pthread_mutex_unlock(&ad->vidmm_lock);
+        pthread_mutex_unlock(&p->lock);
+        return GR_E_NO_MEMORY;
+    }
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < kr->count; i++)
+        if (kr->allocs[i]) {
+            kas[k++] = kr->allocs[i];
+            kr->allocs[i]->refs++; /* keeps it alive across the DDI */
+        }
+    pthread_mutex_unlock(&ad->vidmm_lock);
+    gr_alloc_t *handles = calloc(n, sizeof *handles);
+    gr_status_t rc = handles ? open_for_device(dev, kr, kas, n, false, flags & GR_OPEN_READ_ONLY,
+                                               subresource_index, handles)
+                             : GR_E_NO_MEMORY;
+    if (rc) {
+        for (uint32_t i = 0; i < n; i++)
+            kalloc_release(ad, kas[i]);
+        pthread_mutex_unlock(&p->lock);
+        free(kas);
+        free(handles);
+        return rc;
+    }
+    pthread_mutex_unlock(&p->lock);
+    memcpy(out_handles, handles, n * sizeof *handles);
+    *out_count = n;
+    free(kas);
+    if (out_info && gr_alloc_query(dev, handles[0], out_info))
+        memset(out_info, 0, sizeof *out_info);
+    free(handles);
+    return GR_OK;
+}
+
+/* The open behind a handle of this device, or NULL (process lock held). */
+static dxgk_open_t *find_open(gr_gpu_device_t *dev, gr_alloc_t h)
+{
+    dxgk_open_t *op = dxgk_htab_lookup(&dev->process->handles, h, DXGK_HT_OPEN);
+    return op && op->device == dev ? op : NULL;
+}
+
+static gr_status_t release_handle(gr_gpu_device_t *dev, gr_alloc_t h, bool creator)
+{
+    if (!dev)
+        return GR_E_INVALID;
+    gr_process_t *p = dev->process;
+    pthread_mutex_lock(&p->lock);
+    dxgk_open_t *op = find_open(dev, h);
+    if (!op || op->creator != creator) {
+        pthread_mutex_unlock(&p->lock);
+        return GR_E_INVALID;
+    }
+    release_open(p, op);
+    pthread_mutex_unlock(&p->lock);
+    return GR_OK;
+}
+
+gr_status_t gr_alloc_close(gr_gpu_device_t *dev, gr_alloc_t h)
+{
+    return release_handle(dev, h, false);
+}
+
+gr_status_t gr_alloc_destroy(gr_gpu_device_t *dev, gr_alloc_t h)
+{
+    return release_handle(dev, h, true);
+}
+
+void dxgk_device_release_all(gr_gpu_device_t *dev)
+{
+    gr_process_t *p = dev->process;
+    uint32_t n = dxgk_htab_list(&p->handles, DXGK_HT_OPEN, NULL, 0);
+    if (n == 0)
+        return;
+    uint32_t *hs = malloc(n * sizeof *hs);
+    if (!hs) {
+        /* No room for the list: release one at a time. */
+        uint32_t h;
+        while (dxgk_htab_list(&p->handles, DXGK_HT_OPEN, &h, 1)) {
+            dxgk_open_t *op = dxgk_htab_lookup(&p->handles, h, DXGK_HT_OPEN);
+            if (!op || op->device != dev)
+                break;
+            release_open(p, op);
+        }
+        return;
+    }
+    n = dxgk_htab_list(&p->handles, DXGK_HT_OPEN, hs, n);
+    for (uint32_t i = 0; i < n; i++) {
+        dxgk_open_t *op = dxgk_htab_lookup(&p->handles, hs[i], DXGK_HT_OPEN);
+        if (op && op->device == dev)
+            release_open(p, op);
+    }
+    free(hs);
+}
+
+/* ---- lock, unlock ---------------------------------------------------------------------- */
+
+/* Copies between host memory and VRAM through BAR1, moving the window where needed. */
+static gr_status_t copy_vram_ex(gr_adapter_t *ad, uint64_t vram, void *buf, uint64_t bytes, bool to_vram,
+                                bool count_moves)
+{
+    uint8_t *b = buf;
+    while (bytes) {
+        uint64_t ap_off = 0, ap_bytes = 0;
+        NTSTATUS st = gr_kmd_acquire_cpu_window(ad->hAdapter, vram, bytes, &ap_off, &ap_bytes);
+        if (st)
+            return dxgk_status_from_nt(st);
+        if (count_moves && ap_off != vram)
+            atomic_fetch_add(&ad->n_window_moves, 1);
+        pthread_mutex_lock(&ad->link_lock);
+        int rc = to_vram ? gr_link_ap_write(ad->link, ap_off, b, ap_bytes)
+                         : gr_link_ap_read(ad->link, ap_off, b, ap_bytes);
+        pthread_mutex_unlock(&ad->link_lock);
+        st = gr_kmd_release_cpu_window(ad->hAdapter);
+        if (rc)
+            return rc;
+        if (st)
+            return dxgk_status_from_nt(st);
+        vram += ap_bytes;
+        b += ap_bytes;
+        bytes -= ap_bytes;
+    }
+    return GR_OK;
+}
+
+/* The CPU's copies for lock/unlock (counted in gr_adapter_stats_t.lock_window_moves). */
+static gr_status_t copy_vram(gr_adapter_t *ad, uint64_t vram, void *buf, uint64_t bytes, bool to_vram)
+{
+    return copy_vram_ex(ad, vram, buf, bytes, to_vram, true);
+}
+
+gr_status_t gr_alloc_lock(gr_gpu_device_t *dev, gr_alloc_t h, uint32_t flags, void **out_ptr)
+{
+    if (!dev || !out_ptr || (flags & ~(uint32_t)(GR_LOCK_READ_ONLY | GR_LOCK_DISCARD)))
+        return GR_E_INVALID;
+    gr_process_t *p = dev->process;
+    gr_adapter_t *ad = p->adapter;
+    pthread_mutex_lock(&p->lock);
+    dxgk_open_t *op = find_open(dev, h);
+    gr_status_t rc = GR_E_INVALID;
+    if (!op)
+        goto out;
+    dxgk_kalloc_t *ka = op->ka;
+    DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 fl = ka->info.FlagsWddm2;
+    /* A read-only open cannot write through the CPU either. */
+    if (op->read_only && !(flags & GR_LOCK_READ_ONLY))
+        goto out;
+    /* Protected content is never mapped for the CPU; the VPR would refuse it anyway. */
+    if (fl.Protected || fl.HardwareProtected || fl.CreateInVpr || ka->in_vpr)
+        goto out;
+    if (!fl.CpuVisible && !fl.CpuVisibleOnDemand && !fl.ExistingSysMem)
+        goto out;
+    pthread_mutex_lock(&ad->vidmm_lock);
+    if (ka->locker) {
+        pthread_mutex_unlock(&ad->vidmm_lock);
+        rc = GR_E_BUSY;
+        goto out;
+    }
+    ka->locker = op;
+    pthread_mutex_unlock(&ad->vidmm_lock);
+    uint64_t size = align_up(ka->info.Size, PAGE);
+    void *ptr;
+    if (fl.ExistingSysMem) {
+        ptr = ka->sysmem;
+    } else if (fl.PermanentSysMem) {
+        ptr = ka->sys_copy; /* the system copy is the CPU's view */
+    } else {
+        ptr = aligned_alloc(PAGE, size);
+        rc = ptr ? GR_OK : GR_E_NO_MEMORY;
+        if (ptr && (flags & GR_LOCK_DISCARD))
+            memset(ptr, 0, size);
+        else if (ptr)
+            rc = copy_vram(ad, ka->vram, ptr, size, false);
+        if (rc) {
+            free(ptr);
+            pthread_mutex_lock(&ad->vidmm_lock);
+            ka->locker = NULL;
+            pthread_mutex_unlock(&ad->vidmm_lock);
+            goto out;
+        }
+    }
+    ka->lock_buf = ptr;
+    ka->lock_flags = flags;
+    *out_ptr = ptr;
+    rc = GR_OK;
+out:
+    pthread_mutex_unlock(&p->lock);
+    return rc;
+}
+
+gr_status_t gr_alloc_unlock(gr_gpu_device_t *dev, gr_alloc_t h)
+{
+    if (!dev)
+        return GR_E_INVALID;
+    gr_process_t *p = dev->process;
+    gr_adapter_t *ad = p->adapter;
+    pthread_mutex_lock(&p->lock);
+    dxgk_open_t *op = find_open(dev, h);
+    if (!op || op->ka->locker != op) {
+        pthread_mutex_unlock(&p->lock);
+        return GR_E_INVALID;
+    }
+    dxgk_kalloc_t *ka = op->ka;
+    gr_status_t rc = GR_OK;
+    bool write = !(ka->lock_flags & GR_LOCK_READ_ONLY);
+    if (!ka->info.FlagsWddm2.ExistingSysMem && write)
+        rc = copy_vram(ad, ka->vram, ka->lock_buf, align_up(ka->info.Size, PAGE), true);
+    if (ka->lock_buf != ka->sysmem && ka->lock_buf != ka->sys_copy)
+        free(ka->lock_buf);
+    pthread_mutex_lock(&ad->vidmm_lock);
+    ka->lock_buf = NULL;
+    ka->locker = NULL;
+    pthread_mutex_unlock(&ad->vidmm_lock);
+    pthread_mutex_unlock(&p->lock);
+    return rc;
+}
+
+/* ---- query ----------------------------------------------------------------------------- */
+
+gr_status_t gr_alloc_query(gr_gpu_device_t *dev, gr_alloc_t h, gr_alloc_info_t *out)
+{
+    if (!dev || !out)
+        return GR_E_INVALID;
+    gr_process_t *p = dev->process;
+    pthread_mutex_lock(&p->lock);
+    dxgk_open_t *op = find_open(dev, h);
+    if (!op) {
+        pthread_mutex_unlock(&p->lock);
+        return GR_E_INVALID;
+    }
+    const dxgk_kalloc_t *ka = op->ka;
+    gr_alloc_info_t i;
+    memset(&i, 0, sizeof i);
+    pthread_mutex_lock(&p->adapter->vidmm_lock);
+    i.segment = ka->segment;
+    i.offset = ka->offset;
+    i.vram_address = ka->segment ? ka->vram : 0;
+    i.size = ka->info.Size;
+    i.alignment = ka->info.Alignment;
+    i.flags_wddm2 = ka->info.FlagsWddm2.Value;
+    i.supported_segments = ka->info.SupportedWriteSegmentSet;
+    i.preferred_segments = ka->info.PreferredSegment.Value;
+    i.read_only = op->read_only;
+    i.creator = op->creator;
+    i.shared = ka->res->shared;
+    i.locked = ka->locker != NULL;
+    i.gpu_va = op->gpu_va;
+    i.subresource_offset = op->sub_offset;
+    i.pitch = op->pitch;
+    pthread_mutex_unlock(&p->adapter->vidmm_lock);
+    pthread_mutex_unlock(&p->lock);
+    *out = i;
+    return GR_OK;
+}

@@ -1,0 +1,144 @@
+/*
+ * dxgk_internal.h: the OS stand-in's objects (private to host/dxgk): adapter, processes,
+ * devices, kernel allocations and resources, per-process opens.
+ *
+ * Locks, always taken in this order: process->lock (one API call of a process at a time, as
+ * dxgkrnl never has two threads of a process in the miniport), adapter->vidmm_lock (segments,
+ * reference counts, lock state, shared table), the miniport's CPU-window lock, link_lock.
+ * No lock but process->lock is held while a DDI runs, so DDIs of different processes overlap.
+ */
+#ifndef GPUREF_DXGK_INTERNAL_H
+#define GPUREF_DXGK_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "d3dkmddi.h"
+#include "dxgk_handle.h"
+#include "gpuref/gr_alloc.h"
+#include "vidmm_gpuva.h"
+#include "vidmm_segment.h"
+
+/* Handle types: the kernel table uses DXGK_HANDLE_ALLOCATION (1) and DXGK_HANDLE_RESOURCE (2). */
+#define DXGK_HT_OPEN 3u   /* a process's allocation handle */
+#define DXGK_HT_SHARED 4u /* an adapter's shared-resource handle */
+
+typedef struct dxgk_segment {
+    uint32_t id;
+    DXGK_SEGMENTDESCRIPTOR4 desc;
+    uint64_t base, size;
+    bool cpu_visible;
+    gr_seg_t *heap;
+    /* The VPR, when in this segment: reserved in heap, sub-allocated by vpr_heap. */
+    uint64_t vpr_offset, vpr_size;
+    gr_seg_t *vpr_heap;
+} dxgk_segment_t;
+
+typedef struct dxgk_kres dxgk_kres_t;
+typedef struct dxgk_kalloc dxgk_kalloc_t;
+
+struct dxgk_kalloc {
+    D3DKMT_HANDLE kh;      /* kernel handle (DxgkCbGetHandleData) */
+    gr_adapter_t *adapter;
+    dxgk_kres_t *res;
+    DXGK_ALLOCATIONINFO info; /* the miniport's answer */
+    void *priv;               /* copy of the UMD's private data */
+    uint32_t priv_size;
+    uint32_t segment;         /* 0: system memory */
+    uint64_t offset, vram;
+    bool in_vpr;
+    void *sysmem;             /* ExistingSysMem: the caller's */
+    void *sys_copy;           /* PermanentSysMem: kept for the allocation's life */
+    uint32_t refs;            /* live opens, creator's included */
+    bool destroyed;
+    /* Lock state. */
+    struct dxgk_open *locker;
+    void *lock_buf;
+    uint32_t lock_flags;
+};
+
+struct dxgk_kres {
+    D3DKMT_HANDLE kh;
+    HANDLE hResource; /* the miniport's; NULL without a resource */
+    bool has_resource;
+    uint32_t count, live;
+    dxgk_kalloc_t **allocs;
+    bool shared;
+    gr_shared_t shared_handle;
+    void *priv;
+    uint32_t priv_size;
+};
+
+typedef struct dxgk_open {
+    gr_alloc_t handle;
+    gr_gpu_device_t *device;
+    dxgk_kalloc_t *ka;
+    HANDLE hDeviceSpecific;
+    bool creator, read_only;
+    uint64_t gpu_va;
+    uint64_t sub_offset;
+    uint32_t pitch;
+} dxgk_open_t;
+
+/* Test hook: runs on the miniport's DXGK_ALLOCATIONINFO array before VidMm checks it. */
+typedef void (*dxgk_create_hook_fn)(void *ctx, DXGK_ALLOCATIONINFO *infos, UINT count);
+
+struct gr_adapter {
+    gr_link_t *link;
+    pthread_mutex_t link_lock;
+    HANDLE hAdapter;
+    DXGKRNL_INTERFACE dxgkrnl;
+    DXGK_DRIVERCAPS caps;
+    uint32_t nseg;
+    dxgk_segment_t seg[GR_ALLOC_MAX_SEGMENTS];
+    uint32_t vpr_segment; /* 0: no VPR */
+    pthread_mutex_t vidmm_lock;
+    dxgk_htab_t shared;
+    pthread_mutex_t proc_lock;
+    gr_process_t *procs; /* list */
+    atomic_uint_fast64_t n_create, n_open, n_close, n_destroy, n_destroy_res, n_window_moves;
+    dxgk_create_hook_fn create_hook;
+    void *create_hook_ctx;
+};
+
+struct gr_process {
+    gr_adapter_t *adapter;
+    pthread_mutex_t lock;
+    dxgk_htab_t handles;
+    gr_gpu_device_t *devices; /* list */
+    gr_process_t *next;
+};
+
+struct gr_gpu_device {
+    gr_process_t *process;
+    HANDLE hDevice;
+    gr_gpuva_space_t *va_space; /* this device's GPU virtual address space */
+    uint64_t va_next;           /* VA cursor: addresses are not reused */
+    gr_gpu_device_t *next;
+};
+
+/* The kernel handle table behind DxgkCbGetHandleData (process-wide: the callback has no
+ * adapter argument). */
+dxgk_htab_t *dxgk_kernel_handles(void);
+
+/* Closes or destroys every handle of a device; process lock held. */
+void dxgk_device_release_all(gr_gpu_device_t *dev);
+
+gr_status_t dxgk_status_from_nt(NTSTATUS st);
+
+/* The page-table callbacks of a device's address space (dxgk_alloc.c); user is the device. */
+extern const gr_gpuva_ops_t dxgk_gpuva_ops;
+/* First GPU VA handed out (4 GiB: never equal to a VRAM address, which catches mix-ups). */
+#define DXGK_VA_BASE (UINT64_C(1) << 32)
+
+/* For calls whose failure is impossible by construction (freeing a block VidMm placed itself)
+ * and that carry warn_unused_result, which a (void) cast does not silence. */
+#define DXGK_CANNOT_FAIL(call) \
+    do {                       \
+        if (call) {            \
+        }                      \
+    } while (0)
+
+#endif

@@ -1,0 +1,297 @@
+/*
+ * gr_alloc.h: video memory allocations on a gpuref adapter, D3DKMT-style.
+ *
+ * The calls play the roles of the D3DKMT thunks and of dxgkrnl behind them (host/dxgk): an
+ * adapter is started once (the miniport reports its caps and segments), simulated processes
+ * get devices, and devices create, open, lock, close and destroy allocations. Every call
+ * reaches the miniport (host/kmd) only through its DDIs, in the order dxgkrnl makes them.
+ *
+ * Objects:
+ *   gr_adapter_t     one started device (a link, the miniport, VidMm's segments)
+ *   gr_process_t     a simulated process: owns a handle table; its handles mean nothing
+ *                    elsewhere
+ *   gr_gpu_device_t  a WDDM device (D3DKMT_CREATEDEVICE; DxgkDdiCreateDevice) in a process.
+ *                    Named so as not to clash with gr_device_t (gr_device.h), which is the
+ *                    register-level handle on the hardware.
+ *   gr_alloc_t       a 32-bit allocation handle in one process: never 0, unforgeable (a
+ *                    random per-process salt and multiplier mix slot index and generation),
+ *                    stale once closed or destroyed (its slot is not reused at once, and a
+ *                    reused slot has a new generation)
+ *   gr_shared_t      a 32-bit handle that names a shared resource adapter-wide (as an NT
+ *                    handle would); gr_alloc_open turns it into handles of another process
+ *
+ * Errors: GR_E_INVALID also covers a handle that is 0, forged, stale, of another process or
+ * of another device of the process; such a call changes nothing. Thread safety: calls on
+ * different processes run concurrently (the miniport sees concurrent level-zero DDIs); calls
+ * on one process are serialised, as dxgkrnl serialises a process's calls into the miniport.
+ */
+#ifndef GPUREF_GR_ALLOC_H
+#define GPUREF_GR_ALLOC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpuref/gr_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef GR_API
+#define GR_API __attribute__((warn_unused_result))
+#endif
+
+typedef struct gr_adapter gr_adapter_t;
+typedef struct gr_process gr_process_t;
+typedef struct gr_gpu_device gr_gpu_device_t;
+typedef struct gr_link gr_link_t;
+typedef uint32_t gr_alloc_t;
+typedef uint32_t gr_shared_t;
+
+/** Most segments an adapter reports (gr_adapter_segments). */
+#define GR_ALLOC_MAX_SEGMENTS 8u
+/** Segment id of an allocation backed by system memory (ExistingSysMem). */
+#define GR_SEGMENT_SYSTEM 0u
+
+/** gr_resource_desc_t.flags */
+enum {
+    /** The resource may be opened by other processes (D3DKMT CreateShared). */
+    GR_RESOURCE_SHARED = 1u << 0,
+};
+
+/** gr_alloc_open flags */
+enum {
+    GR_OPEN_READ_ONLY = 1u << 0, /**< DXGK_OPENALLOCATIONFLAGS.ReadOnly: no GPU or CPU writes */
+};
+
+/** gr_alloc_lock flags */
+enum {
+    GR_LOCK_READ_ONLY = 1u << 0, /**< unlock does not write back */
+    GR_LOCK_DISCARD = 1u << 1,   /**< the old contents are not read (the buffer is zeroed) */
+};
+
+/** One allocation to create (D3DDDI_ALLOCATIONINFO). */
+typedef struct gr_alloc_desc {
+    const void *private_data; /**< the UMD's data for the miniport: gr_alloc_private_t */
+    uint32_t private_size;    /**< bytes at private_data */
+    void *sysmem;             /**< ExistingSysMem backing store (page aligned), else NULL */
+    uint64_t sysmem_bytes;    /**< bytes at sysmem: whole pages, at least the allocation */
+} gr_alloc_desc_t;
+
+/** The resource the allocations belong to (DXGKARG_CREATEALLOCATION resource fields). */
+typedef struct gr_resource_desc {
+    const void *private_data; /**< gr_resource_private_t, or NULL */
+    uint32_t private_size;
+    uint32_t flags; /**< GR_RESOURCE_* */
+} gr_resource_desc_t;
+
+/** What a handle refers to (gr_alloc_query). */
+typedef struct gr_alloc_info {
+    uint32_t segment;       /**< 1-based segment id; GR_SEGMENT_SYSTEM for system memory */
+    uint64_t offset;        /**< bytes from the segment's start */
+    uint64_t vram_address;  /**< VRAM address (segment base + offset); 0 in system memory */
+    uint64_t size;          /**< bytes, as the miniport sized it (page multiple) */
+    uint32_t alignment;     /**< bytes, as the miniport asked */
+    uint32_t flags_wddm2;   /**< DXGK_ALLOCATIONINFOFLAGS_WDDM2_0.Value */
+    uint32_t supported_segments; /**< SupportedWriteSegmentSet (bit n: segment n+1) */
+    uint32_t preferred_segments; /**< PreferredSegment.Value */
+    bool read_only;         /**< this handle was opened read-only */
+    bool creator;           /**< this handle came from gr_alloc_create */
+    bool shared;            /**< its resource is shared */
+    bool locked;            /**< the allocation is locked now */
+    uint64_t gpu_va;        /**< GPU virtual address in the device's space; 0: not mapped */
+    uint64_t subresource_offset; /**< of the subresource named at gr_alloc_open (0 at create) */
+    uint32_t pitch;              /**< its row pitch (0 for buffers) */
+} gr_alloc_info_t;
+
+/** One segment as VidMm manages it. */
+typedef struct gr_segment_info {
+    uint32_t id;          /**< 1-based */
+    uint64_t base;        /**< VRAM address of offset 0 */
+    uint64_t size;        /**< bytes */
+    bool cpu_visible;     /**< DXGK_SEGMENTFLAGS.CpuVisible */
+    bool vpr;             /**< holds the video protected range */
+    uint64_t vpr_offset;  /**< VPR start, bytes from the segment's start */
+    uint64_t vpr_size;    /**< VPR bytes (0: none) */
+    uint64_t free_bytes;  /**< free space outside the VPR */
+    uint64_t largest_free;
+    uint64_t allocations; /**< live allocations (in the VPR too) */
+} gr_segment_info_t;
+
+/** Kinds of range a segment walk reports. */
+typedef enum gr_segment_range_kind {
+    GR_RANGE_FREE = 0,
+    GR_RANGE_ALLOCATION = 1,
+    GR_RANGE_VPR_FREE = 2, /**< free space inside the VPR */
+} gr_segment_range_kind_t;
+
+/**
+ * One range of a segment map, in address order (gr_segment_walk). Return false to stop.
+ */
+typedef bool (*gr_segment_walk_fn)(void *ctx, uint64_t offset, uint64_t size, gr_segment_range_kind_t kind);
+
+/** Counters of the adapter (tests and tools). */
+typedef struct gr_adapter_stats {
+    uint64_t ddi_create_allocation; /**< DxgkDdiCreateAllocation calls */
+    uint64_t ddi_open_allocation;
+    uint64_t ddi_close_allocation;
+    uint64_t ddi_destroy_allocation;
+    uint64_t ddi_destroy_resource;  /**< DestroyAllocation calls with DestroyResource set */
+    uint64_t kmd_allocations;       /**< miniport objects alive (gr_kmd_counts) */
+    uint64_t kmd_resources;
+    uint64_t kmd_opens;
+    uint64_t kmd_devices;
+    uint64_t lock_window_moves;     /**< locks/unlocks that moved the CPU window */
+} gr_adapter_stats_t;
+
+/**
+ * Opens the device at a URI and starts the adapter: the miniport reads the memory
+ * controller, VidMm asks DxgkDdiQueryAdapterInfo for DRIVERCAPS and QUERYSEGMENT4 (twice),
+ * builds one range allocator per segment and sets up the VPR in the segment the miniport
+ * marks VprSupported (the top 1/16 of it, 64 KiB aligned).
+ * @param uri  NULL: $GR_DEVICE, else "sim://"
+ * @param[out] out_adapter  untouched on failure
+ * @return GR_OK, GR_E_INVALID (out_adapter NULL), GR_E_BAD_URI, link errors,
+ *         GR_E_NO_DEVICE (the miniport did not start: no memory controller),
+ *         GR_E_MISMATCH (the miniport's answers break a documented rule), GR_E_NO_MEMORY
+ */
+GR_API gr_status_t gr_adapter_open(const char *uri, gr_adapter_t **out_adapter);
+
+/** Destroys every process left, stops the miniport and closes the link. NULL is allowed. */
+void gr_adapter_close(gr_adapter_t *adapter);
+
+/** The adapter's link (BAR0/BAR1 for tools and tests); the adapter keeps ownership. */
+gr_link_t *gr_adapter_link(gr_adapter_t *adapter);
+
+/**
+ * Runs fn with the link lock held, so that raw BAR0/BAR1 accesses do not interleave with the
+ * adapter's own (the link is single-threaded).
+ * @return fn's result, or GR_E_INVALID for a NULL argument
+ */
+GR_API int gr_adapter_with_link(gr_adapter_t *adapter, int (*fn)(gr_link_t *link, void *ctx), void *ctx);
+
+/**
+ * The segments, in id order.
+ * @param[out] out_segments  room for max entries
+ * @param[out] out_count     segments reported (may exceed max: then only max were written)
+ * @return GR_OK, GR_E_INVALID (NULL pointer)
+ */
+GR_API gr_status_t gr_adapter_segments(gr_adapter_t *adapter, gr_segment_info_t *out_segments, uint32_t max,
+                                       uint32_t *out_count);
+
+/**
+ * Walks one segment's occupancy in address order (for drawing maps): allocations, free
+ * ranges and the VPR's free ranges tile [0, size). fn runs with VidMm's lock held: it must not
+ * call into the adapter.
+ * @return GR_OK, GR_E_INVALID (no such segment, NULL pointer)
+ */
+GR_API gr_status_t gr_segment_walk(gr_adapter_t *adapter, uint32_t segment, gr_segment_walk_fn fn, void *ctx);
+
+/** The adapter's counters. @param[out] out_stats untouched on failure */
+GR_API gr_status_t gr_adapter_stats(gr_adapter_t *adapter, gr_adapter_stats_t *out_stats);
+
+/**
+ * Creates a simulated process with its own handle table.
+ * @param[out] out_process  untouched on failure
+ * @return GR_OK, GR_E_INVALID, GR_E_NO_MEMORY
+ */
+GR_API gr_status_t gr_process_create(gr_adapter_t *adapter, gr_process_t **out_process);
+
+/** Destroys the process's devices (closing and destroying their handles); NULL is allowed. */
+void gr_process_destroy(gr_process_t *process);
+
+/**
+ * Creates a device in a process (DxgkDdiCreateDevice).
+ * @param[out] out_device  untouched on failure
+ * @return GR_OK, GR_E_INVALID, GR_E_NO_MEMORY
+ */
+GR_API gr_status_t gr_gpu_device_create(gr_process_t *process, gr_gpu_device_t **out_device);
+
+/** Closes/destroys every handle of the device, then DxgkDdiDestroyDevice. NULL is allowed. */
+void gr_gpu_device_destroy(gr_gpu_device_t *device);
+
+/**
+ * Creates one resource's allocations: DxgkDdiCreateAllocation, then VidMm checks each
+ * DXGK_ALLOCATIONINFO against the documented flag rules (vidmm_flag_rules.h), places each
+ * allocation (preferred segments first, then the supported set; alignment; FromEndOfSegment
+ * top-down; Overlay/Capture in the last 20% of a segment; CreateInVpr/HardwareProtected
+ * inside the VPR; every allocation contiguous), then opens them for the device
+ * (DxgkDdiOpenAllocation with Create set).
+ * @param resource  NULL: allocations without a resource (DXGK_CREATEALLOCATIONFLAGS.Resource 0)
+ * @param[out] out_handles  count handles; untouched on failure
+ * @param[out] out_shared   the shared handle (required with GR_RESOURCE_SHARED, else may be NULL)
+ * @return GR_OK; GR_E_INVALID (bad arguments, the miniport refused the private data, or its
+ *         answer broke a flag rule; nothing was created: DxgkDdiDestroyAllocation undid what
+ *         the miniport made); GR_E_NO_MEMORY (no allowed segment has room: there is no
+ *         eviction yet; nothing changed)
+ */
+GR_API gr_status_t gr_alloc_create(gr_gpu_device_t *device, const gr_resource_desc_t *resource,
+                                   const gr_alloc_desc_t *descs, uint32_t count, gr_alloc_t *out_handles,
+                                   gr_shared_t *out_shared);
+
+/**
+ * Opens every allocation of a shared resource for a device (DxgkDdiOpenAllocation with
+ * Create clear, ReadOnly from flags, SubresourceIndex for the first allocation).
+ * @param[out] out_handles  room for max handles, one per allocation of the resource
+ * @param[out] out_count    allocations in the resource (written also when max is too small)
+ * @param[out] out_info     may be NULL: gr_alloc_query of the first handle
+ * @return GR_OK, GR_E_INVALID (stale or unknown shared handle, bad flag, or the miniport
+ *         refused: subresource index past the last one, allocation not laid out for sharing),
+ *         GR_E_RANGE (max is smaller than the resource; *out_count says how many)
+ */
+GR_API gr_status_t gr_alloc_open(gr_gpu_device_t *device, gr_shared_t shared, uint32_t flags,
+                                 uint32_t subresource_index, gr_alloc_t *out_handles, uint32_t max,
+                                 uint32_t *out_count, gr_alloc_info_t *out_info);
+
+/**
+ * Closes a handle from gr_alloc_open (DxgkDdiCloseAllocation). When it was the last reference,
+ * the allocation is destroyed as by gr_alloc_destroy. A lock held through it is dropped.
+ * @return GR_OK, GR_E_INVALID (bad, stale, foreign or creator handle: use gr_alloc_destroy)
+ */
+GR_API gr_status_t gr_alloc_close(gr_gpu_device_t *device, gr_alloc_t handle);
+
+/**
+ * Destroys a handle from gr_alloc_create: DxgkDdiCloseAllocation for the device; when no
+ * other process holds the allocation open, the OS waits until the GPU no longer uses it (the
+ * hook is empty until the engine exists), calls DxgkDdiDestroyAllocation (with
+ * DestroyResource when it is the resource's last allocation) and returns its segment space.
+ * @return GR_OK, GR_E_INVALID (bad, stale, foreign or opened handle: use gr_alloc_close)
+ */
+GR_API gr_status_t gr_alloc_destroy(gr_gpu_device_t *device, gr_alloc_t handle);
+
+/**
+ * Locks an allocation for the CPU and returns a pointer to its bytes:
+ *   - CpuVisible in VRAM: a host buffer filled from VRAM through BAR1 (aperture offset =
+ *     VRAM address - MC_AP_BASE); unlock writes it back;
+ *   - CpuVisibleOnDemand: the same, the miniport moving the window (MC_AP_BASE) onto the
+ *     allocation for each copy and back after;
+ *   - PermanentSysMem: the system copy; unlock pages it into VRAM;
+ *   - ExistingSysMem: the caller's own memory.
+ * @param[out] out_ptr  page-aligned, size bytes long; untouched on failure
+ * @return GR_OK, GR_E_INVALID (bad handle or flag; a read-only handle without
+ *         GR_LOCK_READ_ONLY; not CpuVisible, CpuVisibleOnDemand or system memory; Protected
+ *         or in the VPR: never mapped for the CPU), GR_E_BUSY (already locked),
+ *         GR_E_NO_MEMORY, link errors (nothing stays locked then)
+ */
+GR_API gr_status_t gr_alloc_lock(gr_gpu_device_t *device, gr_alloc_t handle, uint32_t flags, void **out_ptr);
+
+/**
+ * Unlocks: writes the buffer back to VRAM through BAR1 (unless locked GR_LOCK_READ_ONLY)
+ * and frees it. The allocation is unlocked even when the write-back fails.
+ * @return GR_OK, GR_E_INVALID (bad handle, not locked through this handle), link errors
+ */
+GR_API gr_status_t gr_alloc_unlock(gr_gpu_device_t *device, gr_alloc_t handle);
+
+/**
+ * What a handle refers to.
+ * @param[out] out_info  untouched on failure
+ * @return GR_OK, GR_E_INVALID
+ */
+GR_API gr_status_t gr_alloc_query(gr_gpu_device_t *device, gr_alloc_t handle, gr_alloc_info_t *out_info);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,219 @@
+`default_nettype none
+// tb_mc_vram_arb: self-checking unit test of mc_vram_arb under Icarus 11 and Verilator 5.006
+// --timing: two masters issue random write and read bursts at the same time, each in its own
+// quarter of a memory model that answers out of order across IDs and stalls at random.
+// Every read must return what its master last wrote there, with its own ID; every write
+// response must reach the master that wrote. TAP output; +seed=N.
+// Timing: the masters change their outputs at the falling edge and decide a handshake 1 ns
+// later, when everything has settled, never right after the rising edge (a simulator may
+// resume there before or after the flops' updates).
+module tb_mc_vram_arb;
+    localparam integer AW = 16;          // 64 KiB memory
+    localparam integer MEM = 1 << AW;
+    localparam integer OPS = 300;        // per master
+    localparam integer PLAN = 4;
+    localparam integer TIMEOUT = 4000;
+
+    logic clk = 1'b0;
+    logic rst = 1'b1;
+    always #5 clk = ~clk;
+    integer seed = 1, seed0;
+    function automatic integer urand(input integer n);
+        urand = (($random(seed) % n) + n) % n;
+    endfunction
+
+    // master-side signals, flattened as the arbiter wants them (master i in slice i)
+    logic [3:0] awid = '0, arid = '0;
+    logic [2*AW-1:0] awaddr = '0, araddr = '0;
+    logic [15:0] awlen = '0, arlen = '0;
+    logic [1:0] awvalid = '0, wvalid = '0, wlast = '0, bready = '0, arvalid = '0, rready = '0;
+    logic [127:0] wdata = '0;
+    logic [15:0] wstrb = '0;
+    wire [1:0] awready, wready, bvalid, arready, rvalid, rlast;
+    wire [3:0] bid, rid, bresp, rresp;
+    wire [127:0] rdata;
+    // memory side
+    wire [2:0] m_awid, m_arid;
+    wire [AW-1:0] m_awaddr, m_araddr;
+    wire [7:0] m_awlen, m_arlen;
+    wire [2:0] m_awsize, m_arsize, m_awprot, m_arprot;
+    wire [1:0] m_awburst, m_arburst;
+    wire [3:0] m_awcache, m_arcache;
+    wire m_awvalid, m_wvalid, m_wlast, m_bready, m_arvalid, m_rready;
+    wire [63:0] m_wdata;
+    wire [7:0] m_wstrb;
+    logic m_awready = 1'b0, m_wready = 1'b0, m_arready = 1'b0, m_bvalid = 1'b0, m_rvalid = 1'b0;
+    logic m_rlast = 1'b0;
+    logic [2:0] m_bid = 3'd0, m_rid = 3'd0;
+    logic [63:0] m_rdata = 64'd0;
+
+    mc_vram_arb #(.Masters(2), .AddrBits(AW), .DataBytes(8), .IdBits(2), .WOutstanding(4)) dut (
+        .clk_i(clk), .rst_i(rst),
+        .s_awid_i(awid), .s_awaddr_i(awaddr), .s_awlen_i(awlen), .s_awsize_i(6'o33),
+        .s_awburst_i(4'b0101), .s_awcache_i(8'd0), .s_awprot_i(6'd0), .s_awvalid_i(awvalid),
+        .s_awready_o(awready), .s_wdata_i(wdata), .s_wstrb_i(wstrb), .s_wlast_i(wlast),
+        .s_wvalid_i(wvalid), .s_wready_o(wready), .s_bid_o(bid), .s_bresp_o(bresp),
+        .s_bvalid_o(bvalid), .s_bready_i(bready),
+        .s_arid_i(arid), .s_araddr_i(araddr), .s_arlen_i(arlen), .s_arsize_i(6'o33),
+        .s_arburst_i(4'b0101), .s_arcache_i(8'd0), .s_arprot_i(6'd0), .s_arvalid_i(arvalid),
+        .s_arready_o(arready), .s_rid_o(rid), .s_rdata_o(rdata), .s_rresp_o(rresp),
+        .s_rlast_o(rlast), .s_rvalid_o(rvalid), .s_rready_i(rready),
+        .m_awid_o(m_awid), .m_awaddr_o(m_awaddr), .m_awlen_o(m_awlen), .m_awsize_o(m_awsize),
+        .m_awburst_o(m_awburst), .m_awcache_o(m_awcache), .m_awprot_o(m_awprot),
+        .m_awvalid_o(m_awvalid), .m_awready_i(m_awready), .m_wdata_o(m_wdata),
+        .m_wstrb_o(m_wstrb), .m_wlast_o(m_wlast), .m_wvalid_o(m_wvalid), .m_wready_i(m_wready),
+        .m_bid_i(m_bid), .m_bresp_i(2'b00), .m_bvalid_i(m_bvalid), .m_bready_o(m_bready),
+        .m_arid_o(m_arid), .m_araddr_o(m_araddr), .m_arlen_o(m_arlen), .m_arsize_o(m_arsize),
+        .m_arburst_o(m_arburst), .m_arcache_o(m_arcache), .m_arprot_o(m_arprot),
+        .m_arvalid_o(m_arvalid), .m_arready_i(m_arready), .m_rid_i(m_rid), .m_rdata_i(m_rdata),
+        .m_rresp_i(2'b00), .m_rlast_i(m_rlast), .m_rvalid_i(m_rvalid), .m_rready_o(m_rready)
+    );
+
+    // ---- memory model: one write at a time; reads queued, answered burst by burst in a random
+    // order across IDs (as an interconnect may), beats of one burst in order -------------------
+    logic [7:0] mem [0:MEM-1];
+    logic [AW-1:0] mw_addr; logic mw_busy = 1'b0; logic mb_pend = 1'b0; logic [2:0] mw_id;
+    logic [AW-1:0] rq_addr [0:7]; integer rq_left [0:7]; logic [2:0] rq_id [0:7];
+    integer rq_n = 0, cur = -1, mi, pick;
+    always @(negedge clk) begin
+        m_awready <= !mw_busy && !mb_pend && urand(100) >= 30;
+        m_wready <= mw_busy && urand(100) >= 30;
+        m_arready <= rq_n < 8 && urand(100) >= 30;
+    end
+    always @(posedge clk) begin
+        if (m_awvalid && m_awready) begin mw_busy <= 1'b1; mw_addr <= m_awaddr; mw_id <= m_awid; end
+        if (m_wvalid && m_wready) begin
+            for (mi = 0; mi < 8; mi = mi + 1)
+                if (m_wstrb[mi]) mem[mw_addr + mi] <= m_wdata[mi*8 +: 8];
+            mw_addr <= mw_addr + 8;
+            if (m_wlast) begin mw_busy <= 1'b0; mb_pend <= 1'b1; end
+        end
+        if (mb_pend && !m_bvalid && urand(100) >= 30) begin m_bvalid <= 1'b1; m_bid <= mw_id; end
+        if (m_bvalid && m_bready) begin m_bvalid <= 1'b0; mb_pend <= 1'b0; end
+        if (m_rvalid && m_rready) begin
+            m_rvalid <= 1'b0;
+            if (m_rlast) begin
+                for (mi = cur; mi < rq_n - 1; mi = mi + 1) begin
+                    rq_addr[mi] = rq_addr[mi + 1]; rq_left[mi] = rq_left[mi + 1]; rq_id[mi] = rq_id[mi + 1];
+                end
+                rq_n = rq_n - 1;
+                cur = -1;
+            end
+        end else if (!m_rvalid && rq_n > 0 && urand(100) >= 30) begin
+            if (cur < 0) begin
+                // the oldest burst of a randomly chosen ID: per-ID order is kept
+                pick = urand(rq_n);
+                cur = 0;
+                while (rq_id[cur] != rq_id[pick]) cur = cur + 1;
+            end
+            for (mi = 0; mi < 8; mi = mi + 1) m_rdata[mi*8 +: 8] <= mem[rq_addr[cur] + mi];
+            m_rid <= rq_id[cur];
+            m_rlast <= rq_left[cur] == 1;
+            m_rvalid <= 1'b1;
+            rq_addr[cur] = rq_addr[cur] + 8;
+            rq_left[cur] = rq_left[cur] - 1;
+        end
+        if (m_arvalid && m_arready) begin
+            rq_addr[rq_n] = m_araddr; rq_left[rq_n] = m_arlen + 1; rq_id[rq_n] = m_arid;
+            rq_n = rq_n + 1;
+        end
+    end
+
+    // ---- the two masters -------------------------------------------------------------------
+    logic [7:0] ref_mem [0:MEM-1];
+    integer errors_data = 0, errors_id = 0, done_ops [0:1];  // a timeout stops the run
+
+    task automatic do_write(input integer m, input integer addr, input integer beats);
+        integer b, i, w; logic [63:0] d;
+        // Address first, then the data (a slave may wait for AW before taking W).
+        @(negedge clk); awid[m*2 +: 2] = m + 1; awaddr[m*AW +: AW] = addr;
+        awlen[m*8 +: 8] = beats - 1; awvalid[m] = 1'b1;
+        #1; while (!awready[m]) begin @(negedge clk); #1; end
+        @(negedge clk); awvalid[m] = 1'b0;
+        for (b = 0; b < beats; b = b + 1) begin
+            @(negedge clk);
+            d = {$random(seed), $random(seed)};
+            wdata[m*64 +: 64] = d; wstrb[m*8 +: 8] = 8'hff; wlast[m] = b == beats - 1; wvalid[m] = 1'b1;
+            #1; while (!wready[m]) begin @(negedge clk); #1; end
+            for (i = 0; i < 8; i = i + 1) ref_mem[addr + b * 8 + i] = d[i*8 +: 8];
+            @(negedge clk); wvalid[m] = 1'b0;
+        end
+        @(negedge clk); bready[m] = 1'b1;
+        w = 0;
+        #1;
+        while (!bvalid[m]) begin @(negedge clk); #1; w = w + 1; if (w > TIMEOUT) begin $display("not ok - write response timeout (seed %0d)", seed0); $fatal(1); end end
+        if (bid[m*2 +: 2] != m + 1) errors_id = errors_id + 1;
+        @(negedge clk); bready[m] = 1'b0;
+    endtask
+
+    task automatic do_read(input integer m, input integer addr, input integer beats);
+        integer b, i, w;
+        @(negedge clk); arid[m*2 +: 2] = m + 1; araddr[m*AW +: AW] = addr;
+        arlen[m*8 +: 8] = beats - 1; arvalid[m] = 1'b1;
+        #1; while (!arready[m]) begin @(negedge clk); #1; end
+        @(negedge clk); arvalid[m] = 1'b0;
+        for (b = 0; b < beats; b = b + 1) begin
+            @(negedge clk); rready[m] = urand(100) >= 30;
+            w = 0;
+            #1;
+            while (!(rvalid[m] && rready[m])) begin
+                @(negedge clk); rready[m] = urand(100) >= 30;
+                #1; w = w + 1;
+                if (w > TIMEOUT) begin $display("not ok - read timeout (seed %0d) m=%0d rq_n=%0d cur=%0d m_rvalid=%0d m_rid=%0d rvalid=%b rready=%b m_arvalid=%0d m_arready=%0d", seed0, m, rq_n, cur, m_rvalid, m_rid, rvalid, rready, m_arvalid, m_arready); $fatal(1); end
+            end
+            if (rid[m*2 +: 2] != m + 1 || rlast[m] != (b == beats - 1)) errors_id = errors_id + 1;
+            for (i = 0; i < 8; i = i + 1)
+                if (rdata[m*64 + i*8 +: 8] !== ref_mem[addr + b * 8 + i]) errors_data = errors_data + 1;
+        end
+        @(negedge clk); rready[m] = 1'b0;
+    endtask
+
+    task automatic run_master(input integer m);
+        integer op, base, beats, addr;
+        base = m * (MEM / 2);
+        for (op = 0; op < OPS; op = op + 1) begin
+            beats = 1 + urand(8);
+            addr = base + 8 * urand(MEM / 2 / 8 - 8);
+            addr = addr - (addr % 4096 > 4096 - 64 ? 64 : 0);
+            if (urand(2)) do_write(m, addr, beats);
+            else do_read(m, addr, beats);
+            done_ops[m] = op + 1;
+        end
+    endtask
+
+    // Watchdog: a lost handshake must fail the run, not hang it.
+    initial begin
+        #5000000;
+        $display("Bail out! watchdog: no progress (seed %0d)", seed0);
+        $fatal(1);
+    end
+
+    integer k, failures = 0, tap = 0;
+    task automatic check(input logic ok, input [8*64-1:0] name);
+        tap = tap + 1;
+        if (ok) $display("ok %0d - %0s", tap, name);
+        else begin $display("not ok %0d - %0s", tap, name); failures = failures + 1; end
+    endtask
+
+    initial begin
+        if ($value$plusargs("seed=%d", seed)) ;
+        seed0 = seed;
+        $display("1..%0d", PLAN);
+        $display("# seed=%0d", seed0);
+        for (k = 0; k < MEM; k = k + 1) begin mem[k] = k[7:0] ^ 8'h5a; ref_mem[k] = mem[k]; end
+        done_ops[0] = 0; done_ops[1] = 0;
+        repeat (3) @(negedge clk);
+        rst = 1'b0;
+        fork
+            run_master(0);
+            run_master(1);
+        join
+        check(done_ops[0] == OPS && done_ops[1] == OPS, "both masters completed every burst");
+        check(errors_data == 0, "every read returns what its master wrote");
+        check(errors_id == 0, "responses carry the master's own ID and RLAST right");
+        check(rq_n == 0 && !mb_pend, "memory side idle at the end");
+        if (failures) $fatal(1, "%0d checks failed (seed %0d)", failures, seed0);
+        $finish;
+    end
+endmodule
+`default_nettype wire
