@@ -45,6 +45,7 @@ include tb/unit/mc_aperture/mc_aperture.mk
 include tb/unit/vidmm_flags/vidmm_flags.mk
 include tb/unit/mc_vram_arb/mc_vram_arb.mk
 include tb/unit/vidmm_gpuva/vidmm_gpuva.mk
+include tb/unit/mc_mmu/mc_mmu.mk
 include host/host.mk
 include tb/conformance/conformance.mk
 include tb/system/system.mk
