@@ -86,7 +86,11 @@ struct gr_seg {
     uint64_t free_pages;
     uint64_t bin_mask; /* bit b: bin b is not empty */
     uint32_t bin_root[N_BINS];
-    uint32_t bin_last[N_BINS]; /* the highest hole of each bin (top-down search order) */
+    uint32_t bin_last[N_BINS]; /* the highest hole of each bin */
+    /* Copies of each bin's root index and of its highest hole's end, side by side, so that the
+     * searches over bins read two small arrays instead of two scattered nodes per bin. */
+    uint32_t bin_aug[N_BINS][N_CLASS];
+    uint32_t bin_end[N_BINS];
 
     seg_node_t *nodes; /* nodes[0] is NIL: all zero, never written */
     uint32_t node_cap; /* entries in nodes[], including NIL */
@@ -516,6 +520,14 @@ static gr_status_t nodes_reserve(gr_seg_t *seg, uint32_t blocks)
     return GR_OK;
 }
 
+/* Refreshes bin b's copies after a change in its tree. */
+static inline void bin_refresh(gr_seg_t *seg, unsigned b)
+{
+    const seg_node_t *r = &N(seg->bin_root[b]); /* NIL's index is all zero */
+    memcpy(seg->bin_aug[b], r->sum.aug, sizeof seg->bin_aug[b]);
+    seg->bin_end[b] = seg->bin_last[b] != NIL ? (uint32_t)hole_end(&N(seg->bin_last[b])) : 0;
+}
+
 static void bin_add(gr_seg_t *seg, uint32_t i)
 {
     unsigned b = bin_of(N(i).len);
@@ -525,6 +537,7 @@ static void bin_add(gr_seg_t *seg, uint32_t i)
     if (last == NIL || N(i).start > N(last).start)
         seg->bin_last[b] = i;
     seg->bin_mask |= UINT64_C(1) << b;
+    bin_refresh(seg, b);
 }
 
 static void bin_remove(gr_seg_t *seg, uint32_t i)
@@ -543,6 +556,7 @@ static void bin_remove(gr_seg_t *seg, uint32_t i)
     tree_delete(seg, &seg->bin_root[b], i);
     if (seg->bin_root[b] == NIL)
         seg->bin_mask &= ~(UINT64_C(1) << b);
+    bin_refresh(seg, b);
 }
 
 static void hole_insert(gr_seg_t *seg, uint64_t start, uint64_t len)
@@ -579,6 +593,7 @@ static void hole_resize(gr_seg_t *seg, uint32_t x, uint64_t start, uint64_t len)
     node_set(seg, x, start, len);
     if (bin_of(len) == N(x).bin) {
         update_up(seg, x);
+        bin_refresh(seg, N(x).bin);
     } else {
         bin_remove(seg, x);
         bin_add(seg, x);
@@ -645,10 +660,9 @@ static bool place_bottom_up(const gr_seg_t *seg, uint64_t n, uint64_t a, uint64_
         unsigned b = (unsigned)__builtin_ctzll(mask);
         if (b >= stop_bin)
             break;
-        uint32_t r = seg->bin_root[b];
-        if (N(r).sum.aug[c] < n)
+        if (seg->bin_aug[b][c] < n)
             continue;
-        uint32_t x = find_first(seg, r, klo, c, a, n);
+        uint32_t x = find_first(seg, seg->bin_root[b], klo, c, a, n);
         if (x == NIL || N(x).start >= hi)
             continue;
         uint64_t p = align_up(N(x).start, a);
@@ -691,43 +705,43 @@ static uint32_t bin_top_down(const gr_seg_t *seg, uint32_t r, uint64_t n, uint64
 }
 
 /*
- * Top-down: the highest a-aligned page p with [p, p+n) free and inside [lo, hi). Each bin that
- * can hold the block is searched in the order of its highest hole, until no bin left can beat
- * the best page found: usually one or two descents.
+ * Top-down: the highest a-aligned page p with [p, p+n) free and inside [lo, hi). A bin's
+ * highest hole bounds what it can offer; bins are searched in the order of their bounds until
+ * the best page found beats every bound left: usually one or two descents in all.
  */
 static bool place_top_down(const gr_seg_t *seg, uint64_t n, uint64_t a, uint64_t lo, uint64_t hi,
                            uint32_t *out_hole, uint64_t *out_page)
 {
     unsigned c = class_of(a);
-    uint64_t bound[N_BINS]; /* no page in bin b can be above bound[b] - 1 */
-    uint64_t todo = 0;
+    struct {
+        uint64_t bound; /* every page the bin can offer is below this */
+        unsigned bin;
+    } cand[N_BINS];
+    unsigned nc = 0;
     for (uint64_t mask = seg->bin_mask & (~UINT64_C(0) << bin_of(n)); mask != 0; mask &= mask - 1) {
         unsigned b = (unsigned)__builtin_ctzll(mask);
-        if (N(seg->bin_root[b]).sum.aug[c] < n)
+        if (seg->bin_aug[b][c] < n)
             continue;
-        uint64_t e = hole_end(&N(seg->bin_last[b])), top = e < hi ? e : hi;
+        uint64_t e = seg->bin_end[b], top = e < hi ? e : hi;
         if (top < n || align_down(top - n, a) < lo)
             continue;
-        bound[b] = align_down(top - n, a) + 1;
-        todo |= UINT64_C(1) << b;
+        /* Insertion by descending bound (at most 58 bins). */
+        uint64_t bound = align_down(top - n, a) + 1;
+        unsigned k = nc++;
+        while (k > 0 && cand[k - 1].bound < bound) {
+            cand[k] = cand[k - 1];
+            k--;
+        }
+        cand[k].bound = bound;
+        cand[k].bin = b;
     }
     uint32_t best = NIL;
     uint64_t best_p = 0;
-    while (todo != 0) {
-        unsigned pick = 0;
-        uint64_t pick_bound = 0;
-        for (uint64_t m = todo; m != 0; m &= m - 1) {
-            unsigned b = (unsigned)__builtin_ctzll(m);
-            if (bound[b] > pick_bound) {
-                pick_bound = bound[b];
-                pick = b;
-            }
-        }
-        if (best != NIL && pick_bound <= best_p + 1)
+    for (unsigned k = 0; k < nc; k++) {
+        if (best != NIL && cand[k].bound <= best_p + 1)
             break; /* nothing left can be higher */
-        todo &= ~(UINT64_C(1) << pick);
         uint64_t p;
-        uint32_t x = bin_top_down(seg, seg->bin_root[pick], n, a, c, lo, hi, &p);
+        uint32_t x = bin_top_down(seg, seg->bin_root[cand[k].bin], n, a, c, lo, hi, &p);
         if (x != NIL && (best == NIL || p > best_p)) {
             best = x;
             best_p = p;
@@ -793,7 +807,7 @@ static uint64_t largest_hole(const gr_seg_t *seg)
 {
     if (seg->bin_mask == 0)
         return 0;
-    return N(seg->bin_root[63 - __builtin_clzll(seg->bin_mask)]).sum.aug[0];
+    return seg->bin_aug[63 - __builtin_clzll(seg->bin_mask)][0];
 }
 
 gr_status_t gr_seg_alloc(gr_seg_t *seg, uint64_t size, uint64_t alignment, uint64_t range_lo,
@@ -1013,7 +1027,9 @@ gr_status_t gr_seg_check(const gr_seg_t *seg)
         uint32_t last = r;
         while (last != NIL && N(last).right != NIL)
             last = N(last).right;
-        if (seg->bin_last[b] != last)
+        if (seg->bin_last[b] != last ||
+            memcmp(seg->bin_aug[b], N(r).sum.aug, sizeof seg->bin_aug[b]) != 0 ||
+            seg->bin_end[b] != (last != NIL ? hole_end(&N(last)) : 0))
             return GR_E_INVALID;
         holes += k.count;
         pages += k.pages;

@@ -2,119 +2,119 @@
 #include "gpuref/gr_regdesc.h"
 
 static const gr_field_desc_t fields_id_magic[] = {
-    {"VALUE", 0, 32, GR_ACCESS_CONST, 0x47505552u, "ASCII \"GPUR\"."},
+    {"VALUE", 0, 32, GR_ACCESS_CONST, 0x47505552u, "ASCII \"GPUR\".", 0},
 };
 static const gr_field_desc_t fields_id_version[] = {
-    {"PATCH", 0, 16, GR_ACCESS_CONST, 0x0u, "Fixes."},
-    {"MINOR", 16, 8, GR_ACCESS_CONST, 0x1u, "Compatible additions."},
-    {"MAJOR", 24, 8, GR_ACCESS_CONST, 0x0u, "Incompatible changes."},
+    {"PATCH", 0, 16, GR_ACCESS_CONST, 0x0u, "Fixes.", 0},
+    {"MINOR", 16, 8, GR_ACCESS_CONST, 0x1u, "Compatible additions.", 0},
+    {"MAJOR", 24, 8, GR_ACCESS_CONST, 0x0u, "Incompatible changes.", 0},
 };
 static const gr_field_desc_t fields_id_caps[] = {
-    {"MC", 0, 1, GR_ACCESS_CONST, 0x1u, "Memory controller present (rtl/mc): MC_*, VPR_*, MMU_* registers."},
-    {"DMA", 1, 1, GR_ACCESS_CONST, 0x0u, "DMA engine present (rtl/dma)."},
+    {"MC", 0, 1, GR_ACCESS_CONST, 0x1u, "Memory controller present (rtl/mc): MC_*, VPR_*, MMU_* registers.", 0},
+    {"DMA", 1, 1, GR_ACCESS_CONST, 0x0u, "DMA engine present (rtl/dma).", 0},
 };
 static const gr_field_desc_t fields_id_regmap[] = {
-    {"HASH", 0, 32, GR_ACCESS_CONST, 0x92ff09b6u, "Hash of the register map source (the reset value shown is filled in by regtool)."},
+    {"HASH", 0, 32, GR_ACCESS_CONST, 0xccb5e13u, "Hash of the register map source (the reset value shown is filled in by regtool).", 0},
 };
 static const gr_field_desc_t fields_id_build[] = {
-    {"STAMP", 0, 24, GR_ACCESS_HW_RO, 0x0u, "Build stamp chosen by the build (for example a commit hash)."},
-    {"BOARD", 24, 8, GR_ACCESS_HW_RO, 0x0u, "Platform: 0 simulation, others per boards/."},
+    {"STAMP", 0, 24, GR_ACCESS_HW_RO, 0x0u, "Build stamp chosen by the build (for example a commit hash).", 0},
+    {"BOARD", 24, 8, GR_ACCESS_HW_RO, 0x0u, "Platform: 0 simulation, others per boards/.", 0},
 };
 static const gr_field_desc_t fields_scratch[] = {
-    {"VALUE", 0, 32, GR_ACCESS_RW, 0x0u, "Any value."},
+    {"VALUE", 0, 32, GR_ACCESS_RW, 0x0u, "Any value.", 0},
 };
 static const gr_field_desc_t fields_reset_ctrl[] = {
-    {"CORE", 0, 1, GR_ACCESS_PULSE, 0x0u, "Write 1: soft-reset the core. Every register returns to its reset value, then IRQ_STATE.RESET_DONE is set. Reads zero."},
+    {"CORE", 0, 1, GR_ACCESS_PULSE, 0x0u, "Write 1: soft-reset the core. Every register returns to its reset value, then IRQ_STATE.RESET_DONE is set. Reads zero.", 0},
 };
 static const gr_field_desc_t fields_irq_state[] = {
-    {"RESET_DONE", 0, 1, GR_ACCESS_W1C, 0x0u, "A core soft reset completed."},
-    {"MC_FAULT", 1, 1, GR_ACCESS_W1C, 0x0u, "The memory controller logged a fault (MC_FAULT_*)."},
+    {"RESET_DONE", 0, 1, GR_ACCESS_W1C, 0x0u, "A core soft reset completed.", 0},
+    {"MC_FAULT", 1, 1, GR_ACCESS_W1C, 0x0u, "The memory controller logged a fault (MC_FAULT_*).", 0},
 };
 static const gr_field_desc_t fields_irq_enable[] = {
-    {"RESET_DONE", 0, 1, GR_ACCESS_RW, 0x0u, "Enable RESET_DONE."},
-    {"MC_FAULT", 1, 1, GR_ACCESS_RW, 0x0u, "Enable MC_FAULT."},
+    {"RESET_DONE", 0, 1, GR_ACCESS_RW, 0x0u, "Enable RESET_DONE.", 0},
+    {"MC_FAULT", 1, 1, GR_ACCESS_RW, 0x0u, "Enable MC_FAULT.", 0},
 };
 static const gr_field_desc_t fields_irq_test[] = {
-    {"RESET_DONE", 0, 1, GR_ACCESS_PULSE, 0x0u, "Set IRQ_STATE.RESET_DONE."},
-    {"MC_FAULT", 1, 1, GR_ACCESS_PULSE, 0x0u, "Set IRQ_STATE.MC_FAULT."},
+    {"RESET_DONE", 0, 1, GR_ACCESS_PULSE, 0x0u, "Set IRQ_STATE.RESET_DONE.", 0},
+    {"MC_FAULT", 1, 1, GR_ACCESS_PULSE, 0x0u, "Set IRQ_STATE.MC_FAULT.", 0},
 };
 static const gr_field_desc_t fields_mc_vram_size_lo[] = {
-    {"BYTES", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Size bits 31:0."},
+    {"BYTES", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Size bits 31:0.", 0},
 };
 static const gr_field_desc_t fields_mc_vram_size_hi[] = {
-    {"BYTES", 0, 16, GR_ACCESS_HW_RO, 0x0u, "Size bits 47:32."},
+    {"BYTES", 0, 16, GR_ACCESS_HW_RO, 0x0u, "Size bits 47:32.", 0},
 };
 static const gr_field_desc_t fields_mc_ap_size[] = {
-    {"BYTES", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Window size in bytes."},
+    {"BYTES", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Window size in bytes.", 0},
 };
 static const gr_field_desc_t fields_mc_ap_base[] = {
-    {"PAGE", 12, 20, GR_ACCESS_RW, 0x0u, "Base bits 31:12 (4 KiB aligned)."},
+    {"PAGE", 12, 20, GR_ACCESS_RW, 0x0u, "Base bits 31:12 (4 KiB aligned).", 0},
 };
 static const gr_field_desc_t fields_vpr_base[] = {
-    {"PAGE", 12, 20, GR_ACCESS_RW, 0x0u, "VRAM address bits 31:12."},
+    {"PAGE", 12, 20, GR_ACCESS_RW, 0x0u, "VRAM address bits 31:12.", GR_FIELD_KEEPS_SOFT_RESET},
 };
 static const gr_field_desc_t fields_vpr_limit[] = {
-    {"PAGE", 12, 20, GR_ACCESS_RW, 0x0u, "VRAM address bits 31:12."},
+    {"PAGE", 12, 20, GR_ACCESS_RW, 0x0u, "VRAM address bits 31:12.", GR_FIELD_KEEPS_SOFT_RESET},
 };
 static const gr_field_desc_t fields_vpr_ctrl[] = {
-    {"ENABLE", 0, 1, GR_ACCESS_RW, 0x0u, "Enforce the VPR."},
-    {"LOCK", 1, 1, GR_ACCESS_W1S, 0x0u, "Write 1: VPR_BASE, VPR_LIMIT and ENABLE become read-only until a hard reset (a soft reset does not clear it)."},
+    {"ENABLE", 0, 1, GR_ACCESS_RW, 0x0u, "Enforce the VPR.", GR_FIELD_KEEPS_SOFT_RESET},
+    {"LOCK", 1, 1, GR_ACCESS_W1S, 0x0u, "Write 1: VPR_BASE, VPR_LIMIT and ENABLE become read-only until a hard reset (a soft reset does not clear it).", GR_FIELD_KEEPS_SOFT_RESET},
 };
 static const gr_field_desc_t fields_mc_fault_status[] = {
-    {"VALID", 0, 1, GR_ACCESS_W1C, 0x0u, "A fault is held; write 1 to release it."},
-    {"TYPE", 4, 3, GR_ACCESS_HW_RO, 0x0u, "1 unmapped, 2 write to read-only, 3 page-table read error, 4 VPR."},
-    {"SOURCE", 8, 3, GR_ACCESS_HW_RO, 0x0u, "0 aperture (address: VRAM), 1 MMU probe (address: GPU virtual)."},
-    {"WRITE", 12, 1, GR_ACCESS_HW_RO, 0x0u, "The faulting access was a write."},
+    {"VALID", 0, 1, GR_ACCESS_W1C, 0x0u, "A fault is held; write 1 to release it.", 0},
+    {"TYPE", 4, 3, GR_ACCESS_HW_RO, 0x0u, "1 unmapped, 2 write to read-only, 3 page-table read error, 4 VPR.", 0},
+    {"SOURCE", 8, 3, GR_ACCESS_HW_RO, 0x0u, "0 aperture (address: VRAM), 1 MMU probe (address: GPU virtual).", 0},
+    {"WRITE", 12, 1, GR_ACCESS_HW_RO, 0x0u, "The faulting access was a write.", 0},
 };
 static const gr_field_desc_t fields_mc_fault_addr_lo[] = {
-    {"ADDR", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Address bits 31:0."},
+    {"ADDR", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Address bits 31:0.", 0},
 };
 static const gr_field_desc_t fields_mc_fault_addr_hi[] = {
-    {"ADDR", 0, 16, GR_ACCESS_HW_RO, 0x0u, "Address bits 47:32."},
+    {"ADDR", 0, 16, GR_ACCESS_HW_RO, 0x0u, "Address bits 47:32.", 0},
 };
 static const gr_field_desc_t fields_mc_fault_count[] = {
-    {"COUNT", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Count."},
+    {"COUNT", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Count.", 0},
 };
 static const gr_field_desc_t fields_mmu_ctrl[] = {
-    {"ENABLE", 0, 1, GR_ACCESS_RW, 0x0u, "Translate GPU virtual addresses (else every access is physical)."},
+    {"ENABLE", 0, 1, GR_ACCESS_RW, 0x0u, "Translate GPU virtual addresses (else every access is physical).", 0},
 };
 static const gr_field_desc_t fields_mmu_root[] = {
-    {"PAGE", 12, 20, GR_ACCESS_RW, 0x0u, "Address bits 31:12."},
+    {"PAGE", 12, 20, GR_ACCESS_RW, 0x0u, "Address bits 31:12.", 0},
 };
 static const gr_field_desc_t fields_mmu_invalidate[] = {
-    {"ALL", 0, 1, GR_ACCESS_PULSE, 0x0u, "Write 1: drop every TLB entry; later translations walk the tables again."},
+    {"ALL", 0, 1, GR_ACCESS_PULSE, 0x0u, "Write 1: drop every TLB entry; later translations walk the tables again.", 0},
 };
 static const gr_field_desc_t fields_mmu_tlb_hits[] = {
-    {"COUNT", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Translations answered by the TLB."},
+    {"COUNT", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Translations answered by the TLB.", 0},
 };
 static const gr_field_desc_t fields_mmu_tlb_misses[] = {
-    {"COUNT", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Translations that walked the page tables."},
+    {"COUNT", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Translations that walked the page tables.", 0},
 };
 static const gr_field_desc_t fields_mmu_probe_va_lo[] = {
-    {"VA", 0, 32, GR_ACCESS_RW, 0x0u, "GPU virtual address bits 31:0."},
+    {"VA", 0, 32, GR_ACCESS_RW, 0x0u, "GPU virtual address bits 31:0.", 0},
 };
 static const gr_field_desc_t fields_mmu_probe_va_hi[] = {
-    {"VA", 0, 16, GR_ACCESS_RW, 0x0u, "GPU virtual address bits 47:32."},
+    {"VA", 0, 16, GR_ACCESS_RW, 0x0u, "GPU virtual address bits 47:32.", 0},
 };
 static const gr_field_desc_t fields_mmu_probe_ctrl[] = {
-    {"GO", 0, 1, GR_ACCESS_PULSE, 0x0u, "Write 1: start (ignored while BUSY)."},
-    {"WRITE", 1, 1, GR_ACCESS_RW, 0x0u, "Translate as a write."},
-    {"PHYSICAL", 2, 1, GR_ACCESS_RW, 0x0u, "Physical access: no translation."},
+    {"GO", 0, 1, GR_ACCESS_PULSE, 0x0u, "Write 1: start (ignored while BUSY).", 0},
+    {"WRITE", 1, 1, GR_ACCESS_RW, 0x0u, "Translate as a write.", 0},
+    {"PHYSICAL", 2, 1, GR_ACCESS_RW, 0x0u, "Physical access: no translation.", 0},
 };
 static const gr_field_desc_t fields_mmu_probe_status[] = {
-    {"BUSY", 0, 1, GR_ACCESS_HW_RO, 0x0u, "A translation is under way."},
-    {"DONE", 1, 1, GR_ACCESS_HW_RO, 0x0u, "The answer below is valid."},
-    {"FAULT", 2, 1, GR_ACCESS_HW_RO, 0x0u, "The translation faulted (also logged in MC_FAULT_*)."},
-    {"FAULT_TYPE", 4, 3, GR_ACCESS_HW_RO, 0x0u, "As MC_FAULT_STATUS.TYPE."},
-    {"SYSTEM", 8, 1, GR_ACCESS_HW_RO, 0x0u, "The page is in host memory."},
-    {"CACHEABLE", 9, 1, GR_ACCESS_HW_RO, 0x0u, "The page is cacheable."},
-    {"PAGE_SHIFT", 16, 5, GR_ACCESS_HW_RO, 0x0u, "Page size as log2 bytes: 12, 16 or 21."},
+    {"BUSY", 0, 1, GR_ACCESS_HW_RO, 0x0u, "A translation is under way.", 0},
+    {"DONE", 1, 1, GR_ACCESS_HW_RO, 0x0u, "The answer below is valid.", 0},
+    {"FAULT", 2, 1, GR_ACCESS_HW_RO, 0x0u, "The translation faulted (also logged in MC_FAULT_*).", 0},
+    {"FAULT_TYPE", 4, 3, GR_ACCESS_HW_RO, 0x0u, "As MC_FAULT_STATUS.TYPE.", 0},
+    {"SYSTEM", 8, 1, GR_ACCESS_HW_RO, 0x0u, "The page is in host memory.", 0},
+    {"CACHEABLE", 9, 1, GR_ACCESS_HW_RO, 0x0u, "The page is cacheable.", 0},
+    {"PAGE_SHIFT", 16, 5, GR_ACCESS_HW_RO, 0x0u, "Page size as log2 bytes: 12, 16 or 21.", 0},
 };
 static const gr_field_desc_t fields_mmu_probe_pa_lo[] = {
-    {"PA", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Physical address bits 31:0."},
+    {"PA", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Physical address bits 31:0.", 0},
 };
 static const gr_field_desc_t fields_mmu_probe_pa_hi[] = {
-    {"PA", 0, 20, GR_ACCESS_HW_RO, 0x0u, "Physical address bits 51:32."},
+    {"PA", 0, 20, GR_ACCESS_HW_RO, 0x0u, "Physical address bits 51:32.", 0},
 };
 
 const gr_reg_desc_t gr_regdesc[] = {

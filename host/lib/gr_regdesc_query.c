@@ -49,6 +49,15 @@ uint32_t gr_regdesc_mask_of(const gr_reg_desc_t *reg, gr_access_t access)
     return mask;
 }
 
+uint32_t gr_regdesc_mask_kept(const gr_reg_desc_t *reg)
+{
+    uint32_t mask = 0;
+    for (unsigned i = 0; i < reg->field_count; i++)
+        if (reg->fields[i].flags & GR_FIELD_KEEPS_SOFT_RESET)
+            mask |= gr_field_mask(&reg->fields[i]);
+    return mask;
+}
+
 uint32_t gr_regdesc_mask(const gr_reg_desc_t *reg)
 {
     uint32_t mask = 0;

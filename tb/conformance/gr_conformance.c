@@ -78,8 +78,10 @@ static void check_reset_value(run_t *r, const gr_reg_desc_t *reg)
     uint32_t v;
     if (!rd(r, reg->name, reg->offset, &v))
         return;
-    /* Hardware-driven fields depend on the build; everything else must be the map's value. */
-    uint32_t known = gr_regdesc_mask(reg) & ~gr_regdesc_mask_of(reg, GR_ACCESS_HW_RO);
+    /* Hardware-driven fields depend on the build, and fields a soft reset keeps (the VPR) on
+     * what came before; everything else must be the map's value. */
+    uint32_t known = gr_regdesc_mask(reg) & ~gr_regdesc_mask_of(reg, GR_ACCESS_HW_RO) &
+                     ~gr_regdesc_mask_kept(reg);
     uint32_t reserved = ~gr_regdesc_mask(reg);
     uint32_t expect = gr_regdesc_reset(reg) & known;
     bool ok = (v & known) == expect && (v & reserved) == 0;

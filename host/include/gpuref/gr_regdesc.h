@@ -31,7 +31,11 @@ typedef struct gr_field_desc {
     gr_access_t access;
     uint32_t reset; /**< reset value, right-aligned */
     const char *desc;
+    unsigned flags; /**< GR_FIELD_* */
 } gr_field_desc_t;
+
+/** gr_field_desc_t.flags: a core soft reset leaves the field alone (only a hard reset resets it). */
+#define GR_FIELD_KEEPS_SOFT_RESET 1u
 
 typedef struct gr_reg_desc {
     const char *name;
@@ -61,6 +65,9 @@ uint32_t gr_regdesc_mask_of(const gr_reg_desc_t *reg, gr_access_t access);
 
 /** The register's reset value assembled from its fields. */
 uint32_t gr_regdesc_reset(const gr_reg_desc_t *reg);
+
+/** Bits of the register covered by fields a soft reset leaves alone. */
+uint32_t gr_regdesc_mask_kept(const gr_reg_desc_t *reg);
 
 /** The field's mask in place. */
 uint32_t gr_field_mask(const gr_field_desc_t *field);

@@ -31,8 +31,9 @@ def table(m) -> str:
     for r in m.registers:
         out.append(f"static const gr_field_desc_t fields_{r.name.lower()}[] = {{")
         for f in r.fields:
+            keeps = "GR_FIELD_KEEPS_SOFT_RESET" if f.hard_reset_only else "0"
             out.append(f"    {{{_cstr(f.name)}, {f.lsb}, {f.width}, {_ACCESS[f.kind]}, "
-                       f"0x{f.reset:x}u, {_cstr(f.desc)}}},")
+                       f"0x{f.reset:x}u, {_cstr(f.desc)}, {keeps}}},")
         out.append("};")
     out += ["", "const gr_reg_desc_t gr_regdesc[] = {"]
     for r in m.registers:

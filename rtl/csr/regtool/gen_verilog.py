@@ -36,7 +36,7 @@ def generate(m, addr_bits: int) -> str:
                 value = f"{q} | {_wbits(f)}" if f.kind == W1S else _wbits(f)
                 hard.append(f"    always_ff @(posedge clk_i) begin  // kept across a soft reset\n"
                             f"        if (rst_i) {q} <= {w}'h{f.reset:x};\n"
-                            f"        else if (write_ok && {cond}) {q} <= {value};\n"
+                            f"        else if (write_ok && !soft_rst_i && {cond}) {q} <= {value};\n"
                             f"    end")
                 parts.append((f.lsb, q))
             else:
@@ -92,7 +92,9 @@ TEMPLATE = """\
 // valid in the cycle of req_i; a write takes effect at the clock edge that ends that cycle.
 // err_o flags a hole, or a write whose strobes are not all set; such a write changes nothing.
 // Reserved bits and strobe fields read zero; writes to read-only fields are ignored.
-// soft_rst_i returns every field to its reset value, as rst_i does.
+// soft_rst_i returns every field to its reset value, as rst_i does, except the fields marked
+// gr_hard_reset_only in the map (the VPR and its lock), which only rst_i resets; no write
+// lands while soft_rst_i is high.
 module csr_regs (
     input  wire clk_i,
     input  wire rst_i,       // synchronous, active high

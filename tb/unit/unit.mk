@@ -1,0 +1,104 @@
+# tb/unit/unit.mk: the RTL unit testbenches, each built with Icarus and with Verilator and run
+# as TAP suites over several seeds. Included by the top Makefile (BUILD, RTL_ROOT, RTL_INC,
+# RTL_SRCS, VERILATOR, IVERILOG, JOBS and tap_run come from there).
+#   make test-unit-csr_block-icarus            one suite (seeds UNIT_SEEDS, default 1 2 3)
+#   make unit-csr_block-verilator              just build; binaries under $(BUILD)/unit/<tb>/
+#   make test-unit-csr_block-icarus UNIT_SEEDS="17 18"
+#   make RTL_ROOT=/tmp/mutant/rtl BUILD=build/mutant test-unit-csr_block-verilator
+# A new testbench: tb/unit/<tb>/tb_<tb>.sv, then $(eval $(call unit_tb,<tb>,<rtl files>))
+# below (UNIT_DEFS_/UNIT_INCS_/UNIT_DEPS_<tb> if it needs them). See tb/unit/README.md.
+
+UNIT_SRC := tb/unit
+UNIT_OUT := $(BUILD)/unit
+UNIT_SEEDS ?= 1 2 3
+UNIT_RUN := $(UNIT_SRC)/run_seeds.sh
+VVP ?= vvp
+UNIT_VLT := $(wildcard $(RTL_ROOT)/lint.vlt)
+
+# Per testbench, optional: UNIT_DEFS_<tb> preprocessor flags (the same for both simulators;
+# quoted for the shell), UNIT_INCS_<tb> include directories, UNIT_DEPS_<tb> what else the
+# build reads or needs made first.
+
+# tb_csr_block reads the register map as regtool generates it for the host (gr_regdesc.c),
+# turned into a Verilog include by gen_csr_map, and checks that the device reports the hash
+# the host was built with (GR_REGMAP_HASH).
+UNIT_REGMAP_H := host/include/gpuref/gr_regmap.h
+UNIT_REGMAP_HASH = $(shell sed -n 's/^\#define GR_REGMAP_HASH 0x\([0-9a-fA-F]*\)u.*/\1/p' $(UNIT_REGMAP_H))
+UNIT_CSR_GEN := $(UNIT_OUT)/csr_block/gen
+UNIT_DEFS_csr_block = "-DREGMAP_HASH=32'h$(UNIT_REGMAP_HASH)"
+UNIT_INCS_csr_block := $(UNIT_CSR_GEN)
+UNIT_DEPS_csr_block := $(UNIT_CSR_GEN)/csr_map.vh $(UNIT_REGMAP_H)
+
+$(UNIT_CSR_GEN)/gen_csr_map: $(UNIT_SRC)/csr_block/gen_csr_map.c host/lib/gr_regdesc.c host/lib/gr_regdesc_query.c \
+                             host/include/gpuref/gr_regdesc.h
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -Wall -Wextra -Werror -Ihost/include -o $@ $(filter %.c,$^)
+$(UNIT_CSR_GEN)/csr_map.vh: $(UNIT_CSR_GEN)/gen_csr_map $(UNIT_REGMAP_H)
+	@test -n "$(UNIT_REGMAP_HASH)" || { echo "unit.mk: no GR_REGMAP_HASH in $(UNIT_REGMAP_H)"; exit 1; }
+	$< >$@.tmp && mv $@.tmp $@
+
+# Verilator: --binary --timing (5.006 builds the TB's delays and event controls with C++20
+# coroutines, g++ 12 is fine), -Wall on TB and RTL alike. --unroll-count 1: Verilator unrolls
+# loops of up to 64 passes by default, and a testbench's loops of register accesses then
+# become megabytes of C++ that take minutes to compile. UNIT_TRACE=1 compiles FST tracing in
+# (for +wave=<file>; it doubles the build time, so it is off by default).
+UNIT_TRACE ?= 0
+UNIT_VFLAGS = --binary --timing -Wall --unroll-count 1 -j $(JOBS) \
+              $(if $(filter 1,$(UNIT_TRACE)),--trace-fst -DUNIT_TRACE)
+UNIT_IFLAGS := -g2012 -Wall
+
+# A build is redone when its command line changes (another RTL_ROOT, a new register map hash,
+# an RTL file added), not only when a file it reads is newer.
+# $(call unit_cmdfile,FILE,COMMAND): rewrite FILE when its text differs from COMMAND.
+unit_differ = $(subst $(1),,$(2))$(subst $(2),,$(1))
+unit_cmdfile = $(if $(call unit_differ,$(file <$(1)),$(2)),$(shell mkdir -p $(dir $(1)))$(file >$(1),$(2)))
+
+# $(call unit_tb,NAME,RTL_FILES): the Icarus and Verilator builds of tb/unit/NAME/tb_NAME.sv
+# and their suites unit-NAME-icarus and unit-NAME-verilator.
+define unit_tb
+UNIT_TB_$(1) := $(UNIT_SRC)/$(1)/tb_$(1).sv
+UNIT_RTL_$(1) := $(2)
+UNIT_VVP_$(1) := $(UNIT_OUT)/$(1)/icarus/tb_$(1).vvp
+UNIT_VBIN_$(1) := $(UNIT_OUT)/$(1)/verilator/Vtb_$(1)
+UNIT_ICMD_$(1) = $(IVERILOG) $(UNIT_IFLAGS) $$(addprefix -I,$$(UNIT_INCS_$(1)) $(RTL_INC)) \
+    $$(UNIT_DEFS_$(1)) -s tb_$(1) -o $$(UNIT_VVP_$(1)) $$(UNIT_TB_$(1)) $$(UNIT_RTL_$(1))
+UNIT_VCMD_$(1) = $(VERILATOR) $$(UNIT_VFLAGS) $$(addprefix -I,$$(UNIT_INCS_$(1)) $(RTL_INC)) \
+    $$(UNIT_DEFS_$(1)) \
+    --top-module tb_$(1) --Mdir $(UNIT_OUT)/$(1)/verilator -o Vtb_$(1) \
+    $(UNIT_VLT) $$(UNIT_TB_$(1)) $$(UNIT_RTL_$(1))
+
+$(UNIT_OUT)/$(1)/icarus/build.cmd: _unit_force
+	@:$$(call unit_cmdfile,$$@,$$(UNIT_ICMD_$(1)))
+$(UNIT_OUT)/$(1)/verilator/build.cmd: _unit_force
+	@:$$(call unit_cmdfile,$$@,$$(UNIT_VCMD_$(1)))
+
+$$(UNIT_VVP_$(1)): $(UNIT_OUT)/$(1)/icarus/build.cmd $$(UNIT_TB_$(1)) $$(UNIT_RTL_$(1)) \
+                  $$(UNIT_DEPS_$(1))
+	$$(UNIT_ICMD_$(1))
+$$(UNIT_VBIN_$(1)): $(UNIT_OUT)/$(1)/verilator/build.cmd $$(UNIT_TB_$(1)) $$(UNIT_RTL_$(1)) \
+                   $$(UNIT_DEPS_$(1)) $(UNIT_VLT)
+	@echo "verilator: tb_$(1) (log: $(UNIT_OUT)/$(1)/verilator/build.log)"
+	@$$(UNIT_VCMD_$(1)) >$(UNIT_OUT)/$(1)/verilator/build.log 2>&1 || \
+	  { grep -E "%(Error|Warning)" -A3 $(UNIT_OUT)/$(1)/verilator/build.log || tail -30 $(UNIT_OUT)/$(1)/verilator/build.log; exit 1; }
+
+.PHONY: unit-$(1)-icarus unit-$(1)-verilator test-unit-$(1)-icarus test-unit-$(1)-verilator
+unit-$(1)-icarus: $$(UNIT_VVP_$(1))
+unit-$(1)-verilator: $$(UNIT_VBIN_$(1))
+all: $$(UNIT_VVP_$(1)) $$(UNIT_VBIN_$(1))
+UNIT_ALL += unit-$(1)-icarus unit-$(1)-verilator
+
+TEST_SUITES += unit-$(1)-icarus unit-$(1)-verilator
+test-unit-$(1)-icarus: $$(UNIT_VVP_$(1))
+	$$(call tap_run,unit-$(1)-icarus,$(UNIT_RUN) "$$(UNIT_SEEDS)" $(VVP) -n $$(UNIT_VVP_$(1)))
+test-unit-$(1)-verilator: $$(UNIT_VBIN_$(1))
+	$$(call tap_run,unit-$(1)-verilator,$(UNIT_RUN) "$$(UNIT_SEEDS)" $$(UNIT_VBIN_$(1)))
+endef
+
+UNIT_ALL :=
+$(eval $(call unit_tb,csr_block,$(filter $(RTL_ROOT)/csr/%,$(RTL_SRCS))))
+$(eval $(call unit_tb,cmn_axi_err_slave,$(RTL_ROOT)/common/cmn_axi_err_slave.v))
+
+# Every unit testbench built with both simulators (no run).
+.PHONY: unit _unit_force
+unit: $(UNIT_ALL)
+_unit_force:
