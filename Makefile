@@ -46,6 +46,7 @@ include tb/unit/vidmm_flags/vidmm_flags.mk
 include tb/unit/mc_vram_arb/mc_vram_arb.mk
 include tb/unit/vidmm_gpuva/vidmm_gpuva.mk
 include tb/unit/mc_mmu/mc_mmu.mk
+include tb/unit/vidmm_segment/vidmm_segment.mk
 include host/host.mk
 include tb/conformance/conformance.mk
 include tb/system/system.mk
