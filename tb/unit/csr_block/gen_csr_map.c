@@ -20,29 +20,6 @@ static const char *const kind_names[] = {"CONST", "HW_RO", "RW", "W1C", "PULSE",
 #define KINDS (sizeof kind_names / sizeof kind_names[0])
 #define NOINL "    /* verilator no_inline_task */\n"
 
-static uint32_t field_mask(const gr_field_desc_t *f)
-{
-    uint32_t ones = f->width >= 32 ? 0xffffffffu : ((1u << f->width) - 1u);
-    return ones << f->lsb;
-}
-
-static uint32_t reg_mask(const gr_reg_desc_t *r, unsigned kind)
-{
-    uint32_t m = 0;
-    for (unsigned k = 0; k < r->field_count; k++)
-        if ((unsigned)r->fields[k].access == kind)
-            m |= field_mask(&r->fields[k]);
-    return m;
-}
-
-static uint32_t reg_reset(const gr_reg_desc_t *r)
-{
-    uint32_t v = 0;
-    for (unsigned k = 0; k < r->field_count; k++)
-        v |= (r->fields[k].reset << r->fields[k].lsb) & field_mask(&r->fields[k]);
-    return v;
-}
-
 int main(void)
 {
     /* The access kinds the include names must be the ones gr_regdesc.h defines. */
@@ -74,7 +51,7 @@ int main(void)
 
     printf("function automatic logic [31:0] map_reset(input integer i);\n%s    case (i)\n", NOINL);
     for (unsigned i = 0; i < gr_regdesc_count; i++)
-        printf("        %u: return 32'h%08x;\n", i, (unsigned)reg_reset(&gr_regdesc[i]));
+        printf("        %u: return 32'h%08x;\n", i, (unsigned)gr_regdesc_reset(&gr_regdesc[i]));
     printf("        default: return 32'h0;\n    endcase\nendfunction\n");
 
     printf("function automatic logic [31:0] map_mask(input integer i, input integer kind);\n%s", NOINL);
@@ -82,7 +59,7 @@ int main(void)
     for (unsigned i = 0; i < gr_regdesc_count; i++) {
         printf("        %u: case (kind)\n", i);
         for (unsigned k = 0; k < KINDS; k++)
-            printf("            %u: return 32'h%08x;\n", k, (unsigned)reg_mask(&gr_regdesc[i], k));
+            printf("            %u: return 32'h%08x;\n", k, (unsigned)gr_regdesc_mask_of(&gr_regdesc[i], (gr_access_t)k));
         printf("            default: return 32'h0;\n        endcase\n");
     }
     printf("        default: return 32'h0;\n    endcase\nendfunction\n");
