@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "dxgk_internal.h"
+#include "gpuref/gr_regdesc.h"
 #include "gr_link.h"
 #include "kmd.h"
 #include "vidmm_flag_rules.h"
@@ -906,4 +907,58 @@ gr_status_t gr_alloc_query(gr_gpu_device_t *dev, gr_alloc_t h, gr_alloc_info_t *
     pthread_mutex_unlock(&p->lock);
     *out = i;
     return GR_OK;
+}
+
+/* ---- the hardware MMU's view ------------------------------------------------------------ */
+
+/* Polls for a probe answer: a handful of cycles on the RTL; generous for slow links. */
+#define PROBE_POLLS 1000u
+
+static gr_status_t probe_locked(gr_link_t *link, uint64_t root, uint64_t va, bool write,
+                                gr_gpu_probe_t *out)
+{
+    int rc;
+    uint32_t status = 0, lo = 0, hi = 0;
+    if ((rc = gr_link_write32(link, GR_REG_MMU_ROOT, (uint32_t)root & GPU_REGS__MMU_ROOT__PAGE_bm)) ||
+        (rc = gr_link_write32(link, GR_REG_MMU_INVALIDATE, GR_FIELD_SET(MMU_INVALIDATE, ALL, 1))) ||
+        (rc = gr_link_write32(link, GR_REG_MMU_CTRL, GR_FIELD_SET(MMU_CTRL, ENABLE, 1))) ||
+        (rc = gr_link_write32(link, GR_REG_MMU_PROBE_VA_LO, (uint32_t)va)) ||
+        (rc = gr_link_write32(link, GR_REG_MMU_PROBE_VA_HI, (uint32_t)(va >> 32) & 0xffffu)) ||
+        (rc = gr_link_write32(link, GR_REG_MMU_PROBE_CTRL,
+                              GR_FIELD_SET(MMU_PROBE_CTRL, GO, 1) | GR_FIELD_SET(MMU_PROBE_CTRL, WRITE, write))))
+        return (gr_status_t)rc;
+    for (unsigned n = 0;; n++) {
+        if ((rc = gr_link_read32(link, GR_REG_MMU_PROBE_STATUS, &status)))
+            return (gr_status_t)rc;
+        if (GR_FIELD_GET(MMU_PROBE_STATUS, DONE, status) && !GR_FIELD_GET(MMU_PROBE_STATUS, BUSY, status))
+            break;
+        if (n == PROBE_POLLS)
+            return GR_E_TIMEOUT;
+    }
+    if ((rc = gr_link_read32(link, GR_REG_MMU_PROBE_PA_LO, &lo)) ||
+        (rc = gr_link_read32(link, GR_REG_MMU_PROBE_PA_HI, &hi)))
+        return (gr_status_t)rc;
+    gr_gpu_probe_t p = {
+        .fault = GR_FIELD_GET(MMU_PROBE_STATUS, FAULT, status),
+        .fault_type = GR_FIELD_GET(MMU_PROBE_STATUS, FAULT_TYPE, status),
+        .pa = ((uint64_t)hi << 32) | lo,
+        .system = GR_FIELD_GET(MMU_PROBE_STATUS, SYSTEM, status),
+        .cacheable = GR_FIELD_GET(MMU_PROBE_STATUS, CACHEABLE, status),
+        .page_shift = GR_FIELD_GET(MMU_PROBE_STATUS, PAGE_SHIFT, status),
+    };
+    *out = p;
+    return GR_OK;
+}
+
+gr_status_t gr_gpu_device_probe(gr_gpu_device_t *device, uint64_t va, bool write, gr_gpu_probe_t *out_probe)
+{
+    if (!device || !out_probe || va >> 48)
+        return GR_E_INVALID;
+    gr_adapter_t *ad = device->process->adapter;
+    if (!device->va_space)
+        return GR_E_UNSUPPORTED;
+    pthread_mutex_lock(&ad->link_lock);
+    gr_status_t rc = probe_locked(ad->link, gr_gpuva_root(device->va_space), va, write, out_probe);
+    pthread_mutex_unlock(&ad->link_lock);
+    return rc;
 }

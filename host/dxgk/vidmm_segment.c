@@ -86,10 +86,13 @@ struct gr_seg {
     uint64_t free_pages;
     uint64_t bin_mask; /* bit b: bin b is not empty */
     uint32_t bin_root[N_BINS];
-    uint32_t bin_last[N_BINS]; /* the highest hole of each bin */
-    /* Copies of each bin's root index and of its highest hole's end, side by side, so that the
-     * searches over bins read two small arrays instead of two scattered nodes per bin. */
+    uint32_t bin_first[N_BINS]; /* the lowest hole of each bin */
+    uint32_t bin_last[N_BINS];  /* the highest hole of each bin */
+    /* Copies of each bin's root index, of where its lowest hole starts and where its highest
+     * ends, side by side, so that the searches over bins read small arrays instead of scattered
+     * nodes, and skip the bins that have nothing in the range. */
     uint32_t bin_aug[N_BINS][N_CLASS];
+    uint32_t bin_start[N_BINS];
     uint32_t bin_end[N_BINS];
 
     seg_node_t *nodes; /* nodes[0] is NIL: all zero, never written */
@@ -423,21 +426,6 @@ static void tree_delete(gr_seg_t *seg, uint32_t *root, uint32_t z)
     }
 }
 
-/* The last hole of the tree at x starting at or before page `key` (NIL if none). */
-static uint32_t tree_floor(const gr_seg_t *seg, uint32_t x, uint64_t key)
-{
-    uint32_t best = NIL;
-    while (x != NIL) {
-        if (N(x).start <= key) {
-            best = x;
-            x = N(x).right;
-        } else {
-            x = N(x).left;
-        }
-    }
-    return best;
-}
-
 /*
  * The leftmost hole of x's subtree that starts at or after page klo and holds an a-aligned
  * block of n pages. Subtrees whose class-c index is below n are skipped; when c is a's own
@@ -525,6 +513,7 @@ static inline void bin_refresh(gr_seg_t *seg, unsigned b)
 {
     const seg_node_t *r = &N(seg->bin_root[b]); /* NIL's index is all zero */
     memcpy(seg->bin_aug[b], r->sum.aug, sizeof seg->bin_aug[b]);
+    seg->bin_start[b] = N(seg->bin_first[b]).start;
     seg->bin_end[b] = seg->bin_last[b] != NIL ? (uint32_t)hole_end(&N(seg->bin_last[b])) : 0;
 }
 
@@ -533,7 +522,9 @@ static void bin_add(gr_seg_t *seg, uint32_t i)
     unsigned b = bin_of(N(i).len);
     N(i).bin = b;
     tree_insert(seg, &seg->bin_root[b], i);
-    uint32_t last = seg->bin_last[b];
+    uint32_t first = seg->bin_first[b], last = seg->bin_last[b];
+    if (first == NIL || N(i).start < N(first).start)
+        seg->bin_first[b] = i;
     if (last == NIL || N(i).start > N(last).start)
         seg->bin_last[b] = i;
     seg->bin_mask |= UINT64_C(1) << b;
@@ -543,6 +534,16 @@ static void bin_add(gr_seg_t *seg, uint32_t i)
 static void bin_remove(gr_seg_t *seg, uint32_t i)
 {
     unsigned b = N(i).bin;
+    if (seg->bin_first[b] == i) {
+        /* The new lowest is i's successor: i, the leftmost, has no left child. */
+        uint32_t next = N(i).right;
+        if (next != NIL)
+            while (N(next).left != NIL)
+                next = N(next).left;
+        else
+            next = N(i).parent;
+        seg->bin_first[b] = next;
+    }
     if (seg->bin_last[b] == i) {
         /* The new highest is i's predecessor: i, the rightmost, has no right child. */
         uint32_t pred = N(i).left;
@@ -600,17 +601,6 @@ static void hole_resize(gr_seg_t *seg, uint32_t x, uint64_t start, uint64_t len)
     }
 }
 
-/* The hole holding page p (NIL if p is allocated). One floor search per non-empty bin. */
-static uint32_t hole_holding(const gr_seg_t *seg, uint64_t p)
-{
-    for (uint64_t mask = seg->bin_mask; mask != 0; mask &= mask - 1) {
-        uint32_t h = tree_floor(seg, seg->bin_root[__builtin_ctzll(mask)], p);
-        if (h != NIL && hole_end(&N(h)) > p)
-            return h;
-    }
-    return NIL;
-}
-
 /* Takes [p, p+n) out of hole h. */
 static void hole_carve(gr_seg_t *seg, uint32_t h, uint64_t p, uint64_t n)
 {
@@ -632,52 +622,40 @@ static void hole_carve(gr_seg_t *seg, uint32_t h, uint64_t p, uint64_t n)
 
 /*
  * Bottom-up: the lowest hole of the smallest bin that holds an a-aligned block of n pages inside
- * [lo, hi), and the lowest aligned page in it.
+ * [lo, hi), and the lowest aligned page in it. A hole that starts below lo counts, clipped to
+ * lo: in each bin the search starts early enough to meet it (a bin's holes are at most
+ * bin_aug[b][0] long), and the few holes of that bin between there and lo are stepped over.
  */
 static bool place_bottom_up(const gr_seg_t *seg, uint64_t n, uint64_t a, uint64_t lo, uint64_t hi,
                             uint32_t *out_hole, uint64_t *out_page)
 {
     unsigned c = class_of(a);
-    uint64_t klo = lo;
-    unsigned stop_bin = N_BINS; /* bins from here on cannot beat the candidate found so far */
-    uint32_t cand = NIL;
-    uint64_t cand_p = 0;
-    if (lo > 0) {
-        /* The hole holding lo is the only one the range cuts from below: check it clipped. */
-        uint32_t h = hole_holding(seg, lo);
-        if (h != NIL) {
-            uint64_t p = align_up(lo, a), e = hole_end(&N(h));
-            if (p + n <= (e < hi ? e : hi)) {
-                cand = h;
-                cand_p = p;
-                stop_bin = N(h).bin; /* it starts below every other hole of its bin in range */
-            }
-            klo = lo + 1;
-        }
-    }
     uint64_t mask = seg->bin_mask & (~UINT64_C(0) << bin_of(n));
     for (; mask != 0; mask &= mask - 1) {
         unsigned b = (unsigned)__builtin_ctzll(mask);
-        if (b >= stop_bin)
-            break;
-        if (seg->bin_aug[b][c] < n)
-            continue;
-        uint32_t x = find_first(seg, seg->bin_root[b], klo, c, a, n);
-        if (x == NIL || N(x).start >= hi)
-            continue;
-        uint64_t p = align_up(N(x).start, a);
-        /* Only the hole holding hi can fail here; later holes of this bin start past hi. */
-        if (p + n > hi)
-            continue;
-        cand = x;
-        cand_p = p;
-        break;
+        if (seg->bin_aug[b][c] < n || seg->bin_start[b] >= hi || seg->bin_end[b] <= lo)
+            continue; /* nothing fits, or nothing meets [lo, hi) */
+        uint64_t longest = seg->bin_aug[b][0];
+        uint64_t klo = lo >= longest ? lo - longest + 1 : 0;
+        for (;;) {
+            uint32_t x = find_first(seg, seg->bin_root[b], klo, c, a, n);
+            if (x == NIL || N(x).start >= hi)
+                break;
+            uint64_t s = N(x).start, e = hole_end(&N(x));
+            uint64_t p = align_up(s > lo ? s : lo, a);
+            if (p + n <= (e < hi ? e : hi)) {
+                *out_hole = x;
+                *out_page = p;
+                return true;
+            }
+            /* Unclipped it fits: lo or hi cut it. Below lo, try the next hole of this bin (at
+             * most two more start before lo); cut by hi, every later hole is cut as well. */
+            if (s >= lo)
+                break;
+            klo = s + 1;
+        }
     }
-    if (cand == NIL)
-        return false;
-    *out_hole = cand;
-    *out_page = cand_p;
-    return true;
+    return false;
 }
 
 /* The highest a-aligned page for n pages in bin tree r, below hi and at or above lo. */
@@ -720,8 +698,8 @@ static bool place_top_down(const gr_seg_t *seg, uint64_t n, uint64_t a, uint64_t
     unsigned nc = 0;
     for (uint64_t mask = seg->bin_mask & (~UINT64_C(0) << bin_of(n)); mask != 0; mask &= mask - 1) {
         unsigned b = (unsigned)__builtin_ctzll(mask);
-        if (seg->bin_aug[b][c] < n)
-            continue;
+        if (seg->bin_aug[b][c] < n || seg->bin_start[b] >= hi)
+            continue; /* nothing fits, or everything starts past hi */
         uint64_t e = seg->bin_end[b], top = e < hi ? e : hi;
         if (top < n || align_down(top - n, a) < lo)
             continue;
@@ -1024,10 +1002,13 @@ gr_status_t gr_seg_check(const gr_seg_t *seg)
             return GR_E_INVALID;
         if (check_subtree(seg, &k, r, NIL, 0) < 0)
             return GR_E_INVALID;
-        uint32_t last = r;
+        uint32_t first = r, last = r;
+        while (first != NIL && N(first).left != NIL)
+            first = N(first).left;
         while (last != NIL && N(last).right != NIL)
             last = N(last).right;
-        if (seg->bin_last[b] != last ||
+        if (seg->bin_first[b] != first || seg->bin_start[b] != N(first).start ||
+            seg->bin_last[b] != last ||
             memcmp(seg->bin_aug[b], N(r).sum.aug, sizeof seg->bin_aug[b]) != 0 ||
             seg->bin_end[b] != (last != NIL ? hole_end(&N(last)) : 0))
             return GR_E_INVALID;

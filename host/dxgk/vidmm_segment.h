@@ -34,7 +34,7 @@ extern "C" {
 
 /** The allocation unit (and the smallest alignment): one 4 KiB page. */
 #define GR_SEG_UNIT UINT64_C(4096)
-/** Largest segment size accepted by gr_seg_init (1 TiB; page numbers are held in 32 bits). */
+/** Largest segment size accepted by gr_seg_init (1 TiB: page numbers and keys fit 32 bits). */
 #define GR_SEG_MAX_SIZE (UINT64_C(1) << 40)
 /** gr_seg_alloc flag: place the block as high as possible (FromEndOfSegment). */
 #define GR_SEG_TOP_DOWN 0x1u
@@ -70,15 +70,16 @@ GR_API gr_status_t gr_seg_init(uint64_t size, gr_seg_t **out_seg);
 void gr_seg_fini(gr_seg_t *seg);
 
 /**
- * Allocates one contiguous block. O(log n) for n free ranges when alignment is 4 KiB, 64 KiB
- * or 2 MiB (and any other alignment when no free range passes the size check but fails the
- * alignment one; see SEGMENT.md).
+ * Allocates one contiguous block. An unrestricted bottom-up request costs O(log n) for n free
+ * ranges when the alignment is 4 KiB, 64 KiB or 2 MiB (other alignments prune with the class
+ * below them); top-down and range-restricted requests cost O(bins * log n), bins <= 58.
  * @param size       bytes, > 0; rounded up to a multiple of GR_SEG_UNIT
  * @param alignment  bytes, a power of two >= GR_SEG_UNIT; 0 means GR_SEG_UNIT
  * @param range_lo   the block starts at or above this offset (a multiple of GR_SEG_UNIT)
  * @param range_hi   the block ends at or below this offset (a multiple of GR_SEG_UNIT);
  *                   GR_SEG_END (0) means the end of the segment
- * @param flags      0 (lowest fitting offset) or GR_SEG_TOP_DOWN (highest fitting offset)
+ * @param flags      0 (bottom-up: segregated fit, see above) or GR_SEG_TOP_DOWN (the highest
+ *                   fitting offset)
  * @param[out] out_offset  the block's offset in bytes; untouched on failure
  * @return GR_OK; GR_E_INVALID (NULL pointer, zero size, alignment not a power of two or below
  *         4 KiB, range unaligned, empty or past the end, unknown flag);

@@ -861,6 +861,22 @@ static void shared_resource_opens_read_only_in_another_process(void **state)
     assert_int_equal(gr_alloc_lock(d2, o[1], GR_LOCK_READ_ONLY, &ptr), GR_OK);
     assert_int_equal(((uint8_t *)ptr)[100], 0x5c);
     assert_int_equal(gr_alloc_unlock(d2, o[1]), GR_OK);
+    /* Read-only for the GPU too, enforced by the RTL MMU: through process 2's mapping a read
+     * translates to the buffer, a write faults (write to read-only); the creator's own
+     * mapping of the same buffer takes writes. */
+    gr_gpu_probe_t pr;
+    gr_alloc_info_t bi = query(d2, o[1]);
+    assert_int_not_equal(bi.gpu_va, 0);
+    assert_int_equal(gr_gpu_device_probe(d2, bi.gpu_va + 100, false, &pr), GR_OK);
+    assert_false(pr.fault);
+    assert_int_equal(pr.pa, bi.vram_address + 100);
+    assert_int_equal(gr_gpu_device_probe(d2, bi.gpu_va + 100, true, &pr), GR_OK);
+    assert_true(pr.fault);
+    assert_int_equal(pr.fault_type, 2);
+    gr_alloc_info_t ci = query(f->dev, h[1]);
+    assert_int_equal(gr_gpu_device_probe(f->dev, ci.gpu_va + 100, true, &pr), GR_OK);
+    assert_false(pr.fault);
+    assert_int_equal(pr.pa, ci.vram_address + 100);
     /* Index past the last subresource (3 mips x 2 slices = 6): refused, nothing opened. */
     assert_int_equal(gr_alloc_open(d2, sh, 0, 6, o, 2, &n, NULL), GR_E_INVALID);
     assert_int_equal(stats(f).kmd_opens, s1.kmd_opens);

@@ -290,6 +290,27 @@ GR_API gr_status_t gr_alloc_unlock(gr_gpu_device_t *device, gr_alloc_t handle);
  */
 GR_API gr_status_t gr_alloc_query(gr_gpu_device_t *device, gr_alloc_t handle, gr_alloc_info_t *out_info);
 
+/** What the GPU's MMU answers for one access (MMU_PROBE_STATUS / MMU_PROBE_PA). */
+typedef struct gr_gpu_probe {
+    bool fault;          /**< the access would fault (also logged in MC_FAULT_*) */
+    uint32_t fault_type; /**< 1 unmapped, 2 write to read-only, 3 page-table read error */
+    uint64_t pa;         /**< physical address (VRAM, or host bus if system) */
+    bool system;
+    bool cacheable;
+    uint32_t page_shift; /**< 12, 16 or 21 */
+} gr_gpu_probe_t;
+
+/**
+ * Asks the hardware MMU what an engine access by this device at a GPU virtual address would
+ * do: the device's address space is made the MMU's current one (MMU_ROOT, TLB invalidated,
+ * translation on) and MMU_PROBE translates the address, as the DMA engine will. A read-only
+ * open's mapping answers a write with fault type 2.
+ * @param[out] out_probe  untouched on failure
+ * @return GR_OK (whether or not the access faults), GR_E_INVALID, GR_E_TIMEOUT, link errors
+ */
+GR_API gr_status_t gr_gpu_device_probe(gr_gpu_device_t *device, uint64_t va, bool write,
+                                       gr_gpu_probe_t *out_probe);
+
 #ifdef __cplusplus
 }
 #endif
