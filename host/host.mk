@@ -1,8 +1,11 @@
 # host/ and bridge/host/: the gr_* library (libgpuref.a) and gpuctl.
-HOST_CFLAGS := $(CSTD) $(WARN) $(CFLAGS) $(DEBUG_FLAGS) $(CPPFLAGS_HOST) -Itb/conformance -MMD -MP
+HOST_CFLAGS := $(CSTD) $(WARN) $(CFLAGS) $(DEBUG_FLAGS) $(CPPFLAGS_HOST) -Itb/conformance \
+               -Ihost/kmd -Ihost/dxgk -pthread -MMD -MP
 HOST_OBJ_DIR := $(BUILD)/host
 
-LIBGPUREF_SRCS := $(sort $(wildcard host/lib/*.c)) $(sort $(wildcard bridge/host/*.c))
+# The library: status and registers, the transports, the miniport and the OS stand-in.
+LIBGPUREF_SRCS := $(sort $(wildcard host/lib/*.c)) $(sort $(wildcard bridge/host/*.c)) \
+                  $(sort $(wildcard host/kmd/*.c)) $(sort $(wildcard host/dxgk/*.c))
 LIBGPUREF_OBJS := $(patsubst %.c,$(HOST_OBJ_DIR)/%.o,$(LIBGPUREF_SRCS))
 LIBGPUREF := $(BUILD)/lib/libgpuref.a
 
@@ -10,7 +13,7 @@ CONFORMANCE_OBJS := $(HOST_OBJ_DIR)/tb/conformance/gr_conformance.o
 GPUCTL := $(BUILD)/bin/gpuctl
 
 # Everything a program needs to drive a device over any built-in transport.
-GPUREF_LINK := $(LIBGPUREF) $(SIM_LIB) $(SIM_LDLIBS)
+GPUREF_LINK := $(LIBGPUREF) $(SIM_LIB) $(SIM_LDLIBS) -pthread
 
 $(HOST_OBJ_DIR)/%.o: %.c
 	@mkdir -p $(@D)

@@ -23,15 +23,17 @@
  *     those of the smallest bin, and of these the lowest; place at its lowest aligned offset.
  *     Best fit to within a half-octave, with address order inside a bin: on GPU-like traces it
  *     leaves fewer fragmentation failures than exact best fit (drm_mm's DRM_MM_INSERT_BEST) and
- *     than address-ordered first fit (bench/alloc/README.md). Bins are tried in mask order; the
- *     index at a bin's root says at once whether it holds an aligned fit, so an unrestricted
- *     request searches a single bin tree.
- *   - top-down (FromEndOfSegment): the highest aligned offset at which the block fits. Each bin
- *     that can hold the block gives its highest fit (one descent); the highest wins:
- *     O(bins * log n).
- * A range restriction cuts at most two holes (the ones holding range_lo and range_hi); these
- * are checked clipped, every other candidate lies wholly inside the range. Finding the hole
- * that holds range_lo takes one floor search per bin: O(bins * log n) for ranged requests.
+ *     than address-ordered first fit (SEGMENT.md). Bins are tried in mask order; a bin's root
+ *     index says at once whether it holds an aligned fit, so an unrestricted request searches
+ *     a single bin tree.
+ *   - top-down (FromEndOfSegment): the highest aligned offset at which the block fits. A bin's
+ *     highest hole bounds what it can offer; bins are searched highest bound first until the
+ *     best page found beats every bound left (usually one descent after a pass over the bins).
+ * A range restriction cuts at most two holes, the ones holding range_lo and range_hi, which
+ * are checked clipped. A hole holding range_lo starts below it by less than the longest hole
+ * of its bin, so each bin's search starts that much lower and steps over at most two holes.
+ * Each bin also keeps where its lowest hole starts and its highest ends, so bins with nothing
+ * in the range are skipped. Ranged and top-down requests cost O(bins * log n) at worst.
  *
  * The node pool and the table always have room for one more hole than there are blocks
  * (holes <= blocks + 1), so free() never allocates host memory and cannot fail for a valid
@@ -684,18 +686,16 @@ static uint32_t bin_top_down(const gr_seg_t *seg, uint32_t r, uint64_t n, uint64
 
 /*
  * Top-down: the highest a-aligned page p with [p, p+n) free and inside [lo, hi). A bin's
- * highest hole bounds what it can offer; bins are searched in the order of their bounds until
- * the best page found beats every bound left: usually one or two descents in all.
+ * highest hole bounds what the bin can offer; the bin with the highest bound is searched first,
+ * then only bins whose bound beats the best page so far, highest bound first: usually a single
+ * descent after one pass over the bins' bounds.
  */
 static bool place_top_down(const gr_seg_t *seg, uint64_t n, uint64_t a, uint64_t lo, uint64_t hi,
                            uint32_t *out_hole, uint64_t *out_page)
 {
     unsigned c = class_of(a);
-    struct {
-        uint64_t bound; /* every page the bin can offer is below this */
-        unsigned bin;
-    } cand[N_BINS];
-    unsigned nc = 0;
+    uint64_t bound[N_BINS]; /* every page bin b can offer is below bound[b] */
+    uint64_t todo = 0;
     for (uint64_t mask = seg->bin_mask & (~UINT64_C(0) << bin_of(n)); mask != 0; mask &= mask - 1) {
         unsigned b = (unsigned)__builtin_ctzll(mask);
         if (seg->bin_aug[b][c] < n || seg->bin_start[b] >= hi)
@@ -703,23 +703,28 @@ static bool place_top_down(const gr_seg_t *seg, uint64_t n, uint64_t a, uint64_t
         uint64_t e = seg->bin_end[b], top = e < hi ? e : hi;
         if (top < n || align_down(top - n, a) < lo)
             continue;
-        /* Insertion by descending bound (at most 58 bins). */
-        uint64_t bound = align_down(top - n, a) + 1;
-        unsigned k = nc++;
-        while (k > 0 && cand[k - 1].bound < bound) {
-            cand[k] = cand[k - 1];
-            k--;
-        }
-        cand[k].bound = bound;
-        cand[k].bin = b;
+        bound[b] = align_down(top - n, a) + 1;
+        todo |= UINT64_C(1) << b;
     }
     uint32_t best = NIL;
     uint64_t best_p = 0;
-    for (unsigned k = 0; k < nc; k++) {
-        if (best != NIL && cand[k].bound <= best_p + 1)
-            break; /* nothing left can be higher */
+    for (;;) {
+        /* The bin with the highest bound among those that can still beat the best page. */
+        unsigned pick = N_BINS;
+        uint64_t rest = 0;
+        for (uint64_t m = todo; m != 0; m &= m - 1) {
+            unsigned b = (unsigned)__builtin_ctzll(m);
+            if (best != NIL && bound[b] <= best_p + 1)
+                continue;
+            rest |= UINT64_C(1) << b;
+            if (pick == N_BINS || bound[b] > bound[pick])
+                pick = b;
+        }
+        if (pick == N_BINS)
+            break;
+        todo = rest & ~(UINT64_C(1) << pick);
         uint64_t p;
-        uint32_t x = bin_top_down(seg, seg->bin_root[cand[k].bin], n, a, c, lo, hi, &p);
+        uint32_t x = bin_top_down(seg, seg->bin_root[pick], n, a, c, lo, hi, &p);
         if (x != NIL && (best == NIL || p > best_p)) {
             best = x;
             best_p = p;

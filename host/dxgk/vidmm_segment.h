@@ -72,7 +72,8 @@ void gr_seg_fini(gr_seg_t *seg);
 /**
  * Allocates one contiguous block. An unrestricted bottom-up request costs O(log n) for n free
  * ranges when the alignment is 4 KiB, 64 KiB or 2 MiB (other alignments prune with the class
- * below them); top-down and range-restricted requests cost O(bins * log n), bins <= 58.
+ * below them); top-down and range-restricted requests cost O(bins * log n) at worst, bins <= 58
+ * (usually one or two descents).
  * @param size       bytes, > 0; rounded up to a multiple of GR_SEG_UNIT
  * @param alignment  bytes, a power of two >= GR_SEG_UNIT; 0 means GR_SEG_UNIT
  * @param range_lo   the block starts at or above this offset (a multiple of GR_SEG_UNIT)

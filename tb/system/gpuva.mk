@@ -2,15 +2,11 @@
 # tables written through the BAR1 aperture, checked with the MMU probe, the fault unit and the
 # TLB counters (tb/system/test_gpuva_sim.c). Included by the top Makefile after system.mk.
 GPUVA_SIM_TEST := $(BUILD)/tb/system/test_gpuva_sim
-GPUVA_SIM_OBJS := $(HOST_OBJ_DIR)/tb/system/test_gpuva_sim.o \
-                  $(HOST_OBJ_DIR)/host/dxgk/vidmm_gpuva.o $(HOST_OBJ_DIR)/host/dxgk/vidmm_gpuva_dev.o
-
-# host/dxgk's headers are private to it: only these objects see them.
-$(GPUVA_SIM_OBJS): HOST_CFLAGS += -Ihost/dxgk
+GPUVA_SIM_OBJS := $(HOST_OBJ_DIR)/tb/system/test_gpuva_sim.o
 
 $(GPUVA_SIM_TEST): $(GPUVA_SIM_OBJS) $(LIBGPUREF) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(GPUVA_SIM_OBJS) $(LIBGPUREF) $(SIM_LIB) $(SIM_LDLIBS) -lcmocka
+	$(CC) -o $@ $(GPUVA_SIM_OBJS) $(GPUREF_LINK) -lcmocka
 
 all: $(GPUVA_SIM_TEST)
 
