@@ -53,6 +53,7 @@ include tb/system/system.mk
 include tb/system/gpuva.mk
 include tb/system/alloc.mk
 include bench/bench.mk
+include bench/alloc/alloc.mk
 
 # ---- register map --------------------------------------------------------------------------
 $(VENV)/.stamp: requirements.txt
@@ -101,8 +102,10 @@ TEST_SUITES += lint
 test-lint:
 	$(call tap_run,lint,echo 1..1; if $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) lint; then echo "ok 1 - lint: verilator -Wall and icarus and yosys"; else echo "not ok 1 - lint"; fi)
 
+# Users get the benchmark's packages too (a kernel source tarball); CI, which runs no benchmark,
+# installs the base set only (.ci/run).
 deps:
-	bash scripts/install-deps.sh
+	bash scripts/install-deps.sh --bench
 
 clean:
 	rm -rf $(BUILD)

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what gpuref needs on Debian 12 / Ubuntu 22.04+: the toolchain and simulators from the
 # distribution, the register-map tools from PyPI (pinned, in build/venv). Idempotent.
+#   install-deps.sh          what building and testing need
+#   install-deps.sh --bench  also what `make bench` needs (bench/*/DEPS: kernel source, gnuplot)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +15,12 @@ PACKAGES=(
     libcmocka-dev     # C test framework
     python3 python3-venv
 )
+
+if [ "${1:-}" = --bench ]; then
+    for deps in bench/*/DEPS; do
+        while read -r p; do [ -n "$p" ] && PACKAGES+=("$p"); done < <(grep -v '^#' "$deps")
+    done
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -55,20 +55,20 @@ static void report(const char *name)
     fflush(stdout);
 }
 
-#define CHECK(cond, ...)                                                                          \
-    do {                                                                                          \
-        if (!(cond)) {                                                                            \
-            diag("line %d: %s", __LINE__, #cond);                                                 \
-            diag(__VA_ARGS__);                                                                    \
-        }                                                                                         \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            diag("line %d: %s", __LINE__, #cond);                                                  \
+            diag(__VA_ARGS__);                                                                     \
+        }                                                                                          \
     } while (0)
 
-#define CHECK_STATUS(expr, want)                                                                  \
-    do {                                                                                          \
-        gr_status_t rc_ = (expr);                                                                 \
-        if (rc_ != (want))                                                                        \
-            diag("line %d: %s: got %s, want %s", __LINE__, #expr, gr_status_name(rc_),            \
-                 gr_status_name(want));                                                           \
+#define CHECK_STATUS(expr, want)                                                                   \
+    do {                                                                                           \
+        gr_status_t rc_ = (expr);                                                                  \
+        if (rc_ != (want))                                                                         \
+            diag("line %d: %s: got %s, want %s", __LINE__, #expr, gr_status_name(rc_),             \
+                 gr_status_name(want));                                                            \
     } while (0)
 
 /* ---- PRNG (xoshiro256**, seeded by splitmix64) -------------------------------------------- */
@@ -444,7 +444,8 @@ static void invalid_op(gr_seg_t *seg, rng_t *r, const ref_t *m)
     }
     case 9:
         what = "free of an unaligned offset";
-        rc = gr_seg_free(seg, m->n_live ? (uint64_t)m->live[0] * PAGE + rng_range(r, 1, PAGE - 1) : 1);
+        rc = gr_seg_free(seg,
+                         m->n_live ? (uint64_t)m->live[0] * PAGE + rng_range(r, 1, PAGE - 1) : 1);
         break;
     default:
         what = "free past the end";
@@ -508,28 +509,33 @@ static void test_random(const rand_cfg_t *cfg, unsigned idx)
             uint64_t out = SENTINEL;
             gr_seg_stats_t before;
             CHECK_STATUS(gr_seg_stats(seg, &before), GR_OK);
-            gr_status_t rc = gr_seg_alloc(seg, bytes, align_bytes, lo * PAGE,
-                                          explicit_end ? hi * PAGE : GR_SEG_END,
-                                          td ? GR_SEG_TOP_DOWN : 0, &out);
+            gr_status_t rc =
+                gr_seg_alloc(seg, bytes, align_bytes, lo * PAGE,
+                             explicit_end ? hi * PAGE : GR_SEG_END, td ? GR_SEG_TOP_DOWN : 0, &out);
             if (fits) {
                 if (rc != GR_OK) {
-                    diag("%s: alloc %" PRIu64 "p align %" PRIu64 "p [%" PRIu64 ",%" PRIu64 ")%s: %s,"
+                    diag("%s: alloc %" PRIu64 "p align %" PRIu64 "p [%" PRIu64 ",%" PRIu64
+                         ")%s: %s,"
                          " model places it at %" PRIu64,
                          when, n, a, lo, hi, td ? " top-down" : "", gr_status_name(rc), want_p);
                     break;
                 }
                 uint64_t p = out / PAGE;
-                CHECK(out % (a * PAGE) == 0, "%s: offset %" PRIu64 " not aligned to %" PRIu64 "p", when, p, a);
-                CHECK(p >= lo && p + n <= hi, "%s: block %" PRIu64 "+%" PRIu64 " outside [%" PRIu64
-                      ",%" PRIu64 ")", when, p, n, lo, hi);
+                CHECK(out % (a * PAGE) == 0, "%s: offset %" PRIu64 " not aligned to %" PRIu64 "p",
+                      when, p, a);
+                CHECK(p >= lo && p + n <= hi,
+                      "%s: block %" PRIu64 "+%" PRIu64 " outside [%" PRIu64 ",%" PRIu64 ")", when,
+                      p, n, lo, hi);
                 for (uint64_t i = p; i < p + n && i < cfg->pages; i++)
                     if (m.used[i]) {
-                        diag("%s: block %" PRIu64 "+%" PRIu64 " overlaps page %" PRIu64, when, p, n, i);
+                        diag("%s: block %" PRIu64 "+%" PRIu64 " overlaps page %" PRIu64, when, p, n,
+                             i);
                         break;
                     }
-                CHECK(p == want_p, "%s: %s alloc %" PRIu64 "p align %" PRIu64 "p [%" PRIu64 ",%" PRIu64
-                      ") at %" PRIu64 ", the policy's offset is %" PRIu64, when,
-                      td ? "top-down" : "bottom-up", n, a, lo, hi, p, want_p);
+                CHECK(p == want_p,
+                      "%s: %s alloc %" PRIu64 "p align %" PRIu64 "p [%" PRIu64 ",%" PRIu64
+                      ") at %" PRIu64 ", the policy's offset is %" PRIu64,
+                      when, td ? "top-down" : "bottom-up", n, a, lo, hi, p, want_p);
                 if (!g_ok)
                     break;
                 ref_take(&m, (uint32_t)p, (uint32_t)n);
@@ -537,8 +543,10 @@ static void test_random(const rand_cfg_t *cfg, unsigned idx)
             } else {
                 gr_seg_stats_t after;
                 CHECK_STATUS(gr_seg_stats(seg, &after), GR_OK);
-                CHECK(rc == GR_E_NO_MEMORY, "%s: alloc %" PRIu64 "p align %" PRIu64 "p [%" PRIu64
-                      ",%" PRIu64 ") fits nowhere but got %s", when, n, a, lo, hi, gr_status_name(rc));
+                CHECK(rc == GR_E_NO_MEMORY,
+                      "%s: alloc %" PRIu64 "p align %" PRIu64 "p [%" PRIu64 ",%" PRIu64
+                      ") fits nowhere but got %s",
+                      when, n, a, lo, hi, gr_status_name(rc));
                 CHECK(out == SENTINEL, "%s: out_offset written on failure", when);
                 CHECK(stats_equal(&before, &after), "%s: a failed alloc changed the segment", when);
                 n_nomem++;
@@ -590,8 +598,8 @@ static void test_random(const rand_cfg_t *cfg, unsigned idx)
 static void test_init(void)
 {
     g_ok = true;
-    static const uint64_t bad[] = {0, 1, PAGE - 1, PAGE + 1, 3 * MIB + 5, GR_SEG_MAX_SIZE + PAGE,
-                                   UINT64_MAX};
+    static const uint64_t bad[] = {
+        0, 1, PAGE - 1, PAGE + 1, 3 * MIB + 5, GR_SEG_MAX_SIZE + PAGE, UINT64_MAX};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         gr_seg_t *seg = (gr_seg_t *)&g_seed; /* must stay untouched */
         CHECK_STATUS(gr_seg_init(bad[i], &seg), GR_E_INVALID);
@@ -611,7 +619,8 @@ static void test_init(void)
         gr_seg_fini(seg);
     }
     gr_seg_fini(NULL);
-    report("init: sizes 0, unaligned and above 1 TiB are GR_E_INVALID; a fresh segment is one free block");
+    report("init: sizes 0, unaligned and above 1 TiB are GR_E_INVALID; a fresh segment is one free "
+           "block");
 }
 
 static void test_bad_args(void)
@@ -646,8 +655,8 @@ static void test_bad_args(void)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         uint64_t out = SENTINEL;
-        gr_status_t rc = gr_seg_alloc(seg, bad[i].size, bad[i].align, bad[i].lo, bad[i].hi,
-                                      bad[i].flags, &out);
+        gr_status_t rc =
+            gr_seg_alloc(seg, bad[i].size, bad[i].align, bad[i].lo, bad[i].hi, bad[i].flags, &out);
         CHECK(rc == GR_E_INVALID, "%s: got %s", bad[i].what, gr_status_name(rc));
         CHECK(out == SENTINEL, "%s: out_offset written", bad[i].what);
     }
@@ -665,7 +674,8 @@ static void test_bad_args(void)
     CHECK(stats_equal(&before, &after), "a rejected call changed the segment");
     CHECK_STATUS(gr_seg_check(seg), GR_OK);
     gr_seg_fini(seg);
-    report("alloc: zero size, bad alignment, bad range, unknown flag, NULL are GR_E_INVALID; out untouched; nothing changes");
+    report("alloc: zero size, bad alignment, bad range, unknown flag, NULL are GR_E_INVALID; out "
+           "untouched; nothing changes");
 }
 
 static void test_no_memory(void)
@@ -718,7 +728,8 @@ static void test_no_memory(void)
     CHECK(stats_equal(&before, &after), "failed allocs changed the segment");
     CHECK_STATUS(gr_seg_check(seg), GR_OK);
     gr_seg_fini(seg);
-    report("alloc: requests larger than the range, the free space or any aligned run are GR_E_NO_MEMORY and change nothing");
+    report("alloc: requests larger than the range, the free space or any aligned run are "
+           "GR_E_NO_MEMORY and change nothing");
 }
 
 static void test_bad_free(void)
@@ -731,10 +742,10 @@ static void test_bad_free(void)
     CHECK_STATUS(gr_seg_alloc(seg, 64 * KIB, 0, 0, GR_SEG_END, 0, &b), GR_OK);
     gr_seg_stats_t before, after;
     CHECK_STATUS(gr_seg_stats(seg, &before), GR_OK);
-    CHECK_STATUS(gr_seg_free(seg, a + PAGE), GR_E_INVALID);     /* inside a block */
-    CHECK_STATUS(gr_seg_free(seg, a + 1), GR_E_INVALID);        /* unaligned */
-    CHECK_STATUS(gr_seg_free(seg, 4 * MIB), GR_E_INVALID);      /* free space */
-    CHECK_STATUS(gr_seg_free(seg, 8 * MIB), GR_E_INVALID);      /* past the end */
+    CHECK_STATUS(gr_seg_free(seg, a + PAGE), GR_E_INVALID); /* inside a block */
+    CHECK_STATUS(gr_seg_free(seg, a + 1), GR_E_INVALID);    /* unaligned */
+    CHECK_STATUS(gr_seg_free(seg, 4 * MIB), GR_E_INVALID);  /* free space */
+    CHECK_STATUS(gr_seg_free(seg, 8 * MIB), GR_E_INVALID);  /* past the end */
     CHECK_STATUS(gr_seg_free(seg, UINT64_MAX), GR_E_INVALID);
     CHECK_STATUS(gr_seg_free(NULL, a), GR_E_INVALID);
     CHECK_STATUS(gr_seg_stats(seg, &after), GR_OK);
@@ -749,7 +760,8 @@ static void test_bad_free(void)
     CHECK(after.free_fragments == 1 && after.largest_free == 8 * MIB, "frees did not coalesce");
     CHECK_STATUS(gr_seg_check(seg), GR_OK);
     gr_seg_fini(seg);
-    report("free: offsets inside a block, unaligned, free, past the end, and double frees are GR_E_INVALID and change nothing");
+    report("free: offsets inside a block, unaligned, free, past the end, and double frees are "
+           "GR_E_INVALID and change nothing");
 }
 
 static void test_placement_and_coalescing(void)
@@ -764,20 +776,21 @@ static void test_placement_and_coalescing(void)
     CHECK_STATUS(gr_seg_alloc(seg, 8 * KIB, 0, 0, GR_SEG_END, 0, &o[2]), GR_OK);
     CHECK_STATUS(gr_seg_alloc(seg, 5 * MIB, 2 * MIB, 0, GR_SEG_END, GR_SEG_TOP_DOWN, &o[3]), GR_OK);
     CHECK_STATUS(gr_seg_alloc(seg, 4 * KIB, 0, 0, GR_SEG_END, GR_SEG_TOP_DOWN, &o[4]), GR_OK);
-    CHECK(o[0] == 0 && o[1] == 64 * KIB && o[2] == 4 * KIB, "bottom-up: %" PRIu64 " %" PRIu64 " %" PRIu64,
-          o[0], o[1], o[2]);
+    CHECK(o[0] == 0 && o[1] == 64 * KIB && o[2] == 4 * KIB,
+          "bottom-up: %" PRIu64 " %" PRIu64 " %" PRIu64, o[0], o[1], o[2]);
     CHECK(o[3] == 250 * MIB, "top-down 5 MiB 2 MiB-aligned at %" PRIu64 ", want 250 MiB", o[3]);
     CHECK(o[4] == 256 * MIB - PAGE, "top-down page at %" PRIu64, o[4]);
     /* Overlay: pinned in the last 20% of the segment. */
     uint64_t lo = (256 * MIB / 5 * 4) & ~(PAGE - 1);
     CHECK_STATUS(gr_seg_alloc(seg, 8 * MIB, 64 * KIB, lo, GR_SEG_END, 0, &o[5]), GR_OK);
     CHECK(o[5] == ((lo + 64 * KIB - 1) & ~(64 * KIB - 1)), "overlay bottom-up at %" PRIu64, o[5]);
-    CHECK_STATUS(gr_seg_alloc(seg, 8 * MIB, 64 * KIB, lo, GR_SEG_END, GR_SEG_TOP_DOWN, &o[6]), GR_OK);
+    CHECK_STATUS(gr_seg_alloc(seg, 8 * MIB, 64 * KIB, lo, GR_SEG_END, GR_SEG_TOP_DOWN, &o[6]),
+                 GR_OK);
     CHECK(o[6] == 250 * MIB - 8 * MIB, "overlay top-down at %" PRIu64, o[6]);
     gr_seg_stats_t st;
     CHECK_STATUS(gr_seg_stats(seg, &st), GR_OK);
-    CHECK(st.allocations == 7 && st.free_fragments == 4, "allocations %" PRIu64 " fragments %" PRIu64,
-          st.allocations, st.free_fragments);
+    CHECK(st.allocations == 7 && st.free_fragments == 4,
+          "allocations %" PRIu64 " fragments %" PRIu64, st.allocations, st.free_fragments);
     /* Free in an order that exercises merge left, merge right, both and neither. */
     static const int order[] = {2, 0, 1, 5, 3, 6, 4};
     for (size_t i = 0; i < 7; i++) {
@@ -792,7 +805,8 @@ static void test_placement_and_coalescing(void)
     CHECK_STATUS(gr_seg_block_size(seg, o[7], &sz), GR_OK);
     CHECK(sz == 12 * KIB, "10 KiB rounds to %" PRIu64 ", want 12 KiB", sz);
     gr_seg_fini(seg);
-    report("placement: bottom-up smallest bin then lowest, top-down highest, Overlay range in the last 20%; frees coalesce to one block");
+    report("placement: bottom-up smallest bin then lowest, top-down highest, Overlay range in the "
+           "last 20%; frees coalesce to one block");
 }
 
 struct walk_log {
@@ -819,9 +833,10 @@ static void test_walk(void)
     gr_seg_t *seg = NULL;
     CHECK_STATUS(gr_seg_init(MIB, &seg), GR_OK);
     uint64_t o;
-    CHECK_STATUS(gr_seg_alloc(seg, 8 * KIB, 0, 0, GR_SEG_END, 0, &o), GR_OK);       /* [0, 8K) */
-    CHECK_STATUS(gr_seg_alloc(seg, 4 * KIB, 0, 0, GR_SEG_END, 0, &o), GR_OK);       /* [8K, 12K) */
-    CHECK_STATUS(gr_seg_alloc(seg, 64 * KIB, 64 * KIB, 0, GR_SEG_END, 0, &o), GR_OK); /* [64K, 128K) */
+    CHECK_STATUS(gr_seg_alloc(seg, 8 * KIB, 0, 0, GR_SEG_END, 0, &o), GR_OK); /* [0, 8K) */
+    CHECK_STATUS(gr_seg_alloc(seg, 4 * KIB, 0, 0, GR_SEG_END, 0, &o), GR_OK); /* [8K, 12K) */
+    CHECK_STATUS(gr_seg_alloc(seg, 64 * KIB, 64 * KIB, 0, GR_SEG_END, 0, &o),
+                 GR_OK); /* [64K, 128K) */
     CHECK_STATUS(gr_seg_alloc(seg, 4 * KIB, 0, 0, GR_SEG_END, GR_SEG_TOP_DOWN, &o), GR_OK);
     struct walk_log w = {.stop_after = UINT64_MAX};
     CHECK_STATUS(gr_seg_walk(seg, walk_log_fn, &w), GR_OK);
@@ -837,7 +852,8 @@ static void test_walk(void)
     CHECK_STATUS(gr_seg_walk(seg, walk_log_fn, &s), GR_OK);
     CHECK(s.n == 2, "walk went on after the callback said stop (%" PRIu64 " calls)", s.n);
     gr_seg_fini(seg);
-    report("walk: blocks and maximal free ranges in address order tile the segment; the callback can stop it");
+    report("walk: blocks and maximal free ranges in address order tile the segment; the callback "
+           "can stop it");
 }
 
 static void test_64gib(void)
@@ -867,7 +883,8 @@ static void test_64gib(void)
     CHECK(n == 64, "%" PRIu64 " GiB blocks fit, want 64", n);
     gr_seg_stats_t st;
     CHECK_STATUS(gr_seg_stats(seg, &st), GR_OK);
-    CHECK(st.free_bytes == 0 && st.largest_free == 0 && st.free_fragments == 0, "full segment stats");
+    CHECK(st.free_bytes == 0 && st.largest_free == 0 && st.free_fragments == 0,
+          "full segment stats");
     out = SENTINEL;
     CHECK_STATUS(gr_seg_alloc(seg, PAGE, 0, 0, GR_SEG_END, 0, &out), GR_E_NO_MEMORY);
     CHECK(out == SENTINEL, "out written on failure");
@@ -882,7 +899,8 @@ static void test_64gib(void)
     CHECK(out == 0, "whole-segment block at %" PRIx64, out);
     CHECK_STATUS(gr_seg_check(seg), GR_OK);
     gr_seg_fini(seg);
-    report("64 GiB segment: offsets above 4 GiB exact, fill with 1 GiB blocks, coalesce back to one block");
+    report("64 GiB segment: offsets above 4 GiB exact, fill with 1 GiB blocks, coalesce back to "
+           "one block");
 }
 
 static double now_ns(void)
@@ -931,11 +949,14 @@ static void test_scaling(void)
     g_ok = true;
     double small = scan_cost(2000), big = scan_cost(200000);
     CHECK(small > 0 && big > 0, "setup failed");
-    printf("# 2 MiB-aligned alloc/free past N holes too big to skip by size: %.0f ns/op at N=2000, %.0f ns/op at N=200000\n",
+    printf("# 2 MiB-aligned alloc/free past N holes too big to skip by size: %.0f ns/op at N=2000, "
+           "%.0f ns/op at N=200000\n",
            small, big);
     /* Loose on purpose (machines are noisy): an O(N) walk would be ~100x. */
-    CHECK(big < 20 * small + 2000, "cost grows with the number of holes: %.0f vs %.0f ns", big, small);
-    report("alloc: 2 MiB-aligned search past 200000 badly aligned holes costs about what it does past 2000");
+    CHECK(big < 20 * small + 2000, "cost grows with the number of holes: %.0f vs %.0f ns", big,
+          small);
+    report("alloc: 2 MiB-aligned search past 200000 badly aligned holes costs about what it does "
+           "past 2000");
 }
 
 int main(int argc, char **argv)
@@ -952,10 +973,13 @@ int main(int argc, char **argv)
         }
     }
     static const rand_cfg_t cfgs[] = {
-        {"random 16 MiB segment, 30000 ops vs page bitmap: aligned, in range, disjoint, placed by the policy, queries agree",
+        {"random 16 MiB segment, 30000 ops vs page bitmap: aligned, in range, disjoint, placed by "
+         "the policy, queries agree",
          4096, 30000, 30, 25},
-        {"random 1 MiB segment, 30000 ops vs page bitmap (crowded: most requests fail or just fit)", 256, 30000, 40, 30},
-        {"random 64 MiB segment, 15000 ops vs page bitmap, mostly bottom-up, many ranges", 16384, 15000, 10, 50},
+        {"random 1 MiB segment, 30000 ops vs page bitmap (crowded: most requests fail or just fit)",
+         256, 30000, 40, 30},
+        {"random 64 MiB segment, 15000 ops vs page bitmap, mostly bottom-up, many ranges", 16384,
+         15000, 10, 50},
         {"random 40 KiB segment (10 pages), 20000 ops vs page bitmap", 10, 20000, 50, 40},
     };
     const int n_cfg = (int)(sizeof cfgs / sizeof cfgs[0]);

@@ -1,0 +1,2 @@
+/* linux/bug.h for user space: everything bench/alloc needs is in kshim.h. */
+#include <linux/kshim.h>
