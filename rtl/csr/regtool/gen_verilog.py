@@ -31,6 +31,7 @@ def generate(m, addr_bits: int) -> str:
                 parts.append((f.lsb, _name(reg, f, "i")))
                 continue
             decls.append(f"    logic {_vec(w)}{q};")
+            # swwel: a software write lands only while the locking field is 0, whatever the kind.
             cond = f"{sel} && !{f.lock.lower()}_q" if f.lock else sel
             if f.hard_reset_only:
                 value = f"{q} | {_wbits(f)}" if f.kind == W1S else _wbits(f)
@@ -39,26 +40,26 @@ def generate(m, addr_bits: int) -> str:
                             f"        else if (write_ok && !soft_rst_i && {cond}) {q} <= {value};\n"
                             f"    end")
                 parts.append((f.lsb, q))
-            else:
-                resets.append(f"            {q} <= {w}'h{f.reset:x};")
-            if f.hard_reset_only:
-                pass
             elif f.kind == W1S:
+                resets.append(f"            {q} <= {w}'h{f.reset:x};")
                 writes.append(f"                if ({cond}) {q} <= {q} | {_wbits(f)};")
                 parts.append((f.lsb, q))
             elif f.kind == RW:
+                resets.append(f"            {q} <= {w}'h{f.reset:x};")
                 writes.append(f"                if ({cond}) {q} <= {_wbits(f)};")
                 parts.append((f.lsb, q))
             elif f.kind == PULSE:
                 # A strobe, not state: high for the one cycle after a write of 1, reads zero.
+                resets.append(f"            {q} <= {w}'h{f.reset:x};")
                 strobes.append(f"            {q} <= {w}'h0;")
-                writes.append(f"                if ({sel}) {q} <= {_wbits(f)};")
+                writes.append(f"                if ({cond}) {q} <= {_wbits(f)};")
             elif f.kind == W1C:
+                resets.append(f"            {q} <= {w}'h{f.reset:x};")
                 ports.append(f"    input  wire {_vec(w)}{_name(reg, f, 'set_i')},"
                              "  // wins over a clear in the same cycle")
-                writes.append(f"                if ({sel}) {q} <= {q} & ~{_wbits(f)};")
+                writes.append(f"                if ({cond}) {q} <= {q} & ~{_wbits(f)};")
                 sets.append(f"            if (|{_name(reg, f, 'set_i')}) "
-                            f"{q} <= {q} & ~({{{w}{{write_ok & {sel}}}}} & {_wbits(f)}) "
+                            f"{q} <= {q} & ~({{{w}{{write_ok & {cond}}}}} & {_wbits(f)}) "
                             f"| {_name(reg, f, 'set_i')};")
                 parts.append((f.lsb, q))
             if f.hw_readable:
