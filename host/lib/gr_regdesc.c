@@ -6,15 +6,15 @@ static const gr_field_desc_t fields_id_magic[] = {
 };
 static const gr_field_desc_t fields_id_version[] = {
     {"PATCH", 0, 16, GR_ACCESS_CONST, 0x0u, "Fixes.", 0},
-    {"MINOR", 16, 8, GR_ACCESS_CONST, 0x1u, "Compatible additions.", 0},
+    {"MINOR", 16, 8, GR_ACCESS_CONST, 0x2u, "Compatible additions.", 0},
     {"MAJOR", 24, 8, GR_ACCESS_CONST, 0x0u, "Incompatible changes.", 0},
 };
 static const gr_field_desc_t fields_id_caps[] = {
     {"MC", 0, 1, GR_ACCESS_CONST, 0x1u, "Memory controller present (rtl/mc): MC_*, VPR_*, MMU_* registers.", 0},
-    {"DMA", 1, 1, GR_ACCESS_CONST, 0x0u, "DMA engine present (rtl/dma).", 0},
+    {"DMA", 1, 1, GR_ACCESS_CONST, 0x1u, "DMA engine present (rtl/dma): DMA_* registers.", 0},
 };
 static const gr_field_desc_t fields_id_regmap[] = {
-    {"HASH", 0, 32, GR_ACCESS_CONST, 0xccb5e13u, "Hash of the register map source (the reset value shown is filled in by regtool).", 0},
+    {"HASH", 0, 32, GR_ACCESS_CONST, 0xee100984u, "Hash of the register map source (the reset value shown is filled in by regtool).", 0},
 };
 static const gr_field_desc_t fields_id_build[] = {
     {"STAMP", 0, 24, GR_ACCESS_HW_RO, 0x0u, "Build stamp chosen by the build (for example a commit hash).", 0},
@@ -29,14 +29,23 @@ static const gr_field_desc_t fields_reset_ctrl[] = {
 static const gr_field_desc_t fields_irq_state[] = {
     {"RESET_DONE", 0, 1, GR_ACCESS_W1C, 0x0u, "A core soft reset completed.", 0},
     {"MC_FAULT", 1, 1, GR_ACCESS_W1C, 0x0u, "The memory controller logged a fault (MC_FAULT_*).", 0},
+    {"DMA_FENCE", 2, 1, GR_ACCESS_W1C, 0x0u, "The DMA engine completed a ring entry with its IRQ flag, or a FENCE command with IRQ wrote its value.", 0},
+    {"DMA_PREEMPTED", 3, 1, GR_ACCESS_W1C, 0x0u, "A DMA preemption completed (DMA_STOP_*).", 0},
+    {"DMA_FAULT", 4, 1, GR_ACCESS_W1C, 0x0u, "The DMA engine hung or faulted (DMA_STATUS.HUNG or FAULTED, DMA_FAULT_*).", 0},
 };
 static const gr_field_desc_t fields_irq_enable[] = {
     {"RESET_DONE", 0, 1, GR_ACCESS_RW, 0x0u, "Enable RESET_DONE.", 0},
     {"MC_FAULT", 1, 1, GR_ACCESS_RW, 0x0u, "Enable MC_FAULT.", 0},
+    {"DMA_FENCE", 2, 1, GR_ACCESS_RW, 0x0u, "Enable DMA_FENCE.", 0},
+    {"DMA_PREEMPTED", 3, 1, GR_ACCESS_RW, 0x0u, "Enable DMA_PREEMPTED.", 0},
+    {"DMA_FAULT", 4, 1, GR_ACCESS_RW, 0x0u, "Enable DMA_FAULT.", 0},
 };
 static const gr_field_desc_t fields_irq_test[] = {
     {"RESET_DONE", 0, 1, GR_ACCESS_PULSE, 0x0u, "Set IRQ_STATE.RESET_DONE.", 0},
     {"MC_FAULT", 1, 1, GR_ACCESS_PULSE, 0x0u, "Set IRQ_STATE.MC_FAULT.", 0},
+    {"DMA_FENCE", 2, 1, GR_ACCESS_PULSE, 0x0u, "Set IRQ_STATE.DMA_FENCE.", 0},
+    {"DMA_PREEMPTED", 3, 1, GR_ACCESS_PULSE, 0x0u, "Set IRQ_STATE.DMA_PREEMPTED.", 0},
+    {"DMA_FAULT", 4, 1, GR_ACCESS_PULSE, 0x0u, "Set IRQ_STATE.DMA_FAULT.", 0},
 };
 static const gr_field_desc_t fields_mc_vram_size_lo[] = {
     {"BYTES", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Size bits 31:0.", 0},
@@ -63,7 +72,7 @@ static const gr_field_desc_t fields_vpr_ctrl[] = {
 static const gr_field_desc_t fields_mc_fault_status[] = {
     {"VALID", 0, 1, GR_ACCESS_W1C, 0x0u, "A fault is held; write 1 to release it.", 0},
     {"TYPE", 4, 3, GR_ACCESS_HW_RO, 0x0u, "1 unmapped, 2 write to read-only, 3 page-table read error, 4 VPR.", 0},
-    {"SOURCE", 8, 3, GR_ACCESS_HW_RO, 0x0u, "0 aperture (address: VRAM), 1 MMU probe (address: GPU virtual).", 0},
+    {"SOURCE", 8, 3, GR_ACCESS_HW_RO, 0x0u, "0 aperture (address: VRAM), 1 MMU probe (address: GPU virtual), 2 DMA engine (MMU fault: the GPU virtual address; VPR copy: the source address of the first protected qword, in the command's source space).", 0},
     {"WRITE", 12, 1, GR_ACCESS_HW_RO, 0x0u, "The faulting access was a write.", 0},
 };
 static const gr_field_desc_t fields_mc_fault_addr_lo[] = {
@@ -116,6 +125,97 @@ static const gr_field_desc_t fields_mmu_probe_pa_lo[] = {
 static const gr_field_desc_t fields_mmu_probe_pa_hi[] = {
     {"PA", 0, 20, GR_ACCESS_HW_RO, 0x0u, "Physical address bits 51:32.", 0},
 };
+static const gr_field_desc_t fields_dma_ctrl[] = {
+    {"ENABLE", 0, 1, GR_ACCESS_RW, 0x0u, "Fetch ring entries while DMA_RING_HEAD != DMA_RING_TAIL.", 0},
+    {"PREEMPT", 1, 1, GR_ACCESS_PULSE, 0x0u, "Write 1: preempt: stop at the next command boundary (a COPY or FILL at a burst boundary), then write DMA_PREEMPT_FENCE to the fence record. Reads zero.", GR_FIELD_ACTION},
+    {"RESET", 2, 1, GR_ACCESS_PULSE, 0x0u, "Write 1: engine reset: drain the bus, drop the queued entries, clear HUNG, FAULTED and PREEMPTED. Reads zero.", 0},
+};
+static const gr_field_desc_t fields_dma_status[] = {
+    {"IDLE", 0, 1, GR_ACCESS_HW_RO, 0x1u, "No entry in progress and no bus transaction outstanding.", 0},
+    {"PREEMPTED", 1, 1, GR_ACCESS_HW_RO, 0x0u, "The last stop was a preemption (cleared when an entry starts).", 0},
+    {"HUNG", 2, 1, GR_ACCESS_HW_RO, 0x0u, "The watchdog fired; the engine issues nothing until an engine reset.", 0},
+    {"FAULTED", 3, 1, GR_ACCESS_HW_RO, 0x0u, "A fault stopped the engine (DMA_FAULT_*); nothing is issued until an engine reset.", 0},
+    {"RESETTING", 4, 1, GR_ACCESS_HW_RO, 0x0u, "An engine reset is draining the bus.", 0},
+    {"STATE", 8, 4, GR_ACCESS_HW_RO, 0x0u, "The sequencer's state, for debugging.", 0},
+};
+static const gr_field_desc_t fields_dma_ring_base_lo[] = {
+    {"PAGE", 12, 20, GR_ACCESS_RW, 0x0u, "Host address bits 31:12 of the ring (4 KiB aligned).", 0},
+};
+static const gr_field_desc_t fields_dma_ring_base_hi[] = {
+    {"ADDR", 0, 32, GR_ACCESS_RW, 0x0u, "Host address bits 63:32 of the ring.", 0},
+};
+static const gr_field_desc_t fields_dma_ring_size[] = {
+    {"LOG2", 0, 4, GR_ACCESS_RW, 0x4u, "The ring holds 2^LOG2 entries of 32 bytes.", 0},
+};
+static const gr_field_desc_t fields_dma_ring_head[] = {
+    {"INDEX", 0, 16, GR_ACCESS_HW_RO, 0x0u, "The oldest entry not completed (the one running, or the next to run), modulo the ring size.", 0},
+};
+static const gr_field_desc_t fields_dma_ring_tail[] = {
+    {"INDEX", 0, 16, GR_ACCESS_RW, 0x0u, "One past the last submitted entry; used modulo the ring size.", 0},
+};
+static const gr_field_desc_t fields_dma_fence_addr_lo[] = {
+    {"ADDR", 3, 29, GR_ACCESS_RW, 0x0u, "Host address bits 31:3 of the fence record (qword 0: completed fence, qword 1: preemption fence).", 0},
+};
+static const gr_field_desc_t fields_dma_fence_addr_hi[] = {
+    {"ADDR", 0, 32, GR_ACCESS_RW, 0x0u, "Host address bits 63:32 of the fence record.", 0},
+};
+static const gr_field_desc_t fields_dma_completed_fence[] = {
+    {"ID", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Fence id of the last completed ring entry.", 0},
+};
+static const gr_field_desc_t fields_dma_preempt_fence[] = {
+    {"ID", 0, 32, GR_ACCESS_RW, 0x0u, "Written, zero-extended, to the fence record's second qword when a preemption completes.", 0},
+};
+static const gr_field_desc_t fields_dma_stop_head[] = {
+    {"INDEX", 0, 16, GR_ACCESS_HW_RO, 0x0u, "At the last preemption or engine reset: the first ring entry removed from the queue.", 0},
+};
+static const gr_field_desc_t fields_dma_stop_tail[] = {
+    {"INDEX", 0, 16, GR_ACCESS_HW_RO, 0x0u, "One past the last entry removed: [STOP_HEAD, STOP_TAIL) modulo the ring; none when equal.", 0},
+};
+static const gr_field_desc_t fields_dma_stop_offset[] = {
+    {"BYTES", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Byte offset, in STOP_HEAD's DMA buffer, of the command that was stopped (of the INDIRECT when the stop was inside one).", 0},
+};
+static const gr_field_desc_t fields_dma_stop_done[] = {
+    {"BYTES", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Bytes that the stopped COPY or FILL had written (0 for other commands).", 0},
+};
+static const gr_field_desc_t fields_dma_watchdog[] = {
+    {"CYCLES", 0, 32, GR_ACCESS_RW, 0x100000u, "Cycles without progress, while an entry is in progress, before a hang (DMA_STATUS.HUNG); 0 disables.", 0},
+};
+static const gr_field_desc_t fields_dma_fault_status[] = {
+    {"TYPE", 0, 4, GR_ACCESS_HW_RO, 0x0u, "0 none, 1 hang, 2 MMU, 3 bus error, 4 bad command, 5 VPR copy, 6 bad ring entry.", 0},
+    {"MMU_TYPE", 4, 3, GR_ACCESS_HW_RO, 0x0u, "For an MMU fault: as MC_FAULT_STATUS.TYPE.", 0},
+    {"WRITE", 8, 1, GR_ACCESS_HW_RO, 0x0u, "The faulting access was a write.", 0},
+    {"ENTRY", 16, 16, GR_ACCESS_HW_RO, 0x0u, "Ring index of the entry that faulted.", 0},
+};
+static const gr_field_desc_t fields_dma_fault_addr_lo[] = {
+    {"ADDR", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Faulting address bits 31:0 (GPU virtual, VRAM or host, as the command gave it; a bad command or ring entry: its host address).", 0},
+};
+static const gr_field_desc_t fields_dma_fault_addr_hi[] = {
+    {"ADDR", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Faulting address bits 63:32.", 0},
+};
+static const gr_field_desc_t fields_dma_timestamp_lo[] = {
+    {"CYCLES", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Counter bits 31:0.", GR_FIELD_VOLATILE},
+};
+static const gr_field_desc_t fields_dma_timestamp_hi[] = {
+    {"CYCLES", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Counter bits 63:32 as latched by the last read of DMA_TIMESTAMP_LO.", GR_FIELD_VOLATILE},
+};
+static const gr_field_desc_t fields_dma_perf_busy[] = {
+    {"CYCLES", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Cycles with a ring entry in progress; wraps.", 0},
+};
+static const gr_field_desc_t fields_dma_perf_bytes_lo[] = {
+    {"BYTES", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Bytes written by COPY and FILL, bits 31:0; wraps.", 0},
+};
+static const gr_field_desc_t fields_dma_perf_bytes_hi[] = {
+    {"BYTES", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Bits 63:32.", 0},
+};
+static const gr_field_desc_t fields_dma_perf_stalls[] = {
+    {"CYCLES", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Busy cycles in which the engine had an address or a data beat to send and the bus did not take it; wraps.", 0},
+};
+static const gr_field_desc_t fields_dma_perf_cmds[] = {
+    {"COUNT", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Commands completed; wraps.", 0},
+};
+static const gr_field_desc_t fields_dma_perf_last_cmd[] = {
+    {"CYCLES", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Cycles the last completed command took, from the start of its fetch to its completion.", 0},
+};
 
 const gr_reg_desc_t gr_regdesc[] = {
     {"ID_MAGIC", 0x000u, fields_id_magic, 1u, "Identification magic"},
@@ -125,9 +225,9 @@ const gr_reg_desc_t gr_regdesc[] = {
     {"ID_BUILD", 0x010u, fields_id_build, 2u, "Build identification"},
     {"SCRATCH", 0x020u, fields_scratch, 1u, "Scratch"},
     {"RESET_CTRL", 0x024u, fields_reset_ctrl, 1u, "Reset control"},
-    {"IRQ_STATE", 0x040u, fields_irq_state, 2u, "Interrupt state"},
-    {"IRQ_ENABLE", 0x044u, fields_irq_enable, 2u, "Interrupt enable"},
-    {"IRQ_TEST", 0x048u, fields_irq_test, 2u, "Interrupt test"},
+    {"IRQ_STATE", 0x040u, fields_irq_state, 5u, "Interrupt state"},
+    {"IRQ_ENABLE", 0x044u, fields_irq_enable, 5u, "Interrupt enable"},
+    {"IRQ_TEST", 0x048u, fields_irq_test, 5u, "Interrupt test"},
     {"MC_VRAM_SIZE_LO", 0x200u, fields_mc_vram_size_lo, 1u, "VRAM size, low word"},
     {"MC_VRAM_SIZE_HI", 0x204u, fields_mc_vram_size_hi, 1u, "VRAM size, high word"},
     {"MC_AP_SIZE", 0x208u, fields_mc_ap_size, 1u, "Aperture size"},
@@ -150,6 +250,33 @@ const gr_reg_desc_t gr_regdesc[] = {
     {"MMU_PROBE_STATUS", 0x2acu, fields_mmu_probe_status, 7u, "MMU probe status"},
     {"MMU_PROBE_PA_LO", 0x2b0u, fields_mmu_probe_pa_lo, 1u, "MMU probe result, low word"},
     {"MMU_PROBE_PA_HI", 0x2b4u, fields_mmu_probe_pa_hi, 1u, "MMU probe result, high word"},
+    {"DMA_CTRL", 0x300u, fields_dma_ctrl, 3u, "DMA control"},
+    {"DMA_STATUS", 0x304u, fields_dma_status, 6u, "DMA status"},
+    {"DMA_RING_BASE_LO", 0x308u, fields_dma_ring_base_lo, 1u, "DMA ring base, low word"},
+    {"DMA_RING_BASE_HI", 0x30cu, fields_dma_ring_base_hi, 1u, "DMA ring base, high word"},
+    {"DMA_RING_SIZE", 0x310u, fields_dma_ring_size, 1u, "DMA ring size"},
+    {"DMA_RING_HEAD", 0x314u, fields_dma_ring_head, 1u, "DMA ring head"},
+    {"DMA_RING_TAIL", 0x318u, fields_dma_ring_tail, 1u, "DMA ring tail"},
+    {"DMA_FENCE_ADDR_LO", 0x320u, fields_dma_fence_addr_lo, 1u, "DMA fence record address, low word"},
+    {"DMA_FENCE_ADDR_HI", 0x324u, fields_dma_fence_addr_hi, 1u, "DMA fence record address, high word"},
+    {"DMA_COMPLETED_FENCE", 0x328u, fields_dma_completed_fence, 1u, "DMA completed fence"},
+    {"DMA_PREEMPT_FENCE", 0x32cu, fields_dma_preempt_fence, 1u, "DMA preemption fence"},
+    {"DMA_STOP_HEAD", 0x330u, fields_dma_stop_head, 1u, "DMA stop head"},
+    {"DMA_STOP_TAIL", 0x334u, fields_dma_stop_tail, 1u, "DMA stop tail"},
+    {"DMA_STOP_OFFSET", 0x338u, fields_dma_stop_offset, 1u, "DMA stop offset"},
+    {"DMA_STOP_DONE", 0x33cu, fields_dma_stop_done, 1u, "DMA stop progress"},
+    {"DMA_WATCHDOG", 0x340u, fields_dma_watchdog, 1u, "DMA watchdog"},
+    {"DMA_FAULT_STATUS", 0x344u, fields_dma_fault_status, 4u, "DMA fault status"},
+    {"DMA_FAULT_ADDR_LO", 0x348u, fields_dma_fault_addr_lo, 1u, "DMA fault address, low word"},
+    {"DMA_FAULT_ADDR_HI", 0x34cu, fields_dma_fault_addr_hi, 1u, "DMA fault address, high word"},
+    {"DMA_TIMESTAMP_LO", 0x350u, fields_dma_timestamp_lo, 1u, "DMA timestamp, low word"},
+    {"DMA_TIMESTAMP_HI", 0x354u, fields_dma_timestamp_hi, 1u, "DMA timestamp, high word"},
+    {"DMA_PERF_BUSY", 0x360u, fields_dma_perf_busy, 1u, "DMA busy cycles"},
+    {"DMA_PERF_BYTES_LO", 0x364u, fields_dma_perf_bytes_lo, 1u, "DMA bytes written, low word"},
+    {"DMA_PERF_BYTES_HI", 0x368u, fields_dma_perf_bytes_hi, 1u, "DMA bytes written, high word"},
+    {"DMA_PERF_STALLS", 0x36cu, fields_dma_perf_stalls, 1u, "DMA stall cycles"},
+    {"DMA_PERF_CMDS", 0x370u, fields_dma_perf_cmds, 1u, "DMA commands completed"},
+    {"DMA_PERF_LAST_CMD", 0x374u, fields_dma_perf_last_cmd, 1u, "DMA last command latency"},
 };
 
 const unsigned gr_regdesc_count = sizeof gr_regdesc / sizeof gr_regdesc[0];

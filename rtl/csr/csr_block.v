@@ -66,7 +66,44 @@ module csr_block #(
     input  wire                probe_system_i,
     input  wire                probe_cacheable_i,
     input  wire [4:0]          probe_page_shift_i,
-    input  wire [51:0]         probe_pa_i
+    input  wire [51:0]         probe_pa_i,
+    // DMA engine fields (rtl/dma/dma_top), named as in REGISTERS.md
+    input  wire                dma_fence_irq_i,      // one-cycle interrupt source pulses
+    input  wire                dma_preempted_irq_i,
+    input  wire                dma_fault_irq_i,
+    output wire                dma_enable_o,
+    output wire                dma_preempt_o,        // one-cycle strobes
+    output wire                dma_reset_o,
+    input  wire                dma_idle_i,
+    input  wire                dma_preempted_i,
+    input  wire                dma_hung_i,
+    input  wire                dma_faulted_i,
+    input  wire                dma_resetting_i,
+    input  wire [3:0]          dma_state_i,
+    output wire [63:0]         dma_ring_base_o,      // bits 11:0 zero
+    output wire [3:0]          dma_ring_log2_o,
+    input  wire [15:0]         dma_ring_head_i,
+    output wire [15:0]         dma_ring_tail_o,
+    output wire [63:0]         dma_fence_addr_o,     // bits 2:0 zero
+    input  wire [31:0]         dma_completed_fence_i,
+    output wire [31:0]         dma_preempt_fence_o,
+    input  wire [15:0]         dma_stop_head_i,
+    input  wire [15:0]         dma_stop_tail_i,
+    input  wire [31:0]         dma_stop_offset_i,
+    input  wire [31:0]         dma_stop_done_i,
+    output wire [31:0]         dma_watchdog_o,
+    input  wire [3:0]          dma_fault_type_i,
+    input  wire [2:0]          dma_fault_mmu_type_i,
+    input  wire                dma_fault_write_i,
+    input  wire [15:0]         dma_fault_entry_i,
+    input  wire [63:0]         dma_fault_addr_i,
+    output wire                dma_ts_lo_read_o,     // DMA_TIMESTAMP_LO is being read
+    input  wire [63:0]         dma_timestamp_i,      // bits 63:32 as latched by the LO read
+    input  wire [31:0]         dma_perf_busy_i,
+    input  wire [63:0]         dma_perf_bytes_i,
+    input  wire [31:0]         dma_perf_stalls_i,
+    input  wire [31:0]         dma_perf_cmds_i,
+    input  wire [31:0]         dma_perf_last_cmd_i
 );
     if (AddrBits != 16) begin : g_bad_addr_bits
         `CMN_PARAM_ERROR("csr_block: AddrBits must be 16, the BAR0 size of gpu_regs.rdl")
@@ -77,7 +114,9 @@ module csr_block #(
     wire [31:0]         wdata, rdata;
     wire [3:0]          wstrb;
     wire                reset_req, reset_done;
-    wire [1:0]          irq_state, irq_enable, irq_test, irq_set;
+    wire [4:0]          irq_state, irq_enable, irq_test, irq_set;
+    wire [19:0]         dma_ring_base_page;
+    wire [28:0]         dma_fence_addr_qw;
     wire                vpr_lock;
 
     csr_axil #(.AddrBits(AddrBits)) u_axil (
@@ -107,6 +146,18 @@ module csr_block #(
         .irq_enable_mc_fault_o(irq_enable[1]),
         .irq_test_reset_done_o(irq_test[0]),
         .irq_test_mc_fault_o(irq_test[1]),
+        .irq_state_dma_fence_set_i(irq_set[2]),
+        .irq_state_dma_fence_o(irq_state[2]),
+        .irq_state_dma_preempted_set_i(irq_set[3]),
+        .irq_state_dma_preempted_o(irq_state[3]),
+        .irq_state_dma_fault_set_i(irq_set[4]),
+        .irq_state_dma_fault_o(irq_state[4]),
+        .irq_enable_dma_fence_o(irq_enable[2]),
+        .irq_enable_dma_preempted_o(irq_enable[3]),
+        .irq_enable_dma_fault_o(irq_enable[4]),
+        .irq_test_dma_fence_o(irq_test[2]),
+        .irq_test_dma_preempted_o(irq_test[3]),
+        .irq_test_dma_fault_o(irq_test[4]),
         .mc_vram_size_lo_bytes_i(mc_vram_bytes_i[31:0]),
         .mc_vram_size_hi_bytes_i(mc_vram_bytes_i[47:32]),
         .mc_ap_size_bytes_i(mc_ap_bytes_i),
@@ -142,6 +193,44 @@ module csr_block #(
         .mmu_probe_status_page_shift_i(probe_page_shift_i),
         .mmu_probe_pa_lo_pa_i(probe_pa_i[31:0]),
         .mmu_probe_pa_hi_pa_i(probe_pa_i[51:32]),
+        .dma_ctrl_enable_o(dma_enable_o),
+        .dma_ctrl_preempt_o(dma_preempt_o),
+        .dma_ctrl_reset_o(dma_reset_o),
+        .dma_status_idle_i(dma_idle_i),
+        .dma_status_preempted_i(dma_preempted_i),
+        .dma_status_hung_i(dma_hung_i),
+        .dma_status_faulted_i(dma_faulted_i),
+        .dma_status_resetting_i(dma_resetting_i),
+        .dma_status_state_i(dma_state_i),
+        .dma_ring_base_lo_page_o(dma_ring_base_page),
+        .dma_ring_base_hi_addr_o(dma_ring_base_o[63:32]),
+        .dma_ring_size_log2_o(dma_ring_log2_o),
+        .dma_ring_head_index_i(dma_ring_head_i),
+        .dma_ring_tail_index_o(dma_ring_tail_o),
+        .dma_fence_addr_lo_addr_o(dma_fence_addr_qw),
+        .dma_fence_addr_hi_addr_o(dma_fence_addr_o[63:32]),
+        .dma_completed_fence_id_i(dma_completed_fence_i),
+        .dma_preempt_fence_id_o(dma_preempt_fence_o),
+        .dma_stop_head_index_i(dma_stop_head_i),
+        .dma_stop_tail_index_i(dma_stop_tail_i),
+        .dma_stop_offset_bytes_i(dma_stop_offset_i),
+        .dma_stop_done_bytes_i(dma_stop_done_i),
+        .dma_watchdog_cycles_o(dma_watchdog_o),
+        .dma_fault_status_type_i(dma_fault_type_i),
+        .dma_fault_status_mmu_type_i(dma_fault_mmu_type_i),
+        .dma_fault_status_write_i(dma_fault_write_i),
+        .dma_fault_status_entry_i(dma_fault_entry_i),
+        .dma_fault_addr_lo_addr_i(dma_fault_addr_i[31:0]),
+        .dma_fault_addr_hi_addr_i(dma_fault_addr_i[63:32]),
+        .dma_timestamp_lo_cycles_swacc_o(dma_ts_lo_read_o),
+        .dma_timestamp_lo_cycles_i(dma_timestamp_i[31:0]),
+        .dma_timestamp_hi_cycles_i(dma_timestamp_i[63:32]),
+        .dma_perf_busy_cycles_i(dma_perf_busy_i),
+        .dma_perf_bytes_lo_bytes_i(dma_perf_bytes_i[31:0]),
+        .dma_perf_bytes_hi_bytes_i(dma_perf_bytes_i[63:32]),
+        .dma_perf_stalls_cycles_i(dma_perf_stalls_i),
+        .dma_perf_cmds_count_i(dma_perf_cmds_i),
+        .dma_perf_last_cmd_cycles_i(dma_perf_last_cmd_i),
         .hit_o(hit)
     );
 
@@ -153,9 +242,12 @@ module csr_block #(
         .done_o(reset_done)
     );
 
-    csr_irq #(.Sources(2)) u_irq (
+    assign dma_ring_base_o[31:0] = {dma_ring_base_page, 12'h000};
+    assign dma_fence_addr_o[31:0] = {dma_fence_addr_qw, 3'b000};
+
+    csr_irq #(.Sources(5)) u_irq (
         .clk_i(clk_i), .rst_i(rst_i),
-        .src_i({mc_fault_irq_i, reset_done}),
+        .src_i({dma_fault_irq_i, dma_preempted_irq_i, dma_fence_irq_i, mc_fault_irq_i, reset_done}),
         .test_i(irq_test),
         .state_i(irq_state),
         .enable_i(irq_enable),

@@ -64,6 +64,17 @@ static bool wr(run_t *r, const char *reg, uint32_t off, uint32_t v)
     return true;
 }
 
+/* Bits of fields carrying a flag (GR_FIELD_VOLATILE: never compared across reads;
+ * GR_FIELD_ACTION: never written 1, the device would access memory). */
+static uint32_t mask_flagged(const gr_reg_desc_t *reg, unsigned flag)
+{
+    uint32_t m = 0;
+    for (unsigned i = 0; i < reg->field_count; i++)
+        if (reg->fields[i].flags & flag)
+            m |= gr_field_mask(&reg->fields[i]);
+    return m;
+}
+
 static void check_soft_reset(run_t *r)
 {
     int rc = gr_device_soft_reset(r->dev, RESET_TIMEOUT_US);
@@ -89,12 +100,14 @@ static void check_reset_value(run_t *r, const gr_reg_desc_t *reg)
            expect, known | reserved);
 }
 
-/* Read-only fields keep their value whatever is written over them. */
+/* Read-only fields keep their value whatever is written over them (a free-running counter
+ * is written over, but not compared). */
 static void check_read_only(run_t *r, const gr_reg_desc_t *reg)
 {
     uint32_t ro = gr_regdesc_mask_of(reg, GR_ACCESS_CONST) | gr_regdesc_mask_of(reg, GR_ACCESS_HW_RO);
     if (!ro)
         return;
+    uint32_t same = ro & ~mask_flagged(reg, GR_FIELD_VOLATILE);
     uint32_t before, after;
     if (!rd(r, reg->name, reg->offset, &before))
         return;
@@ -103,8 +116,8 @@ static void check_read_only(run_t *r, const gr_reg_desc_t *reg)
         return;
     if (!wr(r, reg->name, reg->offset, ~before) || !rd(r, reg->name, reg->offset, &after))
         return;
-    report(r, (after & ro) == (before & ro), reg->name, "read-only fields ignore writes",
-           "wrote 0x%08x over 0x%08x, read 0x%08x", ~before, before, after);
+    report(r, (after & same) == (before & same), reg->name, "read-only fields ignore writes",
+           "wrote 0x%08x over 0x%08x, read 0x%08x (compared 0x%08x)", ~before, before, after, same);
 }
 
 /* Walking ones through every read-write bit, then all ones (reserved bits must stay zero). */
@@ -131,8 +144,9 @@ static void check_read_write(run_t *r, const gr_reg_desc_t *reg)
     report(r, bad == 0, reg->name, "walking ones round-trip",
            bad ? "%u of %u bits wrong, first: wrote 0x%08x read 0x%08x" : "%u bits", bad ? bad : walked,
            walked, first_w, first_r);
-    /* Sticky (W1S) bits are never written 1: a lock would hold until the next hard reset. */
-    uint32_t ones = ~gr_regdesc_mask_of(reg, GR_ACCESS_W1S);
+    /* Sticky (W1S) bits are never written 1: a lock would hold until the next hard reset.
+     * Nor are action strobes: a preemption would write the fence record. */
+    uint32_t ones = ~gr_regdesc_mask_of(reg, GR_ACCESS_W1S) & ~mask_flagged(reg, GR_FIELD_ACTION);
     uint32_t v;
     if (!wr(r, reg->name, reg->offset, ones) || !rd(r, reg->name, reg->offset, &v))
         return;
@@ -152,7 +166,8 @@ static void check_pulse(run_t *r, const gr_reg_desc_t *reg)
         return;
     uint32_t zero = pulse | ~gr_regdesc_mask(reg);
     uint32_t v;
-    if (!wr(r, reg->name, reg->offset, ~gr_regdesc_mask_of(reg, GR_ACCESS_W1S)) ||
+    if (!wr(r, reg->name, reg->offset,
+            ~gr_regdesc_mask_of(reg, GR_ACCESS_W1S) & ~mask_flagged(reg, GR_FIELD_ACTION)) ||
         !rd(r, reg->name, reg->offset, &v))
         return;
     report(r, (v & zero) == 0, reg->name, "strobe fields and reserved bits read zero",
@@ -268,7 +283,8 @@ static void check_holes(run_t *r)
     for (unsigned i = 0; i < n; i++) {
         if (!rd(r, gr_regdesc[i].name, gr_regdesc[i].offset, &after[i]))
             return;
-        changed += after[i] != before[i];
+        uint32_t same = ~mask_flagged(&gr_regdesc[i], GR_FIELD_VOLATILE);
+        changed += (after[i] & same) != (before[i] & same);
     }
     report(r, changed == 0, "", "writes to holes change no register", "%u registers changed",
            changed);

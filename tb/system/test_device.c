@@ -43,13 +43,13 @@ static void header_identifies_this_build(void **state)
     assert_int_equal(gr_device_info(*state, &info), GR_OK);
     assert_int_equal(info.magic, 0x47505552u);
     assert_int_equal(info.version_major, 0);
-    assert_int_equal(info.version_minor, 1);
+    assert_int_equal(info.version_minor, 2);
     assert_int_equal(info.version_patch, 0);
     assert_int_equal(info.regmap_hash, GR_REGMAP_HASH);
     assert_true(info.regmap_matches);
     assert_int_equal(info.board, 0);
     assert_int_equal(info.build_stamp, 0);
-    assert_int_equal(info.caps, GPU_REGS__ID_CAPS__MC_bm); /* the MC is built in, no DMA yet */
+    assert_int_equal(info.caps, GPU_REGS__ID_CAPS__MC_bm | GPU_REGS__ID_CAPS__DMA_bm); /* MC and DMA */
     assert_non_null(strstr(info.transport, "sim"));
 }
 
@@ -247,8 +247,9 @@ static void register_names_and_offsets_parse(void **state)
     assert_int_equal(gr_regdesc_count, GR_REGMAP_REG_COUNT);
     const gr_reg_desc_t *ver = gr_regdesc_find("ID_VERSION");
     assert_non_null(ver);
-    assert_int_equal(gr_regdesc_reset(ver), 0x00010000u);
-    assert_int_equal(gr_regdesc_mask(gr_regdesc_find("IRQ_STATE")), 3u); /* RESET_DONE, MC_FAULT */
+    assert_int_equal(gr_regdesc_reset(ver), 0x00020000u);
+    /* RESET_DONE, MC_FAULT, DMA_FENCE, DMA_PREEMPTED, DMA_FAULT */
+    assert_int_equal(gr_regdesc_mask(gr_regdesc_find("IRQ_STATE")), 0x1fu);
     assert_int_equal(gr_regdesc_mask_of(gr_regdesc_find("VPR_CTRL"), GR_ACCESS_W1S), 2u);
 }
 

@@ -36,6 +36,12 @@ typedef struct gr_field_desc {
 
 /** gr_field_desc_t.flags: a core soft reset leaves the field alone (only a hard reset resets it). */
 #define GR_FIELD_KEEPS_SOFT_RESET 1u
+/** gr_field_desc_t.flags: the field changes by itself (a free-running counter); two reads
+ *  differ with nothing written in between. */
+#define GR_FIELD_VOLATILE 2u
+/** gr_field_desc_t.flags: a strobe whose 1 makes the device access memory (DMA_CTRL.PREEMPT
+ *  writes the preemption fence); register checks never write 1 to it. */
+#define GR_FIELD_ACTION 4u
 
 typedef struct gr_reg_desc {
     const char *name;

@@ -3,10 +3,10 @@
 #define GPUREF_GR_REGMAP_H
 
 /** Hash of the register map source; the device reports it in ID_REGMAP. */
-#define GR_REGMAP_HASH 0x0ccb5e13u
+#define GR_REGMAP_HASH 0xee100984u
 /** Bytes of BAR0 decoded by the CSR port (offsets at or past this are out of range). */
 #define GR_REGMAP_BAR0_BYTES 0x10000u
-#define GR_REGMAP_REG_COUNT 32u
+#define GR_REGMAP_REG_COUNT 59u
 
 #define GR_REG_ID_MAGIC 0x000u
 #define GR_REG_ID_VERSION 0x004u
@@ -40,5 +40,32 @@
 #define GR_REG_MMU_PROBE_STATUS 0x2acu
 #define GR_REG_MMU_PROBE_PA_LO 0x2b0u
 #define GR_REG_MMU_PROBE_PA_HI 0x2b4u
+#define GR_REG_DMA_CTRL 0x300u
+#define GR_REG_DMA_STATUS 0x304u
+#define GR_REG_DMA_RING_BASE_LO 0x308u
+#define GR_REG_DMA_RING_BASE_HI 0x30cu
+#define GR_REG_DMA_RING_SIZE 0x310u
+#define GR_REG_DMA_RING_HEAD 0x314u
+#define GR_REG_DMA_RING_TAIL 0x318u
+#define GR_REG_DMA_FENCE_ADDR_LO 0x320u
+#define GR_REG_DMA_FENCE_ADDR_HI 0x324u
+#define GR_REG_DMA_COMPLETED_FENCE 0x328u
+#define GR_REG_DMA_PREEMPT_FENCE 0x32cu
+#define GR_REG_DMA_STOP_HEAD 0x330u
+#define GR_REG_DMA_STOP_TAIL 0x334u
+#define GR_REG_DMA_STOP_OFFSET 0x338u
+#define GR_REG_DMA_STOP_DONE 0x33cu
+#define GR_REG_DMA_WATCHDOG 0x340u
+#define GR_REG_DMA_FAULT_STATUS 0x344u
+#define GR_REG_DMA_FAULT_ADDR_LO 0x348u
+#define GR_REG_DMA_FAULT_ADDR_HI 0x34cu
+#define GR_REG_DMA_TIMESTAMP_LO 0x350u
+#define GR_REG_DMA_TIMESTAMP_HI 0x354u
+#define GR_REG_DMA_PERF_BUSY 0x360u
+#define GR_REG_DMA_PERF_BYTES_LO 0x364u
+#define GR_REG_DMA_PERF_BYTES_HI 0x368u
+#define GR_REG_DMA_PERF_STALLS 0x36cu
+#define GR_REG_DMA_PERF_CMDS 0x370u
+#define GR_REG_DMA_PERF_LAST_CMD 0x374u
 
 #endif

@@ -24,7 +24,7 @@ extern "C" {
 #define GPU_REGS__ID_VERSION__MINOR_bm 0xff0000
 #define GPU_REGS__ID_VERSION__MINOR_bp 16
 #define GPU_REGS__ID_VERSION__MINOR_bw 8
-#define GPU_REGS__ID_VERSION__MINOR_reset 0x1
+#define GPU_REGS__ID_VERSION__MINOR_reset 0x2
 #define GPU_REGS__ID_VERSION__MAJOR_bm 0xff000000
 #define GPU_REGS__ID_VERSION__MAJOR_bp 24
 #define GPU_REGS__ID_VERSION__MAJOR_bw 8
@@ -38,13 +38,13 @@ extern "C" {
 #define GPU_REGS__ID_CAPS__DMA_bm 0x2
 #define GPU_REGS__ID_CAPS__DMA_bp 1
 #define GPU_REGS__ID_CAPS__DMA_bw 1
-#define GPU_REGS__ID_CAPS__DMA_reset 0x0
+#define GPU_REGS__ID_CAPS__DMA_reset 0x1
 
 // reg - gpu_regs.ID_REGMAP
 #define GPU_REGS__ID_REGMAP__HASH_bm 0xffffffff
 #define GPU_REGS__ID_REGMAP__HASH_bp 0
 #define GPU_REGS__ID_REGMAP__HASH_bw 32
-#define GPU_REGS__ID_REGMAP__HASH_reset 0xccb5e13
+#define GPU_REGS__ID_REGMAP__HASH_reset 0xee100984
 
 // reg - gpu_regs.ID_BUILD
 #define GPU_REGS__ID_BUILD__STAMP_bm 0xffffff
@@ -77,6 +77,18 @@ extern "C" {
 #define GPU_REGS__IRQ_STATE__MC_FAULT_bp 1
 #define GPU_REGS__IRQ_STATE__MC_FAULT_bw 1
 #define GPU_REGS__IRQ_STATE__MC_FAULT_reset 0x0
+#define GPU_REGS__IRQ_STATE__DMA_FENCE_bm 0x4
+#define GPU_REGS__IRQ_STATE__DMA_FENCE_bp 2
+#define GPU_REGS__IRQ_STATE__DMA_FENCE_bw 1
+#define GPU_REGS__IRQ_STATE__DMA_FENCE_reset 0x0
+#define GPU_REGS__IRQ_STATE__DMA_PREEMPTED_bm 0x8
+#define GPU_REGS__IRQ_STATE__DMA_PREEMPTED_bp 3
+#define GPU_REGS__IRQ_STATE__DMA_PREEMPTED_bw 1
+#define GPU_REGS__IRQ_STATE__DMA_PREEMPTED_reset 0x0
+#define GPU_REGS__IRQ_STATE__DMA_FAULT_bm 0x10
+#define GPU_REGS__IRQ_STATE__DMA_FAULT_bp 4
+#define GPU_REGS__IRQ_STATE__DMA_FAULT_bw 1
+#define GPU_REGS__IRQ_STATE__DMA_FAULT_reset 0x0
 
 // reg - gpu_regs.IRQ_ENABLE
 #define GPU_REGS__IRQ_ENABLE__RESET_DONE_bm 0x1
@@ -87,6 +99,18 @@ extern "C" {
 #define GPU_REGS__IRQ_ENABLE__MC_FAULT_bp 1
 #define GPU_REGS__IRQ_ENABLE__MC_FAULT_bw 1
 #define GPU_REGS__IRQ_ENABLE__MC_FAULT_reset 0x0
+#define GPU_REGS__IRQ_ENABLE__DMA_FENCE_bm 0x4
+#define GPU_REGS__IRQ_ENABLE__DMA_FENCE_bp 2
+#define GPU_REGS__IRQ_ENABLE__DMA_FENCE_bw 1
+#define GPU_REGS__IRQ_ENABLE__DMA_FENCE_reset 0x0
+#define GPU_REGS__IRQ_ENABLE__DMA_PREEMPTED_bm 0x8
+#define GPU_REGS__IRQ_ENABLE__DMA_PREEMPTED_bp 3
+#define GPU_REGS__IRQ_ENABLE__DMA_PREEMPTED_bw 1
+#define GPU_REGS__IRQ_ENABLE__DMA_PREEMPTED_reset 0x0
+#define GPU_REGS__IRQ_ENABLE__DMA_FAULT_bm 0x10
+#define GPU_REGS__IRQ_ENABLE__DMA_FAULT_bp 4
+#define GPU_REGS__IRQ_ENABLE__DMA_FAULT_bw 1
+#define GPU_REGS__IRQ_ENABLE__DMA_FAULT_reset 0x0
 
 // reg - gpu_regs.IRQ_TEST
 #define GPU_REGS__IRQ_TEST__RESET_DONE_bm 0x1
@@ -97,6 +121,18 @@ extern "C" {
 #define GPU_REGS__IRQ_TEST__MC_FAULT_bp 1
 #define GPU_REGS__IRQ_TEST__MC_FAULT_bw 1
 #define GPU_REGS__IRQ_TEST__MC_FAULT_reset 0x0
+#define GPU_REGS__IRQ_TEST__DMA_FENCE_bm 0x4
+#define GPU_REGS__IRQ_TEST__DMA_FENCE_bp 2
+#define GPU_REGS__IRQ_TEST__DMA_FENCE_bw 1
+#define GPU_REGS__IRQ_TEST__DMA_FENCE_reset 0x0
+#define GPU_REGS__IRQ_TEST__DMA_PREEMPTED_bm 0x8
+#define GPU_REGS__IRQ_TEST__DMA_PREEMPTED_bp 3
+#define GPU_REGS__IRQ_TEST__DMA_PREEMPTED_bw 1
+#define GPU_REGS__IRQ_TEST__DMA_PREEMPTED_reset 0x0
+#define GPU_REGS__IRQ_TEST__DMA_FAULT_bm 0x10
+#define GPU_REGS__IRQ_TEST__DMA_FAULT_bp 4
+#define GPU_REGS__IRQ_TEST__DMA_FAULT_bw 1
+#define GPU_REGS__IRQ_TEST__DMA_FAULT_reset 0x0
 
 // reg - gpu_regs.MC_VRAM_SIZE_LO
 #define GPU_REGS__MC_VRAM_SIZE_LO__BYTES_bm 0xffffffff
@@ -278,6 +314,208 @@ extern "C" {
 #define GPU_REGS__MMU_PROBE_PA_HI__PA_bw 20
 #define GPU_REGS__MMU_PROBE_PA_HI__PA_reset 0x0
 
+// reg - gpu_regs.DMA_CTRL
+#define GPU_REGS__DMA_CTRL__ENABLE_bm 0x1
+#define GPU_REGS__DMA_CTRL__ENABLE_bp 0
+#define GPU_REGS__DMA_CTRL__ENABLE_bw 1
+#define GPU_REGS__DMA_CTRL__ENABLE_reset 0x0
+#define GPU_REGS__DMA_CTRL__PREEMPT_bm 0x2
+#define GPU_REGS__DMA_CTRL__PREEMPT_bp 1
+#define GPU_REGS__DMA_CTRL__PREEMPT_bw 1
+#define GPU_REGS__DMA_CTRL__PREEMPT_reset 0x0
+#define GPU_REGS__DMA_CTRL__RESET_bm 0x4
+#define GPU_REGS__DMA_CTRL__RESET_bp 2
+#define GPU_REGS__DMA_CTRL__RESET_bw 1
+#define GPU_REGS__DMA_CTRL__RESET_reset 0x0
+
+// reg - gpu_regs.DMA_STATUS
+#define GPU_REGS__DMA_STATUS__IDLE_bm 0x1
+#define GPU_REGS__DMA_STATUS__IDLE_bp 0
+#define GPU_REGS__DMA_STATUS__IDLE_bw 1
+#define GPU_REGS__DMA_STATUS__IDLE_reset 0x1
+#define GPU_REGS__DMA_STATUS__PREEMPTED_bm 0x2
+#define GPU_REGS__DMA_STATUS__PREEMPTED_bp 1
+#define GPU_REGS__DMA_STATUS__PREEMPTED_bw 1
+#define GPU_REGS__DMA_STATUS__PREEMPTED_reset 0x0
+#define GPU_REGS__DMA_STATUS__HUNG_bm 0x4
+#define GPU_REGS__DMA_STATUS__HUNG_bp 2
+#define GPU_REGS__DMA_STATUS__HUNG_bw 1
+#define GPU_REGS__DMA_STATUS__HUNG_reset 0x0
+#define GPU_REGS__DMA_STATUS__FAULTED_bm 0x8
+#define GPU_REGS__DMA_STATUS__FAULTED_bp 3
+#define GPU_REGS__DMA_STATUS__FAULTED_bw 1
+#define GPU_REGS__DMA_STATUS__FAULTED_reset 0x0
+#define GPU_REGS__DMA_STATUS__RESETTING_bm 0x10
+#define GPU_REGS__DMA_STATUS__RESETTING_bp 4
+#define GPU_REGS__DMA_STATUS__RESETTING_bw 1
+#define GPU_REGS__DMA_STATUS__RESETTING_reset 0x0
+#define GPU_REGS__DMA_STATUS__STATE_bm 0xf00
+#define GPU_REGS__DMA_STATUS__STATE_bp 8
+#define GPU_REGS__DMA_STATUS__STATE_bw 4
+#define GPU_REGS__DMA_STATUS__STATE_reset 0x0
+
+// reg - gpu_regs.DMA_RING_BASE_LO
+#define GPU_REGS__DMA_RING_BASE_LO__PAGE_bm 0xfffff000
+#define GPU_REGS__DMA_RING_BASE_LO__PAGE_bp 12
+#define GPU_REGS__DMA_RING_BASE_LO__PAGE_bw 20
+#define GPU_REGS__DMA_RING_BASE_LO__PAGE_reset 0x0
+
+// reg - gpu_regs.DMA_RING_BASE_HI
+#define GPU_REGS__DMA_RING_BASE_HI__ADDR_bm 0xffffffff
+#define GPU_REGS__DMA_RING_BASE_HI__ADDR_bp 0
+#define GPU_REGS__DMA_RING_BASE_HI__ADDR_bw 32
+#define GPU_REGS__DMA_RING_BASE_HI__ADDR_reset 0x0
+
+// reg - gpu_regs.DMA_RING_SIZE
+#define GPU_REGS__DMA_RING_SIZE__LOG2_bm 0xf
+#define GPU_REGS__DMA_RING_SIZE__LOG2_bp 0
+#define GPU_REGS__DMA_RING_SIZE__LOG2_bw 4
+#define GPU_REGS__DMA_RING_SIZE__LOG2_reset 0x4
+
+// reg - gpu_regs.DMA_RING_HEAD
+#define GPU_REGS__DMA_RING_HEAD__INDEX_bm 0xffff
+#define GPU_REGS__DMA_RING_HEAD__INDEX_bp 0
+#define GPU_REGS__DMA_RING_HEAD__INDEX_bw 16
+#define GPU_REGS__DMA_RING_HEAD__INDEX_reset 0x0
+
+// reg - gpu_regs.DMA_RING_TAIL
+#define GPU_REGS__DMA_RING_TAIL__INDEX_bm 0xffff
+#define GPU_REGS__DMA_RING_TAIL__INDEX_bp 0
+#define GPU_REGS__DMA_RING_TAIL__INDEX_bw 16
+#define GPU_REGS__DMA_RING_TAIL__INDEX_reset 0x0
+
+// reg - gpu_regs.DMA_FENCE_ADDR_LO
+#define GPU_REGS__DMA_FENCE_ADDR_LO__ADDR_bm 0xfffffff8
+#define GPU_REGS__DMA_FENCE_ADDR_LO__ADDR_bp 3
+#define GPU_REGS__DMA_FENCE_ADDR_LO__ADDR_bw 29
+#define GPU_REGS__DMA_FENCE_ADDR_LO__ADDR_reset 0x0
+
+// reg - gpu_regs.DMA_FENCE_ADDR_HI
+#define GPU_REGS__DMA_FENCE_ADDR_HI__ADDR_bm 0xffffffff
+#define GPU_REGS__DMA_FENCE_ADDR_HI__ADDR_bp 0
+#define GPU_REGS__DMA_FENCE_ADDR_HI__ADDR_bw 32
+#define GPU_REGS__DMA_FENCE_ADDR_HI__ADDR_reset 0x0
+
+// reg - gpu_regs.DMA_COMPLETED_FENCE
+#define GPU_REGS__DMA_COMPLETED_FENCE__ID_bm 0xffffffff
+#define GPU_REGS__DMA_COMPLETED_FENCE__ID_bp 0
+#define GPU_REGS__DMA_COMPLETED_FENCE__ID_bw 32
+#define GPU_REGS__DMA_COMPLETED_FENCE__ID_reset 0x0
+
+// reg - gpu_regs.DMA_PREEMPT_FENCE
+#define GPU_REGS__DMA_PREEMPT_FENCE__ID_bm 0xffffffff
+#define GPU_REGS__DMA_PREEMPT_FENCE__ID_bp 0
+#define GPU_REGS__DMA_PREEMPT_FENCE__ID_bw 32
+#define GPU_REGS__DMA_PREEMPT_FENCE__ID_reset 0x0
+
+// reg - gpu_regs.DMA_STOP_HEAD
+#define GPU_REGS__DMA_STOP_HEAD__INDEX_bm 0xffff
+#define GPU_REGS__DMA_STOP_HEAD__INDEX_bp 0
+#define GPU_REGS__DMA_STOP_HEAD__INDEX_bw 16
+#define GPU_REGS__DMA_STOP_HEAD__INDEX_reset 0x0
+
+// reg - gpu_regs.DMA_STOP_TAIL
+#define GPU_REGS__DMA_STOP_TAIL__INDEX_bm 0xffff
+#define GPU_REGS__DMA_STOP_TAIL__INDEX_bp 0
+#define GPU_REGS__DMA_STOP_TAIL__INDEX_bw 16
+#define GPU_REGS__DMA_STOP_TAIL__INDEX_reset 0x0
+
+// reg - gpu_regs.DMA_STOP_OFFSET
+#define GPU_REGS__DMA_STOP_OFFSET__BYTES_bm 0xffffffff
+#define GPU_REGS__DMA_STOP_OFFSET__BYTES_bp 0
+#define GPU_REGS__DMA_STOP_OFFSET__BYTES_bw 32
+#define GPU_REGS__DMA_STOP_OFFSET__BYTES_reset 0x0
+
+// reg - gpu_regs.DMA_STOP_DONE
+#define GPU_REGS__DMA_STOP_DONE__BYTES_bm 0xffffffff
+#define GPU_REGS__DMA_STOP_DONE__BYTES_bp 0
+#define GPU_REGS__DMA_STOP_DONE__BYTES_bw 32
+#define GPU_REGS__DMA_STOP_DONE__BYTES_reset 0x0
+
+// reg - gpu_regs.DMA_WATCHDOG
+#define GPU_REGS__DMA_WATCHDOG__CYCLES_bm 0xffffffff
+#define GPU_REGS__DMA_WATCHDOG__CYCLES_bp 0
+#define GPU_REGS__DMA_WATCHDOG__CYCLES_bw 32
+#define GPU_REGS__DMA_WATCHDOG__CYCLES_reset 0x100000
+
+// reg - gpu_regs.DMA_FAULT_STATUS
+#define GPU_REGS__DMA_FAULT_STATUS__TYPE_bm 0xf
+#define GPU_REGS__DMA_FAULT_STATUS__TYPE_bp 0
+#define GPU_REGS__DMA_FAULT_STATUS__TYPE_bw 4
+#define GPU_REGS__DMA_FAULT_STATUS__TYPE_reset 0x0
+#define GPU_REGS__DMA_FAULT_STATUS__MMU_TYPE_bm 0x70
+#define GPU_REGS__DMA_FAULT_STATUS__MMU_TYPE_bp 4
+#define GPU_REGS__DMA_FAULT_STATUS__MMU_TYPE_bw 3
+#define GPU_REGS__DMA_FAULT_STATUS__MMU_TYPE_reset 0x0
+#define GPU_REGS__DMA_FAULT_STATUS__WRITE_bm 0x100
+#define GPU_REGS__DMA_FAULT_STATUS__WRITE_bp 8
+#define GPU_REGS__DMA_FAULT_STATUS__WRITE_bw 1
+#define GPU_REGS__DMA_FAULT_STATUS__WRITE_reset 0x0
+#define GPU_REGS__DMA_FAULT_STATUS__ENTRY_bm 0xffff0000
+#define GPU_REGS__DMA_FAULT_STATUS__ENTRY_bp 16
+#define GPU_REGS__DMA_FAULT_STATUS__ENTRY_bw 16
+#define GPU_REGS__DMA_FAULT_STATUS__ENTRY_reset 0x0
+
+// reg - gpu_regs.DMA_FAULT_ADDR_LO
+#define GPU_REGS__DMA_FAULT_ADDR_LO__ADDR_bm 0xffffffff
+#define GPU_REGS__DMA_FAULT_ADDR_LO__ADDR_bp 0
+#define GPU_REGS__DMA_FAULT_ADDR_LO__ADDR_bw 32
+#define GPU_REGS__DMA_FAULT_ADDR_LO__ADDR_reset 0x0
+
+// reg - gpu_regs.DMA_FAULT_ADDR_HI
+#define GPU_REGS__DMA_FAULT_ADDR_HI__ADDR_bm 0xffffffff
+#define GPU_REGS__DMA_FAULT_ADDR_HI__ADDR_bp 0
+#define GPU_REGS__DMA_FAULT_ADDR_HI__ADDR_bw 32
+#define GPU_REGS__DMA_FAULT_ADDR_HI__ADDR_reset 0x0
+
+// reg - gpu_regs.DMA_TIMESTAMP_LO
+#define GPU_REGS__DMA_TIMESTAMP_LO__CYCLES_bm 0xffffffff
+#define GPU_REGS__DMA_TIMESTAMP_LO__CYCLES_bp 0
+#define GPU_REGS__DMA_TIMESTAMP_LO__CYCLES_bw 32
+#define GPU_REGS__DMA_TIMESTAMP_LO__CYCLES_reset 0x0
+
+// reg - gpu_regs.DMA_TIMESTAMP_HI
+#define GPU_REGS__DMA_TIMESTAMP_HI__CYCLES_bm 0xffffffff
+#define GPU_REGS__DMA_TIMESTAMP_HI__CYCLES_bp 0
+#define GPU_REGS__DMA_TIMESTAMP_HI__CYCLES_bw 32
+#define GPU_REGS__DMA_TIMESTAMP_HI__CYCLES_reset 0x0
+
+// reg - gpu_regs.DMA_PERF_BUSY
+#define GPU_REGS__DMA_PERF_BUSY__CYCLES_bm 0xffffffff
+#define GPU_REGS__DMA_PERF_BUSY__CYCLES_bp 0
+#define GPU_REGS__DMA_PERF_BUSY__CYCLES_bw 32
+#define GPU_REGS__DMA_PERF_BUSY__CYCLES_reset 0x0
+
+// reg - gpu_regs.DMA_PERF_BYTES_LO
+#define GPU_REGS__DMA_PERF_BYTES_LO__BYTES_bm 0xffffffff
+#define GPU_REGS__DMA_PERF_BYTES_LO__BYTES_bp 0
+#define GPU_REGS__DMA_PERF_BYTES_LO__BYTES_bw 32
+#define GPU_REGS__DMA_PERF_BYTES_LO__BYTES_reset 0x0
+
+// reg - gpu_regs.DMA_PERF_BYTES_HI
+#define GPU_REGS__DMA_PERF_BYTES_HI__BYTES_bm 0xffffffff
+#define GPU_REGS__DMA_PERF_BYTES_HI__BYTES_bp 0
+#define GPU_REGS__DMA_PERF_BYTES_HI__BYTES_bw 32
+#define GPU_REGS__DMA_PERF_BYTES_HI__BYTES_reset 0x0
+
+// reg - gpu_regs.DMA_PERF_STALLS
+#define GPU_REGS__DMA_PERF_STALLS__CYCLES_bm 0xffffffff
+#define GPU_REGS__DMA_PERF_STALLS__CYCLES_bp 0
+#define GPU_REGS__DMA_PERF_STALLS__CYCLES_bw 32
+#define GPU_REGS__DMA_PERF_STALLS__CYCLES_reset 0x0
+
+// reg - gpu_regs.DMA_PERF_CMDS
+#define GPU_REGS__DMA_PERF_CMDS__COUNT_bm 0xffffffff
+#define GPU_REGS__DMA_PERF_CMDS__COUNT_bp 0
+#define GPU_REGS__DMA_PERF_CMDS__COUNT_bw 32
+#define GPU_REGS__DMA_PERF_CMDS__COUNT_reset 0x0
+
+// reg - gpu_regs.DMA_PERF_LAST_CMD
+#define GPU_REGS__DMA_PERF_LAST_CMD__CYCLES_bm 0xffffffff
+#define GPU_REGS__DMA_PERF_LAST_CMD__CYCLES_bp 0
+#define GPU_REGS__DMA_PERF_LAST_CMD__CYCLES_bw 32
+#define GPU_REGS__DMA_PERF_LAST_CMD__CYCLES_reset 0x0
+
 // addrmap - gpu_regs
 typedef struct __attribute__ ((__packed__)) {
     uint32_t ID_MAGIC;
@@ -320,10 +558,40 @@ typedef struct __attribute__ ((__packed__)) {
     uint32_t MMU_PROBE_STATUS;
     uint32_t MMU_PROBE_PA_LO;
     uint32_t MMU_PROBE_PA_HI;
+    uint8_t RESERVED_2b8_2ff[0x48];
+    uint32_t DMA_CTRL;
+    uint32_t DMA_STATUS;
+    uint32_t DMA_RING_BASE_LO;
+    uint32_t DMA_RING_BASE_HI;
+    uint32_t DMA_RING_SIZE;
+    uint32_t DMA_RING_HEAD;
+    uint32_t DMA_RING_TAIL;
+    uint8_t RESERVED_31c_31f[0x4];
+    uint32_t DMA_FENCE_ADDR_LO;
+    uint32_t DMA_FENCE_ADDR_HI;
+    uint32_t DMA_COMPLETED_FENCE;
+    uint32_t DMA_PREEMPT_FENCE;
+    uint32_t DMA_STOP_HEAD;
+    uint32_t DMA_STOP_TAIL;
+    uint32_t DMA_STOP_OFFSET;
+    uint32_t DMA_STOP_DONE;
+    uint32_t DMA_WATCHDOG;
+    uint32_t DMA_FAULT_STATUS;
+    uint32_t DMA_FAULT_ADDR_LO;
+    uint32_t DMA_FAULT_ADDR_HI;
+    uint32_t DMA_TIMESTAMP_LO;
+    uint32_t DMA_TIMESTAMP_HI;
+    uint8_t RESERVED_358_35f[0x8];
+    uint32_t DMA_PERF_BUSY;
+    uint32_t DMA_PERF_BYTES_LO;
+    uint32_t DMA_PERF_BYTES_HI;
+    uint32_t DMA_PERF_STALLS;
+    uint32_t DMA_PERF_CMDS;
+    uint32_t DMA_PERF_LAST_CMD;
 } gpu_regs_t;
 
 
-static_assert(sizeof(gpu_regs_t) == 0x2b8, "Packing error");
+static_assert(sizeof(gpu_regs_t) == 0x378, "Packing error");
 
 #ifdef __cplusplus
 }

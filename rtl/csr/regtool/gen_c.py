@@ -31,7 +31,10 @@ def table(m) -> str:
     for r in m.registers:
         out.append(f"static const gr_field_desc_t fields_{r.name.lower()}[] = {{")
         for f in r.fields:
-            keeps = "GR_FIELD_KEEPS_SOFT_RESET" if f.hard_reset_only else "0"
+            flags = [n for n, on in (("GR_FIELD_KEEPS_SOFT_RESET", f.hard_reset_only),
+                                     ("GR_FIELD_VOLATILE", f.volatile),
+                                     ("GR_FIELD_ACTION", f.action)) if on]
+            keeps = " | ".join(flags) or "0"
             out.append(f"    {{{_cstr(f.name)}, {f.lsb}, {f.width}, {_ACCESS[f.kind]}, "
                        f"0x{f.reset:x}u, {_cstr(f.desc)}, {keeps}}},")
         out.append("};")

@@ -23,6 +23,10 @@ def generate(m, addr_bits: int) -> str:
         parts = []
         for f in reg.fields:
             w, q = f.width, _name(reg, f, "q")
+            if f.swacc:
+                # SystemRDL swacc: a strobe in the cycle the register is read (not on a write).
+                ports.append(f"    output wire {_name(reg, f, 'swacc_o')},  // read strobe")
+                decls.append(f"    assign {_name(reg, f, 'swacc_o')} = req_i & ~we_i & {sel};")
             if f.kind == CONST:
                 parts.append((f.lsb, f"{w}'h{f.reset:x}"))
                 continue
@@ -95,7 +99,8 @@ TEMPLATE = """\
 // Reserved bits and strobe fields read zero; writes to read-only fields are ignored.
 // soft_rst_i returns every field to its reset value, as rst_i does, except the fields marked
 // gr_hard_reset_only in the map (the VPR and its lock), which only rst_i resets; no write
-// lands while soft_rst_i is high.
+// lands while soft_rst_i is high. A field marked swacc has a *_swacc_o strobe, high in the cycle
+// its register is read.
 module csr_regs (
     input  wire clk_i,
     input  wire rst_i,       // synchronous, active high

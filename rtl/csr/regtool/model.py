@@ -26,6 +26,9 @@ class Field:
     hw_readable: bool
     lock: str = ""            # "REG_FIELD": writes are ignored while that field is 1 (swwel)
     hard_reset_only: bool = False  # a core soft reset leaves it alone
+    swacc: bool = False       # the hardware gets a strobe in the cycle the register is read
+    volatile: bool = False    # changes by itself (gr_volatile): never compared across reads
+    action: bool = False      # a strobe that makes the device access memory (gr_action)
 
     @property
     def msb(self):
@@ -133,9 +136,18 @@ def load(path: str) -> RegMap:
             hard_only = bool(f.get_property("gr_hard_reset_only", default=False))
             if hard_only and kind not in (W1S, RW):
                 raise ValueError(f"{f.get_path()}: gr_hard_reset_only needs a storage field")
+            swacc = bool(f.get_property("swacc"))
+            if f.get_property("swmod"):
+                raise ValueError(f"{f.get_path()}: swmod is not supported")
+            volatile = bool(f.get_property("gr_volatile", default=False))
+            if volatile and kind != HW_RO:
+                raise ValueError(f"{f.get_path()}: gr_volatile needs a hardware-driven field")
+            action = bool(f.get_property("gr_action", default=False))
+            if action and kind != PULSE:
+                raise ValueError(f"{f.get_path()}: gr_action needs a singlepulse field")
             reg.fields.append(Field(f.inst_name, f.lsb, f.width, kind, reset,
                                     (f.get_property("desc") or "").strip(), hw_readable,
-                                    lock, hard_only))
+                                    lock, hard_only, swacc, volatile, action))
         regs.append(reg)
     regs.sort(key=lambda x: x.offset)
     return RegMap(top.inst_name, path, digest, regs, root)

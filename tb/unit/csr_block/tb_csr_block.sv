@@ -41,12 +41,12 @@ module tb_csr_block;
     localparam         HAVE_REGMAP = 1'b0;
 `endif
 `include "csr_map.vh"
-    localparam integer PLAN = 61 + MAP_NREGS;  // checks printed: one reset value per register
+    localparam integer PLAN = 62 + MAP_NREGS;  // checks printed: one reset value per register
     localparam integer XFER_TIMEOUT = 2000;     // cycles one transaction may take
     localparam integer RANDOM_OPS = 3000;
     localparam integer RACES = 150;             // hardware set vs W1C clear races
     localparam [31:0]  MAGIC = 32'h47505552;
-    localparam [31:0]  VERSION = 32'h00010000;
+    localparam [31:0]  VERSION = 32'h00020000;
     localparam [1:0]   OKAY = 2'b00;
     localparam [1:0]   SLVERR = 2'b10;
     // Interrupt sources, one bit each in IRQ_STATE / IRQ_ENABLE / IRQ_TEST (csr_block wiring).
@@ -92,11 +92,25 @@ module tb_csr_block;
     logic [2:0]  hw_pftype = 3'd0;
     logic [4:0]  hw_pshift = 5'd0;
     logic [51:0] hw_pa = 52'h0;
+    logic        hw_didle = 1'b0, hw_dpre = 1'b0, hw_dhung = 1'b0, hw_dfaulted = 1'b0;
+    logic        hw_dres = 1'b0, hw_dfwrite = 1'b0;
+    logic [3:0]  hw_dstate = 4'd0, hw_dftype = 4'd0;
+    logic [2:0]  hw_dfmmu = 3'd0;
+    logic [15:0] hw_dhead = 16'h0, hw_dsh = 16'h0, hw_dst = 16'h0, hw_dfentry = 16'h0;
+    logic [31:0] hw_dfence = 32'h0, hw_dsoff = 32'h0, hw_dsdone = 32'h0, hw_dbusy = 32'h0;
+    logic [31:0] hw_dstalls = 32'h0, hw_dcmds = 32'h0, hw_dlast = 32'h0;
+    logic [63:0] hw_dfaddr = 64'h0, hw_dts = 64'h0, hw_dbytes = 64'h0;
     // Fields csr_block hands to the memory controller.
     wire  [19:0] ap_base_page, vpr_base_page, vpr_limit_page, mmu_root_page;
     wire         vpr_enable, fault_valid, mmu_enable, mmu_inval, probe_go, probe_write;
     wire         probe_physical;
     wire  [47:0] probe_va;
+    // Fields csr_block hands to the DMA engine.
+    wire         dma_enable, dma_preempt, dma_reset, dma_ts_rd;
+    wire  [63:0] dma_ring_base, dma_fence_addr;
+    wire  [3:0]  dma_ring_log2;
+    wire  [15:0] dma_ring_tail;
+    wire  [31:0] dma_preempt_fence, dma_watchdog;
 
     csr_block #(
         .AddrBits(AddrBits),
@@ -146,7 +160,43 @@ module tb_csr_block;
         .probe_system_i(hw_psystem),
         .probe_cacheable_i(hw_pcache),
         .probe_page_shift_i(hw_pshift),
-        .probe_pa_i(hw_pa)
+        .probe_pa_i(hw_pa),
+        .dma_fence_irq_i(1'b0),
+        .dma_preempted_irq_i(1'b0),
+        .dma_fault_irq_i(1'b0),
+        .dma_enable_o(dma_enable),
+        .dma_preempt_o(dma_preempt),
+        .dma_reset_o(dma_reset),
+        .dma_idle_i(hw_didle),
+        .dma_preempted_i(hw_dpre),
+        .dma_hung_i(hw_dhung),
+        .dma_faulted_i(hw_dfaulted),
+        .dma_resetting_i(hw_dres),
+        .dma_state_i(hw_dstate),
+        .dma_ring_base_o(dma_ring_base),
+        .dma_ring_log2_o(dma_ring_log2),
+        .dma_ring_head_i(hw_dhead),
+        .dma_ring_tail_o(dma_ring_tail),
+        .dma_fence_addr_o(dma_fence_addr),
+        .dma_completed_fence_i(hw_dfence),
+        .dma_preempt_fence_o(dma_preempt_fence),
+        .dma_stop_head_i(hw_dsh),
+        .dma_stop_tail_i(hw_dst),
+        .dma_stop_offset_i(hw_dsoff),
+        .dma_stop_done_i(hw_dsdone),
+        .dma_watchdog_o(dma_watchdog),
+        .dma_fault_type_i(hw_dftype),
+        .dma_fault_mmu_type_i(hw_dfmmu),
+        .dma_fault_write_i(hw_dfwrite),
+        .dma_fault_entry_i(hw_dfentry),
+        .dma_fault_addr_i(hw_dfaddr),
+        .dma_ts_lo_read_o(dma_ts_rd),
+        .dma_timestamp_i(hw_dts),
+        .dma_perf_busy_i(hw_dbusy),
+        .dma_perf_bytes_i(hw_dbytes),
+        .dma_perf_stalls_i(hw_dstalls),
+        .dma_perf_cmds_i(hw_dcmds),
+        .dma_perf_last_cmd_i(hw_dlast)
     );
 
     initial forever #5 clk = ~clk;
@@ -215,6 +265,23 @@ module tb_csr_block;
         rnd32(hw_fcount);
         rnd32(hw_hits);
         rnd32(hw_misses);
+        rnd32(a); rnd32(b); rnd32(c);
+        {hw_didle, hw_dpre, hw_dhung, hw_dfaulted, hw_dres, hw_dfwrite} = a[5:0];
+        hw_dstate = a[9:6];
+        hw_dftype = a[13:10];
+        hw_dfmmu = a[16:14];
+        hw_dhead = b[15:0];
+        hw_dfentry = b[31:16];
+        hw_dsh = c[15:0];
+        hw_dst = c[31:16];
+        rnd32(hw_dfence); rnd32(hw_dsoff); rnd32(hw_dsdone); rnd32(hw_dbusy);
+        rnd32(hw_dstalls); rnd32(hw_dcmds); rnd32(hw_dlast);
+        rnd32(a); rnd32(b);
+        hw_dfaddr = {a, b};
+        rnd32(a); rnd32(b);
+        hw_dts = {a, b};
+        rnd32(a); rnd32(b);
+        hw_dbytes = {a, b};
     endtask
 
     // What a register's hardware-driven (HW_RO) bits read, from the inputs above; hw_known
@@ -250,6 +317,25 @@ module tb_csr_block;
             end
             R_MMU_PROBE_PA_LO:   v = hw_pa[31:0];
             R_MMU_PROBE_PA_HI:   v = {12'h0, hw_pa[51:32]};
+            R_DMA_STATUS:        v = {20'h0, hw_dstate, 3'h0, hw_dres, hw_dfaulted, hw_dhung,
+                                      hw_dpre, hw_didle};
+            R_DMA_RING_HEAD:     v = {16'h0, hw_dhead};
+            R_DMA_COMPLETED_FENCE: v = hw_dfence;
+            R_DMA_STOP_HEAD:     v = {16'h0, hw_dsh};
+            R_DMA_STOP_TAIL:     v = {16'h0, hw_dst};
+            R_DMA_STOP_OFFSET:   v = hw_dsoff;
+            R_DMA_STOP_DONE:     v = hw_dsdone;
+            R_DMA_FAULT_STATUS:  v = {hw_dfentry, 7'h0, hw_dfwrite, 1'b0, hw_dfmmu, hw_dftype};
+            R_DMA_FAULT_ADDR_LO: v = hw_dfaddr[31:0];
+            R_DMA_FAULT_ADDR_HI: v = hw_dfaddr[63:32];
+            R_DMA_TIMESTAMP_LO:  v = hw_dts[31:0];
+            R_DMA_TIMESTAMP_HI:  v = hw_dts[63:32];
+            R_DMA_PERF_BUSY:     v = hw_dbusy;
+            R_DMA_PERF_BYTES_LO: v = hw_dbytes[31:0];
+            R_DMA_PERF_BYTES_HI: v = hw_dbytes[63:32];
+            R_DMA_PERF_STALLS:   v = hw_dstalls;
+            R_DMA_PERF_CMDS:     v = hw_dcmds;
+            R_DMA_PERF_LAST_CMD: v = hw_dlast;
             default: ;
         endcase
         return v;
@@ -260,7 +346,12 @@ module tb_csr_block;
         case (o)
             R_ID_BUILD, R_MC_VRAM_SIZE_LO, R_MC_VRAM_SIZE_HI, R_MC_AP_SIZE, R_MC_FAULT_STATUS,
             R_MC_FAULT_ADDR_LO, R_MC_FAULT_ADDR_HI, R_MC_FAULT_COUNT, R_MMU_TLB_HITS,
-            R_MMU_TLB_MISSES, R_MMU_PROBE_STATUS, R_MMU_PROBE_PA_LO, R_MMU_PROBE_PA_HI:
+            R_MMU_TLB_MISSES, R_MMU_PROBE_STATUS, R_MMU_PROBE_PA_LO, R_MMU_PROBE_PA_HI,
+            R_DMA_STATUS, R_DMA_RING_HEAD, R_DMA_COMPLETED_FENCE, R_DMA_STOP_HEAD,
+            R_DMA_STOP_TAIL, R_DMA_STOP_OFFSET, R_DMA_STOP_DONE, R_DMA_FAULT_STATUS,
+            R_DMA_FAULT_ADDR_LO, R_DMA_FAULT_ADDR_HI, R_DMA_TIMESTAMP_LO, R_DMA_TIMESTAMP_HI,
+            R_DMA_PERF_BUSY, R_DMA_PERF_BYTES_LO, R_DMA_PERF_BYTES_HI, R_DMA_PERF_STALLS,
+            R_DMA_PERF_CMDS, R_DMA_PERF_LAST_CMD:
                 return 1'b1;
             default: return 1'b0;
         endcase
@@ -479,6 +570,7 @@ module tb_csr_block;
     integer      word_idx [0:16383];  // register index of each word address, or -1
     logic [31:0] m_store [0:MAP_NREGS-1];
     integer      m_inval = 0, m_go = 0;  // pulses the model expects on the strobe ports
+    integer      m_dpre = 0, m_dres = 0;
 
     function automatic integer ix(input logic [15:0] a);
         return word_idx[14'(a >> 2)];
@@ -541,6 +633,8 @@ module tb_csr_block;
             if (o == R_IRQ_TEST) m_store[st] = m_store[st] | (d & map_mask(st, MAP_W1C));
             if (o == R_MMU_INVALIDATE && d[0]) m_inval = m_inval + 1;
             if (o == R_MMU_PROBE_CTRL && d[0]) m_go = m_go + 1;
+            if (o == R_DMA_CTRL && d[1]) m_dpre = m_dpre + 1;
+            if (o == R_DMA_CTRL && d[2]) m_dres = m_dres + 1;
         end
     endfunction
 
@@ -572,12 +666,23 @@ module tb_csr_block;
                probe_va == {m_store[ix(R_MMU_PROBE_VA_HI)][15:0], m_store[ix(R_MMU_PROBE_VA_LO)]} &&
                probe_write == m_store[ix(R_MMU_PROBE_CTRL)][1] &&
                probe_physical == m_store[ix(R_MMU_PROBE_CTRL)][2] &&
-               soft_rst === 1'b0 && mmu_inval === 1'b0 && probe_go === 1'b0;
+               dma_enable == m_store[ix(R_DMA_CTRL)][0] &&
+               dma_ring_base == {m_store[ix(R_DMA_RING_BASE_HI)], m_store[ix(R_DMA_RING_BASE_LO)][31:12], 12'h0} &&
+               dma_ring_log2 == m_store[ix(R_DMA_RING_SIZE)][3:0] &&
+               dma_ring_tail == m_store[ix(R_DMA_RING_TAIL)][15:0] &&
+               dma_fence_addr == {m_store[ix(R_DMA_FENCE_ADDR_HI)], m_store[ix(R_DMA_FENCE_ADDR_LO)][31:3], 3'h0} &&
+               dma_preempt_fence == m_store[ix(R_DMA_PREEMPT_FENCE)] &&
+               dma_watchdog == m_store[ix(R_DMA_WATCHDOG)] &&
+               soft_rst === 1'b0 && mmu_inval === 1'b0 && probe_go === 1'b0 &&
+               dma_preempt === 1'b0 && dma_reset === 1'b0;
     endfunction
     task automatic note_ports;
         note($sformatf("ports: ap_base %05x vpr %05x..%05x en %b fault_valid %b mmu en %b root %05x va %012x wr %b phys %b",
                        ap_base_page, vpr_base_page, vpr_limit_page, vpr_enable, fault_valid,
                        mmu_enable, mmu_root_page, probe_va, probe_write, probe_physical));
+        note($sformatf("ports: dma en %b ring %016x log2 %0d tail %04x fence %016x pfence %08x wd %08x",
+                       dma_enable, dma_ring_base, dma_ring_log2, dma_ring_tail, dma_fence_addr,
+                       dma_preempt_fence, dma_watchdog));
     endtask
 
     // The service process's work (see svc_call).
@@ -728,15 +833,26 @@ module tb_csr_block;
     logic        p_irq_exp = 1'b0, p_irq_ok = 1'b0;
     integer      err_irq_lag = 0;
     // Strobe ports: cycles high and rising edges (a one-cycle pulse has both counts equal).
-    logic        p_inval = 1'b0, p_go = 1'b0;
+    logic        p_inval = 1'b0, p_go = 1'b0, p_dpre = 1'b0, p_dres = 1'b0;
     integer      n_inval_hi = 0, n_inval_up = 0, n_go_hi = 0, n_go_up = 0;
+    integer      n_dpre_hi = 0, n_dpre_up = 0, n_dres_hi = 0, n_dres_up = 0;
+    // DMA_TIMESTAMP_LO's read strobe: one cycle per read of it taken on AR.
+    integer      n_ts_ar = 0, n_ts_rd = 0;
     always @(posedge clk) begin
         p_irq_exp <= |(dut.irq_state & dut.irq_enable);
         p_irq_ok <= !rst;
         if (p_irq_ok && irq !== p_irq_exp) err_irq_lag <= err_irq_lag + 1;
         p_inval <= mmu_inval;
         p_go <= probe_go;
+        p_dpre <= dma_preempt;
+        p_dres <= dma_reset;
         if (!rst) begin
+            if (dma_preempt === 1'b1) n_dpre_hi <= n_dpre_hi + 1;
+            if (dma_preempt === 1'b1 && !p_dpre) n_dpre_up <= n_dpre_up + 1;
+            if (dma_reset === 1'b1) n_dres_hi <= n_dres_hi + 1;
+            if (dma_reset === 1'b1 && !p_dres) n_dres_up <= n_dres_up + 1;
+            if (arvalid && arready && (araddr & 16'hFFFC) == R_DMA_TIMESTAMP_LO) n_ts_ar <= n_ts_ar + 1;
+            if (dma_ts_rd === 1'b1) n_ts_rd <= n_ts_rd + 1;
             if (soft_rst === 1'b1) n_soft <= n_soft + 1;
             if (mmu_inval === 1'b1) n_inval_hi <= n_inval_hi + 1;
             if (mmu_inval === 1'b1 && !p_inval) n_inval_up <= n_inval_up + 1;
@@ -745,7 +861,9 @@ module tb_csr_block;
             if ((^{awready, wready, bvalid, arready, rvalid, irq, soft_rst}) === 1'bx ||
                 (^{ap_base_page, vpr_base_page, vpr_limit_page, vpr_enable, fault_valid,
                    mmu_enable, mmu_root_page, mmu_inval, probe_va, probe_go, probe_write,
-                   probe_physical}) === 1'bx ||
+                   probe_physical, dma_enable, dma_preempt, dma_reset, dma_ts_rd, dma_ring_base,
+                   dma_ring_log2, dma_ring_tail, dma_fence_addr, dma_preempt_fence,
+                   dma_watchdog}) === 1'bx ||
                 (bvalid && (^bresp) === 1'bx) || (rvalid && (^{rdata, rresp}) === 1'bx))
                 err_x <= err_x + 1;
             if (p_b_hold && (!bvalid || bresp != p_bresp)) err_b_hold <= err_b_hold + 1;
@@ -803,7 +921,7 @@ module tb_csr_block;
         logic [15:0] a, ra;
         logic [3:0] s;
         integer i, k, w, n, r, b, hold, bad_d, bad_r, bad_irq, bad_ovl, bad_port, n_ovl;
-        integer n_pipe, n_aligned, n_lost, n_ro, n_rw, n_hw, n_src, i0, i1, g0, g1;
+        integer n_pipe, n_aligned, n_lost, n_ro, n_rw, n_hw, n_src, i0, i1, i2, i3, g0, g1;
         logic [31:0] acc [0:QMAX*(QMAX+1)-1];
         logic [31:0] before_v;
         logic [31:0] irq_bits;
@@ -844,7 +962,8 @@ module tb_csr_block;
         max_dly = 3;
 
         // ---- reset values ----
-        check(irq === 1'b0 && soft_rst === 1'b0 && mmu_inval === 1'b0 && probe_go === 1'b0,
+        check(irq === 1'b0 && soft_rst === 1'b0 && mmu_inval === 1'b0 && probe_go === 1'b0 &&
+              dma_preempt === 1'b0 && dma_reset === 1'b0 && dma_ts_rd === 1'b0,
               "after reset irq_o, soft_rst_o and the strobe ports are low");
         for (i = 0; i < MAP_NREGS; i = i + 1) begin
             rd(map_off(i), ok);
@@ -859,7 +978,7 @@ module tb_csr_block;
         axil_read(R_ID_MAGIC);   all = all & (x_rdata == MAGIC);
         axil_read(R_ID_VERSION); all = all & (x_rdata == VERSION);
         axil_read(R_ID_BUILD);   all = all & (x_rdata == {BOARD_ID, BUILD_STAMP});
-        check(all, "identification: ID_MAGIC 0x47505552, ID_VERSION 0x00010000, ID_BUILD 0x5a123456");
+        check(all, "identification: ID_MAGIC 0x47505552, ID_VERSION 0x00020000, ID_BUILD 0x5a123456");
         n_hw = 0;
         all = 1'b1;
         for (i = 0; i < MAP_NREGS; i = i + 1)
@@ -1002,7 +1121,8 @@ module tb_csr_block;
             end
         end
         rd_all(ok);
-        check(all && ok && soft_rst === 1'b0 && ports_match() && n_inval_hi == 0 && n_go_hi == 0,
+        check(all && ok && soft_rst === 1'b0 && ports_match() && n_inval_hi == 0 && n_go_hi == 0 &&
+              n_dpre_hi == 0 && n_dres_hi == 0,
               "write sweep: all ones to every hole in 0x000-0x3fc answers SLVERR, no register or port changes");
 
         // ---- partial strobes ----
@@ -1127,6 +1247,14 @@ module tb_csr_block;
         all = 1'b1;
         g0 = n_inval_up;
         g1 = n_go_up;
+        i0 = n_dpre_up;
+        i1 = n_dres_up;
+        wr(R_DMA_CTRL, 32'h3, 4'hF, ok);              all = all & ok;  // ENABLE and PREEMPT
+        wr(R_DMA_CTRL, 32'h5, 4'hF, ok);              all = all & ok;  // ENABLE and RESET
+        wr(R_DMA_CTRL, 32'h7, 4'hF, ok);              all = all & ok;
+        rd(R_DMA_CTRL, ok);                           all = all & ok & (x_rdata == 32'h1);
+        all = all & (n_dpre_up - i0 == 2) & (n_dres_up - i1 == 2) & (n_dpre_hi == n_dpre_up) &
+              (n_dres_hi == n_dres_up);
         wr(R_MMU_INVALIDATE, 32'h1, 4'hF, ok);        all = all & ok;
         wr(R_MMU_INVALIDATE, 32'hFFFFFFFE, 4'hF, ok); all = all & ok;
         wr(R_MMU_PROBE_CTRL, 32'h7, 4'hF, ok);        all = all & ok;  // GO with WRITE, PHYSICAL
@@ -1137,7 +1265,7 @@ module tb_csr_block;
         rd(R_MMU_PROBE_CTRL, ok);                     all = all & ok & (x_rdata == 32'h6);
         check(all && n_inval_up - g0 == 2 && n_go_up - g1 == 1 && n_inval_hi == n_inval_up &&
               n_go_hi == n_go_up && ports_match(),
-              "MMU_INVALIDATE.ALL and MMU_PROBE_CTRL.GO read 0 and strobe their port one cycle per 1 written");
+              "MMU_INVALIDATE.ALL, MMU_PROBE_CTRL.GO, DMA_CTRL.PREEMPT/RESET read 0 and strobe their port one cycle per 1 written");
         restore_rw(ok);
 
         // ---- soft reset, idle_i low for a while ----
@@ -1277,6 +1405,8 @@ module tb_csr_block;
         n_pipe = 0;
         i0 = n_inval_up - m_inval;
         i1 = n_go_up - m_go;
+        i2 = n_dpre_up - m_dpre;
+        i3 = n_dres_up - m_dres;
         for (i = 0; i < RANDOM_OPS && !hung; i = i + 1) begin
             if (i % 250 == 0) begin
                 rndn(90, stall_pct);
@@ -1406,6 +1536,10 @@ module tb_csr_block;
               n_go_hi == n_go_up,
               $sformatf("random mix: one strobe cycle per 1 written to MMU_INVALIDATE.ALL / MMU_PROBE_CTRL.GO (%0d, %0d)",
                         n_inval_up, n_go_up));
+        check(n_dpre_up - m_dpre == i2 && n_dres_up - m_dres == i3 && n_dpre_hi == n_dpre_up &&
+              n_dres_hi == n_dres_up && n_ts_rd == n_ts_ar && n_ts_ar > 0,
+              $sformatf("random mix: DMA_CTRL.PREEMPT/RESET strobe once per 1 written (%0d, %0d); the DMA_TIMESTAMP_LO read strobe once per read (%0d)",
+                        n_dpre_up, n_dres_up, n_ts_rd));
 
         // ---- protocol ----
         check(err_b_hold == 0, "protocol: BVALID never drops before BREADY, BRESP stable while stalled");

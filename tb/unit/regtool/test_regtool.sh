@@ -69,4 +69,23 @@ if ! run "$tmp/t" && [ -s "$tmp/log" ]; then
     ok "a syntax error in the map fails the generator"
 else not_ok "a syntax error in the map did not fail the generator"; fi
 
+copy_tree
+add_reg '    reg { field { hw = w; swacc = true; } V[31:0] = 0; } LATCHED @ 0x030;'
+if run "$tmp/t" && grep -q "output wire latched_v_swacc_o" "$tmp/t/rtl/csr/csr_regs.v" &&
+    grep -q "assign latched_v_swacc_o = req_i & ~we_i & sel_latched;" "$tmp/t/rtl/csr/csr_regs.v"; then
+    ok "swacc gives the hardware a read strobe of its register"
+else not_ok "swacc did not give a read strobe"; fi
+
+copy_tree
+add_reg '    reg { field { sw = rw; gr_volatile = true; } V[31:0] = 0; } VOL @ 0x030;'
+if ! run "$tmp/t" && grep -q "gr_volatile needs a hardware-driven field" "$tmp/log"; then
+    ok "gr_volatile on a software-written field is refused"
+else not_ok "gr_volatile on a software-written field was accepted"; fi
+
+copy_tree
+add_reg '    reg { field { sw = rw; gr_action = true; } V[0:0] = 0; } ACT @ 0x030;'
+if ! run "$tmp/t" && grep -q "gr_action needs a singlepulse field" "$tmp/log"; then
+    ok "gr_action on a field that is not a strobe is refused"
+else not_ok "gr_action on a non-strobe field was accepted"; fi
+
 echo "1..$n"
