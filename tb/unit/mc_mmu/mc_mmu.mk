@@ -1,6 +1,6 @@
 # tb/unit/mc_mmu: the GPU MMU (mc_mmu, mc_tlb, mc_walker). Included by the top Makefile.
 #   unit-mc_mmu           Verilator C++ test: random page tables against the C reference walker
-#                         (ref_walker.c) and the TLB policy model, several seeds
+#                         (tb/models/mmu_ref/ref_walker.c) and the TLB policy model, several seeds
 #   unit-mc_mmu-icarus    tb_mc_mmu.sv directed tables under Icarus (DataBytes 8 and 16)
 #   unit-mc_mmu-verilator tb_mc_mmu.sv under Verilator --timing
 #   unit-mc_mmu-lint      verilator -Wall per module and parameter set, Icarus elaboration,
@@ -9,19 +9,22 @@
 MC_MMU_DIR := $(BUILD)/unit/mc_mmu
 MC_MMU_RTL := $(RTL_ROOT)/mc/mc_mmu.v $(RTL_ROOT)/mc/mc_tlb.v $(RTL_ROOT)/mc/mc_walker.v
 MC_MMU_TB := tb/unit/mc_mmu
+MMU_REF_DIR := tb/models/mmu_ref
 MC_MMU_SEEDS ?= 1 2 3 4 5 6
 MC_MMU_TB_SEEDS ?= 1 2 3
 MC_MMU_BIN := $(MC_MMU_DIR)/verilator/test_mc_mmu
-MC_MMU_CXXFLAGS := -std=c++17 $(CFLAGS) -I$(abspath tb/harness) -I$(abspath $(MC_MMU_TB))
+MC_MMU_CXXFLAGS := -std=c++17 $(CFLAGS) -I$(abspath tb/harness) -I$(abspath $(MC_MMU_TB)) \
+                   -I$(abspath $(MMU_REF_DIR))
 
-# The reference walker is plain C, built as C with the project's warnings.
-$(MC_MMU_DIR)/ref_walker.o: $(MC_MMU_TB)/ref_walker.c $(MC_MMU_TB)/ref_walker.h
+# The reference walker (shared with tb/models/dma_ref and vidmm_gpuva) is plain C, built as C
+# with the project's warnings.
+$(MC_MMU_DIR)/ref_walker.o: $(MMU_REF_DIR)/ref_walker.c $(MMU_REF_DIR)/ref_walker.h
 	@mkdir -p $(@D)
 	$(CC) -std=c11 $(CFLAGS) $(WARN) -c $< -o $@
 
 # Verilator builds model and test together; the test's own warnings are then checked with the
 # project's flags (Verilator's generated code is not held to them).
-$(MC_MMU_BIN): $(MC_MMU_RTL) $(MC_MMU_TB)/test_mc_mmu.cpp $(MC_MMU_TB)/ref_walker.h \
+$(MC_MMU_BIN): $(MC_MMU_RTL) $(MC_MMU_TB)/test_mc_mmu.cpp $(MMU_REF_DIR)/ref_walker.h \
                $(MC_MMU_DIR)/ref_walker.o tb/harness/prng.h $(wildcard $(RTL_INC)/*.vh)
 	@mkdir -p $(@D)
 	$(VERILATOR) --cc --exe --build -j $(JOBS) -Wall -DGR_ASSERT -I$(RTL_INC) --top-module mc_mmu \

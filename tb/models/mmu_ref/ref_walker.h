@@ -1,10 +1,11 @@
 /*
  * ref_walker.h: a reference GPU MMU translation in plain C, written from the page-table format
  * in rtl/mc/README.md ("Page tables"), not from the RTL. The unit tests of mc_mmu predict every
- * translation through it.
+ * translation through it; so do vidmm_gpuva's tests and the DMA engine's reference model
+ * (tb/models/dma_ref).
  */
-#ifndef GPUREF_TB_UNIT_MC_MMU_REF_WALKER_H
-#define GPUREF_TB_UNIT_MC_MMU_REF_WALKER_H
+#ifndef GPUREF_TB_MODELS_MMU_REF_REF_WALKER_H
+#define GPUREF_TB_MODELS_MMU_REF_REF_WALKER_H
 
 #include <stdbool.h>
 #include <stdint.h>
