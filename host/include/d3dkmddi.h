@@ -3,13 +3,13 @@
  *
  * What this is
  *   gpuref's own declaration of the Windows Driver Kit names a display miniport uses for the
- *   allocation, submission, paging, cancellation and TDR DDIs (DXGKARG_*, DXGK_*, DXGKDDI_*,
- *   DXGKCB_*, D3DDDI_*, NTSTATUS codes), so that host/kmd is written against the WDK's names
- *   and can be lifted into a real WDDM driver unchanged.  It was written from Microsoft's public
- *   documentation (learn.microsoft.com, windows-hardware/drivers/ddi: d3dkmddi, d3dukmdt,
- *   d3dkmdt and dispmprt pages), one structure at a time; field order, bit positions, union
- *   nesting and enum values were then cross-checked against public copies and bindings of the
- *   WDK headers.  No WDK text is reproduced here.
+ *   allocation, context, submission, paging, interrupt, cancellation and TDR DDIs (DXGKARG_*,
+ *   DXGK_*, DXGKDDI_*, DXGKCB_*, D3DDDI_*, NTSTATUS codes), so that host/kmd is written against
+ *   the WDK's names and can be lifted into a real WDDM driver unchanged.  It was written from
+ *   Microsoft's public documentation (learn.microsoft.com, windows-hardware/drivers/ddi:
+ *   d3dkmddi, d3dukmdt, d3dkmdt, dispmprt and wdm pages), one structure at a time; field order,
+ *   bit positions, union nesting and enum values were then cross-checked against public copies
+ *   and bindings of the WDK headers.  No WDK text is reproduced here.
  *
  * Which interface version and layout
  *   The newest published interface: DXGKDDI_INTERFACE_VERSION_WDDM3_2 (0x11007, Windows 11
@@ -28,12 +28,13 @@
  *   One header.  Sections are labelled with the WDK header each name lives in (d3dukmdt.h,
  *   d3dkmdt.h, d3dkmddi.h, dispmprt.h); host/include/dispmprt.h only includes this file, so
  *   code that includes the WDK's <dispmprt.h> builds here too.  Off Windows (no _WIN32) it also
- *   defines the Windows base types, SAL annotations and calling-convention macros it needs;
- *   on Windows those come from the system headers.
+ *   defines the Windows base types, SAL annotations and calling-convention macros it needs,
+ *   and the documented members of the WDM MDL with MmGetMdlPfnArray (paging transfers name
+ *   system pages through MDLs); on Windows those come from the system headers.
  *
  * What it deliberately leaves out
  *   - Every DDI gpuref does not implement: display (VidPN, present, flip, MPO, pointer, gamma,
- *     brightness, I2C, OPM, Miracast DDIs), hardware queues and contexts, GPU-P/SR-IOV, power
+ *     brightness, I2C, OPM, Miracast DDIs), hardware queues, GPU-P/SR-IOV, power
  *     management, native fences, user-mode submission, escape, GDI render, and their argument
  *     structures.  Types those DDIs need only by pointer are declared incomplete.
  *   - DRIVER_INITIALIZATION_DATA (the DDI table): the OS stand-in calls the miniport through
@@ -238,8 +239,36 @@ typedef union _LARGE_INTEGER {
 /* A bus (CPU physical) address. */
 typedef LARGE_INTEGER PHYSICAL_ADDRESS, *PPHYSICAL_ADDRESS;
 
-/* Memory descriptor list: opaque to a miniport, referenced only by pointer. */
-typedef struct _MDL MDL, *PMDL;
+/* A physical page frame number (the page's bus address >> 12 on x64). */
+typedef ULONG_PTR PFN_NUMBER, *PPFN_NUMBER;
+
+/*
+ * Memory descriptor list (wdm.h): a buffer's description in physical pages. The structure is
+ * "partially opaque": the members are the documented ones, in the WDK's order and x64 layout
+ * (48 bytes); the page-frame array (one PFN_NUMBER per page spanned by ByteOffset + ByteCount)
+ * follows the structure in memory, which is where MmGetMdlPfnArray points. A miniport reads
+ * the pages of a paging operation through MmGetMdlPfnArray(pMdl)[MdlOffset + i].
+ */
+typedef struct _MDL {
+    struct _MDL      *Next;     /* next MDL of a chain */
+    SHORT             Size;     /* bytes of this MDL including its PFN array */
+    SHORT             MdlFlags;
+    struct _EPROCESS *Process;  /* owning process of a user buffer, else NULL */
+    PVOID             MappedSystemVa;
+    PVOID             StartVa;  /* page-aligned virtual address of the buffer */
+    ULONG             ByteCount;
+    ULONG             ByteOffset; /* offset of the buffer in its first page */
+} MDL, *PMDL;
+
+#ifndef MmGetMdlPfnArray
+#define MmGetMdlPfnArray(Mdl)   ((PPFN_NUMBER)((Mdl) + 1))
+#endif
+#ifndef MmGetMdlByteCount
+#define MmGetMdlByteCount(Mdl)  ((Mdl)->ByteCount)
+#endif
+#ifndef MmGetMdlByteOffset
+#define MmGetMdlByteOffset(Mdl) ((Mdl)->ByteOffset)
+#endif
 
 /* A routine run synchronized with the interrupt (DxgkCbSynchronizeExecution). */
 typedef BOOLEAN KSYNCHRONIZE_ROUTINE(_In_ PVOID SynchronizeContext);
@@ -1157,6 +1186,71 @@ typedef struct _DXGKARG_QUERYCURRENTFENCE {
 } DXGKARG_QUERYCURRENTFENCE;
 
 typedef _Inout_ DXGKARG_QUERYCURRENTFENCE *INOUT_PDXGKARG_QUERYCURRENTFENCE;
+
+/* ---- GPU contexts ------------------------------------------------------------------- */
+
+/* How DxgkDdiCreateContext is asked to create a context. */
+typedef struct _DXGK_CREATECONTEXTFLAGS {
+    union {
+        struct {
+            UINT SystemContext          : 1;  /* bit 0: the paging engine's system context */
+            UINT GdiContext             : 1;  /* bit 1 */
+            UINT VirtualAddressing      : 1;  /* bit 2: the context uses a GPU VA space */
+            UINT SystemProtectedContext : 1;  /* bit 3 */
+            UINT HwQueueSupported       : 1;  /* bit 4 */
+            UINT TestContext            : 1;  /* bit 5 */
+            UINT Reserved               : 26; /* bits 6-31 */
+        };
+        UINT Value;
+    };
+} DXGK_CREATECONTEXTFLAGS;
+
+/* Optional features of a context (DXGK_CONTEXTINFO.Caps). */
+typedef struct _DXGK_CONTEXTINFO_CAPS {
+    union {
+        struct {
+            UINT NoPatchingRequired     : 1;  /* bit 0 */
+            UINT DriverManagesResidency : 1;  /* bit 1 */
+            UINT UseIoMmu               : 1;  /* bit 2 */
+            UINT Reserved               : 29; /* bits 3-31 */
+        };
+        UINT Value;
+    };
+} DXGK_CONTEXTINFO_CAPS;
+
+/* What the miniport tells the OS about a new context's DMA buffers and lists. */
+typedef struct _DXGK_CONTEXTINFO {
+    UINT                  DmaBufferSize;            /* starting DMA buffer size, bytes */
+    UINT                  DmaBufferSegmentSet;      /* 0: contiguous system memory */
+    UINT                  DmaBufferPrivateDataSize; /* per-DMA-buffer private data, bytes */
+    UINT                  AllocationListSize;       /* starting allocation-list entries */
+    UINT                  PatchLocationListSize;    /* starting patch-location entries */
+    UINT                  Reserved;
+    DXGK_CONTEXTINFO_CAPS Caps;
+    ULONG                 PagingCompanionNodeId;
+} DXGK_CONTEXTINFO;
+
+/* Arguments of DxgkDdiCreateContext. */
+typedef struct _DXGKARG_CREATECONTEXT {
+    HANDLE                  hContext;       /* out */
+    UINT                    NodeOrdinal;
+    UINT                    EngineAffinity;
+    DXGK_CREATECONTEXTFLAGS Flags;
+    VOID                   *pPrivateDriverData; /* from the user-mode driver */
+    UINT                    PrivateDriverDataSize;
+    DXGK_CONTEXTINFO        ContextInfo;    /* out */
+} DXGKARG_CREATECONTEXT;
+
+typedef _Inout_ DXGKARG_CREATECONTEXT *INOUT_PDXGKARG_CREATECONTEXT;
+
+/* Arguments of DxgkDdiSetRootPageTable: where a context's root page table now lives. */
+typedef struct _DXGKARG_SETROOTPAGETABLE {
+    HANDLE                  hContext;
+    D3DGPU_PHYSICAL_ADDRESS Address;    /* segment id + offset of the root table */
+    UINT                    NumEntries; /* root entries in use; higher indices must fault */
+} DXGKARG_SETROOTPAGETABLE;
+
+typedef _In_ CONST DXGKARG_SETROOTPAGETABLE *IN_CONST_PDXGKARG_SETROOTPAGETABLE;
 
 /* ---- Paging buffers ----------------------------------------------------------------- */
 
@@ -2510,6 +2604,21 @@ typedef _Check_return_ _Function_class_DXGK_(DXGKDDI_DESCRIBEALLOCATION)
 NTSTATUS APIENTRY DXGKDDI_DESCRIBEALLOCATION(IN_CONST_HANDLE hAdapter,
                                              INOUT_PDXGKARG_DESCRIBEALLOCATION pDescribeAllocation);
 
+/* Create a GPU context on a device (PASSIVE_LEVEL). */
+typedef _Check_return_ _Function_class_DXGK_(DXGKDDI_CREATECONTEXT)
+    _IRQL_requires_(PASSIVE_LEVEL)
+NTSTATUS APIENTRY DXGKDDI_CREATECONTEXT(IN_CONST_HANDLE hDevice,
+                                        INOUT_PDXGKARG_CREATECONTEXT pCreateContext);
+
+typedef _Check_return_ _Function_class_DXGK_(DXGKDDI_DESTROYCONTEXT)
+    _IRQL_requires_(PASSIVE_LEVEL)
+NTSTATUS APIENTRY DXGKDDI_DESTROYCONTEXT(IN_CONST_HANDLE hContext);
+
+/* A context's root page table moved or was resized; no status (the WDK's prototype is VOID). */
+typedef _Function_class_DXGK_(DXGKDDI_SETROOTPAGETABLE)
+VOID APIENTRY DXGKDDI_SETROOTPAGETABLE(IN_CONST_HANDLE hAdapter,
+                                       IN_CONST_PDXGKARG_SETROOTPAGETABLE pSetPageTable);
+
 typedef _Check_return_ _Function_class_DXGK_(DXGKDDI_PATCH)
     _IRQL_requires_(PASSIVE_LEVEL)
 NTSTATUS APIENTRY DXGKDDI_PATCH(IN_CONST_HANDLE hAdapter, IN_CONST_PDXGKARG_PATCH pPatch);
@@ -2702,6 +2811,9 @@ typedef DXGKDDI_DESTROYALLOCATION  *PDXGKDDI_DESTROYALLOCATION;
 typedef DXGKDDI_DESCRIBEALLOCATION *PDXGKDDI_DESCRIBEALLOCATION;
 typedef DXGKDDI_OPENALLOCATIONINFO *PDXGKDDI_OPENALLOCATIONINFO;
 typedef DXGKDDI_CLOSEALLOCATION    *PDXGKDDI_CLOSEALLOCATION;
+typedef DXGKDDI_CREATECONTEXT      *PDXGKDDI_CREATECONTEXT;
+typedef DXGKDDI_DESTROYCONTEXT     *PDXGKDDI_DESTROYCONTEXT;
+typedef DXGKDDI_SETROOTPAGETABLE   *PDXGKDDI_SETROOTPAGETABLE;
 typedef DXGKDDI_PATCH              *PDXGKDDI_PATCH;
 typedef DXGKDDI_SUBMITCOMMAND      *PDXGKDDI_SUBMITCOMMAND;
 typedef DXGKDDI_PREEMPTCOMMAND     *PDXGKDDI_PREEMPTCOMMAND;

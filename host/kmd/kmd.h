@@ -1,19 +1,26 @@
 /*
  * kmd.h: gpuref's display miniport (the "KMD"), as the OS stand-in (host/dxgk) sees it.
  *
- * The miniport reaches the hardware only through a gr_link (BAR0 registers) and the OS only
- * through the DXGKRNL_INTERFACE callback table it is given at start (d3dkmddi.h declares the
- * WDK's table; gpuref's OS stand-in fills DxgkCbGetHandleData). The DDIs keep their WDK names
- * and prototypes (DXGKDDI_* function types), so this code can be lifted into a WDDM driver.
+ * The miniport reaches the hardware only through a gr_link (BAR0 registers, and host memory
+ * from its dma_alloc for the DMA engine's ring and fence record) and the OS only through the
+ * DXGKRNL_INTERFACE callback table it is given at start (d3dkmddi.h declares the WDK's table;
+ * the miniport calls DxgkCbGetHandleData, DxgkCbNotifyInterrupt, DxgkCbQueueDpc and
+ * DxgkCbNotifyDpc). The DDIs keep their WDK names and prototypes (DXGKDDI_* function types),
+ * so this code can be lifted into a WDDM driver.
  *
  * d3dkmddi.h does not (yet) carry the argument structures of DxgkDdiAddDevice,
  * DxgkDdiStartDevice, DxgkDdiCreateDevice and DxgkDdiDestroyDevice, nor of the paging
  * operations a real driver would use to program the VPR and move the CPU window. Those are the
  * gr_kmd_* calls below; each says which DDI it stands in for.
  *
- * Threading (host/kmd/README.md): every DDI declared here is a "level zero" DDI: several
- * threads may be inside it at once (never two of one process). The miniport's shared state is
- * atomics and one mutex per adapter; it never calls back into the OS while holding it.
+ * Threading (host/kmd/README.md): the allocation DDIs are "level zero" DDIs: several threads
+ * may be inside them at once (never two of one process). The command-path DDIs follow the
+ * levels their WDK pages give (README "The engine, and what the OS must provide"): Patch,
+ * BuildPagingBuffer, SubmitCommand and PreemptCommand from one scheduler thread at a time, the
+ * TDR DDIs alone, the interrupt routine from the OS's interrupt thread *without* the link lock
+ * held, the DPC never twice at once. The miniport's shared state is atomics and a few mutexes
+ * per adapter; it calls DxgkCbNotifyInterrupt/DxgkCbQueueDpc only under its interrupt lock
+ * (the stand-in for the interrupt spin lock) and no other callback under any of its locks.
  */
 #ifndef GPUREF_KMD_KMD_H
 #define GPUREF_KMD_KMD_H
@@ -41,12 +48,35 @@ typedef struct gr_kmd_counts {
     uint64_t resources;   /**< hResource not yet destroyed (DestroyResource) */
     uint64_t opens;       /**< hDeviceSpecificAllocation not yet closed */
     uint64_t devices;     /**< hDevice not yet destroyed */
+    uint64_t contexts;    /**< hContext from CreateContext not yet destroyed */
+    uint64_t packets;     /**< per-packet states (Patch/Submit) not yet completed or cancelled */
 } gr_kmd_counts_t;
 
 /**
+ * Bytes of DMA buffer private data the miniport needs per submission (the packet tag): its
+ * DXGK_CONTEXTINFO.DmaBufferPrivateDataSize and DXGK_QUERYSEGMENTOUT4.PagingBufferPrivateDataSize.
+ */
+#define GR_KMD_DMA_PRIVATE_BYTES 16u
+
+/** Entries the engine's ring holds at once (one slot stays free). */
+#define GR_KMD_RING_CAPACITY 255u
+
+/** What the miniport knows about one context (tests, diagnostics). */
+typedef struct gr_kmd_context_info {
+    HANDLE hDevice;           /**< the miniport device the context belongs to */
+    UINT flags;               /**< DXGK_CREATECONTEXTFLAGS.Value it was created with */
+    int has_root;             /**< DxgkDdiSetRootPageTable accepted a root */
+    uint64_t root;            /**< its VRAM address (the ring entry's ROOT) */
+    uint32_t root_entries;    /**< NumEntries given with it */
+    uint32_t rejected_roots;  /**< SetRootPageTable calls ignored for bad input */
+} gr_kmd_context_info_t;
+
+/**
  * DxgkDdiAddDevice + DxgkDdiStartDevice: reads the memory controller's registers
- * (ID_CAPS, MC_VRAM_SIZE_LO/HI, MC_AP_SIZE), puts the CPU window at VRAM 0 (MC_AP_BASE) and
- * returns the adapter context (the hAdapter of every adapter DDI).
+ * (ID_CAPS, MC_VRAM_SIZE_LO/HI, MC_AP_SIZE), puts the CPU window at VRAM 0 (MC_AP_BASE),
+ * brings the DMA engine up when the build has one, the link can hand out DMA memory and the
+ * interface has DxgkCbNotifyInterrupt, DxgkCbQueueDpc and DxgkCbNotifyDpc (ring and fence
+ * record, IRQ enables), and returns the adapter context (the hAdapter of every adapter DDI).
  * @return STATUS_SUCCESS, STATUS_INVALID_PARAMETER (NULL argument), STATUS_NO_MEMORY,
  *         STATUS_DEVICE_NOT_READY (no memory controller, or VRAM/aperture sizes unusable),
  *         STATUS_UNSUCCESSFUL (a register access failed)
@@ -62,7 +92,11 @@ void gr_kmd_stop_adapter(HANDLE hAdapter);
  */
 NTSTATUS gr_kmd_create_device(HANDLE hAdapter, HANDLE hDxgkDevice, HANDLE *out_hDevice);
 
-/** DxgkDdiDestroyDevice: the OS has closed every allocation of the device first. */
+/**
+ * DxgkDdiDestroyDevice: the OS has closed every allocation of the device and destroyed its
+ * contexts first.
+ * @return STATUS_SUCCESS, STATUS_INVALID_PARAMETER (not a device, or it still has contexts)
+ */
 NTSTATUS gr_kmd_destroy_device(HANDLE hDevice);
 
 /**
@@ -101,12 +135,51 @@ NTSTATUS gr_kmd_flush_tlb(HANDLE hAdapter);
 /** The live-object counters. */
 NTSTATUS gr_kmd_counts(HANDLE hAdapter, gr_kmd_counts_t *out_counts);
 
+/**
+ * Whether the DMA engine is up (ID_CAPS.DMA, a DMA-capable link and the interrupt callbacks):
+ * the command-path DDIs that need it return STATUS_DEVICE_NOT_READY otherwise.
+ */
+int gr_kmd_engine_ready(HANDLE hAdapter);
+
+/**
+ * A context's state as the miniport holds it.
+ * @param[out] out_info  untouched on failure
+ * @return STATUS_SUCCESS, STATUS_INVALID_PARAMETER (not a live context of that adapter)
+ */
+NTSTATUS gr_kmd_context_query(HANDLE hAdapter, HANDLE hContext, gr_kmd_context_info_t *out_info);
+
+/**
+ * What the last DXGK_OPERATION_NOTIFY_RESIDENCY said about an allocation
+ * (ExplicitResidencyNotification allocations only).
+ * @param[out] out_resident  1 committed, 0 evicted or never notified
+ * @param[out] out_vram_addr its VRAM address while resident, else 0
+ * @return STATUS_SUCCESS, STATUS_INVALID_PARAMETER (not an hAllocation of that adapter)
+ */
+NTSTATUS gr_kmd_alloc_residency(HANDLE hAdapter, HANDLE hAllocation, int *out_resident,
+                                uint64_t *out_vram_addr);
+
 /* The DDIs, with the WDK's prototypes. */
 DXGKDDI_QUERYADAPTERINFO DxgkDdiQueryAdapterInfo;
 DXGKDDI_CREATEALLOCATION DxgkDdiCreateAllocation;
 DXGKDDI_OPENALLOCATIONINFO DxgkDdiOpenAllocation;
 DXGKDDI_CLOSEALLOCATION DxgkDdiCloseAllocation;
 DXGKDDI_DESTROYALLOCATION DxgkDdiDestroyAllocation;
+
+/* The command path (host/kmd/README.md, "The command path"). */
+DXGKDDI_CREATECONTEXT DxgkDdiCreateContext;
+DXGKDDI_DESTROYCONTEXT DxgkDdiDestroyContext;
+DXGKDDI_SETROOTPAGETABLE DxgkDdiSetRootPageTable;
+DXGKDDI_PATCH DxgkDdiPatch;
+DXGKDDI_SUBMITCOMMAND DxgkDdiSubmitCommand;
+DXGKDDI_PREEMPTCOMMAND DxgkDdiPreemptCommand;
+DXGKDDI_QUERYCURRENTFENCE DxgkDdiQueryCurrentFence;
+DXGKDDI_CANCELCOMMAND DxgkDdiCancelCommand;
+DXGKDDI_BUILDPAGINGBUFFER DxgkDdiBuildPagingBuffer;
+DXGKDDI_RESETFROMTIMEOUT DxgkDdiResetFromTimeout;
+DXGKDDI_RESTARTFROMTIMEOUT DxgkDdiRestartFromTimeout;
+/* MiniportDeviceContext is the hAdapter; line-based: MessageNumber 0. */
+DXGKDDI_INTERRUPT_ROUTINE DxgkDdiInterruptRoutine;
+DXGKDDI_DPC_ROUTINE DxgkDdiDpcRoutine;
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
 
 #include "gpuref/gr_regdesc.h"
 #include "gpuref/gr_regmap.h"
+#include "kmd_dma.h"
 #include "kmd_internal.h"
 
 #define KMD_VPR_CTRL_ENABLE GR_FIELD_SET(VPR_CTRL, ENABLE, 1)
@@ -71,6 +72,11 @@ NTSTATUS gr_kmd_start_adapter(const gr_kmd_start_info_t *info, HANDLE *out_hAdap
         st = STATUS_NO_MEMORY;
         goto fail;
     }
+    st = kmd_engine_start(a);
+    if (st) {
+        pthread_mutex_destroy(&a->window_lock);
+        goto fail;
+    }
     a->magic = KMD_MAGIC_ADAPTER;
     *out_hAdapter = a;
     return STATUS_SUCCESS;
@@ -84,6 +90,7 @@ void gr_kmd_stop_adapter(HANDLE hAdapter)
     kmd_adapter_t *a = kmd_adapter_from(hAdapter);
     if (!a)
         return;
+    kmd_engine_stop(a);
     a->magic = KMD_MAGIC_DEAD;
     pthread_mutex_destroy(&a->window_lock);
     free(a);
@@ -108,7 +115,7 @@ NTSTATUS gr_kmd_create_device(HANDLE hAdapter, HANDLE hDxgkDevice, HANDLE *out_h
 NTSTATUS gr_kmd_destroy_device(HANDLE hDevice)
 {
     kmd_device_t *d = hDevice;
-    if (!d || d->magic != KMD_MAGIC_DEVICE)
+    if (!d || d->magic != KMD_MAGIC_DEVICE || atomic_load(&d->live_contexts))
         return STATUS_INVALID_PARAMETER;
     atomic_fetch_sub(&d->adapter->n_devices, 1);
     d->magic = KMD_MAGIC_DEAD;
@@ -125,6 +132,8 @@ NTSTATUS gr_kmd_counts(HANDLE hAdapter, gr_kmd_counts_t *out_counts)
     out_counts->resources = atomic_load(&a->n_resources);
     out_counts->opens = atomic_load(&a->n_opens);
     out_counts->devices = atomic_load(&a->n_devices);
+    out_counts->contexts = atomic_load(&a->n_contexts);
+    out_counts->packets = atomic_load(&a->n_packets);
     return STATUS_SUCCESS;
 }
 
@@ -153,10 +162,21 @@ static NTSTATUS query_driver_caps(kmd_adapter_t *a, const DXGKARG_QUERYADAPTERIN
     caps.MemoryManagementCaps.MapAperture2Supported = 0;
     caps.MemoryManagementCaps.OutOfOrderLock = 0;
     caps.MemoryManagementCaps.PagingNode = 0;
-    /* One engine node once the DMA engine is built in; none before (ID_CAPS.DMA). */
-    caps.GpuEngineTopology.NbAsymetricProcessingNodes = (a->id_caps & GPU_REGS__ID_CAPS__DMA_bm) ? 1 : 0;
-    /* The scheduler caps (PreemptionAware, CancelCommandAware, ...) come with the command path. */
     caps.SchedulingCaps.Value = 0;
+    if (a->eng.ready) {
+        /* One node, one engine: the DMA engine, also the paging engine (PagingNode 0). */
+        caps.GpuEngineTopology.NbAsymetricProcessingNodes = 1;
+        /* Contexts are supported, which PreemptionAware and CancelCommandAware both require
+         * (DXGK_VIDSCHCAPS page). The engine patches nothing itself: NoDmaPatching stays 0. */
+        caps.SchedulingCaps.MultiEngineAware = 1;
+        caps.SchedulingCaps.PreemptionAware = 1;
+        caps.SchedulingCaps.CancelCommandAware = 1;
+        /* The engine stops inside a DMA buffer at a command boundary and the miniport resumes
+         * there: commands are the primitives (there is no compute; it stops the same way). */
+        caps.PreemptionCaps.GraphicsPreemptionGranularity = D3DKMDT_GRAPHICS_PREEMPTION_PRIMITIVE_BOUNDARY;
+        caps.PreemptionCaps.ComputePreemptionGranularity = D3DKMDT_COMPUTE_PREEMPTION_DISPATCH_BOUNDARY;
+        caps.InterruptMessageNumber = 0; /* one line-based interrupt */
+    }
     /* Reserved for drivers of Windows 7 and later (DXGK_DRIVERCAPS page). */
     caps.WDDMVersion = (DXGK_WDDMVERSION)0;
     memcpy(q->pOutputData, &caps, sizeof caps);
@@ -214,10 +234,11 @@ static NTSTATUS query_segment4(kmd_adapter_t *a, const DXGKARG_QUERYADAPTERINFO 
         fill_segment(a, i + 1,
                      (DXGK_SEGMENTDESCRIPTOR4 *)(out->pSegmentDescriptor + i * out->SegmentDescriptorStride));
     out->NbSegment = a->segment_count;
-    /* No paging engine yet: VidMm moves nothing with paging buffers. */
+    /* Paging buffers, with the engine: contiguous system memory (segment 0), which the engine
+     * reads on m_host; without it VidMm moves nothing with paging buffers. */
     out->PagingBufferSegmentId = 0;
-    out->PagingBufferSize = 0;
-    out->PagingBufferPrivateDataSize = 0;
+    out->PagingBufferSize = a->eng.ready ? KMD_DMA_BUFFER_BYTES : 0;
+    out->PagingBufferPrivateDataSize = a->eng.ready ? GR_KMD_DMA_PRIVATE_BYTES : 0;
     return STATUS_SUCCESS;
 }
 

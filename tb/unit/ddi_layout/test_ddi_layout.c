@@ -611,17 +611,85 @@ static void test_signatures(void)
     tap(ok, "DXGKRNL_INTERFACE callbacks gpuref provides have the WDK prototypes");
 }
 
+/* The context DDIs: DXGKDDI_CREATECONTEXT / DESTROYCONTEXT (NTSTATUS), SETROOTPAGETABLE (VOID). */
+static DXGKDDI_CREATECONTEXT test_create_context;
+static DXGKDDI_DESTROYCONTEXT test_destroy_context;
+static DXGKDDI_SETROOTPAGETABLE test_set_root_page_table;
+
+static UINT64 g_root;
+
+static NTSTATUS test_create_context(const HANDLE hDevice, DXGKARG_CREATECONTEXT *pArgs)
+{
+    pArgs->hContext = hDevice;
+    pArgs->ContextInfo.DmaBufferSize = 4096;
+    pArgs->ContextInfo.Caps.NoPatchingRequired = 1;
+    return STATUS_SUCCESS;
+}
+
+static NTSTATUS test_destroy_context(const HANDLE hContext)
+{
+    return hContext ? STATUS_SUCCESS : STATUS_INVALID_PARAMETER;
+}
+
+static VOID test_set_root_page_table(const HANDLE hAdapter, const DXGKARG_SETROOTPAGETABLE *pArgs)
+{
+    (void)hAdapter;
+    g_root = pArgs->Address.SegmentOffset + pArgs->NumEntries;
+}
+
+static void test_context_signatures(void)
+{
+    const PDXGKDDI_CREATECONTEXT create = test_create_context;
+    const PDXGKDDI_DESTROYCONTEXT destroy = test_destroy_context;
+    const PDXGKDDI_SETROOTPAGETABLE set_root = test_set_root_page_table;
+    DXGKARG_CREATECONTEXT cc;
+    DXGKARG_SETROOTPAGETABLE rp;
+    memset(&cc, 0, sizeof cc);
+    memset(&rp, 0, sizeof rp);
+    HANDLE device = &cc;
+    int ok = create(device, &cc) == STATUS_SUCCESS && cc.hContext == device &&
+             cc.ContextInfo.DmaBufferSize == 4096 && cc.ContextInfo.Caps.Value == 1;
+    rp.hContext = cc.hContext;
+    rp.Address.SegmentId = 1;
+    rp.Address.SegmentOffset = 0x10000;
+    rp.NumEntries = 512;
+    set_root(device, &rp);
+    ok &= g_root == 0x10200 && destroy(cc.hContext) == STATUS_SUCCESS;
+    tap(ok, "DXGKDDI_CREATECONTEXT, DESTROYCONTEXT and SETROOTPAGETABLE take WDK-style definitions");
+}
+
+/* MmGetMdlPfnArray: the page frames follow the MDL, as the WDK's macro computes it. */
+static void test_mdl_pfn_array(void)
+{
+    struct {
+        MDL mdl;
+        PFN_NUMBER pfn[2];
+    } m;
+    memset(&m, 0, sizeof m);
+    m.mdl.ByteCount = 8192;
+    m.mdl.ByteOffset = 16;
+    m.pfn[0] = 0x1234;
+    m.pfn[1] = 0x5678;
+    PMDL p = &m.mdl;
+    tap((const void *)MmGetMdlPfnArray(p) == (const void *)((const unsigned char *)p + 48) &&
+            MmGetMdlPfnArray(p)[1] == 0x5678 && MmGetMdlByteCount(p) == 8192 &&
+            MmGetMdlByteOffset(p) == 16,
+        "MDL: MmGetMdlPfnArray points just past the 48-byte MDL; byte count and offset macros");
+}
+
 /* ---- main ---------------------------------------------------------------------------- */
 
 int main(void)
 {
-    /* reserved names, NT_SUCCESS, 6 value groups and 2 signature tests */
-    const int fixed_tests = 1 + 1 + 6 + 2;
+    /* reserved names, NT_SUCCESS, 6 value groups, 3 signature tests and the MDL test */
+    const int fixed_tests = 1 + 1 + 6 + 3 + 1;
     printf("1..%d\n", count_layout_tests() + count_bit_tests() + fixed_tests);
     run_layout_tests();
     run_bit_tests();
     test_reserved_bit_names();
     test_values();
     test_signatures();
+    test_context_signatures();
+    test_mdl_pfn_array();
     return g_failed ? 1 : 0;
 }

@@ -1,0 +1,183 @@
+/*
+ * kmd_submit.c: DxgkDdiSubmitCommand, DxgkDdiPreemptCommand, DxgkDdiQueryCurrentFence.
+ *
+ * SubmitCommand writes one ring entry (gr_dma_ring_entry) for the submitted range of the DMA
+ * buffer with the OS's fence id and the context's page-table root, then moves DMA_RING_TAIL.
+ * The fence record the engine writes at each completion is the truth about progress; the
+ * registers and the interrupt only say when to look.
+ */
+#include <string.h>
+
+#include "kmd_dma.h"
+
+static NTSTATUS check_submit(kmd_adapter_t *a, const DXGKARG_SUBMITCOMMAND *s, kmd_context_t **out_ctx)
+{
+    const bool paging = s->Flags.Paging;
+    kmd_context_t *ctx = NULL;
+    if (s->hContext) {
+        ctx = kmd_context_from(a, s->hContext);
+        if (!ctx)
+            return STATUS_INVALID_PARAMETER;
+    } else if (!paging) {
+        return STATUS_INVALID_PARAMETER;
+    }
+    /* No display: no flips. DMA buffers live in system memory (DmaBufferSegmentSet 0). */
+    if (s->Flags.Flip || s->Flags.FlipWithNoWait || s->Flags.Reserved || s->NodeOrdinal != 0 ||
+        s->DmaBufferSegmentId != 0)
+        return STATUS_INVALID_PARAMETER;
+    const uint32_t start = s->DmaBufferSubmissionStartOffset, end = s->DmaBufferSubmissionEndOffset;
+    const uint64_t base = (uint64_t)s->DmaBufferPhysicalAddress.QuadPart;
+    if (start > end || end > s->DmaBufferSize || (end - start) % 8 || (base + start) % 8 ||
+        base + end < base)
+        return STATUS_INVALID_PARAMETER;
+    if (!paging && (!s->pDmaBufferPrivateData || s->DmaBufferPrivateDataSubmissionStartOffset != 0 ||
+                    s->DmaBufferPrivateDataSubmissionEndOffset > s->DmaBufferPrivateDataSize ||
+                    s->DmaBufferPrivateDataSubmissionEndOffset < GR_KMD_DMA_PRIVATE_BYTES))
+        return STATUS_INVALID_PARAMETER;
+    *out_ctx = ctx;
+    return STATUS_SUCCESS;
+}
+
+/* A paging packet removed by a preemption, recognised by its buffer, range and fence. */
+static kmd_packet_t *find_removed(kmd_adapter_t *a, const DXGKARG_SUBMITCOMMAND *s,
+                                  const kmd_context_t *ctx)
+{
+    for (kmd_packet_t *p = a->eng.live; p; p = p->next)
+        if (p->state == KMD_PKT_REMOVED && p->paging && p->ctx == ctx &&
+            p->fence == s->SubmissionFenceId &&
+            p->dma_addr == (uint64_t)s->DmaBufferPhysicalAddress.QuadPart &&
+            p->start == s->DmaBufferSubmissionStartOffset && p->end == s->DmaBufferSubmissionEndOffset)
+            return p;
+    return NULL;
+}
+
+NTSTATUS APIENTRY DxgkDdiSubmitCommand(IN_CONST_HANDLE hAdapter, IN_CONST_PDXGKARG_SUBMITCOMMAND s)
+{
+    kmd_adapter_t *a = kmd_adapter_from(hAdapter);
+    if (!a || !s)
+        return STATUS_INVALID_PARAMETER;
+    kmd_engine_t *e = &a->eng;
+    if (!e->ready)
+        return STATUS_DEVICE_NOT_READY;
+    kmd_context_t *ctx = NULL;
+    NTSTATUS st = check_submit(a, s, &ctx);
+    if (st)
+        return st;
+    const bool paging = s->Flags.Paging;
+    const uint64_t base = (uint64_t)s->DmaBufferPhysicalAddress.QuadPart;
+    const uint32_t start = s->DmaBufferSubmissionStartOffset, end = s->DmaBufferSubmissionEndOffset;
+
+    pthread_mutex_lock(&e->sched_lock);
+    kmd_retire(a);
+    if (e->next_seq - e->retire_seq >= GR_KMD_RING_CAPACITY) {
+        pthread_mutex_unlock(&e->sched_lock);
+        return STATUS_INSUFFICIENT_RESOURCES;
+    }
+    const uint32_t index = (uint32_t)e->next_seq & (e->ring_entries - 1);
+    if (e->slots[index]) { /* cannot happen while the count above holds; never overwrite */
+        pthread_mutex_unlock(&e->sched_lock);
+        return STATUS_INSUFFICIENT_RESOURCES;
+    }
+    kmd_packet_t *pk = NULL;
+    if (!paging) {
+        pk = kmd_packet_from_private(a, s->pDmaBufferPrivateData, s->DmaBufferPrivateDataSize, 0,
+                                     s->DmaBufferPrivateDataSubmissionEndOffset);
+        if (pk && (pk->ctx != ctx || pk->state == KMD_PKT_QUEUED || pk->cancelled))
+            pk = NULL;
+    } else {
+        pk = find_removed(a, s, ctx);
+    }
+    bool created = false;
+    if (!pk) {
+        pk = kmd_packet_new(a);
+        if (!pk) {
+            pthread_mutex_unlock(&e->sched_lock);
+            return STATUS_NO_MEMORY;
+        }
+        created = true;
+        pk->ctx = ctx;
+        pk->paging = paging;
+    }
+    /* A packet resubmitted as it was removed resumes at the command the preemption stopped. */
+    if (pk->dma_addr != base || pk->start != start || pk->end != end ||
+        pk->fence != s->SubmissionFenceId || pk->state != KMD_PKT_REMOVED)
+        pk->resume = 0;
+    pk->dma_addr = base;
+    pk->start = start;
+    pk->end = end;
+    pk->fence = s->SubmissionFenceId;
+
+    const bool use_root = ctx && ctx->has_root && !paging;
+    uint8_t *entry = (uint8_t *)e->ring.cpu + (size_t)index * GR_DMA_RING_ENTRY_BYTES;
+    gr_dma_ring_entry(entry, base + start + pk->resume, end - start - pk->resume, s->SubmissionFenceId,
+                      use_root, use_root ? ctx->root : 0, 1);
+    if (kmd_reg_write(a, KMD_DMA_RING_TAIL, (uint32_t)(e->next_seq + 1) & (e->ring_entries - 1))) {
+        memset(entry, 0, GR_DMA_RING_ENTRY_BYTES);
+        if (created)
+            kmd_packet_free(a, pk);
+        pthread_mutex_unlock(&e->sched_lock);
+        return STATUS_UNSUCCESSFUL;
+    }
+    if (created && !paging)
+        kmd_packet_write_tag(s->pDmaBufferPrivateData, 0, pk);
+    pk->state = KMD_PKT_QUEUED;
+    pk->ring_index = index;
+    e->slots[index] = pk;
+    e->next_seq++;
+    atomic_store(&e->last_submitted_fence, s->SubmissionFenceId);
+    atomic_store(&e->any_submitted, true);
+    pthread_mutex_unlock(&e->sched_lock);
+    return STATUS_SUCCESS;
+}
+
+NTSTATUS APIENTRY DxgkDdiPreemptCommand(IN_CONST_HANDLE hAdapter, IN_CONST_PDXGKARG_PREEMPTCOMMAND pc)
+{
+    kmd_adapter_t *a = kmd_adapter_from(hAdapter);
+    if (!a || !pc || pc->NodeOrdinal != 0 || pc->EngineOrdinal != 0 || pc->Flags.Value)
+        return STATUS_INVALID_PARAMETER;
+    kmd_engine_t *e = &a->eng;
+    if (!e->ready)
+        return STATUS_DEVICE_NOT_READY;
+    uint32_t done = 0;
+    kmd_fence_read(a, &done, NULL);
+    /* Everything already finished and reported: answer the preemption here, without the
+     * hardware (DxgkDdiPreemptCommand page). */
+    pthread_mutex_lock(&e->irq_lock);
+    const bool all_done = !atomic_load(&e->any_submitted) ||
+                          kmd_fence_done(atomic_load(&e->last_submitted_fence), done);
+    if (all_done && done == e->last_reported_fence) {
+        DXGKARGCB_NOTIFY_INTERRUPT_DATA d;
+        memset(&d, 0, sizeof d);
+        d.InterruptType = DXGK_INTERRUPT_DMA_PREEMPTED;
+        d.DmaPreempted.PreemptionFenceId = pc->PreemptionFenceId;
+        d.DmaPreempted.LastCompletedFenceId = done;
+        kmd_notify(a, &d);
+        kmd_queue_dpc(a);
+        pthread_mutex_unlock(&e->irq_lock);
+        return STATUS_SUCCESS;
+    }
+    pthread_mutex_unlock(&e->irq_lock);
+    if (kmd_reg_write(a, KMD_DMA_PREEMPT_FENCE, pc->PreemptionFenceId) ||
+        kmd_reg_write(a, KMD_DMA_CTRL, KMD_DMA_CTRL_ENABLE | KMD_DMA_CTRL_PREEMPT))
+        return STATUS_UNSUCCESSFUL;
+    return STATUS_SUCCESS;
+}
+
+NTSTATUS APIENTRY DxgkDdiQueryCurrentFence(IN_CONST_HANDLE hAdapter, INOUT_PDXGKARG_QUERYCURRENTFENCE q)
+{
+    kmd_adapter_t *a = kmd_adapter_from(hAdapter);
+    if (!a || !q || q->NodeOrdinal != 0 || q->EngineOrdinal != 0)
+        return STATUS_INVALID_PARAMETER;
+    kmd_engine_t *e = &a->eng;
+    if (!e->ready)
+        return STATUS_DEVICE_NOT_READY;
+    uint32_t done = 0;
+    kmd_fence_read(a, &done, NULL);
+    /* A completion whose interrupt was lost is reported now (DxgkDdiQueryCurrentFence page). */
+    pthread_mutex_lock(&e->irq_lock);
+    if (kmd_report_completed_locked(a, done))
+        kmd_queue_dpc(a);
+    pthread_mutex_unlock(&e->irq_lock);
+    q->CurrentFence = done;
+    return STATUS_SUCCESS;
+}
