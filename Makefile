@@ -46,12 +46,16 @@ include tb/unit/vidmm_flags/vidmm_flags.mk
 include tb/unit/mc_vram_arb/mc_vram_arb.mk
 include tb/unit/vidmm_gpuva/vidmm_gpuva.mk
 include tb/unit/mc_mmu/mc_mmu.mk
+include tb/models/dma_ref/dma_ref.mk
 include tb/unit/vidmm_segment/vidmm_segment.mk
 include host/host.mk
 include tb/conformance/conformance.mk
 include tb/system/system.mk
 include tb/system/gpuva.mk
+include tb/system/dma_smoke.mk
+include tb/system/dma.mk
 include tb/system/alloc.mk
+include tb/system/kmd_submit.mk
 include bench/bench.mk
 include bench/alloc/alloc.mk
 
