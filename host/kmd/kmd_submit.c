@@ -130,6 +130,63 @@ NTSTATUS APIENTRY DxgkDdiSubmitCommand(IN_CONST_HANDLE hAdapter, IN_CONST_PDXGKA
     return STATUS_SUCCESS;
 }
 
+/*
+ * DxgkCbNotifyInterrupt may only be called at interrupt level: PreemptCommand and
+ * QueryCurrentFence reach it through DxgkCbSynchronizeExecution, as their pages ask ("raise IRQL
+ * to interrupt level"). Without that callback (a caller that plays no OS) the routine runs
+ * directly; irq_lock still orders it against the interrupt routine.
+ */
+typedef struct kmd_sync_ctx {
+    kmd_adapter_t *a;
+    uint32_t done;
+    uint32_t preemption_fence;
+} kmd_sync_ctx_t;
+
+static bool kmd_sync(kmd_adapter_t *a, PKSYNCHRONIZE_ROUTINE routine, kmd_sync_ctx_t *sc)
+{
+    BOOLEAN r = FALSE;
+    if (!a->cb.DxgkCbSynchronizeExecution ||
+        a->cb.DxgkCbSynchronizeExecution(a->cb.DeviceHandle, routine, sc, 0, &r) != STATUS_SUCCESS)
+        r = routine(sc);
+    return r != FALSE;
+}
+
+/* Everything already finished and reported: answer the preemption here, without the hardware. */
+static BOOLEAN preempt_done_sync(PVOID context)
+{
+    kmd_sync_ctx_t *sc = context;
+    kmd_adapter_t *a = sc->a;
+    kmd_engine_t *e = &a->eng;
+    BOOLEAN answered = FALSE;
+    pthread_mutex_lock(&e->irq_lock);
+    const bool all_done = !atomic_load(&e->any_submitted) ||
+                          kmd_fence_done(atomic_load(&e->last_submitted_fence), sc->done);
+    if (all_done && sc->done == e->last_reported_fence) {
+        DXGKARGCB_NOTIFY_INTERRUPT_DATA d;
+        memset(&d, 0, sizeof d);
+        d.InterruptType = DXGK_INTERRUPT_DMA_PREEMPTED;
+        d.DmaPreempted.PreemptionFenceId = sc->preemption_fence;
+        d.DmaPreempted.LastCompletedFenceId = sc->done;
+        kmd_notify(a, &d);
+        kmd_queue_dpc(a);
+        answered = TRUE;
+    }
+    pthread_mutex_unlock(&e->irq_lock);
+    return answered;
+}
+
+/* A completion whose interrupt was lost is reported now (DxgkDdiQueryCurrentFence page). */
+static BOOLEAN report_completed_sync(PVOID context)
+{
+    kmd_sync_ctx_t *sc = context;
+    kmd_engine_t *e = &sc->a->eng;
+    pthread_mutex_lock(&e->irq_lock);
+    if (kmd_report_completed_locked(sc->a, sc->done))
+        kmd_queue_dpc(sc->a);
+    pthread_mutex_unlock(&e->irq_lock);
+    return TRUE;
+}
+
 NTSTATUS APIENTRY DxgkDdiPreemptCommand(IN_CONST_HANDLE hAdapter, IN_CONST_PDXGKARG_PREEMPTCOMMAND pc)
 {
     kmd_adapter_t *a = kmd_adapter_from(hAdapter);
@@ -142,21 +199,9 @@ NTSTATUS APIENTRY DxgkDdiPreemptCommand(IN_CONST_HANDLE hAdapter, IN_CONST_PDXGK
     kmd_fence_read(a, &done, NULL);
     /* Everything already finished and reported: answer the preemption here, without the
      * hardware (DxgkDdiPreemptCommand page). */
-    pthread_mutex_lock(&e->irq_lock);
-    const bool all_done = !atomic_load(&e->any_submitted) ||
-                          kmd_fence_done(atomic_load(&e->last_submitted_fence), done);
-    if (all_done && done == e->last_reported_fence) {
-        DXGKARGCB_NOTIFY_INTERRUPT_DATA d;
-        memset(&d, 0, sizeof d);
-        d.InterruptType = DXGK_INTERRUPT_DMA_PREEMPTED;
-        d.DmaPreempted.PreemptionFenceId = pc->PreemptionFenceId;
-        d.DmaPreempted.LastCompletedFenceId = done;
-        kmd_notify(a, &d);
-        kmd_queue_dpc(a);
-        pthread_mutex_unlock(&e->irq_lock);
+    kmd_sync_ctx_t sc = {.a = a, .done = done, .preemption_fence = pc->PreemptionFenceId};
+    if (kmd_sync(a, preempt_done_sync, &sc))
         return STATUS_SUCCESS;
-    }
-    pthread_mutex_unlock(&e->irq_lock);
     if (kmd_reg_write(a, KMD_DMA_PREEMPT_FENCE, pc->PreemptionFenceId) ||
         kmd_reg_write(a, KMD_DMA_CTRL, KMD_DMA_CTRL_ENABLE | KMD_DMA_CTRL_PREEMPT))
         return STATUS_UNSUCCESSFUL;
@@ -174,10 +219,8 @@ NTSTATUS APIENTRY DxgkDdiQueryCurrentFence(IN_CONST_HANDLE hAdapter, INOUT_PDXGK
     uint32_t done = 0;
     kmd_fence_read(a, &done, NULL);
     /* A completion whose interrupt was lost is reported now (DxgkDdiQueryCurrentFence page). */
-    pthread_mutex_lock(&e->irq_lock);
-    if (kmd_report_completed_locked(a, done))
-        kmd_queue_dpc(a);
-    pthread_mutex_unlock(&e->irq_lock);
+    kmd_sync_ctx_t sc = {.a = a, .done = done, .preemption_fence = 0};
+    kmd_sync(a, report_completed_sync, &sc);
     q->CurrentFence = done;
     return STATUS_SUCCESS;
 }
