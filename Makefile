@@ -56,8 +56,10 @@ include tb/system/dma_smoke.mk
 include tb/system/dma.mk
 include tb/system/alloc.mk
 include tb/system/kmd_submit.mk
+include tb/system/vidsch.mk
 include bench/bench.mk
 include bench/alloc/alloc.mk
+include bench/dma/dma.mk
 
 # ---- register map --------------------------------------------------------------------------
 $(VENV)/.stamp: requirements.txt

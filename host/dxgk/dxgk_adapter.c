@@ -9,6 +9,7 @@
 #include "dxgk_testing.h"
 #include "gr_link.h"
 #include "kmd.h"
+#include "vidsch.h"
 
 /* ---- kernel handles and callbacks ---------------------------------------------------------- */
 
@@ -30,6 +31,7 @@ dxgk_htab_t *dxgk_kernel_handles(void)
 /* DxgkCbGetHandleData: the miniport's hAllocation / hResource behind a kernel handle. */
 static VOID *APIENTRY cb_get_handle_data(IN_CONST_PDXGKARGCB_GETHANDLEDATA args)
 {
+    dxgk_thr_callback(NULL, DXGK_CB_GET_HANDLE_DATA); /* no adapter argument: IRQL only */
     dxgk_htab_t *t = dxgk_kernel_handles();
     if (!t || !args || args->Flags.Value)
         return NULL;
@@ -47,6 +49,7 @@ static VOID *APIENTRY cb_get_handle_data(IN_CONST_PDXGKARGCB_GETHANDLEDATA args)
 /* DxgkCbGetHandleParent: the resource handle of an allocation handle (0 if none). */
 static D3DKMT_HANDLE APIENTRY cb_get_handle_parent(IN_D3DKMT_HANDLE hAllocation)
 {
+    dxgk_thr_callback(NULL, DXGK_CB_GET_HANDLE_PARENT);
     dxgk_htab_t *t = dxgk_kernel_handles();
     dxgk_kalloc_t *ka = t ? dxgk_htab_lookup(t, hAllocation, DXGK_HANDLE_ALLOCATION) : NULL;
     return ka && ka->res->has_resource ? ka->res->kh : 0;
@@ -98,7 +101,7 @@ static gr_status_t setup_vpr(gr_adapter_t *ad, dxgk_segment_t *s)
         DXGK_CANNOT_FAIL(gr_seg_free(s->heap, off));
         return rc;
     }
-    NTSTATUS st = gr_kmd_set_vpr(ad->hAdapter, s->base + off, s->base + off + size);
+    NTSTATUS st = dxgk_call_set_vpr(ad, s->base + off, s->base + off + size);
     if (st) {
         gr_seg_fini(s->vpr_heap);
         s->vpr_heap = NULL;
@@ -118,7 +121,7 @@ static gr_status_t query_adapter(gr_adapter_t *ad)
     q.Type = DXGKQAITYPE_DRIVERCAPS;
     q.pOutputData = &ad->caps;
     q.OutputDataSize = sizeof ad->caps;
-    if (DxgkDdiQueryAdapterInfo(ad->hAdapter, &q))
+    if (dxgk_call_query_adapter_info(ad, &q))
         return GR_E_MISMATCH;
     /* The caps VidMm's rules depend on must be consistent (WDDM 2.0 GPU-VA model). */
     if (!ad->caps.MemoryManagementCaps.GpuMmuSupported && !ad->caps.MemoryManagementCaps.IoMmuSupported)
@@ -134,13 +137,13 @@ static gr_status_t query_adapter(gr_adapter_t *ad)
     q.pOutputData = &out;
     q.OutputDataSize = sizeof out;
     /* First call: NbSegment 0 asks for the count only. */
-    if (DxgkDdiQueryAdapterInfo(ad->hAdapter, &q) || out.NbSegment == 0 || out.NbSegment > GR_ALLOC_MAX_SEGMENTS)
+    if (dxgk_call_query_adapter_info(ad, &q) || out.NbSegment == 0 || out.NbSegment > GR_ALLOC_MAX_SEGMENTS)
         return GR_E_MISMATCH;
     DXGK_SEGMENTDESCRIPTOR4 descs[GR_ALLOC_MAX_SEGMENTS];
     memset(descs, 0, sizeof descs);
     out.pSegmentDescriptor = (BYTE *)descs;
     out.SegmentDescriptorStride = sizeof descs[0];
-    if (DxgkDdiQueryAdapterInfo(ad->hAdapter, &q))
+    if (dxgk_call_query_adapter_info(ad, &q))
         return GR_E_MISMATCH;
     ad->nseg = out.NbSegment;
     for (uint32_t i = 0; i < ad->nseg; i++) {
@@ -175,7 +178,8 @@ static void free_segments(gr_adapter_t *ad)
     }
 }
 
-gr_status_t gr_adapter_open(const char *uri, gr_adapter_t **out_adapter)
+/* Starts an adapter over link (opened from uri when link is NULL; then the adapter owns it). */
+static gr_status_t adapter_start(const char *uri, gr_link_t *link, gr_adapter_t **out_adapter)
 {
     if (!out_adapter || !dxgk_kernel_handles())
         return GR_E_INVALID;
@@ -191,31 +195,46 @@ gr_status_t gr_adapter_open(const char *uri, gr_adapter_t **out_adapter)
         goto fail_vidmm_lock;
     if (dxgk_htab_init(&ad->shared))
         goto fail_proc_lock;
-    rc = gr_link_open(uri, &ad->link);
-    if (rc)
-        goto fail_shared;
+    /* The DDI table and the threading checker exist before the first DDI call. */
+    if (dxgk_vidsch_init(ad))
+        goto fail_shared_table;
+    ad->owns_link = link == NULL;
+    ad->link = link;
+    if (ad->owns_link) {
+        rc = gr_link_open(uri, &ad->link);
+        if (rc)
+            goto fail_shared;
+    }
     ad->dxgkrnl.Size = sizeof ad->dxgkrnl;
     ad->dxgkrnl.Version = DXGKDDI_INTERFACE_VERSION;
     ad->dxgkrnl.DeviceHandle = ad;
     ad->dxgkrnl.DxgkCbGetHandleData = cb_get_handle_data;
     ad->dxgkrnl.DxgkCbGetHandleParent = cb_get_handle_parent;
+    dxgk_vidsch_fill_callbacks(ad, &ad->dxgkrnl);
     gr_kmd_start_info_t si = {.link = ad->link, .link_lock = &ad->link_lock, .dxgkrnl = &ad->dxgkrnl};
-    NTSTATUS st = gr_kmd_start_adapter(&si, &ad->hAdapter);
+    NTSTATUS st = dxgk_call_start_adapter(ad, &si);
     if (st) {
         rc = st == STATUS_DEVICE_NOT_READY ? GR_E_NO_DEVICE : dxgk_status_from_nt(st);
         goto fail_link;
     }
     rc = query_adapter(ad);
+    if (!rc)
+        rc = dxgk_vidsch_start(ad); /* the GPU scheduler, when the miniport reports an engine */
     if (rc)
         goto fail_kmd;
     *out_adapter = ad;
     return GR_OK;
 fail_kmd:
+    if (ad->vpr_segment)
+        (void)dxgk_call_set_vpr(ad, 0, 0);
     free_segments(ad);
-    gr_kmd_stop_adapter(ad->hAdapter);
+    dxgk_call_stop_adapter(ad);
 fail_link:
-    gr_link_close(ad->link);
+    if (ad->owns_link)
+        gr_link_close(ad->link);
 fail_shared:
+    dxgk_vidsch_fini(ad);
+fail_shared_table:
     dxgk_htab_fini(&ad->shared);
 fail_proc_lock:
     pthread_mutex_destroy(&ad->proc_lock);
@@ -226,6 +245,18 @@ fail_link_lock:
 fail_free:
     free(ad);
     return rc;
+}
+
+gr_status_t gr_adapter_open(const char *uri, gr_adapter_t **out_adapter)
+{
+    return adapter_start(uri, NULL, out_adapter);
+}
+
+gr_status_t gr_adapter_open_link(gr_link_t *link, gr_adapter_t **out_adapter)
+{
+    if (!link)
+        return GR_E_INVALID;
+    return adapter_start(NULL, link, out_adapter);
 }
 
 void gr_adapter_close(gr_adapter_t *ad)
@@ -240,11 +271,15 @@ void gr_adapter_close(gr_adapter_t *ad)
             break;
         gr_process_destroy(p);
     }
+    /* Every context is gone: the scheduler's threads stop before the miniport does. */
+    dxgk_vidsch_stop(ad);
     if (ad->vpr_segment)
-        (void)gr_kmd_set_vpr(ad->hAdapter, 0, 0);
+        (void)dxgk_call_set_vpr(ad, 0, 0);
     free_segments(ad);
-    gr_kmd_stop_adapter(ad->hAdapter);
-    gr_link_close(ad->link);
+    dxgk_call_stop_adapter(ad);
+    if (ad->owns_link)
+        gr_link_close(ad->link);
+    dxgk_vidsch_fini(ad);
     dxgk_htab_fini(&ad->shared);
     pthread_mutex_destroy(&ad->proc_lock);
     pthread_mutex_destroy(&ad->vidmm_lock);
@@ -342,7 +377,7 @@ gr_status_t gr_adapter_stats(gr_adapter_t *ad, gr_adapter_stats_t *out)
     if (!ad || !out)
         return GR_E_INVALID;
     gr_kmd_counts_t k;
-    if (gr_kmd_counts(ad->hAdapter, &k))
+    if (dxgk_call_counts(ad, &k))
         return GR_E_INVALID;
     out->ddi_create_allocation = atomic_load(&ad->n_create);
     out->ddi_open_allocation = atomic_load(&ad->n_open);
@@ -390,6 +425,7 @@ void gr_process_destroy(gr_process_t *p)
         return;
     while (p->devices)
         gr_gpu_device_destroy(p->devices);
+    dxgk_process_free_sysmem(p);
     gr_adapter_t *ad = p->adapter;
     pthread_mutex_lock(&ad->proc_lock);
     for (gr_process_t **pp = &ad->procs; *pp; pp = &(*pp)->next)
@@ -413,7 +449,7 @@ gr_status_t gr_gpu_device_create(gr_process_t *p, gr_gpu_device_t **out_device)
     d->process = p;
     d->va_next = DXGK_VA_BASE;
     pthread_mutex_lock(&p->lock);
-    NTSTATUS st = gr_kmd_create_device(p->adapter->hAdapter, d, &d->hDevice);
+    NTSTATUS st = dxgk_call_create_device(p, d);
     if (st) {
         pthread_mutex_unlock(&p->lock);
         free(d);
@@ -421,7 +457,7 @@ gr_status_t gr_gpu_device_create(gr_process_t *p, gr_gpu_device_t **out_device)
     }
     gr_status_t rc = gr_gpuva_create(&dxgk_gpuva_ops, d, &d->va_space);
     if (rc) {
-        (void)gr_kmd_destroy_device(d->hDevice);
+        (void)dxgk_call_destroy_device(p, d);
         pthread_mutex_unlock(&p->lock);
         free(d);
         return rc;
@@ -439,9 +475,11 @@ void gr_gpu_device_destroy(gr_gpu_device_t *d)
         return;
     gr_process_t *p = d->process;
     pthread_mutex_lock(&p->lock);
+    /* Its contexts first (their work cancelled), so no packet names its allocations. */
+    dxgk_vidsch_device_teardown(d);
     dxgk_device_release_all(d);
     gr_gpuva_destroy(d->va_space);
-    (void)gr_kmd_destroy_device(d->hDevice);
+    (void)dxgk_call_destroy_device(p, d);
     for (gr_gpu_device_t **pp = &p->devices; *pp; pp = &(*pp)->next)
         if (*pp == d) {
             *pp = d->next;
@@ -458,6 +496,16 @@ void gr_dxgk_test_set_create_hook(gr_adapter_t *ad, void (*fn)(void *ctx, DXGK_A
 {
     ad->create_hook = fn;
     ad->create_hook_ctx = ctx;
+}
+
+void gr_dxgk_test_set_caps(gr_adapter_t *ad, const DXGK_DRIVERCAPS *caps)
+{
+    ad->caps = *caps;
+}
+
+void gr_dxgk_test_set_disabled_rules(gr_adapter_t *ad, uint64_t mask)
+{
+    ad->test_disabled_rules = mask;
 }
 
 HANDLE gr_dxgk_test_hadapter(gr_adapter_t *ad)

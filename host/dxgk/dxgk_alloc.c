@@ -13,26 +13,27 @@
 #include <string.h>
 
 #include "dxgk_internal.h"
+#include "dxgk_testing.h"
 #include "gpuref/gr_regdesc.h"
 #include "gr_link.h"
 #include "kmd.h"
 #include "vidmm_flag_rules.h"
+#include "vidsch.h"
 
 #define DXGK_MAX_CREATE 64u
 #define PAGE UINT64_C(4096)
 #define OVERLAY_NUM 4u /* Overlay/Capture live in the last 20%: at or above 4/5 of the segment */
 #define OVERLAY_DEN 5u
 
-/* ---- hooks for what does not exist yet ---------------------------------------------------- */
+/* ---- the GPU's use of allocations and GPU VAs -------------------------------------------- */
 
 /*
- * dxgkrnl waits until the GPU is done with an allocation (its last fence) before
- * DxgkDdiDestroyAllocation. There is no engine yet, so nothing can be using it; VidSch will
- * make this wait on the allocation's last-use fence.
+ * dxgkrnl waits until the GPU is done with an allocation before DxgkDdiDestroyAllocation:
+ * VidSch counts the packets in flight whose allocation list names it (vidsch.h).
  */
 static void wait_gpu_idle(dxgk_kalloc_t *ka)
 {
-    (void)ka;
+    dxgk_vidsch_wait_alloc_idle(ka->adapter, ka);
 }
 
 /*
@@ -42,28 +43,34 @@ static void wait_gpu_idle(dxgk_kalloc_t *ka)
  * in it, so one 4 KiB-only mapping would demote its neighbours: every mapping therefore starts
  * its own 2 MiB-aligned VA slot (VA is plentiful: 2^48 bytes), and then gets the largest page
  * its PA alignment and size allow. VAs come from a per-device cursor and are never reused.
- * System-memory allocations (ExistingSysMem) are not mapped yet: the caller's pages have no
- * device bus address until the DMA path maps them.
+ * System-memory allocations (ExistingSysMem, ExistingKernelSysMem) map the caller's memory:
+ * SYSTEM PTEs at its host bus address (dxgk_sysmem.c), one contiguous run, so the MMU routes
+ * the engine's accesses to m_host.
  */
 static gr_status_t gpuva_map(dxgk_open_t *op)
 {
     dxgk_kalloc_t *ka = op->ka;
     gr_gpu_device_t *dev = op->device;
     op->gpu_va = 0;
-    if (ka->segment == GR_SEGMENT_SYSTEM)
-        return GR_OK;
+    uint64_t pa = ka->vram;
+    unsigned flags = 0;
+    if (ka->segment == GR_SEGMENT_SYSTEM) {
+        if (!ka->sysmem_buf)
+            return GR_OK; /* nothing the device can reach */
+        pa = ka->sysmem_bus;
+        flags |= GR_GPUVA_SYSTEM;
+    }
     uint64_t size = (ka->info.Size + PAGE - 1) & ~(PAGE - 1);
     const uint64_t slot = UINT64_C(2) << 20;
     uint64_t align = ka->info.Alignment > slot ? ka->info.Alignment : slot;
     uint64_t va = (dev->va_next + align - 1) & ~(align - 1);
-    unsigned flags = 0;
     if (!op->read_only)
         flags |= GR_GPUVA_WRITABLE;
     if (ka->info.FlagsWddm2.Cached)
         flags |= GR_GPUVA_CACHEABLE;
     if (ka->info.FlagsWddm2.DisableLargePageMapping)
         flags |= GR_GPUVA_NO_LARGE_PAGES;
-    gr_status_t rc = gr_gpuva_map(dev->va_space, va, ka->vram, size, flags);
+    gr_status_t rc = gr_gpuva_map(dev->va_space, va, pa, size, flags);
     if (rc)
         return rc;
     dev->va_next = va + size;
@@ -137,7 +144,7 @@ static gr_status_t pt_read(void *user, uint64_t pa, void *dst, size_t bytes)
 static gr_status_t pt_invalidate(void *user)
 {
     gr_adapter_t *ad = ((gr_gpu_device_t *)user)->process->adapter;
-    return dxgk_status_from_nt(gr_kmd_flush_tlb(ad->hAdapter));
+    return dxgk_status_from_nt(dxgk_call_flush_tlb(ad));
 }
 
 const gr_gpuva_ops_t dxgk_gpuva_ops = {
@@ -153,6 +160,12 @@ const gr_gpuva_ops_t dxgk_gpuva_ops = {
 static uint64_t align_up(uint64_t v, uint64_t a)
 {
     return (v + a - 1) & ~(a - 1);
+}
+
+/* The caller's memory is the backing store: no segment space, no copies at lock. */
+static bool caller_backed(DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 fl)
+{
+    return fl.ExistingSysMem || fl.ExistingKernelSysMem;
 }
 
 /* Segment ids to try, in order: the preferences VidMm may honour, then the supported set. */
@@ -184,7 +197,7 @@ static gr_status_t place(gr_adapter_t *ad, dxgk_kalloc_t *ka)
 {
     const DXGK_ALLOCATIONINFO *i = &ka->info;
     DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 fl = i->FlagsWddm2;
-    if (fl.ExistingSysMem) {
+    if (caller_backed(fl)) {
         ka->segment = GR_SEGMENT_SYSTEM;
         return GR_OK;
     }
@@ -244,14 +257,14 @@ static NTSTATUS ddi_destroy(gr_adapter_t *ad, UINT n, const HANDLE *list, HANDLE
     atomic_fetch_add(&ad->n_destroy, 1);
     if (destroy_res)
         atomic_fetch_add(&ad->n_destroy_res, 1);
-    return DxgkDdiDestroyAllocation(ad->hAdapter, &d);
+    return dxgk_call_destroy_allocation(ad, &d);
 }
 
 static NTSTATUS ddi_close(gr_adapter_t *ad, gr_gpu_device_t *dev, UINT n, const HANDLE *list)
 {
     DXGKARG_CLOSEALLOCATION c = {.NumAllocations = n, .pOpenHandleList = list};
     atomic_fetch_add(&ad->n_close, 1);
-    return DxgkDdiCloseAllocation(dev->hDevice, &c);
+    return dxgk_call_close_allocation(dev, &c);
 }
 
 /* ---- object lifetime ------------------------------------------------------------------- */
@@ -269,6 +282,8 @@ static void free_kalloc(dxgk_kalloc_t *ka)
 {
     if (!ka)
         return;
+    if (ka->sysmem_buf)
+        dxgk_sysmem_put(ka->adapter, ka->sysmem_buf);
     free(ka->sys_copy);
     free(ka->priv);
     free(ka);
@@ -331,6 +346,8 @@ static void drop_lock(gr_adapter_t *ad, dxgk_open_t *op)
 static void release_open(gr_process_t *p, dxgk_open_t *op)
 {
     gr_adapter_t *ad = p->adapter;
+    /* No packet in flight may still name this open (or reach it through its GPU VA). */
+    dxgk_vidsch_wait_open_idle(ad, op);
     drop_lock(ad, op);
     gpuva_unmap(op);
     HANDLE h = op->hDeviceSpecific;
@@ -372,7 +389,7 @@ static gr_status_t open_for_device(gr_gpu_device_t *dev, dxgk_kres_t *kr, dxgk_k
     o.Flags.ReadOnly = read_only;
     o.SubresourceIndex = subresource;
     atomic_fetch_add(&ad->n_open, 1);
-    NTSTATUS st = DxgkDdiOpenAllocation(dev->hDevice, &o);
+    NTSTATUS st = dxgk_call_open_allocation(dev, &o);
     if (st) {
         free(oi);
         free(ops);
@@ -436,20 +453,57 @@ static gr_status_t open_for_device(gr_gpu_device_t *dev, dxgk_kres_t *kr, dxgk_k
 
 /* ---- create ---------------------------------------------------------------------------- */
 
-/* VidMm's checks beyond the flag rules: what the placement code relies on. */
-static gr_status_t check_info(const DXGK_ALLOCATIONINFO *i, const gr_alloc_desc_t *d)
+/*
+ * VidMm's checks beyond the flag rules: what placement and mapping rely on. The caller's
+ * memory behind ExistingSysMem/ExistingKernelSysMem must be page aligned, whole pages, big
+ * enough, and inside one of the process's gr_sysmem_alloc buffers, which gives its bus
+ * address (*out_buf, *out_bus; no reference taken). Process lock held.
+ */
+static gr_status_t check_info(gr_process_t *p, const DXGK_ALLOCATIONINFO *i, const gr_alloc_desc_t *d,
+                              dxgk_sysmem_t **out_buf, uint64_t *out_bus)
 {
+    *out_buf = NULL;
+    *out_bus = 0;
     if (i->Size == 0 || (i->Alignment & (i->Alignment - 1)) || !i->hAllocation)
         return GR_E_INVALID;
-    if (i->FlagsWddm2.ExistingSysMem) {
-        /* The caller's pages are the backing store: page aligned, whole pages, big enough. */
+    if (caller_backed(i->FlagsWddm2)) {
         if (!d->sysmem || (uintptr_t)d->sysmem % PAGE || d->sysmem_bytes == 0 || d->sysmem_bytes % PAGE ||
-            d->sysmem_bytes < i->Size)
+            d->sysmem_bytes < align_up(i->Size, PAGE))
             return GR_E_INVALID;
-    } else if (d->sysmem || d->sysmem_bytes) {
-        return GR_E_INVALID;
+        return dxgk_sysmem_lookup(p, d->sysmem, d->sysmem_bytes, out_buf, out_bus);
     }
+    if (d->sysmem || d->sysmem_bytes)
+        return GR_E_INVALID;
     return GR_OK;
+}
+
+/*
+ * VidMm's check of one answer of DxgkDdiCreateAllocation: the documented flag rules (through
+ * the masked entry point, so tests can switch single rules off: gr_dxgk_test_set_disabled_rules;
+ * 0 in use), then check_info. Process lock held.
+ */
+static gr_status_t check_answer(gr_process_t *p, const DXGK_ALLOCATIONINFO *i, const gr_alloc_desc_t *d,
+                                dxgk_sysmem_t **out_buf, uint64_t *out_bus, const char **out_rule)
+{
+    gr_adapter_t *ad = p->adapter;
+    gr_status_t rc = (gr_status_t)gr_vidmm_check_allocation_flags_masked(i, &ad->caps, ad->test_disabled_rules,
+                                                                         out_rule);
+    if (rc)
+        return rc;
+    return check_info(p, i, d, out_buf, out_bus);
+}
+
+gr_status_t gr_dxgk_test_check_answer(gr_gpu_device_t *dev, const DXGK_ALLOCATIONINFO *info,
+                                      const gr_alloc_desc_t *desc, const char **out_rule)
+{
+    if (!dev || !info || !desc)
+        return GR_E_INVALID;
+    dxgk_sysmem_t *buf;
+    uint64_t bus;
+    pthread_mutex_lock(&dev->process->lock);
+    gr_status_t rc = check_answer(dev->process, info, desc, &buf, &bus, out_rule);
+    pthread_mutex_unlock(&dev->process->lock);
+    return rc;
 }
 
 gr_status_t gr_alloc_create(gr_gpu_device_t *dev, const gr_resource_desc_t *resource, const gr_alloc_desc_t *descs,
@@ -515,7 +569,7 @@ gr_status_t gr_alloc_create(gr_gpu_device_t *dev, const gr_resource_desc_t *reso
     c.hResource = NULL;
     c.Flags.Resource = resource != NULL;
     atomic_fetch_add(&ad->n_create, 1);
-    NTSTATUS st = DxgkDdiCreateAllocation(ad->hAdapter, &c);
+    NTSTATUS st = dxgk_call_create_allocation(ad, p, &c);
     if (st) {
         pthread_mutex_unlock(&p->lock);
         rc = dxgk_status_from_nt(st);
@@ -533,13 +587,19 @@ gr_status_t gr_alloc_create(gr_gpu_device_t *dev, const gr_resource_desc_t *reso
         hlist[i] = infos[i].hAllocation;
     for (uint32_t i = 0; i < count; i++) {
         const char *rule = NULL;
-        rc = gr_vidmm_check_allocation_flags(&infos[i], &ad->caps, &rule);
-        if (!rc)
-            rc = check_info(&infos[i], &descs[i]);
+        dxgk_sysmem_t *buf = NULL;
+        uint64_t bus = 0;
+        rc = check_answer(p, &infos[i], &descs[i], &buf, &bus, &rule);
         if (rc)
             goto fail_ddi;
         kas[i]->info = infos[i];
-        kas[i]->sysmem = infos[i].FlagsWddm2.ExistingSysMem ? descs[i].sysmem : NULL;
+        kas[i]->sysmem = caller_backed(infos[i].FlagsWddm2) ? descs[i].sysmem : NULL;
+        if (buf) {
+            /* Held until the allocation is destroyed: the device may reach the memory. */
+            dxgk_sysmem_get(ad, buf);
+            kas[i]->sysmem_buf = buf;
+            kas[i]->sysmem_bus = bus;
+        }
         if (infos[i].FlagsWddm2.PermanentSysMem) {
             kas[i]->sys_copy = aligned_alloc(PAGE, align_up(infos[i].Size, PAGE));
             if (!kas[i]->sys_copy) {
@@ -756,27 +816,33 @@ static gr_status_t copy_vram_ex(gr_adapter_t *ad, uint64_t vram, void *buf, uint
                                 bool count_moves)
 {
     uint8_t *b = buf;
+    gr_status_t out = GR_OK;
+    /* No CPU access to the frame buffer while a reset runs ("Thread Synchronization and TDR"). */
+    dxgk_frame_buffer_hold(ad);
     while (bytes) {
         uint64_t ap_off = 0, ap_bytes = 0;
-        NTSTATUS st = gr_kmd_acquire_cpu_window(ad->hAdapter, vram, bytes, &ap_off, &ap_bytes);
-        if (st)
-            return dxgk_status_from_nt(st);
+        NTSTATUS st = dxgk_call_acquire_cpu_window(ad, vram, bytes, &ap_off, &ap_bytes);
+        if (st) {
+            out = dxgk_status_from_nt(st);
+            break;
+        }
         if (count_moves && ap_off != vram)
             atomic_fetch_add(&ad->n_window_moves, 1);
         pthread_mutex_lock(&ad->link_lock);
         int rc = to_vram ? gr_link_ap_write(ad->link, ap_off, b, ap_bytes)
                          : gr_link_ap_read(ad->link, ap_off, b, ap_bytes);
         pthread_mutex_unlock(&ad->link_lock);
-        st = gr_kmd_release_cpu_window(ad->hAdapter);
-        if (rc)
-            return rc;
-        if (st)
-            return dxgk_status_from_nt(st);
+        st = dxgk_call_release_cpu_window(ad);
+        if (rc || st) {
+            out = rc ? (gr_status_t)rc : dxgk_status_from_nt(st);
+            break;
+        }
         vram += ap_bytes;
         b += ap_bytes;
         bytes -= ap_bytes;
     }
-    return GR_OK;
+    dxgk_frame_buffer_unhold(ad);
+    return out;
 }
 
 /* The CPU's copies for lock/unlock (counted in gr_adapter_stats_t.lock_window_moves). */
@@ -804,7 +870,7 @@ gr_status_t gr_alloc_lock(gr_gpu_device_t *dev, gr_alloc_t h, uint32_t flags, vo
     /* Protected content is never mapped for the CPU; the VPR would refuse it anyway. */
     if (fl.Protected || fl.HardwareProtected || fl.CreateInVpr || ka->in_vpr)
         goto out;
-    if (!fl.CpuVisible && !fl.CpuVisibleOnDemand && !fl.ExistingSysMem)
+    if (!fl.CpuVisible && !fl.CpuVisibleOnDemand && !caller_backed(fl))
         goto out;
     pthread_mutex_lock(&ad->vidmm_lock);
     if (ka->locker) {
@@ -816,7 +882,7 @@ gr_status_t gr_alloc_lock(gr_gpu_device_t *dev, gr_alloc_t h, uint32_t flags, vo
     pthread_mutex_unlock(&ad->vidmm_lock);
     uint64_t size = align_up(ka->info.Size, PAGE);
     void *ptr;
-    if (fl.ExistingSysMem) {
+    if (caller_backed(fl)) {
         ptr = ka->sysmem;
     } else if (fl.PermanentSysMem) {
         ptr = ka->sys_copy; /* the system copy is the CPU's view */
@@ -859,7 +925,7 @@ gr_status_t gr_alloc_unlock(gr_gpu_device_t *dev, gr_alloc_t h)
     dxgk_kalloc_t *ka = op->ka;
     gr_status_t rc = GR_OK;
     bool write = !(ka->lock_flags & GR_LOCK_READ_ONLY);
-    if (!ka->info.FlagsWddm2.ExistingSysMem && write)
+    if (!caller_backed(ka->info.FlagsWddm2) && write)
         rc = copy_vram(ad, ka->vram, ka->lock_buf, align_up(ka->info.Size, PAGE), true);
     if (ka->lock_buf != ka->sysmem && ka->lock_buf != ka->sys_copy)
         free(ka->lock_buf);
@@ -903,6 +969,7 @@ gr_status_t gr_alloc_query(gr_gpu_device_t *dev, gr_alloc_t h, gr_alloc_info_t *
     i.gpu_va = op->gpu_va;
     i.subresource_offset = op->sub_offset;
     i.pitch = op->pitch;
+    i.bus_address = ka->sysmem_buf ? ka->sysmem_bus : 0;
     pthread_mutex_unlock(&p->adapter->vidmm_lock);
     pthread_mutex_unlock(&p->lock);
     *out = i;

@@ -3,9 +3,12 @@
  * devices, kernel allocations and resources, per-process opens.
  *
  * Locks, always taken in this order: process->lock (one API call of a process at a time, as
- * dxgkrnl never has two threads of a process in the miniport), adapter->vidmm_lock (segments,
- * reference counts, lock state, shared table), the miniport's CPU-window lock, link_lock.
- * No lock but process->lock is held while a DDI runs, so DDIs of different processes overlap.
+ * dxgkrnl never has two threads of a process in the miniport), VidSch's lock and its
+ * scheduler-class lock (vidsch_internal.h), adapter->vidmm_lock (segments, reference counts,
+ * lock state, shared table), the miniport's CPU-window lock, link_lock.
+ * No lock but process->lock (and, for first-level DDIs, the scheduler-class lock) is held while
+ * a DDI runs, so DDIs of different processes overlap. Every DDI call goes through the adapter's
+ * DDI table and the threading checker (vidsch_ddi.h, dxgk_threading.h).
  */
 #ifndef GPUREF_DXGK_INTERNAL_H
 #define GPUREF_DXGK_INTERNAL_H
@@ -24,6 +27,11 @@
 /* Handle types: the kernel table uses DXGK_HANDLE_ALLOCATION (1) and DXGK_HANDLE_RESOURCE (2). */
 #define DXGK_HT_OPEN 3u   /* a process's allocation handle */
 #define DXGK_HT_SHARED 4u /* an adapter's shared-resource handle */
+#define DXGK_HT_CONTEXT 5u /* a process's GPU context handle (VidSch) */
+#define DXGK_HT_DMABUF 6u  /* a process's DMA buffer handle (VidSch) */
+
+/* VidSch's adapter state (vidsch_internal.h) and the threading checker (dxgk_threading.h). */
+typedef struct dxgk_vidsch dxgk_vidsch_t;
 
 typedef struct dxgk_segment {
     uint32_t id;
@@ -38,6 +46,8 @@ typedef struct dxgk_segment {
 
 typedef struct dxgk_kres dxgk_kres_t;
 typedef struct dxgk_kalloc dxgk_kalloc_t;
+/* A buffer of host memory the device reaches (gr_sysmem_alloc; dxgk_sysmem.c). */
+typedef struct dxgk_sysmem dxgk_sysmem_t;
 
 struct dxgk_kalloc {
     D3DKMT_HANDLE kh;      /* kernel handle (DxgkCbGetHandleData) */
@@ -49,9 +59,12 @@ struct dxgk_kalloc {
     uint32_t segment;         /* 0: system memory */
     uint64_t offset, vram;
     bool in_vpr;
-    void *sysmem;             /* ExistingSysMem: the caller's */
+    void *sysmem;             /* ExistingSysMem/ExistingKernelSysMem: the caller's */
+    dxgk_sysmem_t *sysmem_buf; /* the buffer holding it (one reference held) */
+    uint64_t sysmem_bus;      /* its host bus address: what the GPU VA maps to */
     void *sys_copy;           /* PermanentSysMem: kept for the allocation's life */
     uint32_t refs;            /* live opens, creator's included */
+    uint32_t gpu_refs;        /* packets in flight that list it (VidSch's lock) */
     bool destroyed;
     /* Lock state. */
     struct dxgk_open *locker;
@@ -78,6 +91,7 @@ typedef struct dxgk_open {
     HANDLE hDeviceSpecific;
     bool creator, read_only;
     uint64_t gpu_va;
+    uint32_t gpu_refs; /* packets in flight that list this open (VidSch's lock) */
     uint64_t sub_offset;
     uint32_t pitch;
 } dxgk_open_t;
@@ -101,6 +115,9 @@ struct gr_adapter {
     atomic_uint_fast64_t n_create, n_open, n_close, n_destroy, n_destroy_res, n_window_moves;
     dxgk_create_hook_fn create_hook;
     void *create_hook_ctx;
+    dxgk_vidsch_t *vidsch; /* the GPU scheduler; its DDI table and threading checker */
+    bool owns_link;               /* false: gr_adapter_open_link, the caller closes it */
+    uint64_t test_disabled_rules; /* flag rules VidMm skips (tests only; 0) */
 };
 
 struct gr_process {
@@ -108,6 +125,7 @@ struct gr_process {
     pthread_mutex_t lock;
     dxgk_htab_t handles;
     gr_gpu_device_t *devices; /* list */
+    dxgk_sysmem_t *sysmem;    /* its gr_sysmem_alloc buffers (list, under lock) */
     gr_process_t *next;
 };
 
@@ -127,6 +145,16 @@ dxgk_htab_t *dxgk_kernel_handles(void);
 void dxgk_device_release_all(gr_gpu_device_t *dev);
 
 gr_status_t dxgk_status_from_nt(NTSTATUS st);
+
+/* System memory the device reaches (dxgk_sysmem.c). Lookup: the process's buffer that holds
+ * all of [cpu, cpu+bytes) and the bus address of cpu (process lock held; GR_E_NOT_FOUND).
+ * get/put: references (the process's own, one per allocation backed by it); the last put
+ * frees the buffer through the link. free_all: the process's references, at its end. */
+gr_status_t dxgk_sysmem_lookup(gr_process_t *p, const void *cpu, uint64_t bytes, dxgk_sysmem_t **out_buf,
+                               uint64_t *out_bus);
+void dxgk_sysmem_get(gr_adapter_t *ad, dxgk_sysmem_t *m);
+void dxgk_sysmem_put(gr_adapter_t *ad, dxgk_sysmem_t *m);
+void dxgk_process_free_sysmem(gr_process_t *p);
 
 /* The page-table callbacks of a device's address space (dxgk_alloc.c); user is the device. */
 extern const gr_gpuva_ops_t dxgk_gpuva_ops;

@@ -782,8 +782,10 @@ static void permanent_and_existing_sysmem_lock_system_memory(void **state)
     assert_int_equal(gr_alloc_unlock(f->dev, h), GR_OK);
     assert_int_equal(gr_alloc_destroy(f->dev, h), GR_OK);
 
-    /* ExistingSysMem: the caller's pages, validated. */
-    uint8_t *mem = aligned_alloc(4096, 3 * 4096);
+    /* ExistingSysMem: the caller's pages (memory the device reaches), validated. */
+    gr_sysmem_t sm;
+    assert_int_equal(gr_sysmem_alloc(f->proc, 3 * 4096, &sm), GR_OK);
+    uint8_t *mem = sm.cpu;
     gr_alloc_private_t p = buffer_priv(2 * 4096, GR_CPU_ACCESS_WRITE, GR_ALLOC_PRIV_EXISTING_SYSMEM);
     gr_alloc_desc_t d = {.private_data = &p, .private_size = sizeof p, .sysmem = mem, .sysmem_bytes = 2 * 4096};
     assert_int_equal(gr_alloc_create(f->dev, NULL, &d, 1, &h, NULL), GR_OK);
@@ -812,7 +814,7 @@ static void permanent_and_existing_sysmem_lock_system_memory(void **state)
     gr_adapter_stats_t after = stats(f);
     assert_int_equal(after.kmd_allocations, 0);
     assert_int_equal(after.ddi_destroy_allocation, before.ddi_destroy_allocation + 5);
-    free(mem);
+    assert_int_equal(gr_sysmem_free(f->proc, mem), GR_OK);
 }
 
 /* ---- sharing, OpenAllocation, CloseAllocation -------------------------------------------- */
@@ -1075,6 +1077,238 @@ static void opens_are_mapped_in_the_device_gpu_va_space(void **state)
     assert_int_equal(gr_dxgk_test_gpuva_check(f->dev), GR_OK);
 }
 
+/* ---- GPU VA of system memory (ExistingSysMem, ExistingKernelSysMem) ------------------------ */
+
+static gr_status_t create_existing(gr_gpu_device_t *dev, uint64_t bytes, uint32_t cpu, void *mem, uint64_t mem_bytes,
+                                   gr_alloc_t *out)
+{
+    gr_alloc_private_t p = buffer_priv(bytes, cpu, GR_ALLOC_PRIV_EXISTING_SYSMEM);
+    gr_alloc_desc_t d = {.private_data = &p, .private_size = sizeof p, .sysmem = mem, .sysmem_bytes = mem_bytes};
+    return gr_alloc_create(dev, NULL, &d, 1, out, NULL);
+}
+
+/* The hardware MMU's answer for a read (or write) at va, which must translate. */
+static gr_gpu_probe_t probe_ok(gr_gpu_device_t *dev, uint64_t va, bool write)
+{
+    gr_gpu_probe_t pr;
+    memset(&pr, 0, sizeof pr);
+    assert_int_equal(gr_gpu_device_probe(dev, va, write, &pr), GR_OK);
+    if (pr.fault)
+        fail_msg("va 0x%llx faults (type %u)", (unsigned long long)va, pr.fault_type);
+    return pr;
+}
+
+static void existing_sysmem_is_mapped_with_system_ptes_at_its_bus_address(void **state)
+{
+    fx_t *f = *state;
+    gr_sysmem_t sm;
+    assert_int_equal(gr_sysmem_alloc(f->proc, 5 * 4096 - 100, &sm), GR_OK);
+    assert_int_equal(sm.bytes, 5 * 4096); /* whole pages */
+    assert_int_equal((uintptr_t)sm.cpu % 4096, 0);
+    assert_int_equal(sm.bus % 4096, 0);
+    assert_true(sm.bus >= (UINT64_C(1) << 32)); /* sim://: the private bus space above 4 GiB */
+    /* Three pages starting one page into the buffer: the bus address moves with the pointer. */
+    uint8_t *mem = (uint8_t *)sm.cpu + 4096;
+    gr_alloc_t h;
+    assert_int_equal(create_existing(f->dev, 3 * 4096, GR_CPU_ACCESS_WRITE, mem, 3 * 4096, &h), GR_OK);
+    gr_alloc_info_t i = query(f->dev, h);
+    assert_int_equal(i.segment, GR_SEGMENT_SYSTEM);
+    assert_int_equal(i.vram_address, 0);
+    assert_int_equal(i.bus_address, sm.bus + 4096);
+    assert_int_not_equal(i.gpu_va, 0);
+    assert_int_equal(i.gpu_va % (2 * MIB), 0);
+    /* The RTL MMU routes the VA to host memory: SYSTEM set, PA = bus address + offset. */
+    const uint64_t offs[] = {0, 100, 4096 + 5, 2 * 4096, 3 * 4096 - 4};
+    for (size_t k = 0; k < sizeof offs / sizeof offs[0]; k++) {
+        gr_gpu_probe_t pr = probe_ok(f->dev, i.gpu_va + offs[k], false);
+        assert_true(pr.system);
+        assert_int_equal(pr.pa, sm.bus + 4096 + offs[k]);
+        assert_false(pr.cacheable); /* write-only CPU access: not Cached */
+        assert_int_equal(pr.page_shift, 12);
+    }
+    assert_int_equal(probe_ok(f->dev, i.gpu_va + 8, true).pa, sm.bus + 4096 + 8); /* writable */
+    /* Nothing past the caller's three pages is mapped. */
+    gr_gpu_probe_t pr;
+    assert_int_equal(gr_gpu_device_probe(f->dev, i.gpu_va + 3 * 4096, false, &pr), GR_OK);
+    assert_true(pr.fault);
+    assert_int_equal(pr.fault_type, 1);
+    /* The tables in VRAM match the shadow, whose leaf carries SYSTEM. */
+    uint64_t pa = 0;
+    unsigned fl = 0, shift = 0;
+    assert_int_equal(gr_dxgk_test_gpuva_lookup(f->dev, i.gpu_va + 4096, &pa, &fl, &shift), GR_OK);
+    assert_int_equal(pa, sm.bus + 2 * 4096);
+    assert_int_equal(fl & 2u, 2u); /* GR_GPUVA_SYSTEM */
+    assert_int_equal(gr_dxgk_test_gpuva_check(f->dev), GR_OK);
+
+    /* Cached: the PTE is cacheable too. A second allocation in the same buffer's last page. */
+    gr_alloc_t hc;
+    uint8_t *last = (uint8_t *)sm.cpu + 4 * 4096;
+    assert_int_equal(create_existing(f->dev, 4096, GR_CPU_ACCESS_READ_WRITE, last, 4096, &hc), GR_OK);
+    gr_alloc_info_t ic = query(f->dev, hc);
+    assert_int_equal(ic.bus_address, sm.bus + 4 * 4096);
+    pr = probe_ok(f->dev, ic.gpu_va + 0x123, false);
+    assert_true(pr.system);
+    assert_true(pr.cacheable);
+    assert_int_equal(pr.pa, sm.bus + 4 * 4096 + 0x123);
+
+    /* The buffer cannot be given back while allocations are backed by it. */
+    assert_int_equal(gr_sysmem_free(f->proc, sm.cpu), GR_E_BUSY);
+    assert_int_equal(probe_ok(f->dev, i.gpu_va, false).pa, sm.bus + 4096);
+    assert_int_equal(gr_alloc_destroy(f->dev, h), GR_OK);
+    assert_int_equal(gr_gpu_device_probe(f->dev, i.gpu_va, false, &pr), GR_OK);
+    assert_true(pr.fault); /* destroyed: unmapped */
+    assert_int_equal(pr.fault_type, 1);
+    assert_int_equal(gr_sysmem_free(f->proc, sm.cpu), GR_E_BUSY); /* hc still uses it */
+    assert_int_equal(gr_alloc_destroy(f->dev, hc), GR_OK);
+    assert_int_equal(gr_sysmem_free(f->proc, (uint8_t *)sm.cpu + 4096), GR_E_NOT_FOUND); /* not its start */
+    assert_int_equal(gr_sysmem_free(f->proc, sm.cpu), GR_OK);
+    assert_int_equal(gr_sysmem_free(f->proc, sm.cpu), GR_E_NOT_FOUND);
+    assert_int_equal(gr_dxgk_test_gpuva_check(f->dev), GR_OK);
+    assert_int_equal(stats(f).kmd_allocations, 0);
+}
+
+/* The miniport answers ExistingKernelSysMem instead of ExistingSysMem. */
+static void to_kernel_sysmem(void *ctx, DXGK_ALLOCATIONINFO *infos, UINT count)
+{
+    (void)ctx;
+    for (UINT k = 0; k < count; k++)
+        if (infos[k].FlagsWddm2.ExistingSysMem) {
+            infos[k].FlagsWddm2.ExistingSysMem = 0;
+            infos[k].FlagsWddm2.ExistingKernelSysMem = 1;
+        }
+}
+
+static void existing_kernel_sysmem_is_backed_and_mapped_the_same_way(void **state)
+{
+    fx_t *f = *state;
+    gr_sysmem_t sm;
+    assert_int_equal(gr_sysmem_alloc(f->proc, 2 * 4096, &sm), GR_OK);
+    gr_dxgk_test_set_create_hook(f->ad, to_kernel_sysmem, NULL);
+    gr_alloc_t h;
+    gr_status_t rc = create_existing(f->dev, 2 * 4096, GR_CPU_ACCESS_WRITE, sm.cpu, sm.bytes, &h);
+    gr_dxgk_test_set_create_hook(f->ad, NULL, NULL);
+    assert_int_equal(rc, GR_OK);
+    gr_alloc_info_t i = query(f->dev, h);
+    assert_int_equal(i.flags_wddm2 & 0x30u, 0x20u); /* ExistingKernelSysMem, not ExistingSysMem */
+    assert_int_equal(i.segment, GR_SEGMENT_SYSTEM);
+    assert_int_equal(segment(f, 1).free_bytes, f->seg[0].free_bytes); /* no VRAM taken */
+    assert_int_equal(i.bus_address, sm.bus);
+    gr_gpu_probe_t pr = probe_ok(f->dev, i.gpu_va + 4096 + 9, false);
+    assert_true(pr.system);
+    assert_int_equal(pr.pa, sm.bus + 4096 + 9);
+    void *ptr = NULL;
+    assert_int_equal(gr_alloc_lock(f->dev, h, 0, &ptr), GR_OK);
+    assert_ptr_equal(ptr, sm.cpu); /* the caller's memory itself */
+    assert_int_equal(gr_alloc_unlock(f->dev, h), GR_OK);
+    assert_int_equal(gr_sysmem_free(f->proc, sm.cpu), GR_E_BUSY);
+    assert_int_equal(gr_alloc_destroy(f->dev, h), GR_OK);
+    assert_int_equal(gr_sysmem_free(f->proc, sm.cpu), GR_OK);
+}
+
+static void existing_sysmem_refuses_memory_the_device_cannot_reach(void **state)
+{
+    fx_t *f = *state;
+    gr_sysmem_t sm, other;
+    assert_int_equal(gr_sysmem_alloc(f->proc, 4 * 4096, &sm), GR_OK);
+    gr_process_t *p2;
+    gr_gpu_device_t *d2;
+    assert_int_equal(gr_process_create(f->ad, &p2), GR_OK);
+    assert_int_equal(gr_gpu_device_create(p2, &d2), GR_OK);
+    assert_int_equal(gr_sysmem_alloc(p2, 4 * 4096, &other), GR_OK);
+    uint8_t *foreign = aligned_alloc(4096, 4 * 4096); /* ordinary process memory */
+    assert_non_null(foreign);
+    gr_sysmem_t gone;
+    assert_int_equal(gr_sysmem_alloc(f->proc, 2 * 4096, &gone), GR_OK);
+    uintptr_t stale = (uintptr_t)gone.cpu;
+    assert_int_equal(gr_sysmem_free(f->proc, gone.cpu), GR_OK);
+
+    gr_adapter_stats_t before = stats(f);
+    gr_segment_info_t s1 = segment(f, 1), s2 = segment(f, 2);
+    uint8_t *base = sm.cpu;
+    const struct {
+        const char *what;
+        void *mem;
+        uint64_t bytes;
+        gr_status_t want;
+    } cases[] = {
+        {"misaligned by 8 bytes", base + 8, 2 * 4096, GR_E_INVALID},
+        {"misaligned by 2 KiB", base + 2048, 2 * 4096, GR_E_INVALID},
+        {"a partial page", base, 2 * 4096 - 1, GR_E_INVALID},
+        {"a page and a half", base, 4096 + 2048, GR_E_INVALID},
+        {"smaller than the allocation", base, 4096, GR_E_INVALID},
+        {"no memory", NULL, 0, GR_E_INVALID},
+        {"ordinary process memory", foreign, 2 * 4096, GR_E_NOT_FOUND},
+        {"running past the buffer's end", base + 3 * 4096, 2 * 4096, GR_E_NOT_FOUND},
+        {"another process's buffer", other.cpu, 2 * 4096, GR_E_NOT_FOUND},
+        {"a buffer already given back", (void *)stale, 2 * 4096, GR_E_NOT_FOUND},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        gr_alloc_t h = 0x4242;
+        gr_status_t rc = create_existing(f->dev, 2 * 4096, GR_CPU_ACCESS_WRITE, cases[k].mem, cases[k].bytes, &h);
+        if (rc != cases[k].want)
+            fail_msg("%s: %s, want %s", cases[k].what, gr_status_name(rc), gr_status_name(cases[k].want));
+        assert_int_equal(h, 0x4242);
+    }
+    /* Each was undone through DxgkDdiDestroyAllocation; nothing is left anywhere. */
+    gr_adapter_stats_t after = stats(f);
+    assert_int_equal(after.kmd_allocations, before.kmd_allocations);
+    assert_int_equal(after.ddi_destroy_allocation,
+                     before.ddi_destroy_allocation + sizeof cases / sizeof cases[0]);
+    assert_int_equal(after.ddi_open_allocation, before.ddi_open_allocation);
+    assert_int_equal(segment(f, 1).free_bytes, s1.free_bytes);
+    assert_int_equal(segment(f, 2).free_bytes, s2.free_bytes);
+    assert_int_equal(gr_sysmem_free(f->proc, sm.cpu), GR_OK); /* no reference was kept */
+    /* The other process's buffer serves its own device, and frees are per process too. */
+    gr_alloc_t h2;
+    assert_int_equal(create_existing(d2, 2 * 4096, GR_CPU_ACCESS_WRITE, other.cpu, 2 * 4096, &h2), GR_OK);
+    assert_int_equal(query(d2, h2).bus_address, other.bus);
+    assert_int_equal(gr_sysmem_free(f->proc, other.cpu), GR_E_NOT_FOUND);
+    gr_process_destroy(p2); /* its allocation and buffer with it */
+    assert_int_equal(stats(f).kmd_allocations, 0);
+    assert_int_equal(gr_sysmem_alloc(f->proc, 0, &gone), GR_E_INVALID);
+    assert_int_equal(gr_sysmem_free(f->proc, NULL), GR_E_INVALID);
+    free(foreign);
+}
+
+/* A shared system-memory allocation outlives its creator: its buffer must live on with it. */
+static void shared_existing_sysmem_keeps_its_buffer_past_the_creator(void **state)
+{
+    fx_t *f = *state;
+    gr_process_t *p2;
+    gr_gpu_device_t *d2;
+    assert_int_equal(gr_process_create(f->ad, &p2), GR_OK);
+    assert_int_equal(gr_gpu_device_create(p2, &d2), GR_OK);
+    gr_sysmem_t sm;
+    assert_int_equal(gr_sysmem_alloc(p2, 2 * 4096, &sm), GR_OK);
+    memset(sm.cpu, 0x6b, 2 * 4096);
+    gr_alloc_private_t p = buffer_priv(2 * 4096, GR_CPU_ACCESS_WRITE,
+                                       GR_ALLOC_PRIV_EXISTING_SYSMEM | GR_ALLOC_PRIV_SHARED);
+    gr_alloc_desc_t d = {.private_data = &p, .private_size = sizeof p, .sysmem = sm.cpu, .sysmem_bytes = sm.bytes};
+    gr_resource_desc_t rd = {.flags = GR_RESOURCE_SHARED};
+    gr_alloc_t h, o;
+    gr_shared_t sh;
+    assert_int_equal(gr_alloc_create(d2, &rd, &d, 1, &h, &sh), GR_OK);
+    uint32_t n;
+    gr_alloc_info_t oi;
+    assert_int_equal(gr_alloc_open(f->dev, sh, GR_OPEN_READ_ONLY, 0, &o, 1, &n, &oi), GR_OK);
+    assert_int_equal(oi.bus_address, sm.bus);
+    gr_process_destroy(p2); /* the creator ends; the open keeps the allocation and its memory */
+    gr_gpu_probe_t pr = probe_ok(f->dev, oi.gpu_va + 4096 + 1, false);
+    assert_true(pr.system);
+    assert_int_equal(pr.pa, sm.bus + 4096 + 1);
+    assert_int_equal(gr_gpu_device_probe(f->dev, oi.gpu_va, true, &pr), GR_OK);
+    assert_true(pr.fault); /* the read-only open's mapping refuses writes */
+    assert_int_equal(pr.fault_type, 2);
+    void *ptr = NULL;
+    assert_int_equal(gr_alloc_lock(f->dev, o, GR_LOCK_READ_ONLY, &ptr), GR_OK);
+    assert_int_equal(((uint8_t *)ptr)[4096 + 7], 0x6b); /* still the buffer's bytes */
+    assert_int_equal(gr_alloc_unlock(f->dev, o), GR_OK);
+    assert_int_equal(gr_alloc_close(f->dev, o), GR_OK);
+    gr_adapter_stats_t s = stats(f);
+    assert_int_equal(s.kmd_allocations, 0);
+    assert_int_equal(s.kmd_resources, 0);
+}
+
 /* ---- concurrency ------------------------------------------------------------------------ */
 
 typedef struct worker {
@@ -1188,6 +1422,10 @@ int main(int argc, char **argv)
         T(handles_of_other_processes_forged_or_stale_are_rejected),
         T(destroying_a_process_releases_everything),
         T(opens_are_mapped_in_the_device_gpu_va_space),
+        T(existing_sysmem_is_mapped_with_system_ptes_at_its_bus_address),
+        T(existing_kernel_sysmem_is_backed_and_mapped_the_same_way),
+        T(existing_sysmem_refuses_memory_the_device_cannot_reach),
+        T(shared_existing_sysmem_keeps_its_buffer_past_the_creator),
         T(concurrent_create_and_destroy_from_several_processes),
     };
     return cmocka_run_group_tests_name("alloc", tests, NULL, NULL);

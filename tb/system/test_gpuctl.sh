@@ -8,7 +8,8 @@ fails=0
 out=$(mktemp)
 err=$(mktemp)
 prev=$(mktemp) # stdout of the previous check, for checks that inspect it with another program
-trap 'rm -f "$out" "$err" "$prev"' EXIT
+chain=$(mktemp) # stdout of a check that several later checks inspect
+trap 'rm -f "$out" "$err" "$prev" "$chain"' EXIT
 
 # check NAME EXPECTED_EXIT CMD...: runs CMD, records stdout/stderr, checks the exit code.
 check() {
@@ -41,6 +42,16 @@ expect() {
 }
 
 
+# What this build's register map says the header holds (the generated header is the source).
+REGS_H="$(dirname "$0")/../../host/include/gpuref/gr_regs.h"
+reset_of() { printf '%d' "$(sed -n "s/^#define GPU_REGS__$1_reset \(0x[0-9a-f]*\)$/\1/p" "$REGS_H")"; }
+V_MAJOR=$(reset_of ID_VERSION__MAJOR)
+V_MINOR=$(reset_of ID_VERSION__MINOR)
+V_PATCH=$(reset_of ID_VERSION__PATCH)
+CAP_DMA=$(reset_of ID_CAPS__DMA)
+yes_no() { [ "$1" = 1 ] && echo yes || echo no; }
+py_bool() { [ "$1" = 1 ] && echo True || echo False; }
+
 check "--help exits 0" 0 "$GPUCTL" --help
 expect "--help lists the commands" "conformance" "$out"
 check "no command is a usage error" 2 "$GPUCTL"
@@ -49,12 +60,13 @@ expect "unknown command is named" "unknown command 'frobnicate'" "$err"
 
 check "info on sim:// succeeds" 0 "$GPUCTL" -d sim:// info
 expect "info shows the magic" "ID_MAGIC 0x47505552 \"GPUR\"" "$out"
-expect "info shows the map version and that it matches" "version 0\.1\.0, hash 0x[0-9a-f]{8} \(matches this host\)" "$out"
-expect "info shows capabilities" "caps +0x00000001: MC=yes DMA=no" "$out"
+expect "info shows the map version and that it matches" \
+    "version $V_MAJOR\.$V_MINOR\.$V_PATCH, hash 0x[0-9a-f]{8} \(matches this host\)" "$out"
+expect "info shows capabilities" "caps +0x0000000$((1 + 2 * CAP_DMA)): MC=yes DMA=$(yes_no "$CAP_DMA")" "$out"
 
 check "info --json succeeds" 0 "$GPUCTL" -d sim:// --json info
 check "info --json is valid JSON with the magic" 0 python3 -c \
-    'import json,sys; d=json.load(open(sys.argv[1])); assert d["magic"]==0x47505552 and d["regmap_matches"] is True and d["caps"]=={"MC":True,"DMA":False}, d' "$prev"
+    'import json,sys; d=json.load(open(sys.argv[1])); assert d["magic"]==0x47505552 and d["regmap_matches"] is True and d["caps"]=={"MC":True,"DMA":'"$(py_bool "$CAP_DMA")"'}, d' "$prev"
 
 check "bogus:// fails" 2 "$GPUCTL" -d bogus:// info
 expect "bogus:// message names the accepted schemes" "unknown transport scheme 'bogus://'; accepted schemes: sim://" "$err"
@@ -75,6 +87,138 @@ check "regs dumps every register" 0 "$GPUCTL" -d sim:// regs
 check "regs lists all registers of the map" 0 bash -c \
     "[ \$(grep -Ec '^0x[0-9a-f]{3} ' '$prev') -eq \$(grep -c '^#define GR_REG_' '$(dirname "$0")/../../host/include/gpuref/gr_regmap.h') ]"
 check "peek --json decodes fields" 0 bash -c \
-    "'$GPUCTL' -d sim:// --json peek ID_VERSION | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"fields\"]=={\"PATCH\":0,\"MINOR\":1,\"MAJOR\":0}, d'"
+    "'$GPUCTL' -d sim:// --json peek ID_VERSION | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"fields\"]=={\"PATCH\":$V_PATCH,\"MINOR\":$V_MINOR,\"MAJOR\":$V_MAJOR}, d'"
+
+# ---- allocations: alloc, free, ls (the miniport and VidMm over gpuctl's own link) ----------
+# sim:// defaults to 512 MiB of VRAM: segment 1 is the 256 MiB BAR1 window, segment 2 the rest
+# with the VPR in its top 1/16 (16 MiB, 4 of the map's 64 cells). The device's root page table
+# takes the first page of segment 2, so a 64 KiB-aligned buffer there starts at 0x10000.
+check "--help lists alloc, free and ls" 0 "$GPUCTL" --help
+expect "--help shows alloc's options" "alloc SIZE\|WxH \[OPTION\.\.\.\]" "$out"
+expect "--help shows free and ls" "free HANDLE.*" "$out"
+expect "--help names the map characters" "'#' allocated" "$out"
+
+check "alloc, alloc, ls, free, ls chain on one device" 0 "$GPUCTL" -d sim:// alloc 1M alloc 64K --cpu-visible ls free @1 ls
+expect "alloc @1: GPU-only 1 MiB in segment 2 after the root page table, first GPU VA" \
+    "^@1 handle 0x[0-9a-f]{8}: buffer, size 1 MiB, segment 2 offset 0x10000 \(VRAM 0x10010000\), GPU VA 0x100000000, flags none$" "$out"
+expect "alloc @2: CPU-visible 64 KiB at the start of segment 1, next 2 MiB VA slot" \
+    "^@2 handle 0x[0-9a-f]{8}: buffer, size 64 KiB, segment 1 offset 0x0 \(VRAM 0x0\), GPU VA 0x100200000, flags CpuVisible$" "$out"
+cp "$out" "$chain"
+h1=$(sed -n 's/^@1 handle \(0x[0-9a-f]*\):.*/\1/p' "$chain" | head -1)
+h2=$(sed -n 's/^@2 handle \(0x[0-9a-f]*\):.*/\1/p' "$chain" | head -1)
+check "the two handles differ and are not 0" 0 test -n "$h1" -a -n "$h2" -a "$h1" != "$h2" -a "$h1" != 0x00000000
+check "the first ls lists both, the second only @2" 0 bash -c \
+    "[ \"\$(grep -c '^allocations: ' '$chain')\" = 2 ] && grep -q '^allocations: 2$' '$chain' && grep -q '^allocations: 1$' '$chain' &&
+     [ \"\$(grep -c '^  @1 handle $h1: ' '$chain')\" = 1 ] && [ \"\$(grep -c '^  @2 handle $h2: ' '$chain')\" = 2 ]"
+expect "free names the freed handle" "^freed @1 handle $h1$" "$chain"
+expect "segment 1 line: base, size, CPU-visible, one allocation" \
+    "^segment 1: base 0x0, 256 MiB, CPU-visible; 255.94 MiB free \(largest 255.94 MiB\), 1 allocation$" "$chain"
+expect "segment 1 map: 64 KiB partly fills the first 4 MiB cell, the rest free" \
+    "^  0x0000000000 \|\+\.{63}\| 0x0010000000$" "$chain"
+expect "segment 2 line: the VPR's 16 MiB at +0xf000000" "^segment 2: base 0x10000000, 256 MiB, VPR 16 MiB at \+0xf000000; " "$chain"
+expect "segment 2 map: page tables and @1 in the first cell, the VPR's 4 cells free" \
+    "^  0x0010000000 \|\+\.{59}vvvv\| 0x0020000000$" "$chain"
+
+check "alloc/ls/free --json" 0 "$GPUCTL" -d sim:// --json alloc 1M alloc 64K --cpu-visible ls free @1 ls
+check "--json: real offsets, sizes, VAs, flags; ls maps and ranges; free" 0 python3 - "$prev" <<'PY'
+import json, sys
+docs = [json.loads(l) for l in open(sys.argv[1])]
+assert len(docs) == 5, len(docs)
+a1, a2, ls1, fr, ls2 = docs
+assert (a1["ref"], a1["segment"], a1["offset"], a1["vram_address"], a1["size"], a1["alignment"],
+        a1["gpu_va"], a1["flags_wddm2"], a1["flags"], a1["bus_address"]) == \
+       (1, 2, 0x10000, 0x10010000, 1 << 20, 1 << 16, 1 << 32, 0, [], 0), a1
+assert (a2["segment"], a2["offset"], a2["size"], a2["gpu_va"], a2["flags_wddm2"], a2["flags"], a2["creator"]) == \
+       (1, 0, 65536, (1 << 32) + (2 << 20), 1, ["CpuVisible"], True), a2
+assert a1["handle"] != a2["handle"] and a1["handle"] and a2["handle"]
+assert [x["handle"] for x in ls1["allocations"]] == [a1["handle"], a2["handle"]]
+s1, s2 = ls1["segments"]
+assert (s1["id"], s1["base"], s1["size"], s1["cpu_visible"], s1["vpr"], s1["allocations"]) == (1, 0, 256 << 20, True, False, 1), s1
+assert (s2["base"], s2["size"], s2["vpr"], s2["vpr_offset"], s2["vpr_size"]) == (256 << 20, 256 << 20, True, 0xf000000, 16 << 20), s2
+for s in (s1, s2):  # the ranges tile the segment in address order
+    pos = 0
+    for r in s["ranges"]:
+        assert r["offset"] == pos and r["size"] > 0, (s["id"], r, pos)
+        pos += r["size"]
+    assert pos == s["size"]
+    assert sum(r["size"] for r in s["ranges"] if r["kind"] == "free") == s["free_bytes"]
+    assert len(s["map"]) == 64
+assert [r for r in s1["ranges"] if r["kind"] == "allocation"] == [{"offset": 0, "size": 65536, "kind": "allocation"}]
+assert s1["map"] == "+" + "." * 63 and s1["free_bytes"] == (256 << 20) - 65536
+assert {"offset": 0x10000, "size": 1 << 20, "kind": "allocation"} in s2["ranges"]
+assert sum(r["size"] for r in s2["ranges"] if r["kind"] == "vpr_free") == 16 << 20
+assert s2["map"].endswith("vvvv") and s2["map"][0] == "+" and set(s2["map"][1:60]) == {"."}, s2["map"]
+assert fr == {"ref": 1, "freed": [a1["handle"]], "live": False}, fr
+assert [x["handle"] for x in ls2["allocations"]] == [a2["handle"]]
+t1, t2 = ls2["segments"]
+assert t2["free_bytes"] >= s2["free_bytes"] + (1 << 20), (t2["free_bytes"], s2["free_bytes"])
+assert not any(r["offset"] == 0x10000 and r["kind"] == "allocation" for r in t2["ranges"])
+PY
+
+check "alloc options: placement, VPR, system memory, sharing, surfaces" 0 "$GPUCTL" -d sim:// --json \
+    alloc 4K --cpu-visible --from-end alloc 1M --vpr alloc 8K --existing-sysmem --cpu read-write \
+    alloc 64K --read-only-share alloc 640x480 --format X8R8G8B8 --mips 2 alloc 64K --overlay --no-large-pages ls
+check "--json: each option has its effect" 0 python3 - "$prev" <<'PY'
+import json, sys
+fe, vpr, sysm, sh, surf, ov, ls = [json.loads(l) for l in open(sys.argv[1])]
+seg = {s["id"]: s for s in ls["segments"]}
+# FromEndOfSegment: the top page of segment 1.
+assert (fe["segment"], fe["offset"], fe["flags"]) == (1, (256 << 20) - 4096, ["CpuVisible", "FromEndOfSegment"]), fe
+# CreateInVpr: inside segment 2's VPR, which shows it in its ranges.
+s2 = seg[2]
+assert vpr["segment"] == 2 and s2["vpr_offset"] <= vpr["offset"] and vpr["offset"] + vpr["size"] <= s2["vpr_offset"] + s2["vpr_size"], vpr
+assert vpr["flags"] == ["CreateInVpr", "HardwareProtected"]
+assert {"offset": vpr["offset"], "size": 1 << 20, "kind": "allocation"} in s2["ranges"]
+# ExistingSysMem: host memory the device reaches, mapped at a GPU VA, no VRAM.
+assert (sysm["segment"], sysm["vram_address"], sysm["size"]) == (0, 0, 8192), sysm
+assert sysm["bus_address"] >= 1 << 32 and sysm["bus_address"] % 4096 == 0 and sysm["gpu_va"] != 0
+assert sysm["flags"] == ["CpuVisible", "Cached", "ExistingSysMem"], sysm["flags"]
+# --read-only-share: the peer process's read-only open of the same VRAM.
+p = sh["peer"]
+assert sh["shared"] != 0 and p["shared"] == sh["shared"] and p["read_only"] and not p["creator"] and p["process"] == "peer"
+assert p["vram_address"] == sh["vram_address"] and p["handle"] != sh["handle"] and p["gpu_va"] != 0
+# 640x480 X8R8G8B8, 2 mips: pitch 2560 x 480 = 1228800, mip 1 1280 x 240 = 307200 -> 1536000 bytes.
+assert (surf["kind"], surf["size"], surf["alignment"], surf["offset"] % 65536) == ("surface 640x480 X8R8G8B8", 1536000, 65536, 0), surf
+# Overlay: in the last fifth of its segment; 4 KiB alignment without large pages.
+so = seg[ov["segment"]]
+assert ov["offset"] * 5 >= so["size"] * 4 and ov["alignment"] == 4096 and ov["flags"] == ["DisableLargePageMapping", "Overlay"], ov
+ls_handles = [(a["handle"], a["process"]) for a in ls["allocations"]]
+assert len(ls_handles) == 7 and (p["handle"], "peer") in ls_handles, ls_handles
+PY
+h_other=$("$GPUCTL" -d sim:// alloc 4K | sed -n 's/^@1 handle \(0x[0-9a-f]*\):.*/\1/p')
+check "a handle printed by another run means nothing here (sim:// devices end with gpuctl)" 2 \
+    "$GPUCTL" -d sim:// alloc 4K free "$h_other"
+expect "... and is named" "free $h_other: no allocation of this run has that handle" "$err"
+
+# ---- bad input: a clear error, exit 2, nothing done ----
+check "alloc without a size is a usage error" 2 "$GPUCTL" -d sim:// alloc
+expect "alloc without a size says what it takes" "alloc takes a size" "$err"
+check "alloc 0 is a usage error" 2 "$GPUCTL" -d sim:// alloc 0
+check "a size with a bad unit is a usage error" 2 "$GPUCTL" -d sim:// alloc 12Q
+expect "the bad size is named" "'12Q' is not a size" "$err"
+check "an unknown alloc option is a usage error" 2 "$GPUCTL" -d sim:// alloc 4K --frob
+expect "the unknown option is named" "unknown alloc option '--frob'" "$err"
+check "contradicting CPU access options are a usage error" 2 "$GPUCTL" -d sim:// alloc 4K --cpu-visible --on-demand
+check "--cpu with an unknown mode is a usage error" 2 "$GPUCTL" -d sim:// alloc 4K --cpu sometimes
+check "surface options on a buffer are a usage error" 2 "$GPUCTL" -d sim:// alloc 4K --mips 2
+check "a bad WxH is a usage error" 2 "$GPUCTL" -d sim:// alloc 640x
+check "a usage error later in the chain runs nothing" 2 "$GPUCTL" -d sim:// alloc 4K alloc 4K --frob
+check "... so nothing was printed" 0 test ! -s "$prev"
+check "free @N before the N-th alloc is a usage error" 2 "$GPUCTL" -d sim:// alloc 4K free @2
+expect "free @2 says how many allocs come before it" "free @2: only 1 alloc command comes before it" "$err"
+check "free of a handle this run does not have is a usage error" 2 "$GPUCTL" -d sim:// alloc 4K free 0x1234
+expect "the unknown handle is named" "free 0x00001234: no allocation of this run has that handle" "$err"
+check "free 0 is a usage error" 2 "$GPUCTL" -d sim:// free 0
+check "double free is a usage error" 2 "$GPUCTL" -d sim:// alloc 4K free @1 free @1
+expect "double free says so" "free @1: already freed" "$err"
+check "conformance after alloc is a usage error (its reset would pull the memory away)" 2 "$GPUCTL" -d sim:// alloc 4K conformance
+check "a combination the miniport refuses is a usage error" 2 "$GPUCTL" -d sim:// alloc 4K --cached
+expect "the refusal says the driver refused, and why it matters" "alloc 4K --cached: the driver refuses this combination.*GR_E_INVALID" "$err"
+check "... with --json, a JSON error and no allocation" 2 "$GPUCTL" -d sim:// --json alloc 4K --vpr --cpu-visible
+check "--json refusal document" 0 python3 -c \
+    'import json,sys; d=[json.loads(l) for l in open(sys.argv[1])]; assert d==[{"command":"alloc","error":"GR_E_INVALID","message":d[0]["message"]}] and "--vpr" in d[0]["message"], d' "$prev"
+check "an allocation no segment can hold is a device error" 3 "$GPUCTL" -d sim:// alloc 1G --cpu-visible
+expect "no room is said" "no segment it may use has room" "$err"
+
 echo "1..$n"
 exit $((fails > 0))

@@ -19,6 +19,8 @@
  *                    reused slot has a new generation)
  *   gr_shared_t      a 32-bit handle that names a shared resource adapter-wide (as an NT
  *                    handle would); gr_alloc_open turns it into handles of another process
+ *   gr_sysmem_t      host memory of a process that the device can reach (the backing store
+ *                    of ExistingSysMem allocations)
  *
  * Errors: GR_E_INVALID also covers a handle that is 0, forged, stale, of another process or
  * of another device of the process; such a call changes nothing. Thread safety: calls on
@@ -51,7 +53,7 @@ typedef uint32_t gr_shared_t;
 
 /** Most segments an adapter reports (gr_adapter_segments). */
 #define GR_ALLOC_MAX_SEGMENTS 8u
-/** Segment id of an allocation backed by system memory (ExistingSysMem). */
+/** Segment id of an allocation backed by system memory (ExistingSysMem, ExistingKernelSysMem). */
 #define GR_SEGMENT_SYSTEM 0u
 
 /** gr_resource_desc_t.flags */
@@ -75,7 +77,12 @@ enum {
 typedef struct gr_alloc_desc {
     const void *private_data; /**< the UMD's data for the miniport: gr_alloc_private_t */
     uint32_t private_size;    /**< bytes at private_data */
-    void *sysmem;             /**< ExistingSysMem backing store (page aligned), else NULL */
+    /**
+     * ExistingSysMem/ExistingKernelSysMem backing store, else NULL: page aligned, inside one
+     * buffer from gr_sysmem_alloc of the device's process (the device's host bus address of
+     * it is that buffer's; gr_sysmem_t says why other memory cannot serve)
+     */
+    void *sysmem;
     uint64_t sysmem_bytes;    /**< bytes at sysmem: whole pages, at least the allocation */
 } gr_alloc_desc_t;
 
@@ -103,6 +110,8 @@ typedef struct gr_alloc_info {
     uint64_t gpu_va;        /**< GPU virtual address in the device's space; 0: not mapped */
     uint64_t subresource_offset; /**< of the subresource named at gr_alloc_open (0 at create) */
     uint32_t pitch;              /**< its row pitch (0 for buffers) */
+    uint64_t bus_address;        /**< system memory: the host bus address of its first byte,
+                                      which gpu_va maps to (SYSTEM PTEs); 0 in VRAM */
 } gr_alloc_info_t;
 
 /** One segment as VidMm manages it. */
@@ -158,7 +167,24 @@ typedef struct gr_adapter_stats {
  */
 GR_API gr_status_t gr_adapter_open(const char *uri, gr_adapter_t **out_adapter);
 
-/** Destroys every process left, stops the miniport and closes the link. NULL is allowed. */
+/**
+ * gr_adapter_open over a link the caller has already opened and keeps: gr_adapter_close
+ * leaves it open (close it after the adapter). For tools that reach the device through the
+ * link too (gpuctl's register commands: on sim:// the device lives inside its link, so they
+ * and the allocations must share one). The adapter serialises its own link accesses; the
+ * caller's direct ones must not run while an adapter call does (one thread interleaving
+ * them is fine; threads use gr_adapter_with_link). Starting changes device state, as
+ * gr_adapter_open does: MC_AP_BASE back to 0, VPR_BASE/LIMIT programmed and VPR_CTRL.ENABLE
+ * set (cleared again by gr_adapter_close).
+ * @param[out] out_adapter  untouched on failure
+ * @return as gr_adapter_open (without GR_E_BAD_URI); GR_E_INVALID for a NULL argument
+ */
+GR_API gr_status_t gr_adapter_open_link(gr_link_t *link, gr_adapter_t **out_adapter);
+
+/**
+ * Destroys every process left, stops the miniport and closes the link (unless it came from
+ * gr_adapter_open_link). NULL is allowed.
+ */
 void gr_adapter_close(gr_adapter_t *adapter);
 
 /** The adapter's link (BAR0/BAR1 for tools and tests); the adapter keeps ownership. */
@@ -198,8 +224,44 @@ GR_API gr_status_t gr_adapter_stats(gr_adapter_t *adapter, gr_adapter_stats_t *o
  */
 GR_API gr_status_t gr_process_create(gr_adapter_t *adapter, gr_process_t **out_process);
 
-/** Destroys the process's devices (closing and destroying their handles); NULL is allowed. */
+/**
+ * Destroys the process's devices (closing and destroying their handles) and gives back its
+ * gr_sysmem_alloc buffers (one still backing an allocation that another process holds open
+ * lives until that allocation is destroyed); NULL is allowed.
+ */
 void gr_process_destroy(gr_process_t *process);
+
+/**
+ * Host memory of a process that the device can reach: what an ExistingSysMem (or
+ * ExistingKernelSysMem) allocation names as its backing store (gr_alloc_desc_t.sysmem, any
+ * page-aligned run of whole pages inside one buffer). dxgkrnl pins a process's own pages and
+ * maps them for the device; here the device reaches host memory only through the link's DMA
+ * allocator (sim://: buffers served on m_host from a private bus space, as behind an IOMMU),
+ * so the memory comes from it, VidMm knows each buffer's bus address and refuses memory that
+ * is in none of the process's buffers (GR_E_NOT_FOUND): the device could not reach it.
+ */
+typedef struct gr_sysmem {
+    void *cpu;      /**< the process's pointer: page aligned, zeroed when allocated */
+    uint64_t bus;   /**< the device's (host bus) address of cpu[0]; contiguous over bytes */
+    uint64_t bytes; /**< whole pages */
+} gr_sysmem_t;
+
+/**
+ * Allocates host memory the device can reach, owned by the process (gr_sysmem_t).
+ * @param bytes  rounded up to whole pages; 1 byte to 1 TiB
+ * @param[out] out_mem  untouched on failure
+ * @return GR_OK, GR_E_INVALID, GR_E_UNSUPPORTED (the link cannot give the device host
+ *         memory), GR_E_NO_MEMORY, link errors
+ */
+GR_API gr_status_t gr_sysmem_alloc(gr_process_t *process, uint64_t bytes, gr_sysmem_t *out_mem);
+
+/**
+ * Gives back a buffer from gr_sysmem_alloc (cpu: its gr_sysmem_t.cpu).
+ * @return GR_OK, GR_E_INVALID (NULL), GR_E_NOT_FOUND (not the start of a buffer of this
+ *         process), GR_E_BUSY (an allocation is still backed by it: destroy that first;
+ *         nothing changed)
+ */
+GR_API gr_status_t gr_sysmem_free(gr_process_t *process, void *cpu);
 
 /**
  * Creates a device in a process (DxgkDdiCreateDevice).
@@ -217,14 +279,20 @@ void gr_gpu_device_destroy(gr_gpu_device_t *device);
  * allocation (preferred segments first, then the supported set; alignment; FromEndOfSegment
  * top-down; Overlay/Capture in the last 20% of a segment; CreateInVpr/HardwareProtected
  * inside the VPR; every allocation contiguous), then opens them for the device
- * (DxgkDdiOpenAllocation with Create set).
+ * (DxgkDdiOpenAllocation with Create set) and maps each into its GPU virtual address space:
+ * VRAM at the allocation's VRAM address, ExistingSysMem/ExistingKernelSysMem with SYSTEM
+ * PTEs at the host bus address of the caller's memory (gr_sysmem_t).
  * @param resource  NULL: allocations without a resource (DXGK_CREATEALLOCATIONFLAGS.Resource 0)
  * @param[out] out_handles  count handles; untouched on failure
  * @param[out] out_shared   the shared handle (required with GR_RESOURCE_SHARED, else may be NULL)
  * @return GR_OK; GR_E_INVALID (bad arguments, the miniport refused the private data, or its
  *         answer broke a flag rule; nothing was created: DxgkDdiDestroyAllocation undid what
- *         the miniport made); GR_E_NO_MEMORY (no allowed segment has room: there is no
- *         eviction yet; nothing changed)
+ *         the miniport made; also ExistingSysMem memory that is NULL, not page aligned,
+ *         not whole pages or smaller than the allocation, and memory given without it);
+ *         GR_E_NOT_FOUND (ExistingSysMem memory not inside one gr_sysmem_alloc buffer of the
+ *         device's process: the device cannot reach it; nothing was created);
+ *         GR_E_NO_MEMORY (no allowed segment has room: there is no eviction yet; nothing
+ *         changed)
  */
 GR_API gr_status_t gr_alloc_create(gr_gpu_device_t *device, const gr_resource_desc_t *resource,
                                    const gr_alloc_desc_t *descs, uint32_t count, gr_alloc_t *out_handles,
@@ -267,7 +335,7 @@ GR_API gr_status_t gr_alloc_destroy(gr_gpu_device_t *device, gr_alloc_t handle);
  *   - CpuVisibleOnDemand: the same, the miniport moving the window (MC_AP_BASE) onto the
  *     allocation for each copy and back after;
  *   - PermanentSysMem: the system copy; unlock pages it into VRAM;
- *   - ExistingSysMem: the caller's own memory.
+ *   - ExistingSysMem/ExistingKernelSysMem: the caller's own memory (gr_sysmem_t).
  * @param[out] out_ptr  page-aligned, size bytes long; untouched on failure
  * @return GR_OK, GR_E_INVALID (bad handle or flag; a read-only handle without
  *         GR_LOCK_READ_ONLY; not CpuVisible, CpuVisibleOnDemand or system memory; Protected

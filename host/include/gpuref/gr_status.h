@@ -24,7 +24,9 @@ extern "C" {
     X(GR_E_MISMATCH, -10, "device does not match this host build (magic, version or map)") \
     X(GR_E_IO, -11, "transport I/O error")                                                 \
     X(GR_E_NOT_FOUND, -12, "not found (register, field, buffer or mapping)")               \
-    X(GR_E_BUSY, -13, "resource busy")
+    X(GR_E_BUSY, -13, "resource busy")                                                     \
+    X(GR_E_CANCELLED, -14, "cancelled: the submission will never run")                     \
+    X(GR_E_DEVICE_RESET, -15, "lost in a GPU reset (timeout detection and recovery)")
 
 typedef enum gr_status {
 #define GR_STATUS_ENUM(name, value, msg) name = value,

@@ -19,6 +19,18 @@
  *   - each rule matters: with that rule masked off, some combination disagrees with the truth;
  *   - named spot checks with real values.
  * Exhaustive and deterministic (no seed).  Usage: test_vidmm_flags (exit 1 if a test failed).
+ *
+ * Built a second time with VIDMM_FLAGS_VIA_VIDMM (test_vidmm_flags_vidmm), the same checks run
+ * at the VidMm level instead of on the rule table: every verdict comes from the check VidMm's
+ * gr_alloc_create makes on each answer of DxgkDdiCreateAllocation (gr_dxgk_test_check_answer:
+ * the adapter's caps, its switched-off rules through the masked entry point, then VidMm's own
+ * checks), on an adapter started on sim://, with the caps environment set on the adapter
+ * (gr_dxgk_test_set_caps) and rules switched off there (gr_dxgk_test_set_disabled_rules).
+ * "Each rule matters" then goes end to end: the disagreeing combination is put into the
+ * miniport's answer of a real gr_alloc_create (the create hook), which must succeed with the
+ * rule off and fail, creating nothing, with it on.
+ * Usage: test_vidmm_flags_vidmm [--seed N] (default $GR_TEST_SEED, else 1: the bus models'
+ * timing).
  */
 #include <stdarg.h>
 #include <stdbool.h>
@@ -29,6 +41,13 @@
 
 #include "d3dkmddi.h"
 #include "vidmm_flag_rules.h"
+#ifdef VIDMM_FLAGS_VIA_VIDMM
+#include <stdlib.h>
+
+#include "dxgk_testing.h"
+#include "gpuref/gr_alloc.h"
+#include "gpuref/gr_alloc_private.h"
+#endif
 
 /* ---- The documentation's bit values (ns-d3dkmddi-_dxgk_allocationinfoflags_wddm2_0) ------ */
 
@@ -522,6 +541,62 @@ static void describe(const struct one_case *c, char *buf, size_t len)
              g_fields[c->field].what);
 }
 
+/* ---- The checker under test ---------------------------------------------------------------- */
+
+#ifndef VIDMM_FLAGS_VIA_VIDMM
+/* The rule table's entry points (mask 0: the unmasked one, as VidMm calls it in use). */
+static int check_case(const DXGK_ALLOCATIONINFO *info, unsigned env_index, uint64_t mask,
+                      const char **out_rule)
+{
+    if (mask == 0)
+        return gr_vidmm_check_allocation_flags(info, &g_caps[env_index], out_rule);
+    return gr_vidmm_check_allocation_flags_masked(info, &g_caps[env_index], mask, out_rule);
+}
+#else
+/* VidMm on a started adapter: the check gr_alloc_create makes on the miniport's answer. */
+static gr_adapter_t *g_ad;
+static gr_process_t *g_proc;
+static gr_gpu_device_t *g_dev;
+static gr_sysmem_t g_mem;                  /* backs ExistingSysMem/ExistingKernelSysMem cases */
+static DXGK_DRIVERCAPS g_adapter_caps[N_ENVS]; /* the miniport's caps with the env's two bits */
+static unsigned g_env_set = N_ENVS;
+static uint64_t g_mask_set = ~UINT64_C(0);
+static int g_tracked_allocation; /* what hAllocation points at: VidMm only requires non-NULL */
+
+static void vidmm_env(unsigned env_index, uint64_t mask)
+{
+    if (env_index != g_env_set) {
+        gr_dxgk_test_set_caps(g_ad, &g_adapter_caps[env_index]);
+        g_env_set = env_index;
+    }
+    if (mask != g_mask_set) {
+        gr_dxgk_test_set_disabled_rules(g_ad, mask);
+        g_mask_set = mask;
+    }
+}
+
+/* The caller's memory a case needs: the buffer when the flags say the caller backs it. */
+static gr_alloc_desc_t desc_for(uint32_t flags)
+{
+    gr_alloc_desc_t d = {0};
+    if (flags & (EXISTING_SYSMEM | EXISTING_KERNEL_SYSMEM)) {
+        d.sysmem = g_mem.cpu;
+        d.sysmem_bytes = g_mem.bytes;
+    }
+    return d;
+}
+
+static int check_case(const DXGK_ALLOCATIONINFO *info, unsigned env_index, uint64_t mask,
+                      const char **out_rule)
+{
+    vidmm_env(env_index, mask);
+    DXGK_ALLOCATIONINFO answer = *info;
+    answer.hAllocation = &g_tracked_allocation;
+    gr_alloc_desc_t d = desc_for(info->FlagsWddm2.Value);
+    return gr_dxgk_test_check_answer(g_dev, &answer, &d, out_rule);
+}
+#endif
+
 /* ---- TAP --------------------------------------------------------------------------------- */
 
 static int g_test;
@@ -670,11 +745,10 @@ static void test_sweep(void)
     for (uint64_t n = 0; n < N_CASES; n++) {
         const struct one_case c = case_at(n);
         DXGK_ALLOCATIONINFO info;
-        const DXGK_DRIVERCAPS *caps = &g_caps[c.env_index];
         build_info(&info, c.flags, &g_fields[c.field]);
         const uint64_t broken = truth(c.flags, &c.env, c.field);
         const char *rule = g_sentinel;
-        const int st = gr_vidmm_check_allocation_flags(&info, caps, &rule);
+        const int st = check_case(&info, c.env_index, 0, &rule);
         const bool want_ok = broken == 0;
 
         if (c.reserved >= 0) {
@@ -733,6 +807,93 @@ static void test_sweep(void)
 
 /* ---- 4. each rule matters ---------------------------------------------------------------- */
 
+#ifdef VIDMM_FLAGS_VIA_VIDMM
+/* The case the create hook writes into the miniport's answer. */
+static const struct one_case *g_hook_case;
+
+static void answer_with_case(void *ctx, DXGK_ALLOCATIONINFO *infos, UINT count)
+{
+    (void)ctx;
+    const struct field_case *fc = &g_fields[g_hook_case->field];
+    for (UINT k = 0; k < count; k++) {
+        infos[k].FlagsWddm2.Value = g_hook_case->flags;
+        infos[k].AllocationPriority = fc->priority;
+        infos[k].Size = fc->size;
+        infos[k].PitchAlignedSize = fc->pitch_aligned_size;
+        infos[k].PreferredSegment.Value = fc->preferred;
+        infos[k].SupportedWriteSegmentSet = fc->write_set;
+        infos[k].SupportedReadSegmentSet = fc->read_set;
+        infos[k].Flags2.Value = fc->flags2;
+    }
+}
+
+/* One gr_alloc_create whose miniport answer is the case, with the given rules off. */
+static gr_status_t create_with_case(const struct one_case *c, uint64_t mask, gr_alloc_t *out)
+{
+    gr_alloc_private_t p;
+    memset(&p, 0, sizeof p);
+    p.version = GR_ALLOC_PRIVATE_VERSION;
+    p.struct_size = sizeof p;
+    p.kind = GR_ALLOC_KIND_BUFFER;
+    p.buffer_bytes = g_fields[c->field].size; /* the miniport sizes it as the case says */
+    gr_alloc_desc_t d = desc_for(c->flags);
+    d.private_data = &p;
+    d.private_size = sizeof p;
+    vidmm_env(c->env_index, mask);
+    g_hook_case = c;
+    gr_dxgk_test_set_create_hook(g_ad, answer_with_case, NULL);
+    gr_status_t rc = gr_alloc_create(g_dev, NULL, &d, 1, out, NULL);
+    gr_dxgk_test_set_create_hook(g_ad, NULL, NULL);
+    return rc;
+}
+
+/*
+ * A combination VidMm's check lets through with rule r off, taken end to end: 0 when
+ * gr_alloc_create accepts it with r off and refuses it with r on (naming r, leaving nothing
+ * behind); 1 when it cannot be placed (no room in the sets the case names: try another); -1
+ * when the create path and the check disagree.
+ */
+static int create_witness(const struct one_case *c, int r)
+{
+    gr_adapter_stats_t s0, s1;
+    if (gr_adapter_stats(g_ad, &s0))
+        return -1;
+    gr_alloc_t h = 0;
+    gr_status_t rc = create_with_case(c, GR_VIDMM_RULE_BIT(r), &h);
+    if (rc == GR_E_NO_MEMORY)
+        return 1;
+    if (rc != GR_OK || gr_alloc_destroy(g_dev, h) != GR_OK) {
+        printf("# rule %s off: gr_alloc_create %s\n", gr_vidmm_flag_rules[r].name, gr_status_name(rc));
+        return -1;
+    }
+    DXGK_ALLOCATIONINFO info;
+    build_info(&info, c->flags, &g_fields[c->field]);
+    const char *rule = NULL;
+    if (check_case(&info, c->env_index, 0, &rule) != GR_E_INVALID || rule == NULL ||
+        strcmp(rule, gr_vidmm_flag_rules[r].name) != 0) {
+        printf("# rule %s on: VidMm names \"%s\"\n", gr_vidmm_flag_rules[r].name, rule ? rule : "(none)");
+        return -1;
+    }
+    h = 0x5eed;
+    rc = create_with_case(c, 0, &h);
+    if (gr_adapter_stats(g_ad, &s1))
+        return -1;
+    /* Accepted is the bug this looks for: destroy it, so the next rule starts clean. */
+    if (rc == GR_OK && gr_alloc_destroy(g_dev, h) != GR_OK)
+        printf("# cannot destroy handle 0x%x\n", h);
+    /* Refused, and undone through DxgkDdiDestroyAllocation: two creates and two destroys in all. */
+    if (rc != GR_E_INVALID || h != 0x5eed || s1.kmd_allocations != s0.kmd_allocations ||
+        s1.ddi_create_allocation != s0.ddi_create_allocation + 2 ||
+        s1.ddi_destroy_allocation != s0.ddi_destroy_allocation + 2) {
+        printf("# rule %s on: gr_alloc_create %s, %llu miniport allocations (%llu before)\n",
+               gr_vidmm_flag_rules[r].name, gr_status_name(rc), (unsigned long long)s1.kmd_allocations,
+               (unsigned long long)s0.kmd_allocations);
+        return -1;
+    }
+    return 0;
+}
+#endif
+
 static void test_each_rule_matters(void)
 {
     for (int r = 0; r < GR_VIDMM_FLAG_RULE_COUNT; r++) {
@@ -743,17 +904,33 @@ static void test_each_rule_matters(void)
             DXGK_ALLOCATIONINFO info;
             build_info(&info, c.flags, &g_fields[c.field]);
             const bool want_ok = truth(c.flags, &c.env, c.field) == 0;
-            const int st = gr_vidmm_check_allocation_flags_masked(&info, &g_caps[c.env_index],
-                                                                  GR_VIDMM_RULE_BIT(r), NULL);
+            const int st = check_case(&info, c.env_index, GR_VIDMM_RULE_BIT(r), NULL);
             if ((st == GR_OK) != want_ok) {
+#ifdef VIDMM_FLAGS_VIA_VIDMM
+                const int w = create_witness(&c, r);
+                if (w > 0)
+                    continue; /* VidMm cannot place this one: look for another */
+                if (w < 0) {
+                    describe(&c, what, sizeof what);
+                    printf("# %s: gr_alloc_create disagrees with VidMm's check\n", what);
+                    break;
+                }
+#endif
                 found = true;
                 describe(&c, what, sizeof what);
             }
         }
         if (found)
             printf("# without %s: %s is let through\n", gr_vidmm_flag_rules[r].name, what);
+#ifdef VIDMM_FLAGS_VIA_VIDMM
+        tap(found,
+            "rule %s matters at the VidMm level: switched off, gr_alloc_create accepts a "
+            "combination the truth table refuses, and refuses it with the rule on",
+            gr_vidmm_flag_rules[r].name);
+#else
         tap(found, "rule %s matters: masked off, some combination disagrees with the truth",
             gr_vidmm_flag_rules[r].name);
+#endif
     }
 }
 
@@ -857,7 +1034,8 @@ static void test_spots(void)
             continue;
         }
         build(&info, &caps, s->flags, &env, &g_fields[field]);
-        const int st = gr_vidmm_check_allocation_flags_masked(&info, &caps, s->mask, &rule);
+        const unsigned env_index = (env.map_aperture2 ? 1u : 0u) | (env.no_coherent_aperture ? 2u : 0u);
+        const int st = check_case(&info, env_index, s->mask, &rule);
         bool ok;
         if (s->expect == NULL)
             ok = st == GR_OK && rule == g_sentinel;
@@ -891,8 +1069,38 @@ static void test_null_arguments(void)
 
 /* ---- main ------------------------------------------------------------------------------ */
 
-int main(void)
+#ifdef VIDMM_FLAGS_VIA_VIDMM
+/* An adapter on sim:// with one process and device, and 64 KiB the device reaches. */
+static bool vidmm_start(int argc, char **argv)
 {
+    unsigned long long seed = 1;
+    const char *env = getenv("GR_TEST_SEED");
+    if (env)
+        seed = strtoull(env, NULL, 0);
+    for (int i = 1; i + 1 < argc; i++)
+        if (!strcmp(argv[i], "--seed"))
+            seed = strtoull(argv[i + 1], NULL, 0);
+    char uri[96];
+    snprintf(uri, sizeof uri, "sim://?seed=%llu&vram=512M", seed);
+    printf("# VidMm level on %s (replay: test_vidmm_flags_vidmm --seed %llu)\n", uri, seed);
+    if (gr_adapter_open(uri, &g_ad) || gr_process_create(g_ad, &g_proc) ||
+        gr_gpu_device_create(g_proc, &g_dev) || gr_sysmem_alloc(g_proc, SIZE_64K, &g_mem))
+        return false;
+    const DXGK_DRIVERCAPS *mine = gr_dxgk_test_caps(g_ad);
+    for (unsigned e = 0; e < N_ENVS; e++) {
+        const struct env ev = env_of(e);
+        g_adapter_caps[e] = *mine;
+        g_adapter_caps[e].MemoryManagementCaps.MapAperture2Supported = ev.map_aperture2;
+        g_adapter_caps[e].PresentationCaps.NoCacheCoherentApertureMemory = ev.no_coherent_aperture;
+    }
+    return true;
+}
+#endif
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
     const clock_t t0 = clock();
     const int plan = 1 /* bits */ + 2 /* table */ + 3 + N_RESERVED /* sweep */ +
                      GR_VIDMM_FLAG_RULE_COUNT /* each rule matters */ + (int)N_SPOTS + 1 /* NULL */;
@@ -909,10 +1117,19 @@ int main(void)
         printf("Bail out! the rule table is malformed; nothing else can be checked\n");
         return 1;
     }
+#ifdef VIDMM_FLAGS_VIA_VIDMM
+    if (!vidmm_start(argc, argv)) {
+        printf("Bail out! no adapter on sim://\n");
+        return 1;
+    }
+#endif
     test_sweep();
     test_each_rule_matters();
     test_spots();
     test_null_arguments();
+#ifdef VIDMM_FLAGS_VIA_VIDMM
+    gr_adapter_close(g_ad); /* the process, its device and buffer with it */
+#endif
     printf("# %d tests, %d failed, %.2f s\n", g_test, g_failed,
            (double)(clock() - t0) / CLOCKS_PER_SEC);
     if (g_test != plan) {

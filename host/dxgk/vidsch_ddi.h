@@ -1,0 +1,36 @@
+/*
+ * vidsch_ddi.h: the table through which the OS stand-in calls every DDI of the miniport, as
+ * dxgkrnl calls through the DRIVER_INITIALIZATION_DATA the miniport registered. Each adapter
+ * gets a copy filled with host/kmd's functions; a test may replace an entry with a shim that
+ * records its arguments and calls the original (never a mock: the real miniport still runs).
+ * Private to host/dxgk and its tests.
+ */
+#ifndef GPUREF_DXGK_VIDSCH_DDI_H
+#define GPUREF_DXGK_VIDSCH_DDI_H
+
+#include "d3dkmddi.h"
+
+typedef struct gr_dxgk_ddi_table {
+    PDXGKDDI_QUERYADAPTERINFO QueryAdapterInfo;
+    PDXGKDDI_CREATEALLOCATION CreateAllocation;
+    PDXGKDDI_OPENALLOCATIONINFO OpenAllocation;
+    PDXGKDDI_CLOSEALLOCATION CloseAllocation;
+    PDXGKDDI_DESTROYALLOCATION DestroyAllocation;
+    PDXGKDDI_CREATECONTEXT CreateContext;
+    PDXGKDDI_DESTROYCONTEXT DestroyContext;
+    PDXGKDDI_SETROOTPAGETABLE SetRootPageTable;
+    PDXGKDDI_PATCH Patch;
+    PDXGKDDI_SUBMITCOMMAND SubmitCommand;
+    PDXGKDDI_PREEMPTCOMMAND PreemptCommand;
+    PDXGKDDI_CANCELCOMMAND CancelCommand;
+    PDXGKDDI_QUERYCURRENTFENCE QueryCurrentFence;
+    PDXGKDDI_RESETFROMTIMEOUT ResetFromTimeout;
+    PDXGKDDI_RESTARTFROMTIMEOUT RestartFromTimeout;
+    PDXGKDDI_INTERRUPT_ROUTINE InterruptRoutine;
+    PDXGKDDI_DPC_ROUTINE DpcRoutine;
+} gr_dxgk_ddi_table_t;
+
+/** The miniport's DDIs (host/kmd). */
+void dxgk_ddi_table_default(gr_dxgk_ddi_table_t *out);
+
+#endif

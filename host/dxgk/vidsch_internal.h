@@ -1,0 +1,241 @@
+/*
+ * vidsch_internal.h: VidSch's objects (private to host/dxgk/vidsch_*.c). README.md, "VidSch".
+ *
+ * Locks, in the order they nest (after process->lock, before adapter->vidmm_lock):
+ *   vs->lock        contexts, packets, queues, requests, statistics; waiters sleep on vs->cond
+ *   (class_lock)    the scheduler-class lock: held around every first-level DDI call, never
+ *                   with vs->lock held (the scheduler drops vs->lock around its DDI calls)
+ *   vs->irq_lock    the interrupt lock (stands in for the interrupt spin lock): held by the
+ *                   interrupt thread around the ISR and by DxgkCbSynchronizeExecution; taken
+ *                   with nothing else held
+ *   vs->ev_lock     a spin lock for the events DxgkCbNotifyInterrupt records
+ * A packet is owned by the scheduler thread while it calls a DDI about it (pkt->busy): no other
+ * thread frees or moves it then.
+ */
+#ifndef GPUREF_DXGK_VIDSCH_INTERNAL_H
+#define GPUREF_DXGK_VIDSCH_INTERNAL_H
+
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "d3dkmddi.h"
+#include "dxgk_internal.h"
+#include "dxgk_threading.h"
+#include "gpuref/gr_submit.h"
+#include "gr_link.h"
+#include "vidsch.h"
+#include "vidsch_ddi.h"
+
+#define VS_DEFAULT_QUANTUM 200000u
+#define VS_DEFAULT_TDR 2000000u
+#define VS_MIN_TDR 10000u
+#define VS_DEFAULT_HW_CAP 4u     /* packets on the hardware when the miniport says 0 */
+#define VS_TDR_STRIKES 2u        /* timeouts of one packet (preempted in time) before a reset */
+#define VS_SLICE_US 5u           /* interrupt thread: simulated time per wait_irq while busy */
+#define VS_IDLE_POLL_NS 2000000L /* interrupt thread, idle: wall time between samples */
+#define VS_POLL_NS 300000L       /* scheduler: wall time between fence polls while busy */
+#define VS_EVENTS 64u
+
+typedef struct vs_context vs_context_t;
+typedef struct vs_dmabuf vs_dmabuf_t;
+typedef struct vs_packet vs_packet_t;
+
+typedef enum vs_pkt_state {
+    VS_PKT_QUEUED,    /* in its context's queue, not patched */
+    VS_PKT_PATCHED,   /* patched, not on the hardware (also: preempted, waiting to run again) */
+    VS_PKT_ON_HW,     /* submitted, in the hardware queue */
+    VS_PKT_RETIRED,   /* completed, cancelled or dropped; about to be freed */
+} vs_pkt_state_t;
+
+struct vs_dmabuf {
+    uint32_t magic;
+    gr_dma_buffer_t handle;
+    gr_gpu_device_t *device;
+    gr_dma_buf_t mem; /* from gr_link_dma_alloc */
+    uint32_t size;
+    uint32_t in_flight; /* vs->lock */
+    vs_dmabuf_t *next;  /* the device's list */
+};
+
+struct vs_packet {
+    uint32_t magic;
+    vs_context_t *ctx;
+    vs_packet_t *next, *prev;       /* the context's queue, in submission order */
+    vs_packet_t *hw_next, *hw_prev; /* the hardware queue, in fence order */
+    uint64_t seq;                   /* the caller's fence */
+    vs_dmabuf_t *buf;
+    uint32_t start, end;
+    void *priv;                     /* DMA buffer private data, DmaBufferPrivateDataSize bytes */
+    uint32_t priv_size;
+    DXGK_ALLOCATIONLIST *alist;
+    uint32_t alist_n;
+    D3DDDI_PATCHLOCATIONLIST *plist;
+    uint32_t plist_n;
+    dxgk_open_t **opens;            /* alist_n opens holding a GPU reference */
+    vs_pkt_state_t state;
+    bool patched;                   /* Patch succeeded at least once: owes a completion or a cancel */
+    bool busy;                      /* the scheduler is in a DDI about it */
+    bool resubmit;                  /* was on the hardware before: Flags.Resubmission */
+    uint32_t fence;                 /* SubmissionFenceId of its last Patch (and submission) */
+    uint32_t preemptions, strikes;
+    uint64_t quantum;               /* doubles with each preemption */
+    uint64_t run_start;             /* cycles when it became the hardware queue's head */
+    bool running;                   /* run_start is valid */
+};
+
+/* A non-OK result of a retired packet (results are OK unless listed). */
+typedef struct vs_result {
+    uint64_t seq;
+    gr_status_t status;
+} vs_result_t;
+
+struct vs_context {
+    uint32_t magic;
+    gr_context_t handle;
+    gr_gpu_device_t *device;
+    gr_adapter_t *ad;
+    HANDLE hContext;
+    DXGK_CONTEXTINFO info;
+    vs_packet_t *head, *tail; /* unretired packets, in order */
+    uint32_t queued;          /* unretired packets */
+    uint64_t next_seq;        /* last handed out */
+    uint64_t retired_seq;     /* every seq up to this one retired */
+    vs_result_t *bad;         /* cancelled / reset results */
+    uint32_t bad_n, bad_cap;
+    bool lost;                /* guilty of a TDR: refuses submissions */
+    bool cancelling;          /* a cancel is in progress: nothing of it is scheduled */
+    bool dead;                /* destroyed (DestroyContext called); waiting for refs to drop */
+    uint32_t refs;            /* API calls using it (waits) */
+    vs_context_t *next;       /* the adapter's list (round-robin order) */
+};
+
+/* A request to the scheduler thread, made by an API thread that waits for it. */
+typedef enum vs_req_kind { VS_REQ_CANCEL, VS_REQ_PREEMPT } vs_req_kind_t;
+
+typedef struct vs_request {
+    vs_req_kind_t kind;
+    vs_context_t *ctx;
+    bool done;
+    gr_status_t status;
+    uint32_t count;
+    struct vs_request *next;
+} vs_request_t;
+
+typedef enum vs_ev_kind { VS_EV_COMPLETED, VS_EV_PREEMPTED, VS_EV_FAULT, VS_EV_TIMEOUT } vs_ev_kind_t;
+
+typedef struct vs_event {
+    vs_ev_kind_t kind;
+    uint32_t fence;          /* completed / faulted fence */
+    uint32_t preempt_fence;  /* preempted */
+    bool fence_valid;
+} vs_event_t;
+
+typedef enum vs_preempt_reason { VS_PR_NONE, VS_PR_QUANTUM, VS_PR_EXPLICIT, VS_PR_CANCEL, VS_PR_TDR } vs_preempt_reason_t;
+
+typedef struct dxgk_vidsch {
+    gr_adapter_t *ad;
+    gr_dxgk_ddi_table_t ddi;
+    dxgk_thr_t *thr;
+    bool engine;        /* the miniport reports a node and the scheduling caps VidSch needs */
+    bool running;       /* threads started */
+    DXGK_VIDSCHCAPS caps;
+    uint32_t hw_cap;
+
+    pthread_mutex_t lock;
+    pthread_cond_t cond; /* any state change: waiters, the scheduler */
+    pthread_mutex_t class_lock;
+
+    vs_context_t *contexts; /* round robin: the next turn starts after rr_last */
+    vs_context_t *rr_last;
+    vs_packet_t *hw_head, *hw_tail;
+    uint32_t hw_count;
+    vs_packet_t *ahead;     /* patched ahead while the hardware queue was full */
+    uint32_t last_fence;    /* last fence id handed out (submission or preemption) */
+    uint32_t last_submitted;
+    uint32_t completed;     /* last completed fence seen */
+    bool any_submitted;
+    vs_request_t *requests;
+
+    /* Preemption in flight. */
+    vs_preempt_reason_t preempt_reason;
+    uint32_t preempt_fence;
+    uint64_t preempt_at;
+
+    /* TDR in progress (no submissions). */
+    bool tdr_pending;
+    uint32_t tdr_fence; /* guilty fence (0: the head) */
+
+    /* Interrupt-time events. */
+    pthread_spinlock_t ev_lock;
+    vs_event_t ev[VS_EVENTS];
+    uint32_t ev_n;
+    bool ev_overflow;
+    atomic_uint_fast32_t isr_completed;
+
+    pthread_mutex_t irq_lock;
+    sem_t dpc_sem;
+    atomic_bool dpc_queued, dpc_running;
+    atomic_bool kick;  /* DPC notified / request made: the scheduler should look */
+    atomic_bool stop;
+    pthread_t int_thread, dpc_thread, sched_thread;
+    pthread_mutex_t idle_lock; /* the interrupt thread sleeps here while idle */
+    pthread_cond_t idle_cond;
+
+    gr_sched_params_t params;
+    bool trace; /* $GR_VIDSCH_TRACE: one line per scheduling event on stderr */
+    _Atomic uint64_t now; /* last clock reading (monotonic) */
+
+    /* Counters (vs->lock, or atomics for the interrupt side). */
+    gr_sched_stats_t st;
+    atomic_uint_fast64_t n_interrupts, n_dpcs;
+    uint64_t live_packets, live_contexts;
+} dxgk_vidsch_t;
+
+/* Scheduling trace ($GR_VIDSCH_TRACE=1), for debugging a run. */
+#define VS_TRACE(vs, ...)                                  \
+    do {                                                   \
+        if ((vs)->trace)                                   \
+            vs_trace((vs), __VA_ARGS__);                   \
+    } while (0)
+void vs_trace(dxgk_vidsch_t *vs, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- vidsch_core.c ---- */
+uint64_t vs_clock(dxgk_vidsch_t *vs);           /* reads DMA_TIMESTAMP (link lock) */
+void vs_wake(dxgk_vidsch_t *vs);                /* wakes the scheduler and the interrupt thread */
+bool vs_fence_done(uint32_t fence, uint32_t completed);
+/* Runs under vs->lock: waits on vs->cond for at most ns of wall time. */
+void vs_cond_wait_ns(dxgk_vidsch_t *vs, long ns);
+
+/* ---- vidsch_ddi.c: DDI calls under the checker ---- */
+NTSTATUS vs_ddi_create_context(gr_adapter_t *ad, gr_gpu_device_t *dev, DXGKARG_CREATECONTEXT *a);
+NTSTATUS vs_ddi_destroy_context(gr_adapter_t *ad, gr_gpu_device_t *dev, HANDLE hContext);
+void vs_ddi_set_root_page_table(gr_adapter_t *ad, const void *process, const DXGKARG_SETROOTPAGETABLE *a);
+NTSTATUS vs_ddi_patch(gr_adapter_t *ad, const DXGKARG_PATCH *a);
+NTSTATUS vs_ddi_submit(gr_adapter_t *ad, const DXGKARG_SUBMITCOMMAND *a);
+NTSTATUS vs_ddi_preempt(gr_adapter_t *ad, const DXGKARG_PREEMPTCOMMAND *a);
+NTSTATUS vs_ddi_cancel(gr_adapter_t *ad, const DXGKARG_CANCELCOMMAND *a);
+NTSTATUS vs_ddi_query_fence(gr_adapter_t *ad, DXGKARG_QUERYCURRENTFENCE *a);
+NTSTATUS vs_ddi_reset(gr_adapter_t *ad);
+NTSTATUS vs_ddi_restart(gr_adapter_t *ad);
+BOOLEAN vs_ddi_interrupt(gr_adapter_t *ad);
+void vs_ddi_dpc(gr_adapter_t *ad);
+
+/* ---- vidsch_sched.c ---- */
+void *vs_sched_main(void *arg);
+/* Retires a packet (vs->lock held): releases its references, records its result, frees it. */
+void vs_retire(dxgk_vidsch_t *vs, vs_packet_t *p, gr_status_t result);
+/* Makes a request of the scheduler and waits for it (vs->lock held). */
+gr_status_t vs_request(dxgk_vidsch_t *vs, vs_req_kind_t kind, vs_context_t *ctx, uint32_t *out_count);
+
+/* ---- vidsch_api.c ---- */
+void vs_context_free(dxgk_vidsch_t *vs, vs_context_t *c);
+
+#define VS_MAGIC_CONTEXT 0x56534358u /* VSCX */
+#define VS_MAGIC_PACKET 0x5653504bu  /* VSPK */
+#define VS_MAGIC_DMABUF 0x56534442u  /* VSDB */
+#define VS_MAGIC_DEAD 0xdeadbeefu
+
+#endif

@@ -1,0 +1,239 @@
+/*
+ * gr_submit.h: GPU contexts, DMA buffers, submission, fences, preemption and cancellation on a
+ * gpuref adapter, D3DKMT-style. The calls play the roles of the D3DKMT thunks and of dxgkrnl's
+ * GPU scheduler (VidSch, host/dxgk) behind them: every call reaches the miniport only through
+ * its DDIs (CreateContext, SetRootPageTable, Patch, SubmitCommand, PreemptCommand,
+ * CancelCommand, QueryCurrentFence, ResetFromTimeout, RestartFromTimeout, DestroyContext), in
+ * the order and on the threads dxgkrnl makes them (host/dxgk/README.md, "VidSch").
+ *
+ * Objects:
+ *   gr_context_t     a GPU context of a device (D3DKMT_CREATECONTEXT): a 32-bit handle in the
+ *                    device's process, never 0, stale once destroyed
+ *   gr_dma_buffer_t  a DMA buffer: host memory the device reads, which the caller fills with
+ *                    commands (gpuref/gr_dma.h encoders); a handle like the above
+ *   fence            a per-context 64-bit submission number (1, 2, ...) that gr_submit returns
+ *                    and gr_wait takes
+ *
+ * A submission (gr_submission_t) is a byte range of a DMA buffer, an allocation list (handles
+ * of the same device, each read or written) and a patch-location list: before the packet runs
+ * the miniport writes each listed allocation's address (+ offset) at the listed offset of the
+ * DMA buffer (DxgkDdiPatch). Packets of one context run in submission order; contexts share the
+ * engine round-robin, preempted when a packet outlives its quantum. A packet that hangs the
+ * engine (no progress for the TDR timeout, or an engine fault) resets the GPU: its context is
+ * lost (GR_E_DEVICE_RESET) and the other contexts' work runs after the reset.
+ *
+ * Times are simulated cycles of the device (its DMA_TIMESTAMP counter; 100 per microsecond on
+ * sim://).
+ *
+ * Errors: GR_E_INVALID also covers a handle that is 0, forged, stale, of another process or of
+ * another device; such a call changes nothing. GR_E_UNSUPPORTED: the adapter has no DMA engine
+ * (ID_CAPS.DMA 0) or its miniport reports no engine node. Thread safety as gr_alloc.h; gr_wait
+ * does not block the process's other calls.
+ */
+#ifndef GPUREF_GR_SUBMIT_H
+#define GPUREF_GR_SUBMIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpuref/gr_alloc.h"
+#include "gpuref/gr_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef GR_API
+#define GR_API __attribute__((warn_unused_result))
+#endif
+
+typedef uint32_t gr_context_t;
+typedef uint32_t gr_dma_buffer_t;
+
+/** Most entries of one submission's allocation list and patch-location list. */
+#define GR_SUBMIT_MAX_ALLOCS 256u
+#define GR_SUBMIT_MAX_PATCHES 1024u
+/** Largest DMA buffer, bytes. */
+#define GR_DMA_BUFFER_MAX_BYTES (16u << 20)
+/** Largest private data passed to DxgkDdiCreateContext, bytes. */
+#define GR_CONTEXT_MAX_PRIVATE 4096u
+
+/** gr_alloc_ref_t.flags */
+enum {
+    GR_ALLOC_REF_WRITE = 1u << 0, /**< the packet writes it (DXGK_ALLOCATIONLIST.WriteOperation) */
+};
+
+/** One entry of a submission's allocation list. */
+typedef struct gr_alloc_ref {
+    gr_alloc_t handle; /**< an allocation handle of the submitting device */
+    uint32_t flags;    /**< GR_ALLOC_REF_* */
+} gr_alloc_ref_t;
+
+/** One patch location (D3DDDI_PATCHLOCATIONLIST). */
+typedef struct gr_patch_location {
+    uint32_t alloc_index;  /**< index into the allocation list */
+    uint32_t patch_offset; /**< byte offset in the DMA buffer, inside the submitted range */
+    uint32_t alloc_offset; /**< bytes added to the allocation's address; below its size */
+    uint32_t slot_id;      /**< passed to the miniport as SlotId (24 bits) */
+    uint32_t driver_id;    /**< passed to the miniport as DriverId */
+} gr_patch_location_t;
+
+/** One submission. */
+typedef struct gr_submission {
+    gr_dma_buffer_t buffer;  /**< the DMA buffer */
+    uint32_t start, end;     /**< bytes [start, end) of it hold the commands; start < end */
+    const gr_alloc_ref_t *allocs;
+    uint32_t alloc_count;    /**< at most GR_SUBMIT_MAX_ALLOCS, each allocation at most once */
+    const gr_patch_location_t *patches;
+    uint32_t patch_count;    /**< at most GR_SUBMIT_MAX_PATCHES */
+} gr_submission_t;
+
+/** What a DMA buffer is (gr_dma_buffer_info). */
+typedef struct gr_dma_buffer_info {
+    void *cpu;       /**< where the caller writes commands */
+    uint64_t bus;    /**< the device's address of byte 0 (for INDIRECT and host-space operands) */
+    uint32_t size;   /**< bytes */
+    uint32_t in_flight; /**< packets using it that have not retired */
+} gr_dma_buffer_info_t;
+
+/** A context's DXGK_CONTEXTINFO, as the miniport answered (gr_context_info). */
+typedef struct gr_context_info {
+    uint32_t dma_buffer_size;         /**< the miniport's starting DMA buffer size, bytes */
+    uint32_t dma_buffer_private_size; /**< per-packet private data, bytes */
+    uint32_t allocation_list_size;
+    uint32_t patch_location_list_size;
+    uint64_t submitted;               /**< last fence handed out (0: none) */
+    uint64_t retired;                 /**< every fence up to this one has retired */
+    bool lost;                        /**< lost in a GPU reset: no more submissions */
+} gr_context_info_t;
+
+/** The scheduler's knobs (gr_adapter_set_scheduling), in device cycles. */
+typedef struct gr_sched_params {
+    uint64_t quantum_cycles;     /**< a packet may run this long before another context's work preempts it */
+    uint64_t tdr_timeout_cycles; /**< no fence progress this long (and no preemption within it): TDR */
+} gr_sched_params_t;
+
+/** The scheduler's counters (gr_adapter_sched_stats). */
+typedef struct gr_sched_stats {
+    uint64_t submitted;      /**< DxgkDdiSubmitCommand calls (resubmissions included) */
+    uint64_t resubmitted;    /**< ... with Flags.Resubmission */
+    uint64_t patched;        /**< DxgkDdiPatch calls */
+    uint64_t completed;      /**< packets that ran to completion */
+    uint64_t cancelled;      /**< DxgkDdiCancelCommand calls */
+    uint64_t dropped;        /**< packets removed before they were patched (no DDI) */
+    uint64_t preemptions;    /**< DxgkDdiPreemptCommand calls */
+    uint64_t preempted;      /**< packets taken off the hardware by a preemption */
+    uint64_t tdrs;           /**< DxgkDdiResetFromTimeout calls */
+    uint64_t interrupts;     /**< interrupt routine calls that claimed the interrupt */
+    uint64_t dpcs;           /**< DPC routine calls */
+    uint64_t fence_polls;    /**< DxgkDdiQueryCurrentFence calls */
+    uint64_t fence_by_poll;  /**< fence polls after which the completed fence had moved on */
+    uint64_t live_packets;   /**< packets not yet retired */
+    uint64_t live_contexts;
+    uint64_t threading_violations; /**< broken threading rules (debug builds) */
+} gr_sched_stats_t;
+
+/**
+ * Creates a GPU context (DxgkDdiCreateContext on node 0 with VirtualAddressing, then
+ * DxgkDdiSetRootPageTable with the device's GPU virtual address space).
+ * @param private_data  passed to the miniport (may be NULL with private_size 0)
+ * @param[out] out_context  untouched on failure
+ * @return GR_OK, GR_E_INVALID (bad argument; the miniport refused), GR_E_UNSUPPORTED (no engine,
+ *         or the miniport wants DMA buffers in a segment), GR_E_NO_MEMORY
+ */
+GR_API gr_status_t gr_context_create(gr_gpu_device_t *device, const void *private_data, uint32_t private_size,
+                                     gr_context_t *out_context);
+
+/**
+ * Destroys a context: its packets that have not run are cancelled (those on the hardware are
+ * preempted off it first; DxgkDdiCancelCommand for each patched one), then
+ * DxgkDdiDestroyContext. Waiters on its fences return GR_E_CANCELLED.
+ * @return GR_OK, GR_E_INVALID
+ */
+GR_API gr_status_t gr_context_destroy(gr_gpu_device_t *device, gr_context_t context);
+
+/** The context's DXGK_CONTEXTINFO and fence state. @param[out] out_info untouched on failure */
+GR_API gr_status_t gr_context_info(gr_gpu_device_t *device, gr_context_t context, gr_context_info_t *out_info);
+
+/**
+ * Creates a DMA buffer: zeroed host memory the device can read (gr_link dma_alloc).
+ * @param bytes  0: the context's DmaBufferSize; else rounded up to 8, at most GR_DMA_BUFFER_MAX_BYTES
+ * @param[out] out_buffer  untouched on failure
+ * @return GR_OK, GR_E_INVALID, GR_E_RANGE (too big), GR_E_NO_MEMORY
+ */
+GR_API gr_status_t gr_dma_buffer_create(gr_gpu_device_t *device, gr_context_t context, uint32_t bytes,
+                                        gr_dma_buffer_t *out_buffer);
+
+/** @param[out] out_info untouched on failure. @return GR_OK, GR_E_INVALID */
+GR_API gr_status_t gr_dma_buffer_info(gr_gpu_device_t *device, gr_dma_buffer_t buffer, gr_dma_buffer_info_t *out_info);
+
+/**
+ * Frees a DMA buffer.
+ * @return GR_OK, GR_E_INVALID, GR_E_BUSY (a packet using it has not retired; nothing changed)
+ */
+GR_API gr_status_t gr_dma_buffer_destroy(gr_gpu_device_t *device, gr_dma_buffer_t buffer);
+
+/**
+ * Queues a submission on a context. The allocation list and patches are copied; the DMA buffer
+ * must not be changed or destroyed until the fence retires.
+ * @param[out] out_fence  the submission's fence; untouched on failure
+ * @return GR_OK; GR_E_INVALID (bad handle: context, buffer or allocation; an allocation listed
+ *         twice or written through a read-only open; unknown flags; a patch naming no listed
+ *         allocation or offset past it); GR_E_RANGE (range empty or past the buffer, a patch
+ *         outside the range, too many entries); GR_E_DEVICE_RESET (the context was lost in a GPU
+ *         reset); GR_E_NO_MEMORY. Nothing is queued on failure.
+ */
+GR_API gr_status_t gr_submit(gr_gpu_device_t *device, gr_context_t context, const gr_submission_t *submission,
+                             uint64_t *out_fence);
+
+/**
+ * Waits until a submission has retired. The device's fence record is the truth: the scheduler
+ * polls DxgkDdiQueryCurrentFence as well as taking interrupts, so a lost interrupt only delays.
+ * @param timeout_cycles  device cycles to wait; 0: just look
+ * @return GR_OK (it ran to completion), GR_E_CANCELLED (it will never run: gr_cancel, context
+ *         destroyed), GR_E_DEVICE_RESET (lost in a GPU reset), GR_E_TIMEOUT (not yet),
+ *         GR_E_INVALID (bad handle, or a fence never handed out)
+ */
+GR_API gr_status_t gr_wait(gr_gpu_device_t *device, gr_context_t context, uint64_t fence, uint64_t timeout_cycles);
+
+/**
+ * Cancels every submission of the context that has not completed: unpatched ones are dropped,
+ * patched ones get DxgkDdiCancelCommand, those on the hardware are preempted off it first (any
+ * that complete meanwhile stay completed). Returns when all have retired; the context stays
+ * usable.
+ * @param[out] out_cancelled  may be NULL: how many were cancelled or dropped
+ * @return GR_OK, GR_E_INVALID, GR_E_UNSUPPORTED (no engine)
+ */
+GR_API gr_status_t gr_cancel(gr_gpu_device_t *device, gr_context_t context, uint32_t *out_cancelled);
+
+/**
+ * Preempts the engine now if the context has work on it (DxgkDdiPreemptCommand); the packets
+ * taken off run again later (resubmitted, from their start). Returns when the preemption has
+ * completed (or there was nothing to preempt).
+ * @return GR_OK, GR_E_INVALID, GR_E_UNSUPPORTED (no engine, or the miniport is not
+ *         PreemptionAware), GR_E_DEVICE_RESET (the preemption timed out and the GPU was reset)
+ */
+GR_API gr_status_t gr_preempt(gr_gpu_device_t *device, gr_context_t context);
+
+/**
+ * Sets the quantum and TDR timeout (0 in a field: keep it). Defaults: 200,000 and 2,000,000
+ * cycles (2 ms and 20 ms at 100 MHz).
+ * @return GR_OK, GR_E_INVALID (NULL), GR_E_RANGE (a TDR timeout below 10,000 cycles)
+ */
+GR_API gr_status_t gr_adapter_set_scheduling(gr_adapter_t *adapter, const gr_sched_params_t *params);
+
+/** @param[out] out_stats untouched on failure. @return GR_OK, GR_E_INVALID */
+GR_API gr_status_t gr_adapter_sched_stats(gr_adapter_t *adapter, gr_sched_stats_t *out_stats);
+
+/**
+ * The device's cycle counter (DMA_TIMESTAMP), as the scheduler reads it.
+ * @return GR_OK, GR_E_INVALID, GR_E_UNSUPPORTED (no engine), link errors
+ */
+GR_API gr_status_t gr_adapter_cycles(gr_adapter_t *adapter, uint64_t *out_cycles);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
