@@ -59,7 +59,6 @@ include tb/system/kmd_submit.mk
 include tb/system/vidsch.mk
 include bench/bench.mk
 include bench/alloc/alloc.mk
-include bench/dma/dma.mk
 
 # ---- register map --------------------------------------------------------------------------
 $(VENV)/.stamp: requirements.txt
