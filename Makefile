@@ -56,6 +56,7 @@ include tb/system/dma_smoke.mk
 include tb/system/dma.mk
 include tb/system/alloc.mk
 include tb/system/kmd_submit.mk
+include tb/system/vidsch.mk
 include bench/bench.mk
 include bench/alloc/alloc.mk
 
