@@ -217,10 +217,19 @@ static void *int_main(void *arg)
             if (atomic_load(&vs->stop))
                 break;
         }
+        if (b && atomic_load(&vs->slices_unseen) >= VS_LEASH_SLICES) {
+            /* The scheduler has not looked for a while: let it catch up before the device runs on. */
+            vs_wake(vs);
+            struct timespec ts = {0, 20000L};
+            nanosleep(&ts, NULL);
+            continue;
+        }
         bool raised = false;
         pthread_mutex_lock(&ad->link_lock);
         int rc = gr_link_wait_irq(ad->link, b ? VS_SLICE_US : 0, &raised);
         pthread_mutex_unlock(&ad->link_lock);
+        if (b)
+            atomic_fetch_add(&vs->slices_unseen, 1);
         if (rc) {
             struct timespec ts = {0, 1000000L};
             nanosleep(&ts, NULL);

@@ -35,6 +35,11 @@
 #define VS_DEFAULT_HW_CAP 4u     /* packets on the hardware when the miniport says 0 */
 #define VS_TDR_STRIKES 2u        /* timeouts of one packet (preempted in time) before a reset */
 #define VS_SLICE_US 5u           /* interrupt thread: simulated time per wait_irq while busy */
+/* Interrupt thread: slices the device may run without the scheduler looking. On sim:// the device
+ * runs only in these slices, so a starved scheduler thread (a loaded host) would otherwise see
+ * the device run far past its quantum and timeouts; this bounds its reaction, in device time,
+ * to about 8,000 cycles whatever the host's load. On a board the slices only sample the line. */
+#define VS_LEASH_SLICES 16u
 #define VS_IDLE_POLL_NS 2000000L /* interrupt thread, idle: wall time between samples */
 #define VS_POLL_NS 300000L       /* scheduler: wall time between fence polls while busy */
 #define VS_EVENTS 64u
@@ -179,6 +184,7 @@ typedef struct dxgk_vidsch {
     sem_t dpc_sem;
     atomic_bool dpc_queued, dpc_running;
     atomic_bool kick;  /* DPC notified / request made: the scheduler should look */
+    atomic_uint slices_unseen; /* device slices run since the scheduler last looked (VS_LEASH_SLICES) */
     atomic_bool stop;
     pthread_t int_thread, dpc_thread, sched_thread;
     pthread_mutex_t idle_lock; /* the interrupt thread sleeps here while idle */

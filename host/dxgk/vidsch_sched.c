@@ -398,6 +398,8 @@ static void take_off_hw(dxgk_vidsch_t *vs, vs_preempt_reason_t why)
                 /* It ran its quantum and did not finish (a miniport may have to restart it
                  * from its start): give it longer next time, so it cannot starve. */
                 p->quantum = p->quantum < (UINT64_MAX >> 1) ? p->quantum * 2 : p->quantum;
+                /* Round robin goes on after its context: the work it kept waiting runs first. */
+                vs->rr_last = p->ctx;
             } else if (why == VS_PR_TDR) {
                 p->strikes++;
             }
@@ -756,6 +758,7 @@ void *vs_sched_main(void *arg)
         bool kicked = atomic_exchange(&vs->kick, false);
         pthread_mutex_unlock(&vs->lock);
         uint64_t now = vs_clock(vs);
+        atomic_store(&vs->slices_unseen, 0); /* this look covers the device's time up to now */
         pthread_mutex_lock(&vs->lock);
 
         did |= process_events(vs);

@@ -1250,15 +1250,22 @@ static void bad_submissions_are_refused_and_change_nothing(void **state)
 
 /* ==== interrupts lost: the fence record is the truth ============================================== */
 
+static bool pred_interrupted(const gr_sched_stats_t *s, const void *arg)
+{
+    (void)arg;
+    return s->interrupts >= 1;
+}
+
 static void fences_complete_with_the_interrupt_disabled(void **state)
 {
     fx_t *f = *state;
     /* A first packet with interrupts on: the ISR path works. */
     sub_t s0 = submit_fill(f, f->ctx[0], -1, f->alloc[0], 0, 4096, 0xa0u);
     assert_int_equal(wait_sub(&s0, LONG_WAIT), GR_OK);
-    sleep_ms(20);
+    /* The fence may have been learnt by a poll first; the idle interrupt thread still takes the
+     * interrupt, on its next sample. */
+    assert_true(wait_until(f->ad, pred_interrupted, NULL));
     const uint64_t irqs = stats(f->ad).interrupts;
-    assert_true(irqs >= 1);
     /* Now no interrupt reaches the host at all (IRQ_ENABLE 0): every completion must come from
      * polling the fence (DxgkDdiQueryCurrentFence). */
     reg_write(f->ad, GR_REG_IRQ_ENABLE, 0);
@@ -1287,10 +1294,13 @@ static void long_packet_is_preempted_by_the_quantum_and_not_reset(void **state)
 {
     fx_t *f = *state;
     set_sched(f, 20000, 4000000);
-    sub_t lng = submit_fill(f, f->ctx[0], -1, f->alloc[0], 0, 512 * KIB, 0x10a9u);
+    /* Held at a gate until the others are queued: however slowly this thread runs, the long
+     * packet cannot finish before another context is waiting. */
+    sub_t lng = submit_fill(f, f->ctx[0], 0, f->alloc[0], 0, 512 * KIB, 0x10a9u);
     sub_t sh[3];
     for (unsigned i = 0; i < 3; i++)
         sh[i] = submit_fill(f, f->ctx[1], -1, f->alloc[1], i * 4096, 4096, 0x50u + i);
+    open_gate(f, 0);
     for (unsigned i = 0; i < 3; i++)
         assert_int_equal(wait_sub(&sh[i], LONG_WAIT), GR_OK);
     assert_int_equal(wait_sub(&lng, LONG_WAIT), GR_OK);
@@ -1667,9 +1677,11 @@ static void repeated_tdrs_leave_the_device_usable(void **state)
         sub_t inno = submit_fill(f, f->ctx[1], -1, f->alloc[1], k * 4096, 4096, 0x100u + k);
         cmd_t c;
         cmd_begin(f->dev, victim, &c);
+        cmd_wait_gate(f, &c, k); /* faults only once the packet behind it is queued */
         cmd_bad(&c);
         sub_t bad = cmd_submit(f->dev, victim, &c);
         sub_t behind = submit_fill(f, victim, -1, f->alloc[0], 0, 4096, 0xdeadu);
+        open_gate(f, k);
         assert_int_equal(wait_sub(&bad, LONG_WAIT), GR_E_DEVICE_RESET);
         assert_int_equal(wait_sub(&behind, LONG_WAIT), GR_E_DEVICE_RESET);
         assert_int_equal(wait_sub(&inno, LONG_WAIT), GR_OK);

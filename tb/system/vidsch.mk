@@ -12,8 +12,7 @@ $(VIDSCH_TEST): $(HOST_OBJ_DIR)/tb/system/test_vidsch.o $(LIBGPUREF) $(SIM_LIB)
 
 all: $(VIDSCH_TEST)
 
-# Not in TEST_SUITES yet: under a loaded 2-core machine one seed can livelock (scheduler and
-# interrupt threads racing simulated time); run it with `make test-system-vidsch`.
+TEST_SUITES += system-vidsch
 test-system-vidsch: $(VIDSCH_TEST)
 	$(call tap_run,system-vidsch,for s in $(VIDSCH_SEEDS); do CMOCKA_MESSAGE_OUTPUT=TAP $< --seed $$s || exit 1; done)
 
