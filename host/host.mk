@@ -11,6 +11,10 @@ LIBGPUREF := $(BUILD)/lib/libgpuref.a
 
 CONFORMANCE_OBJS := $(HOST_OBJ_DIR)/tb/conformance/gr_conformance.o
 GPUCTL := $(BUILD)/bin/gpuctl
+# gpuctl: the command line and dispatch, then the register, allocation and command-path commands.
+GPUCTL_SRCS := host/tools/gpuctl.c host/tools/gpuctl_regs.c host/tools/gpuctl_alloc.c \
+               host/tools/gpuctl_submit.c
+GPUCTL_OBJS := $(patsubst %.c,$(HOST_OBJ_DIR)/%.o,$(GPUCTL_SRCS))
 
 # Everything a program needs to drive a device over any built-in transport.
 GPUREF_LINK := $(LIBGPUREF) $(SIM_LIB) $(SIM_LDLIBS) -pthread
@@ -23,13 +27,13 @@ $(LIBGPUREF): $(LIBGPUREF_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
-$(GPUCTL): $(HOST_OBJ_DIR)/host/tools/gpuctl.o $(CONFORMANCE_OBJS) $(LIBGPUREF) $(SIM_LIB)
+$(GPUCTL): $(GPUCTL_OBJS) $(CONFORMANCE_OBJS) $(LIBGPUREF) $(SIM_LIB)
 	@mkdir -p $(@D)
 	$(CC) -o $@ $(filter %.o,$^) $(GPUREF_LINK)
 
 all: $(LIBGPUREF) $(GPUCTL)
 
--include $(LIBGPUREF_OBJS:.o=.d) $(HOST_OBJ_DIR)/host/tools/gpuctl.d $(CONFORMANCE_OBJS:.o=.d)
+-include $(LIBGPUREF_OBJS:.o=.d) $(GPUCTL_OBJS:.o=.d) $(CONFORMANCE_OBJS:.o=.d)
 
 GR_DEMO := $(BUILD)/bin/gr_demo
 $(GR_DEMO): $(HOST_OBJ_DIR)/host/tools/gr_demo.o $(CONFORMANCE_OBJS) $(LIBGPUREF) $(SIM_LIB)

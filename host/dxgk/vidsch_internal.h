@@ -28,6 +28,7 @@
 #include "gr_link.h"
 #include "vidsch.h"
 #include "vidsch_ddi.h"
+#include "vidsch_timeline.h"
 
 #define VS_DEFAULT_QUANTUM 200000u
 #define VS_DEFAULT_TDR 2000000u
@@ -198,6 +199,8 @@ typedef struct dxgk_vidsch {
     gr_sched_stats_t st;
     atomic_uint_fast64_t n_interrupts, n_dpcs;
     uint64_t live_packets, live_contexts;
+
+    vs_timeline_t timeline; /* scheduling events for gr_adapter_timeline (vidsch_timeline.c) */
 } dxgk_vidsch_t;
 
 /* Scheduling trace ($GR_VIDSCH_TRACE=1), for debugging a run. */

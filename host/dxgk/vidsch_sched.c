@@ -85,6 +85,7 @@ void vs_retire(dxgk_vidsch_t *vs, vs_packet_t *p, gr_status_t result)
         p->opens[i]->gpu_refs--;
         p->opens[i]->ka->gpu_refs--;
     }
+    vs_tl_retire(vs, p, result);
     if (result == GR_OK)
         vs->st.completed++;
     vs->live_packets--;
@@ -186,6 +187,7 @@ static void cancel_packet(dxgk_vidsch_t *vs, vs_packet_t *p, gr_status_t result)
         vs->st.cancelled++;
     }
     VS_TRACE(vs, "cancel ctx %u seq %llu fence %u", p->ctx->handle, (unsigned long long)p->seq, p->fence);
+    vs_tl_cancel(vs, p, result);
     vs_retire(vs, p, result);
 }
 
@@ -268,6 +270,7 @@ static bool submit_packet(dxgk_vidsch_t *vs, vs_packet_t *p)
     vs->any_submitted = true;
     VS_TRACE(vs, "submit ctx %u seq %llu fence %u%s (hw %u)", p->ctx->handle, (unsigned long long)p->seq, p->fence,
              s.Flags.Resubmission ? " resubmission" : "", vs->hw_count);
+    vs_tl_submit(vs, p, s.Flags.Resubmission);
     return true;
 }
 
@@ -280,6 +283,7 @@ static void issue_preempt(dxgk_vidsch_t *vs, vs_preempt_reason_t why, uint64_t n
     vs->preempt_at = now;
     vs->st.preemptions++;
     VS_TRACE(vs, "preempt fence %u reason %d (hw %u)", fence, (int)why, vs->hw_count);
+    vs_tl_preempt(vs, fence, (int)why);
     DXGKARG_PREEMPTCOMMAND a;
     memset(&a, 0, sizeof a);
     a.PreemptionFenceId = fence;
@@ -441,6 +445,7 @@ static void finish_preempt_requests(dxgk_vidsch_t *vs, gr_status_t st)
 static void preempt_done(dxgk_vidsch_t *vs, uint32_t last_completed)
 {
     VS_TRACE(vs, "preempted, last completed %u (hw %u)", last_completed, vs->hw_count);
+    vs_tl_preempted(vs, last_completed);
     note_completed(vs, last_completed);
     retire_completed(vs);
     vs_preempt_reason_t why = vs->preempt_reason;
@@ -484,6 +489,7 @@ static bool process_events(dxgk_vidsch_t *vs)
         case VS_EV_FAULT:
         case VS_EV_TIMEOUT:
             VS_TRACE(vs, "%s, fence %u", ev[i].kind == VS_EV_FAULT ? "fault" : "engine timeout", ev[i].fence);
+            vs_tl_fault(vs, &ev[i]);
             if (!vs->tdr_pending) {
                 vs->tdr_pending = true;
                 vs->tdr_fence = ev[i].fence_valid ? ev[i].fence : 0;
@@ -536,6 +542,7 @@ static bool check_timeouts(dxgk_vidsch_t *vs, uint64_t now)
     if (vs->preempt_reason != VS_PR_NONE) {
         if (now - vs->preempt_at > tdr) {
             VS_TRACE(vs, "preemption %u not done in %llu cycles", vs->preempt_fence, (unsigned long long)tdr);
+            vs_tl_preempt_timeout(vs);
             /* Not preempted within the timeout: the GPU is hung. */
             vs->tdr_pending = true;
             vs->tdr_fence = h ? h->fence : 0;
@@ -699,6 +706,7 @@ static void do_tdr(dxgk_vidsch_t *vs)
     vs_context_t *gctx = guilty ? guilty->ctx : NULL;
     VS_TRACE(vs, "TDR: guilty ctx %u seq %llu fence %u", gctx ? gctx->handle : 0,
              guilty ? (unsigned long long)guilty->seq : 0ull, guilty ? guilty->fence : 0);
+    vs_tl_tdr(vs, guilty);
 
     /* 2. Reset: alone in the miniport (the gate), nothing passing through the scheduler. */
     pthread_mutex_unlock(&vs->lock);

@@ -220,5 +220,136 @@ check "--json refusal document" 0 python3 -c \
 check "an allocation no segment can hold is a device error" 3 "$GPUCTL" -d sim:// alloc 1G --cpu-visible
 expect "no room is said" "no segment it may use has room" "$err"
 
+# ---- the command path: copy, fill, read, bench, timeline (VidSch, the miniport, the DMA engine) --
+# Every packet runs through gr_submit on one GPU context of gpuctl's device; the engine's own
+# copies are checked by reading back, through the engine and through a CPU lock (BAR1).
+crc_of() { python3 -c 'import sys,zlib; print("0x%08x" % zlib.crc32(eval(sys.argv[1])))' "$1"; }
+check "--help lists copy, fill, read, bench and timeline" 0 "$GPUCTL" --help
+expect "--help shows copy's syntax" "copy SRC DST \[BYTES\] \[--src-offset N\] \[--dst-offset N\]" "$out"
+expect "--help shows fill, read and bench" "fill DST PATTERN .*" "$out"
+expect "--help shows read's options" "read SRC \[OFFSET\] \[LENGTH\] \[--sum\] \[--cpu\]" "$out"
+expect "--help shows bench and timeline" "timeline +the scheduler's events" "$out"
+
+check "fill, copy, read, copy with offsets, read by CPU lock, timeline: one chain" 0 "$GPUCTL" -d sim:// \
+    alloc 1M alloc 1M alloc 64K --cpu-visible fill @1 0x11223344 copy @1 @2 read @2 --sum \
+    copy @2 @3 16K --src-offset 8K --dst-offset 32K read @3 0 64K --cpu --sum read @3 32K 32 timeline
+cp "$out" "$chain"
+expect "fill reports bytes, engine cycles, bytes a cycle and the bus share" \
+    "^fill @1\+0x0 with 0x11223344: 1 MiB in [0-9]+ cycles, [0-9]\.[0-9]{2} B/cycle \([0-9.]+% of the 8-byte bus\); submit to fence [0-9]+ cycles$" "$chain"
+expect "copy reports the same" "^copy @1\+0x0 -> @2\+0x0: 1 MiB in [0-9]+ cycles, [0-9]\.[0-9]{2} B/cycle" "$chain"
+check "a 1 MiB copy takes at least 131072 cycles (8 bytes a cycle at most)" 0 bash -c \
+    "c=\$(sed -n 's/^copy @1+0x0 -> @2+0x0: 1 MiB in \([0-9]*\) cycles.*/\1/p' '$chain'); [ \"\$c\" -ge 131072 ] && [ \"\$c\" -lt 1000000 ]"
+expect "the copied 1 MiB reads back (through the engine) as the fill's pattern" \
+    "^@2: 1 MiB at \+0x0 through the DMA engine, crc32 $(crc_of "bytes.fromhex('44332211') * (1 << 18)")$" "$chain"
+expect "16 KiB at +8K landed at +32K of the CPU-visible buffer, nothing else (read by a CPU lock)" \
+    "^@3: 64 KiB at \+0x0 through a CPU lock \(BAR1\), crc32 $(crc_of "bytes(32768) + bytes.fromhex('44332211') * 4096 + bytes(16384)")$" "$chain"
+expect "read shows a hexdump with the allocation's offsets" \
+    "^@3\+00008000  44 33 22 11 44 33 22 11  44 33 22 11 44 33 22 11  \|D3\"\.D3\"\.D3\"\.D3\"\.\|$" "$chain"
+expect "timeline: ten events, header first" "^timeline: 10 events$" "$chain"
+check "timeline: five packets, each submitted then completed, cycles never going back" 0 python3 - "$chain" <<'PY'
+import re, sys
+rows = [l.split() for l in open(sys.argv[1]) if re.match(r"^ +[0-9]+ +[0-9]+  (submit|complete) ", l)]
+assert len(rows) == 10, rows
+assert [r[2] for r in rows] == ["submit", "complete"] * 5, rows
+assert [int(r[4]) for r in rows] == [1, 1, 2, 2, 3, 3, 4, 4, 5, 5], rows          # the context's fences
+cycles = [int(r[0]) for r in rows]
+assert cycles == sorted(cycles) and cycles[1] - cycles[0] >= 131072, cycles        # the 1 MiB fill took time
+assert len({r[3] for r in rows}) == 1                                              # one context
+PY
+
+check "the same with --json" 0 "$GPUCTL" -d sim:// --json alloc 64K alloc 64K fill @1 0xa5a5a5a5 \
+    copy @1 @2 4K --dst-offset 8 read @2 0 16 read @2 --sum bench --sizes 4K,64K --runs 1 timeline
+check "--json: copy, read, bench and timeline documents hold real numbers" 0 python3 - "$prev" <<'PY'
+import json, sys, zlib
+a1, a2, fl, cp, rd, sm, bn, tl = [json.loads(l) for l in open(sys.argv[1])]
+assert (fl["command"], fl["dst"], fl["pattern"], fl["bytes"]) == ("fill", "@1", 0xa5a5a5a5, 65536), fl
+assert (cp["command"], cp["src"], cp["dst"], cp["src_space"], cp["bytes"], cp["dst_offset"]) == ("copy", "@1", "@2", "gpuva", 4096, 8), cp
+assert cp["src_address"] == a1["gpu_va"] and cp["dst_address"] == a2["gpu_va"] + 8, cp
+assert cp["cycles"] >= 4096 // 8 and cp["submit_to_fence_cycles"] >= cp["cycles"], cp
+assert abs(cp["bytes_per_cycle"] - 4096 / cp["cycles"]) < 1e-3 and abs(cp["bus_percent"] - cp["bytes_per_cycle"] * 12.5) < 0.01, cp
+assert rd["data"] == "00" * 8 + "a5" * 8 and rd["crc32"] == zlib.crc32(bytes.fromhex(rd["data"])) and rd["via"] == "engine", rd
+assert sm["bytes"] == 65536 and "data" not in sm
+assert sm["crc32"] == zlib.crc32(bytes(8) + b"\xa5" * 4096 + bytes(65536 - 4104)), sm
+assert bn["addressing"] == "gpuva" and bn["verified"] is True and [r["size"] for r in bn["results"]] == [4096, 65536], bn
+for r in bn["results"]:
+    assert r["size"] / 8 <= r["cycles"] and 0 < r["bus_percent"] <= 100 and r["min_cycles"] <= r["cycles"] <= r["max_cycles"], r
+ev = tl["events"]
+assert [e["index"] for e in ev] == list(range(len(ev))) and tl["next"] == len(ev), tl
+assert all(b["cycles"] >= a["cycles"] for a, b in zip(ev, ev[1:]))
+sub = {e["fence"]: e for e in ev if e["kind"] == "submit"}
+done = {e["fence"]: e for e in ev if e["kind"] == "complete"}
+assert sub.keys() == done.keys() and len(sub) >= 6, ev                # fill, copy, 2 reads, bench's packets
+assert all(done[f]["index"] > sub[f]["index"] and done[f]["seq"] == sub[f]["seq"] for f in sub)
+assert {e["kind"] for e in ev} == {"submit", "complete"} and all(e["status"] is None for e in ev)
+PY
+
+check "copy from a physical VRAM address (vram:ADDRESS) into an allocation" 0 "$GPUCTL" -d sim:// \
+    alloc 1M alloc 64K fill @1 0x5a5a0001 4K copy vram:0x10010000 @2 8K read @2 0 8K --sum
+expect "vram: names @1's first byte (0x10010000, as above): its 4 KiB pattern, then zeros" \
+    "^@2: 8 KiB at \+0x0 through the DMA engine, crc32 $(crc_of "bytes.fromhex('01005a5a') * 1024 + bytes(4096)")$" "$out"
+check "the engine writes system memory through SYSTEM PTEs; the CPU sees it in its own pages" 0 "$GPUCTL" -d sim:// \
+    alloc 64K alloc 8K --existing-sysmem --cpu read-write fill @1 0x0badcafe copy @1 @2 read @2 0 16 --cpu
+expect "... the pattern, read through the CPU's mapping" \
+    "^@2\+00000000  fe ca ad 0b fe ca ad 0b  fe ca ad 0b fe ca ad 0b  " "$out"
+check "a copy into the VPR is allowed (only copies out of it are not)" 0 "$GPUCTL" -d sim:// \
+    alloc 64K alloc 1M --vpr fill @1 5 copy @1 @2 64K
+
+check "bench prints a table of sizes" 0 "$GPUCTL" -d sim:// bench --sizes 4K,64K --runs 1
+expect "bench's header" "^ +size +cycles +B/cycle +% of 8 B bus +submit->fence$" "$out"
+expect "bench's 64 KiB row" "^ +64 KiB +[0-9]+ +[0-9]\.[0-9]{2} +[0-9.]+% +[0-9]+$" "$out"
+expect "bench checks what it copied" "^the 64 KiB copy's destination holds the source's pattern$" "$out"
+check "bench --physical: VRAM addresses patched in by DxgkDdiPatch" 0 "$GPUCTL" -d sim:// --json bench --physical --sizes 1K --runs 2
+check "--json bench --physical document" 0 python3 -c \
+    'import json,sys; d=json.load(open(sys.argv[1])); assert d["addressing"]=="physical" and d["verified"] and d["runs"]==2 and d["results"][0]["size"]==1024, d' "$prev"
+
+# ---- the command path's bad input: exit 2, a message, nothing run ----
+check "copy without SRC and DST is a usage error" 2 "$GPUCTL" -d sim:// alloc 4K copy @1
+expect "... saying what it takes" "copy takes SRC and DST" "$err"
+check "... and ran nothing (checked before the device opened)" 0 test ! -s "$prev"
+check "copy of an allocation made later is a usage error" 2 "$GPUCTL" -d sim:// alloc 4K copy @1 @2 alloc 4K
+expect "... naming how many come before" "copy @2: only 1 alloc command comes before it" "$err"
+check "a handle value is not @N" 2 "$GPUCTL" -d sim:// alloc 4K copy 0x1234 @1
+check "a size that is not whole qwords is a usage error" 2 "$GPUCTL" -d sim:// alloc 4K alloc 4K copy @1 @2 12
+expect "... saying why" "size 12 is not a multiple of 8 \(the engine moves whole qwords\)" "$err"
+check "a misaligned offset is a usage error" 2 "$GPUCTL" -d sim:// alloc 4K alloc 4K copy @1 @2 --src-offset 4
+check "an unknown copy option is a usage error" 2 "$GPUCTL" -d sim:// alloc 4K alloc 4K copy @1 @2 --frob
+check "a physical destination is refused" 2 "$GPUCTL" -d sim:// alloc 4K copy @1 vram:0x10000000
+expect "... saying why" "the destination must be an allocation" "$err"
+check "a fill pattern over 32 bits is a usage error" 2 "$GPUCTL" -d sim:// alloc 4K fill @1 0x100000000
+expect "... FILL repeats 32 bits" "not a 32-bit value \(the engine's FILL repeats 32 bits\)" "$err"
+check "read @0 is a usage error" 2 "$GPUCTL" -d sim:// alloc 4K read @0
+check "an unknown read option is a usage error" 2 "$GPUCTL" -d sim:// alloc 4K read @1 --frob
+check "bench --sizes 0 is a usage error" 2 "$GPUCTL" -d sim:// bench --sizes 0
+check "bench --sizes over 64M is a usage error" 2 "$GPUCTL" -d sim:// bench --sizes 128M
+check "bench --sizes with a trailing comma is a usage error" 2 "$GPUCTL" -d sim:// bench --sizes 4K,
+check "bench --runs 0 is a usage error" 2 "$GPUCTL" -d sim:// bench --runs 0
+check "conformance after a copy is refused" 2 "$GPUCTL" -d sim:// alloc 4K alloc 4K copy @1 @2 conformance
+check "... and ran nothing" 0 test ! -s "$prev"
+
+# Sizes and offsets are checked against the allocations when the command runs, before it
+# submits anything: GR_VIDSCH_TRACE shows the fill's submission and no other.
+check "a copy past the source's end is a usage error" 2 env GR_VIDSCH_TRACE=1 "$GPUCTL" -d sim:// alloc 4K alloc 4K fill @2 1 copy @1 @2 8K
+expect "... naming the allocation and its size" "copy source @1: 8192 bytes at offset 0x0 run past its end \(4096 bytes\)" "$err"
+check "... and submitted nothing (only the fill before it)" 0 test "$(grep -c ': submit ' "$err")" = 1
+check "an offset past the destination's end is a usage error" 2 "$GPUCTL" -d sim:// alloc 4K alloc 4K copy @1 @2 --dst-offset 4K
+expect "... saying so" "copy destination @2: offset 0x1000 is past its end \(4096 bytes\)" "$err"
+check "a fill past the end is a usage error" 2 "$GPUCTL" -d sim:// alloc 4K fill @1 1 8K
+check "a read past the end is a usage error" 2 "$GPUCTL" -d sim:// alloc 4K read @1 4K 8
+check "--json: a range error is a JSON error document" 2 "$GPUCTL" -d sim:// --json alloc 4K alloc 4K copy @1 @2 8K
+check "--json range error document" 0 python3 -c \
+    'import json,sys; d=[json.loads(l) for l in open(sys.argv[1])][-1]; assert d["command"]=="copy" and d["error"]=="GR_E_RANGE" and "run past its end" in d["message"], d' "$prev"
+check "a copy of a freed allocation is a usage error" 2 "$GPUCTL" -d sim:// alloc 4K alloc 4K free @2 copy @1 @2
+expect "... saying so" "copy @2: already freed" "$err"
+check "overlapping ranges of one allocation are refused" 2 "$GPUCTL" -d sim:// alloc 8K copy @1 @1 4K --dst-offset 2K
+expect "... saying why" "ranges overlap" "$err"
+check "... while disjoint ranges of one allocation copy" 0 "$GPUCTL" -d sim:// alloc 8K copy @1 @1 4K --dst-offset 4K
+check "a copy out of the VPR is refused (the engine would fault)" 2 "$GPUCTL" -d sim:// alloc 1M --vpr alloc 64K copy @1 @2 4K
+expect "... saying why" "protected content never leaves the VPR" "$err"
+check "a physical source inside the VPR is refused" 2 "$GPUCTL" -d sim:// alloc 4K copy vram:0x1f000000 @1 4K
+check "a physical source in no segment is refused" 2 "$GPUCTL" -d sim:// alloc 4K copy vram:0x80000000 @1 4K
+check "reading protected content is refused" 2 "$GPUCTL" -d sim:// alloc 1M --vpr read @1
+check "read --cpu of a GPU-only allocation is refused" 2 "$GPUCTL" -d sim:// alloc 4K read @1 --cpu
+expect "... saying the engine can read it" "without --cpu it is read through the engine" "$err"
+
 echo "1..$n"
 exit $((fails > 0))

@@ -232,6 +232,86 @@ GR_API gr_status_t gr_adapter_sched_stats(gr_adapter_t *adapter, gr_sched_stats_
  */
 GR_API gr_status_t gr_adapter_cycles(gr_adapter_t *adapter, uint64_t *out_cycles);
 
+/* ---- the scheduler's timeline ---------------------------------------------------------------- */
+
+/**
+ * What a timeline event is (gr_sched_event_t.kind). Each is recorded when VidSch acts or learns
+ * it, in that order; the fields an event fills are listed with it.
+ */
+typedef enum gr_sched_event_kind {
+    GR_SCHED_EV_SUBMIT = 1,      /**< DxgkDdiSubmitCommand of a packet (packet fields) */
+    GR_SCHED_EV_RESUBMIT,        /**< ... of one that was on the hardware before: preempted, or put back by
+                                      a TDR of another context (Flags.Resubmission; a new fence id) */
+    GR_SCHED_EV_COMPLETE,        /**< the packet ran to completion and retired (gr_wait: GR_OK) */
+    GR_SCHED_EV_PREEMPT,         /**< DxgkDdiPreemptCommand: preempt_fence, arg = gr_sched_preempt_reason_t;
+                                      packet fields: the head of the hardware queue (if any) */
+    GR_SCHED_EV_PREEMPTED,       /**< the engine's answer (DMA_PREEMPTED) to that request: preempt_fence,
+                                      completed = its LastCompletedFenceId, arg = packets taken off the
+                                      hardware; packet fields: the first of them (if any) */
+    GR_SCHED_EV_CANCEL,          /**< a patched packet that will never run: DxgkDdiCancelCommand (arg 1; 0
+                                      when the miniport is not CancelCommandAware); status: its result */
+    GR_SCHED_EV_DROP,            /**< a packet removed before it was patched: no DDI (fence 0); status */
+    GR_SCHED_EV_FAULT,           /**< the engine faulted (DMA_FAULTED, DMA_PAGE_FAULTED): a TDR follows;
+                                      fence: the faulted one if known, with its packet's fields */
+    GR_SCHED_EV_ENGINE_TIMEOUT,  /**< the engine's watchdog (GPU_ENGINE_TIMEOUT): a TDR follows */
+    GR_SCHED_EV_PREEMPT_TIMEOUT, /**< a preemption not answered within the TDR timeout: a TDR follows;
+                                      preempt_fence, packet fields of the head of the hardware queue */
+    GR_SCHED_EV_TDR,             /**< a TDR begins (DxgkDdiResetFromTimeout next); packet fields: the one
+                                      blamed, if any (its context is lost) */
+} gr_sched_event_kind_t;
+
+/** Why VidSch preempted (gr_sched_event_t.arg of GR_SCHED_EV_PREEMPT). */
+typedef enum gr_sched_preempt_reason {
+    GR_SCHED_PREEMPT_QUANTUM = 1,  /**< the packet outlived its quantum and another context has work */
+    GR_SCHED_PREEMPT_EXPLICIT = 2, /**< gr_preempt */
+    GR_SCHED_PREEMPT_CANCEL = 3,   /**< gr_cancel, or a context, device, process or adapter going away */
+    GR_SCHED_PREEMPT_TDR = 4,      /**< the packet made no progress for the TDR timeout */
+} gr_sched_preempt_reason_t;
+
+/** One event of the scheduler's timeline (gr_adapter_timeline). Fields an event does not use are 0. */
+typedef struct gr_sched_event {
+    uint64_t index;         /**< the adapter's event number: 0, 1, 2, ... with no gaps */
+    uint64_t cycles;        /**< device cycles (DMA_TIMESTAMP) of the scheduler's latest clock reading
+                                 when it recorded the event (it reads once a pass, so at most a
+                                 pass early); never less than the previous event's */
+    uint32_t kind;          /**< gr_sched_event_kind_t */
+    gr_context_t context;   /**< the packet's context: a handle of the process that created it (0 on
+                                 a packet event: one of VidMm's paging packets, which have none) */
+    uint64_t seq;           /**< the packet's fence as gr_submit returned it */
+    uint32_t fence;         /**< the packet's SubmissionFenceId (its last Patch's; 0 if never patched) */
+    uint32_t preempt_fence; /**< PreemptionFenceId (PREEMPT, PREEMPTED, PREEMPT_TIMEOUT) */
+    uint32_t completed;     /**< the last SubmissionFenceId known completed at the event */
+    uint32_t arg;           /**< per kind, as listed there */
+    int32_t status;         /**< CANCEL, DROP: the result gr_wait gives the packet (gr_status_t) */
+    uint32_t hw_queue;      /**< packets in the hardware queue right after the event */
+} gr_sched_event_t;
+
+/** Events an adapter keeps; older ones are overwritten. */
+#define GR_SCHED_TIMELINE_CAP 2048u
+
+/**
+ * Reads the adapter's scheduler timeline: the events numbered since and after that the ring
+ * still holds, oldest first. Recording is always on and costs a few stores per event. Read
+ * incrementally by passing the last *out_next; the first event's index above since says how
+ * many were overwritten before they were read. A cap of 0 reads nothing and gives *out_next
+ * the next event's number (a mark to read from later).
+ * @param since  first event number wanted (0: the oldest kept)
+ * @param[out] out_events  room for cap events (may be NULL when cap is 0)
+ * @param[out] out_n  events written
+ * @param[out] out_next  may be NULL: the number to pass as since next time (after the last event
+ *                       written; with cap 0 or nothing newer, the next event's number)
+ * @return GR_OK, GR_E_INVALID (NULL adapter or out_n, or out_events NULL with cap > 0),
+ *         GR_E_RANGE (since is past the next event's number). Outputs untouched on failure.
+ */
+GR_API gr_status_t gr_adapter_timeline(gr_adapter_t *adapter, uint64_t since, gr_sched_event_t *out_events,
+                                       size_t cap, size_t *out_n, uint64_t *out_next);
+
+/** A kind's name ("submit", "preempted", "tdr", ...); "?" for an unknown kind. */
+const char *gr_sched_event_name(uint32_t kind);
+
+/** A preemption reason's name ("quantum", "explicit", "cancel", "tdr"); "?" when unknown. */
+const char *gr_sched_preempt_reason_name(uint32_t reason);
+
 #ifdef __cplusplus
 }
 #endif

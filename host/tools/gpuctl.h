@@ -1,0 +1,146 @@
+/*
+ * gpuctl.h: what the parts of gpuctl share: the options, the session (the adapter that the
+ * allocation commands and the command path use), the output and parsing helpers of gpuctl.c,
+ * and each command's parser and entry point. Private to host/tools.
+ *
+ *   gpuctl.c         main: the command line, dispatch, exit codes, shared helpers
+ *   gpuctl_regs.c    info, regs, peek, poke, conformance (registers, over gr_device.h)
+ *   gpuctl_alloc.c   alloc, free, ls and the session (allocations, over gr_alloc.h)
+ *   gpuctl_submit.c  copy, fill, read, bench, timeline (the command path, over gr_submit.h)
+ *
+ * A command's entry point returns an exit code (enum exit_code) and has printed its result or
+ * its error; a parser returns the words it took, or -1 with its message printed.
+ */
+#ifndef GPUREF_TOOLS_GPUCTL_H
+#define GPUREF_TOOLS_GPUCTL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpuref/gr_alloc.h"
+#include "gpuref/gr_device.h"
+#include "gpuref/gr_submit.h"
+
+enum exit_code {
+    EXIT_OK = 0,
+    EXIT_CHECKS_FAILED = 1, /* the command ran and found failures (conformance) */
+    EXIT_USAGE = 2,         /* bad command line, or a request the driver refuses */
+    EXIT_DEVICE = 3,        /* the device could not be opened, or an access failed */
+};
+
+typedef struct opts {
+    const char *uri;
+    bool json;
+    unsigned open_flags;
+} opts_t;
+
+/* One alloc command as parsed: what gr_alloc_create is asked for. */
+typedef struct alloc_req {
+    bool surface;
+    uint64_t bytes;           /* buffers */
+    uint32_t width, height;   /* surfaces */
+    uint32_t format, mips, slices;
+    uint32_t cpu;             /* gr_alloc_cpu_access_t */
+    uint32_t priv_flags;      /* GR_ALLOC_PRIV_* */
+    bool shared, ro_share, existing;
+    char text[200];           /* the command as typed, for messages */
+} alloc_req_t;
+
+/* One allocation gpuctl made: its creator handle and, with --read-only-share, the peer's open. */
+typedef struct alloc_rec {
+    unsigned ref;        /* @ref */
+    gr_alloc_t handle;   /* 0 once freed */
+    gr_alloc_t peer;     /* the peer process's read-only open; 0 if none or freed */
+    gr_shared_t shared;  /* 0 unless shared */
+    gr_sysmem_t mem;     /* --existing-sysmem: the backing store (cpu NULL: none) */
+    char kind[48];
+} alloc_rec_t;
+
+#define MAX_COMMANDS 64
+
+/* The allocation side of a run: an adapter over gpuctl's own link, started on first use. */
+typedef struct session {
+    gr_device_t *dev;
+    gr_adapter_t *ad;
+    gr_process_t *proc, *peer_proc;
+    gr_gpu_device_t *gdev, *peer_dev;
+    alloc_rec_t recs[MAX_COMMANDS];
+    unsigned nrecs;
+    gr_context_t ctx; /* the command path's GPU context (0: none yet, or lost in a TDR) */
+} session_t;
+
+#define BENCH_MAX_SIZES 32
+
+/* One copy, fill, read or bench command as parsed. */
+typedef struct xfer_req {
+    unsigned src_ref, dst_ref; /* @N (0: none) */
+    bool src_vram;             /* copy vram:ADDR */
+    uint64_t src_addr;
+    uint64_t bytes;            /* 0: up to the end (read: 256 bytes, or the end with --sum) */
+    uint64_t src_off, dst_off;
+    uint32_t pattern;
+    bool sum, cpu;             /* read */
+    uint64_t sizes[BENCH_MAX_SIZES];
+    unsigned nsizes, runs;
+    bool physical;             /* bench */
+    char text[200];            /* the command as typed */
+} xfer_req_t;
+
+/* ---- gpuctl.c: output and parsing helpers ---- */
+
+/* Prints s as a JSON string, quoted and escaped. */
+void json_str(const char *s);
+
+/* Reports a failed allocation or command-path command: stderr always, and a JSON line with
+ * --json ({"command","error","message"}); rc 0 is a usage error. Returns exit_code. */
+int fail_status(const opts_t *o, const char *cmd, int rc, int exit_code, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/* Bytes for people ("1 MiB", "239.98 MiB") into buf; returns buf. */
+const char *fmt_size(uint64_t v, char *buf, size_t len);
+
+/* A 32-bit value (0x allowed); 0 or -1. */
+int parse_u32(const char *text, uint32_t *out);
+
+/* A size with an optional K, M or G suffix, 1 byte (0 when zero_ok) to 1 TiB; 0 or -1. */
+int parse_size_ex(const char *text, bool zero_ok, uint64_t *out);
+
+/* ---- gpuctl_regs.c: the register commands, on the device alone ---- */
+
+/* REG of peek and poke: a register name or an offset; 0, or a status (message printed). */
+int parse_offset(const char *text, uint32_t *out);
+int cmd_info(const opts_t *o, gr_device_t *dev);
+int cmd_regs(const opts_t *o, gr_device_t *dev);
+int cmd_peek(const opts_t *o, gr_device_t *dev, uint32_t off);
+int cmd_poke(const opts_t *o, gr_device_t *dev, uint32_t off, uint32_t value);
+int cmd_conformance(const opts_t *o, gr_device_t *dev);
+
+/* ---- gpuctl_alloc.c: the allocation commands and the session ---- */
+
+int parse_alloc(int argc, char **argv, alloc_req_t *out);
+/* HANDLE of free: @N into out_ref, or a handle value into out_value; 0 or -1. */
+int parse_handle(const char *text, unsigned allocs_before, unsigned *out_ref, uint32_t *out_value);
+/* Before the first command: the names ls and alloc print for FlagsWddm2 bits. */
+void init_wddm2_names(void);
+/* Starts the adapter, gpuctl's process and its device on s->dev's link, once. */
+int session_start(const opts_t *o, session_t *s);
+/* Closes the adapter (with everything made on it); s->dev stays open. */
+void session_end(session_t *s);
+int cmd_alloc(const opts_t *o, session_t *s, const alloc_req_t *q);
+int cmd_free(const opts_t *o, session_t *s, unsigned ref, gr_alloc_t value);
+int cmd_ls(const opts_t *o, session_t *s);
+
+/* ---- gpuctl_submit.c: the command path ---- */
+
+int parse_copy(int argc, char **argv, unsigned allocs_before, xfer_req_t *out);
+int parse_fill(int argc, char **argv, unsigned allocs_before, xfer_req_t *out);
+int parse_read(int argc, char **argv, unsigned allocs_before, xfer_req_t *out);
+int parse_bench(int argc, char **argv, xfer_req_t *out);
+int cmd_copy(const opts_t *o, session_t *s, const xfer_req_t *q);
+int cmd_fill(const opts_t *o, session_t *s, const xfer_req_t *q);
+int cmd_read(const opts_t *o, session_t *s, const xfer_req_t *q);
+int cmd_bench(const opts_t *o, session_t *s, const xfer_req_t *q);
+int cmd_timeline(const opts_t *o, session_t *s);
+
+#endif

@@ -1,0 +1,617 @@
+/*
+ * gpuctl's allocation commands: alloc, free and ls, through the real driver (gr_alloc.h calls,
+ * the miniport's DDIs and VidMm). Also the session they start: an adapter over gpuctl's own
+ * link, with gpuctl's process and device (and a peer process for --read-only-share), which the
+ * command path of gpuctl_submit.c shares.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "d3dkmddi.h"
+#include "gpuctl.h"
+#include "gpuref/gr_alloc.h"
+#include "gpuref/gr_alloc_private.h"
+#include "gpuref/gr_device.h"
+
+static int parse_size(const char *text, uint64_t *out)
+{
+    return parse_size_ex(text, false, out);
+}
+
+/* WIDTHxHEIGHT, each 1..65535 (the miniport checks its own limits). */
+static int parse_dims(const char *text, uint32_t *w, uint32_t *h)
+{
+    unsigned long a, b;
+    char x, tail;
+    if (sscanf(text, "%lu%c%lu%c", &a, &x, &b, &tail) != 3 || x != 'x' || a == 0 || b == 0 || a > 65535 ||
+        b > 65535 || text[0] < '0' || text[0] > '9')
+        return -1;
+    *w = (uint32_t)a;
+    *h = (uint32_t)b;
+    return 0;
+}
+
+static const struct {
+    const char *name;
+    uint32_t value;
+} formats[] = {
+    {"A8R8G8B8", D3DDDIFMT_A8R8G8B8}, {"X8R8G8B8", D3DDDIFMT_X8R8G8B8}, {"A8B8G8R8", D3DDDIFMT_A8B8G8R8},
+    {"X8B8G8R8", D3DDDIFMT_X8B8G8R8}, {"R8G8B8", D3DDDIFMT_R8G8B8},     {"R5G6B5", D3DDDIFMT_R5G6B5},
+    {"A8", D3DDDIFMT_A8},             {"R8", D3DDDIFMT_R8},
+};
+
+static const char *format_name(uint32_t v)
+{
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+        if (formats[i].value == v)
+            return formats[i].name;
+    return "?";
+}
+
+static const char *const cpu_modes[] = {"none", "read", "write", "read-write", "on-demand"};
+
+enum opt_kind { OPT_FLAG, OPT_CPU_VISIBLE, OPT_ON_DEMAND, OPT_CPU, OPT_FORMAT, OPT_MIPS, OPT_SLICES };
+
+static const struct {
+    const char *name;
+    enum opt_kind kind;
+    uint32_t priv; /* OPT_FLAG: GR_ALLOC_PRIV_* */
+} alloc_opts[] = {
+    {"--cpu-visible", OPT_CPU_VISIBLE, 0},
+    {"--on-demand", OPT_ON_DEMAND, 0},
+    {"--cpu", OPT_CPU, 0},
+    {"--cached", OPT_FLAG, GR_ALLOC_PRIV_CACHED},
+    {"--permanent-sysmem", OPT_FLAG, GR_ALLOC_PRIV_PERMANENT_SYSMEM},
+    {"--protected", OPT_FLAG, GR_ALLOC_PRIV_PROTECTED},
+    {"--vpr", OPT_FLAG, GR_ALLOC_PRIV_IN_VPR},
+    {"--physical", OPT_FLAG, GR_ALLOC_PRIV_PHYSICAL},
+    {"--explicit-residency", OPT_FLAG, GR_ALLOC_PRIV_EXPLICIT_RESIDENCY},
+    {"--overlay", OPT_FLAG, GR_ALLOC_PRIV_OVERLAY},
+    {"--capture", OPT_FLAG, GR_ALLOC_PRIV_CAPTURE},
+    {"--from-end", OPT_FLAG, GR_ALLOC_PRIV_FROM_END},
+    {"--no-large-pages", OPT_FLAG, GR_ALLOC_PRIV_NO_LARGE_PAGES},
+    {"--history-buffer", OPT_FLAG, GR_ALLOC_PRIV_HISTORY_BUFFER},
+    {"--existing-sysmem", OPT_FLAG, GR_ALLOC_PRIV_EXISTING_SYSMEM},
+    {"--shared", OPT_FLAG, GR_ALLOC_PRIV_SHARED},
+    {"--read-only-share", OPT_FLAG, GR_ALLOC_PRIV_SHARED},
+    {"--format", OPT_FORMAT, 0},
+    {"--mips", OPT_MIPS, 0},
+    {"--slices", OPT_SLICES, 0},
+};
+
+/* Parses "alloc SIZE|WxH [OPTION...]"; returns the words taken, or -1 (message printed). */
+int parse_alloc(int argc, char **argv, alloc_req_t *out)
+{
+    alloc_req_t r;
+    memset(&r, 0, sizeof r);
+    r.cpu = GR_CPU_ACCESS_NONE;
+    if (argc < 2 || strncmp(argv[1], "--", 2) == 0) {
+        fprintf(stderr, "gpuctl: alloc takes a size (4096, 64K, 1M) or WIDTHxHEIGHT first\n");
+        return -1;
+    }
+    if (strchr(argv[1], 'x') && strncmp(argv[1], "0x", 2) != 0) {
+        if (parse_dims(argv[1], &r.width, &r.height)) {
+            fprintf(stderr, "gpuctl: alloc: '%s' is not WIDTHxHEIGHT (e.g. 640x480)\n", argv[1]);
+            return -1;
+        }
+        r.surface = true;
+    } else if (parse_size(argv[1], &r.bytes)) {
+        fprintf(stderr, "gpuctl: alloc: '%s' is not a size (1 byte to 1 TiB: 4096, 0x1000, 64K, 1M, 2G)\n",
+                argv[1]);
+        return -1;
+    }
+    bool cpu_set = false, surface_opt = false;
+    int i = 2;
+    for (; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
+        char name[32];
+        const char *value = strchr(argv[i], '=');
+        size_t len = value ? (size_t)(value - argv[i]) : strlen(argv[i]);
+        if (len >= sizeof name)
+            len = sizeof name - 1;
+        memcpy(name, argv[i], len);
+        name[len] = '\0';
+        size_t k = 0;
+        while (k < sizeof alloc_opts / sizeof alloc_opts[0] && strcmp(alloc_opts[k].name, name))
+            k++;
+        if (k == sizeof alloc_opts / sizeof alloc_opts[0]) {
+            fprintf(stderr, "gpuctl: unknown alloc option '%s' (try gpuctl --help; global options go "
+                            "before the first command)\n", argv[i]);
+            return -1;
+        }
+        enum opt_kind kind = alloc_opts[k].kind;
+        bool takes_value = kind == OPT_CPU || kind == OPT_FORMAT || kind == OPT_MIPS || kind == OPT_SLICES;
+        if (value)
+            value++;
+        else if (takes_value && i + 1 < argc)
+            value = argv[++i];
+        if (takes_value != (value != NULL)) {
+            fprintf(stderr, "gpuctl: alloc option %s %s\n", name, takes_value ? "takes a value" : "takes no value");
+            return -1;
+        }
+        uint32_t cpu = r.cpu, n = 0;
+        switch (kind) {
+        case OPT_FLAG:
+            r.priv_flags |= alloc_opts[k].priv;
+            r.shared |= alloc_opts[k].priv == GR_ALLOC_PRIV_SHARED;
+            r.ro_share |= strcmp(name, "--read-only-share") == 0;
+            r.existing |= alloc_opts[k].priv == GR_ALLOC_PRIV_EXISTING_SYSMEM;
+            continue;
+        case OPT_CPU_VISIBLE:
+            cpu = GR_CPU_ACCESS_WRITE;
+            break;
+        case OPT_ON_DEMAND:
+            cpu = GR_CPU_ACCESS_ON_DEMAND;
+            break;
+        case OPT_CPU:
+            for (cpu = 0; cpu < sizeof cpu_modes / sizeof cpu_modes[0] && strcmp(cpu_modes[cpu], value); cpu++)
+                ;
+            if (cpu == sizeof cpu_modes / sizeof cpu_modes[0]) {
+                fprintf(stderr, "gpuctl: --cpu takes none, read, write, read-write or on-demand, not '%s'\n",
+                        value);
+                return -1;
+            }
+            break;
+        case OPT_FORMAT:
+            surface_opt = true;
+            for (n = 0; n < sizeof formats / sizeof formats[0] && strcasecmp(formats[n].name, value); n++)
+                ;
+            if (n == sizeof formats / sizeof formats[0]) {
+                fprintf(stderr, "gpuctl: unknown surface format '%s' (try gpuctl --help)\n", value);
+                return -1;
+            }
+            r.format = formats[n].value;
+            continue;
+        case OPT_MIPS:
+        case OPT_SLICES:
+            surface_opt = true;
+            if (parse_u32(value, &n) || n == 0) {
+                fprintf(stderr, "gpuctl: %s takes a count from 1, not '%s'\n", name, value);
+                return -1;
+            }
+            *(kind == OPT_MIPS ? &r.mips : &r.slices) = n;
+            continue;
+        }
+        if (cpu_set && cpu != r.cpu) {
+            fprintf(stderr, "gpuctl: alloc: %s contradicts the CPU access given before (%s)\n", argv[i],
+                    cpu_modes[r.cpu]);
+            return -1;
+        }
+        cpu_set = true;
+        r.cpu = cpu;
+    }
+    if (surface_opt && !r.surface) {
+        fprintf(stderr, "gpuctl: alloc: --format, --mips and --slices are for surfaces (WIDTHxHEIGHT)\n");
+        return -1;
+    }
+    if (r.existing && r.surface) {
+        fprintf(stderr, "gpuctl: alloc: --existing-sysmem takes a buffer size, not a surface\n");
+        return -1;
+    }
+    if (r.surface) {
+        r.format = r.format ? r.format : (uint32_t)D3DDDIFMT_A8R8G8B8;
+        r.mips = r.mips ? r.mips : 1;
+        r.slices = r.slices ? r.slices : 1;
+    }
+    size_t used = 0;
+    for (int w = 0; w < i && used < sizeof r.text; w++)
+        used += (size_t)snprintf(r.text + used, sizeof r.text - used, "%s%s", w ? " " : "", argv[w]);
+    *out = r;
+    return i;
+}
+
+/* HANDLE of free: @N (the N-th alloc of this run, made before) or a non-zero 32-bit value. */
+int parse_handle(const char *text, unsigned allocs_before, unsigned *out_ref, uint32_t *out_value)
+{
+    if (text[0] == '@') {
+        uint32_t n = 0;
+        if (parse_u32(text + 1, &n) || n == 0 || text[1] == '\0') {
+            fprintf(stderr, "gpuctl: free: '%s' is not @N (N from 1)\n", text);
+            return -1;
+        }
+        if (n > allocs_before) {
+            fprintf(stderr, "gpuctl: free %s: only %u alloc command%s come%s before it\n", text, allocs_before,
+                    allocs_before == 1 ? "" : "s", allocs_before == 1 ? "s" : "");
+            return -1;
+        }
+        *out_ref = n;
+        return 0;
+    }
+    if (parse_u32(text, out_value) || *out_value == 0) {
+        fprintf(stderr, "gpuctl: free: '%s' is neither @N nor a handle (a non-zero 32-bit value)\n", text);
+        return -1;
+    }
+    return 0;
+}
+
+int session_start(const opts_t *o, session_t *s)
+{
+    if (s->ad)
+        return EXIT_OK;
+    int rc = gr_adapter_open_link(gr_device_link(s->dev), &s->ad);
+    if (rc)
+        return fail_status(o, "adapter", rc, EXIT_DEVICE, "cannot start the adapter (miniport and VidMm)");
+    rc = gr_process_create(s->ad, &s->proc);
+    if (!rc)
+        rc = gr_gpu_device_create(s->proc, &s->gdev);
+    if (rc)
+        return fail_status(o, "adapter", rc, EXIT_DEVICE, "cannot create gpuctl's process and device");
+    return EXIT_OK;
+}
+
+void session_end(session_t *s)
+{
+    gr_adapter_close(s->ad); /* processes, devices, handles and system memory with it */
+    s->ad = NULL;
+}
+
+/* FlagsWddm2 bit -> member name, from the header's own layout. */
+static const char *wddm2_names[32];
+
+void init_wddm2_names(void)
+{
+    DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 f;
+#define NAME(m)                                         \
+    do {                                                \
+        f.Value = 0;                                    \
+        f.m = 1;                                        \
+        wddm2_names[__builtin_ctz(f.Value)] = #m;       \
+    } while (0)
+    NAME(CpuVisible);
+    NAME(PermanentSysMem);
+    NAME(Cached);
+    NAME(Protected);
+    NAME(ExistingSysMem);
+    NAME(ExistingKernelSysMem);
+    NAME(FromEndOfSegment);
+    NAME(DisableLargePageMapping);
+    NAME(Overlay);
+    NAME(Capture);
+    NAME(CreateInVpr);
+    NAME(MapApertureCpuVisible);
+    NAME(HistoryBuffer);
+    NAME(AccessedPhysically);
+    NAME(ExplicitResidencyNotification);
+    NAME(HardwareProtected);
+    NAME(CpuVisibleOnDemand);
+#undef NAME
+}
+
+static void print_flag_names(uint32_t v)
+{
+    if (!v) {
+        printf("none");
+        return;
+    }
+    bool first = true;
+    for (unsigned b = 0; b < 32; b++)
+        if (v & (1u << b)) {
+            if (wddm2_names[b])
+                printf("%s%s", first ? "" : "|", wddm2_names[b]);
+            else
+                printf("%sbit%u", first ? "" : "|", b);
+            first = false;
+        }
+}
+
+/* One allocation as JSON; peer (may be NULL) nests the peer process's open as "peer". */
+static void json_alloc(const alloc_rec_t *r, gr_alloc_t h, const char *process, const gr_alloc_info_t *i,
+                       const gr_alloc_info_t *peer)
+{
+    printf("{\"ref\":%u,\"handle\":%u,\"process\":\"%s\",\"kind\":", r->ref, h, process);
+    json_str(r->kind);
+    printf(",\"creator\":%s,\"read_only\":%s,\"shared\":%u,\"segment\":%u,\"offset\":%llu,\"vram_address\":%llu,"
+           "\"bus_address\":%llu,\"size\":%llu,\"alignment\":%u,\"gpu_va\":%llu,\"flags_wddm2\":%u,\"flags\":[",
+           i->creator ? "true" : "false", i->read_only ? "true" : "false", r->shared, i->segment,
+           (unsigned long long)i->offset, (unsigned long long)i->vram_address,
+           (unsigned long long)i->bus_address, (unsigned long long)i->size, i->alignment,
+           (unsigned long long)i->gpu_va, i->flags_wddm2);
+    bool first = true;
+    for (unsigned b = 0; b < 32; b++)
+        if (i->flags_wddm2 & (1u << b)) {
+            printf("%s", first ? "" : ",");
+            json_str(wddm2_names[b] ? wddm2_names[b] : "reserved");
+            first = false;
+        }
+    printf("]");
+    if (peer) {
+        printf(",\"peer\":");
+        json_alloc(r, r->peer, "peer", peer, NULL);
+    }
+    printf("}");
+}
+
+/* One line: where an allocation lives and how the GPU reaches it. */
+static void text_alloc(const alloc_rec_t *r, gr_alloc_t h, bool peer, const gr_alloc_info_t *i)
+{
+    char sz[32];
+    printf("@%u%s handle 0x%08x: %s, size %s, ", r->ref, peer ? " peer" : "", h, r->kind,
+           fmt_size(i->size, sz, sizeof sz));
+    if (i->segment == GR_SEGMENT_SYSTEM)
+        printf("system memory, bus 0x%llx", (unsigned long long)i->bus_address);
+    else
+        printf("segment %u offset 0x%llx (VRAM 0x%llx)", i->segment, (unsigned long long)i->offset,
+               (unsigned long long)i->vram_address);
+    printf(", GPU VA 0x%llx%s, flags ", (unsigned long long)i->gpu_va, i->read_only ? " read-only" : "");
+    print_flag_names(i->flags_wddm2);
+    printf("\n");
+}
+
+int cmd_alloc(const opts_t *o, session_t *s, const alloc_req_t *q)
+{
+    int rc = session_start(o, s);
+    if (rc)
+        return rc;
+    alloc_rec_t *r = &s->recs[s->nrecs];
+    memset(r, 0, sizeof *r);
+    r->ref = s->nrecs + 1;
+    gr_alloc_private_t p;
+    memset(&p, 0, sizeof p);
+    p.version = GR_ALLOC_PRIVATE_VERSION;
+    p.struct_size = sizeof p;
+    p.flags = q->priv_flags;
+    p.cpu_access = q->cpu;
+    if (q->surface) {
+        p.kind = GR_ALLOC_KIND_SURFACE2D;
+        p.format = q->format;
+        p.width = q->width;
+        p.height = q->height;
+        p.mip_levels = q->mips;
+        p.array_size = q->slices;
+        snprintf(r->kind, sizeof r->kind, "surface %ux%u %s", q->width, q->height, format_name(q->format));
+    } else {
+        p.kind = GR_ALLOC_KIND_BUFFER;
+        p.buffer_bytes = q->bytes;
+        snprintf(r->kind, sizeof r->kind, "buffer");
+    }
+    gr_alloc_desc_t d = {.private_data = &p, .private_size = sizeof p};
+    if (q->existing) {
+        rc = gr_sysmem_alloc(s->proc, q->bytes, &r->mem);
+        if (rc)
+            return fail_status(o, "alloc", rc, rc == GR_E_NO_MEMORY ? EXIT_DEVICE : EXIT_USAGE,
+                               "%s: no host memory the device can reach", q->text);
+        d.sysmem = r->mem.cpu;
+        d.sysmem_bytes = r->mem.bytes;
+    }
+    gr_resource_desc_t rd = {.flags = q->shared ? GR_RESOURCE_SHARED : 0};
+    gr_alloc_t h = 0;
+    rc = gr_alloc_create(s->gdev, q->shared ? &rd : NULL, &d, 1, &h, q->shared ? &r->shared : NULL);
+    if (rc) {
+        if (r->mem.cpu && gr_sysmem_free(s->proc, r->mem.cpu))
+            fprintf(stderr, "gpuctl: cannot give back the host memory of %s\n", q->text);
+        if (rc == GR_E_INVALID)
+            return fail_status(o, "alloc", rc, EXIT_USAGE,
+                               "%s: the driver refuses this combination (host/kmd/README.md lists what "
+                               "each option needs)", q->text);
+        if (rc == GR_E_NO_MEMORY)
+            return fail_status(o, "alloc", rc, EXIT_DEVICE, "%s: no segment it may use has room", q->text);
+        return fail_status(o, "alloc", rc, EXIT_DEVICE, "%s failed", q->text);
+    }
+    r->handle = h;
+    s->nrecs++;
+    gr_alloc_info_t info, pinfo;
+    rc = gr_alloc_query(s->gdev, h, &info);
+    if (!rc && q->ro_share) {
+        if (!s->peer_proc) {
+            rc = gr_process_create(s->ad, &s->peer_proc);
+            if (!rc && (rc = gr_gpu_device_create(s->peer_proc, &s->peer_dev)))
+                s->peer_dev = NULL;
+        }
+        uint32_t n = 0;
+        if (!rc)
+            rc = gr_alloc_open(s->peer_dev, r->shared, GR_OPEN_READ_ONLY, 0, &r->peer, 1, &n, &pinfo);
+    }
+    if (rc)
+        return fail_status(o, "alloc", rc, EXIT_DEVICE, "%s: created as @%u, then failed", q->text, r->ref);
+    if (o->json) {
+        json_alloc(r, h, "main", &info, r->peer ? &pinfo : NULL);
+        printf("\n");
+        return EXIT_OK;
+    }
+    text_alloc(r, h, false, &info);
+    if (r->shared)
+        printf("@%u shared handle 0x%08x\n", r->ref, r->shared);
+    if (r->peer)
+        text_alloc(r, r->peer, true, &pinfo); /* the peer process's read-only open */
+    return EXIT_OK;
+}
+
+/* The free command: HANDLE is @ref (ref > 0) or a handle value. */
+int cmd_free(const opts_t *o, session_t *s, unsigned ref, gr_alloc_t value)
+{
+    int rc = session_start(o, s);
+    if (rc)
+        return rc;
+    alloc_rec_t *r = NULL;
+    gr_alloc_t freed[2] = {0, 0};
+    if (ref) {
+        r = ref <= s->nrecs ? &s->recs[ref - 1] : NULL;
+        if (!r || (!r->handle && !r->peer))
+            return fail_status(o, "free", 0, EXIT_USAGE, "free @%u: %s", ref, r ? "already freed" : "not made");
+        if (r->handle && (rc = gr_alloc_destroy(s->gdev, r->handle)))
+            return fail_status(o, "free", rc, EXIT_DEVICE, "destroying @%u", ref);
+        if (r->peer && (rc = gr_alloc_close(s->peer_dev, r->peer)))
+            return fail_status(o, "free", rc, EXIT_DEVICE, "closing @%u in the peer process", ref);
+        freed[0] = r->handle;
+        freed[1] = r->peer;
+        r->handle = r->peer = 0;
+    } else {
+        for (unsigned k = 0; k < s->nrecs && !r; k++)
+            if (s->recs[k].handle == value || s->recs[k].peer == value)
+                r = &s->recs[k];
+        if (!r)
+            return fail_status(o, "free", 0, EXIT_USAGE,
+                               "free 0x%08x: no allocation of this run has that handle (gpuctl ls lists them)",
+                               value);
+        bool peer = r->peer == value;
+        rc = peer ? gr_alloc_close(s->peer_dev, value) : gr_alloc_destroy(s->gdev, value);
+        if (rc)
+            return fail_status(o, "free", rc, EXIT_DEVICE, "freeing handle 0x%08x", value);
+        *(peer ? &r->peer : &r->handle) = 0;
+        freed[0] = value;
+    }
+    /* The host memory behind it goes when no handle is left on it. */
+    if (!r->handle && !r->peer && r->mem.cpu) {
+        if ((rc = gr_sysmem_free(s->proc, r->mem.cpu)))
+            return fail_status(o, "free", rc, EXIT_DEVICE, "giving back @%u's host memory", r->ref);
+        r->mem.cpu = NULL;
+    }
+    if (o->json) {
+        printf("{\"ref\":%u,\"freed\":[", r->ref);
+        for (unsigned k = 0, n = 0; k < 2; k++)
+            if (freed[k])
+                printf("%s%u", n++ ? "," : "", freed[k]);
+        printf("],\"live\":%s}\n", r->handle || r->peer ? "true" : "false");
+        return EXIT_OK;
+    }
+    for (unsigned k = 0; k < 2; k++)
+        if (freed[k])
+            printf("freed @%u%s handle 0x%08x\n", r->ref, k ? " peer" : "", freed[k]);
+    return EXIT_OK;
+}
+
+/* ---- ls: the allocations and the segment maps ---- */
+
+#define MAP_CELLS 64u
+
+typedef struct map_walk {
+    const opts_t *o;
+    uint64_t size;
+    uint64_t alloc[MAP_CELLS], vpr_free[MAP_CELLS]; /* bytes of each kind per cell */
+    unsigned ranges;
+    int rc;
+} map_walk_t;
+
+static const char *range_kind_name(gr_segment_range_kind_t k)
+{
+    return k == GR_RANGE_ALLOCATION ? "allocation" : k == GR_RANGE_VPR_FREE ? "vpr_free" : "free";
+}
+
+/* Runs under VidMm's lock: only arithmetic and printing. */
+static bool map_range(void *ctx, uint64_t offset, uint64_t size, gr_segment_range_kind_t kind)
+{
+    map_walk_t *w = ctx;
+    if (w->o->json) {
+        printf("%s{\"offset\":%llu,\"size\":%llu,\"kind\":\"%s\"}", w->ranges ? "," : "",
+               (unsigned long long)offset, (unsigned long long)size, range_kind_name(kind));
+    }
+    w->ranges++;
+    if (kind == GR_RANGE_FREE || w->size == 0)
+        return true;
+    /* Spread the range over the cells it touches ((cell * size) / cells is the cell's start). */
+    uint64_t end = offset + size;
+    for (unsigned c = (unsigned)(offset * MAP_CELLS / w->size); c < MAP_CELLS; c++) {
+        uint64_t lo = (uint64_t)c * w->size / MAP_CELLS, hi = (uint64_t)(c + 1) * w->size / MAP_CELLS;
+        if (lo >= end)
+            break;
+        uint64_t a = offset > lo ? offset : lo, b = end < hi ? end : hi;
+        if (b > a)
+            (kind == GR_RANGE_ALLOCATION ? w->alloc : w->vpr_free)[c] += b - a;
+    }
+    return true;
+}
+
+static void map_text(const map_walk_t *w, char *out)
+{
+    for (unsigned c = 0; c < MAP_CELLS; c++) {
+        uint64_t cell = (uint64_t)(c + 1) * w->size / MAP_CELLS - (uint64_t)c * w->size / MAP_CELLS;
+        out[c] = w->alloc[c] == 0 ? (w->vpr_free[c] ? 'v' : '.') : w->alloc[c] >= cell ? '#' : '+';
+    }
+    out[MAP_CELLS] = '\0';
+}
+
+/* Prints every live handle of the run (the peer's opens after their allocation). */
+static int list_allocs(const opts_t *o, session_t *s, unsigned *out_count)
+{
+    unsigned n = 0;
+    for (unsigned k = 0; k < s->nrecs; k++) {
+        const alloc_rec_t *r = &s->recs[k];
+        for (int which = 0; which < 2; which++) {
+            gr_alloc_t h = which ? r->peer : r->handle;
+            if (!h)
+                continue;
+            gr_alloc_info_t i;
+            int rc = gr_alloc_query(which ? s->peer_dev : s->gdev, h, &i);
+            if (rc)
+                return fail_status(o, "ls", rc, EXIT_DEVICE, "querying @%u", r->ref);
+            if (o->json) {
+                printf("%s", n ? "," : "");
+                json_alloc(r, h, which ? "peer" : "main", &i, NULL);
+            } else {
+                printf("  ");
+                text_alloc(r, h, which, &i);
+            }
+            n++;
+        }
+    }
+    *out_count = n;
+    return EXIT_OK;
+}
+
+int cmd_ls(const opts_t *o, session_t *s)
+{
+    int rc = session_start(o, s);
+    if (rc)
+        return rc;
+    unsigned live = 0;
+    for (unsigned k = 0; k < s->nrecs; k++)
+        live += (s->recs[k].handle != 0) + (s->recs[k].peer != 0);
+    if (o->json)
+        printf("{\"allocations\":[");
+    else
+        printf("allocations: %u\n", live);
+    unsigned n = 0;
+    if ((rc = list_allocs(o, s, &n)))
+        return rc;
+    gr_segment_info_t seg[GR_ALLOC_MAX_SEGMENTS];
+    uint32_t nseg = 0;
+    if ((rc = gr_adapter_segments(s->ad, seg, GR_ALLOC_MAX_SEGMENTS, &nseg)))
+        return fail_status(o, "ls", rc, EXIT_DEVICE, "reading the segments");
+    if (nseg > GR_ALLOC_MAX_SEGMENTS)
+        nseg = GR_ALLOC_MAX_SEGMENTS;
+    if (o->json)
+        printf("],\"segments\":[");
+    for (uint32_t k = 0; k < nseg; k++) {
+        const gr_segment_info_t *g = &seg[k];
+        char a[32], b[32], c[32];
+        if (o->json)
+            printf("%s{\"id\":%u,\"base\":%llu,\"size\":%llu,\"cpu_visible\":%s,\"vpr\":%s,\"vpr_offset\":%llu,"
+                   "\"vpr_size\":%llu,\"free_bytes\":%llu,\"largest_free\":%llu,\"allocations\":%llu,\"ranges\":[",
+                   k ? "," : "", g->id, (unsigned long long)g->base, (unsigned long long)g->size,
+                   g->cpu_visible ? "true" : "false", g->vpr ? "true" : "false", (unsigned long long)g->vpr_offset,
+                   (unsigned long long)g->vpr_size, (unsigned long long)g->free_bytes,
+                   (unsigned long long)g->largest_free, (unsigned long long)g->allocations);
+        else {
+            printf("segment %u: base 0x%llx, %s%s", g->id, (unsigned long long)g->base,
+                   fmt_size(g->size, a, sizeof a), g->cpu_visible ? ", CPU-visible" : "");
+            if (g->vpr)
+                printf(", VPR %s at +0x%llx", fmt_size(g->vpr_size, a, sizeof a), (unsigned long long)g->vpr_offset);
+            printf("; %s free (largest %s), %llu allocation%s\n", fmt_size(g->free_bytes, b, sizeof b),
+                   fmt_size(g->largest_free, c, sizeof c), (unsigned long long)g->allocations,
+                   g->allocations == 1 ? "" : "s");
+        }
+        map_walk_t w;
+        memset(&w, 0, sizeof w);
+        w.o = o;
+        w.size = g->size;
+        if ((rc = gr_segment_walk(s->ad, g->id, map_range, &w))) {
+            if (o->json)
+                printf("]}]}\n");
+            return fail_status(o, "ls", rc, EXIT_DEVICE, "walking segment %u", g->id);
+        }
+        char map[MAP_CELLS + 1];
+        map_text(&w, map);
+        if (o->json)
+            printf("],\"map\":\"%s\"}", map);
+        else
+            printf("  0x%010llx |%s| 0x%010llx\n", (unsigned long long)g->base, map,
+                   (unsigned long long)(g->base + g->size));
+    }
+    if (o->json)
+        printf("]}\n");
+    else
+        printf("map: %u cells a segment; '#' allocated (page tables too), '+' partly, '.' free, "
+               "'v' free in the VPR\n", MAP_CELLS);
+    return EXIT_OK;
+}
