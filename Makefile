@@ -60,6 +60,7 @@ include tb/system/vidsch.mk
 include tb/system/timeline.mk
 include bench/bench.mk
 include bench/alloc/alloc.mk
+include bench/dma/dma.mk
 
 # ---- register map --------------------------------------------------------------------------
 $(VENV)/.stamp: requirements.txt

@@ -16,9 +16,13 @@ PACKAGES=(
     python3 python3-venv
 )
 
+# Each benchmark lists its Debian packages in bench/<name>/DEPS, one per line (# comments);
+# a package two benchmarks need is installed once.
 if [ "${1:-}" = --bench ]; then
     for deps in bench/*/DEPS; do
-        while read -r p; do [ -n "$p" ] && PACKAGES+=("$p"); done < <(grep -v '^#' "$deps")
+        while read -r p; do
+            if [ -n "$p" ] && [[ " ${PACKAGES[*]} " != *" $p "* ]]; then PACKAGES+=("$p"); fi
+        done < <(grep -v '^#' "$deps")
     done
 fi
 

@@ -14,7 +14,7 @@ static const gr_field_desc_t fields_id_caps[] = {
     {"DMA", 1, 1, GR_ACCESS_CONST, 0x1u, "DMA engine present (rtl/dma): DMA_* registers.", 0},
 };
 static const gr_field_desc_t fields_id_regmap[] = {
-    {"HASH", 0, 32, GR_ACCESS_CONST, 0xee100984u, "Hash of the register map source (the reset value shown is filled in by regtool).", 0},
+    {"HASH", 0, 32, GR_ACCESS_CONST, 0xa2a682au, "Hash of the register map source (the reset value shown is filled in by regtool).", 0},
 };
 static const gr_field_desc_t fields_id_build[] = {
     {"STAMP", 0, 24, GR_ACCESS_HW_RO, 0x0u, "Build stamp chosen by the build (for example a commit hash).", 0},
@@ -208,7 +208,7 @@ static const gr_field_desc_t fields_dma_perf_bytes_hi[] = {
     {"BYTES", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Bits 63:32.", 0},
 };
 static const gr_field_desc_t fields_dma_perf_stalls[] = {
-    {"CYCLES", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Busy cycles in which the engine had an address or a data beat to send and the bus did not take it; wraps.", 0},
+    {"CYCLES", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Bubbles in the write stream of a COPY or FILL while an entry is in progress: cycles after its first write data beat, until it ends, in which none was accepted; wraps.", 0},
 };
 static const gr_field_desc_t fields_dma_perf_cmds[] = {
     {"COUNT", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Commands completed; wraps.", 0},

@@ -26,6 +26,11 @@
 //   - fault_o (one cycle, first fault of an operation): translation (agen), error response
 //     (3; R: the beat's address, B: the burst's), VPR (5). The faulting operation stops as with
 //     stop_i. fault_addr_o is in the command's space.
+//   - stall_o: a bubble in the write stream of a COPY or FILL (op_data_i): a cycle after the
+//     operation's first W beat, before the cycle it ends, without a W handshake. For an
+//     operation that runs to completion these are the cycles between its first and last W
+//     beats that carried none, whatever held them (a translation, READY low, the read side
+//     behind); the cycles before its first beat (read latency, first translations) are not.
 //   - idle_o: no operation and nothing outstanding.
 module dma_mover #(
     parameter FifoBeats    = 128,  // beat buffer, power of two >= 32
@@ -64,7 +69,7 @@ module dma_mover #(
     output wire [31:0]             done_bytes_o,   // bytes the current/last operation wrote
     output wire                    progress_o,
     output wire                    bytes_o,        // 8 bytes of a COPY/FILL written
-    output wire                    stall_o,        // an address or W beat waits for READY
+    output wire                    stall_o,        // a bubble in a COPY/FILL's write stream
     output wire                    fault_o,
     output wire [3:0]              fault_type_o,
     output wire [2:0]              fault_mmu_type_o,
@@ -181,6 +186,7 @@ module dma_mover #(
     logic [63:0]         src_addr_q, pattern_q;
     logic [BeatBits-1:0] pat_left_q, sink_left_q;
     logic                rd_started_q;   // the operation's first read was issued
+    logic                wr_started_q;   // the operation's first W beat was sent
     logic                fault_q;        // the operation faulted
     logic [31:0]         done_bytes_q;
     logic                done_q, stopped_q;
@@ -379,6 +385,7 @@ module dma_mover #(
             fault_pulse_q <= 1'b0;
             done_bytes_q <= 32'd0;
             rd_started_q <= 1'b0;
+            wr_started_q <= 1'b0;
         end else begin
             done_q <= op_end;
             stopped_q <= op_end && !normal_end;
@@ -389,6 +396,7 @@ module dma_mover #(
                 sink_left_q <= op_dst_sink_i ? op_beats_i : {BeatBits{1'b0}};
                 done_bytes_q <= 32'd0;
                 rd_started_q <= 1'b0;
+                wr_started_q <= 1'b0;
             end else begin
                 if (op_end) op_q <= 1'b0;
                 if (sink_fire) sink_left_q <= sink_left_q - 1'b1;
@@ -425,6 +433,7 @@ module dma_mover #(
             else claimed_q <= claimed_q + (aw_load ? {{(CntBits-5){1'b0}}, wr_bst_len} : {CntBits{1'b0}})
                                         - {{(CntBits-1){1'b0}}, w_fire};
             if (w_fire) begin
+                wr_started_q <= 1'b1;
                 w_beat_q <= w_last ? 4'd0 : w_beat_q + 4'd1;
                 if (w_last) wtrk_w_q <= wtrk_w_q + 1'b1;
             end
@@ -521,7 +530,7 @@ module dma_mover #(
     assign done_bytes_o = done_bytes_q;
     assign progress_o = progress_q && (r_fire || w_fire);
     assign bytes_o = data_q && w_fire && w_strb != 8'h00;
-    assign stall_o = (ar_valid_q && !ar_ready) || (aw_valid_q && !aw_ready) || (w_valid && !w_ready);
+    assign stall_o = op_q && data_q && wr_started_q && !w_fire && !op_end;
     assign fault_o = fault_pulse_q;
     assign fault_type_o = fault_type_q;
     assign fault_mmu_type_o = fault_mmu_q;

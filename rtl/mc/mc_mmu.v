@@ -1,8 +1,8 @@
 `default_nettype none
 `include "cmn_param.vh"
 // mc_mmu: the GPU MMU: translates 48-bit GPU virtual addresses to physical ones through a TLB
-// (mc_tlb) and, on a miss, a walk of the page tables in VRAM (mc_walker); format and policy in
-// rtl/mc/README.md.
+// (mc_tlb) and, on a miss, a walk of the page tables in VRAM (mc_walker, which starts from the
+// deepest table its page-walk cache mc_pwc knows); format and policy in rtl/mc/README.md.
 // Contract:
 //   - req_*: one translation per handshake. Physical requests (req_physical_i, or any request
 //     while enable_i is low; enable_i is taken with the request) are not translated: PA =
@@ -15,11 +15,12 @@
 //     in cycle N+2, hits stream at one per cycle; a miss answers after its walk, and requests
 //     behind it wait. req_ready_o may depend on rsp_ready_i in the same cycle.
 //   - tlb_invalidate_i (pulse) empties the TLB; tlb_inv_page_i (pulse) drops the entries that
-//     cover tlb_inv_page_va_i. Every request accepted in or after the pulse's cycle sees the
-//     invalidation. A walk in progress at the pulse still answers its own request with what it
-//     read, but does not fill the TLB.
+//     cover tlb_inv_page_va_i. Either pulse empties the page-walk cache. Every request accepted
+//     in or after the pulse's cycle sees the invalidation. A walk in progress at the pulse still
+//     answers its own request with what it read, but fills neither the TLB nor the cache.
 //   - root_i (the L3 table in VRAM, 4 KiB aligned) is taken when a walk starts. After changing
-//     it, or any page-table entry that may be cached, invalidate.
+//     it, or any page-table entry that may be cached, invalidate. (The page-walk cache is also
+//     tagged with its root: a walk from another root never uses it.)
 //   - Counters (modulo 2^32, reset by rst_i only): tlb_hits_o + tlb_misses_o counts translated
 //     requests; walks_o counts walks (one per miss here).
 //   - idle_o: no request held, no response waiting, no page-table read outstanding. m_pt_* is
@@ -29,7 +30,8 @@ module mc_mmu #(
     parameter IdBits       = 4,   // req_id_i / rsp_id_o width
     parameter TlbEntries   = 16,  // TLB entries, 1..256
     parameter DataBytes    = 8,   // m_pt_* data bus width in bytes: 8, 16, 32 or 64
-    parameter PtIdBits     = 2    // m_pt_* ID width
+    parameter PtIdBits     = 2,   // m_pt_* ID width
+    parameter PwcEntries   = 4    // page-walk cache entries, 0..16 (0: every walk from the root)
 ) (
     input  wire                    clk_i,
     input  wire                    rst_i,               // synchronous, active high
@@ -278,7 +280,8 @@ module mc_mmu #(
     mc_walker #(
         .VramAddrBits(VramAddrBits),
         .DataBytes(DataBytes),
-        .PtIdBits(PtIdBits)
+        .PtIdBits(PtIdBits),
+        .PwcEntries(PwcEntries)
     ) u_walker (
         .clk_i(clk_i),
         .rst_i(rst_i),
@@ -296,6 +299,8 @@ module mc_mmu #(
         .res_fault_o(res_fault),
         .res_fault_type_o(res_fault_type),
         .idle_o(walker_idle),
+        .pwc_fill_i(fill),
+        .pwc_flush_i(inv_any),
         .m_pt_arid_o(m_pt_arid_o),
         .m_pt_araddr_o(m_pt_araddr_o),
         .m_pt_arlen_o(m_pt_arlen_o),

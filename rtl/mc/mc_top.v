@@ -10,8 +10,8 @@
 //   dma_req_*/dma_rsp_*: the DMA engine's translations (valid/ready), in order. With
 //             dma_req_use_root_i they walk dma_req_root_i with the MMU on, else MMU_ROOT while
 //             MMU_CTRL.ENABLE. The probe and the DMA engine share the MMU (the probe first).
-//             The TLB holds one address space: a translated request whose root differs from
-//             the one the TLB was filled for drops the TLB first.
+//             The TLB and the page-walk cache hold one address space: a translated request
+//             whose root differs from the one the TLB was filled for drops both first.
 //   dma_fault_*: a DMA engine fault for the fault unit (SOURCE 2).
 //   m_vram_*  AXI4 master to VRAM. IDs: {master, id}: master 0 aperture, 1 page walker, 2 DMA.
 //   cfg/status ports: the MC_*, VPR_* and MMU_* register fields (rtl/csr/REGISTERS.md).
@@ -24,6 +24,7 @@ module mc_top #(
     parameter DataBytes    = 8,
     parameter IdBits       = 4,   // s_ap_* and m_vram_* ID width
     parameter TlbEntries   = 16,
+    parameter PwcEntries   = 4,   // the MMU's page-walk cache (0: none)
     parameter LocalIdBits  = 2    // ID bits of each arbiter master (s_dma_*)
 ) (
     input  wire                    clk_i,
@@ -315,7 +316,7 @@ module mc_top #(
 
     mc_mmu #(
         .VramAddrBits(VramAddrBits), .IdBits(1), .TlbEntries(TlbEntries),
-        .DataBytes(DataBytes), .PtIdBits(LocalIdBits)
+        .DataBytes(DataBytes), .PtIdBits(LocalIdBits), .PwcEntries(PwcEntries)
     ) u_mmu (
         .clk_i(clk_i), .rst_i(rst_i),
         .enable_i(sel_enable), .root_i({tlb_root_q, 12'h000}),

@@ -1,11 +1,17 @@
 `default_nettype none
 `include "cmn_param.vh"
 // mc_walker: the GPU MMU's page-table walker. Walks the 4-level tables (rtl/mc/README.md, "Page
-// tables") for one VA at a time through an AXI4 read port into VRAM, one 8-byte read per level.
+// tables") for one VA at a time through an AXI4 read port into VRAM, one 8-byte read per level,
+// starting at the deepest table its page-walk cache (mc_pwc) knows for the VA.
 // Contract:
 //   - walk_valid_i/walk_ready_o: a walk of walk_vpn_i from the L3 table at walk_root_i; both
-//     are taken at the handshake. walk_ready_o is high exactly while the walker is idle. The
-//     first read's ARVALID rises the cycle after the handshake (unit tests date walks by it).
+//     are taken at the handshake, and so is the page-walk cache's answer for them. walk_ready_o
+//     is high exactly while the walker is idle. The first read's ARVALID rises the cycle after
+//     the handshake (unit tests date walks by it).
+//   - pwc_fill_i: in the cycle a result without a fault is taken (res_valid_o && res_ready_i),
+//     the walk's table pointers go into the page-walk cache; the caller leaves it low when an
+//     invalidate met the walk. pwc_flush_i empties the cache (and drops a fill of its cycle).
+//     With PwcEntries 0 there is no cache: every walk reads from the root.
 //   - res_valid_o/res_ready_i: the walk's one result, held until taken: a page (size, PA,
 //     leaf attributes) or a fault (type 1 unmapped: an invalid entry, or LEAF in an L3/L2 entry;
 //     type 3 decode error: a read answered SLVERR/DECERR, or a table or VRAM page beyond
@@ -19,7 +25,8 @@
 module mc_walker #(
     parameter VramAddrBits = 32,  // VRAM byte address bits, 13..48
     parameter DataBytes    = 8,   // m_pt_* data bus width in bytes: 8, 16, 32 or 64
-    parameter PtIdBits     = 2    // m_pt_* ID width
+    parameter PtIdBits     = 2,   // m_pt_* ID width
+    parameter PwcEntries   = 4    // page-walk cache entries, 0..16 (0: none)
 ) (
     input  wire                    clk_i,
     input  wire                    rst_i,            // synchronous, active high
@@ -39,6 +46,9 @@ module mc_walker #(
     output wire                    res_fault_o,
     output wire [2:0]              res_fault_type_o, // 1 unmapped, 3 decode error
     output wire                    idle_o,
+    // page-walk cache
+    input  wire                    pwc_fill_i,
+    input  wire                    pwc_flush_i,
     // AXI4 read master toward VRAM (page tables)
     output wire [PtIdBits-1:0]     m_pt_arid_o,
     output wire [VramAddrBits-1:0] m_pt_araddr_o,
@@ -82,6 +92,9 @@ module mc_walker #(
     if (DataBytes != 8 && DataBytes != 16 && DataBytes != 32 && DataBytes != 64) begin : g_bad_width
         `CMN_PARAM_ERROR("mc_walker: DataBytes must be 8, 16, 32 or 64")
     end
+    if (PwcEntries < 0 || PwcEntries > 16) begin : g_bad_pwc
+        `CMN_PARAM_ERROR("mc_walker: PwcEntries must be 0..16")
+    end
 
     typedef enum logic [1:0] {
         StIdle = 2'd0,  // waiting for a walk
@@ -101,6 +114,16 @@ module mc_walker #(
     logic                     system_q, system_d;
     logic                     cacheable_q, cacheable_d;
     logic [2:0]               fault_q, fault_d;
+    // The walk's path, for the page-walk cache: the root and the tables below it.
+    logic [PpnBits-1:0]       root_q, root_d;
+    logic [PpnBits-1:0]       l2_q, l2_d;
+    logic [PpnBits-1:0]       l1_q, l1_d;
+    logic [PpnBits-1:0]       l0_q, l0_d;
+
+    // The page-walk cache's answer for the walk being offered.
+    wire  [1:0]               pwc_level;
+    wire  [PpnBits-1:0]       pwc_l2, pwc_l1, pwc_l0;
+    wire                      pwc_pt64;
 
     wire  [63:0]              entry;
     wire  [39:0]              next_ppn;             // entry[51:12]
@@ -146,6 +169,10 @@ module mc_walker #(
         system_d = system_q;
         cacheable_d = cacheable_q;
         fault_d = fault_q;
+        root_d = root_q;
+        l2_d = l2_q;
+        l1_d = l1_q;
+        l0_d = l0_q;
 
         case (level_q)
             2'd1:    page_ppn = {next_ppn[39:9], 9'd0};
@@ -157,9 +184,18 @@ module mc_walker #(
             StIdle: if (walk_valid_i) begin
                 state_d = StAr;
                 vpn_d = walk_vpn_i;
-                table_d = walk_root_i[VramAddrBits-1:12];
-                level_d = 2'd3;
-                pt64_d = 1'b0;
+                root_d = walk_root_i[VramAddrBits-1:12];
+                l2_d = pwc_l2;
+                l1_d = pwc_l1;
+                l0_d = pwc_l0;
+                level_d = pwc_level;
+                pt64_d = (pwc_level == 2'd0) && pwc_pt64;
+                case (pwc_level)
+                    2'd0:    table_d = pwc_l0;
+                    2'd1:    table_d = pwc_l1;
+                    2'd2:    table_d = pwc_l2;
+                    default: table_d = walk_root_i[VramAddrBits-1:12];
+                endcase
             end
             StAr: if (m_pt_arready_i) state_d = StR;
             StR: if (m_pt_rvalid_i) begin
@@ -186,6 +222,11 @@ module mc_walker #(
                         table_d = next_ppn[PpnBits-1:0];
                         level_d = level_q - 2'd1;
                         pt64_d = (level_q == 2'd1) && entry[PTE_PT64];
+                        case (level_q)
+                            2'd3:    l2_d = next_ppn[PpnBits-1:0];
+                            2'd2:    l1_d = next_ppn[PpnBits-1:0];
+                            default: l0_d = next_ppn[PpnBits-1:0];
+                        endcase
                     end
                 end else begin
                     // A leaf: L1 with LEAF (2 MiB) or any level-0 entry (4 KiB or 64 KiB).
@@ -219,6 +260,44 @@ module mc_walker #(
         system_q <= system_d;
         cacheable_q <= cacheable_d;
         fault_q <= fault_d;
+        root_q <= root_d;
+        l2_q <= l2_d;
+        l1_q <= l1_d;
+        l0_q <= l0_d;
+    end
+
+    // The page-walk cache. A result in StDone ended at level 1 (a 2 MiB page) or 0.
+    if (PwcEntries > 0) begin : g_pwc
+        mc_pwc #(
+            .PwcEntries(PwcEntries),
+            .PpnBits(PpnBits)
+        ) u_pwc (
+            .clk_i(clk_i),
+            .rst_i(rst_i),
+            .lookup_tag_i(walk_vpn_i[35:9]),
+            .lookup_root_i(walk_root_i[VramAddrBits-1:12]),
+            .lookup_level_o(pwc_level),
+            .lookup_l2_o(pwc_l2),
+            .lookup_l1_o(pwc_l1),
+            .lookup_l0_o(pwc_l0),
+            .lookup_pt64_o(pwc_pt64),
+            .fill_i(pwc_fill_i),
+            .fill_tag_i(vpn_q[35:9]),
+            .fill_root_i(root_q),
+            .fill_l2_i(l2_q),
+            .fill_l1_i(l1_q),
+            .fill_has_l0_i(level_q == 2'd0),
+            .fill_l0_i(l0_q),
+            .fill_pt64_i(pt64_q),
+            .flush_i(pwc_flush_i)
+        );
+    end else begin : g_no_pwc
+        assign pwc_level = 2'd3;
+        assign pwc_l2 = {PpnBits{1'b0}};
+        assign pwc_l1 = {PpnBits{1'b0}};
+        assign pwc_l0 = {PpnBits{1'b0}};
+        assign pwc_pt64 = 1'b0;
+        wire unused_pwc = ^{pwc_fill_i, pwc_flush_i, root_q, l2_q, l1_q, l0_q};
     end
 
     assign walk_ready_o = (state_q == StIdle);
@@ -250,6 +329,8 @@ module mc_walker #(
             $error("mc_walker %m: ARVALID or ARADDR changed before ARREADY");
         if (!rst_i && m_pt_rvalid_i && m_pt_rready_o && !m_pt_rlast_i)
             $error("mc_walker %m: RLAST low on the only beat of a single-beat read");
+        if (!rst_i && pwc_fill_i && !(res_valid_o && res_ready_i && !res_fault_o))
+            $error("mc_walker %m: page-walk cache fill outside the taking of a good result");
         ar_wait_q <= !rst_i && m_pt_arvalid_o && !m_pt_arready_i;
         ar_addr_q <= m_pt_araddr_o;
     end

@@ -97,8 +97,9 @@ endef
 UNIT_ALL :=
 $(eval $(call unit_tb,csr_block,$(filter $(RTL_ROOT)/csr/%,$(RTL_SRCS))))
 $(eval $(call unit_tb,cmn_axi_err_slave,$(RTL_ROOT)/common/cmn_axi_err_slave.v))
-# The DMA engine's testbenches share the memory-port model tb_dma_axi_mem.sv.
-UNIT_DMA_MEM := $(UNIT_SRC)/dma_mover/tb_dma_axi_mem.sv
+# The DMA engine's testbenches share their two memories (tb/unit/common: tb_dma_mems, built on
+# the AXI port model tb_dma_axi_mem).
+UNIT_DMA_MEM := $(UNIT_SRC)/common/tb_dma_mems.sv $(UNIT_SRC)/common/tb_dma_axi_mem.sv
 UNIT_DMA_RTL = $(filter $(RTL_ROOT)/dma/%,$(RTL_SRCS))
 $(eval $(call unit_tb,dma_mover,$(UNIT_DMA_MEM) $(addprefix $(RTL_ROOT)/dma/,dma_fifo.v dma_agen.v dma_mover.v dma_xlate.v)))
 $(eval $(call unit_tb,dma_top,$(UNIT_DMA_MEM) $(UNIT_DMA_RTL)))

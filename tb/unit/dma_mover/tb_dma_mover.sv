@@ -1,8 +1,8 @@
 `default_nettype none
 // tb_dma_mover: self-checking unit test of the DMA data mover (dma_mover with its dma_agen
 // sides and dma_fifo) and its translation client (dma_xlate), under Icarus 11 and Verilator
-// 5.006 --timing, against two AXI memory ports (tb_dma_axi_mem) with random stalls and
-// latencies and a testbench MMU with random delays.
+// 5.006 --timing, against two AXI memory ports (tb/unit/common/tb_dma_mems) with random stalls
+// and latencies and a testbench MMU with random delays.
 //
 // Output is TAP ("1..N", "# seed=S", one "ok"/"not ok" line per check; N does not depend on
 // the seed); exits through $fatal when a check failed. Plusargs: +seed=N, +wave=<file>.
@@ -177,64 +177,13 @@ module tb_dma_mover;
         .mmu_rsp_fault_type_i(mmu_rsp_type)
     );
 
-    // ---- memories -------------------------------------------------------------------------
-    logic [7:0]  mem [0:TOTAL-1];    // host bytes, then VRAM bytes
+    // ---- memories: host bytes then VRAM bytes in u_mem.mem, behind the two ports ----------
     logic [7:0]  refm [0:TOTAL-1];   // what they must hold
     logic [31:0] seed_h = 32'd1, seed_v = 32'd2;
     logic [6:0]  stall_pct = 7'd0;
     logic [7:0]  max_lat = 8'd0;
-    wire         h_wr, v_wr;
-    wire [63:0]  h_wr_addr, v_wr_addr, h_wr_data, v_wr_data, h_rd_addr, v_rd_addr;
-    wire [7:0]   h_wr_strb, v_wr_strb;
-    wire  [63:0] h_rd_data, v_rd_data;
     integer      h_viol, v_viol, h_maxr, v_maxr, h_aw_n, v_aw_n, h_ar_n, v_ar_n;
-
-    tb_dma_axi_mem #(.AddrBits(64), .IdBits(4), .Base(HOST_BASE), .Bytes(HOST_BYTES)) u_host (
-        .clk(clk), .rst(rst), .seed_i(seed_h), .stall_pct_i(stall_pct), .max_lat_i(max_lat),
-        .awid(h_awid), .awaddr(h_awaddr), .awlen(h_awlen), .awsize(h_awsize),
-        .awburst(h_awburst), .awvalid(h_awvalid), .awready(h_awready), .wdata(h_wdata),
-        .wstrb(h_wstrb), .wlast(h_wlast), .wvalid(h_wvalid), .wready(h_wready), .bid(h_bid),
-        .bresp(h_bresp), .bvalid(h_bvalid), .bready(h_bready), .arid(h_arid),
-        .araddr(h_araddr), .arlen(h_arlen), .arsize(h_arsize), .arburst(h_arburst),
-        .arvalid(h_arvalid), .arready(h_arready), .rid(h_rid), .rdata(h_rdata),
-        .rresp(h_rresp), .rlast(h_rlast), .rvalid(h_rvalid), .rready(h_rready),
-        .wr_o(h_wr), .wr_addr_o(h_wr_addr), .wr_data_o(h_wr_data), .wr_strb_o(h_wr_strb),
-        .rd_addr_o(h_rd_addr), .rd_data_i(h_rd_data), .violations_o(h_viol),
-        .max_reads_o(h_maxr), .aw_n_o(h_aw_n), .ar_n_o(h_ar_n)
-    );
-    tb_dma_axi_mem #(.AddrBits(32), .IdBits(2), .Base(64'h0), .Bytes(VRAM_BYTES)) u_vram (
-        .clk(clk), .rst(rst), .seed_i(seed_v), .stall_pct_i(stall_pct), .max_lat_i(max_lat),
-        .awid(v_awid), .awaddr(v_awaddr), .awlen(v_awlen), .awsize(v_awsize),
-        .awburst(v_awburst), .awvalid(v_awvalid), .awready(v_awready), .wdata(v_wdata),
-        .wstrb(v_wstrb), .wlast(v_wlast), .wvalid(v_wvalid), .wready(v_wready), .bid(v_bid),
-        .bresp(v_bresp), .bvalid(v_bvalid), .bready(v_bready), .arid(v_arid),
-        .araddr(v_araddr), .arlen(v_arlen), .arsize(v_arsize), .arburst(v_arburst),
-        .arvalid(v_arvalid), .arready(v_arready), .rid(v_rid), .rdata(v_rdata),
-        .rresp(v_rresp), .rlast(v_rlast), .rvalid(v_rvalid), .rready(v_rready),
-        .wr_o(v_wr), .wr_addr_o(v_wr_addr), .wr_data_o(v_wr_data), .wr_strb_o(v_wr_strb),
-        .rd_addr_o(v_rd_addr), .rd_data_i(v_rd_data), .violations_o(v_viol),
-        .max_reads_o(v_maxr), .aw_n_o(v_aw_n), .ar_n_o(v_ar_n)
-    );
-
-    // W beats the ports took at a rising edge land in mem at the falling edge after it.
-    integer mi;
-    initial forever begin
-        @(negedge clk);
-        if (h_wr)
-            for (mi = 0; mi < 8; mi = mi + 1)
-                if (h_wr_strb[mi]) mem[32'(h_wr_addr - HOST_BASE) + mi] = h_wr_data[mi*8 +: 8];
-        if (v_wr)
-            for (mi = 0; mi < 8; mi = mi + 1)
-                if (v_wr_strb[mi]) mem[HOST_BYTES + 32'(v_wr_addr) + mi] = v_wr_data[mi*8 +: 8];
-    end
-    // R data of the beat a port shows (out of range: zeros; the port answers DECERR).
-    wire [31:0] h_ri = 32'(h_rd_addr - HOST_BASE) & 32'(HOST_BYTES - 8);
-    wire [31:0] v_ri = HOST_BYTES + (32'(v_rd_addr) & 32'(VRAM_BYTES - 8));
-    genvar gb;
-    for (gb = 0; gb < 8; gb = gb + 1) begin : g_rd
-        assign h_rd_data[gb*8 +: 8] = mem[h_ri + gb];
-        assign v_rd_data[gb*8 +: 8] = mem[v_ri + gb];
-    end
+    tb_dma_mems #(.HostBase(HOST_BASE), .HostBytes(HOST_BYTES), .VramBytes(VRAM_BYTES)) u_mem (.*);
 
     // ---- GPU virtual pages and the testbench MMU ------------------------------------------
     logic        va_valid [0:VA_PAGES-1];
@@ -356,6 +305,37 @@ module tb_dma_mover;
         p_awv <= h_awvalid || v_awvalid;
     end
 
+    // stall_o as rtl/dma/README.md defines DMA_PERF_STALLS, counted from the ports: a cycle of a
+    // COPY or FILL (op_active_o, op_data_i taken at the handshake) after its first W beat
+    // without a W handshake on either port, except the operation's last cycle (the one after
+    // which op_active_o falls). Also, per operation, the cycle it was first held, its first and
+    // last W beats and their number.
+    integer n_stall_ref = 0;
+    logic   mon_data = 1'b0, mon_cand = 1'b0, mon_wbeg = 1'b0;
+    wire    mon_w = (h_wvalid && h_wready) || (v_wvalid && v_wready);
+    integer op_hold_cyc = 0, op_first_w = -1, op_last_w = -1, op_w_beats = 0;
+    always @(posedge clk) begin
+        if (rst) begin
+            mon_cand <= 1'b0;
+        end else begin
+            // A cycle counted when the next one shows that it was not the operation's last.
+            if (mon_cand && op_active) n_stall_ref <= n_stall_ref + 1;
+            mon_cand <= op_active && mon_data && mon_wbeg && !mon_w;
+            if (op_valid && op_ready) begin
+                mon_data <= op_data;
+                mon_wbeg <= 1'b0;
+                op_hold_cyc <= cyc + 1;
+                op_first_w <= -1;
+                op_w_beats <= 0;
+            end else if (op_active && mon_w) begin
+                mon_wbeg <= 1'b1;
+                if (op_first_w < 0) op_first_w <= cyc;
+                op_last_w <= cyc;
+                op_w_beats <= op_w_beats + 1;
+            end
+        end
+    end
+
     // The sink: random READY, every qword compared with what was queued.
     logic [63:0] exp_q [0:255];
     integer      exp_wr = 0, exp_rd = 0, sink_bad = 0, sink_n = 0;
@@ -382,9 +362,8 @@ module tb_dma_mover;
     endtask
 
     // Outputs the checks do not look at: the translation port's root (USE_ROOT is dma_top's
-    // business), the high halves of VRAM addresses, the host port's read concurrency.
-    wire unused_tb = ^{mmu_use_root, mmu_root, v_wr_addr[63:32], v_rd_addr[63:32], h_maxr,
-                       rng_mmu, rng_sink};
+    // business), the host port's read concurrency.
+    wire unused_tb = ^{mmu_use_root, mmu_root, h_maxr, rng_mmu, rng_sink};
 
     // ---- TAP --------------------------------------------------------------------------------
     integer n_tests = 0, n_fail = 0;
@@ -478,9 +457,9 @@ module tb_dma_mover;
         bad = 0;
         for (i = -margin; i < bytes + margin; i = i + 1) begin
             d = loc(ds, da + 64'(i));
-            if (d >= 0 && mem[d] !== refm[d]) begin
+            if (d >= 0 && u_mem.mem[d] !== refm[d]) begin
                 if (bad < 3) $display("#   byte %0d of the destination (0x%h): %h, expected %h", i,
-                                      da + 64'(i), mem[d], refm[d]);
+                                      da + 64'(i), u_mem.mem[d], refm[d]);
                 bad = bad + 1;
             end
         end
@@ -506,8 +485,8 @@ module tb_dma_mover;
                 s = src_mem ? loc(ss, sa + 64'(q * 8) + 64'(b)) : -1;
                 nv = src_mem ? (s >= 0 ? refm[s] : 8'h00) : pat[b * 8 +: 8];
                 if (d >= 0) begin
-                    if (mem[d] !== nv) is_new = 1'b0;
-                    if (mem[d] !== refm[d]) is_old = 1'b0;
+                    if (u_mem.mem[d] !== nv) is_new = 1'b0;
+                    if (u_mem.mem[d] !== refm[d]) is_old = 1'b0;
                 end
             end
             if (in_pre && is_new) pre = pre + 8;
@@ -588,7 +567,7 @@ module tb_dma_mover;
         seed_v = 32'(seed) * 32'd5 + 32'd2;
         for (i = 0; i < TOTAL; i = i + 1) begin
             rnd32(w0);
-            mem[i] = w0[7:0];
+            u_mem.mem[i] = w0[7:0];
             refm[i] = w0[7:0];
         end
         // VA pages: 0..15 onto the lower halves, 16..31 onto the upper halves; odd pages host.
@@ -680,19 +659,27 @@ module tb_dma_mover;
                                        n_copy, n_fill, n_wr));
         check(sink_bad == 0 && exp_rd == exp_wr,
               $sformatf("random ops: %0d sink reads (%0d qwords) return the memory's qwords in order", n_sink, sink_n));
-        check(ok_all == 1 && n_fault == 0 && n_stall > 0,
-              $sformatf("random ops: each completes (not stopped, no fault) and drains; stall_o saw %0d cycles", n_stall));
+        check(ok_all == 1 && n_fault == 0 && n_stall > 0 && n_stall == n_stall_ref,
+              $sformatf("random ops: each completes (not stopped, no fault) and drains; stall_o: %0d cycles, %0d by its definition counted on the ports",
+                        n_stall, n_stall_ref));
         check(n_bytes == bytes_exp, $sformatf("bytes_o counts every qword COPY and FILL wrote (%0d bytes)", n_bytes));
 
         // ---- throughput: no stalls, no latency ----
         stall_pct = 7'd0;
         max_lat = 8'd0;
+        k = n_stall;
         run_op(1'b1, 2'd1, 64'h0000, 1'b0, 2'd1, 64'h10000, 2048, 64'd0, 1'b1, -1, 1'b0);
         ref_apply(1'b1, 2'd1, 64'h0000, 2'd1, 64'h10000, 16384, 64'd0);
         ref_check(2'd1, 64'h10000, 16384, 8, bad);
-        $display("# VRAM->VRAM 16 KiB: %0d cycles (2048 beats)", op_cycles);
-        check(bad == 0 && op_cycles <= 2048 + 40,
-              $sformatf("a 16 KiB VRAM-to-VRAM copy streams one beat per cycle (%0d cycles for 2048 beats)", op_cycles));
+        k = n_stall - k;
+        $display("# VRAM->VRAM 16 KiB: %0d cycles (2048 beats), first W beat %0d cycles after the op was taken, %0d stall cycles",
+                 op_cycles, op_first_w - op_hold_cyc, k);
+        // W back to back from the first beat to the last: no bubble, so exactly 0 stall cycles
+        // (the cycles before the first beat, the read latency, are not stalls).
+        check(bad == 0 && op_cycles <= 2048 + 40 && op_w_beats == 2048 &&
+              op_last_w - op_first_w == 2047 && k == 0 && op_first_w - op_hold_cyc > 0,
+              $sformatf("a 16 KiB VRAM-to-VRAM copy streams one beat per cycle (%0d cycles for 2048 beats), stall_o exactly 0 (counted %0d)",
+                        op_cycles, k));
         run_op(1'b1, 2'd2, HOST_BASE + 64'h0100, 1'b0, 2'd1, 64'h14100, 1024, 64'd0, 1'b1, -1, 1'b0);
         ref_apply(1'b1, 2'd2, HOST_BASE + 64'h0100, 2'd1, 64'h14100, 8192, 64'd0);
         ref_check(2'd1, 64'h14100, 8192, 8, bad);
@@ -772,7 +759,7 @@ module tb_dma_mover;
         run_op(1'b0, 2'd0, 64'd0, 1'b0, 2'd0, da, 8, 64'h1234, 1'b1, -1, 1'b0);
         if (!(last_ftype == 4'd2 && last_fmmu == 3'd2)) note_fault();
         check(last_stopped && n_fault == k + 1 && last_ftype == 4'd2 && last_fmmu == 3'd2 &&
-              last_fwrite && last_faddr == da && mem[HOST_BYTES + 20 * 4096 + 64] === refm[HOST_BYTES + 20 * 4096 + 64],
+              last_fwrite && last_faddr == da && u_mem.mem[HOST_BYTES + 20 * 4096 + 64] === refm[HOST_BYTES + 20 * 4096 + 64],
               "fault: a write to a read-only page: type 2, write to read-only, its address, nothing written");
         // DECERR on reads: past the end of host memory
         k = n_fault;
@@ -845,10 +832,10 @@ module tb_dma_mover;
 
         // ---- the whole memory and the protocol ----
         bad = 0;
-        for (i = 0; i < TOTAL; i = i + 1) if (mem[i] !== refm[i]) bad = bad + 1;
+        for (i = 0; i < TOTAL; i = i + 1) if (u_mem.mem[i] !== refm[i]) bad = bad + 1;
         check(bad == 0, $sformatf("the whole memory matches the reference (%0d bytes differ)", bad));
-        if (h_viol != 0) $display("#   host port: %0d violations, first: %s", h_viol, u_host.first);
-        if (v_viol != 0) $display("#   VRAM port: %0d violations, first: %s", v_viol, u_vram.first);
+        if (h_viol != 0) $display("#   host port: %0d violations, first: %s", h_viol, u_mem.u_host.first);
+        if (v_viol != 0) $display("#   VRAM port: %0d violations, first: %s", v_viol, u_mem.u_vram.first);
         check(h_viol == 0, $sformatf("host port: every burst legal (INCR, <= 16 beats, inside 4 KiB), W after AW, WLAST/WSTRB, held payloads (%0d writes, %0d reads)",
                                      h_aw_n, h_ar_n));
         check(v_viol == 0, $sformatf("VRAM port: the same (%0d writes, %0d reads)", v_aw_n, v_ar_n));

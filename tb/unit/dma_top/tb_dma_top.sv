@@ -1,8 +1,8 @@
 `default_nettype none
 // tb_dma_top: self-checking unit test of the whole DMA engine (dma_top) under Icarus 11 and
 // under Verilator 5.006 --timing: a ring and DMA buffers in a host memory model, a VRAM model (both
-// tb_dma_axi_mem, random stalls and latencies), a testbench MMU, the registers driven as
-// csr_block would.
+// in tb/unit/common/tb_dma_mems, random stalls and latencies), a testbench MMU, the registers
+// driven as csr_block would.
 //
 // Output is TAP ("1..N", "# seed=S", one "ok"/"not ok" line per check; N does not depend on
 // the seed); exits through $fatal when a check failed. Plusargs: +seed=N, +wave=<file>.
@@ -12,15 +12,15 @@
 // against a reference, their fences in order, HEAD, COMPLETED_FENCE, interrupts and counters;
 // USE_ROOT reaching the MMU port; preemption during a stream (STOP_* exact, the fence record,
 // the removed entries resubmitted); a WAIT hang caught by the watchdog and an engine reset;
-// bad ring entries and bad commands; a core soft reset while busy (drains, registers back to
-// reset values).
+// bad ring entries and bad commands; DMA_PERF_STALLS against its definition counted on the
+// ports; a core soft reset while busy (drains, registers back to reset values).
 `ifdef VERILATOR
 `ifndef UNIT_TRACE
 `define TB_NO_TRACE
 `endif
 `endif
 module tb_dma_top;
-    localparam integer PLAN = 13;
+    localparam integer PLAN = 14;
     localparam [63:0]  HOST_BASE = 64'h1_0000_0000;
     localparam integer HOST_BYTES = 65536;
     localparam integer VRAM_BYTES = 131072;
@@ -150,62 +150,13 @@ module tb_dma_top;
         .m_vram_rlast_i(v_rlast), .m_vram_rvalid_i(v_rvalid), .m_vram_rready_o(v_rready)
     );
 
-    // ---- memories -------------------------------------------------------------------------
-    logic [7:0]  mem [0:TOTAL-1];
-    logic [7:0]  refm [0:TOTAL-1];
+    // ---- memories: host bytes then VRAM bytes in u_mem.mem, behind the two ports ----------
+    logic [7:0]  refm [0:TOTAL-1];   // what they must hold
     logic [31:0] seed_h = 32'd1, seed_v = 32'd2;
     logic [6:0]  stall_pct = 7'd0;
     logic [7:0]  max_lat = 8'd0;
-    wire         h_wr, v_wr;
-    wire [63:0]  h_wr_addr, v_wr_addr, h_wr_data, v_wr_data, h_rd_addr, v_rd_addr;
-    wire [7:0]   h_wr_strb, v_wr_strb;
-    wire [63:0]  h_rd_data, v_rd_data;
     integer      h_viol, v_viol, h_maxr, v_maxr, h_aw_n, v_aw_n, h_ar_n, v_ar_n;
-
-    tb_dma_axi_mem #(.AddrBits(64), .IdBits(4), .Base(HOST_BASE), .Bytes(HOST_BYTES)) u_host (
-        .clk(clk), .rst(rst), .seed_i(seed_h), .stall_pct_i(stall_pct), .max_lat_i(max_lat),
-        .awid(h_awid), .awaddr(h_awaddr), .awlen(h_awlen), .awsize(h_awsize),
-        .awburst(h_awburst), .awvalid(h_awvalid), .awready(h_awready), .wdata(h_wdata),
-        .wstrb(h_wstrb), .wlast(h_wlast), .wvalid(h_wvalid), .wready(h_wready), .bid(h_bid),
-        .bresp(h_bresp), .bvalid(h_bvalid), .bready(h_bready), .arid(h_arid),
-        .araddr(h_araddr), .arlen(h_arlen), .arsize(h_arsize), .arburst(h_arburst),
-        .arvalid(h_arvalid), .arready(h_arready), .rid(h_rid), .rdata(h_rdata),
-        .rresp(h_rresp), .rlast(h_rlast), .rvalid(h_rvalid), .rready(h_rready),
-        .wr_o(h_wr), .wr_addr_o(h_wr_addr), .wr_data_o(h_wr_data), .wr_strb_o(h_wr_strb),
-        .rd_addr_o(h_rd_addr), .rd_data_i(h_rd_data), .violations_o(h_viol),
-        .max_reads_o(h_maxr), .aw_n_o(h_aw_n), .ar_n_o(h_ar_n)
-    );
-    tb_dma_axi_mem #(.AddrBits(32), .IdBits(2), .Base(64'h0), .Bytes(VRAM_BYTES)) u_vram (
-        .clk(clk), .rst(rst), .seed_i(seed_v), .stall_pct_i(stall_pct), .max_lat_i(max_lat),
-        .awid(v_awid), .awaddr(v_awaddr), .awlen(v_awlen), .awsize(v_awsize),
-        .awburst(v_awburst), .awvalid(v_awvalid), .awready(v_awready), .wdata(v_wdata),
-        .wstrb(v_wstrb), .wlast(v_wlast), .wvalid(v_wvalid), .wready(v_wready), .bid(v_bid),
-        .bresp(v_bresp), .bvalid(v_bvalid), .bready(v_bready), .arid(v_arid),
-        .araddr(v_araddr), .arlen(v_arlen), .arsize(v_arsize), .arburst(v_arburst),
-        .arvalid(v_arvalid), .arready(v_arready), .rid(v_rid), .rdata(v_rdata),
-        .rresp(v_rresp), .rlast(v_rlast), .rvalid(v_rvalid), .rready(v_rready),
-        .wr_o(v_wr), .wr_addr_o(v_wr_addr), .wr_data_o(v_wr_data), .wr_strb_o(v_wr_strb),
-        .rd_addr_o(v_rd_addr), .rd_data_i(v_rd_data), .violations_o(v_viol),
-        .max_reads_o(v_maxr), .aw_n_o(v_aw_n), .ar_n_o(v_ar_n)
-    );
-
-    integer mi;
-    initial forever begin
-        @(negedge clk);
-        if (h_wr)
-            for (mi = 0; mi < 8; mi = mi + 1)
-                if (h_wr_strb[mi]) mem[32'(h_wr_addr - HOST_BASE) + mi] = h_wr_data[mi*8 +: 8];
-        if (v_wr)
-            for (mi = 0; mi < 8; mi = mi + 1)
-                if (v_wr_strb[mi]) mem[HOST_BYTES + 32'(v_wr_addr) + mi] = v_wr_data[mi*8 +: 8];
-    end
-    wire [31:0] h_ri = 32'(h_rd_addr - HOST_BASE) & 32'(HOST_BYTES - 8);
-    wire [31:0] v_ri = HOST_BYTES + (32'(v_rd_addr) & 32'(VRAM_BYTES - 8));
-    genvar gb;
-    for (gb = 0; gb < 8; gb = gb + 1) begin : g_rd
-        assign h_rd_data[gb*8 +: 8] = mem[h_ri + gb];
-        assign v_rd_data[gb*8 +: 8] = mem[v_ri + gb];
-    end
+    tb_dma_mems #(.HostBase(HOST_BASE), .HostBytes(HOST_BYTES), .VramBytes(VRAM_BYTES)) u_mem (.*);
 
     // ---- testbench MMU: VA page i -> VRAM page 16 + i (odd i: host page 8 + i / 2) ----------
     integer      mmu_delay = 0, mr, tpg, n_use_root = 0, n_root_bad = 0;
@@ -276,6 +227,29 @@ module tb_dma_top;
         end
     end
 
+    // DMA_PERF_STALLS as rtl/dma/README.md defines it, counted from the W handshakes on the ports:
+    // while an entry is in progress (busy), each cycle of a COPY or FILL in the data mover after
+    // its first W beat without a W beat, but for the operation's last cycle. Which mover
+    // operation is a COPY or FILL, and when it is held, is read from the mover (it is not
+    // visible on the ports).
+    integer n_stall_ref = 0;
+    logic   st_cand = 1'b0, st_wbeg = 1'b0, st_act = 1'b0;
+    wire    st_w = (h_wvalid && h_wready) || (v_wvalid && v_wready);
+    wire    st_wbeg_now = st_act && st_wbeg;  // a new operation has written nothing yet
+    always @(posedge clk) begin
+        if (rst || soft_rst) begin
+            st_cand <= 1'b0;
+            st_wbeg <= 1'b0;
+            st_act <= 1'b0;
+        end else begin
+            if (st_cand && dut.u_mover.op_active_o) n_stall_ref <= n_stall_ref + 1;
+            st_cand <= dut.busy && dut.u_mover.op_active_o && dut.u_mover.data_q && st_wbeg_now &&
+                       !st_w;
+            st_wbeg <= dut.u_mover.op_active_o && (st_wbeg_now || st_w);
+            st_act <= dut.u_mover.op_active_o;
+        end
+    end
+
     // ---- TAP ----------------------------------------------------------------------------------
     integer n_tests = 0, n_fail = 0;
     task automatic check(input logic cond, input string name);
@@ -292,7 +266,7 @@ module tb_dma_top;
         integer i, g;
         g = loc(2'd2, a);
         for (i = 0; i < 8; i = i + 1) begin
-            mem[g + i] = v[i*8 +: 8];
+            u_mem.mem[g + i] = v[i*8 +: 8];
             refm[g + i] = v[i*8 +: 8];
         end
     endtask
@@ -300,7 +274,7 @@ module tb_dma_top;
         integer i, g;
         logic [63:0] v;
         g = loc(2'd2, a);
-        for (i = 0; i < 8; i = i + 1) v[i*8 +: 8] = mem[g + i];
+        for (i = 0; i < 8; i = i + 1) v[i*8 +: 8] = u_mem.mem[g + i];
         return v;
     endfunction
     function automatic logic [63:0] hdr(input logic [7:0] op, input logic [1:0] src,
@@ -358,8 +332,8 @@ module tb_dma_top;
         bad = 0;
         for (i = 0; i < n; i = i + 1) begin
             g = 18'(loc(sp, a + 64'(i)));
-            if (mem[g] !== refm[g]) begin
-                if (bad < 3) $display("#   %h (space %0d): %h, expected %h", a + 64'(i), sp, mem[g], refm[g]);
+            if (u_mem.mem[g] !== refm[g]) begin
+                if (bad < 3) $display("#   %h (space %0d): %h, expected %h", a + 64'(i), sp, u_mem.mem[g], refm[g]);
                 bad = bad + 1;
             end
         end
@@ -426,7 +400,7 @@ module tb_dma_top;
         seed_v = 32'(seed) * 32'd5 + 32'd2;
         for (i = 0; i < TOTAL; i = i + 1) begin
             rndn(256, r);
-            mem[i] = 8'(r);
+            u_mem.mem[i] = 8'(r);
             refm[i] = 8'(r);
         end
         for (i = 0; i < 16; i = i + 8) begin
@@ -479,7 +453,7 @@ module tb_dma_top;
         diff(2'd0, VA_BASE + 64'h5000, 32'h1100, bad); bad_total = bad_total + bad;
         diff(2'd2, FENCE_REC, 16, bad); bad_total = bad_total + bad;
         // the timestamp lies between the submission and now
-        for (i = 0; i < 8; i = i + 1) v[i*8 +: 8] = mem[HOST_BYTES + 32'h6000 + i];
+        for (i = 0; i < 8; i = i + 1) v[i*8 +: 8] = u_mem.mem[HOST_BYTES + 32'h6000 + i];
         check(bad_total == 0 && !faulted && !hung,
               "every command: NOP, COPY (host/VRAM/VA), FILL, FENCE, TLB_INVALIDATE, TIMESTAMP, WAIT, INDIRECT, byte-exact");
         check(v > ts0 && v < timestamp && n_tlb == 1,
@@ -658,6 +632,10 @@ module tb_dma_top;
               "a ring entry with a bad length and a command with space 3 fault (types 6 and 4, their addresses); the commands before ran");
         pulse_reset();
 
+        check(perf_stalls == 32'(n_stall_ref) && perf_stalls > 32'd0,
+              $sformatf("DMA_PERF_STALLS (%0d) equals the COPY/FILL cycles after their first W beat without one, counted on the ports (%0d)",
+                        perf_stalls, n_stall_ref));
+
         // ---- core soft reset while copying ----
         first_e = $signed(32'(tail));
         buf_a = CMDS + 64'h5200;
@@ -687,8 +665,8 @@ module tb_dma_top;
         check(h_viol == 0 && v_viol == 0 && err_x == 0,
               $sformatf("protocol: no violation on either port (%0d/%0d host, %0d/%0d VRAM bursts), no X",
                         h_aw_n, h_ar_n, v_aw_n, v_ar_n));
-        if (h_viol != 0) $display("#   host: %s", u_host.first);
-        if (v_viol != 0) $display("#   VRAM: %s", u_vram.first);
+        if (h_viol != 0) $display("#   host: %s", u_mem.u_host.first);
+        if (v_viol != 0) $display("#   VRAM: %s", u_mem.u_vram.first);
 
         if (n_tests != PLAN) begin
             $display("# planned %0d checks, ran %0d", PLAN, n_tests);
@@ -700,9 +678,9 @@ module tb_dma_top;
     end
 
     wire unused_tb = ^{mmu_req_write, mc_fault_type, mc_fault_addr, mc_fault_write, fault_mmu, fault_write,
-                       stop_done, perf_stalls, perf_last, h_maxr, v_maxr, v_wr_addr[63:32],
-                       v_rd_addr[63:32], h_awprot, h_arprot, h_awcache, h_arcache, h_awlock,
-                       h_arlock, v_awprot, v_arprot, v_awcache, v_arcache, rng_mmu, n_mc};
+                       stop_done, perf_last, h_maxr, v_maxr, h_awprot, h_arprot, h_awcache,
+                       h_arcache, h_awlock, h_arlock, v_awprot, v_arprot, v_awcache, v_arcache,
+                       rng_mmu, n_mc};
 endmodule
 `undef TB_NO_TRACE
 `default_nettype wire

@@ -1,13 +1,17 @@
-# tb/unit/mc_mmu: the GPU MMU (mc_mmu, mc_tlb, mc_walker). Included by the top Makefile.
+# tb/unit/mc_mmu: the GPU MMU (mc_mmu, mc_tlb, mc_walker, mc_pwc). Included by the top Makefile.
 #   unit-mc_mmu           Verilator C++ test: random page tables against the C reference walker
-#                         (tb/models/mmu_ref/ref_walker.c) and the TLB policy model, several seeds
+#                         (tb/models/mmu_ref/ref_walker.c) and the TLB and page-walk cache policy
+#                         models, several seeds
 #   unit-mc_mmu-icarus    tb_mc_mmu.sv directed tables under Icarus (DataBytes 8 and 16)
 #   unit-mc_mmu-verilator tb_mc_mmu.sv under Verilator --timing
 #   unit-mc_mmu-lint      verilator -Wall per module and parameter set, Icarus elaboration,
 #                         illegal parameters refused, Yosys synthesis of mc_mmu (check -assert)
+#   unit-mc_mmu-gpu_core  the page-walk cache in gpu_core (gr_sim): every invalidate and change
+#                         of root that mc_top turns into a TLB drop empties it too
 # Replay one seed: $(BUILD)/unit/mc_mmu/verilator/test_mc_mmu --seed N --verbose
 MC_MMU_DIR := $(BUILD)/unit/mc_mmu
-MC_MMU_RTL := $(RTL_ROOT)/mc/mc_mmu.v $(RTL_ROOT)/mc/mc_tlb.v $(RTL_ROOT)/mc/mc_walker.v
+MC_MMU_RTL := $(RTL_ROOT)/mc/mc_mmu.v $(RTL_ROOT)/mc/mc_tlb.v $(RTL_ROOT)/mc/mc_walker.v \
+              $(RTL_ROOT)/mc/mc_pwc.v
 MC_MMU_TB := tb/unit/mc_mmu
 MMU_REF_DIR := tb/models/mmu_ref
 MC_MMU_SEEDS ?= 1 2 3 4 5 6
@@ -63,3 +67,19 @@ test-unit-mc_mmu-lint:
 	  $(MC_MMU_TB)/lint_mc_mmu.sh $(MC_MMU_RTL))
 
 .PHONY: test-unit-mc_mmu test-unit-mc_mmu-icarus test-unit-mc_mmu-verilator test-unit-mc_mmu-lint
+
+# The page-walk cache in gpu_core (mc_top drops it with the TLB): registers, probe and DMA
+# engine on the Verilated model (gr_sim), two seeds of the bus models' timing.
+MC_MMU_GPU_TEST := $(MC_MMU_DIR)/gpu_core/test_mc_mmu_gpu_core
+$(MC_MMU_GPU_TEST): $(MC_MMU_TB)/test_mc_mmu_gpu_core.c host/lib/gr_status.c $(SIM_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) $(CFLAGS) $(SIM_CPPFLAGS) -MMD -MP -o $@ $(filter %.c,$^) $(SIM_LIB) $(SIM_LDLIBS)
+
+all: $(MC_MMU_GPU_TEST)
+
+TEST_SUITES += unit-mc_mmu-gpu_core
+test-unit-mc_mmu-gpu_core: $(MC_MMU_GPU_TEST)
+	$(call tap_run,unit-mc_mmu-gpu_core,$< --seed 1 && $< --seed 2)
+
+.PHONY: test-unit-mc_mmu-gpu_core
+-include $(MC_MMU_GPU_TEST).d

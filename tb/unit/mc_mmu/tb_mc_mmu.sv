@@ -2,7 +2,8 @@
 // tb_mc_mmu: directed unit test of mc_mmu under Icarus 11 and Verilator 5.006 --timing: a small
 // page-table memory model behind m_pt_* (random ARREADY, latency and RVALID gaps; DECERR outside
 // the table region), one page of each size, a read-only page, a host page, invalid entries at
-// several levels, physical mode and an invalidate, then a random mix of them with random
+// several levels, physical mode and an invalidate, the page-walk cache (reads per cached level,
+// emptied by an invalidate, unused from another root), then a random mix of them with random
 // rsp_ready backpressure. Expected answers are written out by hand from rtl/mc/README.md.
 //
 // Output is TAP ("1..N", "# seed=S", "ok N - name"); exits through $fatal when a check failed.
@@ -12,12 +13,15 @@ module tb_mc_mmu #(
     parameter DataBytes = 8
 );
     localparam integer VramBits = 24;      // 16 MiB VRAM: a 2 MiB page fits
-    localparam integer PLAN = 12;
+    localparam integer PLAN = 14;
     localparam integer TIMEOUT = 4000;
     localparam integer LaneBits = (DataBytes > 8) ? $clog2(DataBytes / 8) : 1;
     // Table region: 16 tables at 0x10000..0x1ffff; any other page-table address answers DECERR.
     localparam [VramBits-1:0] T_L3 = 24'h010000, T_L2 = 24'h011000, T_L1 = 24'h012000;
     localparam [VramBits-1:0] T_L0 = 24'h013000, T_P64 = 24'h014000;
+    // A second L0 table, and a second root with its own L2, L1 and L0 tables.
+    localparam [VramBits-1:0] T_L0B = 24'h015000, T_L3B = 24'h016000, T_L2B = 24'h017000;
+    localparam [VramBits-1:0] T_L1B = 24'h018000, T_L0C = 24'h019000;
     localparam [63:0] V = 64'h1, W = 64'h2, S = 64'h4, C = 64'h8, LEAF = 64'h10, PT64 = 64'h20;
     localparam [63:0] JUNK = 64'hfed0_0000_0000_0a40;  // reserved bits: ignored
 
@@ -27,6 +31,7 @@ module tb_mc_mmu #(
 
     // ---- DUT ------------------------------------------------------------------------------
     logic enable = 1'b1;
+    logic [VramBits-1:0] root = T_L3;
     logic inv = 1'b0, inv_page = 1'b0;
     logic [47:0] inv_va = 48'd0;
     logic req_valid = 1'b0, req_write = 1'b0, req_phys = 1'b0;
@@ -54,7 +59,7 @@ module tb_mc_mmu #(
 
     mc_mmu #(.VramAddrBits(VramBits), .IdBits(4), .TlbEntries(8), .DataBytes(DataBytes),
              .PtIdBits(2)) dut (
-        .clk_i(clk), .rst_i(rst), .enable_i(enable), .root_i(T_L3),
+        .clk_i(clk), .rst_i(rst), .enable_i(enable), .root_i(root),
         .tlb_invalidate_i(inv), .tlb_inv_page_i(inv_page), .tlb_inv_page_va_i(inv_va),
         .req_valid_i(req_valid), .req_ready_o(req_ready), .req_va_i(req_va),
         .req_write_i(req_write), .req_physical_i(req_phys), .req_id_i(req_id),
@@ -90,6 +95,7 @@ module tb_mc_mmu #(
     logic [VramBits-1:0] rd_addr;
     integer rd_wait = 0;
     integer reads = 0, ar_errors = 0;
+    logic [VramBits-1:0] last_ar = '0;  // the last page-table read's address
     integer li;
     always @(negedge clk) arready <= !busy && urand(100) >= stall_pct;
     always @(posedge clk) begin
@@ -98,6 +104,7 @@ module tb_mc_mmu #(
             rd_addr <= araddr;
             rd_wait <= urand(4);
             reads = reads + 1;
+            last_ar = araddr;
             if (arlen !== 8'd0 || arsize !== 3'd3 || arburst !== 2'b01 || arid !== 2'd0 ||
                 arcache !== 4'b0010 || arprot !== 3'b001 || araddr[2:0] !== 3'd0)
                 ar_errors = ar_errors + 1;
@@ -288,16 +295,17 @@ module tb_mc_mmu #(
         translate(k_va[0] | 48'h456, 1'b0, 1'b0);
         check(ok && is(52'h00abc456, 1'b0, 1'b0, 5'd12, 3'd0) && got_reads == 0,
               "4 KiB page: walked once (4 reads), then a TLB hit");
+        // The page-walk cache knows the L1 table now: 2 reads (L1 entry, PT64 entry).
         translate(k_va[1] | 48'h59a8, 1'b0, 1'b0);
-        ok = is(52'h008759a8, 1'b1, 1'b0, 5'd16, 3'd0) && got_reads == 4;
+        ok = is(52'h008759a8, 1'b1, 1'b0, 5'd16, 3'd0) && got_reads == 2;
         translate(k_va[1] | 48'hf000, 1'b1, 1'b0);
         check(ok && is(52'h0087f000, 1'b1, 1'b0, 5'd16, 3'd0) && got_reads == 0,
               "64 KiB page (PT64 table, VA[20:16]): PA 64K-aligned, one TLB entry");
         translate(k_va[2] | 48'h1ab321, 1'b1, 1'b0);
-        ok = is(52'h007ab321, 1'b0, 1'b1, 5'd21, 3'd0) && got_reads == 3;
+        ok = is(52'h007ab321, 1'b0, 1'b1, 5'd21, 3'd0) && got_reads == 1 && last_ar == T_L1 + 24'd3 * 8;
         translate(k_va[2] | 48'h000008, 1'b0, 1'b0);
         check(ok && is(52'h00600008, 1'b0, 1'b1, 5'd21, 3'd0) && got_reads == 0,
-              "2 MiB page (L1 LEAF, 3 reads): address bits [20:12] ignored, cacheable");
+              "2 MiB page (L1 LEAF, 1 read from the cached L1 table): address bits [20:12] ignored, cacheable");
         translate(k_va[3] | 48'h10, 1'b0, 1'b0);
         ok = is(52'h00def010, 1'b0, 1'b1, 5'd12, 3'd0);
         translate(k_va[3] | 48'h18, 1'b1, 1'b0);
@@ -305,19 +313,21 @@ module tb_mc_mmu #(
               "read-only page: a read translates, a write faults 2 (from the TLB)");
         translate(k_va[4] | 48'hfff, 1'b1, 1'b0);
         check(is(52'h1234567fff, 1'b1, 1'b0, 5'd12, 3'd0), "host page: system 1, PA above VRAM allowed");
+        // From here the page-walk cache holds the tables of VA (0, 1, 1, *): each miss reads the
+        // entries below the deepest table it knows for the VA.
         translate(k_va[5], 1'b0, 1'b0);
-        ok = is(52'd0, 1'b0, 1'b0, 5'd0, 3'd1) && got_reads == 4;
+        ok = is(52'd0, 1'b0, 1'b0, 5'd0, 3'd1) && got_reads == 1;
         translate(k_va[6] | 48'h1000, 1'b0, 1'b0);
-        ok = ok && is(52'd0, 1'b0, 1'b0, 5'd0, 3'd1) && got_reads == 3;
+        ok = ok && is(52'd0, 1'b0, 1'b0, 5'd0, 3'd1) && got_reads == 1;
         translate(k_va[7], 1'b1, 1'b0);
-        ok = ok && is(52'd0, 1'b0, 1'b0, 5'd0, 3'd1) && got_reads == 2;
+        ok = ok && is(52'd0, 1'b0, 1'b0, 5'd0, 3'd1) && got_reads == 1 && last_ar == T_L2 + 24'd2 * 8;
         translate(va_of(5, 0, 0, 0), 1'b0, 1'b0);
         ok = ok && is(52'd0, 1'b0, 1'b0, 5'd0, 3'd1) && got_reads == 1;
         translate(k_va[5], 1'b0, 1'b0);
-        check(ok && is(52'd0, 1'b0, 1'b0, 5'd0, 3'd1) && got_reads == 4,
-              "invalid entries at L0, L1, L3 and LEAF at L2: fault 1, never cached");
+        check(ok && is(52'd0, 1'b0, 1'b0, 5'd0, 3'd1) && got_reads == 1,
+              "invalid entries at L0, L1, L3 and LEAF at L2: fault 1, never cached (walked again)");
         translate(k_va[8] | 48'h40, 1'b0, 1'b0);
-        check(is(52'd0, 1'b0, 1'b0, 5'd0, 3'd3) && got_reads == 4, "DECERR on a table read: fault 3");
+        check(is(52'd0, 1'b0, 1'b0, 5'd0, 3'd3) && got_reads == 2, "DECERR on a table read: fault 3");
         h0 = hits; m0 = misses; w0 = walks;
         translate(48'hfedc_ba98_7654, 1'b1, 1'b1);
         ok = is(52'h00987654, 1'b0, 1'b0, 5'd12, 3'd0) && got_reads == 0;
@@ -342,6 +352,37 @@ module tb_mc_mmu #(
         translate(k_va[0] | 48'h10, 1'b0, 1'b0);
         check(ok && is(52'h00abc010, 1'b0, 1'b0, 5'd12, 3'd0) && got_reads == 4,
               "tlb_inv_page_i: that page walks again, another page still hits");
+
+        // ---- page-walk cache ----
+        @(negedge clk); inv = 1'b1; @(negedge clk); inv = 1'b0;
+        translate(k_va[0] | 48'h8, 1'b0, 1'b0);
+        ok = is(52'h00abc008, 1'b0, 1'b0, 5'd12, 3'd0) && got_reads == 4;
+        translate(k_va[3] | 48'h8, 1'b0, 1'b0);
+        ok = ok && is(52'h00def008, 1'b0, 1'b1, 5'd12, 3'd0) && got_reads == 1 && last_ar == T_L0 + 24'd4 * 8;
+        // The L1 entry moves to another L0 table; the invalidate must empty the cache too.
+        set_pte(T_L0B, 4, 64'h00cd_d000 | V | W);
+        set_pte(T_L0B, 5, 64'h00ce_e000 | V | W);
+        set_pte(T_L1, 1, T_L0B | V);
+        @(negedge clk); inv = 1'b1; @(negedge clk); inv = 1'b0;
+        translate(k_va[3] | 48'h8, 1'b0, 1'b0);
+        ok = ok && is(52'h00cdd008, 1'b0, 1'b0, 5'd12, 3'd0) && got_reads == 4 && last_ar == T_L0B + 24'd4 * 8;
+        translate(k_va[4] | 48'h8, 1'b1, 1'b0);
+        check(ok && is(52'h00cee008, 1'b0, 1'b0, 5'd12, 3'd0) && got_reads == 1,
+              "page-walk cache: 1 read in a walked 2 MiB region; after tlb_invalidate_i a moved table is found");
+        // Another root maps the same VA elsewhere; switched to without an invalidate.
+        set_pte(T_L3B, 0, T_L2B | V);
+        set_pte(T_L2B, 1, T_L1B | V);
+        set_pte(T_L1B, 1, T_L0C | V);
+        set_pte(T_L0C, 6, 64'h00ee_e000 | V | W);
+        root = T_L3B;
+        translate(k_va[5] | 48'h10, 1'b0, 1'b0);
+        ok = is(52'h00eee010, 1'b0, 1'b0, 5'd12, 3'd0) && got_reads == 4 && last_ar == T_L0C + 24'd6 * 8;
+        root = T_L3;  // and back (the TLB keeps root T_L3B's page: another page of the region)
+        translate(va_of(0, 1, 1, 7) | 48'h10, 1'b0, 1'b0);
+        check(ok && is(52'd0, 1'b0, 1'b0, 5'd0, 3'd1) && got_reads == 4 && last_ar == T_L0B + 24'd7 * 8,
+              "a walk from another root never uses the page-walk cache of the old one (no invalidate)");
+        set_pte(T_L1, 1, T_L0 | V);
+        @(negedge clk); inv = 1'b1; @(negedge clk); inv = 1'b0;
 
         // ---- random mix ----
         t0 = misses + hits;

@@ -11,9 +11,12 @@
 //
 // Every response is predicted in request order: a physical request by the reference; a
 // translated one by the TLB model at the cycle the MMU decided (invalidate pulses applied in
-// cycle order) and, on a miss, by the reference walk, whose entry addresses must be exactly the
-// reads the MMU issued. Directed tests follow (stale mapping kept without invalidate, invalidate,
-// invalidate by page, invalidate during a walk, physical mode, read errors, capacity, reset).
+// cycle order) and, on a miss, by the reference walk, started where the model of the page-walk
+// cache says (the levels it knows are answered from its pointers, as the RTL does, stale or
+// not), whose remaining entry addresses must be exactly the reads the MMU issued. Directed tests
+// follow (stale mapping kept without invalidate, invalidate, invalidate by page, invalidate
+// during a walk, physical mode, read errors, capacity, reset, and the page-walk cache: reads
+// per cached level, dropped by either invalidate and by a change of root, refilled after).
 //
 // Output: TAP. Options: --seed N (default 1), --bursts N, --verbose.
 // Test-only assumption about the RTL's timing: a walk's first ARVALID rises the cycle after the
@@ -42,6 +45,7 @@ namespace {
 
 constexpr unsigned VRAM_BITS = 32;  // mc_mmu VramAddrBits in this build
 constexpr unsigned TLB_ENTRIES = 16;
+constexpr unsigned PWC_ENTRIES = 4;  // mc_mmu PwcEntries (its default)
 constexpr unsigned ID_MASK = 0xf;
 constexpr uint64_t VA_MASK = (1ull << 48) - 1;
 constexpr uint64_t RESERVED_BITS = 0xfff0000000000fc0ull;  // [63:52], [11:6]
@@ -140,6 +144,124 @@ struct TlbModel {
     }
 };
 
+// ---- the documented page-walk cache policy (rtl/mc/README.md, "Page-walk cache") ---------------
+struct PwcModel {
+    struct Entry {
+        bool valid = false;
+        uint64_t tag = 0;  // VA[47:21]
+        bool has_l0 = false, pt64 = false;
+        uint64_t l2 = 0, l1 = 0, l0 = 0;  // table byte addresses
+    };
+    std::vector<Entry> e = std::vector<Entry>(PWC_ENTRIES);
+    unsigned rr = 0;
+    uint64_t root = 0;  // root_i[VramAddrBits-1:12] << 12 of the entries
+
+    // Where a walk of vpn from root starts: 3 (the root) .. 0, and the entry that says so.
+    struct Start {
+        int level = 3;
+        Entry x;
+    };
+    static uint64_t root_key(uint64_t r) { return r & low_mask(VRAM_BITS) & ~0xfffull; }
+    Start lookup(uint64_t vpn, uint64_t r) const
+    {
+        Start st;
+        if (root_key(r) != root)
+            return st;
+        uint64_t tag = vpn >> 9;
+        for (int level = 0; level <= 2; level++)
+            for (const Entry &x : e) {
+                bool m = level == 0 ? (x.valid && x.has_l0 && x.tag == tag)
+                                    : x.valid && (x.tag >> (9 * level)) == (tag >> (9 * level));
+                if (m) {
+                    st.level = level;
+                    st.x = x;
+                    return st;
+                }
+            }
+        return st;
+    }
+    void fill(uint64_t vpn, uint64_t r, const Entry &path)
+    {
+        uint64_t tag = vpn >> 9;
+        int v = -1;
+        bool rotate = false;
+        if (root_key(r) != root) {
+            for (auto &x : e)
+                x.valid = false;
+            root = root_key(r);
+        }
+        for (unsigned i = 0; i < e.size() && v < 0; i++)
+            if (e[i].valid && e[i].tag == tag)
+                v = int(i);
+        for (unsigned i = 0; i < e.size() && v < 0; i++)
+            if (!e[i].valid)
+                v = int(i);
+        if (v < 0) {
+            v = int(rr);
+            rotate = true;
+        }
+        if (rotate)
+            rr = (rr + 1) % unsigned(e.size());
+        e[size_t(v)] = path;
+        e[size_t(v)].valid = true;
+        e[size_t(v)].tag = tag;
+    }
+    void flush()
+    {
+        for (auto &x : e)
+            x.valid = false;
+    }
+    void reset()
+    {
+        flush();
+        rr = 0;
+        root = 0;
+    }
+};
+
+// The reference walk with the levels above `st.level` answered from the cache entry's pointers,
+// as the RTL takes them: the first 3 - level reads of the result are not bus reads.
+struct PwcRead {
+    const gr_ref_mmu_t *mem;
+    const PwcModel::Start *st;
+    unsigned n = 0;
+};
+
+int pwc_read64(void *ctx, uint64_t addr, uint64_t *out)
+{
+    PwcRead *p = static_cast<PwcRead *>(ctx);
+    unsigned k = p->n++;
+    if (int(k) < 3 - p->st->level) {
+        const PwcModel::Entry &x = p->st->x;
+        uint64_t next = k == 0 ? x.l2 : k == 1 ? x.l1 : x.l0;
+        *out = GR_PTE_VALID | next | (k == 2 && x.pt64 ? GR_PTE_PT64 : 0);
+        return 0;
+    }
+    return p->mem->read64(p->mem->ctx, addr, out);
+}
+
+void walk_from(const gr_ref_mmu_t &mmu, const PwcModel::Start &st, uint64_t va, bool write,
+               gr_ref_result_t *out)
+{
+    PwcRead pr{&mmu, &st};
+    gr_ref_mmu_t m = mmu;
+    m.read64 = pwc_read64;
+    m.ctx = &pr;
+    gr_ref_translate(&m, va, write, false, out);
+}
+
+// The path a good walk went through, as the cache keeps it.
+PwcModel::Entry walk_path(const gr_ref_result_t &r)
+{
+    PwcModel::Entry x;
+    x.l2 = r.read_addr[1] & ~0xfffull;
+    x.l1 = r.read_addr[2] & ~0xfffull;
+    x.has_l0 = r.reads == 4;
+    x.l0 = x.has_l0 ? r.read_addr[3] & ~0xfffull : 0;
+    x.pt64 = x.has_l0 && r.page_bits == 16;
+    return x;
+}
+
 struct Req {
     uint64_t va = 0;
     bool write = false;
@@ -166,6 +288,8 @@ struct Obs {
     bool physical = false;  // as the MMU saw it (enable_i low makes it physical)
     bool walked = false;
     unsigned reads = 0;
+    int pwc_level = 3;  // the model's: where the walk started
+    std::vector<uint64_t> read_addrs;
     Rsp expect;
     Rsp got;
     bool answered = false;
@@ -239,6 +363,7 @@ public:
 
     // model
     TlbModel tlb;
+    PwcModel pwc;
     uint64_t m_hits = 0, m_misses = 0, m_walks = 0, translated = 0;
 
     // VRAM slave
@@ -254,12 +379,13 @@ public:
 
     // coverage
     std::set<unsigned> cov_shift, cov_fault, cov_attr;
+    std::set<int> cov_pwc;  // levels walks started at
     unsigned cov_decerr = 0, cov_slverr = 0, cov_phys = 0, cov_stale_hits = 0, cov_hits = 0;
     unsigned cov_inv_in_flight = 0;
 
     // checks
     Check c_rsp{"every response equals the reference walk or the TLB model's entry"};
-    Check c_reads{"each miss reads exactly the reference walk's entries; hits and physical requests read nothing"};
+    Check c_reads{"each miss reads exactly the reference walk's entries below the page-walk cache's level; hits and physical requests read nothing"};
     Check c_policy{"each hit or miss is the documented TLB policy's (lowest free, else round-robin; invalidates by cycle)"};
     Check c_order{"one response per accepted request, in order, with its id"};
     Check c_axi{"m_pt: ARLEN 0, ARSIZE 3, INCR, ARID 0, ARCACHE 0010, ARPROT 001, AR held until ARREADY, one read outstanding"};
@@ -328,6 +454,7 @@ public:
                 tlb.inv_all();
             else
                 tlb.inv_page(p.vpn);
+            pwc.flush();  // either kind empties the page-walk cache
             if (any)
                 *any = true;
             pulses.pop_front();
@@ -349,6 +476,7 @@ public:
         first_ar_cycle = -1;
         o.walked = !reads.empty();
         o.reads = unsigned(reads.size());
+        o.read_addrs = reads;
         gr_ref_mmu_t mmu = ref_mmu();
         mmu.enable = true;  // enable_i counted at the handshake (o.physical); it may differ now
         gr_ref_result_t ref;
@@ -365,10 +493,15 @@ public:
             uint64_t d = o.walked ? uint64_t(far - 1) : u;
             apply_pulses_before(d);
             int idx = tlb.lookup(vpn);
+            PwcModel::Start st = pwc.lookup(vpn, root);
             if (verbose)
-                printf("# load u=%" PRIu64 " d=%" PRIu64 " va 0x%012" PRIx64 " %s model %d\n", u, d,
-                       o.req.va, o.walked ? "walked" : "hit", idx);
-            gr_ref_translate(&mmu, o.req.va, o.req.write, false, &ref);
+                printf("# load u=%" PRIu64 " d=%" PRIu64 " va 0x%012" PRIx64 " %s model %d pwc %d\n",
+                       u, d, o.req.va, o.walked ? "walked" : "hit", idx, st.level);
+            if (idx >= 0)
+                gr_ref_translate(&mmu, o.req.va, o.req.write, false, &ref);
+            else
+                walk_from(mmu, st, o.req.va, o.req.write, &ref);
+            unsigned skip = unsigned(3 - st.level);
             if ((idx >= 0) == o.walked)
                 fail(c_policy, fmt("VA 0x%012" PRIx64 ": model says %s, the MMU %s", o.req.va,
                                    idx >= 0 ? "hit" : "miss", o.walked ? "walked" : "did not walk"));
@@ -392,18 +525,23 @@ public:
                 apply_pulses_before(u + 1, &stale);
                 if (stale)
                     cov_inv_in_flight++;
-                if (ref.have_page && !stale)
+                o.pwc_level = st.level;
+                if (o.walked)
+                    cov_pwc.insert(st.level);
+                if (ref.have_page && !stale) {
                     tlb.fill(vpn, ref);
+                    pwc.fill(vpn, root, walk_path(ref));
+                }
                 if (o.walked) {
-                    bool same = reads.size() == ref.reads;
+                    bool same = ref.reads > skip && reads.size() == ref.reads - skip;
                     for (size_t i = 0; same && i < reads.size(); i++)
-                        same = reads[i] == ref.read_addr[i];
+                        same = reads[i] == ref.read_addr[skip + i];
                     if (!same) {
                         std::string s = fmt("VA 0x%012" PRIx64 ": read", o.req.va);
                         for (uint64_t a : reads)
                             s += fmt(" 0x%" PRIx64, a);
-                        s += "; reference";
-                        for (unsigned i = 0; i < ref.reads; i++)
+                        s += fmt("; reference (page-walk cache from level %d)", st.level);
+                        for (unsigned i = skip; i < ref.reads; i++)
                             s += fmt(" 0x%" PRIx64, ref.read_addr[i]);
                         fail(c_reads, s);
                     }
@@ -629,6 +767,7 @@ public:
         outstanding = 0;
         ar_wait = rsp_wait = false;
         tlb.reset();
+        pwc.reset();
         m_hits = m_misses = m_walks = translated = 0;
     }
 
@@ -675,7 +814,7 @@ public:
 };
 
 uint64_t g_seed = 1;
-constexpr unsigned PLAN = 18;
+constexpr unsigned PLAN = 21;
 
 void Bench::report_and_exit()
 {
@@ -1045,11 +1184,12 @@ int main(int argc, char **argv)
         bool ok = b.cov_shift.count(12) && b.cov_shift.count(16) && b.cov_shift.count(21) &&
                   b.cov_fault.count(1) && b.cov_fault.count(2) && b.cov_fault.count(3) &&
                   b.cov_attr.size() == 8 && b.cov_decerr && b.cov_slverr && b.cov_phys &&
-                  b.cov_stale_hits && b.cov_hits && b.cov_inv_in_flight;
-        b.tap_line(ok, "random traffic covers 4K/64K/2M pages, faults 1/2/3, every system/cacheable/write mix, DECERR, SLVERR, physical, stale hits, invalidates during walks",
-                   fmt("shifts %zu faults %zu attrs %zu decerr %u slverr %u phys %u stale %u inv-in-walk %u",
+                  b.cov_stale_hits && b.cov_hits && b.cov_inv_in_flight && b.cov_pwc.size() == 4;
+        b.tap_line(ok, "random traffic covers 4K/64K/2M pages, faults 1/2/3, every system/cacheable/write mix, DECERR, SLVERR, physical, stale hits, invalidates during walks, walks from every page-walk cache level",
+                   fmt("shifts %zu faults %zu attrs %zu decerr %u slverr %u phys %u stale %u inv-in-walk %u pwc levels %zu",
                        b.cov_shift.size(), b.cov_fault.size(), b.cov_attr.size(), b.cov_decerr,
-                       b.cov_slverr, b.cov_phys, b.cov_stale_hits, b.cov_inv_in_flight));
+                       b.cov_slverr, b.cov_phys, b.cov_stale_hits, b.cov_inv_in_flight,
+                       b.cov_pwc.size()));
     }
 
     // ---- directed tests, at their own root ---------------------------------------------------
@@ -1146,16 +1286,19 @@ int main(int argc, char **argv)
             b.mem.write(pte, GR_PTE_VALID | 0x00888000 | W);  // no invalidate after this
             Obs again = b.one(va + 0x8);
             Obs third = b.one(va + 0x8);
+            // `again` reads from the root: the interrupted walk filled no page-walk cache entry.
             bool fine = fired >= 0 && w.walked && w.got.pa == 0x00777008 && again.walked &&
-                        again.got.pa == 0x00888008 && !third.walked && third.got.pa == 0x00888008;
+                        again.reads == 4 && again.got.pa == 0x00888008 && !third.walked &&
+                        third.got.pa == 0x00888008;
             if (!fine) {
                 ok = false;
-                why += fmt("delay %d: fired %d walked %d/%d/%d pa %" PRIx64 " %" PRIx64 "; ", delay,
-                           int(fired >= 0), w.walked, again.walked, third.walked, w.got.pa, again.got.pa);
+                why += fmt("delay %d: fired %d walked %d/%d/%d reads %u pa %" PRIx64 " %" PRIx64 "; ",
+                           delay, int(fired >= 0), w.walked, again.walked, third.walked, again.reads,
+                           w.got.pa, again.got.pa);
             }
         }
         b.quiet();
-        b.tap_line(ok, "tlb_invalidate_i during a walk: the request gets what the walk read, and the TLB is not filled with it", why);
+        b.tap_line(ok, "tlb_invalidate_i during a walk: the request gets what the walk read, and neither the TLB nor the page-walk cache is filled with it", why);
     }
 
     // Physical mode.
@@ -1177,8 +1320,9 @@ int main(int argc, char **argv)
                    fmt("pa %" PRIx64 " %" PRIx64 " %" PRIx64, p1.got.pa, p2.got.pa, t.got.pa));
     }
 
-    // Page-table read errors and addresses beyond VRAM.
+    // Page-table read errors and addresses beyond VRAM (from the root: the cache emptied first).
     {
+        b.pulse_invalidate();
         uint64_t vd = 0x000400000000ull, vs = 0x000400200000ull, vb = 0x000400400000ull;
         uint64_t vl = 0x000400600000ull, vsys = 0x000400800000ull;
         uint64_t dec = mp.alloc(), slv = mp.alloc();
@@ -1252,6 +1396,98 @@ int main(int argc, char **argv)
                   b.top->tlb_hits_o == 1 && b.top->tlb_misses_o == 1 && b.top->walks_o == 1;
         b.tap_line(ok, "rst_i during a walk: no response, counters and TLB cleared, translation works after",
                    fmt("clean %d walked %d/%d pa %" PRIx64, clean, a.walked, c.walked, a.got.pa));
+    }
+
+    // The page-walk cache: a miss reads only below the deepest table it knows.
+    {
+        b.pulse_invalidate();
+        const uint64_t a = 0x010000003000ull;  // L3 2, L2 0, L1 0, L0 3
+        const uint64_t v1 = a + 0x1000;        // the same 2 MiB
+        const uint64_t v2 = a + 0x200000;      // the same 1 GiB
+        const uint64_t v3 = a + 0x40000000;    // the same 512 GiB
+        const uint64_t v4 = a + 0x8000000000;  // another L3 entry
+        const uint64_t v64 = 0x010000400000ull;  // a 64 KiB page, then its neighbour
+        const uint64_t v2m = 0x010000600000ull;  // a 2 MiB page in the same 1 GiB
+        uint64_t pte[5];
+        const uint64_t vas[5] = {a, v1, v2, v3, v4};
+        for (int i = 0; i < 5; i++)
+            pte[i] = mp.map(vas[i], 12, 0x00c00000 + uint64_t(i) * 0x1000, W);
+        uint64_t p64a = mp.map(v64, 16, 0x00d00000, W);
+        uint64_t p64b = mp.map(v64 + 0x10000, 16, 0x00d10000, W);
+        uint64_t l1_2m = mp.map(v2m, 21, 0x00e00000, W);
+        std::vector<Obs> o;
+        for (uint64_t va : {a, v1, v2, v3, v4, v64, v64 + 0x10000, v2m})
+            o.push_back(b.one(va + 0x18));
+        auto only = [](const Obs &x, uint64_t addr) {
+            return x.reads == 1 && x.read_addrs[0] == addr;
+        };
+        bool ok = o[0].reads == 4 && o[0].read_addrs[3] == pte[0] && only(o[1], pte[1]) &&
+                  o[2].reads == 2 && o[2].read_addrs[1] == pte[2] && o[3].reads == 3 &&
+                  o[3].read_addrs[2] == pte[3] && o[4].reads == 4 && o[4].read_addrs[3] == pte[4] &&
+                  o[5].reads == 2 && o[5].read_addrs[1] == p64a && only(o[6], p64b) &&
+                  only(o[7], l1_2m);
+        for (int i = 0; i < 5; i++)
+            ok = ok && o[size_t(i)].got.pa == 0x00c00018 + uint64_t(i) * 0x1000;
+        ok = ok && o[5].got.pa == 0x00d00018 && o[6].got.pa == 0x00d10018 &&
+             o[7].got.pa == 0x00e00018 && o[7].got.shift == 21;
+        std::string why;
+        for (const Obs &x : o)
+            why += fmt("%u ", x.reads);
+        b.tap_line(ok, "page-walk cache: a miss reads 1 entry in a cached 2 MiB region (4K or 64K table), 2 in a cached 1 GiB, 3 in a cached 512 GiB, 4 otherwise, and answers as a full walk",
+                   "reads " + why);
+    }
+
+    // Invalidates and a change of root empty it; without them it keeps what it read.
+    {
+        b.pulse_invalidate();
+        const uint64_t a = 0x020000005000ull;
+        mp.map(a, 12, 0x00f05000, W);
+        mp.map(a + 0x1000, 12, 0x00f06000, W);
+        Obs first = b.one(a);
+        // The L1 entry of a's 2 MiB region now points to another L0 table, mapping other pages.
+        auto move_l0 = [&](uint64_t pa_base) {
+            uint64_t t = mp.alloc();
+            for (unsigned i = 0; i < 512; i++)
+                b.mem.write(t + i * 8ull, GR_PTE_VALID | W | (pa_base + i * 0x1000ull));
+            b.mem.write(mp.l1_entry(a), GR_PTE_VALID | t);
+            return t;
+        };
+        uint64_t t1 = move_l0(0x01000000);  // page i of the region at 0x01000000 + i * 4 KiB
+        Obs stale = b.one(a + 0x1000);      // no invalidate: the cached pointer is used
+        b.pulse_invalidate();
+        Obs fresh = b.one(a + 0x2000);
+        Obs next = b.one(a + 0x3000);
+        bool ok1 = first.reads == 4 && stale.reads == 1 && stale.got.pa == 0x00f06000 &&
+                   fresh.reads == 4 && fresh.read_addrs[3] == t1 + 7 * 8 &&
+                   fresh.got.pa == 0x01007000 && next.reads == 1 && next.got.pa == 0x01008000;
+        b.tap_line(ok1, "tlb_invalidate_i empties the page-walk cache: after an L1 entry moves to another table, the next miss in its 2 MiB walks from the root and finds the new table (the cache is used again after)",
+                   fmt("reads %u %u %u %u pa %" PRIx64 " %" PRIx64 " %" PRIx64, first.reads, stale.reads,
+                       fresh.reads, next.reads, stale.got.pa, fresh.got.pa, next.got.pa));
+
+        uint64_t t2 = move_l0(0x02000000);
+        b.pulse_inv_page(0x7f0000000000ull);  // any page: the whole cache goes
+        Obs by_page = b.one(a + 0x4000);
+        bool ok2 = by_page.reads == 4 && by_page.read_addrs[3] == t2 + 9 * 8 &&
+                   by_page.got.pa == 0x02009000;
+        // Another root mapping the same VAs elsewhere, switched to without an invalidate.
+        Mapper other(b, 0x48000000);
+        other.map(a + 0x5000, 12, 0x03005000, W);
+        other.map(a + 0x6000, 12, 0x03006000, W);
+        uint64_t root_a = b.root;
+        b.root = other.root();
+        Obs r1 = b.one(a + 0x5000);
+        Obs r2 = b.one(a + 0x6000);
+        b.root = root_a;
+        Obs back1 = b.one(a + 0x7000);
+        Obs back2 = b.one(a + 0x8000);
+        bool ok3 = r1.reads == 4 && r1.read_addrs[0] == other.root() + 4 * 8 &&
+                   r1.got.pa == 0x03005000 && r2.reads == 1 && r2.got.pa == 0x03006000 &&
+                   back1.reads == 4 && back1.got.pa == 0x0200c000 && back2.reads == 1 &&
+                   back2.got.pa == 0x0200d000;
+        b.tap_line(ok2 && ok3, "tlb_inv_page_i (any VA) empties the page-walk cache too, and a walk from another root never uses entries of the old one (either way, and without an invalidate)",
+                   fmt("reads %u %u %u %u %u pa %" PRIx64 " %" PRIx64 " %" PRIx64 " %" PRIx64 " %" PRIx64,
+                       by_page.reads, r1.reads, r2.reads, back1.reads, back2.reads, by_page.got.pa,
+                       r1.got.pa, r2.got.pa, back1.got.pa, back2.got.pa));
     }
     b.check_counters("end");
 
