@@ -57,6 +57,7 @@ include tb/system/dma.mk
 include tb/system/alloc.mk
 include tb/system/kmd_submit.mk
 include tb/system/vidsch.mk
+include tb/system/residency.mk
 include tb/system/timeline.mk
 include bench/bench.mk
 include bench/alloc/alloc.mk

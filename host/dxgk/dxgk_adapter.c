@@ -9,6 +9,7 @@
 #include "dxgk_testing.h"
 #include "gr_link.h"
 #include "kmd.h"
+#include "vidmm_residency.h"
 #include "vidsch.h"
 
 /* ---- kernel handles and callbacks ---------------------------------------------------------- */
@@ -146,6 +147,12 @@ static gr_status_t query_adapter(gr_adapter_t *ad)
     if (dxgk_call_query_adapter_info(ad, &q))
         return GR_E_MISMATCH;
     ad->nseg = out.NbSegment;
+    /* Paging buffers: VidMm pages (evicts) only with buffers in system memory (segment 0), which
+     * is where the engine fetches DMA buffers from. */
+    if (out.PagingBufferSegmentId == 0 && out.PagingBufferSize >= 8 && out.PagingBufferSize % 8 == 0) {
+        ad->paging_buffer_size = out.PagingBufferSize;
+        ad->paging_priv_size = out.PagingBufferPrivateDataSize;
+    }
     for (uint32_t i = 0; i < ad->nseg; i++) {
         dxgk_segment_t *s = &ad->seg[i];
         s->id = i + 1;
@@ -219,6 +226,8 @@ static gr_status_t adapter_start(const char *uri, gr_link_t *link, gr_adapter_t 
     }
     rc = query_adapter(ad);
     if (!rc)
+        rc = dxgk_res_init(ad); /* residency: eviction needs the engine VidSch starts next */
+    if (!rc)
         rc = dxgk_vidsch_start(ad); /* the GPU scheduler, when the miniport reports an engine */
     if (rc)
         goto fail_kmd;
@@ -227,6 +236,7 @@ static gr_status_t adapter_start(const char *uri, gr_link_t *link, gr_adapter_t 
 fail_kmd:
     if (ad->vpr_segment)
         (void)dxgk_call_set_vpr(ad, 0, 0);
+    dxgk_res_fini(ad);
     free_segments(ad);
     dxgk_call_stop_adapter(ad);
 fail_link:
@@ -275,6 +285,7 @@ void gr_adapter_close(gr_adapter_t *ad)
     dxgk_vidsch_stop(ad);
     if (ad->vpr_segment)
         (void)dxgk_call_set_vpr(ad, 0, 0);
+    dxgk_res_fini(ad);
     free_segments(ad);
     dxgk_call_stop_adapter(ad);
     if (ad->owns_link)
@@ -389,6 +400,10 @@ gr_status_t gr_adapter_stats(gr_adapter_t *ad, gr_adapter_stats_t *out)
     out->kmd_resources = k.resources;
     out->kmd_opens = k.opens;
     out->kmd_devices = k.devices;
+    out->evictions = out->discards = out->page_ins = 0;
+    out->bytes_evicted = out->bytes_paged_in = out->paging_packets = 0;
+    out->paging_failures = out->evicted_now = 0;
+    dxgk_res_stats(ad, out);
     return GR_OK;
 }
 
@@ -522,7 +537,9 @@ gr_status_t gr_dxgk_test_gpuva_lookup(gr_gpu_device_t *dev, uint64_t va, uint64_
                                       unsigned *out_page_shift)
 {
     pthread_mutex_lock(&dev->process->lock);
+    dxgk_res_lock(dev->process->adapter); /* VA spaces change with residency */
     gr_status_t rc = gr_gpuva_lookup(dev->va_space, va, out_pa, out_flags, out_page_shift);
+    dxgk_res_unlock(dev->process->adapter);
     pthread_mutex_unlock(&dev->process->lock);
     return rc;
 }
@@ -530,7 +547,9 @@ gr_status_t gr_dxgk_test_gpuva_lookup(gr_gpu_device_t *dev, uint64_t va, uint64_
 gr_status_t gr_dxgk_test_gpuva_check(gr_gpu_device_t *dev)
 {
     pthread_mutex_lock(&dev->process->lock);
+    dxgk_res_lock(dev->process->adapter);
     gr_status_t rc = gr_gpuva_check(dev->va_space);
+    dxgk_res_unlock(dev->process->adapter);
     pthread_mutex_unlock(&dev->process->lock);
     return rc;
 }

@@ -18,6 +18,7 @@
 #include "gr_link.h"
 #include "kmd.h"
 #include "vidmm_flag_rules.h"
+#include "vidmm_residency.h"
 #include "vidsch.h"
 
 #define DXGK_MAX_CREATE 64u
@@ -36,34 +37,50 @@ static void wait_gpu_idle(dxgk_kalloc_t *ka)
     dxgk_vidsch_wait_alloc_idle(ka->adapter, ka);
 }
 
+uint64_t dxgk_alloc_bytes(const dxgk_kalloc_t *ka)
+{
+    return (ka->info.Size + PAGE - 1) & ~(PAGE - 1);
+}
+
 /*
  * GPU virtual addresses (vidmm_gpuva.h). Each open is mapped into its device's address space:
  * writable unless opened read-only, cacheable when Cached, 2 MiB/64 KiB pages unless
  * DisableLargePageMapping. The library picks each 2 MiB slot's page size from all the mappings
  * in it, so one 4 KiB-only mapping would demote its neighbours: every mapping therefore starts
  * its own 2 MiB-aligned VA slot (VA is plentiful: 2^48 bytes), and then gets the largest page
- * its PA alignment and size allow. VAs come from a per-device cursor and are never reused.
- * System-memory allocations (ExistingSysMem, ExistingKernelSysMem) map the caller's memory:
- * SYSTEM PTEs at its host bus address (dxgk_sysmem.c), one contiguous run, so the MMU routes
- * the engine's accesses to m_host.
+ * its PA alignment and size allow. VAs come from a per-device cursor and are never reused; an
+ * open keeps its VA for its life, across evictions (unmapped) and page-ins (mapped again to the
+ * new physical address). System-memory allocations (ExistingSysMem, ExistingKernelSysMem) map
+ * the caller's memory: SYSTEM PTEs at its host bus address (dxgk_sysmem.c), one contiguous run,
+ * so the MMU routes the engine's accesses to m_host.
  */
-static gr_status_t gpuva_map(dxgk_open_t *op)
+gr_status_t dxgk_gpuva_map_open(dxgk_open_t *op)
 {
     dxgk_kalloc_t *ka = op->ka;
     gr_gpu_device_t *dev = op->device;
-    op->gpu_va = 0;
     uint64_t pa = ka->vram;
     unsigned flags = 0;
-    if (ka->segment == GR_SEGMENT_SYSTEM) {
+    if (dxgk_caller_backed(ka)) {
         if (!ka->sysmem_buf)
             return GR_OK; /* nothing the device can reach */
         pa = ka->sysmem_bus;
         flags |= GR_GPUVA_SYSTEM;
     }
-    uint64_t size = (ka->info.Size + PAGE - 1) & ~(PAGE - 1);
-    const uint64_t slot = UINT64_C(2) << 20;
-    uint64_t align = ka->info.Alignment > slot ? ka->info.Alignment : slot;
-    uint64_t va = (dev->va_next + align - 1) & ~(align - 1);
+    const uint64_t size = dxgk_alloc_bytes(ka);
+    uint64_t va = op->gpu_va;
+    if (!va) {
+        const uint64_t slot = UINT64_C(2) << 20;
+        uint64_t align = ka->info.Alignment > slot ? ka->info.Alignment : slot;
+        va = (dev->va_next + align - 1) & ~(align - 1);
+    }
+    if (ka->evicted) {
+        /* The VA is the open's from now on; nothing answers there until a page-in maps it. */
+        if (!op->gpu_va) {
+            dev->va_next = va + size;
+            op->gpu_va = va;
+        }
+        return GR_OK;
+    }
     if (!op->read_only)
         flags |= GR_GPUVA_WRITABLE;
     if (ka->info.FlagsWddm2.Cached)
@@ -73,54 +90,48 @@ static gr_status_t gpuva_map(dxgk_open_t *op)
     gr_status_t rc = gr_gpuva_map(dev->va_space, va, pa, size, flags);
     if (rc)
         return rc;
-    dev->va_next = va + size;
-    op->gpu_va = va;
+    if (!op->gpu_va) {
+        dev->va_next = va + size;
+        op->gpu_va = va;
+    }
+    op->mapped = true;
     return GR_OK;
 }
 
-static void gpuva_unmap(dxgk_open_t *op)
+void dxgk_gpuva_unmap_open(dxgk_open_t *op)
 {
-    if (op->gpu_va) {
-        uint64_t size = (op->ka->info.Size + PAGE - 1) & ~(PAGE - 1);
-        DXGK_CANNOT_FAIL(gr_gpuva_unmap(op->device->va_space, op->gpu_va, size));
-    }
-    op->gpu_va = 0;
+    if (op->mapped)
+        DXGK_CANNOT_FAIL(gr_gpuva_unmap(op->device->va_space, op->gpu_va, dxgk_alloc_bytes(op->ka)));
+    op->mapped = false;
 }
 
 static gr_status_t copy_vram_ex(gr_adapter_t *ad, uint64_t vram, void *buf, uint64_t bytes, bool to_vram,
                                 bool count_moves);
 
-/* Page-table pages: 4 KiB of VRAM from VidMm, preferring the segment the CPU does not see. */
-static gr_status_t pt_alloc(void *user, uint64_t *out_pa)
+/* One page from the heaps, preferring the segment the CPU does not see (vidmm_lock held). */
+static gr_status_t pt_heap_alloc_locked(gr_adapter_t *ad, uint64_t *out_pa)
 {
-    gr_adapter_t *ad = ((gr_gpu_device_t *)user)->process->adapter;
-    static const uint8_t zero[4096];
-    pthread_mutex_lock(&ad->vidmm_lock);
-    gr_status_t rc = GR_E_NO_MEMORY;
-    uint64_t off = 0;
-    dxgk_segment_t *s = NULL;
-    for (uint32_t k = ad->nseg; k >= 1 && rc; k--) {
-        s = &ad->seg[k - 1];
-        rc = gr_seg_alloc(s->heap, PAGE, PAGE, 0, GR_SEG_END, 0, &off);
+    for (uint32_t k = ad->nseg; k >= 1; k--) {
+        dxgk_segment_t *s = &ad->seg[k - 1];
+        uint64_t off = 0;
+        if (gr_seg_alloc(s->heap, PAGE, PAGE, 0, GR_SEG_END, 0, &off) == GR_OK) {
+            *out_pa = s->base + off;
+            return GR_OK;
+        }
     }
-    pthread_mutex_unlock(&ad->vidmm_lock);
-    if (rc)
-        return rc;
-    rc = copy_vram_ex(ad, s->base + off, (void *)zero, PAGE, true, false);
-    if (rc) {
-        pthread_mutex_lock(&ad->vidmm_lock);
-        DXGK_CANNOT_FAIL(gr_seg_free(s->heap, off));
-        pthread_mutex_unlock(&ad->vidmm_lock);
-        return rc;
-    }
-    *out_pa = s->base + off;
-    return GR_OK;
+    return GR_E_NO_MEMORY;
 }
 
-static void pt_free(void *user, uint64_t pa)
+gr_status_t dxgk_pt_page_alloc(gr_adapter_t *ad, uint64_t *out_pa)
 {
-    gr_adapter_t *ad = ((gr_gpu_device_t *)user)->process->adapter;
     pthread_mutex_lock(&ad->vidmm_lock);
+    gr_status_t rc = pt_heap_alloc_locked(ad, out_pa);
+    pthread_mutex_unlock(&ad->vidmm_lock);
+    return rc;
+}
+
+static void pt_free_locked(gr_adapter_t *ad, uint64_t pa)
+{
     for (uint32_t k = 0; k < ad->nseg; k++) {
         dxgk_segment_t *s = &ad->seg[k];
         if (pa >= s->base && pa < s->base + s->size) {
@@ -128,6 +139,40 @@ static void pt_free(void *user, uint64_t pa)
             break;
         }
     }
+}
+
+/*
+ * Page-table pages: 4 KiB of VRAM from VidMm's heaps, else from the residency reserve (a
+ * page-in under pressure must be able to map what it just paged in: vidmm_residency.h).
+ */
+static gr_status_t pt_alloc(void *user, uint64_t *out_pa)
+{
+    gr_adapter_t *ad = ((gr_gpu_device_t *)user)->process->adapter;
+    static const uint8_t zero[4096];
+    uint64_t pa = 0;
+    pthread_mutex_lock(&ad->vidmm_lock);
+    gr_status_t rc = pt_heap_alloc_locked(ad, &pa);
+    if (rc && dxgk_res_pt_take(ad, &pa))
+        rc = GR_OK;
+    pthread_mutex_unlock(&ad->vidmm_lock);
+    if (rc)
+        return rc;
+    rc = copy_vram_ex(ad, pa, (void *)zero, PAGE, true, false);
+    if (rc) {
+        pthread_mutex_lock(&ad->vidmm_lock);
+        pt_free_locked(ad, pa);
+        pthread_mutex_unlock(&ad->vidmm_lock);
+        return rc;
+    }
+    *out_pa = pa;
+    return GR_OK;
+}
+
+static void pt_free(void *user, uint64_t pa)
+{
+    gr_adapter_t *ad = ((gr_gpu_device_t *)user)->process->adapter;
+    pthread_mutex_lock(&ad->vidmm_lock);
+    pt_free_locked(ad, pa);
     pthread_mutex_unlock(&ad->vidmm_lock);
 }
 
@@ -168,6 +213,11 @@ static bool caller_backed(DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 fl)
     return fl.ExistingSysMem || fl.ExistingKernelSysMem;
 }
 
+bool dxgk_caller_backed(const dxgk_kalloc_t *ka)
+{
+    return caller_backed(ka->info.FlagsWddm2);
+}
+
 /* Segment ids to try, in order: the preferences VidMm may honour, then the supported set. */
 static uint32_t segment_order(const gr_adapter_t *ad, const DXGK_ALLOCATIONINFO *i, uint32_t *ids, bool *topdown)
 {
@@ -192,8 +242,27 @@ static uint32_t segment_order(const gr_adapter_t *ad, const DXGK_ALLOCATIONINFO 
     return n;
 }
 
+/* The lowest offset an Overlay/Capture allocation may take in a segment. */
+static uint64_t overlay_floor(const dxgk_segment_t *s)
+{
+    return align_up(s->size / OVERLAY_DEN * OVERLAY_NUM, PAGE);
+}
+
+bool dxgk_place_window(const gr_adapter_t *ad, const dxgk_kalloc_t *ka, uint32_t segment, uint64_t *lo,
+                       uint64_t *hi)
+{
+    const DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 fl = ka->info.FlagsWddm2;
+    if (caller_backed(fl) || fl.CreateInVpr || fl.HardwareProtected || segment == 0 || segment > ad->nseg ||
+        !(ka->info.SupportedWriteSegmentSet & (1u << (segment - 1))))
+        return false;
+    const dxgk_segment_t *s = &ad->seg[segment - 1];
+    *lo = (fl.Overlay || fl.Capture) ? overlay_floor(s) : 0;
+    *hi = s->size;
+    return *lo < *hi;
+}
+
 /* Places one allocation (VidMm lock held). GR_E_NO_MEMORY when no allowed segment has room. */
-static gr_status_t place(gr_adapter_t *ad, dxgk_kalloc_t *ka)
+gr_status_t dxgk_place(gr_adapter_t *ad, dxgk_kalloc_t *ka)
 {
     const DXGK_ALLOCATIONINFO *i = &ka->info;
     DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 fl = i->FlagsWddm2;
@@ -219,7 +288,7 @@ static gr_status_t place(gr_adapter_t *ad, dxgk_kalloc_t *ka)
         } else {
             uint64_t lo = 0;
             if (fl.Overlay || fl.Capture)
-                lo = align_up(s->size / OVERLAY_DEN * OVERLAY_NUM, PAGE);
+                lo = overlay_floor(s);
             if (lo >= s->size || gr_seg_alloc(s->heap, size, align, lo, GR_SEG_END, flags, &off))
                 continue;
         }
@@ -231,7 +300,7 @@ static gr_status_t place(gr_adapter_t *ad, dxgk_kalloc_t *ka)
     return GR_E_NO_MEMORY;
 }
 
-static void unplace(gr_adapter_t *ad, dxgk_kalloc_t *ka)
+void dxgk_unplace(gr_adapter_t *ad, dxgk_kalloc_t *ka)
 {
     if (ka->segment == GR_SEGMENT_SYSTEM)
         return;
@@ -284,7 +353,7 @@ static void free_kalloc(dxgk_kalloc_t *ka)
         return;
     if (ka->sysmem_buf)
         dxgk_sysmem_put(ka->adapter, ka->sysmem_buf);
-    free(ka->sys_copy);
+    dxgk_res_sys_copy_free(ka->adapter, ka);
     free(ka->priv);
     free(ka);
 }
@@ -312,14 +381,18 @@ static void kalloc_release(gr_adapter_t *ad, dxgk_kalloc_t *ka)
     pthread_mutex_unlock(&ad->vidmm_lock);
     if (!last)
         return;
+    /* No longer a candidate for eviction: it is going. */
+    dxgk_res_lock(ad);
+    dxgk_res_untrack(ad, ka);
+    dxgk_res_unlock(ad);
     wait_gpu_idle(ka);
     HANDLE h = ka->info.hAllocation;
     (void)ddi_destroy(ad, 1, &h, kr->has_resource ? kr->hResource : NULL, kr->has_resource && last_of_res);
     dxgk_htab_t *kt = dxgk_kernel_handles();
     (void)dxgk_htab_remove(kt, ka->kh, DXGK_HANDLE_ALLOCATION);
-    pthread_mutex_lock(&ad->vidmm_lock);
-    unplace(ad, ka);
-    pthread_mutex_unlock(&ad->vidmm_lock);
+    dxgk_res_lock(ad);
+    dxgk_res_release(ad, ka); /* its segment space, or its backing store when evicted */
+    dxgk_res_unlock(ad);
     free_kalloc(ka);
     if (last_of_res) {
         if (kr->kh)
@@ -332,6 +405,7 @@ static void kalloc_release(gr_adapter_t *ad, dxgk_kalloc_t *ka)
 static void drop_lock(gr_adapter_t *ad, dxgk_open_t *op)
 {
     dxgk_kalloc_t *ka = op->ka;
+    dxgk_res_lock(ad); /* the lock pins it: residency sees the pin go */
     pthread_mutex_lock(&ad->vidmm_lock);
     if (ka->locker == op) {
         if (ka->lock_buf != ka->sysmem && ka->lock_buf != ka->sys_copy)
@@ -340,6 +414,7 @@ static void drop_lock(gr_adapter_t *ad, dxgk_open_t *op)
         ka->locker = NULL;
     }
     pthread_mutex_unlock(&ad->vidmm_lock);
+    dxgk_res_unlock(ad);
 }
 
 /* Closes one open (process lock held): DxgkDdiCloseAllocation, handle freed, reference dropped. */
@@ -349,7 +424,7 @@ static void release_open(gr_process_t *p, dxgk_open_t *op)
     /* No packet in flight may still name this open (or reach it through its GPU VA). */
     dxgk_vidsch_wait_open_idle(ad, op);
     drop_lock(ad, op);
-    gpuva_unmap(op);
+    dxgk_res_detach_open(ad, op);
     HANDLE h = op->hDeviceSpecific;
     (void)ddi_close(ad, op->device, 1, &h);
     (void)dxgk_htab_remove(&p->handles, op->handle, DXGK_HT_OPEN);
@@ -414,7 +489,7 @@ static gr_status_t open_for_device(gr_gpu_device_t *dev, dxgk_kres_t *kr, dxgk_k
         }
         rc = dxgk_htab_insert(&p->handles, DXGK_HT_OPEN, op, &op->handle);
         if (!rc)
-            rc = gpuva_map(op);
+            rc = dxgk_res_attach_open(ad, op);
         if (rc) {
             if (op->handle)
                 (void)dxgk_htab_remove(&p->handles, op->handle, DXGK_HT_OPEN);
@@ -426,7 +501,7 @@ static gr_status_t open_for_device(gr_gpu_device_t *dev, dxgk_kres_t *kr, dxgk_k
     if (rc) {
         /* Undo in full: every device-specific handle the miniport made goes back to it. */
         for (uint32_t i = 0; i < made; i++) {
-            gpuva_unmap(ops[i]);
+            dxgk_res_detach_open(ad, ops[i]);
             (void)dxgk_htab_remove(&p->handles, ops[i]->handle, DXGK_HT_OPEN);
             free(ops[i]);
         }
@@ -601,27 +676,32 @@ gr_status_t gr_alloc_create(gr_gpu_device_t *dev, const gr_resource_desc_t *reso
             kas[i]->sysmem_bus = bus;
         }
         if (infos[i].FlagsWddm2.PermanentSysMem) {
-            kas[i]->sys_copy = aligned_alloc(PAGE, align_up(infos[i].Size, PAGE));
-            if (!kas[i]->sys_copy) {
-                rc = GR_E_NO_MEMORY;
+            /* Host memory the engine reaches: evictions transfer into it, page-ins from it. */
+            rc = dxgk_res_sys_copy_alloc(ad, kas[i], align_up(infos[i].Size, PAGE));
+            if (rc)
                 goto fail_ddi;
-            }
-            memset(kas[i]->sys_copy, 0, align_up(infos[i].Size, PAGE));
         }
     }
 
-    pthread_mutex_lock(&ad->vidmm_lock);
+    /*
+     * Placement. A full segment evicts least-recently-used allocations where that makes room
+     * (vidmm_residency.h); what cannot be placed even so fails the whole call, and what this call
+     * placed is given back (the victims it evicted page in again at their next use).
+     */
+    dxgk_res_lock(ad);
+    dxgk_res_reserve_pt(ad, 3 * count);
     uint32_t placed = 0;
     for (; placed < count; placed++) {
-        rc = place(ad, kas[placed]);
+        rc = dxgk_res_place(ad, kas[placed]);
         if (rc)
             break;
     }
+    pthread_mutex_lock(&ad->vidmm_lock);
     if (rc) {
-        /* No eviction yet: a full segment fails the whole call and changes nothing. */
         for (uint32_t i = 0; i < placed; i++)
-            unplace(ad, kas[i]);
+            dxgk_unplace(ad, kas[i]);
         pthread_mutex_unlock(&ad->vidmm_lock);
+        dxgk_res_unlock(ad);
         goto fail_ddi;
     }
     /* Kernel handles, so DxgkCbGetHandleData can answer during the Create open below. */
@@ -641,8 +721,9 @@ gr_status_t gr_alloc_create(gr_gpu_device_t *dev, const gr_resource_desc_t *reso
         if (kr->kh)
             (void)dxgk_htab_remove(kt, kr->kh, DXGK_HANDLE_RESOURCE);
         for (uint32_t i = 0; i < count; i++)
-            unplace(ad, kas[i]);
+            dxgk_unplace(ad, kas[i]);
         pthread_mutex_unlock(&ad->vidmm_lock);
+        dxgk_res_unlock(ad);
         goto fail_ddi;
     }
     kr->count = count;
@@ -652,6 +733,10 @@ gr_status_t gr_alloc_create(gr_gpu_device_t *dev, const gr_resource_desc_t *reso
         kas[i]->refs = 1; /* the creator's open, taken below */
     }
     pthread_mutex_unlock(&ad->vidmm_lock);
+    /* Committed: they may be evicted from now on (ExplicitResidencyNotification told where). */
+    for (uint32_t i = 0; i < count; i++)
+        dxgk_res_track(ad, kas[i]);
+    dxgk_res_unlock(ad);
 
     gr_alloc_t *handles = calloc(count, sizeof *handles);
     rc = handles ? open_for_device(dev, kr, kas, count, true, false, 0, handles) : GR_E_NO_MEMORY;
@@ -872,19 +957,51 @@ gr_status_t gr_alloc_lock(gr_gpu_device_t *dev, gr_alloc_t h, uint32_t flags, vo
         goto out;
     if (!fl.CpuVisible && !fl.CpuVisibleOnDemand && !caller_backed(fl))
         goto out;
+    const bool pms = fl.PermanentSysMem && !caller_backed(fl);
+    uint64_t size = align_up(ka->info.Size, PAGE);
+    for (;;) {
+        /* A PermanentSysMem copy is brought up to date once no packet in flight lists it. */
+        if (pms)
+            wait_gpu_idle(ka);
+        dxgk_res_lock(ad);
+        if (ka->locker) {
+            dxgk_res_unlock(ad);
+            rc = GR_E_BUSY;
+            goto out;
+        }
+        if (!pms || !ka->dirty || ka->evicted || dxgk_vidsch_gpu_refs(ad, ka) == 0)
+            break;
+        dxgk_res_unlock(ad); /* a submission came in between: wait again */
+    }
+    rc = GR_OK;
+    /* The CPU reads VRAM: an evicted allocation comes back first (the PermanentSysMem copy
+     * serves as it is, evicted or not). */
+    if (!caller_backed(fl) && !pms) {
+        rc = dxgk_res_page_in(ad, ka);
+        if (rc) {
+            dxgk_res_unlock(ad);
+            goto out;
+        }
+    }
     pthread_mutex_lock(&ad->vidmm_lock);
-    if (ka->locker) {
-        pthread_mutex_unlock(&ad->vidmm_lock);
-        rc = GR_E_BUSY;
+    ka->locker = op; /* pinned from here on: never evicted while locked */
+    pthread_mutex_unlock(&ad->vidmm_lock);
+    dxgk_res_touch(ad, ka);
+    if (pms && !ka->evicted && ka->dirty && !(flags & GR_LOCK_DISCARD)) {
+        /* A submission wrote it since the copy was last equal: the copy takes VRAM's bytes. */
+        rc = copy_vram(ad, ka->vram, ka->sys_copy, size, false);
+        if (!rc)
+            ka->dirty = false;
+    }
+    dxgk_res_unlock(ad);
+    if (rc) {
+        drop_lock(ad, op);
         goto out;
     }
-    ka->locker = op;
-    pthread_mutex_unlock(&ad->vidmm_lock);
-    uint64_t size = align_up(ka->info.Size, PAGE);
     void *ptr;
     if (caller_backed(fl)) {
         ptr = ka->sysmem;
-    } else if (fl.PermanentSysMem) {
+    } else if (pms) {
         ptr = ka->sys_copy; /* the system copy is the CPU's view */
     } else {
         ptr = aligned_alloc(PAGE, size);
@@ -895,9 +1012,7 @@ gr_status_t gr_alloc_lock(gr_gpu_device_t *dev, gr_alloc_t h, uint32_t flags, vo
             rc = copy_vram(ad, ka->vram, ptr, size, false);
         if (rc) {
             free(ptr);
-            pthread_mutex_lock(&ad->vidmm_lock);
-            ka->locker = NULL;
-            pthread_mutex_unlock(&ad->vidmm_lock);
+            drop_lock(ad, op);
             goto out;
         }
     }
@@ -925,7 +1040,11 @@ gr_status_t gr_alloc_unlock(gr_gpu_device_t *dev, gr_alloc_t h)
     dxgk_kalloc_t *ka = op->ka;
     gr_status_t rc = GR_OK;
     bool write = !(ka->lock_flags & GR_LOCK_READ_ONLY);
-    if (!caller_backed(ka->info.FlagsWddm2) && write)
+    /* Under the residency lock: a PermanentSysMem allocation may have been paged in (from its
+     * copy) while it was locked; an evicted one needs nothing, its copy is the truth. */
+    dxgk_res_lock(ad);
+    const bool in_vram = !caller_backed(ka->info.FlagsWddm2) && !ka->evicted;
+    if (in_vram && write)
         rc = copy_vram(ad, ka->vram, ka->lock_buf, align_up(ka->info.Size, PAGE), true);
     if (ka->lock_buf != ka->sysmem && ka->lock_buf != ka->sys_copy)
         free(ka->lock_buf);
@@ -933,6 +1052,10 @@ gr_status_t gr_alloc_unlock(gr_gpu_device_t *dev, gr_alloc_t h)
     ka->lock_buf = NULL;
     ka->locker = NULL;
     pthread_mutex_unlock(&ad->vidmm_lock);
+    if (in_vram && write && !rc && ka->info.FlagsWddm2.PermanentSysMem)
+        ka->dirty = false; /* VRAM equals the copy again */
+    dxgk_res_touch(ad, ka);
+    dxgk_res_unlock(ad);
     pthread_mutex_unlock(&p->lock);
     return rc;
 }
@@ -953,10 +1076,15 @@ gr_status_t gr_alloc_query(gr_gpu_device_t *dev, gr_alloc_t h, gr_alloc_info_t *
     const dxgk_kalloc_t *ka = op->ka;
     gr_alloc_info_t i;
     memset(&i, 0, sizeof i);
-    pthread_mutex_lock(&p->adapter->vidmm_lock);
-    i.segment = ka->segment;
-    i.offset = ka->offset;
-    i.vram_address = ka->segment ? ka->vram : 0;
+    gr_adapter_t *ad = p->adapter;
+    dxgk_res_lock(ad);
+    i.residency = dxgk_res_state(ka);
+    i.pinned = dxgk_res_pin_reasons(ad, ka);
+    pthread_mutex_lock(&ad->vidmm_lock);
+    const bool in_vram = ka->segment && !ka->evicted;
+    i.segment = in_vram ? ka->segment : GR_SEGMENT_SYSTEM;
+    i.offset = in_vram ? ka->offset : 0;
+    i.vram_address = in_vram ? ka->vram : 0;
     i.size = ka->info.Size;
     i.alignment = ka->info.Alignment;
     i.flags_wddm2 = ka->info.FlagsWddm2.Value;
@@ -970,7 +1098,8 @@ gr_status_t gr_alloc_query(gr_gpu_device_t *dev, gr_alloc_t h, gr_alloc_info_t *
     i.subresource_offset = op->sub_offset;
     i.pitch = op->pitch;
     i.bus_address = ka->sysmem_buf ? ka->sysmem_bus : 0;
-    pthread_mutex_unlock(&p->adapter->vidmm_lock);
+    pthread_mutex_unlock(&ad->vidmm_lock);
+    dxgk_res_unlock(ad);
     pthread_mutex_unlock(&p->lock);
     *out = i;
     return GR_OK;

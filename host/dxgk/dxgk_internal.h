@@ -3,12 +3,13 @@
  * devices, kernel allocations and resources, per-process opens.
  *
  * Locks, always taken in this order: process->lock (one API call of a process at a time, as
- * dxgkrnl never has two threads of a process in the miniport), VidSch's lock and its
- * scheduler-class lock (vidsch_internal.h), adapter->vidmm_lock (segments, reference counts,
- * lock state, shared table), the miniport's CPU-window lock, link_lock.
- * No lock but process->lock (and, for first-level DDIs, the scheduler-class lock) is held while
- * a DDI runs, so DDIs of different processes overlap. Every DDI call goes through the adapter's
- * DDI table and the threading checker (vidsch_ddi.h, dxgk_threading.h).
+ * dxgkrnl never has two threads of a process in the miniport), the residency lock
+ * (vidmm_residency.h: residency state, each allocation's list of opens, every GPU VA space),
+ * VidSch's lock and its scheduler-class lock (vidsch_internal.h), adapter->vidmm_lock (segments,
+ * reference counts, lock state, shared table), the miniport's CPU-window lock, link_lock.
+ * No lock but process->lock, the residency lock (and, for first-level DDIs, the scheduler-class
+ * lock) is held while a DDI runs, so DDIs of different processes overlap. Every DDI call goes
+ * through the adapter's DDI table and the threading checker (vidsch_ddi.h, dxgk_threading.h).
  */
 #ifndef GPUREF_DXGK_INTERNAL_H
 #define GPUREF_DXGK_INTERNAL_H
@@ -21,6 +22,7 @@
 #include "d3dkmddi.h"
 #include "dxgk_handle.h"
 #include "gpuref/gr_alloc.h"
+#include "gr_link.h"
 #include "vidmm_gpuva.h"
 #include "vidmm_segment.h"
 
@@ -46,6 +48,10 @@ typedef struct dxgk_segment {
 
 typedef struct dxgk_kres dxgk_kres_t;
 typedef struct dxgk_kalloc dxgk_kalloc_t;
+typedef struct dxgk_open dxgk_open_t;
+/* VidMm's residency state of an adapter (vidmm_residency.c) and an evicted allocation's store. */
+typedef struct dxgk_res dxgk_res_t;
+typedef struct dxgk_store dxgk_store_t;
 /* A buffer of host memory the device reaches (gr_sysmem_alloc; dxgk_sysmem.c). */
 typedef struct dxgk_sysmem dxgk_sysmem_t;
 
@@ -62,7 +68,10 @@ struct dxgk_kalloc {
     void *sysmem;             /* ExistingSysMem/ExistingKernelSysMem: the caller's */
     dxgk_sysmem_t *sysmem_buf; /* the buffer holding it (one reference held) */
     uint64_t sysmem_bus;      /* its host bus address: what the GPU VA maps to */
-    void *sys_copy;           /* PermanentSysMem: kept for the allocation's life */
+    void *sys_copy;           /* PermanentSysMem: kept for the allocation's life, host memory
+                                 from the link (the engine reaches it at sys_copy_bus) */
+    uint64_t sys_copy_bus;
+    gr_dma_buf_t sys_copy_mem; /* its link buffer (bytes 0: plain host memory, no link DMA) */
     uint32_t refs;            /* live opens, creator's included */
     uint32_t gpu_refs;        /* packets in flight that list it (VidSch's lock) */
     bool destroyed;
@@ -70,6 +79,15 @@ struct dxgk_kalloc {
     struct dxgk_open *locker;
     void *lock_buf;
     uint32_t lock_flags;
+    /* Residency (vidmm_residency.c, under the residency lock). */
+    bool tracked;             /* in the adapter's residency list (VRAM allocations, until destroyed) */
+    bool evicted;             /* content in store (or sys_copy), no segment space */
+    bool dirty;               /* a submission wrote it since its system copy was last equal */
+    uint32_t res_pins;        /* residency operations in progress that need it where it is */
+    uint64_t last_use;        /* LRU: the residency tick of its last submission, lock or commit */
+    dxgk_store_t *store;      /* evicted (not PermanentSysMem): the backing store */
+    dxgk_open_t *opens;       /* every open of it, for their GPU VAs */
+    dxgk_kalloc_t *res_next, *res_prev;
 };
 
 struct dxgk_kres {
@@ -84,17 +102,19 @@ struct dxgk_kres {
     uint32_t priv_size;
 };
 
-typedef struct dxgk_open {
+struct dxgk_open {
     gr_alloc_t handle;
     gr_gpu_device_t *device;
     dxgk_kalloc_t *ka;
     HANDLE hDeviceSpecific;
     bool creator, read_only;
-    uint64_t gpu_va;
+    uint64_t gpu_va;   /* its VA, kept while the allocation is evicted (0: none) */
+    bool mapped;       /* gpu_va maps the allocation now (residency lock) */
     uint32_t gpu_refs; /* packets in flight that list this open (VidSch's lock) */
     uint64_t sub_offset;
     uint32_t pitch;
-} dxgk_open_t;
+    dxgk_open_t *ka_next; /* the allocation's list of opens (residency lock) */
+};
 
 /* Test hook: runs on the miniport's DXGK_ALLOCATIONINFO array before VidMm checks it. */
 typedef void (*dxgk_create_hook_fn)(void *ctx, DXGK_ALLOCATIONINFO *infos, UINT count);
@@ -118,6 +138,9 @@ struct gr_adapter {
     dxgk_vidsch_t *vidsch; /* the GPU scheduler; its DDI table and threading checker */
     bool owns_link;               /* false: gr_adapter_open_link, the caller closes it */
     uint64_t test_disabled_rules; /* flag rules VidMm skips (tests only; 0) */
+    /* DXGK_QUERYSEGMENTOUT4: paging buffers (0: the miniport pages nothing; no eviction). */
+    uint32_t paging_buffer_size, paging_priv_size;
+    dxgk_res_t *res; /* residency and eviction (vidmm_residency.c) */
 };
 
 struct gr_process {
@@ -155,6 +178,27 @@ gr_status_t dxgk_sysmem_lookup(gr_process_t *p, const void *cpu, uint64_t bytes,
 void dxgk_sysmem_get(gr_adapter_t *ad, dxgk_sysmem_t *m);
 void dxgk_sysmem_put(gr_adapter_t *ad, dxgk_sysmem_t *m);
 void dxgk_process_free_sysmem(gr_process_t *p);
+
+/* Placement (dxgk_alloc.c; vidmm_lock held). dxgk_place sets segment, offset, vram and in_vpr,
+ * or fails with GR_E_NO_MEMORY changing nothing; dxgk_unplace gives the space back. */
+gr_status_t dxgk_place(gr_adapter_t *ad, dxgk_kalloc_t *ka);
+void dxgk_unplace(gr_adapter_t *ad, dxgk_kalloc_t *ka);
+/* Where in a segment placement may put ka: [*lo, *hi); false when it may not use the segment
+ * (not in its set) or takes no ordinary segment space (VPR, caller-backed). */
+bool dxgk_place_window(const gr_adapter_t *ad, const dxgk_kalloc_t *ka, uint32_t segment, uint64_t *lo,
+                       uint64_t *hi);
+/* ExistingSysMem / ExistingKernelSysMem: the caller's memory is the backing store. */
+bool dxgk_caller_backed(const dxgk_kalloc_t *ka);
+/* Bytes the allocation takes: its size in whole pages. */
+uint64_t dxgk_alloc_bytes(const dxgk_kalloc_t *ka);
+/* One 4 KiB page-table page from the heaps (the CPU-invisible segment first); not zeroed. */
+gr_status_t dxgk_pt_page_alloc(gr_adapter_t *ad, uint64_t *out_pa);
+
+/* GPU VA of an open (dxgk_alloc.c; residency lock held). map: gives the open a VA if it has
+ * none and maps it to where the allocation is now (an evicted allocation keeps its VA
+ * unmapped: an access faults); unmap: takes the mapping away, the VA stays the open's. */
+gr_status_t dxgk_gpuva_map_open(dxgk_open_t *op);
+void dxgk_gpuva_unmap_open(dxgk_open_t *op);
 
 /* The page-table callbacks of a device's address space (dxgk_alloc.c); user is the device. */
 extern const gr_gpuva_ops_t dxgk_gpuva_ops;

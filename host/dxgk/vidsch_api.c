@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vidmm_residency.h"
 #include "vidsch_internal.h"
 
 #define VS_ROOT_ENTRIES 512u /* gpuref's L3 table (vidmm_gpuva.h) */
@@ -436,8 +437,22 @@ gr_status_t gr_submit(gr_gpu_device_t *dev, gr_context_t h, const gr_submission_
         return rc;
     }
     pthread_mutex_lock(&vs->lock);
+    const bool lost = c->lost;
+    pthread_mutex_unlock(&vs->lock);
+    /* VidMm first: every listed allocation is made resident (paged in, evicting others if it
+     * must) and the list gets where each one is; the packet's GPU references, taken under the
+     * same residency lock, then keep them there until it retires. */
+    if (!lost)
+        rc = dxgk_res_submit_begin(p->adapter, k->opens, k->alist, k->alist_n);
+    if (lost || rc) {
+        pthread_mutex_unlock(&p->lock);
+        free_packet(k);
+        return lost ? GR_E_DEVICE_RESET : rc;
+    }
+    pthread_mutex_lock(&vs->lock);
     if (c->lost) {
         pthread_mutex_unlock(&vs->lock);
+        dxgk_res_submit_end(p->adapter);
         pthread_mutex_unlock(&p->lock);
         free_packet(k);
         return GR_E_DEVICE_RESET;
@@ -460,6 +475,7 @@ gr_status_t gr_submit(gr_gpu_device_t *dev, gr_context_t h, const gr_submission_
     uint64_t seq = k->seq;
     vs_wake(vs);
     pthread_mutex_unlock(&vs->lock);
+    dxgk_res_submit_end(p->adapter);
     pthread_mutex_unlock(&p->lock);
     *out_fence = seq;
     return GR_OK;

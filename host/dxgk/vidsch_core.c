@@ -385,6 +385,7 @@ void dxgk_vidsch_stop(gr_adapter_t *ad)
     pthread_join(vs->dpc_thread, NULL);
     vs->running = false;
     vs->engine = false;
+    vs_paging_free_pool(vs); /* VidMm waits for its paging packets: all are idle by now */
 }
 
 void dxgk_vidsch_fini(gr_adapter_t *ad)

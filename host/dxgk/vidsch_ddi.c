@@ -28,6 +28,7 @@ void dxgk_ddi_table_default(gr_dxgk_ddi_table_t *t)
     t->RestartFromTimeout = DxgkDdiRestartFromTimeout;
     t->InterruptRoutine = DxgkDdiInterruptRoutine;
     t->DpcRoutine = DxgkDdiDpcRoutine;
+    t->BuildPagingBuffer = DxgkDdiBuildPagingBuffer;
 }
 
 /* Process-context DDIs carry their process (the checker's one-thread-per-process rule). */
@@ -257,6 +258,17 @@ NTSTATUS dxgk_call_flush_tlb(gr_adapter_t *ad)
     dxgk_ddi_enter(vs->thr, DXGK_DDI_FLUSH_TLB, NULL, 0);
     NTSTATUS st = gr_kmd_flush_tlb(ad->hAdapter);
     dxgk_ddi_leave(vs->thr, DXGK_DDI_FLUSH_TLB, NULL);
+    dxgk_vidsch_class_unlock(ad);
+    return st;
+}
+
+NTSTATUS dxgk_call_build_paging_buffer(gr_adapter_t *ad, DXGKARG_BUILDPAGINGBUFFER *a)
+{
+    dxgk_vidsch_t *vs = ad->vidsch;
+    dxgk_vidsch_class_lock(ad);
+    dxgk_ddi_enter(vs->thr, DXGK_DDI_BUILD_PAGING_BUFFER, NULL, 0);
+    NTSTATUS st = vs->ddi.BuildPagingBuffer(ad->hAdapter, a);
+    dxgk_ddi_leave(vs->thr, DXGK_DDI_BUILD_PAGING_BUFFER, NULL);
     dxgk_vidsch_class_unlock(ad);
     return st;
 }

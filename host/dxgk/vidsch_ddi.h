@@ -28,6 +28,7 @@ typedef struct gr_dxgk_ddi_table {
     PDXGKDDI_RESTARTFROMTIMEOUT RestartFromTimeout;
     PDXGKDDI_INTERRUPT_ROUTINE InterruptRoutine;
     PDXGKDDI_DPC_ROUTINE DpcRoutine;
+    PDXGKDDI_BUILDPAGINGBUFFER BuildPagingBuffer;
 } gr_dxgk_ddi_table_t;
 
 /** The miniport's DDIs (host/kmd). */

@@ -90,6 +90,10 @@ struct vs_packet {
     uint64_t quantum;               /* doubles with each preemption */
     uint64_t run_start;             /* cycles when it became the hardware queue's head */
     bool running;                   /* run_start is valid */
+    /* Paging packets (ctx NULL): VidMm's paging buffers, in the paging queue (vidsch_paging.c). */
+    bool paging;
+    struct vs_pgbuf *pgbuf;         /* the paging buffer it runs (p->buf is its DMA memory) */
+    dxgk_paging_job_t *job;         /* told when it retires */
 };
 
 /* A non-OK result of a retired packet (results are OK unless listed). */
@@ -139,7 +143,15 @@ typedef struct vs_event {
     bool fence_valid;
 } vs_event_t;
 
-typedef enum vs_preempt_reason { VS_PR_NONE, VS_PR_QUANTUM, VS_PR_EXPLICIT, VS_PR_CANCEL, VS_PR_TDR } vs_preempt_reason_t;
+/* VS_PR_PAGING: a paging packet waits behind a context's packet (vidsch_paging.c). */
+typedef enum vs_preempt_reason {
+    VS_PR_NONE,
+    VS_PR_QUANTUM,
+    VS_PR_EXPLICIT,
+    VS_PR_CANCEL,
+    VS_PR_TDR,
+    VS_PR_PAGING
+} vs_preempt_reason_t;
 
 typedef struct dxgk_vidsch {
     gr_adapter_t *ad;
@@ -199,6 +211,12 @@ typedef struct dxgk_vidsch {
     gr_sched_stats_t st;
     atomic_uint_fast64_t n_interrupts, n_dpcs;
     uint64_t live_packets, live_contexts;
+    uint64_t retire_gen; /* packets retired so far (VidMm waits for it to move) */
+
+    /* The paging queue (vidsch_paging.c): paging packets not retired, in submission order (served
+     * before any context's work), and idle paging buffers. */
+    vs_packet_t *pg_head, *pg_tail;
+    struct vs_pgbuf *pg_free;
 
     vs_timeline_t timeline; /* scheduling events for gr_adapter_timeline (vidsch_timeline.c) */
 } dxgk_vidsch_t;
@@ -241,6 +259,20 @@ gr_status_t vs_request(dxgk_vidsch_t *vs, vs_req_kind_t kind, vs_context_t *ctx,
 
 /* ---- vidsch_api.c ---- */
 void vs_context_free(dxgk_vidsch_t *vs, vs_context_t *c);
+
+/* ---- vidsch_paging.c ---- */
+/* A paging buffer: VidMm fills pub; dma is what a packet names (p->buf). */
+typedef struct vs_pgbuf {
+    dxgk_pgbuf_t pub;
+    vs_dmabuf_t dma;
+    struct vs_pgbuf *next; /* vs->pg_free */
+} vs_pgbuf_t;
+/* The next paging packet to put on the hardware (queued, or taken off by a preemption), or NULL. */
+vs_packet_t *vs_paging_next(dxgk_vidsch_t *vs);
+/* vs_retire's part for a paging packet (vs->lock held): unlinks, tells its job, frees it. */
+void vs_paging_retire(dxgk_vidsch_t *vs, vs_packet_t *p, gr_status_t result);
+/* Frees the idle paging buffers (threads stopped). */
+void vs_paging_free_pool(dxgk_vidsch_t *vs);
 
 #define VS_MAGIC_CONTEXT 0x56534358u /* VSCX */
 #define VS_MAGIC_PACKET 0x5653504bu  /* VSPK */

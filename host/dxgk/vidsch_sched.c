@@ -67,6 +67,10 @@ void vs_retire(dxgk_vidsch_t *vs, vs_packet_t *p, gr_status_t result)
         hw_remove(vs, p);
     if (vs->ahead == p)
         vs->ahead = NULL;
+    if (p->paging) {
+        vs_paging_retire(vs, p, result);
+        return;
+    }
     if (p->prev)
         p->prev->next = p->next;
     else
@@ -89,6 +93,7 @@ void vs_retire(dxgk_vidsch_t *vs, vs_packet_t *p, gr_status_t result)
     if (result == GR_OK)
         vs->st.completed++;
     vs->live_packets--;
+    vs->retire_gen++;
     p->magic = VS_MAGIC_DEAD;
     free(p->priv);
     free(p->alist);
@@ -128,7 +133,7 @@ static void note_completed(dxgk_vidsch_t *vs, uint32_t fence)
 static void fill_patch_args(const vs_packet_t *p, uint32_t fence, DXGKARG_PATCH *a)
 {
     memset(a, 0, sizeof *a);
-    a->hContext = p->ctx->hContext;
+    a->hContext = p->ctx ? p->ctx->hContext : NULL; /* a paging buffer has no context */
     a->DmaBufferSegmentId = 0;
     a->DmaBufferPhysicalAddress.QuadPart = (LONGLONG)p->buf->mem.bus;
     a->pDmaBuffer = p->buf->mem.cpu;
@@ -147,6 +152,7 @@ static void fill_patch_args(const vs_packet_t *p, uint32_t fence, DXGKARG_PATCH 
     a->PatchLocationListSubmissionLength = p->plist_n;
     a->SubmissionFenceId = fence;
     a->Flags.Value = 0;
+    a->Flags.Paging = p->paging;
     a->EngineOrdinal = 0;
 }
 
@@ -194,7 +200,8 @@ static void cancel_packet(dxgk_vidsch_t *vs, vs_packet_t *p, gr_status_t result)
 /* Drops or cancels a packet that is not on the hardware, as its state requires. */
 static void remove_packet(dxgk_vidsch_t *vs, vs_packet_t *p, gr_status_t result)
 {
-    if (p->patched) {
+    /* Paging packets are not tagged: no CancelCommand can name them (host/kmd/README.md). */
+    if (p->patched && !p->paging) {
         cancel_packet(vs, p, result);
     } else {
         vs->st.dropped++;
@@ -233,7 +240,7 @@ static bool submit_packet(dxgk_vidsch_t *vs, vs_packet_t *p)
     gr_adapter_t *ad = vs->ad;
     DXGKARG_SUBMITCOMMAND s;
     memset(&s, 0, sizeof s);
-    s.hContext = p->ctx->hContext;
+    s.hContext = p->ctx ? p->ctx->hContext : NULL;
     s.DmaBufferSegmentId = 0;
     s.DmaBufferPhysicalAddress.QuadPart = (LONGLONG)p->buf->mem.bus;
     s.DmaBufferSize = p->buf->size;
@@ -245,6 +252,7 @@ static bool submit_packet(dxgk_vidsch_t *vs, vs_packet_t *p)
     s.DmaBufferPrivateDataSubmissionEndOffset = p->priv_size;
     s.SubmissionFenceId = p->fence;
     s.Flags.Resubmission = p->resubmit;
+    s.Flags.Paging = p->paging;
     s.EngineOrdinal = 0;
     s.NodeOrdinal = 0;
     p->busy = true;
@@ -256,7 +264,10 @@ static bool submit_packet(dxgk_vidsch_t *vs, vs_packet_t *p)
     p->busy = false;
     if (st) {
         /* The WDK bugchecks here. The packet never reached the hardware: cancel it. */
-        cancel_packet(vs, p, GR_E_IO);
+        if (p->paging)
+            vs_retire(vs, p, GR_E_IO);
+        else
+            cancel_packet(vs, p, GR_E_IO);
         return false;
     }
     vs->st.submitted++;
@@ -266,9 +277,12 @@ static bool submit_packet(dxgk_vidsch_t *vs, vs_packet_t *p)
     p->state = VS_PKT_ON_HW;
     p->running = false;
     hw_append(vs, p);
-    vs->last_submitted = p->fence;
+    /* A paging packet resubmitted after a preemption keeps its (older) fence id. */
+    if (!vs->any_submitted || fence_after(p->fence, vs->last_submitted))
+        vs->last_submitted = p->fence;
     vs->any_submitted = true;
-    VS_TRACE(vs, "submit ctx %u seq %llu fence %u%s (hw %u)", p->ctx->handle, (unsigned long long)p->seq, p->fence,
+    VS_TRACE(vs, "submit %s %u seq %llu fence %u%s (hw %u)", p->paging ? "paging" : "ctx", p->ctx ? p->ctx->handle : 0,
+             (unsigned long long)p->seq, p->fence,
              s.Flags.Resubmission ? " resubmission" : "", vs->hw_count);
     vs_tl_submit(vs, p, s.Flags.Resubmission);
     return true;
@@ -344,6 +358,21 @@ static bool schedule(dxgk_vidsch_t *vs)
 {
     bool did = false;
     while (!vs->tdr_pending && vs->preempt_reason == VS_PR_NONE && !atomic_load(&vs->stop)) {
+        /* Paging first ("the paging commands will be scheduled prior to any other commands on
+         * that engine", GPU preemption page): patched once; after a preemption or a reset it is
+         * resubmitted with the fence id it was first given (vidsch_paging.c). */
+        vs_packet_t *pg = vs_paging_next(vs);
+        if (pg) {
+            if (vs->hw_count >= vs->hw_cap)
+                break;
+            if (pg->state == VS_PKT_QUEUED && !patch_packet(vs, pg)) {
+                did = true;
+                continue;
+            }
+            submit_packet(vs, pg);
+            did = true;
+            continue;
+        }
         vs_packet_t *p = NULL;
         if (vs->ahead) {
             p = vs->ahead;
@@ -392,6 +421,9 @@ static bool schedule(dxgk_vidsch_t *vs)
 static void take_off_hw(dxgk_vidsch_t *vs, vs_preempt_reason_t why)
 {
     bool first = true;
+    /* A packet patched ahead is no longer its context's next one when earlier packets of that
+     * context come back here: the contexts' queues decide again (it is patched anew in turn). */
+    vs->ahead = NULL;
     while (vs->hw_head) {
         vs_packet_t *p = vs->hw_head;
         hw_remove(vs, p);
@@ -567,7 +599,13 @@ static bool check_timeouts(dxgk_vidsch_t *vs, uint64_t now)
         }
         return true;
     }
-    if (vs->caps.PreemptionAware && ran > h->quantum && others_waiting(vs, h->ctx)) {
+    if (vs->caps.PreemptionAware && !h->paging && vs->pg_head) {
+        /* A paging packet waits (queued, or on the hardware behind this one): the engine goes
+         * to it now. Not the packet's doing: its quantum stays as it was. */
+        issue_preempt(vs, VS_PR_PAGING, now);
+        return true;
+    }
+    if (vs->caps.PreemptionAware && !h->paging && ran > h->quantum && others_waiting(vs, h->ctx)) {
         issue_preempt(vs, VS_PR_QUANTUM, now);
         return true;
     }
@@ -689,6 +727,9 @@ static vs_packet_t *find_guilty(dxgk_vidsch_t *vs)
             for (vs_packet_t *p = c->head; p; p = p->next)
                 if (p->patched && p->fence == vs->tdr_fence && p->state != VS_PKT_QUEUED)
                     return p;
+        for (vs_packet_t *p = vs->pg_head; p; p = p->next) /* a paging packet preempted off */
+            if (p->patched && p->fence == vs->tdr_fence && p->state != VS_PKT_QUEUED)
+                return p;
     }
     return vs->hw_head;
 }
@@ -704,6 +745,9 @@ static void do_tdr(dxgk_vidsch_t *vs)
      * engine issues nothing until it is. */
     vs_packet_t *guilty = find_guilty(vs);
     vs_context_t *gctx = guilty ? guilty->ctx : NULL;
+    /* A paging packet is named again by its fence below: the packet may retire meanwhile. */
+    const bool gpaging = guilty && guilty->paging;
+    const uint32_t gfence = guilty ? guilty->fence : 0;
     VS_TRACE(vs, "TDR: guilty ctx %u seq %llu fence %u", gctx ? gctx->handle : 0,
              guilty ? (unsigned long long)guilty->seq : 0ull, guilty ? guilty->fence : 0);
     vs_tl_tdr(vs, guilty);
@@ -721,13 +765,22 @@ static void do_tdr(dxgk_vidsch_t *vs)
     vs->preempt_fence = 0;
 
     /* 3. Cleanup: everything left the hardware. The guilty context's patched packets are
-     * cancelled, its others dropped; the rest go back to their queues to be resubmitted. */
+     * cancelled, its others dropped; the rest go back to their queues to be resubmitted (and a
+     * packet patched ahead waits for its turn there, as after a preemption). */
+    vs->ahead = NULL;
     while (vs->hw_head) {
         vs_packet_t *p = vs->hw_head;
         hw_remove(vs, p);
         p->state = VS_PKT_PATCHED;
         p->running = false;
     }
+    /* A guilty paging packet has no context to lose: its operation failed and VidMm, waiting for
+     * it, undoes it. Innocent paging packets are resubmitted first, with their fence ids. */
+    for (vs_packet_t *p = gpaging ? vs->pg_head : NULL; p; p = p->next)
+        if (p->patched && p->fence == gfence && !p->busy) {
+            vs_retire(vs, p, GR_E_DEVICE_RESET);
+            break;
+        }
     if (gctx) {
         gctx->lost = true;
         for (bool again = true; again;) {

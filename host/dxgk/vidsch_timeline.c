@@ -10,7 +10,8 @@
 _Static_assert(GR_SCHED_TIMELINE_CAP == VS_TIMELINE_CAP, "the public capacity is the ring's");
 _Static_assert((int)GR_SCHED_PREEMPT_QUANTUM == (int)VS_PR_QUANTUM &&
                    (int)GR_SCHED_PREEMPT_EXPLICIT == (int)VS_PR_EXPLICIT &&
-                   (int)GR_SCHED_PREEMPT_CANCEL == (int)VS_PR_CANCEL && (int)GR_SCHED_PREEMPT_TDR == (int)VS_PR_TDR,
+                   (int)GR_SCHED_PREEMPT_CANCEL == (int)VS_PR_CANCEL && (int)GR_SCHED_PREEMPT_TDR == (int)VS_PR_TDR &&
+                   (int)GR_SCHED_PREEMPT_PAGING == (int)VS_PR_PAGING,
                "public preemption reasons are VidSch's");
 
 /* A new event, packet fields from p (may be NULL). vs->lock held. */
@@ -161,6 +162,7 @@ const char *gr_sched_preempt_reason_name(uint32_t reason)
         [GR_SCHED_PREEMPT_EXPLICIT] = "explicit",
         [GR_SCHED_PREEMPT_CANCEL] = "cancel",
         [GR_SCHED_PREEMPT_TDR] = "tdr",
+        [GR_SCHED_PREEMPT_PAGING] = "paging",
     };
     return reason < sizeof names / sizeof names[0] && names[reason] ? names[reason] : "?";
 }

@@ -620,8 +620,10 @@ static void no_memory_when_nothing_fits_changes_nothing(void **state)
     assert_int_equal(create1(f->dev, buffer_priv(MIB, GR_CPU_ACCESS_WRITE, 0), &keep), GR_OK);
     gr_segment_info_t s1 = segment(f, 1), s2 = segment(f, 2);
     gr_adapter_stats_t before = stats(f);
-    /* The second allocation cannot fit anywhere: the first, which fits, must be undone. */
-    gr_alloc_private_t p[2] = {buffer_priv(MIB, 0, 0), buffer_priv(s1.size, GR_CPU_ACCESS_WRITE, 0)};
+    /* The second allocation cannot fit anywhere, even with everything evicted (it is larger
+     * than segment 1, the only one it may use): the first, which fits, must be undone, and
+     * nothing may be evicted for it. */
+    gr_alloc_private_t p[2] = {buffer_priv(MIB, 0, 0), buffer_priv(s1.size + 64 * KIB, GR_CPU_ACCESS_WRITE, 0)};
     gr_alloc_desc_t d[2] = {desc_of(&p[0]), desc_of(&p[1])};
     gr_alloc_t h[2] = {0x77, 0x77};
     assert_int_equal(gr_alloc_create(f->dev, NULL, d, 2, h, NULL), GR_E_NO_MEMORY);

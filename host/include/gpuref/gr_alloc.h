@@ -22,6 +22,20 @@
  *   gr_sysmem_t      host memory of a process that the device can reach (the backing store
  *                    of ExistingSysMem allocations)
  *
+ * Residency: VRAM can be over-subscribed. An allocation in a segment is resident (its
+ * segment and offset) or evicted (its content in host memory the DMA engine reaches; its GPU
+ * VAs unmapped, so a stray access faults). VidMm evicts the least recently used allocations
+ * when a creation, a submission, a lock or gr_alloc_make_resident needs room, and pages an
+ * evicted allocation back in (to any place its segment set allows; its GPU VAs stay the same)
+ * before a submission that lists it reaches the hardware, at a lock, or on request. Content
+ * moves only on the DMA engine, through paging buffers the miniport builds
+ * (DxgkDdiBuildPagingBuffer), and comes back bit-exact. A clean PermanentSysMem allocation is
+ * discarded, not copied: its system copy is the truth. Never evicted (pinned, GR_PIN_*):
+ * Overlay/Capture, VPR allocations, locked ones, ExistingSysMem/ExistingKernelSysMem (system
+ * memory anyway), and any allocation a packet in flight lists. ExplicitResidencyNotification
+ * allocations are told of every commit and eviction (DXGK_OPERATION_NOTIFY_RESIDENCY).
+ * host/dxgk/README.md, "Residency", has the rules.
+ *
  * Errors: GR_E_INVALID also covers a handle that is 0, forged, stale, of another process or
  * of another device of the process; such a call changes nothing. Thread safety: calls on
  * different processes run concurrently (the miniport sees concurrent level-zero DDIs); calls
@@ -65,6 +79,26 @@ enum {
 /** gr_alloc_open flags */
 enum {
     GR_OPEN_READ_ONLY = 1u << 0, /**< DXGK_OPENALLOCATIONFLAGS.ReadOnly: no GPU or CPU writes */
+};
+
+/** Most handles one gr_alloc_make_resident / gr_alloc_evict call takes. */
+#define GR_ALLOC_MAX_RESIDENCY_LIST 256u
+
+/** gr_alloc_info_t.residency */
+enum {
+    GR_RESIDENCY_RESIDENT = 0, /**< in its segment (segment, offset, vram_address) */
+    GR_RESIDENCY_EVICTED = 1,  /**< in host memory, not in VRAM; its GPU VA faults until paged in */
+    GR_RESIDENCY_SYSTEM = 2,   /**< the caller's system memory (ExistingSysMem): never in VRAM */
+};
+
+/** gr_alloc_info_t.pinned: why VidMm will not evict an allocation now (0: it may). */
+enum {
+    GR_PIN_OVERLAY = 1u << 0,   /**< Overlay or Capture */
+    GR_PIN_PROTECTED = 1u << 1, /**< CreateInVpr / HardwareProtected: protected content stays put */
+    GR_PIN_LOCKED = 1u << 2,    /**< locked for the CPU */
+    GR_PIN_SYSTEM = 1u << 3,    /**< backed by the caller's system memory */
+    GR_PIN_GPU = 1u << 4,       /**< a packet in flight (or a submission being made) lists it */
+    GR_PIN_NO_PAGING = 1u << 5, /**< the adapter cannot page (no DMA engine) */
 };
 
 /** gr_alloc_lock flags */
@@ -112,6 +146,9 @@ typedef struct gr_alloc_info {
     uint32_t pitch;              /**< its row pitch (0 for buffers) */
     uint64_t bus_address;        /**< system memory: the host bus address of its first byte,
                                       which gpu_va maps to (SYSTEM PTEs); 0 in VRAM */
+    uint32_t residency;          /**< GR_RESIDENCY_*; evicted: segment, offset and vram_address
+                                      are 0 and gpu_va (kept) faults */
+    uint32_t pinned;             /**< GR_PIN_* bits: why it cannot be evicted now (0: it can) */
 } gr_alloc_info_t;
 
 /** One segment as VidMm manages it. */
@@ -152,6 +189,15 @@ typedef struct gr_adapter_stats {
     uint64_t kmd_opens;
     uint64_t kmd_devices;
     uint64_t lock_window_moves;     /**< locks/unlocks that moved the CPU window */
+    /* Residency (VidMm's paging; host/dxgk/README.md, "Residency"). */
+    uint64_t evictions;             /**< allocations evicted (for room, or gr_alloc_evict) */
+    uint64_t discards;              /**< ... of which discarded, not copied (clean PermanentSysMem) */
+    uint64_t page_ins;              /**< evicted allocations paged back in (committed) */
+    uint64_t bytes_evicted;         /**< bytes the DMA engine copied VRAM -> host memory */
+    uint64_t bytes_paged_in;        /**< bytes the DMA engine copied host memory -> VRAM */
+    uint64_t paging_packets;        /**< paging buffers submitted to the engine */
+    uint64_t paging_failures;       /**< evictions or page-ins undone (a paging buffer failed) */
+    uint64_t evicted_now;           /**< allocations evicted at this moment */
 } gr_adapter_stats_t;
 
 /**
@@ -291,8 +337,12 @@ void gr_gpu_device_destroy(gr_gpu_device_t *device);
  *         not whole pages or smaller than the allocation, and memory given without it);
  *         GR_E_NOT_FOUND (ExistingSysMem memory not inside one gr_sysmem_alloc buffer of the
  *         device's process: the device cannot reach it; nothing was created);
- *         GR_E_NO_MEMORY (no allowed segment has room: there is no eviction yet; nothing
- *         changed)
+ *         GR_E_NO_MEMORY (no allowed segment has room even after evicting every allocation
+ *         that may be evicted; nothing was created, and nothing was evicted when no segment
+ *         could hold it at all)
+ *
+ * When a segment is full VidMm evicts least-recently-used allocations from the segments the
+ * new one may use (never a pinned one, never in a segment where evicting cannot make room).
  */
 GR_API gr_status_t gr_alloc_create(gr_gpu_device_t *device, const gr_resource_desc_t *resource,
                                    const gr_alloc_desc_t *descs, uint32_t count, gr_alloc_t *out_handles,
@@ -329,18 +379,22 @@ GR_API gr_status_t gr_alloc_close(gr_gpu_device_t *device, gr_alloc_t handle);
 GR_API gr_status_t gr_alloc_destroy(gr_gpu_device_t *device, gr_alloc_t handle);
 
 /**
- * Locks an allocation for the CPU and returns a pointer to its bytes:
+ * Locks an allocation for the CPU and returns a pointer to its bytes. An evicted allocation
+ * is paged in first (except PermanentSysMem); a locked allocation is never evicted.
  *   - CpuVisible in VRAM: a host buffer filled from VRAM through BAR1 (aperture offset =
  *     VRAM address - MC_AP_BASE); unlock writes it back;
  *   - CpuVisibleOnDemand: the same, the miniport moving the window (MC_AP_BASE) onto the
  *     allocation for each copy and back after;
- *   - PermanentSysMem: the system copy; unlock pages it into VRAM;
+ *   - PermanentSysMem: the system copy (brought up to date from VRAM first when a submission
+ *     wrote the allocation since; stays evicted if it was); unlock writes it into VRAM when the
+ *     allocation is resident (evicted, the copy is already the truth);
  *   - ExistingSysMem/ExistingKernelSysMem: the caller's own memory (gr_sysmem_t).
  * @param[out] out_ptr  page-aligned, size bytes long; untouched on failure
  * @return GR_OK, GR_E_INVALID (bad handle or flag; a read-only handle without
  *         GR_LOCK_READ_ONLY; not CpuVisible, CpuVisibleOnDemand or system memory; Protected
  *         or in the VPR: never mapped for the CPU), GR_E_BUSY (already locked),
- *         GR_E_NO_MEMORY, link errors (nothing stays locked then)
+ *         GR_E_NO_MEMORY (also: it cannot be paged in), GR_E_DEVICE_RESET (the paging buffer
+ *         that paged it in was lost in a GPU reset), link errors (nothing stays locked then)
  */
 GR_API gr_status_t gr_alloc_lock(gr_gpu_device_t *device, gr_alloc_t handle, uint32_t flags, void **out_ptr);
 
@@ -357,6 +411,33 @@ GR_API gr_status_t gr_alloc_unlock(gr_gpu_device_t *device, gr_alloc_t handle);
  * @return GR_OK, GR_E_INVALID
  */
 GR_API gr_status_t gr_alloc_query(gr_gpu_device_t *device, gr_alloc_t handle, gr_alloc_info_t *out_info);
+
+/**
+ * Makes allocations resident (D3DKMTMakeResident): each evicted one is paged in, evicting
+ * least-recently-used others if needed (never one of the list, never a pinned one, waiting for
+ * packets in flight to retire when only they stand in the way), and all count as used now.
+ * Resident and system-memory allocations need nothing.
+ * @param handles  count handles of the device, each at most once
+ * @return GR_OK; GR_E_INVALID (NULL, count 0 or above GR_ALLOC_MAX_RESIDENCY_LIST, a bad, stale,
+ *         forged or foreign handle, a handle twice; nothing changed); GR_E_NO_MEMORY (they
+ *         cannot all be resident at once: those this call paged in are evicted again);
+ *         GR_E_DEVICE_RESET (a paging buffer was lost in a GPU reset; that page-in was undone);
+ *         link errors
+ */
+GR_API gr_status_t gr_alloc_make_resident(gr_gpu_device_t *device, const gr_alloc_t *handles, uint32_t count);
+
+/**
+ * Evicts allocations now (D3DKMTEvict, taken as "evict at once"): each resident one's content
+ * goes to host memory on the DMA engine (a clean PermanentSysMem one is discarded), its GPU VAs
+ * are unmapped in every device and its segment space is given back. Already evicted ones need
+ * nothing. A later submission, lock or gr_alloc_make_resident pages it back in.
+ * @return GR_OK; GR_E_INVALID (as gr_alloc_make_resident; nothing changed); GR_E_BUSY (one of
+ *         them is pinned: gr_alloc_info_t.pinned says why; nothing changed); GR_E_UNSUPPORTED
+ *         (the adapter cannot page: no DMA engine); GR_E_NO_MEMORY (no host memory for a
+ *         backing store); GR_E_DEVICE_RESET (a paging buffer was lost in a GPU reset); after a
+ *         failure those this call evicted are paged back in as far as possible
+ */
+GR_API gr_status_t gr_alloc_evict(gr_gpu_device_t *device, const gr_alloc_t *handles, uint32_t count);
 
 /** What the GPU's MMU answers for one access (MMU_PROBE_STATUS / MMU_PROBE_PA). */
 typedef struct gr_gpu_probe {

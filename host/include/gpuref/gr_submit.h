@@ -177,12 +177,16 @@ GR_API gr_status_t gr_dma_buffer_destroy(gr_gpu_device_t *device, gr_dma_buffer_
 /**
  * Queues a submission on a context. The allocation list and patches are copied; the DMA buffer
  * must not be changed or destroyed until the fence retires.
+ * Every listed allocation is made resident first (VidMm pages evicted ones in through paging
+ * buffers on the engine, evicting others if VRAM is short; gr_alloc.h, "Residency"), and stays
+ * resident until the packet retires; so gr_submit may wait for earlier packets to free room.
  * @param[out] out_fence  the submission's fence; untouched on failure
  * @return GR_OK; GR_E_INVALID (bad handle: context, buffer or allocation; an allocation listed
  *         twice or written through a read-only open; unknown flags; a patch naming no listed
  *         allocation or offset past it); GR_E_RANGE (range empty or past the buffer, a patch
  *         outside the range, too many entries); GR_E_DEVICE_RESET (the context was lost in a GPU
- *         reset); GR_E_NO_MEMORY. Nothing is queued on failure.
+ *         reset); GR_E_NO_MEMORY (also: the listed allocations cannot all be resident at
+ *         once). Nothing is queued on failure.
  */
 GR_API gr_status_t gr_submit(gr_gpu_device_t *device, gr_context_t context, const gr_submission_t *submission,
                              uint64_t *out_fence);
@@ -266,6 +270,7 @@ typedef enum gr_sched_preempt_reason {
     GR_SCHED_PREEMPT_EXPLICIT = 2, /**< gr_preempt */
     GR_SCHED_PREEMPT_CANCEL = 3,   /**< gr_cancel, or a context, device, process or adapter going away */
     GR_SCHED_PREEMPT_TDR = 4,      /**< the packet made no progress for the TDR timeout */
+    GR_SCHED_PREEMPT_PAGING = 5,   /**< VidMm's paging work is waiting (residency: it runs first) */
 } gr_sched_preempt_reason_t;
 
 /** One event of the scheduler's timeline (gr_adapter_timeline). Fields an event does not use are 0. */
