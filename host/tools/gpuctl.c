@@ -35,7 +35,14 @@ static void usage(FILE *f)
             "                     prints @N (its number in this run), handle, segment, offset,\n"
             "                     VRAM or bus address, size and GPU VA\n"
             "  free HANDLE        destroy it: @N, or a handle value gpuctl printed\n"
-            "  ls                 the allocations, and each segment's occupancy as a map\n"
+            "  ls                 the allocations (each resident, evicted or system, and why it is\n"
+            "                     pinned), and each segment's occupancy as a map\n"
+            "  evict @N [@N...]   VidMm evicts them now: content to host memory on the DMA engine\n"
+            "                     (a clean PermanentSysMem one is discarded); a pinned one (overlay,\n"
+            "                     VPR, locked, system memory) is refused and nothing moves\n"
+            "  resident @N [@N...]\n"
+            "                     make them resident (page evicted ones in, evicting others if\n"
+            "                     VRAM is short); copy, fill, read and a CPU lock page in too\n"
             "  copy SRC DST [BYTES] [--src-offset N] [--dst-offset N]\n"
             "                     DMA COPY through the engine (SRC @N or vram:ADDRESS, DST @N;\n"
             "                     BYTES default: the rest of the smaller side); prints the engine's\n"
@@ -53,6 +60,7 @@ static void usage(FILE *f)
             "  gpuctl -d sim:// poke SCRATCH 0xcafe peek SCRATCH\n"
             "  gpuctl alloc 1M alloc 64K --cpu-visible ls free @1 ls\n"
             "  gpuctl alloc 1M alloc 1M fill @1 0x11223344 copy @1 @2 read @2 0 64 timeline\n"
+            "  gpuctl alloc 1M fill @1 7 evict @1 ls read @1 --sum ls\n"
             "\n"
             "alloc: SIZE is bytes (4096, 0x1000) or K/M/G (64K, 1M): a buffer; WxH (640x480) is a\n"
             "2D surface. OPTION (host/kmd/README.md says what each becomes):\n"
@@ -83,8 +91,9 @@ static void usage(FILE *f)
             "  -h, --help         this text\n"
             "\n"
             "Exit status: 0 success, 1 checks failed, 2 usage error (also a handle gpuctl does not\n"
-            "know, an allocation the driver refuses, or a size or offset past an allocation), 3 device\n"
-            "or access error (also an allocation no segment has room for, and a packet that hung or\n"
+            "know, an allocation the driver refuses, an evict of a pinned allocation, or a size or\n"
+            "offset past an allocation), 3 device or access error (also an allocation no segment has\n"
+            "room for, allocations that cannot all be resident at once, and a packet that hung or\n"
             "faulted: the GPU was reset).\n",
             gr_link_schemes());
 }
@@ -212,6 +221,8 @@ typedef enum cmd_kind {
     CMD_ALLOC,
     CMD_FREE,
     CMD_LS,
+    CMD_EVICT,
+    CMD_RESIDENT,
     CMD_COPY,
     CMD_FILL,
     CMD_READ,
@@ -225,6 +236,7 @@ typedef struct command {
     uint32_t value;
     unsigned ref;      /* free @ref */
     alloc_req_t alloc; /* alloc */
+    residency_req_t res; /* evict, resident */
     xfer_req_t xfer;   /* copy, fill, read, bench */
 } command_t;
 
@@ -235,11 +247,21 @@ static int parse_command(int argc, char **argv, unsigned allocs_before, command_
         const char *name;
         cmd_kind_t kind;
         int args;
-    } table[] = {{"info", CMD_INFO, 0},       {"regs", CMD_REGS, 0},   {"peek", CMD_PEEK, 1},
-                 {"poke", CMD_POKE, 2},       {"conformance", CMD_CONFORMANCE, 0},
-                 {"alloc", CMD_ALLOC, 1},     {"free", CMD_FREE, 1},   {"ls", CMD_LS, 0},
-                 {"copy", CMD_COPY, 2},       {"fill", CMD_FILL, 2},   {"read", CMD_READ, 1},
-                 {"bench", CMD_BENCH, 0},     {"timeline", CMD_TIMELINE, 0}};
+    } table[] = {{"info", CMD_INFO, 0},
+                 {"regs", CMD_REGS, 0},
+                 {"peek", CMD_PEEK, 1},
+                 {"poke", CMD_POKE, 2},
+                 {"conformance", CMD_CONFORMANCE, 0},
+                 {"alloc", CMD_ALLOC, 1},
+                 {"free", CMD_FREE, 1},
+                 {"ls", CMD_LS, 0},
+                 {"evict", CMD_EVICT, 1},
+                 {"resident", CMD_RESIDENT, 1},
+                 {"copy", CMD_COPY, 2},
+                 {"fill", CMD_FILL, 2},
+                 {"read", CMD_READ, 1},
+                 {"bench", CMD_BENCH, 0},
+                 {"timeline", CMD_TIMELINE, 0}};
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         if (strcmp(argv[0], table[i].name))
             continue;
@@ -247,8 +269,10 @@ static int parse_command(int argc, char **argv, unsigned allocs_before, command_
         memset(&cmd, 0, sizeof cmd);
         cmd.kind = table[i].kind;
         if (cmd.kind == CMD_ALLOC || cmd.kind == CMD_COPY || cmd.kind == CMD_FILL || cmd.kind == CMD_READ ||
-            cmd.kind == CMD_BENCH) {
-            int n = cmd.kind == CMD_ALLOC  ? parse_alloc(argc, argv, &cmd.alloc)
+            cmd.kind == CMD_BENCH || cmd.kind == CMD_EVICT || cmd.kind == CMD_RESIDENT) {
+            int n = cmd.kind == CMD_ALLOC ? parse_alloc(argc, argv, &cmd.alloc)
+                    : cmd.kind == CMD_EVICT || cmd.kind == CMD_RESIDENT
+                        ? parse_residency(argc, argv, allocs_before, &cmd.res)
                     : cmd.kind == CMD_COPY ? parse_copy(argc, argv, allocs_before, &cmd.xfer)
                     : cmd.kind == CMD_FILL ? parse_fill(argc, argv, allocs_before, &cmd.xfer)
                     : cmd.kind == CMD_READ ? parse_read(argc, argv, allocs_before, &cmd.xfer)
@@ -368,6 +392,10 @@ int main(int argc, char **argv)
             break;
         case CMD_LS:
             rc = cmd_ls(&o, &s);
+            break;
+        case CMD_EVICT:
+        case CMD_RESIDENT:
+            rc = cmd_residency(&o, &s, &cmd->res);
             break;
         case CMD_COPY:
             rc = cmd_copy(&o, &s, &cmd->xfer);

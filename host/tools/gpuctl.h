@@ -5,7 +5,8 @@
  *
  *   gpuctl.c         main: the command line, dispatch, exit codes, shared helpers
  *   gpuctl_regs.c    info, regs, peek, poke, conformance (registers, over gr_device.h)
- *   gpuctl_alloc.c   alloc, free, ls and the session (allocations, over gr_alloc.h)
+ *   gpuctl_alloc.c   alloc, free, ls, evict, resident and the session (allocations, over
+ *                    gr_alloc.h)
  *   gpuctl_submit.c  copy, fill, read, bench, timeline (the command path, over gr_submit.h)
  *
  * A command's entry point returns an exit code (enum exit_code) and has printed its result or
@@ -70,6 +71,14 @@ typedef struct session {
     gr_context_t ctx; /* the command path's GPU context (0: none yet, or lost in a TDR) */
 } session_t;
 
+/* One evict or resident command as parsed: the allocations it names, each once. */
+typedef struct residency_req {
+    bool evict; /* evict; else resident (make resident) */
+    unsigned refs[MAX_COMMANDS];
+    unsigned n;
+    char text[200]; /* the command as typed */
+} residency_req_t;
+
 #define BENCH_MAX_SIZES 32
 
 /* One copy, fill, read or bench command as parsed. */
@@ -130,6 +139,10 @@ void session_end(session_t *s);
 int cmd_alloc(const opts_t *o, session_t *s, const alloc_req_t *q);
 int cmd_free(const opts_t *o, session_t *s, unsigned ref, gr_alloc_t value);
 int cmd_ls(const opts_t *o, session_t *s);
+/* evict|resident @N [@N...] (argv[0] names which); returns the words taken, or -1. */
+int parse_residency(int argc, char **argv, unsigned allocs_before, residency_req_t *out);
+/* gr_alloc_evict or gr_alloc_make_resident of the named allocations, as one call. */
+int cmd_residency(const opts_t *o, session_t *s, const residency_req_t *q);
 
 /* ---- gpuctl_submit.c: the command path ---- */
 

@@ -1,6 +1,6 @@
 /*
- * gpuctl's allocation commands: alloc, free and ls, through the real driver (gr_alloc.h calls,
- * the miniport's DDIs and VidMm). Also the session they start: an adapter over gpuctl's own
+ * gpuctl's allocation commands: alloc, free, ls, evict and resident, through the real driver
+ * (gr_alloc.h calls, the miniport's DDIs and VidMm). Also the session they start: an adapter over gpuctl's own
  * link, with gpuctl's process and device (and a peer process for --read-only-share), which the
  * command path of gpuctl_submit.c shares.
  */
@@ -295,6 +295,35 @@ static void print_flag_names(uint32_t v)
         }
 }
 
+/* ---- residency: names for gr_alloc_info_t.residency and .pinned ---- */
+
+static const char *residency_name(uint32_t r)
+{
+    return r == GR_RESIDENCY_RESIDENT ? "resident" : r == GR_RESIDENCY_EVICTED ? "evicted" : "system";
+}
+
+/* GR_PIN_* bit by bit: a short name (ls, --json) and why VidMm keeps it in place (errors). */
+static const struct {
+    uint32_t bit;
+    const char *name, *why;
+} pins[] = {
+    {GR_PIN_OVERLAY, "overlay", "an Overlay or Capture allocation is never evicted"},
+    {GR_PIN_PROTECTED, "protected", "protected content in the VPR never leaves it"},
+    {GR_PIN_LOCKED, "locked", "locked for the CPU"},
+    {GR_PIN_SYSTEM, "system", "it lives in the caller's system memory, never in VRAM"},
+    {GR_PIN_GPU, "in-flight", "a packet in flight uses it"},
+    {GR_PIN_NO_PAGING, "no-paging", "the adapter cannot page: no DMA engine"},
+};
+
+static void json_pins(uint32_t pinned)
+{
+    printf("[");
+    for (size_t k = 0, n = 0; k < sizeof pins / sizeof pins[0]; k++)
+        if (pinned & pins[k].bit)
+            printf("%s\"%s\"", n++ ? "," : "", pins[k].name);
+    printf("]");
+}
+
 /* One allocation as JSON; peer (may be NULL) nests the peer process's open as "peer". */
 static void json_alloc(const alloc_rec_t *r, gr_alloc_t h, const char *process, const gr_alloc_info_t *i,
                        const gr_alloc_info_t *peer)
@@ -302,11 +331,13 @@ static void json_alloc(const alloc_rec_t *r, gr_alloc_t h, const char *process, 
     printf("{\"ref\":%u,\"handle\":%u,\"process\":\"%s\",\"kind\":", r->ref, h, process);
     json_str(r->kind);
     printf(",\"creator\":%s,\"read_only\":%s,\"shared\":%u,\"segment\":%u,\"offset\":%llu,\"vram_address\":%llu,"
-           "\"bus_address\":%llu,\"size\":%llu,\"alignment\":%u,\"gpu_va\":%llu,\"flags_wddm2\":%u,\"flags\":[",
+           "\"bus_address\":%llu,\"size\":%llu,\"alignment\":%u,\"gpu_va\":%llu,\"flags_wddm2\":%u,",
            i->creator ? "true" : "false", i->read_only ? "true" : "false", r->shared, i->segment,
-           (unsigned long long)i->offset, (unsigned long long)i->vram_address,
-           (unsigned long long)i->bus_address, (unsigned long long)i->size, i->alignment,
-           (unsigned long long)i->gpu_va, i->flags_wddm2);
+           (unsigned long long)i->offset, (unsigned long long)i->vram_address, (unsigned long long)i->bus_address,
+           (unsigned long long)i->size, i->alignment, (unsigned long long)i->gpu_va, i->flags_wddm2);
+    printf("\"residency\":\"%s\",\"pinned\":", residency_name(i->residency));
+    json_pins(i->pinned);
+    printf(",\"flags\":[");
     bool first = true;
     for (unsigned b = 0; b < 32; b++)
         if (i->flags_wddm2 & (1u << b)) {
@@ -322,19 +353,34 @@ static void json_alloc(const alloc_rec_t *r, gr_alloc_t h, const char *process, 
     printf("}");
 }
 
-/* One line: where an allocation lives and how the GPU reaches it. */
-static void text_alloc(const alloc_rec_t *r, gr_alloc_t h, bool peer, const gr_alloc_info_t *i)
+/* Where an allocation is now: its segment and offset, its bus address, or not in VRAM. */
+static void print_place(const gr_alloc_info_t *i)
 {
-    char sz[32];
-    printf("@%u%s handle 0x%08x: %s, size %s, ", r->ref, peer ? " peer" : "", h, r->kind,
-           fmt_size(i->size, sz, sizeof sz));
-    if (i->segment == GR_SEGMENT_SYSTEM)
+    if (i->residency == GR_RESIDENCY_EVICTED)
+        printf("not in VRAM");
+    else if (i->segment == GR_SEGMENT_SYSTEM)
         printf("system memory, bus 0x%llx", (unsigned long long)i->bus_address);
     else
         printf("segment %u offset 0x%llx (VRAM 0x%llx)", i->segment, (unsigned long long)i->offset,
                (unsigned long long)i->vram_address);
+}
+
+/* One line: where an allocation lives and how the GPU reaches it; with residency (ls), whether
+ * it is resident, evicted or in system memory and why VidMm may not evict it. */
+static void text_alloc(const alloc_rec_t *r, gr_alloc_t h, bool peer, const gr_alloc_info_t *i, bool residency)
+{
+    char sz[32];
+    printf("@%u%s handle 0x%08x: %s, size %s, ", r->ref, peer ? " peer" : "", h, r->kind,
+           fmt_size(i->size, sz, sizeof sz));
+    print_place(i);
     printf(", GPU VA 0x%llx%s, flags ", (unsigned long long)i->gpu_va, i->read_only ? " read-only" : "");
     print_flag_names(i->flags_wddm2);
+    if (residency) {
+        printf("; %s", residency_name(i->residency));
+        for (size_t k = 0, n = 0; k < sizeof pins / sizeof pins[0]; k++)
+            if (i->pinned & pins[k].bit)
+                printf("%s%s", n++ ? ", " : ", pinned: ", pins[k].name);
+    }
     printf("\n");
 }
 
@@ -409,11 +455,11 @@ int cmd_alloc(const opts_t *o, session_t *s, const alloc_req_t *q)
         printf("\n");
         return EXIT_OK;
     }
-    text_alloc(r, h, false, &info);
+    text_alloc(r, h, false, &info, false);
     if (r->shared)
         printf("@%u shared handle 0x%08x\n", r->ref, r->shared);
     if (r->peer)
-        text_alloc(r, r->peer, true, &pinfo); /* the peer process's read-only open */
+        text_alloc(r, r->peer, true, &pinfo, false); /* the peer process's read-only open */
     return EXIT_OK;
 }
 
@@ -468,6 +514,171 @@ int cmd_free(const opts_t *o, session_t *s, unsigned ref, gr_alloc_t value)
     for (unsigned k = 0; k < 2; k++)
         if (freed[k])
             printf("freed @%u%s handle 0x%08x\n", r->ref, k ? " peer" : "", freed[k]);
+    return EXIT_OK;
+}
+
+/* ---- evict, resident: VidMm's residency on request ---- */
+
+int parse_residency(int argc, char **argv, unsigned allocs_before, residency_req_t *out)
+{
+    residency_req_t r;
+    memset(&r, 0, sizeof r);
+    r.evict = strcmp(argv[0], "evict") == 0;
+    int i = 1;
+    for (; i < argc && argv[i][0] == '@'; i++) {
+        uint32_t n = 0;
+        if (parse_u32(argv[i] + 1, &n) || n == 0 || argv[i][1] == '\0') {
+            fprintf(stderr, "gpuctl: %s: '%s' is not @N (an allocation of this run, N from 1)\n", argv[0], argv[i]);
+            return -1;
+        }
+        if (n > allocs_before) {
+            fprintf(stderr, "gpuctl: %s %s: only %u alloc command%s come%s before it\n", argv[0], argv[i],
+                    allocs_before, allocs_before == 1 ? "" : "s", allocs_before == 1 ? "s" : "");
+            return -1;
+        }
+        for (unsigned k = 0; k < r.n; k++)
+            if (r.refs[k] == n) {
+                fprintf(stderr, "gpuctl: %s: @%u is named twice\n", argv[0], n);
+                return -1;
+            }
+        r.refs[r.n++] = n; /* n <= allocs_before < MAX_COMMANDS, each once: r.refs has room */
+    }
+    if (r.n == 0) {
+        fprintf(stderr, "gpuctl: %s takes one or more allocations of this run (@N ...)%s%s%s\n", argv[0],
+                i < argc ? ", not '" : "", i < argc ? argv[i] : "", i < argc ? "'" : "");
+        return -1;
+    }
+    size_t used = 0;
+    for (int w = 0; w < i && used < sizeof r.text; w++)
+        used += (size_t)snprintf(r.text + used, sizeof r.text - used, "%s%s", w ? " " : "", argv[w]);
+    *out = r;
+    return i;
+}
+
+/* The message of a refused evict: each pinned allocation and why. */
+static void pinned_reasons(const session_t *s, const residency_req_t *q, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (unsigned k = 0; k < q->n; k++) {
+        gr_alloc_info_t i;
+        if (gr_alloc_query(s->gdev, s->recs[q->refs[k] - 1].handle, &i) || !i.pinned)
+            continue;
+        used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s@%u is pinned (", used ? "; " : "",
+                                 q->refs[k]);
+        for (size_t p = 0, n = 0; p < sizeof pins / sizeof pins[0]; p++)
+            if (i.pinned & pins[p].bit)
+                used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s: %s", n++ ? ", " : "",
+                                         pins[p].name, pins[p].why);
+        used += (size_t)snprintf(buf + used, used < len ? len - used : 0, ")");
+    }
+}
+
+int cmd_residency(const opts_t *o, session_t *s, const residency_req_t *q)
+{
+    const char *cmd = q->evict ? "evict" : "resident";
+    int rc = session_start(o, s);
+    if (rc)
+        return rc;
+    gr_alloc_t h[MAX_COMMANDS];
+    gr_alloc_info_t before[MAX_COMMANDS];
+    for (unsigned k = 0; k < q->n; k++) {
+        const alloc_rec_t *r = &s->recs[q->refs[k] - 1];
+        if (q->refs[k] > s->nrecs || !r->handle)
+            return fail_status(o, cmd, 0, EXIT_USAGE, "%s @%u: %s", cmd, q->refs[k],
+                               q->refs[k] > s->nrecs ? "not made (its alloc failed)" : "already freed");
+        h[k] = r->handle;
+        if ((rc = gr_alloc_query(s->gdev, h[k], &before[k])))
+            return fail_status(o, cmd, rc, EXIT_DEVICE, "querying @%u", q->refs[k]);
+    }
+    gr_adapter_stats_t a0, a1;
+    if ((rc = gr_adapter_stats(s->ad, &a0)))
+        return fail_status(o, cmd, rc, EXIT_DEVICE, "reading the adapter's counters");
+    rc = q->evict ? gr_alloc_evict(s->gdev, h, q->n) : gr_alloc_make_resident(s->gdev, h, q->n);
+    if (rc == GR_E_BUSY) {
+        char why[256];
+        pinned_reasons(s, q, why, sizeof why);
+        return fail_status(o, cmd, rc, EXIT_USAGE, "%s: %s; nothing was evicted", q->text,
+                           why[0] ? why : "one of them is pinned");
+    }
+    if (rc == GR_E_NO_MEMORY)
+        return fail_status(o, cmd, rc, EXIT_DEVICE, "%s: %s", q->text,
+                           q->evict ? "no host memory for a backing store"
+                                    : "they cannot all be in VRAM at once; none was left paged in");
+    if (rc == GR_E_UNSUPPORTED)
+        return fail_status(o, cmd, rc, EXIT_DEVICE, "%s: the adapter cannot page (no DMA engine)", q->text);
+    if (rc == GR_E_DEVICE_RESET)
+        return fail_status(o, cmd, rc, EXIT_DEVICE, "%s: a paging packet was lost in a GPU reset (TDR); undone",
+                           q->text);
+    if (rc)
+        return fail_status(o, cmd, rc, rc == GR_E_INVALID ? EXIT_USAGE : EXIT_DEVICE, "%s failed", q->text);
+    if ((rc = gr_adapter_stats(s->ad, &a1)))
+        return fail_status(o, cmd, rc, EXIT_DEVICE, "reading the adapter's counters");
+    if (o->json)
+        printf("{\"command\":\"%s\",\"allocations\":[", cmd);
+    for (unsigned k = 0; k < q->n; k++) {
+        gr_alloc_info_t i;
+        if ((rc = gr_alloc_query(s->gdev, h[k], &i))) {
+            if (o->json)
+                printf("]}\n");
+            return fail_status(o, cmd, rc, EXIT_DEVICE, "querying @%u", q->refs[k]);
+        }
+        const gr_alloc_info_t *b = &before[k];
+        if (o->json) {
+            printf("%s{\"ref\":%u,\"handle\":%u,\"before\":\"%s\",\"residency\":\"%s\",\"segment\":%u,\"offset\":%llu,"
+                   "\"vram_address\":%llu,\"before_vram_address\":%llu,\"pinned\":",
+                   k ? "," : "", q->refs[k], h[k], residency_name(b->residency), residency_name(i.residency), i.segment,
+                   (unsigned long long)i.offset, (unsigned long long)i.vram_address,
+                   (unsigned long long)b->vram_address);
+            json_pins(i.pinned);
+            printf("}");
+            continue;
+        }
+        printf("@%u handle 0x%08x: ", q->refs[k], h[k]);
+        if (b->residency == i.residency) {
+            printf("%s", i.residency == GR_RESIDENCY_SYSTEM    ? "system memory, never in VRAM"
+                         : i.residency == GR_RESIDENCY_EVICTED ? "already evicted"
+                                                               : "already resident, ");
+            if (i.residency == GR_RESIDENCY_RESIDENT)
+                print_place(&i);
+        } else if (q->evict) {
+            printf("evicted, was ");
+            print_place(b);
+        } else {
+            printf("paged in to ");
+            print_place(&i);
+        }
+        printf("\n");
+    }
+    const uint64_t ev = a1.evictions - a0.evictions, pi = a1.page_ins - a0.page_ins;
+    const uint64_t pk = a1.paging_packets - a0.paging_packets;
+    if (o->json) {
+        printf(
+            "],\"evictions\":%llu,\"discards\":%llu,\"page_ins\":%llu,\"bytes_evicted\":%llu,\"bytes_paged_in\":%llu,"
+            "\"paging_packets\":%llu}\n",
+            (unsigned long long)ev, (unsigned long long)(a1.discards - a0.discards), (unsigned long long)pi,
+            (unsigned long long)(a1.bytes_evicted - a0.bytes_evicted),
+            (unsigned long long)(a1.bytes_paged_in - a0.bytes_paged_in), (unsigned long long)pk);
+        return EXIT_OK;
+    }
+    const uint64_t discards = a1.discards - a0.discards, out_bytes = a1.bytes_evicted - a0.bytes_evicted,
+                   in_bytes = a1.bytes_paged_in - a0.bytes_paged_in;
+    char out_b[32], in_b[32];
+    if (q->evict)
+        printf("evict: %llu evicted", (unsigned long long)ev);
+    else
+        printf("resident: %llu paged in, %llu evicted to make room", (unsigned long long)pi, (unsigned long long)ev);
+    if (discards)
+        printf(" (%llu discarded: a clean PermanentSysMem allocation's system copy is its content)",
+               (unsigned long long)discards);
+    printf("; the engine copied ");
+    if (out_bytes)
+        printf("%s out of VRAM%s", fmt_size(out_bytes, out_b, sizeof out_b), in_bytes ? " and " : "");
+    if (in_bytes)
+        printf("%s into VRAM", fmt_size(in_bytes, in_b, sizeof in_b));
+    if (!out_bytes && !in_bytes)
+        printf("nothing");
+    printf(" in %llu paging packet%s\n", (unsigned long long)pk, pk == 1 ? "" : "s");
     return EXIT_OK;
 }
 
@@ -540,7 +751,7 @@ static int list_allocs(const opts_t *o, session_t *s, unsigned *out_count)
                 json_alloc(r, h, which ? "peer" : "main", &i, NULL);
             } else {
                 printf("  ");
-                text_alloc(r, h, which, &i);
+                text_alloc(r, h, which, &i, true);
             }
             n++;
         }

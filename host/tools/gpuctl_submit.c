@@ -955,6 +955,8 @@ int cmd_timeline(const opts_t *o, session_t *s)
     for (size_t i = 0; i < n; i++) {
         const gr_sched_event_t *e = &ev[i];
         char ctx[16] = "-", seq[24] = "-", fence[16] = "-", detail[96];
+        if (!e->context && e->fence)
+            snprintf(ctx, sizeof ctx, "paging"); /* VidMm's paging packets have no context */
         if (e->context) {
             snprintf(ctx, sizeof ctx, "0x%08x", e->context);
             snprintf(seq, sizeof seq, "%llu", (unsigned long long)e->seq);

@@ -7,7 +7,10 @@
  * GPU write faults in the RTL MMU, locks refused, destroy. Then the command path (VidSch, the
  * miniport, the DMA engine): FILL and COPY packets timed by the engine and read back through
  * BAR1, a long copy preempted and then cancelled (DxgkDdiCancelCommand), a hang recovered by TDR
- * with other memory intact and the device working after it, and the scheduler's timeline.
+ * with other memory intact and the device working after it, VRAM made small (VidMm's test hook
+ * gr_vidmm_test_reserve: the RTL's VRAM size is fixed) and over-subscribed by half so that VidMm
+ * evicts and pages in through paging packets while every byte survives, and the scheduler's
+ * timeline.
  * Usage: gr_demo [URI]   (default $GR_DEVICE, else sim://; GR_SIM_FST=wave.fst records a waveform)
  */
 #include <stdio.h>
@@ -22,6 +25,7 @@
 #include "gpuref/gr_regdesc.h"
 #include "gpuref/gr_submit.h"
 #include "gr_conformance.h"
+#include "vidmm_residency.h" /* gr_vidmm_test_reserve: the demo makes VRAM small with it */
 
 #define STEP(fmt, ...) printf("\n== " fmt "\n", ##__VA_ARGS__)
 
@@ -206,11 +210,12 @@ typedef struct pkt {
     uint64_t fence;
 } pkt_t;
 
-static int pkt_new(gr_gpu_device_t *dev, gr_context_t ctx, pkt_t *p)
+/* A packet whose DMA buffer has data_bytes after the 4 KiB of commands (read-back lands there). */
+static int pkt_new_data(gr_gpu_device_t *dev, gr_context_t ctx, uint32_t data_bytes, pkt_t *p)
 {
     memset(p, 0, sizeof *p);
     gr_dma_buffer_info_t i;
-    int rc = gr_dma_buffer_create(dev, ctx, 4096, &p->buf);
+    int rc = gr_dma_buffer_create(dev, ctx, 4096 + data_bytes, &p->buf);
     if (!rc)
         rc = gr_dma_buffer_info(dev, p->buf, &i);
     if (rc)
@@ -219,6 +224,11 @@ static int pkt_new(gr_gpu_device_t *dev, gr_context_t ctx, pkt_t *p)
     p->bus = i.bus;
     gr_dma_writer_init(&p->w, p->cpu, TS_AT);
     return GR_OK;
+}
+
+static int pkt_new(gr_gpu_device_t *dev, gr_context_t ctx, pkt_t *p)
+{
+    return pkt_new_data(dev, ctx, 0, p);
 }
 
 static void pkt_ts(pkt_t *p, unsigned which)
@@ -316,50 +326,435 @@ typedef struct ctx_name {
     const char *name;
 } ctx_name_t;
 
-static void print_timeline(gr_adapter_t *ad, uint64_t since, const ctx_name_t *names, size_t nnames)
+/* Context 0 on a packet event is one of VidMm's paging packets (they have no context). */
+static const char *context_name(const gr_sched_event_t *e, const ctx_name_t *names, size_t nnames)
+{
+    if (!e->context)
+        return e->fence ? "paging" : "-";
+    for (size_t k = 0; k < nnames; k++)
+        if (names[k].h == e->context)
+            return names[k].name;
+    return "?";
+}
+
+static void print_event(const gr_sched_event_t *e, uint64_t first_cycles, const ctx_name_t *names, size_t nnames)
+{
+    char detail[96] = "";
+    switch (e->kind) {
+    case GR_SCHED_EV_PREEMPT:
+        snprintf(detail, sizeof detail, "DxgkDdiPreemptCommand (%s)", gr_sched_preempt_reason_name(e->arg));
+        break;
+    case GR_SCHED_EV_PREEMPTED:
+        snprintf(detail, sizeof detail, "%u packet%s taken off the engine", e->arg, e->arg == 1 ? "" : "s");
+        break;
+    case GR_SCHED_EV_RESUBMIT:
+        /* A paging packet keeps its fence id; a context's gets a new one. */
+        snprintf(detail, sizeof detail, "Flags.Resubmission, %s fence id", e->context ? "new" : "same");
+        break;
+    case GR_SCHED_EV_CANCEL:
+        snprintf(detail, sizeof detail, "DxgkDdiCancelCommand, gr_wait: %s", gr_status_name(e->status));
+        break;
+    case GR_SCHED_EV_DROP:
+        snprintf(detail, sizeof detail, "never patched, gr_wait: %s", gr_status_name(e->status));
+        break;
+    case GR_SCHED_EV_TDR:
+        snprintf(detail, sizeof detail, "DxgkDdiResetFromTimeout; the context is lost");
+        break;
+    default:
+        break;
+    }
+    char seq[24] = "", fence[16] = "";
+    if (e->context)
+        snprintf(seq, sizeof seq, "%llu", (unsigned long long)e->seq);
+    if (e->fence)
+        snprintf(fence, sizeof fence, "%u", e->fence);
+    printf("   %9llu  %-15s %-8s %3s %5s  %s\n", (unsigned long long)(e->cycles - first_cycles),
+           gr_sched_event_name(e->kind), context_name(e, names, nnames), seq, fence, detail);
+}
+
+/* One line for events left out: how many, and what they were. */
+static void print_elided(const gr_sched_event_t *ev, size_t from, size_t to)
+{
+    unsigned paging = 0, packets = 0, preempts = 0, resubmits = 0;
+    for (size_t i = from; i < to; i++) {
+        paging += ev[i].kind == GR_SCHED_EV_SUBMIT && !ev[i].context;
+        packets += ev[i].kind == GR_SCHED_EV_SUBMIT && ev[i].context;
+        preempts += ev[i].kind == GR_SCHED_EV_PREEMPT;
+        resubmits += ev[i].kind == GR_SCHED_EV_RESUBMIT;
+    }
+    printf("   %9s  (%zu more events: %u paging packets and %u packets submitted, %u preemptions, %u resubmissions)\n",
+           "...", to - from, paging, packets, preempts, resubmits);
+}
+
+/*
+ * The events since `since`, oldest first. From event number `busy` on (a step with hundreds of
+ * events) only a few windows are printed: its start, the first paging packet, the first
+ * preemption for paging and its end; one line counts what lies between.
+ */
+static void print_timeline(gr_adapter_t *ad, uint64_t since, uint64_t busy, const ctx_name_t *names, size_t nnames)
 {
     static gr_sched_event_t ev[GR_SCHED_TIMELINE_CAP];
+    static bool show[GR_SCHED_TIMELINE_CAP];
     size_t n = 0;
     if (gr_adapter_timeline(ad, since, ev, GR_SCHED_TIMELINE_CAP, &n, NULL) || !n)
         return;
-    printf("   %9s  %-15s %-7s %3s %5s  %s\n", "+cycles", "event", "context", "seq", "fence", "detail");
+    size_t first_busy = n, first_paging = n, first_preempt = n;
     for (size_t i = 0; i < n; i++) {
-        const gr_sched_event_t *e = &ev[i];
-        const char *who = e->context ? "?" : "-";
-        for (size_t k = 0; k < nnames; k++)
-            if (names[k].h == e->context)
-                who = names[k].name;
-        char detail[96] = "";
-        switch (e->kind) {
-        case GR_SCHED_EV_PREEMPT:
-            snprintf(detail, sizeof detail, "DxgkDdiPreemptCommand (%s)", gr_sched_preempt_reason_name(e->arg));
-            break;
-        case GR_SCHED_EV_PREEMPTED:
-            snprintf(detail, sizeof detail, "%u packet%s taken off the engine", e->arg, e->arg == 1 ? "" : "s");
-            break;
-        case GR_SCHED_EV_RESUBMIT:
-            snprintf(detail, sizeof detail, "Flags.Resubmission, new fence id");
-            break;
-        case GR_SCHED_EV_CANCEL:
-            snprintf(detail, sizeof detail, "DxgkDdiCancelCommand, gr_wait: %s", gr_status_name(e->status));
-            break;
-        case GR_SCHED_EV_DROP:
-            snprintf(detail, sizeof detail, "never patched, gr_wait: %s", gr_status_name(e->status));
-            break;
-        case GR_SCHED_EV_TDR:
-            snprintf(detail, sizeof detail, "DxgkDdiResetFromTimeout; the context is lost");
-            break;
-        default:
-            break;
-        }
-        char seq[24] = "", fence[16] = "";
-        if (e->context)
-            snprintf(seq, sizeof seq, "%llu", (unsigned long long)e->seq);
-        if (e->fence)
-            snprintf(fence, sizeof fence, "%u", e->fence);
-        printf("   %9llu  %-15s %-7s %3s %5s  %s\n", (unsigned long long)(e->cycles - ev[0].cycles),
-               gr_sched_event_name(e->kind), who, seq, fence, detail);
+        show[i] = ev[i].index < busy;
+        if (ev[i].index >= busy && first_busy == n)
+            first_busy = i;
+        if (ev[i].index >= busy && first_paging == n && ev[i].kind == GR_SCHED_EV_SUBMIT && !ev[i].context)
+            first_paging = i;
+        if (ev[i].index >= busy && first_preempt == n && ev[i].kind == GR_SCHED_EV_PREEMPT &&
+            ev[i].arg == GR_SCHED_PREEMPT_PAGING)
+            first_preempt = i;
     }
+    const struct {
+        size_t at, before, after;
+    } windows[] = {{first_busy, 0, 4}, {first_paging, 1, 6}, {first_preempt, 2, 10}, {n - 1, 2, 1}};
+    for (size_t w = 0; w < sizeof windows / sizeof windows[0]; w++)
+        for (size_t i = windows[w].at >= windows[w].before ? windows[w].at - windows[w].before : 0;
+             windows[w].at < n && i < windows[w].at + windows[w].after && i < n; i++)
+            show[i] = true;
+    printf("   %9s  %-15s %-8s %3s %5s  %s\n", "+cycles", "event", "context", "seq", "fence", "detail");
+    for (size_t i = 0; i < n;) {
+        if (show[i]) {
+            print_event(&ev[i++], ev[0].cycles, names, nnames);
+            continue;
+        }
+        size_t j = i;
+        while (j < n && !show[j])
+            j++;
+        print_elided(ev, i, j);
+        i = j;
+    }
+}
+
+/* ---- residency: VRAM under pressure ----------------------------------------------------------- */
+
+#define PR_BUFFERS 18u            /* GPU-only buffers: 1.5x the VRAM the step leaves free */
+#define PR_BYTES (128u << 10)     /* each */
+#define PR_COPIES 24u             /* COPYs between random pairs of them */
+#define PR_COPY_BYTES (64u << 10) /* each */
+#define PR_IN_FLIGHT 3u           /* COPY packets queued at once */
+#define PR_LEAVE_GPU (1u << 20)   /* what the reservation leaves free of the GPU-only segment */
+#define PR_LEAVE_CPU (512u << 10) /* ... and of the CPU-visible one */
+
+static void put32_le(uint8_t *b, uint32_t v)
+{
+    b[0] = (uint8_t)v;
+    b[1] = (uint8_t)(v >> 8);
+    b[2] = (uint8_t)(v >> 16);
+    b[3] = (uint8_t)(v >> 24);
+}
+
+/* What the engine's FILL leaves in memory: the 32-bit pattern repeated, little-endian. */
+static void model_fill(uint8_t *m, uint32_t bytes, uint32_t pattern)
+{
+    for (uint32_t i = 0; i < bytes; i += 4)
+        put32_le(m + i, pattern);
+}
+
+static uint32_t next_rand(uint32_t *state)
+{
+    *state = *state * 1664525u + 1013904223u;
+    return *state >> 8;
+}
+
+static const char *residency_name(uint32_t r)
+{
+    return r == GR_RESIDENCY_RESIDENT ? "resident" : r == GR_RESIDENCY_EVICTED ? "evicted" : "system memory";
+}
+
+static void pin_names(uint32_t pinned, char *buf, size_t len)
+{
+    static const char *const names[] = {"overlay", "protected", "locked", "system memory", "in flight", "no paging"};
+    size_t used = 0;
+    buf[0] = '\0';
+    for (unsigned b = 0; b < sizeof names / sizeof names[0]; b++)
+        if (pinned & (1u << b))
+            used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s", used ? ", " : "", names[b]);
+    if (!pinned)
+        snprintf(buf, len, "not pinned");
+}
+
+/* Creates one buffer without printing it. */
+static int create_quiet(gr_gpu_device_t *dev, gr_alloc_private_t p, gr_alloc_t *out)
+{
+    gr_alloc_desc_t d = {.private_data = &p, .private_size = sizeof p};
+    return gr_alloc_create(dev, NULL, &d, 1, out, NULL);
+}
+
+/* Queues one FILL of [0, bytes) of to (from 0) or one COPY between offsets as its own packet. */
+static int queue_one(gr_gpu_device_t *dev, gr_context_t ctx, pkt_t *p, gr_alloc_t from, uint64_t from_off,
+                     gr_alloc_t to, uint64_t to_off, uint64_t bytes, uint32_t pattern)
+{
+    int rc = pkt_new(dev, ctx, p);
+    if (rc)
+        return rc;
+    if (from) {
+        (void)gr_dma_copy(&p->w, GR_DMA_SPACE_GPUVA, va(dev, from) + from_off, GR_DMA_SPACE_GPUVA, va(dev, to) + to_off,
+                          bytes);
+        pkt_ref(p, from, false);
+    } else {
+        (void)gr_dma_fill(&p->w, GR_DMA_SPACE_GPUVA, va(dev, to) + to_off, bytes, pattern);
+    }
+    pkt_ref(p, to, true);
+    if ((rc = pkt_submit(dev, ctx, p)) && gr_dma_buffer_destroy(dev, p->buf) == GR_OK)
+        p->buf = 0;
+    return rc;
+}
+
+/* Waits for a queued packet and frees its DMA buffer (nothing to do for an empty slot). */
+static int retire(gr_gpu_device_t *dev, gr_context_t ctx, pkt_t *p)
+{
+    if (!p->buf)
+        return GR_OK;
+    int rc = gr_wait(dev, ctx, p->fence, DEMO_WAIT);
+    const int rc2 = gr_dma_buffer_destroy(dev, p->buf);
+    p->buf = 0;
+    return rc ? rc : rc2;
+}
+
+/* Reads [0, bytes) of an allocation through the engine: a COPY into the packet's host memory. */
+static int engine_read(gr_gpu_device_t *dev, gr_context_t ctx, gr_alloc_t a, uint32_t bytes, uint8_t *out)
+{
+    pkt_t p;
+    int rc = pkt_new_data(dev, ctx, bytes, &p);
+    if (rc)
+        return rc;
+    (void)gr_dma_copy(&p.w, GR_DMA_SPACE_GPUVA, va(dev, a), GR_DMA_SPACE_HOST, p.bus + 4096, bytes);
+    pkt_ref(&p, a, false);
+    if (!(rc = pkt_submit(dev, ctx, &p)))
+        rc = gr_wait(dev, ctx, p.fence, DEMO_WAIT);
+    if (!rc)
+        memcpy(out, p.cpu + 4096, bytes);
+    if (gr_dma_buffer_destroy(dev, p.buf) && !rc)
+        rc = GR_E_BUSY;
+    return rc;
+}
+
+static uint64_t count_diff(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    uint64_t d = 0;
+    for (size_t i = 0; i < n; i++)
+        d += a[i] != b[i];
+    return d;
+}
+
+/* Preemptions VidSch made for paging work since timeline event number since. */
+static uint64_t paging_preemptions(gr_adapter_t *ad, uint64_t since)
+{
+    static gr_sched_event_t ev[GR_SCHED_TIMELINE_CAP];
+    size_t n = 0;
+    uint64_t count = 0;
+    if (gr_adapter_timeline(ad, since, ev, GR_SCHED_TIMELINE_CAP, &n, NULL))
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        count += ev[i].kind == GR_SCHED_EV_PREEMPT && ev[i].arg == GR_SCHED_PREEMPT_PAGING;
+    return count;
+}
+
+/*
+ * Step 13: VRAM made small, allocations totalling 1.5x what is left, COPYs between them through
+ * gr_submit, every byte checked; an overlay stays put, a clean PermanentSysMem allocation is
+ * discarded. Everything it makes is destroyed and the reservation released before it returns.
+ */
+static int demo_pressure(gr_adapter_t *ad, gr_gpu_device_t *dev, gr_context_t *out_ctx)
+{
+    gr_alloc_t bufs[PR_BUFFERS], overlay = 0, psm = 0;
+    uint8_t *model[PR_BUFFERS], *seen = NULL;
+    pkt_t ring[PR_IN_FLIGHT];
+    memset(bufs, 0, sizeof bufs);
+    memset(model, 0, sizeof model);
+    memset(ring, 0, sizeof ring);
+    bool reserved = false;
+    gr_context_t ctx = 0;
+    gr_adapter_stats_t a0, a1, a2;
+    gr_segment_info_t seg[GR_ALLOC_MAX_SEGMENTS];
+    uint32_t nseg = 0, gpu_seg = 0, cpu_seg = 0;
+    uint64_t since = 0, bad = 0;
+    size_t none = 0;
+    char why[96];
+    int rc;
+    if ((rc = gr_adapter_timeline(ad, 0, NULL, 0, &none, &since)) || (rc = gr_adapter_stats(ad, &a0)) ||
+        (rc = gr_context_create(dev, NULL, 0, &ctx)))
+        goto out;
+    *out_ctx = ctx;
+
+    /* The overlay first: it must sit in the last fifth of a segment, which the reservation takes. */
+    const uint32_t ov_pattern = 0x0ae71a70u;
+    gr_alloc_info_t ov0, ov1;
+    if ((rc = create_one(dev, "overlay (pinned: never evicted)",
+                         buffer(PR_BYTES, GR_CPU_ACCESS_NONE, GR_ALLOC_PRIV_OVERLAY), &overlay, NULL)) ||
+        (rc = queue_one(dev, ctx, &ring[0], 0, 0, overlay, 0, PR_BYTES, ov_pattern)) ||
+        (rc = retire(dev, ctx, &ring[0])) || (rc = gr_alloc_query(dev, overlay, &ov0)))
+        goto out;
+
+    /* gpu_core's VRAM is 512 MiB (MC_VRAM_SIZE is fixed in the RTL): reserve most of it. GPU-only
+     * buffers may live in the CPU-visible segment too, so both are made small. */
+    if ((rc = gr_adapter_segments(ad, seg, GR_ALLOC_MAX_SEGMENTS, &nseg)))
+        goto out;
+    for (uint32_t i = 0; i < nseg && i < GR_ALLOC_MAX_SEGMENTS; i++) {
+        if (!seg[i].cpu_visible && !gpu_seg)
+            gpu_seg = seg[i].id;
+        if (seg[i].cpu_visible && !cpu_seg)
+            cpu_seg = seg[i].id;
+    }
+    if (!gpu_seg || !cpu_seg) {
+        rc = GR_E_UNSUPPORTED;
+        goto out;
+    }
+    reserved = true;
+    if ((rc = gr_vidmm_test_reserve(ad, gpu_seg, PR_LEAVE_GPU)) ||
+        (rc = gr_vidmm_test_reserve(ad, cpu_seg, PR_LEAVE_CPU)) ||
+        (rc = gr_adapter_segments(ad, seg, GR_ALLOC_MAX_SEGMENTS, &nseg)))
+        goto out;
+    const uint64_t free_bytes = seg[gpu_seg - 1].free_bytes + seg[cpu_seg - 1].free_bytes;
+    printf("   the demo reserves VRAM to make it small (VidMm's test hook gr_vidmm_test_reserve: gpu_core's 512 MiB\n"
+           "   is fixed): all but %u KiB of segment %u (GPU-only) and all but %u KiB of segment %u (CPU-visible,\n"
+           "   where GPU-only buffers may go too); %llu KiB free now\n",
+           PR_LEAVE_GPU >> 10, gpu_seg, PR_LEAVE_CPU >> 10, cpu_seg, (unsigned long long)(free_bytes >> 10));
+
+    /* A clean PermanentSysMem allocation: its system copy is the truth, so eviction drops it. */
+    const uint32_t psm_bytes = 64u << 10;
+    uint8_t psm_model[64u << 10];
+    model_fill(psm_model, psm_bytes, 0x5a5c0b1eu);
+    void *m = NULL;
+    if ((rc = create_quiet(dev, buffer(psm_bytes, GR_CPU_ACCESS_WRITE, GR_ALLOC_PRIV_PERMANENT_SYSMEM), &psm)) ||
+        (rc = gr_alloc_lock(dev, psm, GR_LOCK_DISCARD, &m)))
+        goto out;
+    memcpy(m, psm_model, psm_bytes);
+    if ((rc = gr_alloc_unlock(dev, psm)) || (rc = gr_adapter_stats(ad, &a1)) || (rc = gr_alloc_evict(dev, &psm, 1)) ||
+        (rc = gr_adapter_stats(ad, &a2)))
+        goto out;
+    printf("   PermanentSysMem, 64 KiB written by a lock (VRAM and its system copy agree), then gr_alloc_evict:\n"
+           "   %llu eviction, %llu discard (DISCARD_CONTENT), %llu bytes copied\n",
+           (unsigned long long)(a2.evictions - a1.evictions), (unsigned long long)(a2.discards - a1.discards),
+           (unsigned long long)(a2.bytes_evicted - a1.bytes_evicted));
+
+    /* Over-subscription: each buffer made and filled in turn; later ones evict earlier ones. */
+    for (uint32_t i = 0; i < PR_BUFFERS; i++) {
+        const uint32_t pattern = 0xb0ff0000u | (i << 8) | i;
+        if (!(model[i] = malloc(PR_BYTES))) {
+            rc = GR_E_NO_MEMORY;
+            goto out;
+        }
+        model_fill(model[i], PR_BYTES, pattern);
+        if ((rc = create_quiet(dev, buffer(PR_BYTES, GR_CPU_ACCESS_NONE, 0), &bufs[i])) ||
+            (rc = queue_one(dev, ctx, &ring[0], 0, 0, bufs[i], 0, PR_BYTES, pattern)) ||
+            (rc = retire(dev, ctx, &ring[0])))
+            goto out;
+    }
+    if ((rc = gr_adapter_stats(ad, &a1)))
+        goto out;
+    printf("   %u GPU-only buffers of %u KiB (%u KiB: %.1fx what is free), each FILLed with its own pattern on\n"
+           "   the engine: %llu evicted to host memory meanwhile\n",
+           PR_BUFFERS, PR_BYTES >> 10, (PR_BUFFERS * PR_BYTES) >> 10,
+           (double)(PR_BUFFERS * PR_BYTES) / (double)free_bytes, (unsigned long long)(a1.evictions - a2.evictions));
+
+    /* COPYs between random pairs, a few queued at once: each gr_submit pages its two in. */
+    uint32_t rnd = 0x5eed2024u;
+    for (uint32_t k = 0; k < PR_COPIES; k++) {
+        const uint32_t src = next_rand(&rnd) % PR_BUFFERS;
+        uint32_t dst = next_rand(&rnd) % (PR_BUFFERS - 1);
+        dst += dst >= src;
+        const uint32_t slots = (PR_BYTES - PR_COPY_BYTES) / (8u << 10) + 1;
+        const uint32_t so = (next_rand(&rnd) % slots) * (8u << 10), d_o = (next_rand(&rnd) % slots) * (8u << 10);
+        pkt_t *p = &ring[k % PR_IN_FLIGHT];
+        if ((rc = retire(dev, ctx, p)) ||
+            (rc = queue_one(dev, ctx, p, bufs[src], so, bufs[dst], d_o, PR_COPY_BYTES, 0)))
+            goto out;
+        memcpy(model[dst] + d_o, model[src] + so, PR_COPY_BYTES);
+    }
+    for (uint32_t k = 0; k < PR_IN_FLIGHT; k++)
+        if ((rc = retire(dev, ctx, &ring[k])))
+            goto out;
+    if ((rc = gr_adapter_stats(ad, &a2)))
+        goto out;
+    printf("   %u COPYs of %u KiB between random pairs through gr_submit, up to %u queued: %llu evictions,\n"
+           "   %llu page-ins (VidMm pages in what a packet lists before it is queued)\n",
+           PR_COPIES, PR_COPY_BYTES >> 10, PR_IN_FLIGHT, (unsigned long long)(a2.evictions - a1.evictions),
+           (unsigned long long)(a2.page_ins - a1.page_ins));
+
+    /* Every byte, through the engine: each read pages its buffer in (and evicts others). */
+    if (!(seen = malloc(PR_BYTES))) {
+        rc = GR_E_NO_MEMORY;
+        goto out;
+    }
+    for (uint32_t i = 0; i < PR_BUFFERS; i++) {
+        if ((rc = engine_read(dev, ctx, bufs[i], PR_BYTES, seen)))
+            goto out;
+        bad += count_diff(seen, model[i], PR_BYTES);
+    }
+    printf("   every byte of the %u buffers read back through the engine (COPY to host memory; each read\n"
+           "   pages its buffer in): %llu of %u bytes differ from the host's model\n",
+           PR_BUFFERS, (unsigned long long)bad, PR_BUFFERS * PR_BYTES);
+
+    gr_alloc_info_t pi;
+    if ((rc = gr_alloc_query(dev, psm, &pi)) || (rc = gr_alloc_lock(dev, psm, GR_LOCK_READ_ONLY, &m)))
+        goto out;
+    const uint64_t psm_bad = count_diff(m, psm_model, psm_bytes);
+    if ((rc = gr_alloc_unlock(dev, psm)))
+        goto out;
+    bad += psm_bad;
+    printf("   the PermanentSysMem allocation, %s, locked for reading: its system copy, %s\n",
+           residency_name(pi.residency), psm_bad ? "CHANGED" : "intact");
+
+    if ((rc = engine_read(dev, ctx, overlay, PR_BYTES, seen)) || (rc = gr_alloc_query(dev, overlay, &ov1)))
+        goto out;
+    uint64_t ov_bad = 0;
+    for (uint32_t i = 0; i < PR_BYTES; i += 4) {
+        uint8_t want[4];
+        put32_le(want, ov_pattern);
+        ov_bad += memcmp(seen + i, want, 4) != 0;
+    }
+    bad += ov_bad;
+    pin_names(ov1.pinned, why, sizeof why);
+    printf("   the overlay: %s, pinned (%s), at 0x%08llx before and 0x%08llx after, its pattern %s;\n"
+           "   gr_alloc_evict of it: %s\n",
+           residency_name(ov1.residency), why, (unsigned long long)ov0.vram_address,
+           (unsigned long long)ov1.vram_address, ov_bad ? "CHANGED" : "intact",
+           gr_status_name(gr_alloc_evict(dev, &overlay, 1)));
+    if (ov1.vram_address != ov0.vram_address || ov1.residency != GR_RESIDENCY_RESIDENT)
+        bad++;
+
+    gr_adapter_stats_t a3;
+    if ((rc = gr_adapter_stats(ad, &a3)))
+        goto out;
+    char out_b[32], in_b[32];
+    snprintf(out_b, sizeof out_b, "%.2f MiB", (double)(a3.bytes_evicted - a0.bytes_evicted) / (1 << 20));
+    snprintf(in_b, sizeof in_b, "%.2f MiB", (double)(a3.bytes_paged_in - a0.bytes_paged_in) / (1 << 20));
+    printf("   VidMm's counters for this step (gr_adapter_stats): %llu evictions (%llu discarded, not copied),\n"
+           "   %llu page-ins, %s evicted and %s paged in by the engine, %llu paging packets, %llu failures;\n"
+           "   the scheduler preempted the COPYs %llu times for paging (VidMm's packets run first)\n",
+           (unsigned long long)(a3.evictions - a0.evictions), (unsigned long long)(a3.discards - a0.discards),
+           (unsigned long long)(a3.page_ins - a0.page_ins), out_b, in_b,
+           (unsigned long long)(a3.paging_packets - a0.paging_packets),
+           (unsigned long long)(a3.paging_failures - a0.paging_failures),
+           (unsigned long long)paging_preemptions(ad, since));
+    if (bad)
+        rc = GR_E_MISMATCH;
+out:
+    for (uint32_t k = 0; k < PR_IN_FLIGHT; k++)
+        (void)retire(dev, ctx, &ring[k]);
+    for (uint32_t i = 0; i < PR_BUFFERS; i++) {
+        if (bufs[i] && gr_alloc_destroy(dev, bufs[i]) && !rc)
+            rc = GR_E_BUSY;
+        free(model[i]);
+    }
+    if (overlay && gr_alloc_destroy(dev, overlay) && !rc)
+        rc = GR_E_BUSY;
+    if (psm && gr_alloc_destroy(dev, psm) && !rc)
+        rc = GR_E_BUSY;
+    free(seen);
+    if (reserved) {
+        gr_vidmm_test_unreserve(ad);
+        if (!rc && !gr_adapter_segments(ad, seg, GR_ALLOC_MAX_SEGMENTS, &nseg))
+            printf("   destroyed, and the reservation released: segment %u has %llu MiB free again\n", gpu_seg,
+                   (unsigned long long)(seg[gpu_seg - 1].free_bytes >> 20));
+    }
+    return rc;
 }
 
 static int demo_commands(const char *uri)
@@ -367,7 +762,7 @@ static int demo_commands(const char *uri)
     gr_adapter_t *ad = NULL;
     gr_process_t *proc = NULL;
     gr_gpu_device_t *dev = NULL;
-    gr_context_t c_copy = 0, c_long = 0, c_hang = 0, c_after = 0;
+    gr_context_t c_copy = 0, c_long = 0, c_hang = 0, c_after = 0, c_press = 0;
     pkt_t lp, hp;
     memset(&lp, 0, sizeof lp);
     memset(&hp, 0, sizeof hp);
@@ -486,14 +881,27 @@ static int demo_commands(const char *uri)
            "   fill landed (%llu words wrong)\n",
            (unsigned long long)(bad + bad2));
 
-    STEP("13. the scheduler's timeline (gr_adapter_timeline; device cycles from DMA_TIMESTAMP)");
-    const ctx_name_t names[] = {{c_copy, "copy"}, {c_long, "long"}, {c_hang, "hang"}, {c_after, "after"}};
-    print_timeline(ad, since, names, sizeof names / sizeof names[0]);
+    STEP("13. VRAM under pressure: VidMm evicts and pages in, on the engine, through paging packets");
+    gr_alloc_t done[] = {src, dst, rb, keep, big_src, big_dst};
+    for (size_t i = 0; i < sizeof done / sizeof done[0]; i++)
+        if ((rc = gr_alloc_destroy(dev, done[i])))
+            goto out;
+    printf("   steps 10 to 12's allocations are destroyed, so that only this step's compete for VRAM\n");
+    uint64_t busy = 0;
+    if ((rc = gr_adapter_timeline(ad, 0, NULL, 0, &none, &busy)) || (rc = demo_pressure(ad, dev, &c_press)))
+        goto out;
+
+    STEP("14. the scheduler's timeline (gr_adapter_timeline; device cycles from DMA_TIMESTAMP)");
+    const ctx_name_t names[] = {
+        {c_copy, "copy"}, {c_long, "long"}, {c_hang, "hang"}, {c_after, "after"}, {c_press, "pressure"}};
+    print_timeline(ad, since, busy, names, sizeof names / sizeof names[0]);
     gr_sched_stats_t st;
-    if (!gr_adapter_sched_stats(ad, &st))
-        printf("   totals: %llu submitted (%llu resubmitted), %llu completed, %llu preemptions, %llu cancelled, "
-               "%llu TDR\n",
-               (unsigned long long)st.submitted, (unsigned long long)st.resubmitted, (unsigned long long)st.completed,
+    gr_adapter_stats_t as;
+    if (!gr_adapter_sched_stats(ad, &st) && !gr_adapter_stats(ad, &as))
+        printf("   totals: %llu submitted (%llu resubmitted; %llu paging packets), %llu completed, %llu preemptions,\n"
+               "   %llu cancelled, %llu TDR\n",
+               (unsigned long long)st.submitted, (unsigned long long)st.resubmitted,
+               (unsigned long long)as.paging_packets, (unsigned long long)st.completed,
                (unsigned long long)st.preemptions, (unsigned long long)st.cancelled, (unsigned long long)st.tdrs);
 out:
     if (rc)

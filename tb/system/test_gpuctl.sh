@@ -351,5 +351,120 @@ check "reading protected content is refused" 2 "$GPUCTL" -d sim:// alloc 1M --vp
 check "read --cpu of a GPU-only allocation is refused" 2 "$GPUCTL" -d sim:// alloc 4K read @1 --cpu
 expect "... saying the engine can read it" "without --cpu it is read through the engine" "$err"
 
+# ---- residency: evict, resident, ls (VidMm pages content on the engine) -----------------------
+# An evicted allocation's content lives in host memory; copy, fill, read and a CPU lock page it
+# back in (anywhere its segments allow; its GPU VA stays), and it must come back bit-exact.
+check "--help lists evict and resident" 0 "$GPUCTL" --help
+expect "--help shows evict's syntax" "evict @N \[@N\.\.\.\]" "$out"
+expect "--help shows resident's syntax" "resident @N \[@N\.\.\.\]" "$out"
+
+check "evict, ls, read back through the engine and through a CPU lock, ls, timeline: one chain" 0 "$GPUCTL" -d sim:// \
+    alloc 1M alloc 64K --cpu-visible fill @1 0x5eed0001 fill @2 0x5eed0002 read @1 --sum read @2 --sum --cpu \
+    evict @1 @2 ls read @1 --sum read @2 --sum --cpu ls timeline
+cp "$out" "$chain"
+crc1=$(crc_of "bytes.fromhex('0100ed5e') * (1 << 18)")
+crc2=$(crc_of "bytes.fromhex('0200ed5e') * (1 << 14)")
+expect "evict names each allocation and where it was" \
+    "^@1 handle 0x[0-9a-f]{8}: evicted, was segment 2 offset 0x10000 \(VRAM 0x10010000\)$" "$chain"
+expect "... the CPU-visible one too" "^@2 handle 0x[0-9a-f]{8}: evicted, was segment 1 offset 0x0 \(VRAM 0x0\)$" "$chain"
+expect "evict's summary: two evicted, 1 MiB + 64 KiB copied out by the engine in paging packets" \
+    "^evict: 2 evicted; the engine copied 1\.06 MiB out of VRAM in [0-9]+ paging packets?$" "$chain"
+check "the first ls shows both evicted, not in VRAM; the second both resident again" 0 bash -c \
+    "[ \"\$(grep -c '^  @1 handle 0x[0-9a-f]*: buffer, size 1 MiB, not in VRAM, GPU VA 0x100000000, flags none; evicted$' '$chain')\" = 1 ] &&
+     [ \"\$(grep -c '^  @2 handle 0x[0-9a-f]*: buffer, size 64 KiB, not in VRAM, GPU VA 0x100200000, flags CpuVisible; evicted$' '$chain')\" = 1 ] &&
+     [ \"\$(grep -c '^  @1 handle 0x[0-9a-f]*: buffer, size 1 MiB, segment 2 offset 0x[0-9a-f]* (VRAM 0x[0-9a-f]*), GPU VA 0x100000000, flags none; resident$' '$chain')\" = 1 ] &&
+     [ \"\$(grep -c '^  @2 handle 0x[0-9a-f]*: .*, GPU VA 0x100200000, flags CpuVisible; resident$' '$chain')\" = 1 ]"
+check "read through the engine pages @1 in: the same CRC before and after the eviction, the fill's" 0 test \
+    "$(grep -c "^@1: 1 MiB at +0x0 through the DMA engine, crc32 $crc1$" "$chain")" = 2
+check "read --cpu pages @2 in through its lock: the same CRC before and after, the fill's" 0 test \
+    "$(grep -c "^@2: 64 KiB at +0x0 through a CPU lock (BAR1), crc32 $crc2$" "$chain")" = 2
+check "the timeline shows VidMm's paging packets (context 'paging'), each submitted and completed" 0 python3 - "$chain" <<'PY'
+import re, sys
+rows = [l.split() for l in open(sys.argv[1]) if re.match(r"^ +[0-9]+ +[0-9]+  (submit|complete) ", l)]
+paging = [r for r in rows if r[3] == "paging"]
+assert paging and len(paging) % 2 == 0, rows
+sub = [r[5] for r in paging if r[2] == "submit"]
+done = [r[5] for r in paging if r[2] == "complete"]
+assert sorted(sub) == sorted(done) and len(sub) >= 3, paging   # the eviction's and two page-ins
+assert all(r[4] == "-" for r in paging)                          # no context, no gr_submit sequence
+PY
+
+check "evict, resident and ls with --json" 0 "$GPUCTL" -d sim:// --json alloc 1M alloc 64K --overlay \
+    alloc 8K --existing-sysmem alloc 64K --permanent-sysmem --cpu-visible fill @1 0x0badf00d \
+    evict @1 @4 ls resident @1 @3 ls read @1 0 16
+check "--json: the residency documents and ls's residency and pin reasons hold real values" 0 python3 - "$prev" <<'PY'
+import json, sys
+d = [json.loads(l) for l in open(sys.argv[1])]
+a1, a2, a3, a4, fl, ev, ls1, rs, ls2, rd = d
+assert ev["command"] == "evict" and [x["ref"] for x in ev["allocations"]] == [1, 4], ev
+e1, e4 = ev["allocations"]
+assert (e1["handle"], e1["before"], e1["residency"], e1["segment"], e1["vram_address"], e1["before_vram_address"], e1["pinned"]) == \
+       (a1["handle"], "resident", "evicted", 0, 0, a1["vram_address"], []), e1
+assert (e4["before"], e4["residency"]) == ("resident", "evicted"), e4
+# @4 is a clean PermanentSysMem allocation: discarded, not copied; @1's 1 MiB is copied out.
+assert (ev["evictions"], ev["discards"], ev["page_ins"], ev["bytes_evicted"], ev["bytes_paged_in"]) == (2, 1, 0, 1 << 20, 0), ev
+assert ev["paging_packets"] >= 1
+by = {x["ref"]: x for x in ls1["allocations"]}
+assert (by[1]["residency"], by[1]["pinned"], by[1]["segment"], by[1]["gpu_va"]) == ("evicted", [], 0, a1["gpu_va"]), by[1]
+assert (by[2]["residency"], by[2]["pinned"]) == ("resident", ["overlay"]), by[2]
+assert (by[3]["residency"], by[3]["pinned"]) == ("system", ["system"]), by[3]
+assert (by[4]["residency"], by[4]["pinned"]) == ("evicted", []), by[4]
+assert rs["command"] == "resident" and [x["ref"] for x in rs["allocations"]] == [1, 3], rs
+r1, r3 = rs["allocations"]
+assert (r1["before"], r1["residency"], r1["segment"]) == ("evicted", "resident", 2) and r1["vram_address"] != 0, r1
+assert (r3["before"], r3["residency"], r3["pinned"]) == ("system", "system", ["system"]), r3
+assert (rs["evictions"], rs["page_ins"], rs["bytes_paged_in"], rs["bytes_evicted"]) == (0, 1, 1 << 20, 0), rs
+by2 = {x["ref"]: x for x in ls2["allocations"]}
+assert (by2[1]["residency"], by2[1]["vram_address"], by2[1]["gpu_va"]) == ("resident", r1["vram_address"], a1["gpu_va"]), by2[1]
+assert by2[4]["residency"] == "evicted"                           # resident named only @1 and @3
+assert by2[2]["vram_address"] == a2["vram_address"]               # the overlay never moved
+assert rd["data"] == "0df0ad0b" * 4, rd                           # paged in bit-exact
+PY
+
+check "a clean PermanentSysMem allocation is discarded, not copied" 0 "$GPUCTL" -d sim:// \
+    alloc 64K --permanent-sysmem --cpu-visible evict @1
+expect "... evict says so, and that the engine copied nothing" \
+    "^evict: 1 evicted \(1 discarded: a clean PermanentSysMem allocation's system copy is its content\); the engine copied nothing in [0-9]+ paging packets?$" "$out"
+check "resident of resident and system-memory allocations moves nothing" 0 "$GPUCTL" -d sim:// \
+    alloc 64K alloc 8K --existing-sysmem resident @1 @2 evict @1 evict @1
+expect "... resident says where the resident one is" \
+    "^@1 handle 0x[0-9a-f]{8}: already resident, segment 2 offset 0x10000 \(VRAM 0x10010000\)$" "$out"
+expect "... and that the other is in system memory" "^@2 handle 0x[0-9a-f]{8}: system memory, never in VRAM$" "$out"
+expect "... no paging for it" "^resident: 0 paged in, 0 evicted to make room; the engine copied nothing in 0 paging packets$" "$out"
+expect "evicting an evicted one is nothing to do" "^@1 handle 0x[0-9a-f]{8}: already evicted$" "$out"
+
+# Pinned: GR_E_BUSY, exit 2, the reason named, and nothing evicted, not even the evictable
+# allocation named with it (GR_VIDSCH_TRACE: no paging packet after the fill).
+check "evicting an overlay is refused (exit 2)" 2 env GR_VIDSCH_TRACE=1 "$GPUCTL" -d sim:// \
+    alloc 64K fill @1 1 alloc 64K --overlay evict @1 @2
+expect "... naming it and why it is pinned" \
+    "evict @1 @2: @2 is pinned \(overlay: an Overlay or Capture allocation is never evicted\); nothing was evicted: .*\(GR_E_BUSY\)" "$err"
+check "... and evicting nothing: no paging packet, only the fill was submitted" 0 test \
+    "$(grep -c ': submit ' "$err")" = 1
+check "evicting a VPR allocation is refused (exit 2)" 2 "$GPUCTL" -d sim:// alloc 1M --vpr evict @1
+expect "... protected content stays in the VPR" "@1 is pinned \(protected: protected content in the VPR never leaves it\)" "$err"
+check "evicting an ExistingSysMem allocation is refused (exit 2)" 2 "$GPUCTL" -d sim:// alloc 8K --existing-sysmem evict @1
+expect "... it is system memory" "@1 is pinned \(system: it lives in the caller's system memory, never in VRAM\)" "$err"
+check "--json: a pinned refusal is a JSON error document" 2 "$GPUCTL" -d sim:// --json alloc 64K --overlay alloc 1M --vpr evict @2 @1
+check "--json pinned document names both reasons" 0 python3 -c \
+    'import json,sys; d=[json.loads(l) for l in open(sys.argv[1])][-1]; assert d["command"]=="evict" and d["error"]=="GR_E_BUSY" and "@2 is pinned (protected" in d["message"] and "@1 is pinned (overlay" in d["message"], d' "$prev"
+
+# ---- residency: bad input is a usage error, and nothing runs ----
+check "evict without an allocation is a usage error" 2 "$GPUCTL" -d sim:// alloc 4K evict
+expect "... saying what it takes" "evict takes one or more allocations of this run \(@N \.\.\.\)" "$err"
+check "... and ran nothing (checked before the device opened)" 0 test ! -s "$prev"
+check "evict of a handle value is a usage error" 2 "$GPUCTL" -d sim:// alloc 4K evict 0x1234
+expect "... naming the word" "evict takes one or more allocations of this run \(@N \.\.\.\), not '0x1234'" "$err"
+check "resident @N before the N-th alloc is a usage error" 2 "$GPUCTL" -d sim:// alloc 4K resident @1 @2
+expect "... saying how many come before" "resident @2: only 1 alloc command comes before it" "$err"
+check "... and ran nothing" 0 test ! -s "$prev"
+check "an allocation named twice is a usage error" 2 "$GPUCTL" -d sim:// alloc 4K alloc 4K evict @1 @2 @1
+expect "... saying so" "evict: @1 is named twice" "$err"
+check "resident @0 is a usage error" 2 "$GPUCTL" -d sim:// alloc 4K resident @0
+expect "... saying what @N is" "resident: '@0' is not @N" "$err"
+check "evict of a freed allocation is a usage error" 2 "$GPUCTL" -d sim:// alloc 4K free @1 evict @1
+expect "... saying so" "evict @1: already freed" "$err"
+check "conformance after evict is refused" 2 "$GPUCTL" -d sim:// alloc 4K evict @1 conformance
+
 echo "1..$n"
 exit $((fails > 0))
