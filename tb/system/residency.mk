@@ -7,9 +7,9 @@
 RESIDENCY_SEEDS ?= 1 2
 RESIDENCY_TEST := $(BUILD)/tb/system/test_residency
 
-$(RESIDENCY_TEST): $(HOST_OBJ_DIR)/tb/system/test_residency.o $(LIBGPUREF) $(SIM_LIB)
+$(RESIDENCY_TEST): $(HOST_OBJ_DIR)/tb/system/test_residency.o $(SCHED_FIXTURE_OBJ) $(LIBGPUREF) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $< $(GPUREF_LINK) -lcmocka
+	$(CC) -o $@ $(filter %.o,$^) $(GPUREF_LINK) -lcmocka
 
 all: $(RESIDENCY_TEST)
 

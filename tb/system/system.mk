@@ -8,6 +8,10 @@ $(BUILD)/tb/system/%: $(HOST_OBJ_DIR)/tb/system/%.o $(LIBGPUREF) $(SIM_LIB)
 
 all: $(SYSTEM_BINS)
 
+# What the VidSch suites share (vidsch.mk, timeline.mk, residency.mk link it): the start of main,
+# raw registers, gates, the scheduler's counters and one DMA buffer per submission.
+SCHED_FIXTURE_OBJ := $(HOST_OBJ_DIR)/tb/system/sched_fixture.o
+
 TEST_SUITES += system-link system-device system-gpuctl
 test-system-link: $(BUILD)/tb/system/test_link
 	$(call tap_run,system-link,CMOCKA_MESSAGE_OUTPUT=TAP $<)
@@ -17,4 +21,4 @@ test-system-device: $(BUILD)/tb/system/test_device
 test-system-gpuctl: $(GPUCTL)
 	$(call tap_run,system-gpuctl,tb/system/test_gpuctl.sh $(GPUCTL))
 
--include $(patsubst %,$(HOST_OBJ_DIR)/tb/system/%.d,$(SYSTEM_TESTS))
+-include $(patsubst %,$(HOST_OBJ_DIR)/tb/system/%.d,$(SYSTEM_TESTS)) $(SCHED_FIXTURE_OBJ:.o=.d)

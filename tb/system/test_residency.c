@@ -17,7 +17,6 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <setjmp.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -25,7 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -36,10 +34,10 @@
 #include "gpuref/gr_alloc.h"
 #include "gpuref/gr_alloc_private.h"
 #include "gpuref/gr_dma.h"
-#include "gpuref/gr_regmap.h"
 #include "gpuref/gr_submit.h"
 #include "gr_link.h"
 #include "kmd.h"
+#include "sched_fixture.h"
 #include "vidmm_residency.h"
 #include "vidsch_testing.h"
 
@@ -48,7 +46,6 @@
 #define LONG_WAIT 400000000u /* device cycles a test waits for something that must happen */
 #define STAGE_BYTES (4 * MIB)
 #define NCMD 6u /* command buffers in rotation: packets in flight at most */
-#define TEST_SECONDS 120u
 
 static unsigned long long seed = 1;
 static char uri[160];
@@ -242,29 +239,9 @@ typedef struct fx {
     uint64_t gates_bus;
 } fx_t;
 
-typedef struct raw_op {
-    int write;
-    uint32_t offset, value;
-} raw_op_t;
-
-static int raw_fn(gr_link_t *link, void *ctx)
-{
-    raw_op_t *o = ctx;
-    return o->write ? gr_link_write32(link, o->offset, o->value) : gr_link_read32(link, o->offset, &o->value);
-}
-
-static void on_alarm(int sig)
-{
-    (void)sig;
-    static const char msg[] = "Bail out! a test ran longer than 120 s (hung); replay with the seed above\n";
-    ssize_t w = write(STDOUT_FILENO, msg, sizeof msg - 1);
-    (void)w;
-    _exit(3);
-}
-
 static int setup(void **state)
 {
-    alarm(TEST_SECONDS);
+    alarm(SF_TEST_SECONDS);
     rng_state = seed;
     rec_reset();
     atomic_store(&viol_n, 0);
@@ -293,25 +270,18 @@ static int setup(void **state)
     if (!rc)
         rc = gr_context_create(f->dev, NULL, 0, &f->ctx);
     if (!rc)
-        rc = gr_dma_buffer_create(f->dev, f->ctx, (uint32_t)STAGE_BYTES, &f->stage);
+        rc = sf_dma_buffer(f->dev, f->ctx, (uint32_t)STAGE_BYTES, &f->stage, &si);
     if (!rc)
-        rc = gr_dma_buffer_info(f->dev, f->stage, &si);
-    if (!rc)
-        rc = gr_dma_buffer_create(f->dev, f->ctx, 4096, &f->gates);
-    if (!rc)
-        rc = gr_dma_buffer_info(f->dev, f->gates, &gi);
+        rc = sf_dma_buffer(f->dev, f->ctx, 4096, &f->gates, &gi);
     for (unsigned i = 0; !rc && i < NCMD; i++) {
         gr_dma_buffer_info_t ci;
-        rc = gr_dma_buffer_create(f->dev, f->ctx, 4096, &f->cmd[i]);
-        if (!rc)
-            rc = gr_dma_buffer_info(f->dev, f->cmd[i], &ci);
+        rc = sf_dma_buffer(f->dev, f->ctx, 4096, &f->cmd[i], &ci);
         if (!rc)
             f->cmd_cpu[i] = ci.cpu;
     }
     /* The engine's watchdog off: a packet held on a gate waits as long as a test needs. */
-    raw_op_t wd = {.write = 1, .offset = GR_REG_DMA_WATCHDOG, .value = 0};
     if (!rc)
-        rc = gr_adapter_with_link(f->ad, raw_fn, &wd);
+        rc = sf_watchdog_off(f->ad);
     if (rc) {
         print_error("fixture: %s\n", gr_status_name(rc));
         *gr_vidsch_test_ddi(f->ad) = orig;
@@ -327,26 +297,11 @@ static int setup(void **state)
     return 0;
 }
 
-typedef struct gate_op {
-    volatile uint64_t *q;
-} gate_op_t;
-
-static int gate_fn(gr_link_t *link, void *ctx)
-{
-    (void)link;
-    __atomic_store_n(((gate_op_t *)ctx)->q, UINT64_C(1), __ATOMIC_SEQ_CST);
-    return GR_OK;
-}
-
 static int teardown(void **state)
 {
     fx_t *f = *state;
     if (f && f->ad) {
-        for (unsigned g = 0; g < 8; g++) {
-            gate_op_t o = {&f->gate[g]};
-            if (gr_adapter_with_link(f->ad, gate_fn, &o))
-                print_error("teardown: gate %u: link error\n", g);
-        }
+        sf_gates_release(f->ad, f->gate, 8);
         gr_vidmm_test_set_paging_buffer_bytes(f->ad, 0);
         gr_adapter_close(f->ad); /* the shims stay valid to the end: they call the real DDIs */
     }
@@ -356,12 +311,6 @@ static int teardown(void **state)
 }
 
 /* ---- helpers -------------------------------------------------------------------------------------- */
-
-static void sleep_ms(unsigned ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
 
 static gr_alloc_private_t buffer_priv(uint64_t bytes, uint32_t cpu, uint32_t flags)
 {
@@ -406,20 +355,6 @@ static gr_adapter_stats_t stats(fx_t *f)
     gr_adapter_stats_t s;
     assert_int_equal(gr_adapter_stats(f->ad, &s), GR_OK);
     return s;
-}
-
-static gr_sched_stats_t sched(fx_t *f)
-{
-    gr_sched_stats_t s;
-    assert_int_equal(gr_adapter_sched_stats(f->ad, &s), GR_OK);
-    return s;
-}
-
-static uint64_t cycles(fx_t *f)
-{
-    uint64_t c = 0;
-    assert_int_equal(gr_adapter_cycles(f->ad, &c), GR_OK);
-    return c;
 }
 
 static void evict1(fx_t *f, gr_alloc_t h)
@@ -627,7 +562,7 @@ static unsigned page_shift(fx_t *f, uint64_t va)
 static void no_violations(fx_t *f)
 {
     assert_int_equal(atomic_load(&viol_n), 0);
-    assert_int_equal(sched(f).threading_violations, 0);
+    assert_int_equal(sf_sched_stats(f->ad).threading_violations, 0);
     pthread_mutex_lock(&R.lock);
     unsigned bad = R.bad_paging_patches;
     pthread_mutex_unlock(&R.lock);
@@ -661,7 +596,7 @@ static void oversubscribed_by_half_a_copy_workload_keeps_every_byte(void **state
     assert_non_null(h);
     assert_non_null(model);
     assert_non_null(cpu);
-    const uint64_t c0 = cycles(f);
+    const uint64_t c0 = sf_cycles(f->ad);
     /* Creation already over-commits: later ones evict earlier ones. */
     for (unsigned i = 0; i < n; i++) {
         cpu[i] = i % 2 == 0;
@@ -679,7 +614,7 @@ static void oversubscribed_by_half_a_copy_workload_keeps_every_byte(void **state
         }
     }
     assert_true(stats(f).evictions > 0);
-    const uint64_t c1 = cycles(f);
+    const uint64_t c1 = sf_cycles(f->ad);
     const gr_adapter_stats_t s0 = stats(f);
     for (unsigned k = 0; k < WL_COPIES; k++) {
         unsigned src = (unsigned)rng_below(n), dst = (unsigned)rng_below(n - 1);
@@ -698,7 +633,7 @@ static void oversubscribed_by_half_a_copy_workload_keeps_every_byte(void **state
         memmove(model[dst] + d_o, model[src] + so, len);
     }
     drain(f);
-    const uint64_t c2 = cycles(f);
+    const uint64_t c2 = sf_cycles(f->ad);
     const gr_adapter_stats_t s1 = stats(f);
     uint8_t *got = malloc(WL_ALLOC);
     assert_non_null(got);
@@ -993,8 +928,7 @@ static void pinned_allocations_are_never_evicted(void **state)
         assert_int_equal(now.vram_address, at[i].vram_address);
     }
     /* The gate opens: the packet retires and `gpu` may go; so may `lk` once unlocked. */
-    gate_op_t g = {&f->gate[0]};
-    assert_int_equal(gr_adapter_with_link(f->ad, gate_fn, &g), GR_OK);
+    assert_int_equal(sf_gate_open(f->ad, &f->gate[0]), GR_OK);
     assert_int_equal(gr_wait(f->dev, f->ctx, held, LONG_WAIT), GR_OK);
     f->cmd_fence[c.slot] = 0;
     assert_int_equal(info(f, gpu).pinned, 0);
@@ -1044,7 +978,7 @@ static void residency_is_notified_and_an_evicted_va_faults_without_harm(void **s
      * context lost, and no byte written anywhere. */
     gr_context_t stray;
     assert_int_equal(gr_context_create(f->dev, NULL, 0, &stray), GR_OK);
-    const uint64_t tdrs = sched(f).tdrs;
+    const uint64_t tdrs = sf_sched_stats(f->ad).tdrs;
     memset(f->stage_cpu, 0x3c, n);
     cmdb_t c;
     cb_begin(f, stray, &c);
@@ -1056,7 +990,7 @@ static void residency_is_notified_and_an_evicted_va_faults_without_harm(void **s
     gr_context_info_t ci;
     assert_int_equal(gr_context_info(f->dev, stray, &ci), GR_OK);
     assert_true(ci.lost);
-    assert_true(sched(f).tdrs > tdrs);
+    assert_true(sf_sched_stats(f->ad).tdrs > tdrs);
     assert_int_equal(info(f, x).residency, GR_RESIDENCY_EVICTED);
     gpu_read(f, other, 0, got, n, SIDE_VA);
     expect_bytes(got, q, n, "the allocation at the evicted one's old place");
@@ -1163,14 +1097,13 @@ static void paging_packet_preempted_mid_transfer_is_resubmitted_with_its_fence(v
             pthread_mutex_unlock(&R.lock);
             if (on)
                 break;
-            sleep_ms(1);
+            sf_sleep_ms(1);
         }
         assert_int_equal(gr_preempt(d2, c2), GR_OK);
         pthread_join(th, NULL);
         assert_int_equal(e.rc, GR_OK);
         seen = paging_resubmitted_same_fence(from);
-        gate_op_t g = {&f->gate[attempt]};
-        assert_int_equal(gr_adapter_with_link(f->ad, gate_fn, &g), GR_OK);
+        assert_int_equal(sf_gate_open(f->ad, &f->gate[attempt]), GR_OK);
         assert_int_equal(gr_wait(d2, c2, held, LONG_WAIT), GR_OK);
     }
     assert_true(seen);
@@ -1199,7 +1132,7 @@ static void paging_packet_guilty_of_a_tdr_is_undone(void **state)
     pattern(want, n, 6001);
     gpu_write(f, x, 0, want, n, SIDE_VA);
     const gr_alloc_info_t i0 = info(f, x);
-    const gr_sched_stats_t q0 = sched(f);
+    const gr_sched_stats_t q0 = sf_sched_stats(f->ad);
     const gr_adapter_stats_t s0 = stats(f);
     /* A 1 MiB COPY takes about 175 000 cycles here: it cannot finish within 20 000. */
     gr_sched_params_t sp = {.quantum_cycles = 0, .tdr_timeout_cycles = 20000};
@@ -1207,7 +1140,7 @@ static void paging_packet_guilty_of_a_tdr_is_undone(void **state)
     assert_int_equal(gr_alloc_evict(f->dev, &x, 1), GR_E_DEVICE_RESET);
     sp.tdr_timeout_cycles = 200000000;
     assert_int_equal(gr_adapter_set_scheduling(f->ad, &sp), GR_OK);
-    assert_true(sched(f).tdrs > q0.tdrs);
+    assert_true(sf_sched_stats(f->ad).tdrs > q0.tdrs);
     const gr_adapter_stats_t s1 = stats(f);
     assert_int_equal(s1.paging_failures, s0.paging_failures + 1);
     assert_int_equal(s1.evictions, s0.evictions);
@@ -1293,17 +1226,8 @@ static void bad_input_is_refused_and_changes_nothing(void **state)
 
 int main(int argc, char **argv)
 {
-    const char *env = getenv("GR_TEST_SEED");
-    if (env)
-        seed = strtoull(env, NULL, 0);
-    for (int i = 1; i + 1 < argc; i++)
-        if (!strcmp(argv[i], "--seed"))
-            seed = strtoull(argv[i + 1], NULL, 0);
-    snprintf(uri, sizeof uri, "sim://?seed=%llu&vram=512M", seed);
-    printf("# seed=%llu (replay: test_residency --seed %llu)\n", seed, seed);
-    fflush(stdout);
+    seed = sf_start(argc, argv, "test_residency", uri, sizeof uri);
     dxgk_thr_set_handler(on_violation, NULL);
-    signal(SIGALRM, on_alarm);
     const char *filter = getenv("RESIDENCY_TEST_FILTER");
     if (filter && *filter)
         cmocka_set_test_filter(filter);

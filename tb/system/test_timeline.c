@@ -14,14 +14,12 @@
  */
 #define _GNU_SOURCE
 #include <setjmp.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -29,14 +27,12 @@
 #include "gpuref/gr_alloc.h"
 #include "gpuref/gr_alloc_private.h"
 #include "gpuref/gr_dma.h"
-#include "gpuref/gr_regmap.h"
 #include "gpuref/gr_submit.h"
-#include "gr_link.h"
+#include "sched_fixture.h"
 
 #define KIB 1024u
 #define MIB (1024u * KIB)
 #define LONG_WAIT 40000000u /* device cycles a test waits for something that must happen */
-#define TEST_SECONDS 120u   /* a hung test fails the suite instead of stopping it */
 #define MAX_EV GR_SCHED_TIMELINE_CAP
 
 static unsigned long long seed = 1;
@@ -74,35 +70,9 @@ static int create_alloc(gr_gpu_device_t *dev, uint64_t bytes, gr_alloc_t *out)
     return gr_alloc_create(dev, NULL, &d, 1, out, NULL);
 }
 
-typedef struct raw_op {
-    uint32_t offset, value;
-} raw_op_t;
-
-static int raw_write(gr_link_t *link, void *ctx)
-{
-    raw_op_t *o = ctx;
-    return gr_link_write32(link, o->offset, o->value);
-}
-
-static int open_gate_fn(gr_link_t *link, void *ctx)
-{
-    (void)link;
-    __atomic_store_n((volatile uint64_t *)ctx, UINT64_C(1), __ATOMIC_SEQ_CST);
-    return GR_OK;
-}
-
-static void on_alarm(int sig)
-{
-    (void)sig;
-    static const char msg[] = "Bail out! a test ran longer than 120 s (hung); replay with the seed above\n";
-    ssize_t w = write(STDOUT_FILENO, msg, sizeof msg - 1);
-    (void)w;
-    _exit(3);
-}
-
 static int setup(void **state)
 {
-    alarm(TEST_SECONDS);
+    alarm(SF_TEST_SECONDS);
     fx_t *f = calloc(1, sizeof *f);
     if (!f)
         return -1;
@@ -125,18 +95,13 @@ static int setup(void **state)
     if (!rc)
         rc = create_alloc(f->dev, 64 * KIB, &f->aux);
     if (!rc)
-        rc = gr_dma_buffer_create(f->dev, f->ctx[0], 4096, &f->gates);
+        rc = sf_dma_buffer(f->dev, f->ctx[0], 4096, &f->gates, &gi);
     if (!rc)
-        rc = gr_dma_buffer_info(f->dev, f->gates, &gi);
-    if (!rc)
-        rc = gr_dma_buffer_create(f->dev, f->ctx[0], 64 * KIB, &f->rb);
-    if (!rc)
-        rc = gr_dma_buffer_info(f->dev, f->rb, &ri);
+        rc = sf_dma_buffer(f->dev, f->ctx[0], 64 * KIB, &f->rb, &ri);
     /* The engine's own watchdog off: a packet held on a gate waits as long as VidSch lets it,
      * so a TDR here is VidSch's timeout, however slowly the host runs. */
-    raw_op_t wd = {GR_REG_DMA_WATCHDOG, 0};
     if (!rc)
-        rc = gr_adapter_with_link(f->ad, raw_write, &wd);
+        rc = sf_watchdog_off(f->ad);
     if (rc) {
         print_error("fixture: %s\n", gr_status_name(rc));
         gr_adapter_close(f->ad);
@@ -154,9 +119,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     fx_t *f = *state;
-    for (unsigned i = 0; i < 8; i++) /* never leave a packet waiting */
-        if (gr_adapter_with_link(f->ad, open_gate_fn, (void *)&f->gate[i]))
-            print_error("teardown: gate %u: link error\n", i);
+    sf_gates_release(f->ad, f->gate, 8); /* never leave a packet waiting */
     gr_adapter_close(f->ad);
     free(f);
     alarm(0);
@@ -164,32 +127,6 @@ static int teardown(void **state)
 }
 
 /* ---- helpers ----------------------------------------------------------------------------------- */
-
-static void sleep_ms(unsigned ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
-static gr_sched_stats_t stats(gr_adapter_t *ad)
-{
-    gr_sched_stats_t s;
-    assert_int_equal(gr_adapter_sched_stats(ad, &s), GR_OK);
-    return s;
-}
-
-static uint64_t cycles(gr_adapter_t *ad)
-{
-    uint64_t c = 0;
-    assert_int_equal(gr_adapter_cycles(ad, &c), GR_OK);
-    return c;
-}
-
-static void set_sched(fx_t *f, uint64_t quantum, uint64_t tdr)
-{
-    gr_sched_params_t p = {.quantum_cycles = quantum, .tdr_timeout_cycles = tdr};
-    assert_int_equal(gr_adapter_set_scheduling(f->ad, &p), GR_OK);
-}
 
 /* The next event's number: events after it belong to what the test does next. */
 static uint64_t mark(fx_t *f)
@@ -263,43 +200,6 @@ static unsigned count(const fx_t *f, uint32_t kind, gr_context_t ctx, uint64_t s
         at_;                                                                                               \
     })
 
-/* One submission with its own DMA buffer: commands written by the caller into c->w. */
-typedef struct cmd {
-    gr_dma_buffer_t h;
-    uint8_t *cpu;
-    uint64_t bus;
-    gr_dma_writer_t w;
-    gr_alloc_ref_t refs[2];
-    uint32_t nrefs;
-} cmd_t;
-
-static void cmd_begin(fx_t *f, gr_context_t ctx, cmd_t *c)
-{
-    memset(c, 0, sizeof *c);
-    gr_dma_buffer_info_t i;
-    assert_int_equal(gr_dma_buffer_create(f->dev, ctx, 4096, &c->h), GR_OK);
-    assert_int_equal(gr_dma_buffer_info(f->dev, c->h, &i), GR_OK);
-    c->cpu = i.cpu;
-    c->bus = i.bus;
-    gr_dma_writer_init(&c->w, c->cpu, i.size);
-}
-
-static void cmd_ref(cmd_t *c, gr_alloc_t a, bool write)
-{
-    c->refs[c->nrefs].handle = a;
-    c->refs[c->nrefs].flags = write ? GR_ALLOC_REF_WRITE : 0;
-    c->nrefs++;
-}
-
-static uint64_t cmd_submit(fx_t *f, gr_context_t ctx, cmd_t *c)
-{
-    gr_submission_t s = {.buffer = c->h, .start = 0, .end = (uint32_t)c->w.used, .allocs = c->refs,
-                         .alloc_count = c->nrefs};
-    uint64_t fence = 0;
-    assert_int_equal(gr_submit(f->dev, ctx, &s, &fence), GR_OK);
-    return fence;
-}
-
 static uint64_t va_of(fx_t *f, gr_alloc_t a)
 {
     gr_alloc_info_t i;
@@ -311,34 +211,34 @@ static uint64_t va_of(fx_t *f, gr_alloc_t a)
 static uint64_t submit_fill(fx_t *f, gr_context_t ctx, int g, gr_alloc_t a, uint32_t off, uint32_t bytes,
                             uint32_t pattern)
 {
-    cmd_t c;
-    cmd_begin(f, ctx, &c);
+    sf_cmd_t c;
+    sf_cmd_begin(f->dev, ctx, &c);
     if (g >= 0)
         assert_int_equal(gr_dma_wait(&c.w, GR_DMA_SPACE_HOST, f->gates_bus + 8u * (unsigned)g, 1), 0);
     assert_int_equal(gr_dma_fill(&c.w, GR_DMA_SPACE_GPUVA, va_of(f, a) + off, bytes, pattern), 0);
-    cmd_ref(&c, a, true);
-    return cmd_submit(f, ctx, &c);
+    sf_cmd_ref(&c, a, true);
+    return sf_cmd_submit(f->dev, ctx, &c);
 }
 
 static uint64_t submit_copy(fx_t *f, gr_context_t ctx, gr_alloc_t from, gr_alloc_t to, uint32_t bytes)
 {
-    cmd_t c;
-    cmd_begin(f, ctx, &c);
+    sf_cmd_t c;
+    sf_cmd_begin(f->dev, ctx, &c);
     assert_int_equal(gr_dma_copy(&c.w, GR_DMA_SPACE_GPUVA, va_of(f, from), GR_DMA_SPACE_GPUVA, va_of(f, to), bytes), 0);
-    cmd_ref(&c, from, false);
-    cmd_ref(&c, to, true);
-    return cmd_submit(f, ctx, &c);
+    sf_cmd_ref(&c, from, false);
+    sf_cmd_ref(&c, to, true);
+    return sf_cmd_submit(f->dev, ctx, &c);
 }
 
 /* Bytes of an allocation read back through the engine into f->rb_cpu (on ctx[1]). */
 static void readback(fx_t *f, gr_alloc_t a, uint32_t off, uint32_t bytes)
 {
     memset(f->rb_cpu, 0xa5, bytes);
-    cmd_t c;
-    cmd_begin(f, f->ctx[1], &c);
+    sf_cmd_t c;
+    sf_cmd_begin(f->dev, f->ctx[1], &c);
     assert_int_equal(gr_dma_copy(&c.w, GR_DMA_SPACE_GPUVA, va_of(f, a) + off, GR_DMA_SPACE_HOST, f->rb_bus, bytes), 0);
-    cmd_ref(&c, a, false);
-    uint64_t s = cmd_submit(f, f->ctx[1], &c);
+    sf_cmd_ref(&c, a, false);
+    uint64_t s = sf_cmd_submit(f->dev, f->ctx[1], &c);
     assert_int_equal(gr_wait(f->dev, f->ctx[1], s, LONG_WAIT), GR_OK);
 }
 
@@ -361,10 +261,10 @@ static void submit_then_complete_in_order_within_the_clock(void **state)
 {
     fx_t *f = *state;
     const uint64_t m = mark(f);
-    const uint64_t c0 = cycles(f->ad);
+    const uint64_t c0 = sf_cycles(f->ad);
     const uint64_t s = submit_fill(f, f->ctx[0], -1, f->dst, 0, 64 * KIB, 0x5eed0001u ^ (uint32_t)seed);
     assert_int_equal(gr_wait(f->dev, f->ctx[0], s, LONG_WAIT), GR_OK);
-    const uint64_t c1 = cycles(f->ad);
+    const uint64_t c1 = sf_cycles(f->ad);
     read_since(f, m);
     if (f->n != 2)
         dump(f);
@@ -398,7 +298,7 @@ static void long_copy_is_preempted_resubmitted_and_completes(void **state)
     const uint32_t pat = 0xc0b1e500u ^ (uint32_t)seed;
     const uint64_t pre = submit_fill(f, f->ctx[0], -1, f->src, 0, 2 * MIB, pat);
     assert_int_equal(gr_wait(f->dev, f->ctx[0], pre, LONG_WAIT), GR_OK);
-    set_sched(f, 20000, 4000000);
+    sf_set_sched(f->ad, 20000, 4000000);
     const uint64_t m = mark(f);
     const uint64_t lng = submit_copy(f, f->ctx[0], f->src, f->dst, 2 * MIB);
     uint64_t sh[2];
@@ -450,15 +350,16 @@ static void long_copy_is_preempted_resubmitted_and_completes(void **state)
     assert_true(all_words(f->rb_cpu, 64 * KIB, pat));
 }
 
+static bool pred_submitted_and_patched(const gr_sched_stats_t *s, const void *arg)
+{
+    const uint64_t *want = arg; /* submitted, patched */
+    return s->submitted >= want[0] && s->patched >= want[1];
+}
+
 static bool submitted_and_patched(gr_adapter_t *ad, uint64_t sub, uint64_t patched)
 {
-    for (unsigned i = 0; i < 20000; i++) {
-        gr_sched_stats_t s = stats(ad);
-        if (s.submitted >= sub && s.patched >= patched)
-            return true;
-        sleep_ms(1);
-    }
-    return false;
+    const uint64_t want[2] = {sub, patched};
+    return sf_wait_until(ad, pred_submitted_and_patched, want);
 }
 
 /* Eight packets, the first held on a gate: four on the hardware, one patched ahead, three only
@@ -468,8 +369,8 @@ static bool submitted_and_patched(gr_adapter_t *ad, uint64_t sub, uint64_t patch
 static void cancel_shows_its_preemption_cancels_and_drops(void **state)
 {
     fx_t *f = *state;
-    set_sched(f, 100000000, 100000000);
-    const gr_sched_stats_t before = stats(f->ad);
+    sf_set_sched(f->ad, 100000000, 100000000);
+    const gr_sched_stats_t before = sf_sched_stats(f->ad);
     const uint64_t m = mark(f);
     enum { N = 8 };
     uint64_t s[N];
@@ -477,13 +378,13 @@ static void cancel_shows_its_preemption_cancels_and_drops(void **state)
     for (unsigned i = 1; i < N; i++)
         s[i] = submit_fill(f, f->ctx[0], -1, f->dst, i * 4096, 4096, 0x77u + i);
     assert_true(submitted_and_patched(f->ad, before.submitted + 4, before.patched + 5));
-    sleep_ms(20);
+    sf_sleep_ms(20);
     uint32_t cancelled = 0;
     assert_int_equal(gr_cancel(f->dev, f->ctx[0], &cancelled), GR_OK);
     assert_int_equal(cancelled, N);
     read_since(f, m);
     const gr_context_t C = f->ctx[0];
-    const gr_sched_stats_t after = stats(f->ad);
+    const gr_sched_stats_t after = sf_sched_stats(f->ad);
 
     long p = EXPECT_AFTER(f, 0, GR_SCHED_EV_PREEMPT, 0, 0);
     assert_int_equal(f->ev[p].arg, GR_SCHED_PREEMPT_CANCEL);
@@ -532,7 +433,7 @@ static void hang_times_out_twice_then_tdr_and_the_device_works_after(void **stat
 {
     fx_t *f = *state;
     const uint64_t tdr = 100000;
-    set_sched(f, 20000, tdr);
+    sf_set_sched(f->ad, 20000, tdr);
     const uint64_t m = mark(f);
     const uint64_t h = submit_fill(f, f->ctx[0], 2, f->dst, 0, 4096, 0xbadu);
     assert_int_equal(gr_wait(f->dev, f->ctx[0], h, LONG_WAIT), GR_E_DEVICE_RESET);
@@ -564,7 +465,7 @@ static void hang_times_out_twice_then_tdr_and_the_device_works_after(void **stat
     long s2 = EXPECT_AFTER(f, t, GR_SCHED_EV_SUBMIT, f->ctx[1], ok);
     long c2 = EXPECT_AFTER(f, s2, GR_SCHED_EV_COMPLETE, f->ctx[1], ok);
     assert_true(f->ev[c2].cycles > f->ev[t].cycles);
-    assert_int_equal(stats(f->ad).tdrs, 1);
+    assert_int_equal(sf_sched_stats(f->ad).tdrs, 1);
 }
 
 /* ==== the reading interface ============================================================================ */
@@ -608,14 +509,14 @@ static void incremental_reads_agree_and_an_overrun_shows_in_the_numbers(void **s
 {
     fx_t *f = *state;
     /* One DMA buffer (an 8-byte FILL) submitted over and over: two events a packet. */
-    cmd_t c;
-    cmd_begin(f, f->ctx[0], &c);
+    sf_cmd_t c;
+    sf_cmd_begin(f->dev, f->ctx[0], &c);
     assert_int_equal(gr_dma_fill(&c.w, GR_DMA_SPACE_GPUVA, va_of(f, f->dst), 8, 0x1234u), 0);
-    cmd_ref(&c, f->dst, true);
+    sf_cmd_ref(&c, f->dst, true);
     const unsigned packets = GR_SCHED_TIMELINE_CAP / 2 + 40;
     uint64_t last = 0;
     for (unsigned i = 0; i < packets; i++) {
-        last = cmd_submit(f, f->ctx[0], &c);
+        last = sf_cmd_submit(f->dev, f->ctx[0], &c);
         if (i >= 32 && i % 16 == 0) /* keep the queue short */
             assert_int_equal(gr_wait(f->dev, f->ctx[0], last - 16, LONG_WAIT), GR_OK);
     }
@@ -668,16 +569,7 @@ static void incremental_reads_agree_and_an_overrun_shows_in_the_numbers(void **s
 
 int main(int argc, char **argv)
 {
-    const char *env = getenv("GR_TEST_SEED");
-    if (env)
-        seed = strtoull(env, NULL, 0);
-    for (int i = 1; i + 1 < argc; i++)
-        if (!strcmp(argv[i], "--seed"))
-            seed = strtoull(argv[i + 1], NULL, 0);
-    snprintf(uri, sizeof uri, "sim://?seed=%llu&vram=512M", seed);
-    printf("# seed=%llu (replay: test_timeline --seed %llu)\n", seed, seed);
-    fflush(stdout);
-    signal(SIGALRM, on_alarm);
+    seed = sf_start(argc, argv, "test_timeline", uri, sizeof uri);
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
     const struct CMUnitTest tests[] = {
         T(submit_then_complete_in_order_within_the_clock),

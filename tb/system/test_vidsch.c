@@ -17,7 +17,6 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <semaphore.h>
-#include <signal.h>
 #include <unistd.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -41,6 +40,7 @@
 #include "gpuref/gr_submit.h"
 #include "gr_link.h"
 #include "kmd.h"
+#include "sched_fixture.h"
 #include "vidsch_testing.h"
 
 #define KIB 1024u
@@ -351,32 +351,9 @@ static int create_alloc(gr_gpu_device_t *dev, uint64_t bytes, uint32_t cpu, gr_a
     return gr_alloc_create(dev, NULL, &d, 1, out, NULL);
 }
 
-typedef struct raw_op {
-    int write;
-    uint32_t offset, value;
-} raw_op_t;
-
-static int raw_fn(gr_link_t *link, void *ctx)
-{
-    raw_op_t *o = ctx;
-    return o->write ? gr_link_write32(link, o->offset, o->value) : gr_link_read32(link, o->offset, &o->value);
-}
-
-/* A test that hangs (a lost wakeup, a deadlock) must fail, not stop the suite forever. */
-#define TEST_SECONDS 120u
-
-static void on_alarm(int sig)
-{
-    (void)sig;
-    static const char msg[] = "Bail out! a test ran longer than 120 s (hung); replay with the seed above\n";
-    ssize_t w = write(STDOUT_FILENO, msg, sizeof msg - 1);
-    (void)w;
-    _exit(3);
-}
-
 static int setup(void **state)
 {
-    alarm(TEST_SECONDS);
+    alarm(SF_TEST_SECONDS);
     fx_t *f = calloc(1, sizeof *f);
     if (!f)
         return -1;
@@ -401,13 +378,9 @@ static int setup(void **state)
     for (unsigned i = 0; !rc && i < NALLOC; i++)
         rc = create_alloc(f->dev, ALLOC_BYTES, GR_CPU_ACCESS_NONE, &f->alloc[i]);
     if (!rc)
-        rc = gr_dma_buffer_create(f->dev, f->ctx[0], 4096, &f->gates);
+        rc = sf_dma_buffer(f->dev, f->ctx[0], 4096, &f->gates, &gi);
     if (!rc)
-        rc = gr_dma_buffer_info(f->dev, f->gates, &gi);
-    if (!rc)
-        rc = gr_dma_buffer_create(f->dev, f->ctx[0], 64 * KIB, &f->rb);
-    if (!rc)
-        rc = gr_dma_buffer_info(f->dev, f->rb, &ri);
+        rc = sf_dma_buffer(f->dev, f->ctx[0], 64 * KIB, &f->rb, &ri);
     if (rc) {
         print_error("fixture: %s\n", gr_status_name(rc));
         gr_adapter_close(f->ad);
@@ -417,8 +390,7 @@ static int setup(void **state)
     /* The engine's own watchdog off (0): packets held on a gate must wait as long as a test
      * needs, however slowly the host runs; VidSch's timeout is what the tests set. The
      * watchdog test turns it back on. */
-    raw_op_t wd = {.write = 1, .offset = GR_REG_DMA_WATCHDOG, .value = 0};
-    if (gr_adapter_with_link(f->ad, raw_fn, &wd)) {
+    if (sf_watchdog_off(f->ad)) {
         gr_adapter_close(f->ad);
         free(f);
         return -1;
@@ -431,27 +403,12 @@ static int setup(void **state)
     return 0;
 }
 
-typedef struct gate_op {
-    volatile uint64_t *q;
-} gate_op_t;
-
-static int gate_fn(gr_link_t *link, void *ctx)
-{
-    (void)link;
-    __atomic_store_n(((gate_op_t *)ctx)->q, UINT64_C(1), __ATOMIC_SEQ_CST);
-    return GR_OK;
-}
-
 static int teardown(void **state)
 {
     fx_t *f = *state;
     if (f->ad) {
         /* Never leave a waiting packet behind: open every gate. */
-        for (unsigned i = 0; i < NGATES; i++) {
-            gate_op_t o = {&f->gate[i]};
-            if (gr_adapter_with_link(f->ad, gate_fn, &o))
-                print_error("teardown: gate %u: link error\n", i);
-        }
+        sf_gates_release(f->ad, f->gate, NGATES);
         gr_adapter_close(f->ad);
     }
     R.on_patch = NULL;
@@ -464,19 +421,6 @@ static int teardown(void **state)
 }
 
 /* ---- helpers ------------------------------------------------------------------------------------------ */
-
-static void sleep_ms(unsigned ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
-static gr_sched_stats_t stats(gr_adapter_t *ad)
-{
-    gr_sched_stats_t s;
-    assert_int_equal(gr_adapter_sched_stats(ad, &s), GR_OK);
-    return s;
-}
 
 static gr_kmd_counts_t kmd_counts(gr_adapter_t *ad)
 {
@@ -497,68 +441,15 @@ static uint64_t kmd_packets(gr_adapter_t *ad)
         n = kmd_counts(ad).packets;
         if (n == 0)
             break;
-        sleep_ms(1);
+        sf_sleep_ms(1);
     }
     return n;
 }
 
-static uint64_t cycles(gr_adapter_t *ad)
-{
-    uint64_t c = 0;
-    assert_int_equal(gr_adapter_cycles(ad, &c), GR_OK);
-    return c;
-}
-
-static void set_sched(fx_t *f, uint64_t quantum, uint64_t tdr)
-{
-    gr_sched_params_t p = {.quantum_cycles = quantum, .tdr_timeout_cycles = tdr};
-    assert_int_equal(gr_adapter_set_scheduling(f->ad, &p), GR_OK);
-}
-
-/* Opens a gate. Under the link lock: the simulated device reads host memory only inside link
- * calls, so the store does not race with it. */
 static void open_gate(fx_t *f, unsigned g)
 {
-    gate_op_t o = {&f->gate[g]};
-    assert_int_equal(gr_adapter_with_link(f->ad, gate_fn, &o), GR_OK);
+    assert_int_equal(sf_gate_open(f->ad, &f->gate[g]), GR_OK);
 }
-
-static uint32_t reg_read(gr_adapter_t *ad, uint32_t off)
-{
-    raw_op_t o = {.write = 0, .offset = off};
-    assert_int_equal(gr_adapter_with_link(ad, raw_fn, &o), GR_OK);
-    return o.value;
-}
-
-static void reg_write(gr_adapter_t *ad, uint32_t off, uint32_t v)
-{
-    raw_op_t o = {.write = 1, .offset = off, .value = v};
-    assert_int_equal(gr_adapter_with_link(ad, raw_fn, &o), GR_OK);
-}
-
-/* Polls the scheduler's counters until pred holds (wall-clock bound: the device runs meanwhile). */
-static bool wait_until(gr_adapter_t *ad, bool (*pred)(const gr_sched_stats_t *s, const void *arg), const void *arg)
-{
-    for (unsigned i = 0; i < 20000; i++) {
-        gr_sched_stats_t s = stats(ad);
-        if (pred(&s, arg))
-            return true;
-        sleep_ms(1);
-    }
-    return false;
-}
-
-/* A command buffer being built: one DMA buffer per submission (it names the packet). */
-typedef struct cmd {
-    gr_dma_buffer_t h;
-    uint8_t *cpu;
-    uint64_t bus;
-    gr_dma_writer_t w;
-    gr_alloc_ref_t refs[4];
-    uint32_t nrefs;
-    gr_patch_location_t pl[8];
-    uint32_t npl;
-} cmd_t;
 
 /* A submission as the test made it. */
 typedef struct sub {
@@ -569,78 +460,49 @@ typedef struct sub {
     gr_dma_buffer_t buf;
 } sub_t;
 
-static void cmd_begin(gr_gpu_device_t *dev, gr_context_t ctx, cmd_t *c)
-{
-    memset(c, 0, sizeof *c);
-    gr_dma_buffer_info_t i;
-    assert_int_equal(gr_dma_buffer_create(dev, ctx, 4096, &c->h), GR_OK);
-    assert_int_equal(gr_dma_buffer_info(dev, c->h, &i), GR_OK);
-    c->cpu = i.cpu;
-    c->bus = i.bus;
-    gr_dma_writer_init(&c->w, c->cpu, i.size);
-}
-
-static uint32_t cmd_ref(cmd_t *c, gr_alloc_t a, bool write)
-{
-    for (uint32_t i = 0; i < c->nrefs; i++)
-        if (c->refs[i].handle == a) {
-            if (write)
-                c->refs[i].flags |= GR_ALLOC_REF_WRITE;
-            return i;
-        }
-    c->refs[c->nrefs].handle = a;
-    c->refs[c->nrefs].flags = write ? GR_ALLOC_REF_WRITE : 0;
-    return c->nrefs++;
-}
-
 /* WAIT until gate g (host memory) is at least 1. */
-static void cmd_wait_gate(fx_t *f, cmd_t *c, unsigned g)
+static void cmd_wait_gate(fx_t *f, sf_cmd_t *c, unsigned g)
 {
     assert_int_equal(gr_dma_wait(&c->w, GR_DMA_SPACE_HOST, f->gates_bus + 8u * g, 1), 0);
 }
 
 /* FILL bytes at offset of an allocation, its VRAM address patched in by the miniport. */
-static void cmd_fill(cmd_t *c, gr_alloc_t a, uint32_t off, uint32_t bytes, uint32_t pattern)
+static void cmd_fill(sf_cmd_t *c, gr_alloc_t a, uint32_t off, uint32_t bytes, uint32_t pattern)
 {
     uint32_t at = (uint32_t)c->w.used;
     assert_int_equal(gr_dma_fill(&c->w, GR_DMA_SPACE_VRAM, 0, bytes, pattern), 0);
-    c->pl[c->npl++] = (gr_patch_location_t){.alloc_index = cmd_ref(c, a, true), .patch_offset = at + 8,
+    c->pl[c->npl++] = (gr_patch_location_t){.alloc_index = sf_cmd_ref(c, a, true), .patch_offset = at + 8,
                                             .alloc_offset = off};
 }
 
 /* COPY bytes from an allocation (VRAM, patched) to a host bus address. */
-static void cmd_copy_out(cmd_t *c, gr_alloc_t a, uint32_t off, uint64_t host, uint32_t bytes)
+static void cmd_copy_out(sf_cmd_t *c, gr_alloc_t a, uint32_t off, uint64_t host, uint32_t bytes)
 {
     uint32_t at = (uint32_t)c->w.used;
     assert_int_equal(gr_dma_copy(&c->w, GR_DMA_SPACE_VRAM, 0, GR_DMA_SPACE_HOST, host, bytes), 0);
-    c->pl[c->npl++] = (gr_patch_location_t){.alloc_index = cmd_ref(c, a, false), .patch_offset = at + 8,
+    c->pl[c->npl++] = (gr_patch_location_t){.alloc_index = sf_cmd_ref(c, a, false), .patch_offset = at + 8,
                                             .alloc_offset = off};
 }
 
 /* A command the engine refuses (reserved opcode): a bad-command fault. */
-static void cmd_bad(cmd_t *c)
+static void cmd_bad(sf_cmd_t *c)
 {
     const uint64_t q[1] = {0xeeu};
     assert_int_equal(gr_dma_emit(&c->w, q, 1), 0);
 }
 
-static sub_t cmd_submit(gr_gpu_device_t *dev, gr_context_t ctx, cmd_t *c)
+static sub_t cmd_submit(gr_gpu_device_t *dev, gr_context_t ctx, sf_cmd_t *c)
 {
-    gr_submission_t s = {.buffer = c->h, .start = 0, .end = (uint32_t)c->w.used, .allocs = c->refs,
-                         .alloc_count = c->nrefs, .patches = c->pl, .patch_count = c->npl};
     sub_t r = {.dev = dev, .ctx = ctx, .dma = c->cpu, .buf = c->h};
-    int rc = gr_submit(dev, ctx, &s, &r.fence);
-    if (rc)
-        print_error("gr_submit: %s\n", gr_status_name(rc));
-    assert_int_equal(rc, GR_OK);
+    r.fence = sf_cmd_submit(dev, ctx, c);
     return r;
 }
 
 /* Submits one FILL (after gate g unless g < 0). */
 static sub_t submit_fill(fx_t *f, gr_context_t ctx, int g, gr_alloc_t a, uint32_t off, uint32_t bytes, uint32_t pat)
 {
-    cmd_t c;
-    cmd_begin(f->dev, ctx, &c);
+    sf_cmd_t c;
+    sf_cmd_begin(f->dev, ctx, &c);
     if (g >= 0)
         cmd_wait_gate(f, &c, (unsigned)g);
     cmd_fill(&c, a, off, bytes, pat);
@@ -656,8 +518,8 @@ static gr_status_t wait_sub(const sub_t *s, uint64_t timeout)
 static void readback(fx_t *f, gr_alloc_t a, uint32_t off, uint32_t bytes)
 {
     memset(f->rb_cpu, 0xa5, bytes);
-    cmd_t c;
-    cmd_begin(f->dev, f->ctx[NCTX - 1], &c);
+    sf_cmd_t c;
+    sf_cmd_begin(f->dev, f->ctx[NCTX - 1], &c);
     cmd_copy_out(&c, a, off, f->rb_bus, bytes);
     sub_t s = cmd_submit(f->dev, f->ctx[NCTX - 1], &c);
     assert_int_equal(wait_sub(&s, LONG_WAIT), GR_OK);
@@ -958,7 +820,7 @@ static void reset_keeps_every_other_ddi_out_of_the_miniport(void **state)
     gate_try_t g = {.t = t};
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, gate_try_main, &g), 0);
-    sleep_ms(50);
+    sf_sleep_ms(50);
     assert_false(atomic_load(&g.entered)); /* held at the gate while the reset runs */
     /* The interrupt routine is not held (it may run during a reset). */
     dxgk_ddi_enter(t, DXGK_DDI_INTERRUPT_ROUTINE, NULL, 0);
@@ -1038,7 +900,7 @@ static void fill_through_a_patched_address_lands_in_the_allocation(void **state)
     assert_true(all_words(f->rb_cpu, 4 * KIB, 0));
     assert_true(all_words(f->rb_cpu + 4 * KIB, 4 * KIB, 0xc0ffee11u));
     assert_true(all_words(f->rb_cpu + 8 * KIB, 4 * KIB, 0));
-    gr_sched_stats_t st = stats(f->ad);
+    gr_sched_stats_t st = sf_sched_stats(f->ad);
     assert_int_equal(st.live_packets, 0);
     assert_int_equal(st.cancelled, 0);
     assert_int_equal(kmd_packets(f->ad), 0);
@@ -1055,11 +917,11 @@ static void copy_through_gpu_virtual_addresses_needs_no_patching(void **state)
     assert_int_equal(gr_alloc_query(f->dev, f->alloc[0], &a0), GR_OK);
     assert_int_equal(gr_alloc_query(f->dev, f->alloc[1], &a1), GR_OK);
     assert_true(a0.gpu_va != 0 && a1.gpu_va != 0);
-    cmd_t c;
-    cmd_begin(f->dev, f->ctx[1], &c);
+    sf_cmd_t c;
+    sf_cmd_begin(f->dev, f->ctx[1], &c);
     assert_int_equal(gr_dma_copy(&c.w, GR_DMA_SPACE_GPUVA, a0.gpu_va, GR_DMA_SPACE_GPUVA, a1.gpu_va + 64 * KIB, 16 * KIB), 0);
-    (void)cmd_ref(&c, f->alloc[0], false);
-    (void)cmd_ref(&c, f->alloc[1], true);
+    (void)sf_cmd_ref(&c, f->alloc[0], false);
+    (void)sf_cmd_ref(&c, f->alloc[1], true);
     sub_t s = cmd_submit(f->dev, f->ctx[1], &c);
     assert_int_equal(wait_sub(&s, LONG_WAIT), GR_OK);
     readback(f, f->alloc[1], 64 * KIB, 16 * KIB);
@@ -1119,7 +981,7 @@ static void fence_ids_increase_and_patch_and_submit_agree(void **state)
     assert_false(ci.lost);
     assert_int_equal(ci.dma_buffer_private_size, GR_KMD_DMA_PRIVATE_BYTES);
     check_global_rules();
-    assert_true(stats(f->ad).dpcs > 0);
+    assert_true(sf_sched_stats(f->ad).dpcs > 0);
 }
 
 static bool pred_submitted(const gr_sched_stats_t *s, const void *arg)
@@ -1133,8 +995,8 @@ static void bad_submissions_are_refused_and_change_nothing(void **state)
     fx_t *f = *state;
     gr_gpu_device_t *d = f->dev;
     gr_context_t ctx = f->ctx[0];
-    cmd_t c;
-    cmd_begin(d, ctx, &c);
+    sf_cmd_t c;
+    sf_cmd_begin(d, ctx, &c);
     cmd_fill(&c, f->alloc[0], 0, 4096, 1);
     const uint32_t end = (uint32_t)c.w.used;
     gr_alloc_ref_t refs[2] = {{f->alloc[0], GR_ALLOC_REF_WRITE}, {f->alloc[0], 0}};
@@ -1205,7 +1067,7 @@ static void bad_submissions_are_refused_and_change_nothing(void **state)
     assert_int_equal(gr_context_create(d, &blob, sizeof blob, &nc), GR_E_INVALID);
     assert_int_equal(nc, 0x1234);
     assert_int_equal(kmd_counts(f->ad).contexts, kctx);
-    assert_int_equal(stats(f->ad).live_contexts, NCTX);
+    assert_int_equal(sf_sched_stats(f->ad).live_contexts, NCTX);
     gr_dma_buffer_t nb = 0x77;
     assert_int_equal(gr_dma_buffer_create(d, ctx, GR_DMA_BUFFER_MAX_BYTES + 8, &nb), GR_E_RANGE);
     assert_int_equal(gr_dma_buffer_create(d, 0, 4096, &nb), GR_E_INVALID);
@@ -1217,7 +1079,7 @@ static void bad_submissions_are_refused_and_change_nothing(void **state)
     gr_context_info_t none;
     assert_int_equal(gr_context_info(d, 0, &none), GR_E_INVALID);
     /* Nothing of it reached the scheduler or the miniport. */
-    gr_sched_stats_t st = stats(f->ad);
+    gr_sched_stats_t st = sf_sched_stats(f->ad);
     assert_int_equal(st.patched, 0);
     assert_int_equal(st.submitted, 0);
     assert_int_equal(st.live_packets, 0);
@@ -1233,7 +1095,7 @@ static void bad_submissions_are_refused_and_change_nothing(void **state)
     /* A buffer in flight cannot be destroyed; a wait that times out says so. */
     sub_t held = submit_fill(f, ctx, 0, f->alloc[0], 0, 4096, 2);
     uint64_t one = 1;
-    assert_true(wait_until(f->ad, pred_submitted, &one));
+    assert_true(sf_wait_until(f->ad, pred_submitted, &one));
     assert_int_equal(gr_dma_buffer_destroy(d, held.buf), GR_E_BUSY);
     gr_dma_buffer_info_t hi;
     assert_int_equal(gr_dma_buffer_info(d, held.buf, &hi), GR_OK);
@@ -1264,22 +1126,22 @@ static void fences_complete_with_the_interrupt_disabled(void **state)
     assert_int_equal(wait_sub(&s0, LONG_WAIT), GR_OK);
     /* The fence may have been learnt by a poll first; the idle interrupt thread still takes the
      * interrupt, on its next sample. */
-    assert_true(wait_until(f->ad, pred_interrupted, NULL));
-    const uint64_t irqs = stats(f->ad).interrupts;
+    assert_true(sf_wait_until(f->ad, pred_interrupted, NULL));
+    const uint64_t irqs = sf_sched_stats(f->ad).interrupts;
     /* Now no interrupt reaches the host at all (IRQ_ENABLE 0): every completion must come from
      * polling the fence (DxgkDdiQueryCurrentFence). */
-    reg_write(f->ad, GR_REG_IRQ_ENABLE, 0);
+    sf_reg_write(f->ad, GR_REG_IRQ_ENABLE, 0);
     enum { N = 8 };
     sub_t s[N];
     for (unsigned i = 0; i < N; i++)
         s[i] = submit_fill(f, f->ctx[i % 2], -1, f->alloc[0], (i + 1) * 4096, 4096, 0xb0u + i);
     for (unsigned i = 0; i < N; i++)
         assert_int_equal(wait_sub(&s[i], LONG_WAIT), GR_OK);
-    gr_sched_stats_t st = stats(f->ad);
+    gr_sched_stats_t st = sf_sched_stats(f->ad);
     assert_int_equal(st.interrupts, irqs); /* the interrupt routine never claimed one */
     assert_true(st.fence_by_poll >= 1);
     /* The device did raise them: the state bits wait, unseen. */
-    assert_true(reg_read(f->ad, GR_REG_IRQ_STATE) & (1u << 2));
+    assert_true(sf_reg_read(f->ad, GR_REG_IRQ_STATE) & (1u << 2));
     readback(f, f->alloc[0], 4096, N * 4096);
     for (unsigned i = 0; i < N; i++)
         assert_true(all_words(f->rb_cpu + i * 4096, 4096, 0xb0u + i));
@@ -1293,7 +1155,7 @@ static void fences_complete_with_the_interrupt_disabled(void **state)
 static void long_packet_is_preempted_by_the_quantum_and_not_reset(void **state)
 {
     fx_t *f = *state;
-    set_sched(f, 20000, 4000000);
+    sf_set_sched(f->ad, 20000, 4000000);
     /* Held at a gate until the others are queued: however slowly this thread runs, the long
      * packet cannot finish before another context is waiting. */
     sub_t lng = submit_fill(f, f->ctx[0], 0, f->alloc[0], 0, 512 * KIB, 0x10a9u);
@@ -1304,7 +1166,7 @@ static void long_packet_is_preempted_by_the_quantum_and_not_reset(void **state)
     for (unsigned i = 0; i < 3; i++)
         assert_int_equal(wait_sub(&sh[i], LONG_WAIT), GR_OK);
     assert_int_equal(wait_sub(&lng, LONG_WAIT), GR_OK);
-    gr_sched_stats_t st = stats(f->ad);
+    gr_sched_stats_t st = sf_sched_stats(f->ad);
     assert_true(st.preemptions >= 1);
     assert_int_equal(st.tdrs, 0);
     assert_int_equal(st.cancelled, 0);
@@ -1330,12 +1192,12 @@ static void long_packet_is_preempted_by_the_quantum_and_not_reset(void **state)
 static void long_packet_alone_runs_through_without_preemption_or_reset(void **state)
 {
     fx_t *f = *state;
-    set_sched(f, 20000, 4000000);
-    const uint64_t t0 = cycles(f->ad);
+    sf_set_sched(f->ad, 20000, 4000000);
+    const uint64_t t0 = sf_cycles(f->ad);
     sub_t lng = submit_fill(f, f->ctx[0], -1, f->alloc[0], 0, 512 * KIB, 0x20a9u);
     assert_int_equal(wait_sub(&lng, LONG_WAIT), GR_OK);
-    assert_true(cycles(f->ad) - t0 > 20000); /* it did outlive the quantum */
-    gr_sched_stats_t st = stats(f->ad);
+    assert_true(sf_cycles(f->ad) - t0 > 20000); /* it did outlive the quantum */
+    gr_sched_stats_t st = sf_sched_stats(f->ad);
     assert_int_equal(st.preemptions, 0);
     assert_int_equal(st.tdrs, 0);
     assert_int_equal(rec_get(lng.dma).submits, 1);
@@ -1345,14 +1207,14 @@ static void long_packet_alone_runs_through_without_preemption_or_reset(void **st
 static void explicit_preemption_resubmits_and_the_packet_completes(void **state)
 {
     fx_t *f = *state;
-    set_sched(f, 100000000, 100000000);
+    sf_set_sched(f->ad, 100000000, 100000000);
     assert_int_equal(gr_preempt(f->dev, f->ctx[0]), GR_OK); /* nothing on the engine: no-op */
-    assert_int_equal(stats(f->ad).preemptions, 0);
+    assert_int_equal(sf_sched_stats(f->ad).preemptions, 0);
     sub_t s = submit_fill(f, f->ctx[0], 3, f->alloc[0], 0, 4096, 0x3e3e3e3eu);
     uint64_t one = 1;
-    assert_true(wait_until(f->ad, pred_submitted, &one));
+    assert_true(sf_wait_until(f->ad, pred_submitted, &one));
     assert_int_equal(gr_preempt(f->dev, f->ctx[0]), GR_OK);
-    gr_sched_stats_t st = stats(f->ad);
+    gr_sched_stats_t st = sf_sched_stats(f->ad);
     assert_int_equal(st.preemptions, 1);
     assert_true(st.preempted >= 1);
     open_gate(f, 3);
@@ -1363,7 +1225,7 @@ static void explicit_preemption_resubmits_and_the_packet_completes(void **state)
     check_rules(&s, GR_OK);
     readback(f, f->alloc[0], 0, 4096);
     assert_true(all_words(f->rb_cpu, 4096, 0x3e3e3e3eu));
-    assert_int_equal(stats(f->ad).tdrs, 0);
+    assert_int_equal(sf_sched_stats(f->ad).tdrs, 0);
 }
 
 /* ==== cancellation ====================================================================================== */
@@ -1384,16 +1246,16 @@ static bool pred_sub_patch(const gr_sched_stats_t *s, const void *arg)
 static void cancel_cancels_each_patched_packet_once_and_drops_the_rest(void **state)
 {
     fx_t *f = *state;
-    set_sched(f, 100000000, 100000000);
+    sf_set_sched(f->ad, 100000000, 100000000);
     enum { N = 8 };
     sub_t s[N];
     s[0] = submit_fill(f, f->ctx[0], 1, f->alloc[0], 0, 4096, 0x77u);
     for (unsigned i = 1; i < N; i++)
         s[i] = submit_fill(f, f->ctx[0], -1, f->alloc[0], i * 4096, 4096, 0x77u + i);
     counts2_t want = {4, 5};
-    assert_true(wait_until(f->ad, pred_sub_patch, &want));
-    sleep_ms(20);
-    gr_sched_stats_t st = stats(f->ad);
+    assert_true(sf_wait_until(f->ad, pred_sub_patch, &want));
+    sf_sleep_ms(20);
+    gr_sched_stats_t st = sf_sched_stats(f->ad);
     assert_int_equal(st.submitted, 4);
     assert_int_equal(st.patched, 5);
     assert_int_equal(st.completed, 0);
@@ -1408,7 +1270,7 @@ static void cancel_cancels_each_patched_packet_once_and_drops_the_rest(void **st
         assert_int_equal(r.patches ? 1 : 0, i < 5 ? 1 : 0);
     }
     check_global_rules();
-    st = stats(f->ad);
+    st = sf_sched_stats(f->ad);
     assert_int_equal(st.cancelled, 5);
     assert_int_equal(st.dropped, 3);
     assert_int_equal(st.live_packets, 0);
@@ -1427,7 +1289,7 @@ static void cancel_cancels_each_patched_packet_once_and_drops_the_rest(void **st
 static void packets_that_ran_are_never_cancelled(void **state)
 {
     fx_t *f = *state;
-    set_sched(f, 100000000, 100000000);
+    sf_set_sched(f->ad, 100000000, 100000000);
     sub_t done[3], pending[3];
     for (unsigned i = 0; i < 3; i++)
         done[i] = submit_fill(f, f->ctx[0], -1, f->alloc[0], i * 4096, 4096, 0xd0u + i);
@@ -1437,7 +1299,7 @@ static void packets_that_ran_are_never_cancelled(void **state)
     for (unsigned i = 1; i < 3; i++)
         pending[i] = submit_fill(f, f->ctx[0], -1, f->alloc[0], (3 + i) * 4096, 4096, 0xe0u + i);
     counts2_t want = {6, 6};
-    assert_true(wait_until(f->ad, pred_sub_patch, &want));
+    assert_true(sf_wait_until(f->ad, pred_sub_patch, &want));
     assert_int_equal(gr_cancel(f->dev, f->ctx[0], NULL), GR_OK);
     for (unsigned i = 0; i < 3; i++) {
         check_rules(&done[i], GR_OK);
@@ -1445,7 +1307,7 @@ static void packets_that_ran_are_never_cancelled(void **state)
         check_rules(&pending[i], GR_E_CANCELLED);
     }
     check_global_rules();
-    assert_int_equal(stats(f->ad).cancelled, 3);
+    assert_int_equal(sf_sched_stats(f->ad).cancelled, 3);
     assert_int_equal(kmd_packets(f->ad), 0);
 }
 
@@ -1476,7 +1338,7 @@ static void hook_cancel_during_preempt(void)
     if (!c || atomic_exchange(&c->fired, true))
         return;
     sem_post(&c->go);
-    sleep_ms(30);
+    sf_sleep_ms(30);
 }
 
 static void *preempt_main(void *arg)
@@ -1490,7 +1352,7 @@ static void *preempt_main(void *arg)
 static void cancel_during_preemption_cancels_once_and_resubmits_nothing_of_it(void **state)
 {
     fx_t *f = *state;
-    set_sched(f, 100000000, 100000000);
+    sf_set_sched(f->ad, 100000000, 100000000);
     sub_t a[4], b[2];
     a[0] = submit_fill(f, f->ctx[0], 4, f->alloc[0], 0, 4096, 0xa0u);
     for (unsigned i = 1; i < 4; i++)
@@ -1498,7 +1360,7 @@ static void cancel_during_preemption_cancels_once_and_resubmits_nothing_of_it(vo
     b[0] = submit_fill(f, f->ctx[1], -1, f->alloc[1], 0, 4096, 0xb0u);
     b[1] = submit_fill(f, f->ctx[1], -1, f->alloc[1], 4096, 4096, 0xb1u);
     counts2_t want = {4, 5};
-    assert_true(wait_until(f->ad, pred_sub_patch, &want));
+    assert_true(sf_wait_until(f->ad, pred_sub_patch, &want));
     cdp_t c;
     memset(&c, 0, sizeof c);
     c.f = f;
@@ -1524,7 +1386,7 @@ static void cancel_during_preemption_cancels_once_and_resubmits_nothing_of_it(vo
         check_rules(&b[i], GR_OK);
     }
     check_global_rules();
-    gr_sched_stats_t st = stats(f->ad);
+    gr_sched_stats_t st = sf_sched_stats(f->ad);
     assert_int_equal(st.tdrs, 0);
     assert_int_equal(st.live_packets, 0);
     assert_int_equal(kmd_packets(f->ad), 0);
@@ -1556,7 +1418,7 @@ static void cpu_pattern(fx_t *f, gr_alloc_t a, uint32_t salt, bool check)
 static void hung_packet_times_out_resets_the_gpu_and_the_device_recovers(void **state)
 {
     fx_t *f = *state;
-    set_sched(f, 20000, 100000);
+    sf_set_sched(f->ad, 20000, 100000);
     gr_alloc_t keep = 0;
     assert_int_equal(create_alloc(f->dev, 16 * KIB, GR_CPU_ACCESS_READ_WRITE, &keep), GR_OK);
     cpu_pattern(f, keep, 0x7d7d0000u ^ (uint32_t)seed, false);
@@ -1566,7 +1428,7 @@ static void hung_packet_times_out_resets_the_gpu_and_the_device_recovers(void **
     sub_t behind = submit_fill(f, f->ctx[0], -1, f->alloc[0], 4096, 4096, 0xbad1u);
     assert_int_equal(wait_sub(&hung, LONG_WAIT), GR_E_DEVICE_RESET);
     assert_int_equal(wait_sub(&behind, LONG_WAIT), GR_E_DEVICE_RESET);
-    gr_sched_stats_t st = stats(f->ad);
+    gr_sched_stats_t st = sf_sched_stats(f->ad);
     assert_int_equal(st.tdrs, 1);
     assert_true(st.preemptions >= 2); /* asked to preempt before each timeout, as the docs say */
     check_rules(&hung, GR_E_DEVICE_RESET);
@@ -1575,8 +1437,8 @@ static void hung_packet_times_out_resets_the_gpu_and_the_device_recovers(void **
     assert_int_equal(rec_get(hung.dma).cancels, 1);
     check_global_rules();
     /* The lost context refuses work; the device does not. */
-    cmd_t c;
-    cmd_begin(f->dev, f->ctx[0], &c);
+    sf_cmd_t c;
+    sf_cmd_begin(f->dev, f->ctx[0], &c);
     cmd_fill(&c, f->alloc[0], 0, 4096, 1);
     gr_submission_t sb = {.buffer = c.h, .start = 0, .end = (uint32_t)c.w.used, .allocs = c.refs,
                           .alloc_count = c.nrefs, .patches = c.pl, .patch_count = c.npl};
@@ -1608,9 +1470,9 @@ static void hung_packet_times_out_resets_the_gpu_and_the_device_recovers(void **
 static void faulting_packet_resets_at_once_and_innocent_work_is_resubmitted(void **state)
 {
     fx_t *f = *state;
-    set_sched(f, 100000000, 50000000);
-    cmd_t c;
-    cmd_begin(f->dev, f->ctx[0], &c);
+    sf_set_sched(f->ad, 100000000, 50000000);
+    sf_cmd_t c;
+    sf_cmd_begin(f->dev, f->ctx[0], &c);
     cmd_wait_gate(f, &c, 6);
     cmd_bad(&c);
     sub_t bad = cmd_submit(f->dev, f->ctx[0], &c);
@@ -1619,11 +1481,11 @@ static void faulting_packet_resets_at_once_and_innocent_work_is_resubmitted(void
     sub_t guilty2 = submit_fill(f, f->ctx[0], -1, f->alloc[0], 0, 4096, 0xdeadu);
     inno[1] = submit_fill(f, f->ctx[1], -1, f->alloc[1], 4096, 4096, 0x2b2b2b2bu);
     counts2_t want = {4, 4};
-    assert_true(wait_until(f->ad, pred_sub_patch, &want));
-    const uint64_t t0 = cycles(f->ad);
+    assert_true(sf_wait_until(f->ad, pred_sub_patch, &want));
+    const uint64_t t0 = sf_cycles(f->ad);
     open_gate(f, 6);
     assert_int_equal(wait_sub(&bad, LONG_WAIT), GR_E_DEVICE_RESET);
-    assert_true(cycles(f->ad) - t0 < 5000000); /* the fault, not the 50M-cycle timeout */
+    assert_true(sf_cycles(f->ad) - t0 < 5000000); /* the fault, not the 50M-cycle timeout */
     assert_int_equal(wait_sub(&guilty2, LONG_WAIT), GR_E_DEVICE_RESET);
     for (unsigned i = 0; i < 2; i++) {
         assert_int_equal(wait_sub(&inno[i], LONG_WAIT), GR_OK);
@@ -1637,7 +1499,7 @@ static void faulting_packet_resets_at_once_and_innocent_work_is_resubmitted(void
     check_rules(&guilty2, GR_E_DEVICE_RESET);
     assert_int_equal(rec_get(bad.dma).cancels, 1);
     check_global_rules();
-    assert_int_equal(stats(f->ad).tdrs, 1);
+    assert_int_equal(sf_sched_stats(f->ad).tdrs, 1);
     readback(f, f->alloc[1], 0, 8192);
     assert_true(all_words(f->rb_cpu, 4096, 0x1a1a1a1au));
     assert_true(all_words(f->rb_cpu + 4096, 4096, 0x2b2b2b2bu));
@@ -1650,13 +1512,13 @@ static void faulting_packet_resets_at_once_and_innocent_work_is_resubmitted(void
 static void engine_watchdog_hang_is_a_tdr(void **state)
 {
     fx_t *f = *state;
-    set_sched(f, 100000000, 100000000);
-    reg_write(f->ad, GR_REG_DMA_WATCHDOG, 100000);
-    const uint64_t t0 = cycles(f->ad);
+    sf_set_sched(f->ad, 100000000, 100000000);
+    sf_reg_write(f->ad, GR_REG_DMA_WATCHDOG, 100000);
+    const uint64_t t0 = sf_cycles(f->ad);
     sub_t hung = submit_fill(f, f->ctx[0], 7, f->alloc[0], 0, 4096, 0xdeadu);
     assert_int_equal(wait_sub(&hung, LONG_WAIT), GR_E_DEVICE_RESET);
-    assert_true(cycles(f->ad) - t0 < 10000000);
-    gr_sched_stats_t st = stats(f->ad);
+    assert_true(sf_cycles(f->ad) - t0 < 10000000);
+    gr_sched_stats_t st = sf_sched_stats(f->ad);
     assert_int_equal(st.tdrs, 1);
     assert_int_equal(st.preemptions, 0); /* the watchdog, not a timeout VidSch measured */
     check_rules(&hung, GR_E_DEVICE_RESET);
@@ -1669,14 +1531,14 @@ static void engine_watchdog_hang_is_a_tdr(void **state)
 static void repeated_tdrs_leave_the_device_usable(void **state)
 {
     fx_t *f = *state;
-    set_sched(f, 100000000, 50000000);
+    sf_set_sched(f->ad, 100000000, 50000000);
     enum { ROUNDS = 5 };
     for (unsigned k = 0; k < ROUNDS; k++) {
         gr_context_t victim = 0;
         assert_int_equal(gr_context_create(f->dev, NULL, 0, &victim), GR_OK);
         sub_t inno = submit_fill(f, f->ctx[1], -1, f->alloc[1], k * 4096, 4096, 0x100u + k);
-        cmd_t c;
-        cmd_begin(f->dev, victim, &c);
+        sf_cmd_t c;
+        sf_cmd_begin(f->dev, victim, &c);
         cmd_wait_gate(f, &c, k); /* faults only once the packet behind it is queued */
         cmd_bad(&c);
         sub_t bad = cmd_submit(f->dev, victim, &c);
@@ -1688,7 +1550,7 @@ static void repeated_tdrs_leave_the_device_usable(void **state)
         check_rules(&bad, GR_E_DEVICE_RESET);
         check_rules(&behind, GR_E_DEVICE_RESET);
         check_rules(&inno, GR_OK);
-        assert_int_equal(stats(f->ad).tdrs, k + 1);
+        assert_int_equal(sf_sched_stats(f->ad).tdrs, k + 1);
         assert_int_equal(gr_context_destroy(f->dev, victim), GR_OK);
     }
     readback(f, f->alloc[1], 0, ROUNDS * 4096);
@@ -1697,7 +1559,7 @@ static void repeated_tdrs_leave_the_device_usable(void **state)
     readback(f, f->alloc[0], 0, 4096);
     assert_true(all_words(f->rb_cpu, 4096, 0));
     check_global_rules();
-    gr_sched_stats_t st = stats(f->ad);
+    gr_sched_stats_t st = sf_sched_stats(f->ad);
     assert_int_equal(st.live_packets, 0);
     assert_int_equal(kmd_packets(f->ad), 0);
 }
@@ -1721,7 +1583,7 @@ static NTSTATUS APIENTRY shim_destroy_context_probe(IN_CONST_HANDLE hContext)
 static void destroying_a_context_with_work_pending_cancels_it_first(void **state)
 {
     fx_t *f = *state;
-    set_sched(f, 100000000, 100000000);
+    sf_set_sched(f->ad, 100000000, 100000000);
     gr_context_t victim = 0;
     assert_int_equal(gr_context_create(f->dev, NULL, 0, &victim), GR_OK);
     HANDLE hv = gr_vidsch_test_hcontext(f->dev, victim);
@@ -1731,7 +1593,7 @@ static void destroying_a_context_with_work_pending_cancels_it_first(void **state
     for (unsigned i = 1; i < N; i++)
         s[i] = submit_fill(f, victim, -1, f->alloc[0], i * 4096, 4096, 0x1u + i);
     counts2_t want = {4, 5};
-    assert_true(wait_until(f->ad, pred_sub_patch, &want));
+    assert_true(sf_wait_until(f->ad, pred_sub_patch, &want));
     destroy_probe_ad = f->ad;
     gr_vidsch_test_ddi(f->ad)->DestroyContext = shim_destroy_context_probe;
     assert_int_equal(gr_context_destroy(f->dev, victim), GR_OK);
@@ -1750,7 +1612,7 @@ static void destroying_a_context_with_work_pending_cancels_it_first(void **state
     sub_t other = submit_fill(f, f->ctx[1], -1, f->alloc[1], 0, 4096, 0x0e0e0e0eu);
     assert_int_equal(wait_sub(&other, LONG_WAIT), GR_OK);
     check_rules(&other, GR_OK);
-    gr_sched_stats_t st = stats(f->ad);
+    gr_sched_stats_t st = sf_sched_stats(f->ad);
     assert_int_equal(st.live_packets, 0);
     assert_int_equal(st.live_contexts, NCTX);
     assert_int_equal(kmd_packets(f->ad), 0);
@@ -1790,13 +1652,13 @@ static void hook_exit_mid_patch(const DXGKARG_PATCH *a)
     (void)sem_timedwait(&p->submitted, &ts);
     sem_post(&p->go);
     sem_wait(&p->started);
-    sleep_ms(30); /* the exit is under way while this Patch is inside the miniport */
+    sf_sleep_ms(30); /* the exit is under way while this Patch is inside the miniport */
 }
 
 static void process_exit_mid_submission_cancels_its_work_and_frees_everything(void **state)
 {
     fx_t *f = *state;
-    set_sched(f, 100000000, 100000000);
+    sf_set_sched(f->ad, 100000000, 100000000);
     const gr_kmd_counts_t base = kmd_counts(f->ad);
     gr_process_t *p2 = NULL;
     gr_gpu_device_t *d2 = NULL;
@@ -1808,9 +1670,9 @@ static void process_exit_mid_submission_cancels_its_work_and_frees_everything(vo
     assert_int_equal(create_alloc(d2, 64 * KIB, GR_CPU_ACCESS_NONE, &a2), GR_OK);
     /* Build all of its commands first: after the exit its handles are gone. */
     enum { N = 6 };
-    cmd_t c[N];
+    sf_cmd_t c[N];
     for (unsigned i = 0; i < N; i++) {
-        cmd_begin(d2, c2, &c[i]);
+        sf_cmd_begin(d2, c2, &c[i]);
         if (i == 0)
             cmd_wait_gate(f, &c[i], 9);
         cmd_fill(&c[i], a2, i * 4096, 4096, 0x900u + i);
@@ -1855,7 +1717,7 @@ static void process_exit_mid_submission_cancels_its_work_and_frees_everything(vo
     assert_int_equal(k.allocations, base.allocations);
     assert_int_equal(k.opens, base.opens);
     assert_int_equal(k.devices, base.devices);
-    gr_sched_stats_t st = stats(f->ad);
+    gr_sched_stats_t st = sf_sched_stats(f->ad);
     assert_int_equal(st.live_contexts, NCTX);
     assert_int_equal(st.live_packets, 0);
     sem_destroy(&px.submitted);
@@ -1868,7 +1730,7 @@ static void process_exit_mid_submission_cancels_its_work_and_frees_everything(vo
 static void closing_the_adapter_with_work_pending_cancels_it(void **state)
 {
     fx_t *f = *state;
-    set_sched(f, 100000000, 100000000);
+    sf_set_sched(f->ad, 100000000, 100000000);
     enum { N = 6 };
     sub_t s[N];
     /* Each context's first packet waits on a gate nobody opens: nothing can complete. */
@@ -1877,7 +1739,7 @@ static void closing_the_adapter_with_work_pending_cancels_it(void **state)
     for (unsigned i = 2; i < N; i++)
         s[i] = submit_fill(f, f->ctx[i % 2], -1, f->alloc[i % 2], i * 4096, 4096, 1 + i);
     counts2_t want = {4, 5};
-    assert_true(wait_until(f->ad, pred_sub_patch, &want));
+    assert_true(sf_wait_until(f->ad, pred_sub_patch, &want));
     gr_adapter_close(f->ad);
     f->ad = NULL;
     unsigned patched = 0;
@@ -1931,22 +1793,22 @@ static void *destroyer_main(void *arg)
 static void destroy_allocation_waits_until_the_gpu_is_done_with_it(void **state)
 {
     fx_t *f = *state;
-    set_sched(f, 100000000, 100000000);
+    sf_set_sched(f->ad, 100000000, 100000000);
     gr_alloc_t x = 0;
     assert_int_equal(create_alloc(f->dev, 64 * KIB, GR_CPU_ACCESS_NONE, &x), GR_OK);
     sub_t s = submit_fill(f, f->ctx[0], 11, x, 0, 64 * KIB, 0x5a5a5a5au);
     uint64_t one = 1;
-    assert_true(wait_until(f->ad, pred_submitted, &one));
+    assert_true(sf_wait_until(f->ad, pred_submitted, &one));
     probe_ad = f->ad;
     atomic_store(&completed_at_destroy, UINT64_MAX);
     atomic_store(&completed_at_close, UINT64_MAX);
     R.on_destroy_allocation = hook_destroy_allocation;
     R.on_close_allocation = hook_close_allocation;
-    const uint64_t before = stats(f->ad).completed;
+    const uint64_t before = sf_sched_stats(f->ad).completed;
     destroyer_t d = {.dev = f->dev, .a = x};
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, destroyer_main, &d), 0);
-    sleep_ms(100);
+    sf_sleep_ms(100);
     assert_false(atomic_load(&d.done)); /* held: the packet names x and has not run */
     assert_int_equal(atomic_load(&completed_at_destroy), UINT64_MAX);
     assert_int_equal(atomic_load(&completed_at_close), UINT64_MAX);
@@ -2053,7 +1915,7 @@ static void two_adapters_schedule_independently_at_once(void **state)
     snprintf(uri2, sizeof uri2, "sim://?seed=%llu&vram=512M", seed + 1000);
     gr_adapter_t *ad2 = NULL;
     assert_int_equal(gr_adapter_open(uri2, &ad2), GR_OK);
-    set_sched(f, 100000000, 50000000);
+    sf_set_sched(f->ad, 100000000, 50000000);
     gr_sched_params_t sp = {.quantum_cycles = 100000000, .tdr_timeout_cycles = 50000000};
     assert_int_equal(gr_adapter_set_scheduling(ad2, &sp), GR_OK);
     side_t a = {.ad = f->ad, .fault = true}, b = {.ad = ad2, .fault = false};
@@ -2083,23 +1945,23 @@ static void no_threading_level_is_broken_under_load(void **state)
     fx_t *f = *state;
     if (!dxgk_thr_checks_enabled())
         skip();
-    set_sched(f, 20000, 200000);
+    sf_set_sched(f->ad, 20000, 200000);
     sub_t lng = submit_fill(f, f->ctx[0], -1, f->alloc[0], 0, 256 * KIB, 0x1u);
     sub_t sh = submit_fill(f, f->ctx[1], -1, f->alloc[1], 0, 4096, 0x2u);
     assert_int_equal(wait_sub(&sh, LONG_WAIT), GR_OK);
     assert_int_equal(wait_sub(&lng, LONG_WAIT), GR_OK);
     sub_t held = submit_fill(f, f->ctx[0], 12, f->alloc[0], 0, 4096, 0x3u);
-    uint64_t want = stats(f->ad).submitted + 1;
-    assert_true(wait_until(f->ad, pred_submitted, &want));
+    uint64_t want = sf_sched_stats(f->ad).submitted + 1;
+    assert_true(sf_wait_until(f->ad, pred_submitted, &want));
     assert_int_equal(gr_preempt(f->dev, f->ctx[0]), GR_OK);
     assert_int_equal(gr_cancel(f->dev, f->ctx[0], NULL), GR_OK);
     assert_int_equal(wait_sub(&held, 0), GR_E_CANCELLED);
-    reg_write(f->ad, GR_REG_IRQ_ENABLE, 0);
+    sf_reg_write(f->ad, GR_REG_IRQ_ENABLE, 0);
     sub_t polled = submit_fill(f, f->ctx[1], -1, f->alloc[1], 4096, 4096, 0x4u);
     assert_int_equal(wait_sub(&polled, LONG_WAIT), GR_OK);
-    reg_write(f->ad, GR_REG_IRQ_ENABLE, 0x1cu | reg_read(f->ad, GR_REG_IRQ_ENABLE));
-    cmd_t c;
-    cmd_begin(f->dev, f->ctx[0], &c);
+    sf_reg_write(f->ad, GR_REG_IRQ_ENABLE, 0x1cu | sf_reg_read(f->ad, GR_REG_IRQ_ENABLE));
+    sf_cmd_t c;
+    sf_cmd_begin(f->dev, f->ctx[0], &c);
     cmd_bad(&c);
     sub_t bad = cmd_submit(f->dev, f->ctx[0], &c);
     assert_int_equal(wait_sub(&bad, LONG_WAIT), GR_E_DEVICE_RESET);
@@ -2109,25 +1971,16 @@ static void no_threading_level_is_broken_under_load(void **state)
         print_error("threading violation %u: %s\n", i + 1, viol[i]);
     pthread_mutex_unlock(&viol_lock);
     assert_int_equal(n, 0);
-    assert_int_equal(stats(f->ad).threading_violations, 0);
+    assert_int_equal(sf_sched_stats(f->ad).threading_violations, 0);
 }
 
 /* ==== main ===================================================================================================== */
 
 int main(int argc, char **argv)
 {
-    const char *env = getenv("GR_TEST_SEED");
-    if (env)
-        seed = strtoull(env, NULL, 0);
-    for (int i = 1; i + 1 < argc; i++)
-        if (!strcmp(argv[i], "--seed"))
-            seed = strtoull(argv[i + 1], NULL, 0);
-    snprintf(uri, sizeof uri, "sim://?seed=%llu&vram=512M", seed);
-    printf("# seed=%llu (replay: test_vidsch --seed %llu)\n", seed, seed);
-    fflush(stdout);
+    seed = sf_start(argc, argv, "test_vidsch", uri, sizeof uri);
     /* Violations are recorded for the tests to judge, never fatal here. */
     dxgk_thr_set_handler(on_violation, NULL);
-    signal(SIGALRM, on_alarm);
     const char *filter = getenv("VIDSCH_TEST_FILTER"); /* e.g. "*cancel*": run only those */
     if (filter && *filter)
         cmocka_set_test_filter(filter);

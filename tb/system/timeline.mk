@@ -6,9 +6,9 @@
 TIMELINE_SEEDS ?= 1 2
 TIMELINE_TEST := $(BUILD)/tb/system/test_timeline
 
-$(TIMELINE_TEST): $(HOST_OBJ_DIR)/tb/system/test_timeline.o $(LIBGPUREF) $(SIM_LIB)
+$(TIMELINE_TEST): $(HOST_OBJ_DIR)/tb/system/test_timeline.o $(SCHED_FIXTURE_OBJ) $(LIBGPUREF) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $< $(GPUREF_LINK) -lcmocka
+	$(CC) -o $@ $(filter %.o,$^) $(GPUREF_LINK) -lcmocka
 
 all: $(TIMELINE_TEST)
 

@@ -6,9 +6,9 @@
 VIDSCH_SEEDS ?= 1 2
 VIDSCH_TEST := $(BUILD)/tb/system/test_vidsch
 
-$(VIDSCH_TEST): $(HOST_OBJ_DIR)/tb/system/test_vidsch.o $(LIBGPUREF) $(SIM_LIB)
+$(VIDSCH_TEST): $(HOST_OBJ_DIR)/tb/system/test_vidsch.o $(SCHED_FIXTURE_OBJ) $(LIBGPUREF) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $< $(GPUREF_LINK) -lcmocka
+	$(CC) -o $@ $(filter %.o,$^) $(GPUREF_LINK) -lcmocka
 
 all: $(VIDSCH_TEST)
 
