@@ -1,0 +1,11 @@
+# tb/unit/link_phy.mk: unit testbenches of the clock-domain-crossing primitives, the link PHYs
+# (bridge/rtl/link_phy_*.v) and the link chip models they run against (tb/models/ft601,
+# ft2232h, uart). Included by the top Makefile after tb/unit/unit.mk, whose unit_tb macro
+# builds each testbench with Icarus and Verilator and adds its two suites to TEST_SUITES:
+#   make test-unit-link_phy_ft601-verilator UNIT_SEEDS="5 6"
+# Every build here has GR_ASSERT on (the FIFOs' pointer and Gray-code assertions).
+
+LINK_PHY_CDC := $(RTL_ROOT)/common/cmn_sync2.v $(RTL_ROOT)/common/cmn_async_fifo.v
+
+UNIT_DEFS_cmn_async_fifo := -DGR_ASSERT
+$(eval $(call unit_tb,cmn_async_fifo,$(LINK_PHY_CDC)))
