@@ -39,6 +39,7 @@ TEST_SUITES :=
 all:
 
 include tb/harness/harness.mk
+include tb/harness/board/board.mk
 include tb/unit/unit.mk
 include tb/unit/link_phy.mk
 include tb/unit/ddi_layout/ddi_layout.mk

@@ -1,0 +1,105 @@
+# tb/harness/board/board.mk: the board-simulation library (gr_board.h): per kind, the wrapper
+# board_<kind>.v (fpga_core_<top> + the link chip's model) verilated into its own model, one
+# BoardImpl per model, the C API, the VRAM model from tb/harness, merged into one archive.
+# Included by the top Makefile after harness.mk (BUILD, RTL_ROOT, RTL_INC, RTL_SRCS, VERILATOR,
+# CXX, CC, WARN, CFLAGS, JOBS, SIM_DIR, HARNESS_SRC, SIM_VROOT, SIM_VDEFS come from there).
+# Exports:
+#   BOARD_LIB       the archive (build/board/libgr_board.a)
+#   BOARD_LDLIBS    what a program linking BOARD_LIB also needs
+#   BOARD_CPPFLAGS  include paths for gr_board.h and gpuref/*.h
+# A kind is built when its RTL top bridge/rtl/fpga_core_<top>.v and its chip model exist
+# (stream: no chip); gr_board_kind_built() tells a program which kinds it has.
+BOARD_SRC := tb/harness/board
+BOARD_DIR ?= $(BUILD)/board
+BOARD_LIB := $(BOARD_DIR)/libgr_board.a
+BOARD_LDLIBS := -lz -lstdc++ -lm -lpthread -latomic
+BOARD_CPPFLAGS := -I$(BOARD_SRC) -Itb/harness -Ihost/include
+
+# kind -> the chip model file it needs (none for stream)
+BOARD_CHIP_stream :=
+BOARD_CHIP_uart := tb/models/uart/uart_line_model.v
+BOARD_CHIP_ft601 := tb/models/ft601/ft601_model.v
+BOARD_CHIP_ft245 := tb/models/ft2232h/ft2232h_model.v
+BOARD_ALL_KINDS := stream uart ft601 ft245
+BOARD_KINDS := $(foreach k,$(BOARD_ALL_KINDS),$(if $(and $(wildcard bridge/rtl/fpga_core_$(k).v),\
+                 $(or $(if $(BOARD_CHIP_$(k)),,yes),$(wildcard $(BOARD_CHIP_$(k))))),$(k)))
+
+BOARD_RTL := $(sort $(wildcard bridge/rtl/*.v))
+BOARD_VLT := $(BOARD_SRC)/board.vlt $(wildcard $(RTL_ROOT)/lint.vlt)
+# -Wno-fatal: the link RTL is linted by `make lint`; a warning in it must not keep the board
+# library (and every test over a board) from building. Warnings stay in the build log.
+BOARD_VERILATE = $(VERILATOR) --cc --trace-fst -Wall -Wno-fatal --timescale 1ns/1ps \
+    -I$(RTL_INC) -Ibridge/rtl --top-module board_$(1) --Mdir $(BOARD_DIR)/$(1)/obj \
+    $(BOARD_VLT) $(RTL_SRCS) $(BOARD_RTL) $(BOARD_CHIP_$(1)) $(BOARD_SRC)/board_$(1).v
+BOARD_FIRST := $(firstword $(BOARD_KINDS))
+
+BOARD_CXX = $(CXX) -std=c++17 $(SIM_CXXFLAGS) $(WARN) -MMD -MP $(BOARD_CPPFLAGS) \
+    -isystem $(SIM_VROOT)/include -isystem $(SIM_VROOT)/include/vltstd $(SIM_VDEFS) -faligned-new
+BOARD_HAVE := $(foreach k,$(BOARD_ALL_KINDS),-DGR_BOARD_HAVE_$(subst stream,STREAM,$(subst uart,UART,$(subst ft,FT,$(k))))=$(if $(filter $(k),$(BOARD_KINDS)),1,0))
+# The harness objects the board reuses: the AXI slave model over the sparse VRAM.
+BOARD_HARNESS_OBJS := $(addprefix $(SIM_DIR)/harness/,axi_mem_model.o vram_memory.o txlog.o)
+
+# $(call board_kind,KIND): verilate board_KIND, build its model, compile its factory.
+define board_kind
+$(BOARD_DIR)/$(1)/verilate.cmd: _board_force
+	@mkdir -p $$(@D)
+	@echo '$$(call BOARD_VERILATE,$(1))' | cmp -s - $$@ || echo '$$(call BOARD_VERILATE,$(1))' > $$@
+
+$(BOARD_DIR)/$(1)/obj/.stamp: $(BOARD_DIR)/$(1)/verilate.cmd $(RTL_SRCS) $(BOARD_RTL) $(BOARD_CHIP_$(1)) \
+        $(BOARD_SRC)/board_$(1).v $(BOARD_VLT) $(wildcard $(RTL_INC)/*.vh) $(HARNESS_SRC)/verilated_lib.mk
+	@rm -rf $(BOARD_DIR)/$(1)/obj
+	@mkdir -p $(BOARD_DIR)/$(1)/obj
+	@echo "verilator: board_$(1) (log: $(BOARD_DIR)/$(1)/obj/build.log)"
+	@$$(call BOARD_VERILATE,$(1)) >$(BOARD_DIR)/$(1)/obj/build.log 2>&1 || { cat $(BOARD_DIR)/$(1)/obj/build.log; exit 1; }
+	@$(MAKE) --no-print-directory $$(SIM_SUBMAKE_J) -C $(BOARD_DIR)/$(1)/obj -f Vboard_$(1).mk \
+	  -f $(CURDIR)/$(HARNESS_SRC)/verilated_lib.mk Vboard_$(1)__ALL.a $(if $(filter $(1),$(BOARD_FIRST)),libverilated.a) \
+	  >>$(BOARD_DIR)/$(1)/obj/build.log 2>&1 || { tail -50 $(BOARD_DIR)/$(1)/obj/build.log; exit 1; }
+	@touch $$@
+
+$(BOARD_DIR)/kind_$(1).o: $(BOARD_SRC)/board_kind.cpp $(BOARD_DIR)/$(1)/obj/.stamp
+	@mkdir -p $$(@D)
+	$$(BOARD_CXX) -I$(BOARD_DIR)/$(1)/obj -DGR_BOARD_VTOP=Vboard_$(1) -DGR_BOARD_FACTORY=gr_board_new_$(1) \
+	  -c $$< -o $$@
+endef
+$(foreach k,$(BOARD_KINDS),$(eval $(call board_kind,$(k))))
+
+$(BOARD_DIR)/board_api.o: $(BOARD_SRC)/board_api.cpp $(BOARD_DIR)/kinds.cmd
+	@mkdir -p $(@D)
+	$(BOARD_CXX) $(BOARD_HAVE) -c $< -o $@
+
+# The API object is rebuilt when the set of kinds changes (a top landed).
+$(BOARD_DIR)/kinds.cmd: _board_force
+	@mkdir -p $(@D)
+	@echo '$(BOARD_KINDS)' | cmp -s - $@ || echo '$(BOARD_KINDS)' > $@
+
+BOARD_OBJS := $(BOARD_DIR)/board_api.o $(foreach k,$(BOARD_KINDS),$(BOARD_DIR)/kind_$(k).o) $(BOARD_HARNESS_OBJS)
+$(BOARD_LIB): $(BOARD_OBJS) $(foreach k,$(BOARD_KINDS),$(BOARD_DIR)/$(k)/obj/.stamp)
+	@rm -f $@ $@.mri
+	@{ echo "create $@"; \
+	   for k in $(BOARD_KINDS); do echo "addlib $(BOARD_DIR)/$$k/obj/Vboard_$$k""__ALL.a"; done; \
+	   $(if $(BOARD_FIRST),echo "addlib $(BOARD_DIR)/$(BOARD_FIRST)/obj/libverilated.a";) \
+	   for o in $(BOARD_OBJS); do echo "addmod $$o"; done; \
+	   echo "save"; echo "end"; } > $@.mri
+	$(AR) -M < $@.mri
+	@rm -f $@.mri
+	@ranlib $@
+
+all: $(BOARD_LIB)
+
+# ---- tests ---------------------------------------------------------------------------------
+BOARD_TEST := $(BOARD_DIR)/test_board
+$(BOARD_DIR)/test_board.o: tb/system/test_board.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 $(CFLAGS) $(WARN) -MMD -MP $(BOARD_CPPFLAGS) -c $< -o $@
+$(BOARD_TEST): $(BOARD_DIR)/test_board.o $(BOARD_LIB)
+	$(CC) $(CFLAGS) -o $@ $< $(BOARD_LIB) -lcmocka $(BOARD_LDLIBS)
+
+all: $(BOARD_TEST)
+
+TEST_SUITES += board
+test-board: $(BOARD_TEST)
+	$(call tap_run,board,CMOCKA_MESSAGE_OUTPUT=TAP $(BOARD_TEST))
+
+-include $(BOARD_DIR)/board_api.d $(foreach k,$(BOARD_KINDS),$(BOARD_DIR)/kind_$(k).d) $(BOARD_DIR)/test_board.d
+
+.PHONY: _board_force test-board

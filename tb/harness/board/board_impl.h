@@ -1,0 +1,386 @@
+// board_impl.h: the simulated board inside gr_board_t. Board is what the C API (board_api.cpp)
+// sees; BoardImpl<V> runs one Verilated board wrapper (board_<kind>.v, one model class per
+// kind) with its two clocks, the VRAM model on m_vram and the host side of the link chip.
+//
+// Every wrapper has the same ports (board_<kind>.v says how they reach fpga_core_<kind> and the
+// chip model), so one template serves every kind:
+//   clk_i, chip_clk_i, rst_i, baud_div_i[15:0] (uart: core cycles per bit)
+//   host_out_valid_i, host_out_data_i[31:0], host_out_keep_i[3:0], host_out_ready_o
+//   host_in_valid_o, host_in_data_o[31:0], host_in_keep_o[3:0], host_in_last_o, host_in_ready_i
+//   m_vram_* as gpu_core's (AXI4 master, 64-bit data, 32-bit address)
+// Byte lanes: lane i is data[8i+7:8i], valid where keep[i]; the host side keeps lanes in order.
+//
+// One edge at a time (the scheduler): the next edge of either clock is taken; at a falling
+// edge the models of that clock domain drive their inputs (registered outputs, as sim_core
+// does), at a rising edge they first sample the settled pins (every valid && ready is a
+// handshake), then the clock rises. Coinciding edges are applied together, then one eval.
+#ifndef GPUREF_TB_HARNESS_BOARD_IMPL_H
+#define GPUREF_TB_HARNESS_BOARD_IMPL_H
+
+#include <verilated.h>
+#include <verilated_fst_c.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "axi_mem_model.h"
+#include "axi_pins.h"
+#include "gr_board.h"
+#include "prng.h"
+#include "txlog.h"
+#include "vram_memory.h"
+
+namespace gr {
+
+/** Settings after defaults (board_api.cpp resolves them). */
+struct BoardSettings {
+    gr_board_kind_t kind = GR_BOARD_STREAM;
+    uint64_t seed = 1;
+    uint64_t vram_bytes = 512ull << 20;
+    uint32_t baud = 3000000;
+    bool no_random = false;
+    std::string fst_path;
+};
+
+/** One USB IN packet (or, on stream and uart, nothing: their bytes go to a plain queue). */
+struct BoardPacket {
+    std::vector<uint8_t> bytes;
+    size_t off = 0; // bytes already taken by reads
+};
+
+class Board {
+public:
+    explicit Board(const BoardSettings &s) : set(s), vram_mem(s.vram_bytes) {}
+    virtual ~Board() = default;
+    Board(const Board &) = delete;
+    Board &operator=(const Board &) = delete;
+
+    virtual void open_trace() = 0;
+    virtual void set_tracing(bool on) = 0;
+    virtual bool has_trace() const = 0;
+    /** Runs until the core has done one more rising edge. */
+    virtual void core_cycle() = 0;
+    virtual void reset(uint64_t cycles) = 0;
+
+    bool packets_kind() const { return set.kind == GR_BOARD_FT601 || set.kind == GR_BOARD_FT2232H; }
+    size_t status_bytes() const { return set.kind == GR_BOARD_FT2232H ? 2 : 0; }
+
+    size_t readable() const
+    {
+        if (!packets_kind()) return in_bytes.size();
+        size_t n = 0;
+        for (const BoardPacket &p : packets)
+            n += p.bytes.size() - std::max(p.off, status_bytes());
+        return n;
+    }
+
+    size_t read(uint8_t *dst, size_t cap)
+    {
+        size_t n = 0;
+        if (!packets_kind()) {
+            while (n < cap && !in_bytes.empty()) {
+                dst[n++] = in_bytes.front();
+                in_bytes.pop_front();
+            }
+            return n;
+        }
+        while (n < cap && !packets.empty()) {
+            BoardPacket &p = packets.front();
+            if (p.off < status_bytes()) p.off = status_bytes();
+            const size_t take = std::min(cap - n, p.bytes.size() - p.off);
+            std::memcpy(dst + n, p.bytes.data() + p.off, take);
+            n += take;
+            p.off += take;
+            if (p.off == p.bytes.size()) packets.pop_front();
+        }
+        return n;
+    }
+
+    BoardSettings set;
+    VramMemory vram_mem;
+    TxLog log; // stays closed: the board keeps no transaction log, the models want one to exist
+    uint64_t cycle = 0;   // core rising edges
+    uint64_t time_ps = 0; // simulated time
+    std::deque<uint8_t> out_q;       // host -> device, not yet taken
+    std::deque<uint8_t> in_bytes;    // device -> host (stream, uart)
+    std::deque<BoardPacket> packets; // device -> host (ft601, ft2232h): complete packets
+    BoardPacket cur;                 // the packet being received
+};
+
+// Verilated ports <-> byte arrays (lane i = byte i), for the widths Verilator uses here.
+template <typename T> inline void board_port_to_bytes(uint8_t *dst, unsigned n, T v)
+{
+    for (unsigned i = 0; i < n; ++i)
+        dst[i] = i < 8 ? uint8_t(uint64_t(v) >> (8 * i)) : 0;
+}
+template <std::size_t W> inline void board_port_to_bytes(uint8_t *dst, unsigned n, const VlWide<W> &v)
+{
+    for (unsigned i = 0; i < n; ++i)
+        dst[i] = uint8_t(v[i / 4] >> (8 * (i % 4)));
+}
+template <typename T> inline void board_bytes_to_port(T &port, const uint8_t *src, unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n && i < 8; ++i)
+        v |= uint64_t(src[i]) << (8 * i);
+    port = T(v);
+}
+template <std::size_t W> inline void board_bytes_to_port(VlWide<W> &port, const uint8_t *src, unsigned n)
+{
+    for (unsigned w = 0; w < W; ++w)
+        port[w] = 0;
+    for (unsigned i = 0; i < n; ++i)
+        port[i / 4] |= EData(src[i]) << (8 * (i % 4));
+}
+
+constexpr uint64_t kCoreHalfPs = 5000; // 100 MHz
+// The chip's clock, never phase-locked to the core's: the FT601 drives CLK at 100 MHz from
+// its own crystal, modelled 0.3% fast so that the two clocks slide past each other; the
+// FT2232H's 245 synchronous FIFO clock is 60 MHz.
+constexpr uint64_t kFt601HalfPs = 4985;
+constexpr uint64_t kFt2232hHalfPs = 8333;
+constexpr unsigned kBoardSaltVram = 3, kBoardSaltHost = 5;
+constexpr unsigned kInStallPct = 10; // host side not ready for IN data, with randomness on
+
+template <class V> class BoardImpl final : public Board {
+public:
+    explicit BoardImpl(const BoardSettings &s)
+        : Board(s), ctx(new VerilatedContext), rng(Prng::derive(s.seed, kBoardSaltHost))
+    {
+        if (!s.fst_path.empty()) ctx->traceEverOn(true);
+        top.reset(new V(ctx.get(), "TOP"));
+        data_bytes = unsigned(sizeof(top->m_vram_wstrb_o) * 8);
+        AxiMemConfig vc;
+        vc.port = "vram";
+        vc.data_bytes = data_bytes;
+        vc.addr_bits = unsigned(8 * sizeof(top->m_vram_awaddr_o));
+        vc.depth = 8;
+        vc.stall_pct = s.no_random ? 0 : 25;
+        vc.max_latency = s.no_random ? 0 : 8;
+        vc.reorder = !s.no_random;
+        vc.seed = Prng::derive(s.seed, kBoardSaltVram);
+        vram.reset(new AxiMemModel(vc, vram_mem, &log));
+        lane_bytes = s.kind == GR_BOARD_FT601 ? 4 : 1;
+        chip_half = s.kind == GR_BOARD_FT601 ? kFt601HalfPs : s.kind == GR_BOARD_FT2232H ? kFt2232hHalfPs : 0;
+        // The context counts in its time precision; the scheduler in picoseconds.
+        ps_scale = 1;
+        for (int p = ctx->timeprecision(); p < -12; ++p)
+            ps_scale *= 10;
+        const uint64_t core_hz = 1000000000000ull / (2 * kCoreHalfPs);
+        const uint64_t div = core_hz / s.baud;
+        baud_div = uint16_t(div > 0xffff ? 0xffff : div);
+        core_next = kCoreHalfPs; // clocks start low; the first edge of each is a rising one
+        chip_next = chip_half ? chip_half : ~0ull;
+        apply_inputs_core();
+        apply_inputs_chip();
+        top->clk_i = 0;
+        top->chip_clk_i = 0;
+        top->rst_i = 1;
+        top->baud_div_i = baud_div;
+        top->eval();
+    }
+
+    ~BoardImpl() override
+    {
+        if (fst) fst->close();
+        if (top) top->final();
+    }
+
+    void open_trace() override
+    {
+        fst.reset(new VerilatedFstC);
+        top->trace(fst.get(), 99);
+        fst->open(set.fst_path.c_str());
+        tracing = true;
+    }
+    void set_tracing(bool on) override
+    {
+        tracing = on;
+        if (!on && fst) fst->flush();
+    }
+    bool has_trace() const override { return bool(fst); }
+
+    void reset(uint64_t cycles) override
+    {
+        top->rst_i = 1;
+        for (uint64_t i = 0; i < cycles; ++i)
+            core_cycle();
+        top->rst_i = 0;
+    }
+
+    void core_cycle() override
+    {
+        const uint64_t target = cycle + 1;
+        while (cycle < target)
+            edge();
+    }
+
+private:
+    // The host side belongs to the chip's clock domain (the core's on stream and uart).
+    bool host_on_chip() const { return chip_half != 0; }
+
+    void edge()
+    {
+        const uint64_t t = std::min(core_next, chip_next);
+        const bool core_edge = core_next == t;
+        const bool chip_edge = chip_next == t;
+        const bool core_rise = core_edge && !top->clk_i;
+        const bool chip_rise = chip_edge && !top->chip_clk_i;
+
+        // Rising edges: sample what the settled pins show before the flops move.
+        if (core_rise) {
+            sample_vram();
+            if (!host_on_chip()) sample_host();
+        }
+        if (chip_rise) sample_host();
+        // Falling edges: registered outputs of the models for the coming cycle.
+        if (core_edge && !core_rise) {
+            drive_vram();
+            if (!host_on_chip()) drive_host();
+        }
+        if (chip_edge && !chip_rise) drive_host();
+
+        if (core_edge) {
+            top->clk_i = core_rise;
+            core_next += kCoreHalfPs;
+        }
+        if (chip_edge) {
+            top->chip_clk_i = chip_rise;
+            chip_next += chip_half;
+        }
+        ctx->time(t * ps_scale);
+        time_ps = t;
+        top->eval();
+        if (tracing) fst->dump(ctx->time());
+        if (core_rise) ++cycle;
+    }
+
+    void apply_inputs_core()
+    {
+        top->m_vram_awready_i = vram_pins.awready;
+        top->m_vram_wready_i = vram_pins.wready;
+        top->m_vram_bvalid_i = vram_pins.bvalid;
+        top->m_vram_bid_i = vram_pins.bid;
+        top->m_vram_bresp_i = vram_pins.bresp;
+        top->m_vram_arready_i = vram_pins.arready;
+        top->m_vram_rvalid_i = vram_pins.rvalid;
+        top->m_vram_rid_i = vram_pins.rid;
+        board_bytes_to_port(top->m_vram_rdata_i, vram_pins.rdata, data_bytes);
+        top->m_vram_rresp_i = vram_pins.rresp;
+        top->m_vram_rlast_i = vram_pins.rlast;
+    }
+
+    void apply_inputs_chip()
+    {
+        top->host_out_valid_i = out_valid;
+        top->host_out_data_i = out_data;
+        top->host_out_keep_i = out_keep;
+        top->host_in_ready_i = in_ready;
+    }
+
+    void drive_vram()
+    {
+        vram->drive(vram_pins, cycle);
+        apply_inputs_core();
+    }
+
+    void sample_vram()
+    {
+        V *t = top.get();
+        AxiPins &p = vram_pins;
+        p.awvalid = t->m_vram_awvalid_o;
+        p.aw.id = t->m_vram_awid_o;
+        p.aw.addr = t->m_vram_awaddr_o;
+        p.aw.len = t->m_vram_awlen_o;
+        p.aw.size = t->m_vram_awsize_o;
+        p.aw.burst = t->m_vram_awburst_o;
+        p.aw.lock = t->m_vram_awlock_o;
+        p.aw.cache = t->m_vram_awcache_o;
+        p.aw.prot = t->m_vram_awprot_o;
+        p.wvalid = t->m_vram_wvalid_o;
+        board_port_to_bytes(p.wdata, data_bytes, t->m_vram_wdata_o);
+        p.wstrb = t->m_vram_wstrb_o;
+        p.wlast = t->m_vram_wlast_o;
+        p.bready = t->m_vram_bready_o;
+        p.arvalid = t->m_vram_arvalid_o;
+        p.ar.id = t->m_vram_arid_o;
+        p.ar.addr = t->m_vram_araddr_o;
+        p.ar.len = t->m_vram_arlen_o;
+        p.ar.size = t->m_vram_arsize_o;
+        p.ar.burst = t->m_vram_arburst_o;
+        p.ar.lock = t->m_vram_arlock_o;
+        p.ar.cache = t->m_vram_arcache_o;
+        p.ar.prot = t->m_vram_arprot_o;
+        p.rready = t->m_vram_rready_o;
+        vram->sample(p, cycle);
+    }
+
+    // Host -> device: one lane word from the queue, held until taken (valid/ready).
+    // Device -> host: ready, with random gaps unless no_random.
+    void drive_host()
+    {
+        if (!out_valid && !out_q.empty()) {
+            const unsigned n = unsigned(std::min<size_t>(lane_bytes, out_q.size()));
+            out_data = 0;
+            for (unsigned i = 0; i < n; ++i)
+                out_data |= uint32_t(out_q[i]) << (8 * i);
+            out_keep = uint8_t((1u << n) - 1);
+            out_n = n;
+            out_valid = true;
+        }
+        in_ready = set.no_random || !rng.percent(kInStallPct);
+        apply_inputs_chip();
+    }
+
+    void sample_host()
+    {
+        V *t = top.get();
+        if (out_valid && t->host_out_ready_o) {
+            out_q.erase(out_q.begin(), out_q.begin() + out_n);
+            out_valid = false;
+        }
+        if (in_ready && t->host_in_valid_o) {
+            const uint32_t d = t->host_in_data_o;
+            const unsigned keep = t->host_in_keep_o;
+            for (unsigned i = 0; i < lane_bytes; ++i) {
+                if (!(keep >> i & 1u)) continue;
+                if (packets_kind())
+                    cur.bytes.push_back(uint8_t(d >> (8 * i)));
+                else
+                    in_bytes.push_back(uint8_t(d >> (8 * i)));
+            }
+            if (packets_kind() && t->host_in_last_o) {
+                packets.push_back(std::move(cur));
+                cur = BoardPacket();
+            }
+        }
+    }
+
+    std::unique_ptr<VerilatedContext> ctx;
+    std::unique_ptr<V> top;
+    std::unique_ptr<VerilatedFstC> fst;
+    bool tracing = false;
+    Prng rng;
+    unsigned data_bytes = 8;
+    unsigned lane_bytes = 1;
+    uint64_t chip_half = 0;
+    uint64_t ps_scale = 1;
+    uint16_t baud_div = 0;
+    uint64_t core_next = 0, chip_next = 0;
+    std::unique_ptr<AxiMemModel> vram;
+    AxiPins vram_pins;
+    bool out_valid = false;
+    uint32_t out_data = 0;
+    uint8_t out_keep = 0;
+    unsigned out_n = 0;
+    bool in_ready = false;
+};
+
+} // namespace gr
+
+#endif
