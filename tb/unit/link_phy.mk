@@ -9,3 +9,6 @@ LINK_PHY_CDC := $(RTL_ROOT)/common/cmn_sync2.v $(RTL_ROOT)/common/cmn_async_fifo
 
 UNIT_DEFS_cmn_async_fifo := -DGR_ASSERT
 $(eval $(call unit_tb,cmn_async_fifo,$(LINK_PHY_CDC)))
+
+UNIT_DEFS_link_phy_uart := -DGR_ASSERT
+$(eval $(call unit_tb,link_phy_uart,$(LINK_PHY_CDC) bridge/rtl/link_phy_uart.v tb/models/uart/uart_line_model.v))
