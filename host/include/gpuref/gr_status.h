@@ -26,7 +26,8 @@ extern "C" {
     X(GR_E_NOT_FOUND, -12, "not found (register, field, buffer or mapping)")               \
     X(GR_E_BUSY, -13, "resource busy")                                                     \
     X(GR_E_CANCELLED, -14, "cancelled: the submission will never run")                     \
-    X(GR_E_DEVICE_RESET, -15, "lost in a GPU reset (timeout detection and recovery)")
+    X(GR_E_DEVICE_RESET, -15, "lost in a GPU reset (timeout detection and recovery)")     \
+    X(GR_E_LINK, -16, "link down: the transaction may or may not have happened")
 
 typedef enum gr_status {
 #define GR_STATUS_ENUM(name, value, msg) name = value,

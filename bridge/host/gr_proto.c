@@ -1,0 +1,1174 @@
+/* gr_proto.c: the host end of the link protocol: link bring-up, transactions, DMA service,
+ * interrupts, on a service thread per link (see gr_proto.h and bridge/PROTOCOL.md). */
+#define _POSIX_C_SOURCE 200809L
+#include "gr_proto.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define SLOTS 64u                 /* requests outstanding at once (pipelined ap_read/ap_write) */
+#define RESET_RETRY_MS 100u       /* PROTOCOL.md: RESET again every 100 ms until RESET_ACK */
+#define POSTED_FLUSH_MS 1u        /* queued writes go out by themselves after this */
+#define PRIVATE_DMA_BASE 0x100000000ull /* above 4 GiB: a 32-bit truncation shows at once */
+#define PRIVATE_DMA_SIZE (64ull << 30)
+#define PAGE 4096u
+#define READ_CHUNK 65536u
+
+enum { ST_DOWN, ST_RESETTING, ST_HELLO, ST_UP };
+
+typedef struct txn {
+    bool used, done;
+    uint8_t rsp_type;
+    uint16_t id;
+    int status;
+    uint32_t *values; /* RD32_RSP: values (count) */
+    unsigned count;
+    uint8_t *dst;     /* AP_RD_RSP: bytes wanted, from byte skip of the first word */
+    size_t skip, bytes;
+    uint32_t dwords;
+} txn_t;
+
+typedef struct dma_region {
+    uint8_t *cpu;
+    uint64_t bus;
+    size_t bytes; /* whole pages */
+} dma_region_t;
+
+struct gr_proto {
+    gr_pipe_t pipe;
+    gr_proto_opts_t o;
+    pthread_t thread;
+    bool thread_started;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool stop;
+    gr_proto_link_t link;
+    int st;
+    bool pipe_dead;
+    bool want_round;
+    uint16_t epoch;
+    uint64_t round_start_ms, reset_sent_ms;
+    uint64_t round_gen; /* increments when a round fails */
+    int round_status;
+    char reason[256];
+    gr_proto_hello_t hello;
+    bool have_hello;
+    uint16_t next_id;
+    txn_t slots[SLOTS];
+    unsigned slots_used;
+    /* posted writes not yet sent */
+    uint32_t pw_off[GR_PROTO_MAX_PAYLOAD], pw_val[GR_PROTO_MAX_PAYLOAD];
+    unsigned pw_count;
+    uint64_t pw_first_ms;
+    bool posted_unconfirmed; /* posted writes sent, no later answer yet */
+    int deferred;            /* a posted write's error, for the next call */
+    dma_region_t *dma;
+    unsigned dma_count, dma_cap;
+    bool irq_level;
+    gr_proto_counters_t c;
+};
+
+/* ---- options ---------------------------------------------------------------------------- */
+
+void gr_proto_opts_default(gr_proto_opts_t *o, uint32_t replay_ms, const char *name)
+{
+    memset(o, 0, sizeof *o);
+    o->replay_ms = replay_ms;
+    o->keepalive_ms = 100;
+    o->dead_ms = 2000;
+    o->timeout_ms = 5000;
+    o->posted = true;
+    snprintf(o->name, sizeof o->name, "%s", name ? name : "link");
+}
+
+static int parse_ms(const gr_uri_t *uri, const char *key, uint32_t *inout)
+{
+    const char *s = gr_uri_param(uri, key);
+    if (!s)
+        return GR_OK;
+    char *end = NULL;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || !*s || *end || v == 0 || v > 3600000ul || s[0] == '-') {
+        gr_link_set_error("%s://: bad value '%s' for %s (milliseconds, 1..3600000)", uri->scheme,
+                          s, key);
+        return GR_E_BAD_URI;
+    }
+    *inout = (uint32_t)v;
+    return GR_OK;
+}
+
+int gr_proto_opts_from_uri(const gr_uri_t *uri, gr_proto_opts_t *o)
+{
+    int rc;
+    if ((rc = parse_ms(uri, "replay_ms", &o->replay_ms)) ||
+        (rc = parse_ms(uri, "keepalive_ms", &o->keepalive_ms)) ||
+        (rc = parse_ms(uri, "dead_ms", &o->dead_ms)) ||
+        (rc = parse_ms(uri, "timeout_ms", &o->timeout_ms)))
+        return rc;
+    const char *s = gr_uri_param(uri, "posted");
+    if (s) {
+        if (strcmp(s, "0") && strcmp(s, "1")) {
+            gr_link_set_error("%s://: bad value '%s' for posted (0 or 1)", uri->scheme, s);
+            return GR_E_BAD_URI;
+        }
+        o->posted = s[0] == '1';
+    }
+    s = gr_uri_param(uri, "faults");
+    if (s) {
+        if (gr_pipe_faults_parse(s, &o->fault_seed, &o->fault_rate)) {
+            gr_link_set_error("%s://: bad value '%s' for faults (SEED:RATE, RATE 0..0.5 or "
+                              "0%%..50%%)", uri->scheme, s);
+            return GR_E_BAD_URI;
+        }
+        o->faults = true;
+    }
+    return GR_OK;
+}
+
+/* ---- small helpers ---------------------------------------------------------------------- */
+
+static void deadline_ts(uint64_t ms_from_now, struct timespec *ts)
+{
+    clock_gettime(CLOCK_MONOTONIC, ts);
+    uint64_t ns = (uint64_t)ts->tv_nsec + (ms_from_now % 1000u) * 1000000u;
+    ts->tv_sec += (time_t)(ms_from_now / 1000u + ns / 1000000000u);
+    ts->tv_nsec = (long)(ns % 1000000000u);
+}
+
+/* Waits on the engine's condition for at most ms. */
+static void wait_ms(gr_proto_t *p, uint64_t ms)
+{
+    struct timespec ts;
+    deadline_ts(ms, &ts);
+    pthread_cond_timedwait(&p->cv, &p->mu, &ts);
+}
+
+static void set_reason(gr_proto_t *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_reason(gr_proto_t *p, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = snprintf(p->reason, sizeof p->reason, "%s: ", p->o.name);
+    if (n > 0 && (size_t)n < sizeof p->reason)
+        vsnprintf(p->reason + n, sizeof p->reason - (size_t)n, fmt, ap);
+    va_end(ap);
+}
+
+/* Fails every outstanding request with status and takes the link down. */
+static void link_down(gr_proto_t *p, int status)
+{
+    for (unsigned i = 0; i < SLOTS; i++) {
+        if (p->slots[i].used && !p->slots[i].done) {
+            p->slots[i].done = true;
+            p->slots[i].status = status;
+        }
+    }
+    /* A posted write in flight may or may not have happened: say so at the next call. */
+    if (p->posted_unconfirmed && !p->deferred)
+        p->deferred = GR_E_LINK;
+    p->posted_unconfirmed = false;
+    if (p->st != ST_DOWN)
+        p->c.link_downs++;
+    p->st = ST_DOWN;
+    p->have_hello = false;
+    p->irq_level = false;
+    pthread_cond_broadcast(&p->cv);
+}
+
+static void round_failed(gr_proto_t *p, int status)
+{
+    link_down(p, GR_E_LINK);
+    p->round_status = status;
+    p->round_gen++;
+    pthread_cond_broadcast(&p->cv);
+}
+
+static void send_reset(gr_proto_t *p)
+{
+    uint32_t e = p->epoch;
+    gr_proto_link_ctrl(&p->link, GR_PT_RESET, &e, 1);
+    p->reset_sent_ms = p->link.now_ms;
+}
+
+/* Starts a RESET round (service thread only: it may reopen the pipe). */
+static void start_round(gr_proto_t *p)
+{
+    p->c.link_resets++;
+    if (p->pipe_dead) {
+        int rc = p->pipe.ops->reopen ? p->pipe.ops->reopen(p->pipe.ctx) : GR_E_UNSUPPORTED;
+        if (rc) {
+            set_reason(p, "the pipe is gone and cannot be reopened (%s)", gr_link_error());
+            round_failed(p, GR_E_LINK);
+            return;
+        }
+        p->pipe_dead = false;
+        p->link.pipe_dead = false;
+    }
+    gr_proto_link_restart(&p->link);
+    p->link.window_words = 64; /* HELLO's worth until HELLO_RSP gives the window */
+    p->link.peer_max_len = GR_PROTO_MAX_PAYLOAD;
+    p->epoch++;
+    p->st = ST_RESETTING;
+    p->round_start_ms = p->link.now_ms;
+    send_reset(p);
+}
+
+static txn_t *slot_by_id(gr_proto_t *p, uint16_t id, uint8_t rsp_type)
+{
+    for (unsigned i = 0; i < SLOTS; i++)
+        if (p->slots[i].used && !p->slots[i].done && p->slots[i].id == id &&
+            p->slots[i].rsp_type == rsp_type)
+            return &p->slots[i];
+    return NULL;
+}
+
+static void complete(gr_proto_t *p, txn_t *t, int status)
+{
+    t->done = true;
+    t->status = status;
+    p->posted_unconfirmed = false; /* answers come in order: every earlier request is done */
+    pthread_cond_broadcast(&p->cv);
+}
+
+static int resp_status(uint32_t resp)
+{
+    return (resp & 3u) == GR_RESP_OKAY ? GR_OK : GR_E_BUS;
+}
+
+/* ---- DMA service ------------------------------------------------------------------------- */
+
+static dma_region_t *dma_find(gr_proto_t *p, uint64_t addr, uint64_t bytes)
+{
+    for (unsigned i = 0; i < p->dma_count; i++) {
+        dma_region_t *r = &p->dma[i];
+        if (addr >= r->bus && bytes <= r->bytes && addr - r->bus <= r->bytes - bytes)
+            return r;
+    }
+    return NULL;
+}
+
+static void serve_dma_rd(gr_proto_t *p, const uint32_t *w, uint16_t len)
+{
+    if (len < 4)
+        return;
+    uint32_t tag = w[0] & 0xffu;
+    uint64_t addr = (uint64_t)w[2] << 32 | w[1];
+    uint32_t dwords = w[3] & 0xffffu;
+    static uint32_t rsp[GR_PROTO_MAX_PAYLOAD];
+    dma_region_t *r = dma_find(p, addr, 4ull * dwords);
+    p->c.dma_reads++;
+    if (!r || dwords == 0 || dwords + 1u > p->link.peer_max_len || (addr & 3u)) {
+        p->c.dma_errors++;
+        rsp[0] = (uint32_t)GR_RESP_DECERR << 16 | tag;
+        gr_proto_link_send(&p->link, GR_PT_DMA_RD_RSP, rsp, 1);
+        return;
+    }
+    rsp[0] = tag;
+    memcpy(&rsp[1], r->cpu + (addr - r->bus), 4u * dwords); /* little-endian host */
+    p->c.dma_bytes += 4u * dwords;
+    gr_proto_link_send(&p->link, GR_PT_DMA_RD_RSP, rsp, (uint16_t)(1u + dwords));
+}
+
+static void serve_dma_wr(gr_proto_t *p, const uint32_t *w, uint16_t len)
+{
+    if (len < 4)
+        return;
+    uint32_t tag = w[0] & 0xffu, fbe = (w[0] >> 16) & 0xfu, lbe = (w[0] >> 20) & 0xfu;
+    uint64_t addr = (uint64_t)w[2] << 32 | w[1];
+    uint32_t dwords = len - 3u;
+    dma_region_t *r = dma_find(p, addr, 4ull * dwords);
+    uint32_t rsp = tag;
+    p->c.dma_writes++;
+    if (!r || (addr & 3u)) {
+        p->c.dma_errors++;
+        rsp |= (uint32_t)GR_RESP_DECERR << 16;
+    } else {
+        uint8_t *dst = r->cpu + (addr - r->bus);
+        for (uint32_t i = 0; i < dwords; i++) {
+            uint32_t be = dwords == 1 ? fbe : i == 0 ? fbe : i == dwords - 1 ? lbe : 0xfu;
+            uint32_t v = w[3 + i];
+            for (unsigned b = 0; b < 4; b++)
+                if (be & (1u << b))
+                    dst[4 * i + b] = (uint8_t)(v >> (8 * b));
+        }
+        p->c.dma_bytes += 4u * dwords;
+    }
+    gr_proto_link_send(&p->link, GR_PT_DMA_WR_RSP, &rsp, 1);
+}
+
+/* ---- frames from the device -------------------------------------------------------------- */
+
+static void on_hello_rsp(gr_proto_t *p, const uint32_t *w, uint16_t len)
+{
+    if (len < 10)
+        return;
+    gr_proto_hello_t h = {
+        .ver_major = (uint16_t)(w[0] >> 16), .ver_minor = (uint16_t)w[0],
+        .max_payload = (uint16_t)w[1], .rx_window = (uint16_t)(w[1] >> 16),
+        .dma_tags = (uint8_t)w[2], .link = (uint8_t)(w[2] >> 8),
+        .bar0_log2 = (uint8_t)(w[2] >> 16), .bar1_log2 = (uint8_t)(w[2] >> 24),
+        .core_hz = w[3], .replay_timeout = w[4], .dma_timeout = w[5],
+        .dma_base = (uint64_t)w[7] << 32 | w[6], .dma_size = (uint64_t)w[9] << 32 | w[8],
+    };
+    if (h.ver_major != GR_PROTO_VER_MAJOR) {
+        set_reason(p, "the device speaks protocol %u.%u, this host %u.%u", h.ver_major,
+                   h.ver_minor, GR_PROTO_VER_MAJOR, GR_PROTO_VER_MINOR);
+        round_failed(p, GR_E_MISMATCH);
+        return;
+    }
+    if (h.max_payload < 8 || h.rx_window < GR_PROTO_FRAME_WORDS(8u)) {
+        set_reason(p, "the device offers MaxPayload %u and RxWindow %u words, too small",
+                   h.max_payload, h.rx_window);
+        round_failed(p, GR_E_MISMATCH);
+        return;
+    }
+    /* DMA buffers handed out in an earlier window would now be unreachable. */
+    if (p->dma_count && p->hello.dma_size &&
+        (h.dma_base != p->hello.dma_base || h.dma_size != p->hello.dma_size)) {
+        set_reason(p, "the device moved this host's DMA window with buffers in it");
+        round_failed(p, GR_E_LINK);
+        return;
+    }
+    p->hello = h;
+    p->have_hello = true;
+    p->link.peer_max_len = h.max_payload > GR_PROTO_MAX_PAYLOAD ? GR_PROTO_MAX_PAYLOAD
+                                                                 : h.max_payload;
+    p->link.window_words = h.rx_window;
+    p->st = ST_UP;
+    pthread_cond_broadcast(&p->cv);
+}
+
+static void deliver(void *ctx, const gr_proto_hdr_t *h, const uint32_t *w)
+{
+    gr_proto_t *p = ctx;
+    if (p->st == ST_RESETTING || p->st == ST_DOWN)
+        return; /* from before the reset */
+    if (h->type == GR_PT_HELLO_RSP) {
+        if (p->st == ST_HELLO)
+            on_hello_rsp(p, w, h->len);
+        return;
+    }
+    if (h->type == GR_PT_DMA_RD) {
+        serve_dma_rd(p, w, h->len);
+        return;
+    }
+    if (h->type == GR_PT_DMA_WR) {
+        serve_dma_wr(p, w, h->len);
+        return;
+    }
+    if (h->type == GR_PT_IRQ) {
+        if (h->len >= 1) {
+            p->irq_level = (w[0] >> 16) & 1u;
+            p->c.irqs++;
+            pthread_cond_broadcast(&p->cv);
+        }
+        return;
+    }
+    if (h->len < 1 || p->st != ST_UP)
+        return;
+    uint16_t id = (uint16_t)w[0];
+    txn_t *t = slot_by_id(p, id, h->type);
+    if (h->type == GR_PT_WR32_RSP && !t) {
+        /* A posted batch answers only when an access failed. */
+        unsigned count = w[0] >> 16;
+        int st = GR_OK;
+        for (unsigned i = 0; i < count && 1u + i < h->len; i++)
+            if (resp_status(w[1 + i]))
+                st = GR_E_BUS;
+        if (st && !p->deferred)
+            p->deferred = st;
+        if (!st)
+            p->c.late_answers++;
+        pthread_cond_broadcast(&p->cv);
+        return;
+    }
+    if (!t) {
+        p->c.late_answers++;
+        return;
+    }
+    switch (h->type) {
+    case GR_PT_RD32_RSP: {
+        unsigned count = w[0] >> 16;
+        if (count != t->count || h->len != 1u + 2u * count)
+            return;
+        int st = GR_OK;
+        for (unsigned i = 0; i < count; i++) {
+            if (resp_status(w[1 + 2 * i]))
+                st = GR_E_BUS;
+            t->values[i] = w[2 + 2 * i];
+        }
+        complete(p, t, st);
+        break;
+    }
+    case GR_PT_WR32_RSP: {
+        unsigned count = w[0] >> 16;
+        int st = GR_OK;
+        for (unsigned i = 0; i < count && 1u + i < h->len; i++)
+            if (resp_status(w[1 + i]))
+                st = GR_E_BUS;
+        complete(p, t, st);
+        break;
+    }
+    case GR_PT_AP_RD_RSP: {
+        int st = resp_status(w[0] >> 16);
+        if (!st) {
+            if (h->len != 1u + t->dwords)
+                return;
+            memcpy(t->dst, (const uint8_t *)&w[1] + t->skip, t->bytes);
+        }
+        complete(p, t, st);
+        break;
+    }
+    case GR_PT_AP_WR_RSP:
+        complete(p, t, resp_status(w[0] >> 16));
+        break;
+    default:
+        break;
+    }
+}
+
+static void control(void *ctx, const gr_proto_hdr_t *h, const uint32_t *w)
+{
+    gr_proto_t *p = ctx;
+    if (h->type == GR_PT_RESET) {
+        /* The device reset the link (the link layer answered RESET_ACK): whatever was
+         * outstanding is lost; say hello again. */
+        link_down(p, GR_E_LINK);
+        p->c.link_resets++;
+        p->epoch++;
+        p->round_start_ms = p->link.now_ms;
+        p->link.window_words = 64;
+        p->link.peer_max_len = GR_PROTO_MAX_PAYLOAD;
+        p->st = ST_HELLO;
+        uint32_t hello[2] = {GR_PROTO_VER_MAJOR << 16 | GR_PROTO_VER_MINOR, GR_PROTO_MAX_PAYLOAD};
+        gr_proto_link_send(&p->link, GR_PT_HELLO, hello, 2);
+        return;
+    }
+    if (h->type == GR_PT_RESET_ACK && (w[0] & 0xffffu) == p->epoch &&
+        (p->st == ST_RESETTING || p->st == ST_HELLO)) {
+        /* Also in ST_HELLO: a RESET repeated by the round may reach the device after HELLO
+         * did, and then the device starts over again, so this end does too. */
+        gr_proto_link_restart(&p->link);
+        p->link.window_words = 64;
+        p->st = ST_HELLO;
+        uint32_t hello[2] = {GR_PROTO_VER_MAJOR << 16 | GR_PROTO_VER_MINOR, GR_PROTO_MAX_PAYLOAD};
+        gr_proto_link_send(&p->link, GR_PT_HELLO, hello, 2);
+    }
+}
+
+static const gr_proto_link_cb_t link_cb = {deliver, control};
+
+/* Sends the queued posted writes as WR32 batches. */
+static int send_posted(gr_proto_t *p)
+{
+    unsigned max = (p->link.peer_max_len - 2u) / 2u;
+    unsigned at = 0;
+    static uint32_t w[GR_PROTO_MAX_PAYLOAD];
+    while (at < p->pw_count) {
+        unsigned n = p->pw_count - at < max ? p->pw_count - at : max;
+        uint16_t id = p->next_id++;
+        w[0] = (uint32_t)n << 16 | id;
+        w[1] = 1; /* POSTED */
+        for (unsigned i = 0; i < n; i++) {
+            w[2 + 2 * i] = 0xfu << 16 | (p->pw_off[at + i] & 0xffffu);
+            w[3 + 2 * i] = p->pw_val[at + i];
+        }
+        int rc = gr_proto_link_send(&p->link, GR_PT_WR32, w, (uint16_t)(2u + 2u * n));
+        if (rc)
+            return rc == GR_E_IO ? GR_E_LINK : rc;
+        p->c.requests++;
+        p->c.posted_writes += n;
+        p->posted_unconfirmed = true;
+        at += n;
+    }
+    p->pw_count = 0;
+    return GR_OK;
+}
+
+/* ---- the service thread ------------------------------------------------------------------ */
+
+static void *service(void *arg)
+{
+    gr_proto_t *p = arg;
+    static _Thread_local uint8_t buf[READ_CHUNK];
+    pthread_mutex_lock(&p->mu);
+    while (!p->stop) {
+        uint64_t now = gr_proto_now_ms();
+        p->link.now_ms = now;
+        if (p->link.pipe_dead && !p->pipe_dead) {
+            p->pipe_dead = true;
+            set_reason(p, "the pipe failed: %s", gr_link_error());
+            if (p->st != ST_DOWN)
+                round_failed(p, GR_E_LINK);
+        }
+        if (p->want_round) {
+            p->want_round = false;
+            start_round(p);
+        }
+        if (p->pipe_dead) {
+            wait_ms(p, 100);
+            continue;
+        }
+        if (p->st == ST_RESETTING && now - p->reset_sent_ms >= RESET_RETRY_MS)
+            send_reset(p);
+        if ((p->st == ST_RESETTING || p->st == ST_HELLO) && now - p->round_start_ms > p->o.dead_ms) {
+            set_reason(p, "no %s from the device in %u ms",
+                       p->st == ST_RESETTING ? "RESET_ACK" : "HELLO_RSP", p->o.dead_ms);
+            round_failed(p, GR_E_LINK);
+        }
+        if (p->st == ST_UP && p->pw_count && now - p->pw_first_ms >= POSTED_FLUSH_MS)
+            send_posted(p);
+        if (p->st == ST_HELLO || p->st == ST_UP)
+            gr_proto_link_tick(&p->link, now);
+        if (p->st == ST_UP && p->link.desync) {
+            set_reason(p, "the device acknowledged frames never sent (link out of step)");
+            link_down(p, GR_E_LINK);
+        }
+        bool waiting = p->slots_used || gr_proto_link_pending(&p->link);
+        if (p->st == ST_UP && waiting && now - p->link.last_rx_ms > p->o.dead_ms) {
+            set_reason(p, "no frame from the device for %u ms", p->o.dead_ms);
+            link_down(p, GR_E_LINK);
+        }
+        uint32_t tmo = p->pw_count ? POSTED_FLUSH_MS : 5u;
+        pthread_mutex_unlock(&p->mu);
+        size_t n = 0;
+        int rc = p->pipe.ops->read(p->pipe.ctx, buf, sizeof buf, tmo, &n);
+        pthread_mutex_lock(&p->mu);
+        if (rc) {
+            p->link.pipe_dead = true;
+            continue;
+        }
+        if (!n)
+            continue;
+        now = gr_proto_now_ms();
+        size_t at = 0;
+        while (at < n) {
+            size_t room = 0;
+            uint8_t *dst = gr_proto_link_rx_space(&p->link, &room);
+            size_t k = n - at < room ? n - at : room;
+            memcpy(dst, buf + at, k);
+            gr_proto_link_input(&p->link, k, now);
+            at += k;
+        }
+        pthread_cond_broadcast(&p->cv);
+    }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+/* ---- calls ------------------------------------------------------------------------------- */
+
+/* The link is up, or the reason it cannot be brought up (caller holds the lock). */
+static int ensure_up(gr_proto_t *p)
+{
+    if (p->st == ST_UP)
+        return GR_OK;
+    uint64_t gen = p->round_gen;
+    if (p->st == ST_DOWN)
+        p->want_round = true;
+    pthread_cond_broadcast(&p->cv);
+    uint64_t start = gr_proto_now_ms();
+    while (p->st != ST_UP) {
+        if (p->round_gen != gen) {
+            gr_link_set_error("%s", p->reason);
+            return p->round_status;
+        }
+        if (gr_proto_now_ms() - start > (uint64_t)p->o.dead_ms + p->o.timeout_ms) {
+            gr_link_set_error("%s: the link did not come up", p->o.name);
+            return GR_E_LINK;
+        }
+        wait_ms(p, 50);
+    }
+    return GR_OK;
+}
+
+/* The posted write error to report now, if any (cleared once reported). */
+static int take_deferred(gr_proto_t *p)
+{
+    int rc = p->deferred;
+    p->deferred = GR_OK;
+    if (rc)
+        gr_link_set_error("%s: an earlier posted write %s", p->o.name,
+                          rc == GR_E_BUS ? "got an error response"
+                                         : "may have been lost in a link reset");
+    return rc;
+}
+
+static txn_t *slot_alloc(gr_proto_t *p, uint8_t rsp_type)
+{
+    for (unsigned i = 0; i < SLOTS; i++) {
+        txn_t *t = &p->slots[i];
+        if (!t->used) {
+            memset(t, 0, sizeof *t);
+            t->used = true;
+            t->rsp_type = rsp_type;
+            /* An id no outstanding request has (ids wrap; answers to timed-out ones are late). */
+            do
+                t->id = p->next_id++;
+            while (slot_by_id(p, t->id, rsp_type) != NULL && slot_by_id(p, t->id, rsp_type) != t);
+            p->slots_used++;
+            return t;
+        }
+    }
+    return NULL;
+}
+
+static void slot_free(gr_proto_t *p, txn_t *t)
+{
+    t->used = false;
+    p->slots_used--;
+}
+
+/* Queues a request frame; a full replay queue waits for room. */
+static int send_req(gr_proto_t *p, uint8_t type, const uint32_t *w, uint16_t len)
+{
+    for (;;) {
+        if (p->st != ST_UP)
+            return GR_E_LINK;
+        int rc = gr_proto_link_send(&p->link, type, w, len);
+        if (rc == GR_E_BUSY) {
+            wait_ms(p, 5);
+            continue;
+        }
+        if (rc == GR_OK)
+            p->c.requests++;
+        return rc == GR_E_IO ? GR_E_LINK : rc;
+    }
+}
+
+/* Waits until t is done; GR_E_TIMEOUT after timeout_ms without any request completing. */
+static int wait_slot(gr_proto_t *p, txn_t *t, uint64_t *progress_ms)
+{
+    while (!t->done) {
+        uint64_t now = gr_proto_now_ms();
+        if (now - *progress_ms > p->o.timeout_ms) {
+            /* The device may still hold the request: start over with a clean link. */
+            gr_link_set_error("%s: no answer in %u ms", p->o.name, p->o.timeout_ms);
+            link_down(p, GR_E_TIMEOUT);
+            return GR_E_TIMEOUT;
+        }
+        wait_ms(p, 20);
+    }
+    *progress_ms = gr_proto_now_ms();
+    if (t->status == GR_E_LINK)
+        gr_link_set_error("%s: the link went down (%s)", p->o.name,
+                          p->reason[0] ? p->reason : "reset");
+    return t->status;
+}
+
+static int begin(gr_proto_t *p)
+{
+    pthread_mutex_lock(&p->mu);
+    int rc = take_deferred(p);
+    if (!rc)
+        rc = ensure_up(p);
+    if (rc)
+        pthread_mutex_unlock(&p->mu);
+    return rc;
+}
+
+static int end(gr_proto_t *p, int rc)
+{
+    if (!rc)
+        rc = take_deferred(p);
+    pthread_mutex_unlock(&p->mu);
+    return rc;
+}
+
+int gr_proto_read32_batch(gr_proto_t *p, const uint32_t *offsets, unsigned count,
+                          uint32_t *out_values)
+{
+    if (!p || !offsets || !out_values || count == 0)
+        return GR_E_INVALID;
+    uint32_t *vals = malloc(sizeof *vals * count);
+    if (!vals)
+        return GR_E_NO_MEMORY;
+    int rc = begin(p);
+    if (rc) {
+        free(vals);
+        return rc;
+    }
+    rc = send_posted(p);
+    unsigned max = (p->link.peer_max_len - 1u) / 2u; /* the answer: 1 + 2 per access */
+    if (max > (GR_PROTO_MAX_PAYLOAD - 1u) / 2u)
+        max = (GR_PROTO_MAX_PAYLOAD - 1u) / 2u;
+    uint64_t progress = gr_proto_now_ms();
+    txn_t *t[SLOTS];
+    unsigned nt = 0, at = 0;
+    static uint32_t w[GR_PROTO_MAX_PAYLOAD];
+    while (!rc && at < count) {
+        unsigned n = count - at < max ? count - at : max;
+        txn_t *s = nt < SLOTS ? slot_alloc(p, GR_PT_RD32_RSP) : NULL;
+        if (!s) {
+            rc = GR_E_BUSY;
+            break;
+        }
+        t[nt++] = s;
+        s->values = vals + at;
+        s->count = n;
+        w[0] = (uint32_t)n << 16 | s->id;
+        for (unsigned i = 0; i < n; i++)
+            w[1 + i] = offsets[at + i] & 0xffffu;
+        rc = send_req(p, GR_PT_RD32, w, (uint16_t)(1u + n));
+        at += n;
+    }
+    for (unsigned i = 0; i < nt; i++) {
+        int r = rc ? GR_OK : wait_slot(p, t[i], &progress);
+        if (!rc)
+            rc = r;
+        slot_free(p, t[i]);
+    }
+    p->c.round_trips++;
+    rc = end(p, rc);
+    if (!rc)
+        memcpy(out_values, vals, sizeof *vals * count);
+    free(vals);
+    return rc;
+}
+
+int gr_proto_read32(gr_proto_t *p, uint32_t offset, uint32_t *out_value)
+{
+    return gr_proto_read32_batch(p, &offset, 1, out_value);
+}
+
+int gr_proto_write32(gr_proto_t *p, uint32_t offset, uint32_t value)
+{
+    if (!p)
+        return GR_E_INVALID;
+    int rc = begin(p);
+    if (rc)
+        return rc;
+    if (p->o.posted) {
+        if (p->pw_count == 0)
+            p->pw_first_ms = gr_proto_now_ms();
+        p->pw_off[p->pw_count] = offset;
+        p->pw_val[p->pw_count] = value;
+        p->pw_count++;
+        if (p->pw_count >= (p->link.peer_max_len - 2u) / 2u)
+            rc = send_posted(p);
+        pthread_cond_broadcast(&p->cv); /* the service thread's flush timer */
+        return end(p, rc);
+    }
+    rc = send_posted(p);
+    txn_t *t = rc ? NULL : slot_alloc(p, GR_PT_WR32_RSP);
+    if (!rc && t) {
+        uint32_t w[4] = {1u << 16 | t->id, 0, 0xfu << 16 | (offset & 0xffffu), value};
+        rc = send_req(p, GR_PT_WR32, w, 4);
+        uint64_t progress = gr_proto_now_ms();
+        if (!rc)
+            rc = wait_slot(p, t, &progress);
+        slot_free(p, t);
+        p->c.round_trips++;
+    }
+    return end(p, rc);
+}
+
+int gr_proto_flush(gr_proto_t *p)
+{
+    if (!p)
+        return GR_E_INVALID;
+    pthread_mutex_lock(&p->mu);
+    bool need = p->pw_count || p->posted_unconfirmed;
+    pthread_mutex_unlock(&p->mu);
+    if (!need) {
+        pthread_mutex_lock(&p->mu);
+        return end(p, GR_OK);
+    }
+    /* A read answers after every earlier request was performed (frames act in order). */
+    uint32_t v;
+    return gr_proto_read32(p, 0, &v);
+}
+
+static int ap_check(gr_proto_t *p, uint64_t offset, size_t bytes)
+{
+    uint64_t size = 1ull << (p->hello.bar1_log2 < 63 ? p->hello.bar1_log2 : 63);
+    if (bytes > size || offset > size - bytes) {
+        gr_link_set_error("%s: BAR1 access [0x%llx, +0x%zx) past the aperture (0x%llx bytes)",
+                          p->o.name, (unsigned long long)offset, bytes, (unsigned long long)size);
+        return GR_E_RANGE;
+    }
+    return GR_OK;
+}
+
+/* Words per aperture request: the device's MaxPayload, our MaxPayload for the answer, credit. */
+static uint32_t ap_max_words(gr_proto_t *p)
+{
+    uint32_t m = p->link.peer_max_len - 3u;
+    if (m > GR_PROTO_MAX_PAYLOAD - 1u)
+        m = GR_PROTO_MAX_PAYLOAD - 1u;
+    uint32_t cw = p->link.window_words > 16u ? p->link.window_words - 8u : 8u;
+    if (m > cw)
+        m = cw;
+    return m;
+}
+
+/* Waits for the oldest of the outstanding slots and frees it. */
+static int retire(gr_proto_t *p, txn_t **t, unsigned *nt, uint64_t *progress, int rc)
+{
+    int r = rc ? GR_OK : wait_slot(p, t[0], progress);
+    slot_free(p, t[0]);
+    memmove(t, t + 1, sizeof *t * (--*nt));
+    return rc ? rc : r;
+}
+
+int gr_proto_ap_read(gr_proto_t *p, uint64_t offset, void *dst, size_t bytes)
+{
+    if (!p || !dst || !bytes)
+        return GR_E_INVALID;
+    int rc = begin(p);
+    if (rc)
+        return rc;
+    if ((rc = ap_check(p, offset, bytes)) || (rc = send_posted(p)))
+        return end(p, rc);
+    /* Read into a bounce buffer: dst is untouched unless every piece arrived. */
+    uint8_t *tmp = malloc(bytes);
+    if (!tmp)
+        return end(p, GR_E_NO_MEMORY);
+    uint32_t maxw = ap_max_words(p);
+    txn_t *t[SLOTS / 2];
+    unsigned nt = 0;
+    uint64_t progress = gr_proto_now_ms();
+    size_t done = 0;
+    while (!rc && done < bytes) {
+        uint64_t a = offset + done;
+        uint64_t word0 = a & ~3ull;
+        uint64_t page_end = (a | 4095u) + 1u;
+        uint64_t end_b = offset + bytes < page_end ? offset + bytes : page_end;
+        if (end_b - word0 > 4ull * maxw)
+            end_b = word0 + 4ull * maxw;
+        uint32_t dwords = (uint32_t)((end_b - word0 + 3u) / 4u);
+        if (nt == SLOTS / 2 && (rc = retire(p, t, &nt, &progress, rc)))
+            break;
+        txn_t *s = slot_alloc(p, GR_PT_AP_RD_RSP);
+        if (!s) {
+            rc = GR_E_BUSY;
+            break;
+        }
+        t[nt++] = s;
+        s->dst = tmp + done;
+        s->skip = (size_t)(a - word0);
+        s->bytes = (size_t)(end_b - a);
+        s->dwords = dwords;
+        uint32_t w[4] = {s->id, (uint32_t)word0, (uint32_t)(word0 >> 32), dwords};
+        rc = send_req(p, GR_PT_AP_RD, w, 4);
+        done += s->bytes;
+    }
+    while (nt)
+        rc = retire(p, t, &nt, &progress, rc);
+    p->c.round_trips++;
+    if (!rc)
+        memcpy(dst, tmp, bytes);
+    free(tmp);
+    return end(p, rc);
+}
+
+int gr_proto_ap_write(gr_proto_t *p, uint64_t offset, const void *src, size_t bytes)
+{
+    if (!p || !src || !bytes)
+        return GR_E_INVALID;
+    int rc = begin(p);
+    if (rc)
+        return rc;
+    if ((rc = ap_check(p, offset, bytes)) || (rc = send_posted(p)))
+        return end(p, rc);
+    const uint8_t *s8 = src;
+    uint32_t maxw = ap_max_words(p);
+    txn_t *t[SLOTS / 2];
+    unsigned nt = 0;
+    uint64_t progress = gr_proto_now_ms();
+    size_t done = 0;
+    static uint32_t w[GR_PROTO_MAX_PAYLOAD];
+    while (!rc && done < bytes) {
+        uint64_t a = offset + done;
+        uint64_t word0 = a & ~3ull;
+        uint64_t page_end = (a | 4095u) + 1u;
+        uint64_t end_b = offset + bytes < page_end ? offset + bytes : page_end;
+        if (end_b - word0 > 4ull * maxw)
+            end_b = word0 + 4ull * maxw;
+        uint32_t dwords = (uint32_t)((end_b - word0 + 3u) / 4u);
+        uint32_t fbe = (0xfu << (a & 3u)) & 0xfu;
+        uint32_t lbe_bytes = (uint32_t)(end_b - (word0 + 4ull * (dwords - 1u)));
+        uint32_t lbe = (1u << lbe_bytes) - 1u;
+        if (dwords == 1) {
+            fbe &= lbe;
+            lbe = 0;
+        }
+        if (nt == SLOTS / 2 && (rc = retire(p, t, &nt, &progress, rc)))
+            break;
+        txn_t *sl = slot_alloc(p, GR_PT_AP_WR_RSP);
+        if (!sl) {
+            rc = GR_E_BUSY;
+            break;
+        }
+        t[nt++] = sl;
+        w[0] = lbe << 20 | fbe << 16 | sl->id;
+        w[1] = (uint32_t)word0;
+        w[2] = (uint32_t)(word0 >> 32);
+        memset(&w[3], 0, 4u * dwords);
+        memcpy((uint8_t *)&w[3] + (a - word0), s8 + done, (size_t)(end_b - a));
+        rc = send_req(p, GR_PT_AP_WR, w, (uint16_t)(3u + dwords));
+        done += (size_t)(end_b - a);
+    }
+    while (nt)
+        rc = retire(p, t, &nt, &progress, rc);
+    p->c.round_trips++;
+    return end(p, rc);
+}
+
+int gr_proto_dma_alloc(gr_proto_t *p, size_t bytes, gr_dma_buf_t *out_buf)
+{
+    if (!p || !out_buf || !bytes || bytes > (1ull << 40))
+        return GR_E_INVALID;
+    size_t size = (bytes + PAGE - 1u) & ~(size_t)(PAGE - 1u);
+    pthread_mutex_lock(&p->mu);
+    uint64_t base = PRIVATE_DMA_BASE, lim = PRIVATE_DMA_SIZE;
+    if (p->hello.dma_size) {
+        base = (p->hello.dma_base + PAGE - 1u) & ~(uint64_t)(PAGE - 1u);
+        lim = p->hello.dma_size - (base - p->hello.dma_base);
+    }
+    /* First fit in the window; regions are kept sorted by bus address. */
+    uint64_t at = base;
+    unsigned i = 0;
+    for (; i < p->dma_count; i++) {
+        if (p->dma[i].bus >= at + size)
+            break;
+        if (p->dma[i].bus + p->dma[i].bytes > at)
+            at = p->dma[i].bus + p->dma[i].bytes;
+    }
+    int rc = GR_OK;
+    uint8_t *cpu = NULL;
+    if (at + size > base + lim) {
+        gr_link_set_error("%s: no room for %zu bytes in the DMA window", p->o.name, bytes);
+        rc = GR_E_NO_MEMORY;
+    } else if (p->dma_count == p->dma_cap) {
+        unsigned cap = p->dma_cap ? 2 * p->dma_cap : 16;
+        dma_region_t *d = realloc(p->dma, sizeof *d * cap);
+        if (!d)
+            rc = GR_E_NO_MEMORY;
+        else {
+            p->dma = d;
+            p->dma_cap = cap;
+        }
+    }
+    if (!rc && !(cpu = aligned_alloc(PAGE, size)))
+        rc = GR_E_NO_MEMORY;
+    if (!rc) {
+        memset(cpu, 0, size);
+        memmove(&p->dma[i + 1], &p->dma[i], sizeof *p->dma * (p->dma_count - i));
+        p->dma[i] = (dma_region_t){cpu, at, size};
+        p->dma_count++;
+        out_buf->cpu = cpu;
+        out_buf->bus = at;
+        out_buf->bytes = bytes;
+    }
+    pthread_mutex_unlock(&p->mu);
+    return rc;
+}
+
+int gr_proto_dma_free(gr_proto_t *p, const gr_dma_buf_t *buf)
+{
+    if (!p || !buf)
+        return GR_E_INVALID;
+    pthread_mutex_lock(&p->mu);
+    int rc = GR_E_NOT_FOUND;
+    for (unsigned i = 0; i < p->dma_count; i++) {
+        if (p->dma[i].bus == buf->bus) {
+            free(p->dma[i].cpu);
+            memmove(&p->dma[i], &p->dma[i + 1], sizeof *p->dma * (p->dma_count - i - 1));
+            p->dma_count--;
+            rc = GR_OK;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&p->mu);
+    return rc;
+}
+
+int gr_proto_wait_irq(gr_proto_t *p, uint32_t timeout_us, bool *out_raised)
+{
+    if (!p || !out_raised)
+        return GR_E_INVALID;
+    int rc = begin(p);
+    if (rc)
+        return rc;
+    rc = send_posted(p);
+    struct timespec ts;
+    deadline_ts(0, &ts);
+    uint64_t ns = (uint64_t)ts.tv_nsec + (uint64_t)timeout_us * 1000u;
+    ts.tv_sec += (time_t)(ns / 1000000000u);
+    ts.tv_nsec = (long)(ns % 1000000000u);
+    while (!rc && !p->irq_level && timeout_us && p->st == ST_UP && !p->deferred) {
+        if (pthread_cond_timedwait(&p->cv, &p->mu, &ts) == ETIMEDOUT)
+            break;
+    }
+    if (!rc && p->st != ST_UP) {
+        gr_link_set_error("%s: the link went down (%s)", p->o.name, p->reason);
+        rc = GR_E_LINK;
+    }
+    bool raised = p->irq_level;
+    rc = end(p, rc);
+    if (!rc)
+        *out_raised = raised;
+    return rc;
+}
+
+/* ---- open, close, introspection --------------------------------------------------------- */
+
+int gr_proto_open(gr_pipe_t pipe, const gr_proto_opts_t *opts, gr_proto_t **out_p)
+{
+    if (!pipe.ops || !opts || !out_p) {
+        if (pipe.ops)
+            pipe.ops->close(pipe.ctx);
+        return GR_E_INVALID;
+    }
+    gr_proto_t *p = calloc(1, sizeof *p);
+    if (!p) {
+        pipe.ops->close(pipe.ctx);
+        return GR_E_NO_MEMORY;
+    }
+    p->o = *opts;
+    if (!p->o.replay_ms)
+        p->o.replay_ms = 200;
+    p->pipe = pipe;
+    int rc = GR_OK;
+    if (opts->faults) {
+        gr_pipe_t wrapped;
+        rc = gr_pipe_faults_create(pipe, opts->fault_seed, opts->fault_rate, &wrapped);
+        if (rc) {
+            pipe.ops->close(pipe.ctx);
+            free(p);
+            return rc;
+        }
+        p->pipe = wrapped;
+    }
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&p->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_mutex_init(&p->mu, NULL);
+    rc = gr_proto_link_init(&p->link, &p->pipe, true, p->o.replay_ms, p->o.keepalive_ms,
+                            &link_cb, p);
+    p->epoch = (uint16_t)(gr_proto_now_ms() * 2654435761u >> 7); /* differs across opens */
+    if (!rc && pthread_create(&p->thread, NULL, service, p) != 0)
+        rc = GR_E_NO_MEMORY;
+    if (!rc) {
+        p->thread_started = true;
+        pthread_mutex_lock(&p->mu);
+        rc = ensure_up(p);
+        pthread_mutex_unlock(&p->mu);
+    }
+    if (rc) {
+        char msg[300];
+        snprintf(msg, sizeof msg, "%s", gr_link_error());
+        gr_proto_close(p);
+        gr_link_set_error("%s", msg);
+        return rc;
+    }
+    *out_p = p;
+    return GR_OK;
+}
+
+void gr_proto_close(gr_proto_t *p)
+{
+    if (!p)
+        return;
+    if (p->thread_started) {
+        pthread_mutex_lock(&p->mu);
+        if (p->st == ST_UP && p->pw_count) {
+            /* Writes the caller made go out before the link closes. */
+            send_posted(p);
+            uint64_t start = gr_proto_now_ms();
+            while (p->st == ST_UP && gr_proto_link_pending(&p->link) &&
+                   gr_proto_now_ms() - start < p->o.timeout_ms)
+                wait_ms(p, 5);
+        }
+        p->stop = true;
+        pthread_cond_broadcast(&p->cv);
+        pthread_mutex_unlock(&p->mu);
+        pthread_join(p->thread, NULL);
+    }
+    gr_proto_link_free(&p->link);
+    p->pipe.ops->close(p->pipe.ctx);
+    for (unsigned i = 0; i < p->dma_count; i++)
+        free(p->dma[i].cpu);
+    free(p->dma);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->cv);
+    free(p);
+}
+
+void gr_proto_counters(gr_proto_t *p, gr_proto_counters_t *out)
+{
+    pthread_mutex_lock(&p->mu);
+    *out = p->c;
+    out->link = p->link.counts;
+    gr_pipe_fault_counts(&p->pipe, &out->faults);
+    pthread_mutex_unlock(&p->mu);
+}
+
+void gr_proto_hello(gr_proto_t *p, gr_proto_hello_t *out)
+{
+    pthread_mutex_lock(&p->mu);
+    if (p->have_hello)
+        *out = p->hello;
+    else
+        memset(out, 0, sizeof *out);
+    pthread_mutex_unlock(&p->mu);
+}
+
+void gr_proto_describe(gr_proto_t *p, char *buf, size_t len)
+{
+    static const char *const links[] = {"?", "stream", "uart", "ft601", "ft2232h"};
+    pthread_mutex_lock(&p->mu);
+    snprintf(buf, len,
+             "%s (%s, %s link, protocol %u.%u, MaxPayload %u, RxWindow %u; frames tx %llu rx %llu, "
+             "retransmitted %llu, crc errors %llu, link resets %llu)",
+             p->o.name, p->st == ST_UP ? "up" : "down",
+             links[p->hello.link < 5 ? p->hello.link : 0], p->hello.ver_major, p->hello.ver_minor,
+             p->hello.max_payload, p->hello.rx_window,
+             (unsigned long long)p->link.counts.tx_frames,
+             (unsigned long long)p->link.counts.rx_frames,
+             (unsigned long long)p->link.counts.retransmissions,
+             (unsigned long long)p->link.counts.crc_errors, (unsigned long long)p->c.link_resets);
+    pthread_mutex_unlock(&p->mu);
+}
+
+void gr_proto_op_close(void *ctx) { gr_proto_close(ctx); }
+int gr_proto_op_read32(void *ctx, uint32_t offset, uint32_t *out_value)
+{
+    return gr_proto_read32(ctx, offset, out_value);
+}
+int gr_proto_op_write32(void *ctx, uint32_t offset, uint32_t value)
+{
+    return gr_proto_write32(ctx, offset, value);
+}
+int gr_proto_op_ap_read(void *ctx, uint64_t offset, void *dst, size_t bytes)
+{
+    return gr_proto_ap_read(ctx, offset, dst, bytes);
+}
+int gr_proto_op_ap_write(void *ctx, uint64_t offset, const void *src, size_t bytes)
+{
+    return gr_proto_ap_write(ctx, offset, src, bytes);
+}
+int gr_proto_op_dma_alloc(void *ctx, size_t bytes, gr_dma_buf_t *out_buf)
+{
+    return gr_proto_dma_alloc(ctx, bytes, out_buf);
+}
+int gr_proto_op_dma_free(void *ctx, const gr_dma_buf_t *buf) { return gr_proto_dma_free(ctx, buf); }
+int gr_proto_op_wait_irq(void *ctx, uint32_t timeout_us, bool *out_raised)
+{
+    return gr_proto_wait_irq(ctx, timeout_us, out_raised);
+}
+uint32_t gr_proto_op_caps(void *ctx)
+{
+    (void)ctx;
+    return GR_LINK_CAP_DMA | GR_LINK_CAP_IRQ;
+}
+void gr_proto_op_describe(void *ctx, char *buf, size_t len) { gr_proto_describe(ctx, buf, len); }

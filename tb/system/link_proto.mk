@@ -1,0 +1,17 @@
+# tb/system/link_proto.mk: the byte-stream link protocol's C ends over a socketpair, with faults
+# injected (tb/system/test_link_proto.c). Included by the top Makefile after system.mk.
+LINK_PROTO_TEST := $(BUILD)/tb/system/test_link_proto
+LINK_PROTO_OBJS := $(HOST_OBJ_DIR)/tb/system/test_link_proto.o
+
+$(LINK_PROTO_TEST): $(LINK_PROTO_OBJS) $(LIBGPUREF) $(SIM_LIB)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $(LINK_PROTO_OBJS) $(GPUREF_LINK) -lcmocka
+
+all: $(LINK_PROTO_TEST)
+
+# Two seeds: the faults fall elsewhere, the results must not change.
+TEST_SUITES += system-link-proto
+test-system-link-proto: $(LINK_PROTO_TEST)
+	$(call tap_run,system-link-proto,CMOCKA_MESSAGE_OUTPUT=TAP $< --seed 1 && CMOCKA_MESSAGE_OUTPUT=TAP $< --seed 2)
+
+-include $(LINK_PROTO_OBJS:.o=.d)

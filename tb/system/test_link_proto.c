@@ -1,0 +1,907 @@
+/*
+ * test_link_proto: the link protocol's host end (bridge/host/gr_proto*.c) against its C device
+ * end (gr_proto_dev.c) over a socketpair, clean and with faults injected at every rate class,
+ * and the simd:// and uart:// backends' URIs.
+ *
+ * The device end serves a small register and memory model whose effects show any transaction
+ * applied twice or lost: ACC adds every value written to it (a duplicated write shows in the
+ * sum), the device counts answers to its DMA requests by tag (a DMA write served twice or never
+ * shows), and a mailbox takes a sequence of DMA writes whose last value must win.
+ * Usage: test_link_proto [--seed N] (default $GR_TEST_SEED, else 1).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cmocka.h>
+
+#include "gpuref/gr_status.h"
+#include "gr_link.h"
+#include "gr_pipe.h"
+#include "gr_proto.h"
+#include "gr_proto_dev.h"
+#include "gr_proto_frame.h"
+
+static unsigned long long seed = 1;
+
+/* ---- the device model ------------------------------------------------------------------- */
+
+enum {
+    R_MAGIC = 0x00, R_SCRATCH = 0x20, R_ACC = 0x24, R_ACC_WRITES = 0x28,
+    R_ERR = 0x30,       /* any access: SLVERR */
+    R_DMA_LO = 0x40, R_DMA_HI = 0x44, R_DMA_WORDS = 0x48,
+    R_DMA_GO = 0x4c,    /* 1: write pattern, 2: read and sum, 3: mailbox 1..WORDS */
+    R_DMA_SUM = 0x50, R_DMA_DONE = 0x54, R_DMA_ERRS = 0x58, R_DMA_DUPS = 0x5c,
+    R_IRQ = 0x60,       /* the interrupt line's level */
+    R_HANG = 0x64,      /* a read is never answered */
+    R_RESET = 0x68,     /* a write makes the device reset the link */
+};
+#define MAGIC 0x47505552u
+#define AP_BYTES (1u << 20)
+#define MAX_TAGS 32u
+
+typedef struct model {
+    pthread_mutex_t mu;
+    pthread_t thread;
+    bool stop;
+    int fd;
+    gr_pipe_t pipe;
+    gr_proto_dev_t dev;
+    uint32_t scratch, acc, acc_writes, dma_lo, dma_hi, dma_words, dma_sum, dma_done, dma_errs,
+        dma_dups, irq;
+    uint16_t irq_seq;
+    uint8_t ap[AP_BYTES];
+    /* the DMA job: requests not yet sent, tags outstanding */
+    uint32_t job, job_next, job_count, job_answered;
+    bool tag_busy[MAX_TAGS];
+    uint32_t tag_index[MAX_TAGS];
+    bool reset_asked;
+} model_t;
+
+static void answer(model_t *m, uint8_t type, const uint32_t *w, uint16_t len)
+{
+    gr_proto_dev_send(&m->dev, type, w, len);
+}
+
+static void send_irq(model_t *m)
+{
+    uint32_t w = (m->irq ? 1u << 16 : 0u) | m->irq_seq++;
+    answer(m, GR_PT_IRQ, &w, 1);
+}
+
+/* Issues the job's next requests while tags are free. */
+static void dma_pump(model_t *m)
+{
+    uint64_t base = (uint64_t)m->dma_hi << 32 | m->dma_lo;
+    while (m->job && m->job_next < m->job_count) {
+        unsigned tag = 0;
+        while (tag < MAX_TAGS && m->tag_busy[tag])
+            tag++;
+        if (tag == MAX_TAGS)
+            return;
+        uint32_t i = m->job_next++;
+        m->tag_busy[tag] = true;
+        m->tag_index[tag] = i;
+        uint32_t w[3 + 16];
+        if (m->job == 1) { /* 16-word bursts of the pattern i*16+k */
+            uint64_t a = base + 64ull * i;
+            w[0] = 0xfu << 20 | 0xfu << 16 | tag;
+            w[1] = (uint32_t)a;
+            w[2] = (uint32_t)(a >> 32);
+            for (unsigned k = 0; k < 16; k++)
+                w[3 + k] = 0xa5000000u + i * 16 + k;
+            answer(m, GR_PT_DMA_WR, w, 19);
+        } else if (m->job == 2) {
+            uint64_t a = base + 64ull * i;
+            uint32_t r[4] = {tag, (uint32_t)a, (uint32_t)(a >> 32), 16};
+            answer(m, GR_PT_DMA_RD, r, 4);
+        } else { /* mailbox: one word, values 1..count in order */
+            w[0] = 0xfu << 16 | tag;
+            w[1] = (uint32_t)base;
+            w[2] = (uint32_t)(base >> 32);
+            w[3] = i + 1;
+            answer(m, GR_PT_DMA_WR, w, 4);
+        }
+    }
+}
+
+static void dma_answer(model_t *m, uint8_t type, const uint32_t *w, uint16_t len)
+{
+    unsigned tag = w[0] & 0xffu;
+    if (tag >= MAX_TAGS || !m->tag_busy[tag]) {
+        m->dma_dups++; /* an answer to a request already answered (or never made) */
+        return;
+    }
+    m->tag_busy[tag] = false;
+    if ((w[0] >> 16) & 3u)
+        m->dma_errs++;
+    else if (type == GR_PT_DMA_RD_RSP)
+        for (unsigned k = 1; k < len; k++)
+            m->dma_sum += w[k];
+    if (++m->job_answered == m->job_count) {
+        m->job = 0;
+        m->dma_done++;
+        m->irq = 1;
+        send_irq(m);
+    }
+    dma_pump(m);
+}
+
+static void model_frame(void *ctx, gr_proto_dev_t *d, uint8_t type, const uint32_t *w,
+                        uint16_t len)
+{
+    model_t *m = ctx;
+    (void)d;
+    static uint32_t r[GR_PROTO_MAX_PAYLOAD];
+    if (type == GR_PT_DMA_RD_RSP || type == GR_PT_DMA_WR_RSP) {
+        dma_answer(m, type, w, len);
+        return;
+    }
+    if (type == GR_PT_RD32) {
+        unsigned count = w[0] >> 16;
+        r[0] = w[0];
+        for (unsigned i = 0; i < count; i++) {
+            uint32_t off = w[1 + i] & 0xffffu, v = 0, resp = 0;
+            switch (off) {
+            case R_MAGIC: v = MAGIC; break;
+            case R_SCRATCH: v = m->scratch; break;
+            case R_ACC: v = m->acc; break;
+            case R_ACC_WRITES: v = m->acc_writes; break;
+            case R_DMA_SUM: v = m->dma_sum; break;
+            case R_DMA_DONE: v = m->dma_done; break;
+            case R_DMA_ERRS: v = m->dma_errs; break;
+            case R_DMA_DUPS: v = m->dma_dups; break;
+            case R_IRQ: v = m->irq; break;
+            case R_HANG: return;
+            case R_ERR: resp = GR_RESP_SLVERR; break;
+            default: v = 0;
+            }
+            r[1 + 2 * i] = resp;
+            r[2 + 2 * i] = v;
+        }
+        answer(m, GR_PT_RD32_RSP, r, (uint16_t)(1 + 2 * count));
+    } else if (type == GR_PT_WR32) {
+        unsigned count = w[0] >> 16;
+        bool posted = w[1] & 1u, failed = false;
+        r[0] = w[0];
+        for (unsigned i = 0; i < count; i++) {
+            uint32_t off = w[2 + 2 * i] & 0xffffu, v = w[3 + 2 * i], resp = 0;
+            switch (off) {
+            case R_SCRATCH: m->scratch = v; break;
+            case R_ACC: m->acc += v; m->acc_writes++; break;
+            case R_DMA_LO: m->dma_lo = v; break;
+            case R_DMA_HI: m->dma_hi = v; break;
+            case R_DMA_WORDS: m->dma_words = v; break;
+            case R_DMA_GO:
+                m->job = v;
+                m->job_next = m->job_answered = 0;
+                m->job_count = v == 3 ? m->dma_words : m->dma_words / 16;
+                m->dma_sum = 0;
+                dma_pump(m);
+                break;
+            case R_IRQ: m->irq = v & 1u; send_irq(m); break;
+            case R_RESET: m->reset_asked = true; break;
+            case R_ERR: resp = GR_RESP_SLVERR; failed = true; break;
+            default: break;
+            }
+            r[1 + i] = resp;
+        }
+        if (!posted || failed)
+            answer(m, GR_PT_WR32_RSP, r, (uint16_t)(1 + count));
+    } else if (type == GR_PT_AP_RD) {
+        uint64_t a = (uint64_t)w[2] << 32 | w[1];
+        uint32_t n = w[3] & 0xffffu;
+        r[0] = w[0] & 0xffffu;
+        if (a + 4ull * n > AP_BYTES) {
+            r[0] |= (uint32_t)GR_RESP_DECERR << 16;
+            answer(m, GR_PT_AP_RD_RSP, r, 1);
+            return;
+        }
+        memcpy(&r[1], m->ap + a, 4u * n);
+        answer(m, GR_PT_AP_RD_RSP, r, (uint16_t)(1 + n));
+    } else if (type == GR_PT_AP_WR) {
+        uint64_t a = (uint64_t)w[2] << 32 | w[1];
+        uint32_t n = len - 3u, fbe = (w[0] >> 16) & 0xfu, lbe = (w[0] >> 20) & 0xfu;
+        r[0] = w[0] & 0xffffu;
+        if (a + 4ull * n > AP_BYTES)
+            r[0] |= (uint32_t)GR_RESP_DECERR << 16;
+        else
+            for (uint32_t i = 0; i < n; i++) {
+                uint32_t be = n == 1 ? fbe : i == 0 ? fbe : i == n - 1 ? lbe : 0xfu;
+                for (unsigned b = 0; b < 4; b++)
+                    if (be & (1u << b))
+                        m->ap[a + 4 * i + b] = (uint8_t)(w[3 + i] >> (8 * b));
+            }
+        if (!((w[0] >> 24) & 1u) || (r[0] >> 16))
+            answer(m, GR_PT_AP_WR_RSP, r, 1);
+    }
+}
+
+static void model_reset(void *ctx, gr_proto_dev_t *d)
+{
+    model_t *m = ctx;
+    (void)d;
+    /* As the RTL: outstanding DMA requests are completed toward the core with SLVERR. */
+    for (unsigned t = 0; t < MAX_TAGS; t++)
+        if (m->tag_busy[t]) {
+            m->tag_busy[t] = false;
+            m->dma_errs++;
+            m->job_answered++;
+        }
+    if (m->job && m->job_answered >= m->job_count) {
+        m->job = 0;
+        m->dma_done++;
+    }
+}
+
+static void model_hello(void *ctx, gr_proto_dev_t *d)
+{
+    (void)d;
+    send_irq(ctx);
+}
+
+static const gr_proto_dev_ops_t model_ops = {model_frame, model_reset, model_hello};
+
+static void *model_run(void *arg)
+{
+    model_t *m = arg;
+    uint8_t buf[16384];
+    pthread_mutex_lock(&m->mu);
+    while (!m->stop) {
+        pthread_mutex_unlock(&m->mu);
+        size_t n = 0;
+        int rc = m->pipe.ops->read(m->pipe.ctx, buf, sizeof buf, 2, &n);
+        pthread_mutex_lock(&m->mu);
+        if (rc)
+            break;
+        uint64_t now = gr_proto_now_ms();
+        if (n)
+            gr_proto_dev_input(&m->dev, buf, n, now);
+        gr_proto_dev_tick(&m->dev, now);
+        dma_pump(m);
+        if (m->reset_asked) {
+            m->reset_asked = false;
+            gr_proto_link_restart(&m->dev.link);
+            model_reset(m, &m->dev);
+            m->dev.up = false;
+            uint32_t epoch = 0x77;
+            gr_proto_link_ctrl(&m->dev.link, GR_PT_RESET, &epoch, 1);
+        }
+    }
+    pthread_mutex_unlock(&m->mu);
+    return NULL;
+}
+
+static gr_proto_dev_cfg_t model_cfg(void)
+{
+    gr_proto_dev_cfg_t c = {
+        .max_payload = 256, .rx_window = 2048, .dma_tags = MAX_TAGS,
+        .link = GR_PROTO_LINK_STREAM, .bar0_log2 = 16, .bar1_log2 = 20, .core_hz = 100000000,
+        .replay_timeout = 2000000, .dma_timeout = 1u << 24, .replay_ms = 30,
+    };
+    return c;
+}
+
+/* Starts the model on fd (it owns it). */
+static model_t *model_start(int fd, const gr_proto_dev_cfg_t *cfg)
+{
+    model_t *m = calloc(1, sizeof *m);
+    assert_non_null(m);
+    pthread_mutex_init(&m->mu, NULL);
+    m->fd = fd;
+    assert_int_equal(gr_pipe_fd_create(fd, "model", NULL, NULL, NULL, &m->pipe), GR_OK);
+    assert_int_equal(gr_proto_dev_init(&m->dev, &m->pipe, cfg, &model_ops, m), GR_OK);
+    assert_int_equal(pthread_create(&m->thread, NULL, model_run, m), 0);
+    return m;
+}
+
+static void model_stop(model_t *m)
+{
+    if (!m)
+        return;
+    pthread_mutex_lock(&m->mu);
+    m->stop = true;
+    pthread_mutex_unlock(&m->mu);
+    pthread_join(m->thread, NULL);
+    gr_proto_dev_free(&m->dev);
+    m->pipe.ops->close(m->pipe.ctx);
+    pthread_mutex_destroy(&m->mu);
+    free(m);
+}
+
+/* Cuts the model's end of the socket: the host sees the peer gone. */
+static void model_kill(model_t *m)
+{
+    shutdown(m->fd, SHUT_RDWR);
+    model_stop(m);
+}
+
+static uint32_t model_get(model_t *m, const uint32_t *field)
+{
+    pthread_mutex_lock(&m->mu);
+    uint32_t v = *field;
+    pthread_mutex_unlock(&m->mu);
+    return v;
+}
+
+/* ---- fixture: host engine + model over a socketpair ------------------------------------- */
+
+typedef struct fixture {
+    model_t *m;
+    gr_proto_t *p;
+    int spare_fd; /* the host's end of the next socketpair, for reopen */
+} fixture_t;
+
+
+static int reopen_pair(void *arg, int *inout_fd)
+{
+    fixture_t *fx = arg;
+    if (fx->spare_fd < 0) {
+        gr_link_set_error("no device to reconnect to");
+        return GR_E_IO;
+    }
+    close(*inout_fd);
+    *inout_fd = fx->spare_fd;
+    fx->spare_fd = -1;
+    return GR_OK;
+}
+
+/* A new model on a fresh socketpair whose host end the next reopen takes. */
+static void model_restart(fixture_t *fx)
+{
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    gr_proto_dev_cfg_t cfg = model_cfg();
+    fx->m = model_start(sv[1], &cfg);
+    fx->spare_fd = sv[0];
+}
+
+static int fx_open(fixture_t *fx, const char *faults, uint32_t timeout_ms, bool posted)
+{
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    gr_proto_dev_cfg_t cfg = model_cfg();
+    fx->spare_fd = -1;
+    fx->m = model_start(sv[1], &cfg);
+    gr_pipe_t pipe;
+    assert_int_equal(gr_pipe_fd_create(sv[0], "socketpair", reopen_pair, fx, NULL, &pipe), GR_OK);
+    gr_proto_opts_t o;
+    gr_proto_opts_default(&o, 30, "socketpair");
+    o.timeout_ms = timeout_ms;
+    o.dead_ms = 1000;
+    o.keepalive_ms = 50;
+    o.posted = posted;
+    if (faults) {
+        assert_int_equal(gr_pipe_faults_parse(faults, &o.fault_seed, &o.fault_rate), GR_OK);
+        o.faults = true;
+    }
+    return gr_proto_open(pipe, &o, &fx->p);
+}
+
+static void fx_close(fixture_t *fx)
+{
+    gr_proto_close(fx->p);
+    model_stop(fx->m);
+    if (fx->spare_fd >= 0)
+        close(fx->spare_fd);
+}
+
+/* ---- framing ---------------------------------------------------------------------------- */
+
+static void frames_use_zlib_crc_and_resynchronize_after_garbage(void **state)
+{
+    (void)state;
+    /* The CRC is zlib's: the check value of "123456789". */
+    assert_int_equal(crc32(0, (const Bytef *)"123456789", 9), 0xCBF43926u);
+    uint8_t wire[4096];
+    size_t n = 0;
+    uint32_t pay[3] = {0x11223344u, 0x55667788u, 0x99aabbccu};
+    gr_proto_hdr_t h1 = {.type = GR_PT_RD32, .flags = 1, .len = 3, .seq = 7, .ack = 9};
+    gr_proto_hdr_t h2 = {.type = GR_PT_ACK, .len = 0, .ack = 0x1234};
+    /* garbage with a false SYNC, a good frame, a frame with a corrupted header, a frame with a
+     * corrupted payload, a frame missing a byte, then a good control frame */
+    static const uint8_t junk[] = {0x00, 0x47, 0x52, 0xa5, 0x5a, 0x01, 0x02, 0x03, 0x04,
+                                   0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d};
+    memcpy(wire, junk, sizeof junk);
+    n = sizeof junk;
+    size_t f1 = n;
+    n += gr_proto_frame_encode(wire + n, &h1, pay);
+    assert_int_equal(n - f1, 16 + 12 + 4);
+    assert_int_equal(wire[f1], 0x47);
+    assert_int_equal(wire[f1 + 3], 0x5a);
+    /* HCRC is crc32 of words 1..2 as they are on the wire */
+    uint32_t hcrc = (uint32_t)crc32(0, wire + f1 + 4, 8);
+    assert_memory_equal(wire + f1 + 12, &hcrc, 4);
+    size_t f2 = n;
+    n += gr_proto_frame_encode(wire + n, &h1, pay);
+    wire[f2 + 6] ^= 0x01; /* LEN corrupted: the header CRC catches it */
+    size_t f3 = n;
+    n += gr_proto_frame_encode(wire + n, &h1, pay);
+    wire[f3 + 20] ^= 0x80; /* payload corrupted */
+    size_t f4 = n;
+    n += gr_proto_frame_encode(wire + n, &h1, pay);
+    memmove(wire + f4 + 18, wire + f4 + 19, n - f4 - 19); /* a byte lost */
+    n--;
+    n += gr_proto_frame_encode(wire + n, &h2, NULL);
+    gr_proto_rx_t rx;
+    assert_int_equal(gr_proto_rx_init(&rx, 1024), 0);
+    /* fed one byte at a time: the receiver must not depend on how bytes arrive */
+    int frames = 0, bad = 0;
+    gr_proto_hdr_t got[4];
+    for (size_t i = 0; i < n; i++) {
+        size_t room;
+        uint8_t *dst = gr_proto_rx_space(&rx, &room);
+        *dst = wire[i];
+        gr_proto_rx_commit(&rx, 1);
+        gr_proto_hdr_t h;
+        gr_proto_rx_event_t ev;
+        while ((ev = gr_proto_rx_next(&rx, &h)) != GR_RX_NONE) {
+            if (ev == GR_RX_BAD_PCRC)
+                bad++;
+            else {
+                assert_true(frames < 4);
+                got[frames++] = h;
+                if (h.len)
+                    assert_memory_equal(rx.payload, pay, sizeof pay);
+            }
+        }
+    }
+    assert_int_equal(frames, 2);
+    assert_int_equal(got[0].type, GR_PT_RD32);
+    assert_int_equal(got[0].seq, 7);
+    assert_int_equal(got[0].ack, 9);
+    assert_int_equal(got[1].type, GR_PT_ACK);
+    assert_int_equal(got[1].ack, 0x1234);
+    assert_int_equal(bad, 2); /* the corrupted payload and the short frame */
+    assert_int_equal(rx.bad_headers, 2); /* the false SYNC in the garbage, the bad LEN */
+    gr_proto_rx_free(&rx);
+}
+
+/* ---- transactions on a clean link ------------------------------------------------------- */
+
+static void hello_gives_the_device_parameters(void **state)
+{
+    (void)state;
+    fixture_t fx;
+    assert_int_equal(fx_open(&fx, NULL, 2000, true), GR_OK);
+    gr_proto_hello_t h;
+    gr_proto_hello(fx.p, &h);
+    assert_int_equal(h.ver_major, 1);
+    assert_int_equal(h.max_payload, 256);
+    assert_int_equal(h.rx_window, 2048);
+    assert_int_equal(h.dma_tags, MAX_TAGS);
+    assert_int_equal(h.link, GR_PROTO_LINK_STREAM);
+    assert_int_equal(h.bar1_log2, 20);
+    uint32_t v = 0;
+    assert_int_equal(gr_proto_read32(fx.p, R_MAGIC, &v), GR_OK);
+    assert_int_equal(v, MAGIC);
+    gr_proto_counters_t c;
+    gr_proto_counters(fx.p, &c);
+    assert_int_equal(c.link_resets, 1);
+    assert_int_equal(c.link.retransmissions, 0);
+    fx_close(&fx);
+}
+
+static void posted_writes_batch_into_one_round_trip(void **state)
+{
+    (void)state;
+    fixture_t fx;
+    assert_int_equal(fx_open(&fx, NULL, 2000, true), GR_OK);
+    gr_proto_counters_t c0, c1;
+    gr_proto_counters(fx.p, &c0);
+    uint32_t sum = 0;
+    for (uint32_t i = 1; i <= 100; i++) {
+        assert_int_equal(gr_proto_write32(fx.p, R_ACC, i), GR_OK);
+        sum += i;
+    }
+    uint32_t v = 0;
+    assert_int_equal(gr_proto_read32(fx.p, R_ACC, &v), GR_OK);
+    assert_int_equal(v, sum);
+    gr_proto_counters(fx.p, &c1);
+    assert_int_equal(c1.round_trips - c0.round_trips, 1);
+    assert_int_equal(c1.posted_writes - c0.posted_writes, 100);
+    /* 100 writes fit a 256-word MaxPayload in one batch, unless the 1 ms flush split them */
+    assert_true(c1.requests - c0.requests <= 1 + 100 / 2);
+    uint32_t offs[3] = {R_MAGIC, R_ACC_WRITES, R_SCRATCH}, vals[3];
+    assert_int_equal(gr_proto_write32(fx.p, R_SCRATCH, 0xfeedu), GR_OK);
+    assert_int_equal(gr_proto_read32_batch(fx.p, offs, 3, vals), GR_OK);
+    assert_int_equal(vals[0], MAGIC);
+    assert_int_equal(vals[1], 100);
+    assert_int_equal(vals[2], 0xfeedu);
+    fx_close(&fx);
+}
+
+static void a_posted_write_error_comes_back_at_the_next_call(void **state)
+{
+    (void)state;
+    fixture_t fx;
+    assert_int_equal(fx_open(&fx, NULL, 2000, true), GR_OK);
+    assert_int_equal(gr_proto_write32(fx.p, R_ERR, 1), GR_OK); /* posted: not known yet */
+    uint32_t v = 0x1234;
+    assert_int_equal(gr_proto_read32(fx.p, R_MAGIC, &v), GR_E_BUS);
+    assert_int_equal(v, 0x1234); /* untouched on failure */
+    assert_int_equal(gr_proto_read32(fx.p, R_MAGIC, &v), GR_OK); /* reported once */
+    assert_int_equal(v, MAGIC);
+    assert_int_equal(gr_proto_read32(fx.p, R_ERR, &v), GR_E_BUS);
+    assert_int_equal(gr_proto_write32(fx.p, R_ERR, 1), GR_OK);
+    assert_int_equal(gr_proto_flush(fx.p), GR_E_BUS);
+    assert_int_equal(gr_proto_flush(fx.p), GR_OK);
+    fx_close(&fx);
+    /* not posted: the write itself fails */
+    assert_int_equal(fx_open(&fx, NULL, 2000, false), GR_OK);
+    assert_int_equal(gr_proto_write32(fx.p, R_ERR, 1), GR_E_BUS);
+    assert_int_equal(gr_proto_write32(fx.p, R_SCRATCH, 5), GR_OK);
+    assert_int_equal(model_get(fx.m, &fx.m->scratch), 5);
+    fx_close(&fx);
+}
+
+static void aperture_splits_at_4k_and_keeps_unaligned_edges(void **state)
+{
+    (void)state;
+    fixture_t fx;
+    assert_int_equal(fx_open(&fx, NULL, 2000, true), GR_OK);
+    size_t len = 3 * 4096 + 1000;
+    uint8_t *src = malloc(len), *back = malloc(len);
+    for (size_t i = 0; i < len; i++)
+        src[i] = (uint8_t)(i * 7 + seed);
+    pthread_mutex_lock(&fx.m->mu);
+    memset(fx.m->ap, 0xee, AP_BYTES);
+    pthread_mutex_unlock(&fx.m->mu);
+    uint64_t off = 4096 - 3; /* starts 3 bytes before a 4 KiB line, ends mid-word */
+    assert_int_equal(gr_proto_ap_write(fx.p, off, src, len), GR_OK);
+    pthread_mutex_lock(&fx.m->mu);
+    assert_memory_equal(fx.m->ap + off, src, len);
+    assert_int_equal(fx.m->ap[off - 1], 0xee); /* the bytes around are untouched */
+    assert_int_equal(fx.m->ap[off + len], 0xee);
+    pthread_mutex_unlock(&fx.m->mu);
+    assert_int_equal(gr_proto_ap_read(fx.p, off, back, len), GR_OK);
+    assert_memory_equal(back, src, len);
+    /* one byte in the middle of a word, and two bytes across a word boundary */
+    uint8_t one = 0x42, two[2] = {0x10, 0x20};
+    assert_int_equal(gr_proto_ap_write(fx.p, 0x101, &one, 1), GR_OK);
+    assert_int_equal(gr_proto_ap_write(fx.p, 0x203, two, 2), GR_OK);
+    pthread_mutex_lock(&fx.m->mu);
+    assert_int_equal(fx.m->ap[0x100], 0xee);
+    assert_int_equal(fx.m->ap[0x101], 0x42);
+    assert_int_equal(fx.m->ap[0x102], 0xee);
+    assert_int_equal(fx.m->ap[0x203], 0x10);
+    assert_int_equal(fx.m->ap[0x204], 0x20);
+    assert_int_equal(fx.m->ap[0x205], 0xee);
+    pthread_mutex_unlock(&fx.m->mu);
+    /* 4 KiB pieces and MaxPayload: 256 - 3 words per request at most */
+    gr_proto_counters_t c0, c1;
+    gr_proto_counters(fx.p, &c0);
+    assert_int_equal(gr_proto_ap_read(fx.p, 0, back, 8192), GR_OK);
+    gr_proto_counters(fx.p, &c1);
+    assert_int_equal(c1.requests - c0.requests, 2 * 5); /* 1024 words a page: 253*4 + 12 */
+    /* past the aperture: refused before anything is sent */
+    memset(back, 0x5a, 16);
+    assert_int_equal(gr_proto_ap_read(fx.p, AP_BYTES - 8, back, 16), GR_E_RANGE);
+    assert_int_equal(back[0], 0x5a);
+    free(src);
+    free(back);
+    fx_close(&fx);
+}
+
+/* Runs a DMA job on the model and waits for its interrupt. */
+static int run_dma(fixture_t *fx, uint64_t bus, uint32_t words, uint32_t job)
+{
+    uint32_t done0 = 0;
+    int rc;
+    if ((rc = gr_proto_read32(fx->p, R_DMA_DONE, &done0)) ||
+        (rc = gr_proto_write32(fx->p, R_IRQ, 0)) ||
+        (rc = gr_proto_write32(fx->p, R_DMA_LO, (uint32_t)bus)) ||
+        (rc = gr_proto_write32(fx->p, R_DMA_HI, (uint32_t)(bus >> 32))) ||
+        (rc = gr_proto_write32(fx->p, R_DMA_WORDS, words)) ||
+        (rc = gr_proto_write32(fx->p, R_DMA_GO, job)))
+        return rc;
+    for (int spins = 0; spins < 400; spins++) {
+        bool raised = false;
+        if ((rc = gr_proto_wait_irq(fx->p, 20000, &raised)))
+            return rc;
+        uint32_t done = 0;
+        if ((rc = gr_proto_read32(fx->p, R_DMA_DONE, &done)))
+            return rc;
+        if (done != done0)
+            return GR_OK;
+    }
+    return GR_E_TIMEOUT;
+}
+
+static void device_dma_reaches_only_buffers_handed_out(void **state)
+{
+    (void)state;
+    fixture_t fx;
+    assert_int_equal(fx_open(&fx, NULL, 2000, true), GR_OK);
+    gr_dma_buf_t a, b;
+    assert_int_equal(gr_proto_dma_alloc(fx.p, 5000, &a), GR_OK);
+    assert_int_equal(gr_proto_dma_alloc(fx.p, 4096, &b), GR_OK);
+    assert_int_equal(a.bus % 4096, 0);
+    assert_true(a.bus >= 0x100000000ull); /* the host's own space: above 4 GiB */
+    assert_true(b.bus >= a.bus + 8192 || a.bus >= b.bus + 4096);
+    /* the device writes 1024 words into a: every one lands */
+    assert_int_equal(run_dma(&fx, a.bus, 1024, 1), GR_OK);
+    const uint32_t *wa = a.cpu;
+    for (uint32_t i = 0; i < 1024; i++)
+        assert_int_equal(wa[i], 0xa5000000u + i);
+    assert_int_equal(model_get(fx.m, &fx.m->dma_errs), 0);
+    /* and reads them back */
+    assert_int_equal(run_dma(&fx, a.bus, 1024, 2), GR_OK);
+    uint32_t sum = 0;
+    for (uint32_t i = 0; i < 1024; i++)
+        sum += 0xa5000000u + i;
+    assert_int_equal(model_get(fx.m, &fx.m->dma_sum), sum);
+    /* the interrupt came as a message */
+    bool raised = false;
+    assert_int_equal(gr_proto_wait_irq(fx.p, 0, &raised), GR_OK);
+    assert_true(raised);
+    assert_int_equal(gr_proto_write32(fx.p, R_IRQ, 0), GR_OK);
+    assert_int_equal(gr_proto_flush(fx.p), GR_OK);
+    for (int i = 0; i < 100 && raised; i++)
+        assert_int_equal(gr_proto_wait_irq(fx.p, 10000, &raised), GR_OK);
+    assert_false(raised);
+    /* outside every buffer, and across the end of b: DECERR, nothing written */
+    assert_int_equal(run_dma(&fx, 0x1000, 32, 1), GR_OK);
+    assert_int_equal(model_get(fx.m, &fx.m->dma_errs), 2);
+    assert_int_equal(run_dma(&fx, b.bus + 4096 - 32, 16, 1), GR_OK);
+    assert_int_equal(model_get(fx.m, &fx.m->dma_errs), 3); /* the burst crossing the end */
+    /* a freed buffer is not served either */
+    assert_int_equal(gr_proto_dma_free(fx.p, &b), GR_OK);
+    assert_int_equal(gr_proto_dma_free(fx.p, &b), GR_E_NOT_FOUND);
+    assert_int_equal(run_dma(&fx, b.bus, 16, 1), GR_OK);
+    assert_int_equal(model_get(fx.m, &fx.m->dma_errs), 4);
+    assert_int_equal(model_get(fx.m, &fx.m->dma_dups), 0);
+    fx_close(&fx);
+}
+
+/* ---- faults ----------------------------------------------------------------------------- */
+
+/* One workload: counted adds, scratch, the aperture and a DMA mailbox, checked exactly. With
+ * strict, every call must succeed; otherwise a call may fail with GR_E_LINK or GR_E_TIMEOUT
+ * and then its effect may or may not be there (and only then). */
+static void workload(fixture_t *fx, unsigned rounds, bool strict, uint64_t rs)
+{
+    uint32_t sure = 0, maybe = 0;
+    gr_dma_buf_t box, pat;
+    assert_int_equal(gr_proto_dma_alloc(fx->p, 4096, &box), GR_OK);
+    assert_int_equal(gr_proto_dma_alloc(fx->p, 4096, &pat), GR_OK);
+    uint8_t *src = malloc(20000), *back = malloc(20000);
+    for (unsigned r = 0; r < rounds; r++) {
+        rs = rs * 6364136223846793005ull + 1442695040888963407ull;
+        int rc;
+        for (unsigned i = 0; i < 20; i++) {
+            uint32_t add = (uint32_t)(rs >> 40) % 1000u + 1u;
+            rc = gr_proto_write32(fx->p, R_ACC, add);
+            if (rc == GR_OK)
+                sure += add; /* posted: a later error still counts it as maybe */
+            else if (rc == GR_E_LINK || rc == GR_E_TIMEOUT)
+                maybe += add; /* the write itself was not queued, or an earlier one may be lost */
+            else
+                fail_msg("write32: %s", gr_status_name(rc));
+            if (rc && strict)
+                fail_msg("round %u: write32 failed: %s", r, gr_strerror(rc));
+            rs += add;
+        }
+        uint32_t v = 0;
+        rc = gr_proto_write32(fx->p, R_SCRATCH, r);
+        if (!rc)
+            rc = gr_proto_read32(fx->p, R_SCRATCH, &v);
+        if (!rc)
+            assert_int_equal(v, r);
+        else if (strict || (rc != GR_E_LINK && rc != GR_E_TIMEOUT))
+            fail_msg("round %u: scratch: %s", r, gr_strerror(rc));
+        size_t len = 1 + (size_t)(rs >> 33) % 20000u;
+        uint64_t off = (rs >> 17) % (AP_BYTES - 20000);
+        for (size_t i = 0; i < len; i++)
+            src[i] = (uint8_t)(rs >> (i % 7));
+        rc = gr_proto_ap_write(fx->p, off, src, len);
+        if (!rc)
+            rc = gr_proto_ap_read(fx->p, off, back, len);
+        if (!rc)
+            assert_memory_equal(back, src, len);
+        else if (strict || (rc != GR_E_LINK && rc != GR_E_TIMEOUT))
+            fail_msg("round %u: aperture: %s", r, gr_strerror(rc));
+        /* DMA: a pattern and a mailbox of 40 writes to one word, the last must win */
+        memset(box.cpu, 0, 4096);
+        memset(pat.cpu, 0, 4096);
+        uint32_t errs0 = model_get(fx->m, &fx->m->dma_errs);
+        rc = run_dma(fx, box.bus, 40, 3);
+        if (!rc)
+            rc = run_dma(fx, pat.bus, 1024, 1);
+        if (!rc) {
+            assert_int_equal(*(volatile uint32_t *)box.cpu, 40);
+            for (uint32_t i = 0; i < 1024; i++)
+                assert_int_equal(((uint32_t *)pat.cpu)[i], 0xa5000000u + i);
+            if (strict)
+                assert_int_equal(model_get(fx->m, &fx->m->dma_errs), errs0);
+        } else if (strict || (rc != GR_E_LINK && rc != GR_E_TIMEOUT)) {
+            fail_msg("round %u: dma: %s", r, gr_strerror(rc));
+        }
+    }
+    /* Exactly once: every add acknowledged is in the sum once, the uncertain ones at most once. */
+    uint32_t acc = 0;
+    int rc = GR_E_LINK;
+    for (int tries = 0; tries < 5 && rc; tries++)
+        rc = gr_proto_read32(fx->p, R_ACC, &acc);
+    assert_int_equal(rc, GR_OK);
+    if (acc < sure || acc > sure + maybe)
+        fail_msg("ACC %u outside [%u, %u]: a write was applied twice or lost", acc, sure,
+                 sure + maybe);
+    if (strict)
+        assert_int_equal(acc, sure);
+    /* and the device got exactly one answer to every DMA request */
+    assert_int_equal(model_get(fx->m, &fx->m->dma_dups), 0);
+    free(src);
+    free(back);
+}
+
+static void faults_at_every_rate_are_recovered_exactly_once(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *rate;
+        bool strict;
+        unsigned rounds;
+    } classes[] = {
+        {"0", true, 4}, {"0.001", true, 6}, {"0.01", true, 6}, {"0.05", true, 5},
+        {"0.2", false, 4},
+    };
+    for (size_t k = 0; k < sizeof classes / sizeof classes[0]; k++) {
+        char spec[64];
+        snprintf(spec, sizeof spec, "%llu:%s", seed + k, classes[k].rate);
+        printf("# faults=%s\n", spec);
+        fflush(stdout);
+        fixture_t fx;
+        int rc = fx_open(&fx, spec, 3000, true);
+        if (rc)
+            fail_msg("faults=%s: open: %s (%s)", spec, gr_strerror(rc), gr_link_error());
+        workload(&fx, classes[k].rounds, classes[k].strict, seed * 977 + k);
+        gr_proto_counters_t c;
+        gr_proto_counters(fx.p, &c);
+        uint64_t injected = c.faults.tx_drops + c.faults.tx_corrupts + c.faults.tx_dups +
+                            c.faults.tx_reorders + c.faults.rx_drops + c.faults.rx_corrupts +
+                            c.faults.rx_dups + c.faults.rx_reorders;
+        printf("# faults=%s: %llu injected, %llu frames, %llu retransmitted, %llu crc errors, "
+               "%llu NAKs, %llu duplicates dropped, %llu resets\n",
+               spec, (unsigned long long)injected, (unsigned long long)c.link.tx_frames,
+               (unsigned long long)c.link.retransmissions, (unsigned long long)c.link.crc_errors,
+               (unsigned long long)(c.link.naks_sent + c.link.naks_received),
+               (unsigned long long)(c.link.duplicates + fx.m->dev.link.counts.duplicates),
+               (unsigned long long)c.link_resets);
+        if (k >= 2) /* the faults happened and were recovered by retransmission */
+            assert_true(injected > 0 && c.link.retransmissions +
+                                                fx.m->dev.link.counts.retransmissions > 0);
+        fx_close(&fx);
+    }
+}
+
+/* ---- the peer gone, a hung request, a device reset -------------------------------------- */
+
+static void a_dead_peer_fails_with_link_and_the_link_comes_back(void **state)
+{
+    (void)state;
+    fixture_t fx;
+    assert_int_equal(fx_open(&fx, NULL, 2000, true), GR_OK);
+    assert_int_equal(gr_proto_write32(fx.p, R_SCRATCH, 0x77), GR_OK);
+    assert_int_equal(gr_proto_flush(fx.p), GR_OK);
+    model_kill(fx.m);
+    fx.m = NULL;
+    uint8_t buf[65536];
+    int rc = gr_proto_ap_read(fx.p, 0, buf, sizeof buf);
+    assert_int_equal(rc, GR_E_LINK);
+    assert_non_null(strstr(gr_link_error(), "socketpair"));
+    uint32_t v = 0;
+    /* no device to reconnect to: fails again, at once */
+    assert_int_equal(gr_proto_read32(fx.p, R_MAGIC, &v), GR_E_LINK);
+    /* a device again: the next call reconnects, resets the link and goes on */
+    model_restart(&fx);
+    assert_int_equal(gr_proto_read32(fx.p, R_MAGIC, &v), GR_OK);
+    assert_int_equal(v, MAGIC);
+    gr_proto_counters_t c;
+    gr_proto_counters(fx.p, &c);
+    assert_true(c.link_downs >= 1);
+    fx_close(&fx);
+}
+
+static void an_unanswered_read_times_out_and_the_next_call_works(void **state)
+{
+    (void)state;
+    fixture_t fx;
+    assert_int_equal(fx_open(&fx, NULL, 300, true), GR_OK);
+    uint32_t v = 0xabc;
+    assert_int_equal(gr_proto_read32(fx.p, R_HANG, &v), GR_E_TIMEOUT);
+    assert_int_equal(v, 0xabc);
+    assert_int_equal(gr_proto_read32(fx.p, R_MAGIC, &v), GR_OK);
+    assert_int_equal(v, MAGIC);
+    fx_close(&fx);
+}
+
+static void a_device_reset_fails_what_was_outstanding_and_hello_follows(void **state)
+{
+    (void)state;
+    fixture_t fx;
+    assert_int_equal(fx_open(&fx, NULL, 2000, false), GR_OK);
+    /* the device resets the link right after this write: its answer is lost with it, or it
+     * came first; either way the call reports a status and the link comes back */
+    int rc = gr_proto_write32(fx.p, R_RESET, 1);
+    assert_true(rc == GR_OK || rc == GR_E_LINK);
+    uint32_t v = 0;
+    rc = GR_E_LINK;
+    for (int i = 0; i < 3 && rc == GR_E_LINK; i++)
+        rc = gr_proto_read32(fx.p, R_MAGIC, &v);
+    assert_int_equal(rc, GR_OK);
+    assert_int_equal(v, MAGIC);
+    assert_true(fx.m->dev.hellos >= 2);
+    fx_close(&fx);
+}
+
+/* ---- URIs of the byte-stream backends ---------------------------------------------------- */
+
+static void byte_stream_uris_check_their_keys(void **state)
+{
+    (void)state;
+    uint64_t s = 0;
+    double r = 0;
+    assert_int_equal(gr_pipe_faults_parse("7:0.01", &s, &r), GR_OK);
+    assert_int_equal(s, 7);
+    assert_true(r > 0.0099 && r < 0.0101);
+    assert_int_equal(gr_pipe_faults_parse("3:5%", &s, &r), GR_OK);
+    assert_true(r > 0.0499 && r < 0.0501);
+    static const char *const bad[] = {"", "7", "7:", ":0.1", "7:0.6", "7:-1", "x:0.1", "7:0.1x"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        s = 99;
+        assert_int_equal(gr_pipe_faults_parse(bad[i], &s, &r), GR_E_BAD_URI);
+        assert_int_equal(s, 99);
+    }
+    gr_uri_t uri;
+    gr_proto_opts_t o;
+    gr_proto_opts_default(&o, 50, "x");
+    assert_int_equal(gr_uri_parse("simd:///tmp/x?replay_ms=20&dead_ms=900&posted=0&faults=1:0.1",
+                                  &uri), GR_OK);
+    assert_int_equal(gr_proto_opts_from_uri(&uri, &o), GR_OK);
+    assert_int_equal(o.replay_ms, 20);
+    assert_int_equal(o.dead_ms, 900);
+    assert_int_equal(o.keepalive_ms, 100);
+    assert_false(o.posted);
+    assert_true(o.faults);
+    assert_int_equal(gr_uri_parse("simd:///tmp/x?timeout_ms=0", &uri), GR_OK);
+    assert_int_equal(gr_proto_opts_from_uri(&uri, &o), GR_E_BAD_URI);
+    assert_non_null(strstr(gr_link_error(), "timeout_ms"));
+}
+
+int main(int argc, char **argv)
+{
+    const char *env = getenv("GR_TEST_SEED");
+    if (env)
+        seed = strtoull(env, NULL, 0);
+    for (int i = 1; i + 1 < argc; i++)
+        if (!strcmp(argv[i], "--seed"))
+            seed = strtoull(argv[i + 1], NULL, 0);
+    printf("# seed=%llu (replay: test_link_proto --seed %llu)\n", seed, seed);
+    fflush(stdout);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(frames_use_zlib_crc_and_resynchronize_after_garbage),
+        cmocka_unit_test(hello_gives_the_device_parameters),
+        cmocka_unit_test(posted_writes_batch_into_one_round_trip),
+        cmocka_unit_test(a_posted_write_error_comes_back_at_the_next_call),
+        cmocka_unit_test(aperture_splits_at_4k_and_keeps_unaligned_edges),
+        cmocka_unit_test(device_dma_reaches_only_buffers_handed_out),
+        cmocka_unit_test(faults_at_every_rate_are_recovered_exactly_once),
+        cmocka_unit_test(a_dead_peer_fails_with_link_and_the_link_comes_back),
+        cmocka_unit_test(an_unanswered_read_times_out_and_the_next_call_works),
+        cmocka_unit_test(a_device_reset_fails_what_was_outstanding_and_hello_follows),
+        cmocka_unit_test(byte_stream_uris_check_their_keys),
+    };
+    return cmocka_run_group_tests_name("link_proto", tests, NULL, NULL);
+}
