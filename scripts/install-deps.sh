@@ -13,6 +13,10 @@ PACKAGES=(
     yosys             # synthesis check
     zlib1g-dev        # Verilator's FST waveforms
     libcmocka-dev     # C test framework
+    libusb-1.0-0-dev  # usb://ft601: the FT601 backend talks to the chip through libusb
+    libftdi1-dev      # usb://ft2232h: the FT2232H backend (synchronous FIFO) through libftdi
+    libumockdev-dev   # the USB tests emulate the chips at the usbdevfs ioctl level
+    umockdev          # umockdev-wrapper, to run a USB test program by hand
     python3 python3-venv
 )
 

@@ -5,14 +5,16 @@
 # CXX, CC, WARN, CFLAGS, JOBS, SIM_DIR, HARNESS_SRC, SIM_VROOT, SIM_VDEFS come from there).
 # Exports:
 #   BOARD_LIB       the archive (build/board/libgr_board.a)
-#   BOARD_LDLIBS    what a program linking BOARD_LIB also needs
+#   BOARD_LDLIBS    what a program linking BOARD_LIB also needs: the harness library (its AXI
+#                   and VRAM models and Verilator's run-time library, built with the same
+#                   options as these models, so one copy serves both) and its libraries
 #   BOARD_CPPFLAGS  include paths for gr_board.h and gpuref/*.h
 # A kind is built when its RTL top bridge/rtl/fpga_core_<top>.v and its chip model exist
 # (stream: no chip); gr_board_kind_built() tells a program which kinds it has.
 BOARD_SRC := tb/harness/board
 BOARD_DIR ?= $(BUILD)/board
 BOARD_LIB := $(BOARD_DIR)/libgr_board.a
-BOARD_LDLIBS := -lz -lstdc++ -lm -lpthread -latomic
+BOARD_LDLIBS = $(SIM_LIB) $(SIM_LDLIBS)
 BOARD_CPPFLAGS := -I$(BOARD_SRC) -Itb/harness -Ihost/include
 
 # kind -> the chip model file it needs (none for stream)
@@ -31,13 +33,10 @@ BOARD_VLT := $(BOARD_SRC)/board.vlt $(wildcard $(RTL_ROOT)/lint.vlt)
 BOARD_VERILATE = $(VERILATOR) --cc --trace-fst -Wall -Wno-fatal --timescale 1ns/1ps \
     -I$(RTL_INC) -Ibridge/rtl --top-module board_$(1) --Mdir $(BOARD_DIR)/$(1)/obj \
     $(BOARD_VLT) $(RTL_SRCS) $(BOARD_RTL) $(BOARD_CHIP_$(1)) $(BOARD_SRC)/board_$(1).v
-BOARD_FIRST := $(firstword $(BOARD_KINDS))
 
 BOARD_CXX = $(CXX) -std=c++17 $(SIM_CXXFLAGS) $(WARN) -MMD -MP $(BOARD_CPPFLAGS) \
     -isystem $(SIM_VROOT)/include -isystem $(SIM_VROOT)/include/vltstd $(SIM_VDEFS) -faligned-new
 BOARD_HAVE := $(foreach k,$(BOARD_ALL_KINDS),-DGR_BOARD_HAVE_$(subst stream,STREAM,$(subst uart,UART,$(subst ft,FT,$(k))))=$(if $(filter $(k),$(BOARD_KINDS)),1,0))
-# The harness objects the board reuses: the AXI slave model over the sparse VRAM.
-BOARD_HARNESS_OBJS := $(addprefix $(SIM_DIR)/harness/,axi_mem_model.o vram_memory.o txlog.o)
 
 # $(call board_kind,KIND): verilate board_KIND, build its model, compile its factory.
 define board_kind
@@ -46,13 +45,12 @@ $(BOARD_DIR)/$(1)/verilate.cmd: _board_force
 	@echo '$$(call BOARD_VERILATE,$(1))' | cmp -s - $$@ || echo '$$(call BOARD_VERILATE,$(1))' > $$@
 
 $(BOARD_DIR)/$(1)/obj/.stamp: $(BOARD_DIR)/$(1)/verilate.cmd $(RTL_SRCS) $(BOARD_RTL) $(BOARD_CHIP_$(1)) \
-        $(BOARD_SRC)/board_$(1).v $(BOARD_VLT) $(wildcard $(RTL_INC)/*.vh) $(HARNESS_SRC)/verilated_lib.mk
+        $(BOARD_SRC)/board_$(1).v $(BOARD_VLT) $(wildcard $(RTL_INC)/*.vh)
 	@rm -rf $(BOARD_DIR)/$(1)/obj
 	@mkdir -p $(BOARD_DIR)/$(1)/obj
 	@echo "verilator: board_$(1) (log: $(BOARD_DIR)/$(1)/obj/build.log)"
 	@$$(call BOARD_VERILATE,$(1)) >$(BOARD_DIR)/$(1)/obj/build.log 2>&1 || { cat $(BOARD_DIR)/$(1)/obj/build.log; exit 1; }
-	@$(MAKE) --no-print-directory $$(SIM_SUBMAKE_J) -C $(BOARD_DIR)/$(1)/obj -f Vboard_$(1).mk \
-	  -f $(CURDIR)/$(HARNESS_SRC)/verilated_lib.mk Vboard_$(1)__ALL.a $(if $(filter $(1),$(BOARD_FIRST)),libverilated.a) \
+	@$(MAKE) --no-print-directory $$(SIM_SUBMAKE_J) -C $(BOARD_DIR)/$(1)/obj -f Vboard_$(1).mk Vboard_$(1)__ALL.a \
 	  >>$(BOARD_DIR)/$(1)/obj/build.log 2>&1 || { tail -50 $(BOARD_DIR)/$(1)/obj/build.log; exit 1; }
 	@touch $$@
 
@@ -72,12 +70,11 @@ $(BOARD_DIR)/kinds.cmd: _board_force
 	@mkdir -p $(@D)
 	@echo '$(BOARD_KINDS)' | cmp -s - $@ || echo '$(BOARD_KINDS)' > $@
 
-BOARD_OBJS := $(BOARD_DIR)/board_api.o $(foreach k,$(BOARD_KINDS),$(BOARD_DIR)/kind_$(k).o) $(BOARD_HARNESS_OBJS)
+BOARD_OBJS := $(BOARD_DIR)/board_api.o $(foreach k,$(BOARD_KINDS),$(BOARD_DIR)/kind_$(k).o)
 $(BOARD_LIB): $(BOARD_OBJS) $(foreach k,$(BOARD_KINDS),$(BOARD_DIR)/$(k)/obj/.stamp)
 	@rm -f $@ $@.mri
 	@{ echo "create $@"; \
 	   for k in $(BOARD_KINDS); do echo "addlib $(BOARD_DIR)/$$k/obj/Vboard_$$k""__ALL.a"; done; \
-	   $(if $(BOARD_FIRST),echo "addlib $(BOARD_DIR)/$(BOARD_FIRST)/obj/libverilated.a";) \
 	   for o in $(BOARD_OBJS); do echo "addmod $$o"; done; \
 	   echo "save"; echo "end"; } > $@.mri
 	$(AR) -M < $@.mri
@@ -91,7 +88,7 @@ BOARD_TEST := $(BOARD_DIR)/test_board
 $(BOARD_DIR)/test_board.o: tb/system/test_board.c
 	@mkdir -p $(@D)
 	$(CC) -std=c11 $(CFLAGS) $(WARN) -MMD -MP $(BOARD_CPPFLAGS) -c $< -o $@
-$(BOARD_TEST): $(BOARD_DIR)/test_board.o $(BOARD_LIB)
+$(BOARD_TEST): $(BOARD_DIR)/test_board.o $(BOARD_LIB) $(SIM_LIB)
 	$(CC) $(CFLAGS) -o $@ $< $(BOARD_LIB) -lcmocka $(BOARD_LDLIBS)
 
 all: $(BOARD_TEST)

@@ -1,0 +1,154 @@
+/*
+ * gr_link_usb_ft2232h.c: an FT2232H channel as a byte pipe in synchronous FIFO mode, on
+ * libftdi1 (gr_link_usb.h has the contract).
+ *
+ * Set-up as FTDI's AN_130 (FT2232H in synchronous FIFO mode) and libftdi's own sync-FIFO
+ * example do it: bit mode reset, then BITMODE_SYNCFF with all pins as outputs' mask 0xff,
+ * latency timer 2 ms (a short IN transfer reaches the host at most that late), RTS/CTS flow
+ * control (the chip requires it for the FIFO), 64 KiB read and write chunks, both buffers
+ * flushed. libftdi strips the two modem-status bytes at the start of every 512-byte IN packet,
+ * so the pipe sees the FIFO's bytes only. The channel's EEPROM must select 245 FIFO mode (the
+ * FT2232H only enters synchronous FIFO mode from there; FT_Prog or ftdi_eeprom set it).
+ */
+#include "gr_link_usb.h"
+
+#include <libftdi1/ftdi.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gr_proto_link.h"
+
+#define FT2232H_VID 0x0403
+#define FT2232H_PID 0x6010
+#define FT2232H_LATENCY_MS 2
+#define FT2232H_CHUNK 65536u
+#define FT2232H_USB_TIMEOUT_MS 1000
+
+typedef struct ft2232h {
+    struct ftdi_context *ftdi;
+    bool opened, dead;
+} ft2232h_t;
+
+static int ft2232h_write(void *ctx, const void *buf, size_t len)
+{
+    ft2232h_t *f = ctx;
+    if (f->dead)
+        return GR_E_IO;
+    const unsigned char *p = buf;
+    while (len) {
+        const int chunk = len > FT2232H_CHUNK ? (int)FT2232H_CHUNK : (int)len;
+        int n = ftdi_write_data(f->ftdi, p, chunk);
+        if (n <= 0) {
+            gr_link_set_error("usb://ft2232h: write failed: %s", ftdi_get_error_string(f->ftdi));
+            f->dead = true;
+            return GR_E_IO;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return GR_OK;
+}
+
+/* ftdi_read_data returns after one USB transfer: with data, or with the status bytes alone
+ * when the chip's latency timer ran out with nothing to send (then 0 bytes). */
+static int ft2232h_read(void *ctx, void *buf, size_t max, uint32_t timeout_ms, size_t *out_len)
+{
+    ft2232h_t *f = ctx;
+    if (f->dead)
+        return GR_E_IO;
+    const uint64_t deadline = gr_proto_now_ms() + timeout_ms;
+    const int cap = max > FT2232H_CHUNK ? (int)FT2232H_CHUNK : (int)max;
+    for (;;) {
+        int n = ftdi_read_data(f->ftdi, buf, cap);
+        if (n < 0) {
+            gr_link_set_error("usb://ft2232h: read failed: %s", ftdi_get_error_string(f->ftdi));
+            f->dead = true;
+            return GR_E_IO;
+        }
+        if (n > 0 || gr_proto_now_ms() >= deadline) {
+            *out_len = (size_t)n;
+            return GR_OK;
+        }
+    }
+}
+
+static void ft2232h_close(void *ctx)
+{
+    ft2232h_t *f = ctx;
+    if (f->ftdi) {
+        if (f->opened) {
+            if (!f->dead)
+                ftdi_set_bitmode(f->ftdi, 0xff, BITMODE_RESET);
+            ftdi_usb_close(f->ftdi);
+        }
+        ftdi_free(f->ftdi);
+    }
+    free(f);
+}
+
+static const gr_pipe_ops_t ft2232h_pipe_ops = {
+    .write = ft2232h_write,
+    .read = ft2232h_read,
+    .reopen = NULL,
+    .close = ft2232h_close,
+};
+
+int gr_usb_ft2232h_pipe_open(const char *serial, char iface, gr_pipe_t *out_pipe)
+{
+    if (!out_pipe || (iface != 'A' && iface != 'B'))
+        return GR_E_INVALID;
+    ft2232h_t *f = calloc(1, sizeof *f);
+    if (!f)
+        return GR_E_NO_MEMORY;
+    f->ftdi = ftdi_new();
+    if (!f->ftdi) {
+        free(f);
+        return GR_E_NO_MEMORY;
+    }
+    if (ftdi_set_interface(f->ftdi, iface == 'A' ? INTERFACE_A : INTERFACE_B) < 0) {
+        gr_link_set_error("usb://ft2232h: interface %c: %s", iface, ftdi_get_error_string(f->ftdi));
+        ft2232h_close(f);
+        return GR_E_INVALID;
+    }
+    int rc = ftdi_usb_open_desc(f->ftdi, FT2232H_VID, FT2232H_PID, NULL, serial);
+    if (rc < 0) {
+        /* libftdi: -3 no such device, -8 cannot claim (another program has it), -5 etc. I/O */
+        const int st = rc == -3 ? GR_E_NO_DEVICE : rc == -5 || rc == -8 ? GR_E_BUSY : GR_E_IO;
+        if (st == GR_E_NO_DEVICE)
+            gr_link_set_error("usb://ft2232h: no FT2232H (USB %04x:%04x)%s%s%s found", FT2232H_VID, FT2232H_PID,
+                              serial ? " with serial '" : "", serial ? serial : "", serial ? "'" : "");
+        else
+            gr_link_set_error("usb://ft2232h: cannot open the FT2232H (USB %04x:%04x): %s", FT2232H_VID,
+                              FT2232H_PID, ftdi_get_error_string(f->ftdi));
+        ft2232h_close(f);
+        return st;
+    }
+    f->opened = true;
+    f->ftdi->usb_read_timeout = FT2232H_USB_TIMEOUT_MS;
+    f->ftdi->usb_write_timeout = FT2232H_USB_TIMEOUT_MS;
+    const char *step = NULL;
+    if (ftdi_set_bitmode(f->ftdi, 0xff, BITMODE_RESET) < 0)
+        step = "bit mode reset";
+    else if (ftdi_set_bitmode(f->ftdi, 0xff, BITMODE_SYNCFF) < 0)
+        step = "synchronous FIFO mode";
+    else if (ftdi_set_latency_timer(f->ftdi, FT2232H_LATENCY_MS) < 0)
+        step = "latency timer";
+    else if (ftdi_setflowctrl(f->ftdi, SIO_RTS_CTS_HS) < 0)
+        step = "flow control";
+    else if (ftdi_read_data_set_chunksize(f->ftdi, FT2232H_CHUNK) < 0 ||
+             ftdi_write_data_set_chunksize(f->ftdi, FT2232H_CHUNK) < 0)
+        step = "chunk sizes";
+    else if (ftdi_tcioflush(f->ftdi) < 0)
+        step = "flushing the buffers";
+    if (step) {
+        gr_link_set_error("usb://ft2232h: %s: %s", step, ftdi_get_error_string(f->ftdi));
+        f->dead = true;
+        ft2232h_close(f);
+        return GR_E_IO;
+    }
+    out_pipe->ops = &ft2232h_pipe_ops;
+    out_pipe->ctx = f;
+    return GR_OK;
+}
