@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "gr_link_sim.h"
+#include "gr_link_simd.h"
+#include "gr_link_uart.h"
 #include "gpuref/gr_regmap.h"
 
 struct gr_link {
@@ -15,7 +17,8 @@ struct gr_link {
     void *ctx;
 };
 
-static const gr_link_ops_t *const backends[] = {&gr_link_sim_ops};
+static const gr_link_ops_t *const backends[] = {&gr_link_sim_ops, &gr_link_simd_ops,
+                                               &gr_link_uart_ops};
 #define BACKEND_COUNT (sizeof backends / sizeof backends[0])
 
 static _Thread_local char last_error[512];

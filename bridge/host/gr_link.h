@@ -3,6 +3,9 @@
  *
  * One ops table, one backend per file (gr_link_<scheme>.c), picked at run time by URI:
  *   sim://[?key=value&...]   the RTL in-process under Verilator (the default)
+ *   simd://PATH[?...]        gpuref-simd, the simulation server, on a Unix socket
+ *   uart://DEVICE[?baud=N&...]  a serial line to a board (or gpuref-simd --pty)
+ * Byte-stream links speak bridge/PROTOCOL.md through one engine (gr_proto.h).
  * The miniport and the tools see the hardware only through these calls, so the same code runs
  * against the simulation and, with another backend, against a board.
  *

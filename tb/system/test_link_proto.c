@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -28,6 +29,8 @@
 
 #include "gpuref/gr_status.h"
 #include "gr_link.h"
+#include "gr_link_simd.h"
+#include "gr_link_uart.h"
 #include "gr_pipe.h"
 #include "gr_proto.h"
 #include "gr_proto_dev.h"
@@ -880,6 +883,120 @@ static void byte_stream_uris_check_their_keys(void **state)
     assert_non_null(strstr(gr_link_error(), "timeout_ms"));
 }
 
+/* ---- the simd:// and uart:// backends, with the model at the far end -------------------- */
+
+typedef struct listener {
+    int lfd;
+    char path[108];
+    model_t *m;
+    pthread_t thread;
+} listener_t;
+
+static void *accept_one(void *arg)
+{
+    listener_t *ls = arg;
+    int fd = accept(ls->lfd, NULL, NULL);
+    if (fd >= 0) {
+        gr_proto_dev_cfg_t cfg = model_cfg();
+        ls->m = model_start(fd, &cfg);
+    }
+    return NULL;
+}
+
+static void listen_at(listener_t *ls)
+{
+    snprintf(ls->path, sizeof ls->path, "/tmp/gr-link-proto-%d.sock", (int)getpid());
+    unlink(ls->path);
+    ls->lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    strcpy(sa.sun_path, ls->path);
+    assert_int_equal(bind(ls->lfd, (struct sockaddr *)&sa, sizeof sa), 0);
+    assert_int_equal(listen(ls->lfd, 4), 0);
+    ls->m = NULL;
+    assert_int_equal(pthread_create(&ls->thread, NULL, accept_one, ls), 0);
+}
+
+static void simd_backend_reaches_a_server_and_names_a_missing_one(void **state)
+{
+    (void)state;
+    gr_link_t *link = (gr_link_t *)(uintptr_t)1;
+    assert_int_equal(gr_link_open("simd:///tmp/gr-no-such-server.sock", &link), GR_E_NO_DEVICE);
+    assert_ptr_equal(link, (gr_link_t *)(uintptr_t)1);
+    assert_non_null(strstr(gr_link_error(), "/tmp/gr-no-such-server.sock"));
+    assert_non_null(strstr(gr_link_error(), "gpuref-simd"));
+    assert_int_equal(gr_link_open("simd:///tmp/x.sock?baud=9600", &link), GR_E_BAD_URI);
+    assert_non_null(strstr(gr_link_error(), "faults")); /* lists the accepted keys */
+    listener_t ls;
+    listen_at(&ls);
+    char uri[200];
+    snprintf(uri, sizeof uri, "simd://%s?replay_ms=30&faults=%llu:0.01", ls.path, seed);
+    int rc = gr_link_open(uri, &link);
+    if (rc)
+        fail_msg("%s: %s", uri, gr_link_error());
+    pthread_join(ls.thread, NULL);
+    assert_string_equal(gr_link_scheme(link), "simd");
+    assert_true(gr_link_caps(link) & GR_LINK_CAP_SIMULATED);
+    uint32_t v = 0;
+    assert_int_equal(gr_link_read32(link, R_MAGIC, &v), GR_OK);
+    assert_int_equal(v, MAGIC);
+    gr_dma_buf_t b;
+    assert_int_equal(gr_link_dma_alloc(link, 4096, &b), GR_OK);
+    char d[256];
+    gr_link_describe(link, d, sizeof d);
+    assert_non_null(strstr(d, "simd://"));
+    assert_int_equal(gr_link_dma_free(link, &b), GR_OK);
+    gr_link_close(link);
+    model_stop(ls.m);
+    close(ls.lfd);
+    unlink(ls.path);
+}
+
+static void uart_backend_runs_on_a_pty_at_any_baud_and_locks_the_line(void **state)
+{
+    (void)state;
+    gr_link_t *link = NULL;
+    assert_int_equal(gr_link_open("uart:///dev/gr-no-such-tty", &link), GR_E_NO_DEVICE);
+    assert_non_null(strstr(gr_link_error(), "/dev/gr-no-such-tty"));
+    assert_int_equal(gr_link_open("uart:///dev/null", &link), GR_E_IO);
+    assert_non_null(strstr(gr_link_error(), "not a serial line"));
+    assert_int_equal(gr_link_open("uart://", &link), GR_E_BAD_URI);
+    assert_int_equal(gr_link_open("uart:///dev/ttyS0?baud=fast", &link), GR_E_BAD_URI);
+    assert_null(link);
+    int mfd = posix_openpt(O_RDWR | O_NOCTTY);
+    assert_true(mfd >= 0);
+    assert_int_equal(grantpt(mfd), 0);
+    assert_int_equal(unlockpt(mfd), 0);
+    char slave[128];
+    assert_int_equal(ptsname_r(mfd, slave, sizeof slave), 0);
+    /* keep the slave open on this side too, so that the master never sees a hang-up */
+    int keep = open(slave, O_RDWR | O_NOCTTY);
+    assert_true(keep >= 0);
+    gr_proto_dev_cfg_t cfg = model_cfg();
+    cfg.link = GR_PROTO_LINK_UART;
+    model_t *m = model_start(mfd, &cfg);
+    char uri[200];
+    snprintf(uri, sizeof uri, "uart://%s?baud=1234567&replay_ms=50", slave); /* not a Bxxx rate */
+    int rc = gr_link_open(uri, &link);
+    if (rc)
+        fail_msg("%s: %s", uri, gr_link_error());
+    uint32_t v = 0;
+    assert_int_equal(gr_link_write32(link, R_SCRATCH, 0x5a5a), GR_OK);
+    assert_int_equal(gr_link_read32(link, R_SCRATCH, &v), GR_OK);
+    assert_int_equal(v, 0x5a5a);
+    uint8_t buf[6000], back[6000];
+    for (size_t i = 0; i < sizeof buf; i++)
+        buf[i] = (uint8_t)(i ^ seed);
+    assert_int_equal(gr_link_ap_write(link, 100, buf, sizeof buf), GR_OK);
+    assert_int_equal(gr_link_ap_read(link, 100, back, sizeof back), GR_OK);
+    assert_memory_equal(back, buf, sizeof buf);
+    gr_link_t *second = NULL;
+    assert_int_equal(gr_link_open(uri, &second), GR_E_BUSY);
+    assert_non_null(strstr(gr_link_error(), slave));
+    gr_link_close(link);
+    model_stop(m);
+    close(keep);
+}
+
 int main(int argc, char **argv)
 {
     const char *env = getenv("GR_TEST_SEED");
@@ -902,6 +1019,8 @@ int main(int argc, char **argv)
         cmocka_unit_test(an_unanswered_read_times_out_and_the_next_call_works),
         cmocka_unit_test(a_device_reset_fails_what_was_outstanding_and_hello_follows),
         cmocka_unit_test(byte_stream_uris_check_their_keys),
+        cmocka_unit_test(simd_backend_reaches_a_server_and_names_a_missing_one),
+        cmocka_unit_test(uart_backend_runs_on_a_pty_at_any_baud_and_locks_the_line),
     };
     return cmocka_run_group_tests_name("link_proto", tests, NULL, NULL);
 }

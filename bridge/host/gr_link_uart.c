@@ -1,0 +1,145 @@
+/* gr_link_uart.c: uart://, a raw 8N1 tty under the protocol engine (see gr_link_uart.h). */
+#define _GNU_SOURCE
+#include "gr_link_uart.h"
+
+#include <asm/termbits.h> /* struct termios2, BOTHER: any baud rate (not with <termios.h>) */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "gr_proto.h"
+
+static const char *const uart_keys[] = {"baud", GR_PROTO_URI_KEYS, NULL};
+
+typedef struct uart_dev {
+    char path[GR_URI_TEXT_MAX];
+    uint32_t baud;
+} uart_dev_t;
+
+/* Opens, locks and configures the tty: raw 8N1, no flow control, the baud rate exactly. */
+static int uart_setup(void *arg, int *inout_fd)
+{
+    uart_dev_t *u = arg;
+    int fd = open(u->path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        gr_link_set_error("uart://%s: cannot open %s: %s%s", u->path, u->path, strerror(e),
+                          e == EACCES ? " (is this user in the tty's group, often dialout?)" : "");
+        return e == ENOENT || e == ENXIO || e == ENODEV ? GR_E_NO_DEVICE
+               : e == EBUSY                             ? GR_E_BUSY
+                                                        : GR_E_IO;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        int e = errno;
+        close(fd);
+        gr_link_set_error("uart://%s: %s is in use by another program (%s)", u->path, u->path,
+                          strerror(e));
+        return GR_E_BUSY;
+    }
+    struct termios2 t;
+    if (ioctl(fd, TCGETS2, &t) != 0) {
+        int e = errno;
+        close(fd);
+        gr_link_set_error("uart://%s: %s is not a serial line (%s)", u->path, u->path, strerror(e));
+        return GR_E_IO;
+    }
+    t.c_iflag &= ~(tcflag_t)(IGNBRK | BRKINT | PARMRK | ISTRIP | INLCR | IGNCR | ICRNL | IXON |
+                             IXOFF | IXANY | INPCK);
+    t.c_oflag &= ~(tcflag_t)OPOST;
+    t.c_lflag &= ~(tcflag_t)(ECHO | ECHONL | ICANON | ISIG | IEXTEN);
+    t.c_cflag &= ~(tcflag_t)(CSIZE | PARENB | CSTOPB | CRTSCTS | CBAUD | (CBAUD << IBSHIFT));
+    t.c_cflag |= CS8 | CREAD | CLOCAL | BOTHER | (BOTHER << IBSHIFT);
+    t.c_ispeed = t.c_ospeed = u->baud;
+    t.c_cc[VMIN] = 0;
+    t.c_cc[VTIME] = 0;
+    if (ioctl(fd, TCSETS2, &t) != 0) {
+        int e = errno;
+        close(fd);
+        gr_link_set_error("uart://%s: cannot set %u baud 8N1 raw: %s", u->path, u->baud,
+                          strerror(e));
+        return GR_E_IO;
+    }
+    /* Whatever an earlier program left in the buffers is not this link's. */
+    ioctl(fd, TCFLSH, TCIOFLUSH);
+    if (*inout_fd >= 0)
+        close(*inout_fd);
+    *inout_fd = fd;
+    return GR_OK;
+}
+
+static int uart_open(const gr_uri_t *uri, void **out_ctx)
+{
+    if (!uri->path[0]) {
+        gr_link_set_error("uart:// needs a device path: uart:///dev/ttyUSB0?baud=%u",
+                          GR_UART_DEFAULT_BAUD);
+        return GR_E_BAD_URI;
+    }
+    uart_dev_t *u = calloc(1, sizeof *u);
+    if (!u)
+        return GR_E_NO_MEMORY;
+    snprintf(u->path, sizeof u->path, "%s", uri->path);
+    u->baud = GR_UART_DEFAULT_BAUD;
+    const char *b = gr_uri_param(uri, "baud");
+    if (b) {
+        char *end = NULL;
+        errno = 0;
+        unsigned long v = strtoul(b, &end, 10);
+        if (errno || !*b || *end || b[0] == '-' || v < 50 || v > 100000000ul) {
+            gr_link_set_error("uart://%s: bad value '%s' for baud (50..100000000)", u->path, b);
+            free(u);
+            return GR_E_BAD_URI;
+        }
+        u->baud = (uint32_t)v;
+    }
+    /* A largest frame (1029 words) takes this long on the line, both ways. */
+    uint64_t frame_ms = (4ull * 1029u * 10u * 1000u + u->baud - 1u) / u->baud;
+    char name[GR_URI_TEXT_MAX + 8];
+    snprintf(name, sizeof name, "uart://%s", u->path);
+    gr_proto_opts_t o;
+    gr_proto_opts_default(&o, (uint32_t)(3u * frame_ms + 50u), name);
+    if (o.dead_ms < 4u * o.replay_ms)
+        o.dead_ms = 4u * o.replay_ms;
+    int rc = gr_proto_opts_from_uri(uri, &o);
+    int fd = -1;
+    if (!rc)
+        rc = uart_setup(u, &fd);
+    if (rc) {
+        free(u);
+        return rc;
+    }
+    gr_pipe_t pipe;
+    rc = gr_pipe_fd_create(fd, name, uart_setup, u, free, &pipe);
+    if (rc) {
+        close(fd);
+        free(u);
+        return rc;
+    }
+    gr_proto_t *p = NULL;
+    rc = gr_proto_open(pipe, &o, &p);
+    if (rc)
+        return rc;
+    *out_ctx = p;
+    return GR_OK;
+}
+
+const gr_link_ops_t gr_link_uart_ops = {
+    .scheme = "uart",
+    .summary = "a serial line (raw 8N1) to a board, or gpuref-simd --pty",
+    .param_keys = uart_keys,
+    .open = uart_open,
+    .close = gr_proto_op_close,
+    .read32 = gr_proto_op_read32,
+    .write32 = gr_proto_op_write32,
+    .ap_read = gr_proto_op_ap_read,
+    .ap_write = gr_proto_op_ap_write,
+    .dma_alloc = gr_proto_op_dma_alloc,
+    .dma_free = gr_proto_op_dma_free,
+    .wait_irq = gr_proto_op_wait_irq,
+    .caps = gr_proto_op_caps,
+    .describe = gr_proto_op_describe,
+};
