@@ -7,8 +7,8 @@
 //
 // Contract:
 // - Write side (wr_clk_i): an entry is taken on wr_valid_i && wr_ready_o. wr_ready_o is !full.
-//   wr_almost_full_o says at most one entry is free (a producer that must decide a cycle
-//   ahead, such as a chip bus that cannot be stopped at once, stops on it).
+//   wr_almost_full_o says at most AfullFree entries are free (a producer that must decide
+//   cycles ahead, such as a chip bus that cannot be stopped at once, stops on it).
 // - Read side (rd_clk_i): rd_data_o is the oldest entry while rd_valid_o; it is popped on
 //   rd_valid_i && rd_ready_i. rd_valid_o is !empty.
 // - Both flags are pessimistic: full clears and empty clears two to three cycles of the other
@@ -21,7 +21,8 @@
 // at most one bit per cycle of its clock.
 module cmn_async_fifo #(
     parameter Width     = 32,  // bits per entry
-    parameter DepthLog2 = 4    // log2 of the entries, 2..12
+    parameter DepthLog2 = 4,   // log2 of the entries, 2..12
+    parameter AfullFree = 1    // wr_almost_full_o when at most this many entries are free
 ) (
     input  wire             wr_clk_i,
     input  wire             wr_rst_i,          // synchronous to wr_clk_i, active high
@@ -42,6 +43,9 @@ module cmn_async_fifo #(
     if (DepthLog2 < 2 || DepthLog2 > 12) begin : g_bad_depth
         `CMN_PARAM_ERROR("cmn_async_fifo: DepthLog2 must be 2..12")
     end
+    if (AfullFree < 1 || AfullFree >= (1 << DepthLog2)) begin : g_bad_afull
+        `CMN_PARAM_ERROR("cmn_async_fifo: AfullFree must be 1 .. 2**DepthLog2 - 1")
+    end
     if (Width < 1) begin : g_bad_width
         `CMN_PARAM_ERROR("cmn_async_fifo: Width must be >= 1")
     end
@@ -49,7 +53,7 @@ module cmn_async_fifo #(
     logic [Width-1:0] mem_q [0:Depth-1];
 
     // ---- write domain ---------------------------------------------------------------------
-    logic [PB-1:0] wbin_q, wbin_d, wgray_q, wgray_d, wgray_d2;
+    logic [PB-1:0] wbin_q, wbin_d, wgray_q, wgray_d, wq2_rbin;
     logic          wfull_q, wfull_d, wafull_q, wafull_d;
     wire  [PB-1:0] wq2_rgray;                 // the read pointer, synchronized
     wire           wpush = wr_valid_i && !wfull_q;
@@ -57,12 +61,18 @@ module cmn_async_fifo #(
     // inverted (Cummings, section 5.2).
     wire  [PB-1:0] wfull_cmp = {~wq2_rgray[PB-1:PB-2], wq2_rgray[PB-3:0]};
 
+    // Almost full needs a distance, so the synchronized read pointer is turned back into
+    // binary (an XOR chain, PB bits) for it alone; full keeps the plain Gray compare.
+    integer gi;
+    always_comb begin
+        wq2_rbin[PB-1] = wq2_rgray[PB-1];
+        for (gi = PB - 2; gi >= 0; gi = gi - 1) wq2_rbin[gi] = wq2_rbin[gi+1] ^ wq2_rgray[gi];
+    end
     always_comb begin
         wbin_d = wbin_q + {{(PB-1){1'b0}}, wpush};
         wgray_d = (wbin_d >> 1) ^ wbin_d;
-        wgray_d2 = ((wbin_d + 1'b1) >> 1) ^ (wbin_d + 1'b1);
         wfull_d = (wgray_d == wfull_cmp);
-        wafull_d = wfull_d || (wgray_d2 == wfull_cmp);
+        wafull_d = (wbin_d - wq2_rbin) >= PB'(Depth - AfullFree);
     end
 
     always_ff @(posedge wr_clk_i) begin
@@ -134,7 +144,9 @@ module cmn_async_fifo #(
         for (i = 0; i < PB; i = i + 1) ones = ones + (v[i] ? 1 : 0);
     endfunction
     logic [PB-1:0] a_wgray_q, a_rgray_q;
-    logic          a_wseen_q = 1'b0, a_rseen_q = 1'b0;
+    // Checks start once each side has been through a reset (before it, the pointers are
+    // whatever the simulator starts them at).
+    logic          a_wseen_q = 1'b0, a_rseen_q = 1'b0, a_wrst_q = 1'b0, a_rrst_q = 1'b0;
     wire  [PB-1:0] a_wcount = wbin_q - gray2bin(wq2_rgray);
     wire  [PB-1:0] a_rcount = gray2bin(rq2_wgray) - rbin_q;
     always @(posedge wr_clk_i) begin
@@ -144,7 +156,8 @@ module cmn_async_fifo #(
             $error("cmn_async_fifo %m: write Gray pointer changed %0d bits in one cycle",
                    ones(wgray_q ^ a_wgray_q));
         a_wgray_q <= wgray_q;
-        a_wseen_q <= !wr_rst_i;
+        a_wrst_q <= a_wrst_q || wr_rst_i;
+        a_wseen_q <= !wr_rst_i && a_wrst_q;
     end
     always @(posedge rd_clk_i) begin
         if (a_rseen_q && !rd_rst_i && a_rcount > Depth[PB-1:0])
@@ -153,7 +166,8 @@ module cmn_async_fifo #(
             $error("cmn_async_fifo %m: read Gray pointer changed %0d bits in one cycle",
                    ones(rgray_q ^ a_rgray_q));
         a_rgray_q <= rgray_q;
-        a_rseen_q <= !rd_rst_i;
+        a_rrst_q <= a_rrst_q || rd_rst_i;
+        a_rseen_q <= !rd_rst_i && a_rrst_q;
     end
 `endif
 endmodule

@@ -12,3 +12,6 @@ $(eval $(call unit_tb,cmn_async_fifo,$(LINK_PHY_CDC)))
 
 UNIT_DEFS_link_phy_uart := -DGR_ASSERT
 $(eval $(call unit_tb,link_phy_uart,$(LINK_PHY_CDC) bridge/rtl/link_phy_uart.v tb/models/uart/uart_line_model.v))
+
+UNIT_DEFS_link_phy_ft601 := -DGR_ASSERT
+$(eval $(call unit_tb,link_phy_ft601,$(LINK_PHY_CDC) bridge/rtl/link_phy_ft601.v tb/models/ft601/ft601_model.v))

@@ -10,7 +10,7 @@
 // the write domain offers random 16-bit words with random gaps; a consumer in the read domain
 // takes them with random READY. A scoreboard checks every word in order, nothing lost, nothing
 // duplicated; monitors check that the write side never holds more than Depth words and that
-// wr_almost_full_o leaves at most one free entry only when it says so. Inputs change at the
+// wr_almost_full_o is set whenever at most AfullFree (2) entries are free. Inputs change at the
 // falling edge of their clock, outputs are sampled at the rising edge.
 `ifdef VERILATOR
 `ifndef UNIT_TRACE
@@ -33,7 +33,7 @@ module tb_cmn_async_fifo;
     wire              rvalid;
     logic             rready = 1'b0;
 
-    cmn_async_fifo #(.Width(Width), .DepthLog2(DepthLog2)) dut (
+    cmn_async_fifo #(.Width(Width), .DepthLog2(DepthLog2), .AfullFree(2)) dut (
         .wr_clk_i(wclk), .wr_rst_i(wrst), .wr_data_i(wdata), .wr_valid_i(wvalid),
         .wr_ready_o(wready), .wr_almost_full_o(wafull),
         .rd_clk_i(rclk), .rd_rst_i(rrst), .rd_data_o(rdata), .rd_valid_o(rvalid),
@@ -78,10 +78,10 @@ module tb_cmn_async_fifo;
         @(posedge wclk);
         if (!wrst) begin
             c_wcyc = c_wcyc + 1;
-            // wr_almost_full_o must be set whenever one free entry or none is left. The TB's
+            // wr_almost_full_o must be set whenever two free entries or fewer are left. The TB's
             // count (n_sent - n_recv, before this edge's write) is never above what the write
-            // side believes (it sees reads late), so a low flag at Depth - 1 or more is a bug.
-            if (!wafull && (n_sent - n_recv) >= Depth - 1) e_afull = e_afull + 1;
+            // side believes (it sees reads late), so a low flag at Depth - 2 or more is a bug.
+            if (!wafull && (n_sent - n_recv) >= Depth - 2) e_afull = e_afull + 1;
             if (wvalid && wready) begin
                 sent[n_sent % NMAX] = wdata;
                 n_sent = n_sent + 1;
@@ -245,7 +245,7 @@ module tb_cmn_async_fifo;
         check(ok2 && e_data == 0, "three phases of seed-drawn clock periods and rates: in order");
 
         check(e_over == 0, "the write side never holds more than Depth words");
-        check(e_afull == 0, "wr_almost_full_o is set whenever at most one entry is free");
+        check(e_afull == 0, "wr_almost_full_o is set whenever at most two entries are free (AfullFree 2)");
 
         // Reset with words inside: both sides come back empty and work again.
         whalf = 5;

@@ -1,0 +1,378 @@
+`default_nettype none
+// tb_link_phy_ft601: self-checking unit test of link_phy_ft601 against ft601_model (the chip
+// in 245 synchronous FIFO mode) under Icarus 11 and Verilator 5.006 --timing, GR_ASSERT on.
+//
+// TAP output ("1..N", "# seed=S", one ok/not ok per check, the count independent of the seed);
+// $fatal when a check failed. Plusargs: +seed=N (default 1), +wave=<file>.
+//
+// The chip's clock is 100 MHz (10 ns); the core clock changes per phase (10 ns with another
+// phase, 7 ns, 13 ns). DATA and BE are one bus: whoever drives it (the chip's _oe or the
+// PHY's), 32'hDEADBEEF when nobody does; the model counts contention and protocol errors.
+// Host side: the USB OUT endpoint gets random words in transfers of random length (the last
+// word flagged), the IN endpoint is read with random READY; engine side: random tx gaps and
+// rx READY. Scoreboards check every word both ways; the IN packets' sizes and last flags are
+// checked against the datasheet's rules (<= 256 words, a short packet after the FPGA stops).
+// Throughput: 4096 words one way with everything ready, counted as words moved per ft_clk
+// cycle between the first and the last word, asserted >= 95% each way.
+`ifdef VERILATOR
+`ifndef UNIT_TRACE
+`define TB_NO_TRACE
+`endif
+`endif
+module tb_link_phy_ft601;
+    localparam integer PLAN = 17;
+    localparam integer NMAX = 16384;
+    localparam integer Pkt = 256;
+
+    logic ft_clk = 1'b0, clk = 1'b0, rst = 1'b1, mrst = 1'b1;
+    integer chalf = 5;              // core clock half period
+    initial forever #5 ft_clk = ~ft_clk;
+    initial begin #3; forever begin #(chalf); clk = ~clk; end end
+    integer fcyc = 0;
+    initial forever begin @(posedge ft_clk); fcyc = fcyc + 1; end
+
+    // ---- DUT and chip ---------------------------------------------------------------------
+    wire [31:0] rx_data;
+    wire        rx_valid, rx_be_err, tx_ready;
+    logic       rx_ready = 1'b0;
+    logic [31:0] tx_data = 32'd0;
+    logic       tx_valid = 1'b0;
+    wire [31:0] p_data_o, c_data_o;
+    wire [3:0]  p_be_o, c_be_o;
+    wire        p_data_oe, p_be_oe, c_data_oe, c_be_oe;
+    wire        rxf_n, txe_n, rd_n, wr_n, oe_n, siwu_n;
+    wire [31:0] bus_data = c_data_oe ? c_data_o : p_data_oe ? p_data_o : 32'hDEADBEEF;
+    wire [3:0]  bus_be = c_be_oe ? c_be_o : p_be_oe ? p_be_o : 4'h0;
+
+    link_phy_ft601 #(.RxFifoLog2(5), .TxFifoLog2(5), .BurstWords(256)) dut (
+        .clk_i(clk), .rst_i(rst),
+        .rx_data_o(rx_data), .rx_valid_o(rx_valid), .rx_ready_i(rx_ready), .rx_be_err_o(rx_be_err),
+        .tx_data_i(tx_data), .tx_valid_i(tx_valid), .tx_ready_o(tx_ready),
+        .ft_clk_i(ft_clk), .ft_data_i(bus_data), .ft_data_o(p_data_o), .ft_data_oe_o(p_data_oe),
+        .ft_be_i(bus_be), .ft_be_o(p_be_o), .ft_be_oe_o(p_be_oe),
+        .ft_rxf_n_i(rxf_n), .ft_txe_n_i(txe_n), .ft_rd_n_o(rd_n), .ft_wr_n_o(wr_n),
+        .ft_oe_n_o(oe_n), .ft_siwu_n_o(siwu_n)
+    );
+
+    logic [31:0] uo_data = 32'd0;
+    logic [3:0]  uo_be = 4'hF;
+    logic        uo_last = 1'b0, uo_valid = 1'b0, ui_ready = 1'b0;
+    wire         uo_ready, ui_valid, ui_last;
+    wire [31:0]  ui_data;
+    wire [3:0]   ui_be;
+    wire [31:0]  m_cont, m_perr, m_rdw, m_wrw;
+
+    ft601_model #(.PktWords(Pkt), .OutBufWords(1024), .InBufWords(1024), .RxfLatency(4),
+                  .ShortPktIdle(8)) chip (
+        .clk_i(ft_clk), .rst_i(mrst), .ft_rst_n_i(1'b1),
+        .ft_data_i(bus_data), .ft_data_oe_i(p_data_oe), .ft_data_o(c_data_o), .ft_data_oe_o(c_data_oe),
+        .ft_be_i(bus_be), .ft_be_oe_i(p_be_oe), .ft_be_o(c_be_o), .ft_be_oe_o(c_be_oe),
+        .ft_rxf_n_o(rxf_n), .ft_txe_n_o(txe_n), .ft_rd_n_i(rd_n), .ft_wr_n_i(wr_n),
+        .ft_oe_n_i(oe_n), .ft_siwu_n_i(siwu_n),
+        .usb_out_data_i(uo_data), .usb_out_be_i(uo_be), .usb_out_last_i(uo_last),
+        .usb_out_valid_i(uo_valid), .usb_out_ready_o(uo_ready),
+        .usb_in_data_o(ui_data), .usb_in_be_o(ui_be), .usb_in_last_o(ui_last),
+        .usb_in_valid_o(ui_valid), .usb_in_ready_i(ui_ready),
+        .contention_o(m_cont), .proto_err_o(m_perr), .rd_words_o(m_rdw), .wr_words_o(m_wrw)
+    );
+
+    // ---- random numbers: xorshift64*, the same stream in both simulators ------------------
+    logic [63:0] rng_q = 64'h1;
+    task automatic rnd32(output logic [31:0] v);
+        rng_q = rng_q ^ (rng_q >> 12);
+        rng_q = rng_q ^ (rng_q << 25);
+        rng_q = rng_q ^ (rng_q >> 27);
+        v = 32'((rng_q * 64'h2545F4914F6CDD1D) >> 32);
+    endtask
+    task automatic rndn(input integer n, output integer v);
+        logic [31:0] r;
+        rnd32(r);
+        r = r % 32'(n);
+        v = $signed(r);
+    endtask
+
+    // ---- TAP ------------------------------------------------------------------------------
+    integer n_tests = 0, n_fail = 0;
+    task automatic check(input logic cond, input string name);
+        n_tests = n_tests + 1;
+        if (cond) $display("ok %0d - %s", n_tests, name);
+        else begin
+            $display("not ok %0d - %s", n_tests, name);
+            n_fail = n_fail + 1;
+        end
+    endtask
+
+    // ---- scoreboards ----------------------------------------------------------------------
+    // dn: host OUT -> chip -> PHY rx; up: PHY tx -> chip -> host IN.
+    logic [31:0] dn_q [0:NMAX-1];
+    logic [31:0] up_q [0:NMAX-1];
+    integer dn_sent = 0, dn_recv = 0, up_sent = 0, up_recv = 0, e_dn = 0, e_up = 0;
+    integer c_be_err = 0;
+    integer pk_words = 0, pk_n = 0, pk_short = 0, e_pk = 0, pk_last_len = 0;
+    // engine side, core clock
+    initial forever begin
+        @(posedge clk);
+        if (!rst) begin
+            if (tx_valid && tx_ready) begin
+                up_q[up_sent % NMAX] = tx_data;
+                up_sent = up_sent + 1;
+            end
+            if (rx_valid && rx_ready) begin
+                if (dn_recv >= dn_sent || rx_data !== dn_q[dn_recv % NMAX]) begin
+                    if (e_dn < 5) $display("#   down word %0d: got %h expected %h", dn_recv,
+                                           rx_data, dn_q[dn_recv % NMAX]);
+                    e_dn = e_dn + 1;
+                end
+                dn_recv = dn_recv + 1;
+            end
+            if (rx_be_err) c_be_err = c_be_err + 1;
+        end
+    end
+    // host side, chip clock
+    integer rd_first = -1, rd_last = -1, wr_first = -1, wr_last = -1, rd_moves = 0, wr_moves = 0;
+    initial forever begin
+        @(posedge ft_clk);
+        if (!mrst) begin
+            if (uo_valid && uo_ready) begin
+                if (uo_be == 4'hF) begin
+                    dn_q[dn_sent % NMAX] = uo_data;
+                    dn_sent = dn_sent + 1;
+                end
+            end
+            if (ui_valid && ui_ready) begin
+                if (up_recv >= up_sent || ui_data !== up_q[up_recv % NMAX] || ui_be !== 4'hF) begin
+                    if (e_up < 5) $display("#   up word %0d: got %h/%h expected %h", up_recv,
+                                           ui_data, ui_be, up_q[up_recv % NMAX]);
+                    e_up = e_up + 1;
+                end
+                up_recv = up_recv + 1;
+                pk_words = pk_words + 1;
+                if (pk_words > Pkt) e_pk = e_pk + 1;
+                if (ui_last) begin
+                    pk_n = pk_n + 1;
+                    if (pk_words != Pkt) pk_short = pk_short + 1;
+                    pk_last_len = pk_words;
+                    pk_words = 0;
+                end
+            end
+            if (!rd_n && !rxf_n && c_data_oe) begin
+                if (rd_first < 0) rd_first = fcyc;
+                rd_last = fcyc;
+                rd_moves = rd_moves + 1;
+            end
+            if (!wr_n && !txe_n) begin
+                if (wr_first < 0) wr_first = fcyc;
+                wr_last = fcyc;
+                wr_moves = wr_moves + 1;
+            end
+        end
+    end
+
+    // ---- stream drivers -------------------------------------------------------------------
+    integer tx_n = 0, tx_gap = 0, rx_rdy = 100;       // engine
+    integer uo_n = 0, uo_gap = 0, ui_rdy = 100;       // host
+    integer uo_xfer = 0;                              // words left in the current transfer
+    logic   uo_tail = 1'b0;                           // end the next transfer with BE 4'h3
+    initial forever begin : engine_tx
+        integer r;
+        logic [31:0] d;
+        @(negedge clk);
+        if (tx_valid && tx_ready) tx_valid = 1'b0;
+        if (!tx_valid && tx_n > 0) begin
+            rndn(100, r);
+            if (r >= tx_gap) begin
+                rnd32(d);
+                tx_data = d;
+                tx_valid = 1'b1;
+                tx_n = tx_n - 1;
+            end
+        end
+    end
+    initial forever begin : engine_rx
+        integer r;
+        @(negedge clk);
+        rndn(100, r);
+        rx_ready = r < rx_rdy;
+    end
+    initial forever begin : host
+        integer r;
+        logic [31:0] d;
+        @(negedge ft_clk);
+        if (uo_valid && uo_ready) uo_valid = 1'b0;
+        if (!uo_valid && uo_n > 0) begin
+            rndn(100, r);
+            if (r >= uo_gap) begin
+                if (uo_xfer == 0) begin
+                    rndn(600, uo_xfer);
+                    uo_xfer = uo_xfer + 1;
+                end
+                if (uo_xfer > uo_n) uo_xfer = uo_n;
+                rnd32(d);
+                uo_data = d;
+                uo_be = 4'hF;
+                uo_xfer = uo_xfer - 1;
+                uo_n = uo_n - 1;
+                uo_last = (uo_xfer == 0);
+                if (uo_last && uo_tail) begin
+                    uo_be = 4'h3;
+                    uo_tail = 1'b0;
+                end
+                uo_valid = 1'b1;
+            end
+        end
+        rndn(100, r);
+        ui_ready = r < ui_rdy;
+    end
+
+    task automatic traffic(input integer nd, input integer nu, input integer budget,
+                           output logic done);
+        integer t;
+        uo_n = nd;
+        tx_n = nu;
+        t = 0;
+        while ((uo_n != 0 || tx_n != 0 || uo_valid || tx_valid || dn_recv != dn_sent ||
+                up_recv != up_sent) && t < budget) begin
+            @(posedge ft_clk);
+            t = t + 1;
+        end
+        done = uo_n == 0 && tx_n == 0 && dn_recv == dn_sent && up_recv == up_sent;
+    endtask
+
+    integer seed = 1;
+    string  wave;
+    initial begin : watchdog
+        #(400000000);
+        $display("Bail out! watchdog: simulation ran too long (seed=%0d)", seed);
+        $fatal(1, "watchdog");
+    end
+
+    initial begin : main
+        logic ok;
+        integer i, b0, p0, s0, pct;
+        if (!$value$plusargs("seed=%d", seed)) seed = 1;
+        if ($value$plusargs("wave=%s", wave)) begin
+`ifdef TB_NO_TRACE
+            $display("# +wave=%s ignored: this model was built without tracing (make UNIT_TRACE=1)", wave);
+`else
+            $dumpfile(wave);
+            $dumpvars(0, tb_link_phy_ft601);
+`endif
+        end
+        rng_q = 64'(seed) + 64'h9E3779B97F4A7C15;
+        rng_q = (rng_q ^ (rng_q >> 30)) * 64'hBF58476D1CE4E5B9;
+        rng_q = (rng_q ^ (rng_q >> 27)) * 64'h94D049BB133111EB;
+        rng_q = rng_q ^ (rng_q >> 31);
+        if (rng_q == 64'h0) rng_q = 64'h1;
+        $display("1..%0d", PLAN);
+        $display("# seed=%0d", seed);
+        $display("# tb_link_phy_ft601: FT601 CLK 100 MHz, 256-word USB packets");
+
+        rst = 1'b1;
+        mrst = 1'b1;
+        repeat (6) @(negedge clk);
+        repeat (6) @(negedge ft_clk);
+        mrst = 1'b0;
+        rst = 1'b0;
+        repeat (10) @(posedge ft_clk);
+        check(rd_n === 1'b1 && wr_n === 1'b1 && oe_n === 1'b1 && siwu_n === 1'b1 &&
+              p_data_oe === 1'b0 && rx_valid === 1'b0 && tx_ready === 1'b1,
+              "after reset: RD#, WR#, OE#, SIWU# high, bus released, nothing received, ready to send");
+
+        // Throughput, chip -> FPGA: the host fills the chip first (the engine not reading), then
+        // the engine reads 4096 words with the host still sending.
+        chalf = 5;
+        rx_rdy = 0;
+        ui_rdy = 100;
+        uo_gap = 0;
+        uo_n = 4096;
+        repeat (1500) @(posedge ft_clk);
+        rd_first = -1;
+        rd_moves = 0;
+        rx_rdy = 100;
+        traffic(uo_n, 0, 40000, ok);
+        pct = (rd_moves * 1000) / (rd_last - rd_first + 1);
+        check(ok && e_dn == 0 && dn_recv == dn_sent, "4096 words chip -> FPGA, in order");
+        check(pct >= 950, $sformatf("chip -> FPGA: %0d words in %0d FT601 cycles (%0d.%0d%%, >= 95%% required)",
+                                    rd_moves, rd_last - rd_first + 1, pct / 10, pct % 10));
+
+        // Throughput, FPGA -> chip: the engine offers 4096 words back to back, the host reads all.
+        wr_first = -1;
+        wr_moves = 0;
+        tx_gap = 0;
+        traffic(0, 4096, 40000, ok);
+        pct = (wr_moves * 1000) / (wr_last - wr_first + 1);
+        check(ok && e_up == 0, "4096 words FPGA -> chip, in order");
+        check(pct >= 950, $sformatf("FPGA -> chip: %0d words in %0d FT601 cycles (%0d.%0d%%, >= 95%% required)",
+                                    wr_moves, wr_last - wr_first + 1, pct / 10, pct % 10));
+        check(e_pk == 0 && pk_short == 0 && pk_n == 4096 / Pkt,
+              $sformatf("a full-rate write makes %0d IN packets of exactly 256 words, the last word flagged", pk_n));
+
+        // Both ways at once, random stalls on all four streams, three core clocks.
+        p0 = pk_n;
+        for (i = 0; i < 3; i = i + 1) begin
+            chalf = (i == 0) ? 5 : (i == 1) ? 3 : 7;
+            tx_gap = 30;
+            uo_gap = 30;
+            rx_rdy = 60;
+            ui_rdy = 60;
+            traffic(500, 500, 100000, ok);
+            check(ok && e_dn == 0 && e_up == 0,
+                  $sformatf("core clock %0d ns: 500 words each way at once with random stalls, word-exact",
+                            2 * chalf));
+        end
+        check(e_pk == 0, "every IN packet has at most 256 words");
+
+        // TXE#: the host stops reading, the chip's IN buffer fills, TXE# goes high and the PHY
+        // holds the word on the bus; nothing lost or repeated once the host reads again.
+        chalf = 5;
+        ui_rdy = 0;
+        tx_gap = 0;
+        tx_n = 1300;
+        repeat (1500) @(posedge ft_clk);
+        ok = (txe_n === 1'b1 && tx_n > 0);
+        ui_rdy = 70;
+        traffic(0, 0, 40000, ok);
+        check(ok && e_up == 0, "the host stops reading, the IN buffer fills, TXE# high: then every word arrives once, in order");
+
+        // A short packet: 10 words and the FPGA stops writing.
+        ui_rdy = 100;
+        repeat (50) @(posedge ft_clk);
+        p0 = pk_n;
+        s0 = pk_short;
+        traffic(0, 10, 4000, ok);
+        repeat (40) @(posedge ft_clk);
+        check(ok && pk_n == p0 + 1 && pk_short == s0 + 1 && pk_last_len == 10,
+              $sformatf("10 words then WR# high: one short IN packet of 10 words (%0d packets, last %0d words)",
+                        pk_n - p0, pk_last_len));
+
+        // A word with BE != 4'hF: dropped, one rx_be_err_o pulse, the words around it intact.
+        b0 = c_be_err;
+        rx_rdy = 100;
+        uo_gap = 0;
+        uo_xfer = 5;
+        uo_tail = 1'b1;
+        traffic(5, 0, 4000, ok);
+        repeat (20) @(posedge clk);
+        check(ok && c_be_err == b0 + 1 && e_dn == 0,
+              $sformatf("a transfer ending in a 2-byte word: the 4 whole words arrive, the tail is dropped with %0d rx_be_err_o pulse",
+                        c_be_err - b0));
+        traffic(300, 300, 20000, ok);
+        check(ok && e_dn == 0 && e_up == 0, "after it, 300 words each way intact");
+
+        check(m_cont == 0, $sformatf("the chip and the PHY never drove DATA/BE at once (%0d)", m_cont));
+        check(m_perr == 0, $sformatf("no RD# without OE#, no WR# with OE# low or an undriven bus (%0d)", m_perr));
+        check(m_rdw == dn_sent + 1 && m_wrw == up_sent,
+              $sformatf("the chip moved exactly the words sent (%0d read incl. the tail, %0d written)",
+                        m_rdw, m_wrw));
+
+        if (n_tests != PLAN) begin
+            $display("# planned %0d checks, ran %0d", PLAN, n_tests);
+            n_fail = n_fail + 1;
+        end
+        $display("# %0d of %0d checks failed (seed=%0d, %0d FT601 cycles)", n_fail, n_tests, seed, fcyc);
+        if (n_fail != 0) $fatal(1, "tb_link_phy_ft601: %0d check(s) failed, seed=%0d", n_fail, seed);
+        $finish;
+    end
+endmodule
+`undef TB_NO_TRACE
+`default_nettype wire
