@@ -16,8 +16,10 @@ GPUCTL_SRCS := host/tools/gpuctl.c host/tools/gpuctl_regs.c host/tools/gpuctl_al
                host/tools/gpuctl_submit.c
 GPUCTL_OBJS := $(patsubst %.c,$(HOST_OBJ_DIR)/%.o,$(GPUCTL_SRCS))
 
-# Everything a program needs to drive a device over any built-in transport.
-GPUREF_LINK := $(LIBGPUREF) $(SIM_LIB) $(SIM_LDLIBS) -pthread
+# Everything a program needs to drive a device over any built-in transport (usb:// needs
+# libftdi1 and libusb-1.0).
+GPUREF_USB_LDLIBS := -lftdi1 -lusb-1.0
+GPUREF_LINK := $(LIBGPUREF) $(SIM_LIB) $(SIM_LDLIBS) $(GPUREF_USB_LDLIBS) -pthread
 
 $(HOST_OBJ_DIR)/%.o: %.c
 	@mkdir -p $(@D)
@@ -45,3 +47,13 @@ demo: $(GR_DEMO)
 	$(GR_DEMO)
 
 -include $(HOST_OBJ_DIR)/host/tools/gr_demo.d
+
+# gpuref-simd: the simulation server (a board of tb/harness/board behind simd:// or a pty).
+GPUREF_SIMD := $(BUILD)/bin/gpuref-simd
+$(HOST_OBJ_DIR)/host/tools/gpuref_simd.o: HOST_CFLAGS += $(BOARD_CPPFLAGS)
+$(GPUREF_SIMD): $(HOST_OBJ_DIR)/host/tools/gpuref_simd.o $(LIBGPUREF) $(BOARD_LIB) $(SIM_LIB)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $(filter %.o,$^) $(LIBGPUREF) $(BOARD_LIB) $(BOARD_LDLIBS) -pthread
+
+all: $(GPUREF_SIMD)
+-include $(HOST_OBJ_DIR)/host/tools/gpuref_simd.d

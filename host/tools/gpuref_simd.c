@@ -1,0 +1,821 @@
+/*
+ * gpuref-simd: the simulation server. It runs a board (tb/harness/board: fpga_core_<kind> with
+ * its link chip's model and VRAM) and serves it to host processes, so that several programs
+ * share one simulated device as they would share a board:
+ *
+ *   socket mode (default): clients connect to a Unix socket with simd://PATH. Each client's link
+ *   ends here (the C device end, gr_proto_dev.c); its requests go to the RTL over this server's
+ *   own host-end link with their ids rewritten, and the answers go back to the client that asked.
+ *   Each client gets its own DMA window in HELLO_RSP (1 GiB each from 0x1_0000_0000), so the RTL's
+ *   DMA requests go to the client whose window holds the address (others: DECERR); interrupt
+ *   messages go to every client.
+ *   pty mode (--pty): one client on a pseudo-terminal, uart:///dev/pts/N; its bytes go straight
+ *   onto the UART board's line through the line model, so the client's protocol engine talks to
+ *   the RTL's, with nothing in between.
+ *
+ * The simulation runs freely while a client is connected (pty: while bytes came in the last two
+ * seconds), so device time passes while a client waits, as on a board; it idles otherwise.
+ * SIGTERM and SIGINT end it cleanly (the waveform is finished, the socket removed).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "gpuref/gr_status.h"
+#include "gr_board.h"
+#include "gr_link_simd.h"
+#include "gr_proto.h"
+#include "gr_proto_dev.h"
+#include "gr_proto_frame.h"
+#include "gr_proto_link.h"
+
+#define SIMD_VERSION "1.0"
+#define MAX_CLIENTS 32u
+#define WINDOW_BASE 0x100000000ull
+#define WINDOW_SIZE 0x40000000ull /* 1 GiB of bus addresses per client */
+#define CYCLES_PER_MS 100000u     /* the core's 100 MHz */
+#define RUN_SLICE 20000u          /* cycles run per turn when the RTL is quiet */
+#define RTL_BACKLOG 1024u         /* frames queued toward the RTL before clients wait */
+#define OUT_LIMIT (64u << 20)     /* a client that reads nothing is dropped */
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_flag = 1;
+}
+
+static uint64_t wall_ms(void)
+{
+    return gr_proto_now_ms();
+}
+
+/* ---- output buffers (nothing here blocks on a client) ----------------------------------- */
+
+typedef struct outbuf {
+    uint8_t *b;
+    size_t len, cap;
+} outbuf_t;
+
+static int out_append(outbuf_t *o, const void *p, size_t n)
+{
+    if (o->len + n > o->cap) {
+        size_t cap = o->cap ? o->cap : 65536;
+        while (cap < o->len + n)
+            cap *= 2;
+        if (cap > OUT_LIMIT)
+            return GR_E_IO;
+        uint8_t *b = realloc(o->b, cap);
+        if (!b)
+            return GR_E_NO_MEMORY;
+        o->b = b;
+        o->cap = cap;
+    }
+    memcpy(o->b + o->len, p, n);
+    o->len += n;
+    return GR_OK;
+}
+
+/* Writes what the fd takes now; -1 when the peer is gone. */
+static int out_flush(outbuf_t *o, int fd)
+{
+    while (o->len) {
+        ssize_t n = write(fd, o->b, o->len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return 0;
+        if (n <= 0)
+            return -1;
+        memmove(o->b, o->b + n, o->len - (size_t)n);
+        o->len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* ---- the server's state ------------------------------------------------------------------ */
+
+typedef struct client {
+    bool used;
+    int fd;
+    unsigned slot;
+    uint32_t gen;   /* increments per connection in this slot */
+    uint32_t epoch; /* increments per link reset of this client */
+    gr_pipe_t pipe; /* writes go to out */
+    outbuf_t out;
+    gr_proto_dev_t dev;
+    uint16_t irq_seq;
+} client_t;
+
+typedef struct route {
+    client_t *c;
+    uint32_t gen, epoch;
+    uint16_t cid;
+    uint8_t rsp_type;
+} route_t;
+
+typedef struct tagown {
+    client_t *c;
+    uint32_t gen, epoch;
+    uint8_t rsp_type;
+} tagown_t;
+
+enum { RTL_RESETTING, RTL_HELLO, RTL_UP };
+
+typedef struct server {
+    gr_board_t *board;
+    gr_board_kind_t kind;
+    gr_pipe_t bpipe;
+    gr_proto_link_t rtl;
+    int rtl_state;
+    uint16_t epoch;
+    uint64_t reset_sent;
+    gr_proto_hello_t hello;
+    uint16_t next_sid;
+    route_t routes[65536];
+    tagown_t tags[256];
+    bool irq_level;
+    client_t clients[MAX_CLIENTS];
+    uint32_t slot_gen[MAX_CLIENTS];
+    bool verbose;
+} server_t;
+
+static server_t *S;
+
+static uint64_t dev_ms(void)
+{
+    return gr_board_cycle(S->board) / CYCLES_PER_MS;
+}
+
+/* ---- the board as the byte pipe of the server's host end ---------------------------------- */
+
+static int board_write(void *ctx, const void *buf, size_t len)
+{
+    return gr_board_write(ctx, buf, len);
+}
+
+static int board_read(void *ctx, void *buf, size_t max, uint32_t timeout_ms, size_t *out_len)
+{
+    (void)timeout_ms;
+    return gr_board_read(ctx, buf, max, out_len);
+}
+
+static void board_close(void *ctx)
+{
+    (void)ctx;
+}
+
+static const gr_pipe_ops_t board_pipe_ops = {board_write, board_read, NULL, board_close};
+
+/* ---- clients ------------------------------------------------------------------------------ */
+
+static int client_write(void *ctx, const void *buf, size_t len)
+{
+    client_t *c = ctx;
+    return out_append(&c->out, buf, len);
+}
+
+static int client_read(void *ctx, void *buf, size_t max, uint32_t timeout_ms, size_t *out_len)
+{
+    (void)ctx, (void)buf, (void)max, (void)timeout_ms;
+    *out_len = 0;
+    return GR_OK;
+}
+
+static void client_pipe_close(void *ctx)
+{
+    (void)ctx;
+}
+
+static const gr_pipe_ops_t client_pipe_ops = {client_write, client_read, NULL, client_pipe_close};
+
+static bool client_live(const client_t *c, uint32_t gen, uint32_t epoch)
+{
+    return c && c->used && c->gen == gen && c->epoch == epoch && c->dev.up;
+}
+
+/* The DMA requests a client held are answered SLVERR toward the RTL (it lost them). */
+static void release_tags(client_t *c)
+{
+    for (unsigned t = 0; t < 256; t++) {
+        tagown_t *o = &S->tags[t];
+        if (o->c != c)
+            continue;
+        uint32_t w = (uint32_t)GR_RESP_SLVERR << 16 | t;
+        gr_proto_link_send(&S->rtl, o->rsp_type, &w, 1);
+        o->c = NULL;
+    }
+}
+
+static void client_reset(void *ctx, gr_proto_dev_t *d)
+{
+    client_t *c = ctx;
+    (void)d;
+    c->epoch++;
+    release_tags(c);
+}
+
+static void client_hello(void *ctx, gr_proto_dev_t *d)
+{
+    client_t *c = ctx;
+    uint32_t w = (S->irq_level ? 1u << 16 : 0u) | c->irq_seq++;
+    gr_proto_dev_send(d, GR_PT_IRQ, &w, 1);
+}
+
+static void client_frame(void *ctx, gr_proto_dev_t *d, uint8_t type, const uint32_t *w,
+                         uint16_t len)
+{
+    client_t *c = ctx;
+    static uint32_t fw[GR_PROTO_MAX_PAYLOAD];
+    switch (type) {
+    case GR_PT_RD32:
+    case GR_PT_WR32:
+    case GR_PT_AP_RD:
+    case GR_PT_AP_WR: {
+        if (len < 1 || S->rtl_state != RTL_UP) {
+            d->bad_frames++;
+            return;
+        }
+        uint16_t sid = S->next_sid++;
+        S->routes[sid] = (route_t){c, c->gen, c->epoch, (uint16_t)w[0], (uint8_t)(type | 0x80u)};
+        memcpy(fw, w, 4u * len);
+        fw[0] = (w[0] & 0xffff0000u) | sid;
+        if (gr_proto_link_send(&S->rtl, type, fw, len))
+            d->bad_frames++;
+        return;
+    }
+    case GR_PT_DMA_RD_RSP:
+    case GR_PT_DMA_WR_RSP: {
+        if (len < 1)
+            return;
+        tagown_t *o = &S->tags[w[0] & 0xffu];
+        /* Only the client the request went to answers it, once. */
+        if (o->c != c || o->gen != c->gen || o->epoch != c->epoch || o->rsp_type != type)
+            return;
+        o->c = NULL;
+        gr_proto_link_send(&S->rtl, type, w, len);
+        return;
+    }
+    default:
+        d->bad_frames++;
+        return;
+    }
+}
+
+static const gr_proto_dev_ops_t client_ops = {client_frame, client_reset, client_hello};
+
+static void client_drop(client_t *c)
+{
+    if (S->verbose)
+        fprintf(stderr, "gpuref-simd: client %u left\n", c->slot);
+    release_tags(c);
+    gr_proto_dev_free(&c->dev);
+    close(c->fd);
+    free(c->out.b);
+    memset(c, 0, sizeof *c);
+}
+
+static void client_accept(int lfd)
+{
+    int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0)
+        return;
+    unsigned slot = 0;
+    while (slot < MAX_CLIENTS && S->clients[slot].used)
+        slot++;
+    if (slot == MAX_CLIENTS || S->rtl_state != RTL_UP) {
+        close(fd);
+        return;
+    }
+    client_t *c = &S->clients[slot];
+    memset(c, 0, sizeof *c);
+    c->used = true;
+    c->fd = fd;
+    c->slot = slot;
+    c->gen = ++S->slot_gen[slot];
+    c->pipe.ops = &client_pipe_ops;
+    c->pipe.ctx = c;
+    const gr_proto_hello_t *h = &S->hello;
+    gr_proto_dev_cfg_t cfg = {
+        .max_payload = h->max_payload,
+        .rx_window = 32768, /* this end is software: it queues what the RTL has no room for */
+        .dma_tags = h->dma_tags,
+        .link = GR_PROTO_LINK_STREAM,
+        .bar0_log2 = h->bar0_log2,
+        .bar1_log2 = h->bar1_log2,
+        .core_hz = h->core_hz,
+        .replay_timeout = h->replay_timeout,
+        .dma_timeout = h->dma_timeout,
+        .dma_base = WINDOW_BASE + slot * WINDOW_SIZE,
+        .dma_size = WINDOW_SIZE,
+        .replay_ms = 200,
+    };
+    if (gr_proto_dev_init(&c->dev, &c->pipe, &cfg, &client_ops, c)) {
+        close(fd);
+        memset(c, 0, sizeof *c);
+        return;
+    }
+    if (S->verbose)
+        fprintf(stderr, "gpuref-simd: client %u connected\n", slot);
+}
+
+/* The RTL link was reset: what every client had outstanding is gone, so each is told. */
+static void reset_clients(void)
+{
+    for (unsigned i = 0; i < MAX_CLIENTS; i++) {
+        client_t *c = &S->clients[i];
+        if (!c->used)
+            continue;
+        gr_proto_link_restart(&c->dev.link);
+        c->dev.up = false;
+        c->epoch++;
+        uint32_t e = c->epoch & 0xffffu;
+        gr_proto_link_ctrl(&c->dev.link, GR_PT_RESET, &e, 1);
+    }
+    memset(S->tags, 0, sizeof S->tags);
+}
+
+/* ---- the server's host end toward the RTL ------------------------------------------------- */
+
+static void rtl_send_hello(void)
+{
+    uint32_t hello[2] = {GR_PROTO_VER_MAJOR << 16 | GR_PROTO_VER_MINOR, GR_PROTO_MAX_PAYLOAD};
+    S->rtl.window_words = 64;
+    S->rtl.peer_max_len = GR_PROTO_MAX_PAYLOAD;
+    gr_proto_link_send(&S->rtl, GR_PT_HELLO, hello, 2);
+    S->rtl_state = RTL_HELLO;
+}
+
+static void rtl_dma(const gr_proto_hdr_t *h, const uint32_t *w)
+{
+    if (h->len < 3)
+        return;
+    unsigned tag = w[0] & 0xffu;
+    uint64_t addr = (uint64_t)w[2] << 32 | w[1];
+    uint8_t rsp_type = h->type == GR_PT_DMA_RD ? GR_PT_DMA_RD_RSP : GR_PT_DMA_WR_RSP;
+    client_t *c = NULL;
+    if (addr >= WINDOW_BASE && addr - WINDOW_BASE < MAX_CLIENTS * WINDOW_SIZE)
+        c = &S->clients[(addr - WINDOW_BASE) / WINDOW_SIZE];
+    if (c && c->used && c->dev.up) {
+        S->tags[tag] = (tagown_t){c, c->gen, c->epoch, rsp_type};
+        if (gr_proto_dev_send(&c->dev, h->type, w, h->len) == GR_OK)
+            return;
+        S->tags[tag].c = NULL;
+    }
+    /* Nobody owns that address: the bus error a host gives for memory it never handed out. */
+    uint32_t r = (uint32_t)GR_RESP_DECERR << 16 | tag;
+    gr_proto_link_send(&S->rtl, rsp_type, &r, 1);
+}
+
+static void rtl_deliver(void *ctx, const gr_proto_hdr_t *h, const uint32_t *w)
+{
+    (void)ctx;
+    static uint32_t fw[GR_PROTO_MAX_PAYLOAD];
+    if (S->rtl_state == RTL_RESETTING)
+        return;
+    switch (h->type) {
+    case GR_PT_HELLO_RSP:
+        if (S->rtl_state != RTL_HELLO || h->len < 10)
+            return;
+        S->hello = (gr_proto_hello_t){
+            .ver_major = (uint16_t)(w[0] >> 16), .ver_minor = (uint16_t)w[0],
+            .max_payload = (uint16_t)w[1], .rx_window = (uint16_t)(w[1] >> 16),
+            .dma_tags = (uint8_t)w[2], .link = (uint8_t)(w[2] >> 8),
+            .bar0_log2 = (uint8_t)(w[2] >> 16), .bar1_log2 = (uint8_t)(w[2] >> 24),
+            .core_hz = w[3], .replay_timeout = w[4], .dma_timeout = w[5],
+            .dma_base = (uint64_t)w[7] << 32 | w[6], .dma_size = (uint64_t)w[9] << 32 | w[8],
+        };
+        S->rtl.peer_max_len = S->hello.max_payload > GR_PROTO_MAX_PAYLOAD ? GR_PROTO_MAX_PAYLOAD
+                                                                         : S->hello.max_payload;
+        S->rtl.window_words = S->hello.rx_window;
+        S->rtl_state = RTL_UP;
+        return;
+    case GR_PT_RD32_RSP:
+    case GR_PT_WR32_RSP:
+    case GR_PT_AP_RD_RSP:
+    case GR_PT_AP_WR_RSP: {
+        if (h->len < 1)
+            return;
+        route_t *r = &S->routes[w[0] & 0xffffu];
+        if (r->rsp_type != h->type || !client_live(r->c, r->gen, r->epoch))
+            return; /* its client left or reset its link: nobody waits for it */
+        memcpy(fw, w, 4u * h->len);
+        fw[0] = (w[0] & 0xffff0000u) | r->cid;
+        gr_proto_dev_send(&r->c->dev, h->type, fw, h->len);
+        r->c = NULL;
+        return;
+    }
+    case GR_PT_DMA_RD:
+    case GR_PT_DMA_WR:
+        rtl_dma(h, w);
+        return;
+    case GR_PT_IRQ:
+        if (h->len < 1)
+            return;
+        S->irq_level = (w[0] >> 16) & 1u;
+        for (unsigned i = 0; i < MAX_CLIENTS; i++) {
+            client_t *c = &S->clients[i];
+            if (c->used && c->dev.up) {
+                uint32_t m = (S->irq_level ? 1u << 16 : 0u) | c->irq_seq++;
+                gr_proto_dev_send(&c->dev, GR_PT_IRQ, &m, 1);
+            }
+        }
+        return;
+    default:
+        return;
+    }
+}
+
+static void rtl_control(void *ctx, const gr_proto_hdr_t *h, const uint32_t *w)
+{
+    (void)ctx;
+    if (h->type == GR_PT_RESET) {
+        /* The RTL reset the link: start over with HELLO, and tell the clients. */
+        reset_clients();
+        rtl_send_hello();
+    } else if (h->type == GR_PT_RESET_ACK && (w[0] & 0xffffu) == S->epoch &&
+               S->rtl_state == RTL_RESETTING) {
+        gr_proto_link_restart(&S->rtl);
+        rtl_send_hello();
+    }
+}
+
+static const gr_proto_link_cb_t rtl_cb = {rtl_deliver, rtl_control};
+
+/* Runs the board up to `cycles` (less when it has bytes for the host) and takes its bytes. */
+static void rtl_step(uint64_t cycles)
+{
+    static uint8_t buf[65536];
+    gr_board_run_until(S->board, 1, cycles, NULL);
+    size_t n = 0;
+    while (gr_board_read(S->board, buf, sizeof buf, &n) == GR_OK && n) {
+        size_t at = 0;
+        while (at < n) {
+            size_t room = 0;
+            uint8_t *dst = gr_proto_link_rx_space(&S->rtl, &room);
+            size_t k = n - at < room ? n - at : room;
+            memcpy(dst, buf + at, k);
+            gr_proto_link_input(&S->rtl, k, dev_ms());
+            at += k;
+        }
+    }
+    uint64_t now = dev_ms();
+    if (S->rtl_state == RTL_RESETTING && now - S->reset_sent >= 1) {
+        uint32_t e = S->epoch;
+        gr_proto_link_ctrl(&S->rtl, GR_PT_RESET, &e, 1);
+        S->reset_sent = now;
+    }
+    gr_proto_link_tick(&S->rtl, now);
+    if (S->rtl.desync) {
+        /* Out of step with the RTL: reset the link, as a host does. */
+        S->epoch++;
+        gr_proto_link_restart(&S->rtl);
+        reset_clients();
+        S->rtl_state = RTL_RESETTING;
+        S->reset_sent = now;
+        uint32_t e = S->epoch;
+        gr_proto_link_ctrl(&S->rtl, GR_PT_RESET, &e, 1);
+    }
+}
+
+/* Brings the RTL link up: RESET, HELLO. */
+static int rtl_open(void)
+{
+    /* device time: the UART board needs a largest frame's time on the line, both ways */
+    uint32_t replay = 2;
+    if (S->kind == GR_BOARD_UART)
+        replay = 50;
+    if (gr_proto_link_init(&S->rtl, &S->bpipe, true, replay, 0, &rtl_cb, NULL))
+        return GR_E_NO_MEMORY;
+    S->rtl.now_ms = S->reset_sent = dev_ms();
+    S->epoch = 0x5d;
+    S->rtl_state = RTL_RESETTING;
+    uint32_t e = S->epoch;
+    gr_proto_link_ctrl(&S->rtl, GR_PT_RESET, &e, 1);
+    /* 200 ms of device time is plenty for RESET and HELLO on any link */
+    for (int i = 0; i < 1000 && S->rtl_state != RTL_UP && !stop_flag; i++)
+        rtl_step(RUN_SLICE);
+    if (S->rtl_state != RTL_UP) {
+        fprintf(stderr, "gpuref-simd: the %s board's link did not come up (no %s in %llu cycles)\n",
+                gr_board_kind_name(S->kind),
+                S->rtl_state == RTL_RESETTING ? "RESET_ACK" : "HELLO_RSP",
+                (unsigned long long)gr_board_cycle(S->board));
+        return GR_E_LINK;
+    }
+    if (S->hello.ver_major != GR_PROTO_VER_MAJOR) {
+        fprintf(stderr, "gpuref-simd: the RTL speaks protocol %u.%u, this server %u.%u\n",
+                S->hello.ver_major, S->hello.ver_minor, GR_PROTO_VER_MAJOR, GR_PROTO_VER_MINOR);
+        return GR_E_MISMATCH;
+    }
+    return GR_OK;
+}
+
+/* ---- the two modes ---------------------------------------------------------------------------- */
+
+static int serve_socket(const char *path)
+{
+    int lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof sa.sun_path) {
+        fprintf(stderr, "gpuref-simd: socket path too long (at most %zu bytes): %s\n",
+                sizeof sa.sun_path - 1, path);
+        return 2;
+    }
+    strcpy(sa.sun_path, path);
+    /* A socket file nobody answers on is a leftover of a killed server; a live one is not ours. */
+    int probe = socket(AF_UNIX, SOCK_STREAM, 0);
+    if (probe >= 0 && connect(probe, (struct sockaddr *)&sa, sizeof sa) == 0) {
+        fprintf(stderr, "gpuref-simd: another server is listening on %s\n", path);
+        close(probe);
+        close(lfd);
+        return 1;
+    }
+    if (probe >= 0)
+        close(probe);
+    unlink(path);
+    if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(lfd, 16) != 0) {
+        fprintf(stderr, "gpuref-simd: cannot listen on %s: %s\n", path, strerror(errno));
+        if (lfd >= 0)
+            close(lfd);
+        return 1;
+    }
+    printf("gpuref-simd: serving a %s board on %s (seed %llu)\n", gr_board_kind_name(S->kind),
+           path, (unsigned long long)gr_board_seed(S->board));
+    fflush(stdout);
+    static uint8_t buf[65536];
+    while (!stop_flag) {
+        struct pollfd pf[1 + MAX_CLIENTS];
+        client_t *pc[1 + MAX_CLIENTS];
+        unsigned n = 0;
+        pf[n++] = (struct pollfd){.fd = lfd, .events = POLLIN};
+        bool backlog = gr_proto_link_pending(&S->rtl) > RTL_BACKLOG;
+        unsigned live = 0;
+        for (unsigned i = 0; i < MAX_CLIENTS; i++) {
+            client_t *c = &S->clients[i];
+            if (!c->used)
+                continue;
+            live++;
+            pc[n] = c;
+            pf[n++] = (struct pollfd){.fd = c->fd,
+                                      .events = (short)((backlog ? 0 : POLLIN) |
+                                                        (c->out.len ? POLLOUT : 0))};
+        }
+        bool busy = live || gr_proto_link_pending(&S->rtl);
+        if (poll(pf, n, busy ? 0 : 50) < 0 && errno != EINTR)
+            break;
+        if (pf[0].revents & POLLIN)
+            client_accept(lfd);
+        uint64_t now = wall_ms();
+        for (unsigned k = 1; k < n; k++) {
+            client_t *c = pc[k];
+            bool gone = (pf[k].revents & (POLLERR | POLLNVAL)) != 0;
+            if (!gone && (pf[k].revents & (POLLIN | POLLHUP))) {
+                ssize_t r = read(c->fd, buf, sizeof buf);
+                if (r > 0)
+                    gr_proto_dev_input(&c->dev, buf, (size_t)r, now);
+                else if (r == 0 || (errno != EAGAIN && errno != EINTR))
+                    gone = true;
+            }
+            if (!gone) {
+                gr_proto_dev_tick(&c->dev, now);
+                gone = out_flush(&c->out, c->fd) != 0 || c->dev.link.pipe_dead;
+            }
+            if (gone)
+                client_drop(c);
+        }
+        if (busy)
+            rtl_step(RUN_SLICE);
+        for (unsigned i = 0; i < MAX_CLIENTS; i++)
+            if (S->clients[i].used && out_flush(&S->clients[i].out, S->clients[i].fd))
+                client_drop(&S->clients[i]);
+    }
+    for (unsigned i = 0; i < MAX_CLIENTS; i++)
+        if (S->clients[i].used)
+            client_drop(&S->clients[i]);
+    close(lfd);
+    unlink(path);
+    return 0;
+}
+
+static int serve_pty(const char *link_file)
+{
+    int m = posix_openpt(O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    char slave[128];
+    if (m < 0 || grantpt(m) || unlockpt(m) || ptsname_r(m, slave, sizeof slave)) {
+        fprintf(stderr, "gpuref-simd: cannot create a pseudo-terminal: %s\n", strerror(errno));
+        return 1;
+    }
+    /* Held open here so that the line stays up between clients, raw from the start. */
+    int keep = open(slave, O_RDWR | O_NOCTTY | O_CLOEXEC);
+    struct termios t;
+    if (keep < 0 || tcgetattr(keep, &t)) {
+        fprintf(stderr, "gpuref-simd: cannot open %s: %s\n", slave, strerror(errno));
+        return 1;
+    }
+    cfmakeraw(&t);
+    tcsetattr(keep, TCSANOW, &t);
+    if (link_file) {
+        FILE *f = fopen(link_file, "w");
+        if (!f || fprintf(f, "%s\n", slave) < 0 || fclose(f)) {
+            fprintf(stderr, "gpuref-simd: cannot write %s: %s\n", link_file, strerror(errno));
+            return 1;
+        }
+    }
+    printf("gpuref-simd: %s board on %s (uart://%s)\n", gr_board_kind_name(S->kind), slave, slave);
+    fflush(stdout);
+    static uint8_t buf[65536];
+    outbuf_t out = {0};
+    uint64_t last = 0;
+    while (!stop_flag) {
+        uint64_t now = wall_ms();
+        bool busy = now - last < 2000 || gr_board_write_pending(S->board) || out.len;
+        struct pollfd pf = {.fd = m, .events = (short)(POLLIN | (out.len ? POLLOUT : 0))};
+        if (poll(&pf, 1, busy ? 0 : 50) < 0 && errno != EINTR)
+            break;
+        if (pf.revents & POLLIN) {
+            ssize_t r = read(m, buf, sizeof buf);
+            if (r > 0) {
+                gr_board_write(S->board, buf, (size_t)r);
+                last = now;
+            }
+        }
+        if (busy) {
+            gr_board_run_until(S->board, 1, RUN_SLICE, NULL);
+            size_t n = 0;
+            while (gr_board_read(S->board, buf, sizeof buf, &n) == GR_OK && n)
+                if (out_append(&out, buf, n))
+                    out.len = 0; /* nobody reads the line: what the wire would lose */
+        }
+        out_flush(&out, m);
+    }
+    free(out.b);
+    close(keep);
+    close(m);
+    if (link_file)
+        unlink(link_file);
+    return 0;
+}
+
+/* ---- command line ------------------------------------------------------------------------------ */
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: gpuref-simd [--socket PATH] [--board stream|uart|ft601|ft2232h] [--seed N]\n"
+            "                   [--vram BYTES] [--baud N] [--fst FILE] [--verbose]\n"
+            "       gpuref-simd --pty [--pty-link FILE] [--seed N] [--vram BYTES] [--baud N]"
+            " [--fst FILE]\n"
+            "       gpuref-simd --help | --version\n"
+            "Runs a simulated gpuref board (fpga_core with its link chip's model and VRAM) and\n"
+            "serves it until SIGTERM or SIGINT:\n"
+            "  --socket PATH   clients connect with simd://PATH; several at once share the device\n"
+            "                  (default $GR_SIMD_SOCKET, else %s)\n"
+            "  --board KIND    the board top and link chip (default stream: no chip)\n"
+            "  --pty           one client on a pseudo-terminal (uart://SLAVE), its bytes straight\n"
+            "                  onto the UART board's line; prints the slave's path\n"
+            "  --pty-link FILE also write the slave's path to FILE (for scripts)\n"
+            "  --seed N        VRAM latency and host-side stalls (default $GR_SIM_SEED, else 1)\n"
+            "  --vram BYTES    VRAM size (default 512M; K, M, G suffixes)\n"
+            "  --baud N        the UART board's line rate (default 3000000)\n"
+            "  --fst FILE      record an FST waveform of the whole board\n"
+            "Built-in board kinds:",
+            GR_SIMD_DEFAULT_SOCKET);
+    static const gr_board_kind_t kinds[] = {GR_BOARD_STREAM, GR_BOARD_UART, GR_BOARD_FT601,
+                                            GR_BOARD_FT2232H};
+    int any = 0;
+    for (size_t i = 0; i < 4; i++)
+        if (gr_board_kind_built(kinds[i]))
+            any = fprintf(f, " %s", gr_board_kind_name(kinds[i]));
+    fprintf(f, "%s\n", any ? "" : " none (no board top in bridge/rtl when this was built)");
+}
+
+static int parse_u64(const char *opt, const char *s, uint64_t *out, bool suffix)
+{
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    uint64_t scale = 1;
+    if (suffix && end && *end) {
+        scale = *end == 'K' ? 1ull << 10 : *end == 'M' ? 1ull << 20 : *end == 'G' ? 1ull << 30 : 0;
+        end += scale ? 1 : 0;
+    }
+    if (errno || !*s || s[0] == '-' || !end || *end || !scale) {
+        fprintf(stderr, "gpuref-simd: bad value '%s' for %s\n", s, opt);
+        return -1;
+    }
+    *out = (uint64_t)v * scale;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"socket", required_argument, 0, 's'}, {"board", required_argument, 0, 'b'},
+        {"seed", required_argument, 0, 'S'},   {"vram", required_argument, 0, 'V'},
+        {"baud", required_argument, 0, 'B'},   {"fst", required_argument, 0, 'f'},
+        {"pty", no_argument, 0, 'p'},          {"pty-link", required_argument, 0, 'l'},
+        {"verbose", no_argument, 0, 'v'},      {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'r'},      {0, 0, 0, 0},
+    };
+    const char *path = getenv("GR_SIMD_SOCKET");
+    const char *board_name = NULL, *link_file = NULL;
+    bool pty = false, verbose = false;
+    gr_board_config_t cfg = {.kind = GR_BOARD_STREAM};
+    uint64_t v = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 's': path = optarg; break;
+        case 'b': board_name = optarg; break;
+        case 'S': if (parse_u64("--seed", optarg, &cfg.seed, false)) return 2; break;
+        case 'V': if (parse_u64("--vram", optarg, &cfg.vram_bytes, true)) return 2; break;
+        case 'B':
+            if (parse_u64("--baud", optarg, &v, false) || v == 0 || v > 25000000u) {
+                fprintf(stderr, "gpuref-simd: --baud takes 1..25000000\n");
+                return 2;
+            }
+            cfg.baud = (uint32_t)v;
+            break;
+        case 'f': cfg.fst_path = optarg; break;
+        case 'p': pty = true; break;
+        case 'l': link_file = optarg; break;
+        case 'v': verbose = true; break;
+        case 'h': usage(stdout); return 0;
+        case 'r':
+            printf("gpuref-simd %s (link protocol %u.%u)\n", SIMD_VERSION, GR_PROTO_VER_MAJOR,
+                   GR_PROTO_VER_MINOR);
+            return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "gpuref-simd: unexpected argument '%s'\n", argv[optind]);
+        usage(stderr);
+        return 2;
+    }
+    if (board_name && gr_board_kind_parse(board_name, &cfg.kind)) {
+        fprintf(stderr, "gpuref-simd: unknown board '%s' (stream, uart, ft601, ft2232h)\n",
+                board_name);
+        return 2;
+    }
+    if (pty && board_name && cfg.kind != GR_BOARD_UART) {
+        fprintf(stderr, "gpuref-simd: --pty serves the uart board only\n");
+        return 2;
+    }
+    if (pty)
+        cfg.kind = GR_BOARD_UART;
+    if (link_file && !pty) {
+        fprintf(stderr, "gpuref-simd: --pty-link goes with --pty\n");
+        return 2;
+    }
+    if (!path || !*path)
+        path = GR_SIMD_DEFAULT_SOCKET;
+    if (!gr_board_kind_built(cfg.kind)) {
+        fprintf(stderr, "gpuref-simd: the %s board is not built into this binary (its top "
+                        "bridge/rtl/fpga_core_%s.v was missing when it was built)\n",
+                gr_board_kind_name(cfg.kind), cfg.kind == GR_BOARD_FT2232H ? "ft245"
+                                                                          : gr_board_kind_name(cfg.kind));
+        return 1;
+    }
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    S = calloc(1, sizeof *S);
+    if (!S)
+        return 1;
+    S->verbose = verbose;
+    S->kind = cfg.kind;
+    int rc = gr_board_create(&cfg, &S->board);
+    if (rc) {
+        fprintf(stderr, "gpuref-simd: cannot build the %s board: %s\n", gr_board_kind_name(cfg.kind),
+                gr_strerror(rc));
+        free(S);
+        return 1;
+    }
+    int status;
+    if (pty) {
+        status = serve_pty(link_file);
+    } else {
+        S->bpipe.ops = &board_pipe_ops;
+        S->bpipe.ctx = S->board;
+        status = rtl_open() ? 1 : serve_socket(path);
+        gr_proto_link_free(&S->rtl);
+    }
+    gr_board_destroy(S->board);
+    free(S);
+    return status;
+}
