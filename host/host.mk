@@ -53,7 +53,7 @@ GPUREF_SIMD := $(BUILD)/bin/gpuref-simd
 $(HOST_OBJ_DIR)/host/tools/gpuref_simd.o: HOST_CFLAGS += $(BOARD_CPPFLAGS)
 $(GPUREF_SIMD): $(HOST_OBJ_DIR)/host/tools/gpuref_simd.o $(LIBGPUREF) $(BOARD_LIB) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(filter %.o,$^) $(LIBGPUREF) $(BOARD_LIB) $(BOARD_LDLIBS) -pthread
+	$(CC) -o $@ $(filter %.o,$^) $(LIBGPUREF) $(BOARD_LIB) $(BOARD_LDLIBS) $(GPUREF_USB_LDLIBS) -pthread
 
 all: $(GPUREF_SIMD)
 -include $(HOST_OBJ_DIR)/host/tools/gpuref_simd.d

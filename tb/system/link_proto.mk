@@ -15,3 +15,9 @@ test-system-link-proto: $(LINK_PROTO_TEST)
 	$(call tap_run,system-link-proto,CMOCKA_MESSAGE_OUTPUT=TAP $< --seed 1 && CMOCKA_MESSAGE_OUTPUT=TAP $< --seed 2)
 
 -include $(LINK_PROTO_OBJS:.o=.d)
+
+# gpuref-simd and gpuctl over simd:// and uart:// against the RTL of every board built
+# (tb/system/test_simd.sh; kinds without a board top in this tree are skipped).
+TEST_SUITES += system-simd
+test-system-simd: $(GPUREF_SIMD) $(GPUCTL)
+	$(call tap_run,system-simd,tb/system/test_simd.sh $(GPUREF_SIMD) $(GPUCTL) 1)

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# test_simd: gpuref-simd and the byte-stream transports against the RTL (a simulated board):
+# the conformance suite and gpuctl over simd:// and over uart:// on the server's pseudo-terminal,
+# two gpuctl processes sharing one device, link faults over the RTL path, and the server killed
+# mid-transfer (GR_E_LINK, no hang) and back. TAP. Kinds this build has no board for are skipped.
+# Usage: test_simd.sh PATH/TO/gpuref-simd PATH/TO/gpuctl [SEED]
+set -u
+SIMD=${1:?usage: test_simd.sh gpuref-simd gpuctl [seed]}
+GPUCTL=${2:?usage: test_simd.sh gpuref-simd gpuctl [seed]}
+SEED=${3:-${GR_TEST_SEED:-1}}
+echo "# seed=$SEED (replay: test_simd.sh $SIMD $GPUCTL $SEED)"
+n=0
+fails=0
+dir=$(mktemp -d /tmp/gr-simd.XXXXXX)
+out=$dir/out
+err=$dir/err
+server=
+cleanup() {
+    [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
+    rm -rf "$dir"
+}
+trap cleanup EXIT
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+bad() {
+    n=$((n + 1)); echo "not ok $n - $1"; fails=$((fails + 1))
+    sed 's/^/# /' "$err" | head -8
+}
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+
+# check NAME EXPECTED_EXIT CMD...: runs CMD (at most 120 s: a hang fails), checks the exit code.
+check() {
+    local name=$1 want=$2
+    shift 2
+    timeout 120 "$@" >"$out" 2>"$err"
+    local got=$?
+    if [ "$got" -eq "$want" ]; then ok "$name"; else
+        echo "# exit $got, wanted $want"; bad "$name"; fi
+}
+expect() { if grep -Eq -- "$2" "$3"; then ok "$1"; else echo "# no /$2/ in:"; sed 's/^/#   /' "$3" | head -8; bad "$1"; fi; }
+
+# start_server ARGS...: starts gpuref-simd in the background and waits for its socket or pty.
+start_server() {
+    "$SIMD" --seed "$SEED" "$@" >"$dir/server.log" 2>&1 &
+    server=$!
+    for _ in $(seq 1 600); do
+        if grep -q "gpuref-simd: " "$dir/server.log" 2>/dev/null; then return 0; fi
+        kill -0 "$server" 2>/dev/null || break
+        sleep 0.1
+    done
+    cp "$dir/server.log" "$err"
+    return 1
+}
+stop_server() {
+    kill "$server" 2>/dev/null
+    wait "$server" 2>/dev/null
+    local rc=$?
+    server=
+    return $rc
+}
+
+built=$("$SIMD" --help | sed -n 's/^Built-in board kinds: //p')
+
+check "gpuref-simd --version" 0 "$SIMD" --version
+expect "--version names the protocol" "link protocol 1\.0" "$out"
+check "gpuref-simd rejects an unknown board" 2 "$SIMD" --board nosuch
+check "gpuref-simd --pty takes the uart board only" 2 "$SIMD" --pty --board ft601
+
+for kind in stream ft601 ft2232h; do
+    if ! grep -qw "$kind" <<<"$built"; then
+        skip "simd://, $kind board" "no $kind board in this build"
+        continue
+    fi
+    sock=$dir/$kind.sock
+    if ! start_server --socket "$sock" --board "$kind"; then bad "gpuref-simd starts a $kind board"; continue; fi
+    ok "gpuref-simd serves a $kind board"
+    check "$kind: gpuctl info over simd://" 0 "$GPUCTL" -d "simd://$sock" info
+    check "$kind: conformance over simd://" 0 "$GPUCTL" -d "simd://$sock" conformance
+    check "$kind: one process pokes SCRATCH" 0 "$GPUCTL" -d "simd://$sock" poke SCRATCH 5
+    check "$kind: another process peeks it" 0 "$GPUCTL" -d "simd://$sock" peek SCRATCH
+    expect "$kind: the second process reads 5" "(0x0*5|[^0-9]5)\b" "$out"
+    # two at once: each writes and reads back its own value many times, interleaved
+    "$GPUCTL" -d "simd://$sock" poke SCRATCH 0x1111 peek SCRATCH conformance >"$dir/a" 2>&1 &
+    a=$!
+    "$GPUCTL" -d "simd://$sock" info regs >"$dir/b" 2>&1
+    rb=$?
+    wait $a
+    ra=$?
+    if [ $ra -eq 0 ] && [ $rb -eq 0 ]; then ok "$kind: two gpuctl processes at once"; else
+        cp "$dir/a" "$err"; cat "$dir/b" >>"$err"; bad "$kind: two gpuctl processes at once ($ra, $rb)"; fi
+    check "$kind: conformance with link faults (faults=$SEED:0.01)" 0 \
+        "$GPUCTL" -d "simd://$sock?faults=$SEED:0.01&replay_ms=50" conformance
+    # the server killed while a client works: the client fails with a link error, no hang
+    "$GPUCTL" -d "simd://$sock?dead_ms=1000&timeout_ms=3000" conformance conformance conformance \
+        >"$dir/k" 2>&1 &
+    k=$!
+    sleep 1
+    kill -9 "$server"; wait "$server" 2>/dev/null; server=
+    t0=$(date +%s)
+    wait $k
+    rk=$?
+    t1=$(date +%s)
+    cp "$dir/k" "$err"
+    if [ $rk -ne 0 ] && [ $((t1 - t0)) -lt 60 ]; then ok "$kind: server killed mid-run: the client fails (exit $rk) in $((t1 - t0)) s"; else
+        bad "$kind: server killed mid-run (exit $rk after $((t1 - t0)) s)"; fi
+    check "$kind: no server: open fails naming the socket" 3 "$GPUCTL" -d "simd://$sock" info
+    expect "$kind: the message names the socket" "$sock" "$err"
+    if start_server --socket "$sock" --board "$kind"; then
+        check "$kind: the server is back: gpuctl works again" 0 "$GPUCTL" -d "simd://$sock" peek SCRATCH
+    else bad "$kind: the server restarts"; fi
+    stop_server
+    if [ $? -eq 0 ]; then ok "$kind: SIGTERM stops the server cleanly"; else bad "$kind: SIGTERM stops the server cleanly"; fi
+    if [ ! -e "$sock" ]; then ok "$kind: the socket is removed"; else bad "$kind: the socket is removed"; fi
+done
+
+if grep -qw uart <<<"$built"; then
+    if start_server --pty --pty-link "$dir/pty"; then
+        tty=$(cat "$dir/pty")
+        ok "gpuref-simd --pty gives $tty"
+        check "uart: conformance over uart:// on the pty" 0 "$GPUCTL" -d "uart://$tty" conformance
+        check "uart: poke and peek" 0 "$GPUCTL" -d "uart://$tty" poke SCRATCH 0x77 peek SCRATCH
+        expect "uart: reads back 0x77" "0x0*77" "$out"
+        check "uart: with faults on the line" 0 "$GPUCTL" -d "uart://$tty?faults=$SEED:0.01" peek SCRATCH
+        stop_server
+    else
+        bad "gpuref-simd --pty starts"
+    fi
+else
+    skip "uart:// on gpuref-simd --pty" "no uart board in this build"
+fi
+
+echo "1..$n"
+[ $fails -eq 0 ]
