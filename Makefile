@@ -53,6 +53,7 @@ include tb/unit/vidmm_segment/vidmm_segment.mk
 include host/host.mk
 include tb/conformance/conformance.mk
 include tb/system/system.mk
+include tb/harness/usb/usb.mk
 include tb/system/gpuva.mk
 include tb/system/dma_smoke.mk
 include tb/system/dma.mk

@@ -10,6 +10,7 @@
 #include "gr_link_sim.h"
 #include "gr_link_simd.h"
 #include "gr_link_uart.h"
+#include "gr_link_usb.h"
 #include "gpuref/gr_regmap.h"
 
 struct gr_link {
@@ -18,7 +19,7 @@ struct gr_link {
 };
 
 static const gr_link_ops_t *const backends[] = {&gr_link_sim_ops, &gr_link_simd_ops,
-                                               &gr_link_uart_ops};
+                                               &gr_link_uart_ops, &gr_link_usb_ops};
 #define BACKEND_COUNT (sizeof backends / sizeof backends[0])
 
 static _Thread_local char last_error[512];

@@ -1,0 +1,89 @@
+/*
+ * gr_usb_emu.h: an FT601 and an FT2232H on an emulated USB bus, for testing the usb://
+ * backends on the real libusb (and libftdi on it) without hardware.
+ *
+ * A umockdev testbed holds the devices (sysfs attributes and descriptors as the chips present
+ * them, from their datasheets), and an ioctl handler on each device node services the usbdevfs
+ * ioctls libusb's Linux backend issues: every URB libusb submits is passed to a gr_board
+ * (gr_board.h) of that chip, so its bytes go through the chip's model, the PHY RTL and the
+ * link engine into gpu_core, and the IN URBs are answered with the USB packets the chip model
+ * sends. What the chip itself does in silicon (the FT601's read-request sessions, the FT2232H's
+ * vendor requests, modem-status bytes and latency-timer packets) is done here.
+ *
+ * Simulated time advances in the handler: while an IN or OUT URB is outstanding, each reap
+ * libusb attempts runs the board for a slice of core cycles until the URB can complete.
+ *
+ * Use: create the emulation, add the devices, and only then let libusb initialise (it
+ * enumerates at init). The process must run with umockdev's preload library, linked in as
+ * libusb's own tests do (-Wl,--no-as-needed -lumockdev-preload) or through umockdev-wrapper.
+ * The handler runs on umockdev's worker thread; the boards are touched only there once added.
+ */
+#ifndef GPUREF_GR_USB_EMU_H
+#define GPUREF_GR_USB_EMU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gr_board.h"
+#include "gpuref/gr_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gr_usb_emu gr_usb_emu_t;
+
+/** USB identities (FTDI's defaults for the chips). */
+#define GR_USB_FTDI_VID 0x0403u
+#define GR_USB_FT601_PID 0x601fu
+#define GR_USB_FT2232H_PID 0x6010u
+
+/** What an emulated device has seen (read with gr_usb_emu_stats). */
+typedef struct gr_usb_emu_stats {
+    uint64_t urbs_submitted, urbs_reaped, urbs_discarded;
+    uint64_t control_requests;   /**< control URBs (standard and vendor) */
+    uint64_t bytes_out, bytes_in; /**< bulk payload bytes to and from the chip */
+    uint64_t read_requests;      /**< FT601 read-request commands on EP 0x01 */
+    uint64_t status_only_packets; /**< FT2232H latency-timer packets with no data */
+    uint64_t unknown_ioctls;     /**< ioctls not emulated (answered ENOTTY) */
+} gr_usb_emu_stats_t;
+
+/**
+ * Creates the testbed (empty). Must come before the process's first libusb_init.
+ * @param[out] out_emu  untouched on failure
+ * @return GR_OK, GR_E_UNSUPPORTED (umockdev's preload library is not active in this process),
+ *         GR_E_NO_MEMORY
+ */
+int gr_usb_emu_create(gr_usb_emu_t **out_emu);
+
+/**
+ * Adds a chip on a bus of its own, backed by a new board of that kind.
+ * @param cfg  the board (kind GR_BOARD_FT601 or GR_BOARD_FT2232H; seed, fst_path...)
+ * @param serial  its iSerialNumber string (at most 31 characters)
+ * @param[out] out_index  device index for the other calls (may be NULL)
+ * @return GR_OK, GR_E_INVALID (another kind, bad serial), or gr_board_create's error
+ */
+int gr_usb_emu_add(gr_usb_emu_t *emu, const gr_board_config_t *cfg, const char *serial,
+                   unsigned *out_index);
+
+/**
+ * Unplugs a device: its node and sysfs entry go, every outstanding URB completes with ENODEV
+ * and every later ioctl on it fails with ENODEV (as the kernel does).
+ * @return GR_OK, GR_E_NOT_FOUND (no such index)
+ */
+int gr_usb_emu_unplug(gr_usb_emu_t *emu, unsigned index);
+
+/** Counters of a device. GR_OK, GR_E_NOT_FOUND, GR_E_INVALID. */
+int gr_usb_emu_stats(gr_usb_emu_t *emu, unsigned index, gr_usb_emu_stats_t *out_stats);
+
+/** Core cycles the device's board has run (consistent between URBs). */
+uint64_t gr_usb_emu_cycles(gr_usb_emu_t *emu, unsigned index);
+
+/** Removes the testbed and frees the boards. Close every libusb handle first. NULL allowed. */
+void gr_usb_emu_destroy(gr_usb_emu_t *emu);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

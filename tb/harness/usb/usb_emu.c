@@ -1,0 +1,672 @@
+/*
+ * usb_emu.c: the FT601 and FT2232H on umockdev (gr_usb_emu.h has the contract).
+ *
+ * The usbdevfs side follows what libusb's Linux backend needs and what its own umockdev test
+ * (libusb tests/umockdev.c) emulates: capabilities, claim/release, SUBMITURB, REAPURBNDELAY,
+ * DISCARDURB. URBs are kept in submission order; a reap first returns a finished or discarded
+ * one, else runs the board for a slice of cycles and tries again, up to a budget, then answers
+ * EAGAIN (libusb polls again, and the simulation goes on). The handler shares the address
+ * space with libusb (the preload library runs in-process), so URB buffers are used in place,
+ * as libusb's test does.
+ *
+ * The chips, as their datasheets and the open drivers describe them:
+ *  FT601 (FT600/FT601 datasheet; the FT601 protocol as the open libusb drivers speak it):
+ *   interface 0: EP 0x01 bulk OUT "session" commands, EP 0x81 interrupt IN notifications;
+ *   interface 1: EP 0x02 bulk OUT data, EP 0x82 bulk IN data (245 mode, one channel).
+ *   IN data flows only against a read request: a 20-byte command on EP 0x01 (u32 index,
+ *   u8 pipe 0x82, u8 command 1, 2 reserved, u32 length, 8 reserved) opens a session of that
+ *   many bytes on the pipe; the chip ends it when the bytes are sent or with a short packet.
+ *   Vendor request 0xCF (IN, wValue 1) returns the 152-byte chip configuration.
+ *  FT2232H (FT2232H datasheet, AN_130 sync FIFO; the requests as libftdi issues them):
+ *   interface A: EP 0x81 bulk IN, EP 0x02 bulk OUT; interface B: EP 0x83, EP 0x04 (no FIFO
+ *   behind it here). Vendor requests on wIndex 1/2 set latency timer, bit mode, flow control
+ *   and so on. Data reaches the FIFO only in bit mode 0x40 (synchronous FIFO). Every IN packet
+ *   starts with two modem-status bytes; with nothing to send the chip sends those two alone
+ *   when the latency timer runs out, which is what an IN URB gets after a slice of nothing.
+ */
+#define _GNU_SOURCE
+#include "gr_usb_emu.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <linux/usbdevice_fs.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include <glib.h>
+#include <umockdev.h>
+
+#define EMU_MAX_DEVS 4
+#define EMU_MAX_URBS 64
+/* Cycles a reap may run the board before it answers EAGAIN, and the slice between checks. */
+#define EMU_REAP_BUDGET 4000u
+#define EMU_SLICE 100u
+#define FT601_MAXP 1024u
+#define FT2232H_MAXP 512u
+#define FT601_CONFIG_BYTES 152u
+
+typedef struct emu_urb {
+    UMockdevIoctlData *data;  /* the URB as resolved at submit (ref held) */
+    struct usbdevfs_urb *urb; /* = data->data */
+    uint8_t *buf;             /* the client's buffer, in place */
+    int len;
+    int filled;
+    uint64_t out_mark; /* OUT: done when the chip has taken this many bytes in total */
+    bool done, discarded;
+    int status;
+} emu_urb_t;
+
+typedef struct emu_dev {
+    struct gr_usb_emu *emu;
+    unsigned index;
+    gr_board_kind_t kind;
+    gr_board_t *board;
+    char serial[32];
+    char devnode[64];
+    char syspath[64];
+    UMockdevIoctlBase *handler;
+    bool unplugged;
+    emu_urb_t urbs[EMU_MAX_URBS];
+    unsigned nurbs;
+    uint64_t queued_out; /* bytes ever handed to the board */
+    /* FT601 */
+    uint32_t session_left;
+    uint32_t cmd_index;
+    /* FT2232H */
+    uint8_t bitmode, latency;
+    gr_usb_emu_stats_t stats;
+    pthread_mutex_t lock; /* stats and cycles, read from the test thread */
+} emu_dev_t;
+
+struct gr_usb_emu {
+    UMockdevTestbed *testbed;
+    emu_dev_t *devs[EMU_MAX_DEVS];
+    unsigned ndevs;
+};
+
+/* ---- descriptors ------------------------------------------------------------------------ */
+
+/* FT601 as it enumerates on SuperSpeed (USB 3.1 Gen 1): 245 mode, one channel. Each endpoint
+ * is followed by its SuperSpeed companion (bursts of 16 on the data pipes). */
+static const char ft601_descriptors[] =
+    "12011003000000090304" "1f60" "0000" "010203" "01"     /* device: bcdUSB 3.10, EP0 512 */
+    "09024f00020100a060"                                   /* config: 79 bytes, 2 interfaces */
+    "090400000" "2ffffff00"                                /* interface 0: 2 endpoints */
+    "07050102000400" "063000000000"                        /* EP 0x01 bulk OUT 1024 */
+    "07058103100009" "063000001000"                        /* EP 0x81 interrupt IN 16 */
+    "090401000" "2ffffff00"                                /* interface 1: 2 endpoints */
+    "07050202000400" "06300f000000"                        /* EP 0x02 bulk OUT 1024 */
+    "07058202000400" "06300f000000";                       /* EP 0x82 bulk IN 1024 */
+
+/* FT2232H on High Speed: bcdDevice 7.00 (libftdi's TYPE_2232H), two interfaces. */
+static const char ft2232h_descriptors[] =
+    "12010002000000400304" "1060" "0007" "010203" "01"     /* device: bcdUSB 2.00, EP0 64 */
+    "0902370002010080fa"                                   /* config: 55 bytes, 2 interfaces */
+    "09040000" "02ffffff02"                                /* interface A */
+    "07058102000200" "07050202000200"                      /* EP 0x81 IN, EP 0x02 OUT, 512 */
+    "09040100" "02ffffff02"                                /* interface B */
+    "07058302000200" "07050402000200";                     /* EP 0x83 IN, EP 0x04 OUT, 512 */
+
+static const char *dev_product(const emu_dev_t *d)
+{
+    return d->kind == GR_BOARD_FT601 ? "FTDI SuperSpeed-FIFO Bridge" : "Dual RS232-HS";
+}
+
+/* ---- helpers ----------------------------------------------------------------------------- */
+
+static unsigned maxp(const emu_dev_t *d)
+{
+    return d->kind == GR_BOARD_FT601 ? FT601_MAXP : FT2232H_MAXP;
+}
+
+static void stat_add(emu_dev_t *d, uint64_t *field, uint64_t n)
+{
+    pthread_mutex_lock(&d->lock);
+    *field += n;
+    pthread_mutex_unlock(&d->lock);
+}
+
+/* A string descriptor: UTF-16LE of ASCII text. */
+static int string_desc(const emu_dev_t *d, unsigned idx, uint8_t *out, int cap)
+{
+    uint8_t b[2 + 2 * 64];
+    int n = 0;
+    if (idx == 0) {
+        b[0] = 4;
+        b[1] = 3;
+        b[2] = 0x09; /* en-US */
+        b[3] = 0x04;
+        n = 4;
+    } else {
+        const char *s = idx == 1 ? "FTDI" : idx == 2 ? dev_product(d) : idx == 3 ? d->serial : NULL;
+        if (!s)
+            return -1;
+        size_t l = strlen(s);
+        b[0] = (uint8_t)(2 + 2 * l);
+        b[1] = 3;
+        for (size_t i = 0; i < l; i++) {
+            b[2 + 2 * i] = (uint8_t)s[i];
+            b[3 + 2 * i] = 0;
+        }
+        n = (int)(2 + 2 * l);
+    }
+    if (n > cap)
+        n = cap;
+    memcpy(out, b, (size_t)n);
+    return n;
+}
+
+/* The FT601's chip configuration (FT_60XCONFIGURATION, 152 bytes, little endian): VID, PID,
+ * string descriptors, power, FIFO clock 100 MHz (0), FIFO mode 245 (0), channel config "1"
+ * (2), no optional features. */
+static int ft601_config(const emu_dev_t *d, uint8_t *out, int cap)
+{
+    uint8_t c[FT601_CONFIG_BYTES];
+    memset(c, 0, sizeof c);
+    c[0] = 0x03;
+    c[1] = 0x04;
+    c[2] = 0x1f;
+    c[3] = 0x60;
+    /* StringDescriptors[128]: manufacturer, product, serial as USB string descriptors */
+    int at = 4;
+    for (unsigned i = 1; i <= 3; i++)
+        at += string_desc(d, i, c + at, 4 + 128 - at);
+    c[133] = 0xa0; /* PowerAttributes */
+    c[134] = 0x60; /* PowerConsumption */
+    c[137] = 0;    /* FIFOClock: 100 MHz */
+    c[138] = 0;    /* FIFOMode: 245 */
+    c[139] = 2;    /* ChannelConfig: 1 channel */
+    int n = cap < (int)sizeof c ? cap : (int)sizeof c;
+    memcpy(out, c, (size_t)n);
+    return n;
+}
+
+/* A control URB, answered at once. Returns the data length (IN) or 0 (OUT), or -errno. */
+static int control(emu_dev_t *d, uint8_t *buf, int len)
+{
+    if (len < 8)
+        return -EINVAL;
+    const uint8_t rt = buf[0], req = buf[1];
+    const unsigned value = buf[2] | (unsigned)buf[3] << 8;
+    const unsigned windex = buf[4] | (unsigned)buf[5] << 8;
+    const int wlen = buf[6] | buf[7] << 8;
+    uint8_t *data = buf + 8;
+    int cap = len - 8 < wlen ? len - 8 : wlen;
+    stat_add(d, &d->stats.control_requests, 1);
+    if ((rt & 0x60) == 0x00) { /* standard */
+        if (req == 6 && (rt & 0x80)) { /* GET_DESCRIPTOR */
+            if ((value >> 8) == 3) {
+                int n = string_desc(d, value & 0xff, data, cap);
+                return n < 0 ? -EPIPE : n;
+            }
+            return -EPIPE; /* libusb reads device and config descriptors from sysfs */
+        }
+        if (req == 8 && (rt & 0x80) && cap >= 1) { /* GET_CONFIGURATION */
+            data[0] = 1;
+            return 1;
+        }
+        return 0; /* SET_CONFIGURATION, SET_INTERFACE, CLEAR_FEATURE: nothing to do */
+    }
+    if ((rt & 0x60) != 0x40)
+        return -EPIPE;
+    if (d->kind == GR_BOARD_FT601) {
+        if (req == 0xcf && (rt & 0x80) && value == 1)
+            return ft601_config(d, data, cap);
+        return (rt & 0x80) ? -EPIPE : 0;
+    }
+    /* FT2232H: wIndex 1 is interface A (the FIFO), 2 is B. */
+    (void)windex;
+    switch (req) {
+    case 0x09: /* SET_LATENCY_TIMER */
+        d->latency = (uint8_t)value;
+        return 0;
+    case 0x0a: /* GET_LATENCY_TIMER */
+        if (cap < 1)
+            return -EPIPE;
+        data[0] = d->latency;
+        return 1;
+    case 0x0b: /* SET_BITMODE: mode in the high byte, mask in the low */
+        if ((windex & 0xff) == 1)
+            d->bitmode = (uint8_t)(value >> 8);
+        return 0;
+    case 0x0c: /* READ_PINS */
+        if (cap < 1)
+            return -EPIPE;
+        data[0] = 0xff;
+        return 1;
+    case 0x05: /* POLL_MODEM_STATUS */
+        if (cap < 2)
+            return -EPIPE;
+        data[0] = 0x31;
+        data[1] = 0x60;
+        return 2;
+    case 0x90: /* READ_EEPROM: blank */
+        if (cap < 2)
+            return -EPIPE;
+        data[0] = 0xff;
+        data[1] = 0xff;
+        return 2;
+    default: /* reset, purge, modem control, flow control, baud rate, characters */
+        return (rt & 0x80) ? -EPIPE : 0;
+    }
+}
+
+static bool fifo_active(const emu_dev_t *d)
+{
+    return d->kind == GR_BOARD_FT601 || d->bitmode == 0x40;
+}
+
+/* Bytes the chip has taken from the host so far. */
+static uint64_t taken_out(const emu_dev_t *d)
+{
+    return d->queued_out - gr_board_write_pending(d->board);
+}
+
+/* Moves whole USB packets from the board into an IN URB. True when the URB is finished
+ * (a short packet, full, or, on the FT601, the session's bytes all sent). */
+static bool fill_in(emu_dev_t *d, emu_urb_t *u)
+{
+    uint8_t pkt[1024];
+    while (u->filled < u->len) {
+        if (d->kind == GR_BOARD_FT601 && d->session_left == 0)
+            return u->filled > 0;
+        if (gr_board_packets(d->board) == 0)
+            return false;
+        size_t n = 0;
+        const size_t room = (size_t)(u->len - u->filled);
+        int rc = gr_board_read_packet(d->board, pkt, sizeof pkt, &n);
+        if (rc != GR_OK || n == 0)
+            return u->filled > 0;
+        if (n > room) {
+            /* Would overflow the URB: real hardware babbles; give what fits, keep order. */
+            n = room;
+        }
+        memcpy(u->buf + u->filled, pkt, n);
+        u->filled += (int)n;
+        stat_add(d, &d->stats.bytes_in, n);
+        if (d->kind == GR_BOARD_FT601) {
+            d->session_left = n >= d->session_left ? 0 : d->session_left - (uint32_t)n;
+            if (d->session_left == 0)
+                return true;
+        }
+        if (n < maxp(d))
+            return true; /* a short packet ends the transfer */
+    }
+    return true;
+}
+
+/* Tries to finish one outstanding URB without running the board. */
+static void progress(emu_dev_t *d, emu_urb_t *u)
+{
+    if (u->done)
+        return;
+    const uint8_t ep = u->urb->endpoint;
+    if (!(ep & 0x80)) {
+        if (taken_out(d) >= u->out_mark) {
+            u->done = true;
+            u->filled = u->len;
+        }
+        return;
+    }
+    if (d->kind == GR_BOARD_FT601 && ep != 0x82)
+        return; /* notifications: none are sent */
+    if (d->kind == GR_BOARD_FT2232H && (ep != 0x81 || !fifo_active(d)))
+        return;
+    if (fill_in(d, u))
+        u->done = true;
+}
+
+/* ---- the ioctls -------------------------------------------------------------------------- */
+
+static void complete(UMockdevIoctlClient *client, int res, int err)
+{
+    umockdev_ioctl_client_complete(client, res, err);
+}
+
+static gboolean on_submit(emu_dev_t *d, UMockdevIoctlClient *client, UMockdevIoctlData *arg)
+{
+    UMockdevIoctlData *ud = umockdev_ioctl_data_resolve(arg, 0, sizeof(struct usbdevfs_urb), NULL);
+    if (!ud) {
+        complete(client, -1, EFAULT);
+        return TRUE;
+    }
+    struct usbdevfs_urb *urb = (struct usbdevfs_urb *)ud->data;
+    if (d->nurbs == EMU_MAX_URBS) {
+        g_object_unref(ud);
+        complete(client, -1, ENOMEM);
+        return TRUE;
+    }
+    emu_urb_t *u = &d->urbs[d->nurbs];
+    memset(u, 0, sizeof *u);
+    u->data = ud;
+    u->urb = urb;
+    u->buf = urb->buffer; /* same address space: the client's buffer in place */
+    u->len = urb->buffer_length;
+    stat_add(d, &d->stats.urbs_submitted, 1);
+    const uint8_t ep = urb->endpoint;
+    if (urb->type == USBDEVFS_URB_TYPE_CONTROL) {
+        int n = control(d, u->buf, u->len);
+        u->done = true;
+        u->status = n < 0 ? n : 0;
+        u->filled = n < 0 ? 0 : n;
+    } else if (urb->type == USBDEVFS_URB_TYPE_BULK && !(ep & 0x80)) {
+        if (d->kind == GR_BOARD_FT601 && ep == 0x01) {
+            /* A session command: [u32 index][u8 pipe][u8 cmd][2][u32 length][8] */
+            if (u->len >= 20 && u->buf[5] == 1 && u->buf[4] == 0x82) {
+                d->session_left = u->buf[8] | (uint32_t)u->buf[9] << 8 | (uint32_t)u->buf[10] << 16 |
+                                  (uint32_t)u->buf[11] << 24;
+                d->cmd_index = u->buf[0] | (uint32_t)u->buf[1] << 8 | (uint32_t)u->buf[2] << 16 |
+                               (uint32_t)u->buf[3] << 24;
+                stat_add(d, &d->stats.read_requests, 1);
+            }
+            u->done = true;
+            u->filled = u->len;
+        } else if ((d->kind == GR_BOARD_FT601 && ep == 0x02) ||
+                   (d->kind == GR_BOARD_FT2232H && ep == 0x02 && fifo_active(d))) {
+            gr_board_write(d->board, u->buf, (size_t)u->len);
+            d->queued_out += (uint64_t)u->len;
+            u->out_mark = d->queued_out;
+            stat_add(d, &d->stats.bytes_out, (uint64_t)u->len);
+        } else {
+            /* No FIFO behind it (interface B, or not in FIFO mode): the bytes go nowhere. */
+            u->done = true;
+            u->filled = u->len;
+        }
+    }
+    d->nurbs++;
+    complete(client, 0, 0);
+    return TRUE;
+}
+
+static void run_board(emu_dev_t *d, uint64_t cycles)
+{
+    pthread_mutex_lock(&d->lock);
+    gr_board_run(d->board, cycles);
+    pthread_mutex_unlock(&d->lock);
+}
+
+/* The index of an URB to hand back, running the board up to the budget; -1 if none. */
+static int find_reapable(emu_dev_t *d)
+{
+    for (unsigned spent = 0;; spent += EMU_SLICE) {
+        for (unsigned i = 0; i < d->nurbs; i++) {
+            progress(d, &d->urbs[i]);
+            if (d->urbs[i].done || d->urbs[i].discarded)
+                return (int)i;
+        }
+        if (spent >= EMU_REAP_BUDGET)
+            break;
+        run_board(d, EMU_SLICE);
+    }
+    /* FT2232H: the latency timer ran out with nothing to send: two status bytes alone. */
+    if (d->kind == GR_BOARD_FT2232H) {
+        for (unsigned i = 0; i < d->nurbs; i++) {
+            emu_urb_t *u = &d->urbs[i];
+            if (u->urb->type == USBDEVFS_URB_TYPE_BULK && (u->urb->endpoint & 0x80) && u->len >= 2 &&
+                u->filled == 0) {
+                u->buf[0] = 0x31;
+                u->buf[1] = 0x60;
+                u->filled = 2;
+                u->done = true;
+                stat_add(d, &d->stats.status_only_packets, 1);
+                return (int)i;
+            }
+        }
+    }
+    return -1;
+}
+
+static gboolean on_reap(emu_dev_t *d, UMockdevIoctlClient *client, UMockdevIoctlData *arg)
+{
+    int i = find_reapable(d);
+    if (i < 0) {
+        complete(client, -1, EAGAIN);
+        return TRUE;
+    }
+    emu_urb_t u = d->urbs[i];
+    memmove(&d->urbs[i], &d->urbs[i + 1], (d->nurbs - (unsigned)i - 1) * sizeof d->urbs[0]);
+    d->nurbs--;
+    /* A discarded URB reports what it had received, as the kernel does. */
+    u.urb->actual_length = u.filled;
+    u.urb->status = u.discarded ? -ENOENT : u.status;
+    UMockdevIoctlData *slot = umockdev_ioctl_data_resolve(arg, 0, sizeof(gpointer), NULL);
+    if (slot) {
+        umockdev_ioctl_data_set_ptr(slot, 0, u.data);
+        g_object_unref(slot);
+    }
+    stat_add(d, u.discarded ? &d->stats.urbs_discarded : &d->stats.urbs_reaped, 1);
+    g_object_unref(u.data);
+    complete(client, 0, 0);
+    return TRUE;
+}
+
+static gboolean on_discard(emu_dev_t *d, UMockdevIoctlClient *client, UMockdevIoctlData *arg)
+{
+    /* The argument is the URB's address itself. */
+    const gulong addr = (gulong) * (void **)arg->data;
+    for (unsigned i = 0; i < d->nurbs; i++) {
+        if (d->urbs[i].data->client_addr == addr && !d->urbs[i].done) {
+            d->urbs[i].discarded = true;
+            complete(client, 0, 0);
+            return TRUE;
+        }
+    }
+    complete(client, -1, EINVAL);
+    return TRUE;
+}
+
+static gboolean handle_ioctl(UMockdevIoctlBase *handler, UMockdevIoctlClient *client, gpointer user)
+{
+    (void)handler;
+    emu_dev_t *d = user;
+    const unsigned long request = umockdev_ioctl_client_get_request(client);
+    UMockdevIoctlData *arg = umockdev_ioctl_client_get_arg(client);
+
+    if (d->unplugged) {
+        /* Outstanding URBs can still be reaped (with ENODEV), as after a real disconnect. */
+        if ((request == USBDEVFS_REAPURB || request == USBDEVFS_REAPURBNDELAY) && d->nurbs) {
+            for (unsigned i = 0; i < d->nurbs; i++) {
+                d->urbs[i].done = true;
+                d->urbs[i].status = -ENODEV;
+                d->urbs[i].filled = 0;
+            }
+            return on_reap(d, client, arg);
+        }
+        complete(client, -1, ENODEV);
+        return TRUE;
+    }
+    switch (request) {
+    case USBDEVFS_GET_CAPABILITIES: {
+        UMockdevIoctlData *c = umockdev_ioctl_data_resolve(arg, 0, sizeof(guint32), NULL);
+        if (c) {
+            *(guint32 *)c->data = USBDEVFS_CAP_BULK_CONTINUATION | USBDEVFS_CAP_NO_PACKET_SIZE_LIM |
+                                  USBDEVFS_CAP_REAP_AFTER_DISCONNECT | USBDEVFS_CAP_ZERO_PACKET;
+            g_object_unref(c);
+        }
+        complete(client, 0, 0);
+        return TRUE;
+    }
+    case USBDEVFS_CLAIMINTERFACE:
+    case USBDEVFS_RELEASEINTERFACE:
+    case USBDEVFS_SETINTERFACE:
+    case USBDEVFS_SETCONFIGURATION:
+    case USBDEVFS_CLEAR_HALT:
+    case USBDEVFS_RESETEP:
+    case USBDEVFS_RESET:
+        complete(client, 0, 0);
+        return TRUE;
+    case USBDEVFS_GETDRIVER:
+    case USBDEVFS_IOCTL:
+        /* No kernel driver is bound to either interface. */
+        complete(client, -1, ENODATA);
+        return TRUE;
+    case USBDEVFS_SUBMITURB:
+        return on_submit(d, client, arg);
+    case USBDEVFS_REAPURB:
+    case USBDEVFS_REAPURBNDELAY:
+        return on_reap(d, client, arg);
+    case USBDEVFS_DISCARDURB:
+        return on_discard(d, client, arg);
+    default:
+        stat_add(d, &d->stats.unknown_ioctls, 1);
+        complete(client, -1, ENOTTY);
+        return TRUE;
+    }
+}
+
+/* ---- the API ----------------------------------------------------------------------------- */
+
+int gr_usb_emu_create(gr_usb_emu_t **out_emu)
+{
+    if (!out_emu)
+        return GR_E_INVALID;
+    /* The preload library must be in the process: linked in (RTLD_NOLOAD finds it loaded) or
+     * through LD_PRELOAD (umockdev-wrapper). Without it libusb would see the real bus. */
+    void *preload = dlopen("libumockdev-preload.so.0", RTLD_NOW | RTLD_NOLOAD);
+    if (!preload && !umockdev_in_mock_environment())
+        return GR_E_UNSUPPORTED;
+    if (preload)
+        dlclose(preload);
+    gr_usb_emu_t *e = calloc(1, sizeof *e);
+    if (!e)
+        return GR_E_NO_MEMORY;
+    e->testbed = umockdev_testbed_new();
+    if (!e->testbed) {
+        free(e);
+        return GR_E_NO_MEMORY;
+    }
+    *out_emu = e;
+    return GR_OK;
+}
+
+int gr_usb_emu_add(gr_usb_emu_t *emu, const gr_board_config_t *cfg, const char *serial, unsigned *out_index)
+{
+    if (!emu || !cfg || !serial || strlen(serial) > 31 || emu->ndevs == EMU_MAX_DEVS)
+        return GR_E_INVALID;
+    if (cfg->kind != GR_BOARD_FT601 && cfg->kind != GR_BOARD_FT2232H)
+        return GR_E_INVALID;
+    emu_dev_t *d = calloc(1, sizeof *d);
+    if (!d)
+        return GR_E_NO_MEMORY;
+    int rc = gr_board_create(cfg, &d->board);
+    if (rc != GR_OK) {
+        free(d);
+        return rc;
+    }
+    pthread_mutex_init(&d->lock, NULL);
+    d->emu = emu;
+    d->index = emu->ndevs;
+    d->kind = cfg->kind;
+    d->latency = 16;
+    snprintf(d->serial, sizeof d->serial, "%s", serial);
+    const unsigned bus = d->index + 1;
+    snprintf(d->devnode, sizeof d->devnode, "/dev/bus/usb/%03u/001", bus);
+    snprintf(d->syspath, sizeof d->syspath, "/devices/usb%u", bus);
+    d->handler = umockdev_ioctl_base_new();
+    g_signal_connect(d->handler, "handle-ioctl", G_CALLBACK(handle_ioctl), d);
+    /* The handler first, so the node is never there without it (as libusb's test does). */
+    if (!umockdev_testbed_attach_ioctl(emu->testbed, d->devnode, d->handler, NULL)) {
+        g_object_unref(d->handler);
+        gr_board_destroy(d->board);
+        free(d);
+        return GR_E_IO;
+    }
+    const bool ss = d->kind == GR_BOARD_FT601;
+    char *text = g_strdup_printf("P: %s\n"
+                                 "N: bus/usb/%03u/001\n"
+                                 "E: SUBSYSTEM=usb\n"
+                                 "E: DEVTYPE=usb_device\n"
+                                 "E: DRIVER=usb\n"
+                                 "E: BUSNUM=%03u\n"
+                                 "E: DEVNUM=001\n"
+                                 "E: DEVNAME=%s\n"
+                                 "E: ID_VENDOR_ID=0403\n"
+                                 "E: ID_MODEL_ID=%s\n"
+                                 "E: ID_SERIAL_SHORT=%s\n"
+                                 "A: busnum=%u\\n\n"
+                                 "A: devnum=1\\n\n"
+                                 "A: bConfigurationValue=1\\n\n"
+                                 "A: speed=%s\\n\n"
+                                 "A: idVendor=0403\\n\n"
+                                 "A: idProduct=%s\\n\n"
+                                 "A: manufacturer=FTDI\\n\n"
+                                 "A: product=%s\\n\n"
+                                 "A: serial=%s\\n\n"
+                                 "H: descriptors=%s\n",
+                                 d->syspath, bus, bus, d->devnode, ss ? "601f" : "6010", d->serial, bus,
+                                 ss ? "5000" : "480", ss ? "601f" : "6010", dev_product(d), d->serial,
+                                 ss ? ft601_descriptors : ft2232h_descriptors);
+    gboolean ok = umockdev_testbed_add_from_string(emu->testbed, text, NULL);
+    g_free(text);
+    if (!ok) {
+        umockdev_testbed_detach_ioctl(emu->testbed, d->devnode, NULL);
+        g_object_unref(d->handler);
+        gr_board_destroy(d->board);
+        free(d);
+        return GR_E_IO;
+    }
+    emu->devs[emu->ndevs++] = d;
+    if (out_index)
+        *out_index = d->index;
+    return GR_OK;
+}
+
+int gr_usb_emu_unplug(gr_usb_emu_t *emu, unsigned index)
+{
+    if (!emu || index >= emu->ndevs)
+        return GR_E_NOT_FOUND;
+    emu_dev_t *d = emu->devs[index];
+    if (d->unplugged)
+        return GR_OK;
+    pthread_mutex_lock(&d->lock);
+    d->unplugged = true;
+    pthread_mutex_unlock(&d->lock);
+    umockdev_testbed_remove_device(emu->testbed, d->syspath);
+    return GR_OK;
+}
+
+int gr_usb_emu_stats(gr_usb_emu_t *emu, unsigned index, gr_usb_emu_stats_t *out_stats)
+{
+    if (!emu || !out_stats)
+        return GR_E_INVALID;
+    if (index >= emu->ndevs)
+        return GR_E_NOT_FOUND;
+    emu_dev_t *d = emu->devs[index];
+    pthread_mutex_lock(&d->lock);
+    *out_stats = d->stats;
+    pthread_mutex_unlock(&d->lock);
+    return GR_OK;
+}
+
+uint64_t gr_usb_emu_cycles(gr_usb_emu_t *emu, unsigned index)
+{
+    if (!emu || index >= emu->ndevs)
+        return 0;
+    emu_dev_t *d = emu->devs[index];
+    pthread_mutex_lock(&d->lock);
+    uint64_t c = gr_board_cycle(d->board);
+    pthread_mutex_unlock(&d->lock);
+    return c;
+}
+
+void gr_usb_emu_destroy(gr_usb_emu_t *emu)
+{
+    if (!emu)
+        return;
+    for (unsigned i = 0; i < emu->ndevs; i++) {
+        emu_dev_t *d = emu->devs[i];
+        if (!d->unplugged)
+            umockdev_testbed_detach_ioctl(emu->testbed, d->devnode, NULL);
+        for (unsigned j = 0; j < d->nurbs; j++)
+            g_object_unref(d->urbs[j].data);
+        g_object_unref(d->handler);
+        gr_board_destroy(d->board);
+        pthread_mutex_destroy(&d->lock);
+        free(d);
+    }
+    g_object_unref(emu->testbed);
+    free(emu);
+}

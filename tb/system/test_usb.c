@@ -1,0 +1,355 @@
+/*
+ * test_usb.c: the usb:// backends on the real libusb-1.0 and libftdi1, against an FT601 and an
+ * FT2232H emulated at the usbdevfs ioctl level (tb/harness/usb: umockdev, as libusb tests its
+ * own Linux backend). Every URB goes into the chip's model, the PHY RTL and the link engine of
+ * fpga_core_<kind> and into gpu_core; nothing of libusb, the device or the link is mocked.
+ *
+ * Per chip: the device is identified (gr_device_open reads ID_MAGIC, version, register map),
+ * SCRATCH round-trips, an aperture burst with unaligned edges round-trips through VRAM, the DMA
+ * engine copies host -> VRAM -> host through buffers the device reaches over the link, the
+ * register conformance suite passes, a serial that is not there answers GR_E_NO_DEVICE, and an
+ * unplugged chip answers GR_E_LINK.
+ *
+ *   build/usb/test_usb [--seed N]       (or GR_TEST_SEED); prints "# seed=N"
+ * TAP through cmocka (CMOCKA_MESSAGE_OUTPUT=TAP). A chip whose board top is not built is left out.
+ */
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "gpuref/gr_device.h"
+#include "gpuref/gr_dma.h"
+#include "gpuref/gr_regmap.h"
+#include "gpuref/gr_regs.h"
+#include "gr_conformance.h"
+#include "gr_link.h"
+#include "gr_usb_emu.h"
+
+#define ID_MAGIC 0x47505552u /* "GPUR" */
+#define SERIAL_FT601 "GRSIM601A"
+#define SERIAL_FT2232H "GRSIM2232A"
+/* Wall-clock limits for a link whose device runs at simulation speed (a few hundred thousand
+ * core cycles per second): the engine's defaults suit hardware. */
+#define SLOW_LINK "dead_ms=60000&timeout_ms=120000&keepalive_ms=2000&replay_ms=5000"
+#define RING_LOG2 4u
+#define POLLS 2000u
+
+static uint64_t g_seed = 1;
+static gr_usb_emu_t *g_emu;
+
+typedef struct chip {
+    gr_board_kind_t kind;
+    const char *name;   /* "ft601" */
+    const char *serial;
+    unsigned index;     /* in the emulation */
+    bool present;
+    char uri[256];
+} chip_t;
+
+static chip_t g_chips[] = {
+    {GR_BOARD_FT601, "ft601", SERIAL_FT601, 0, false, ""},
+    {GR_BOARD_FT2232H, "ft2232h", SERIAL_FT2232H, 0, false, ""},
+};
+
+static int setup_ft601(void **state)
+{
+    *state = &g_chips[0];
+    return 0;
+}
+static int setup_ft2232h(void **state)
+{
+    *state = &g_chips[1];
+    return 0;
+}
+
+static gr_device_t *open_dev(const chip_t *c)
+{
+    gr_device_t *dev = NULL;
+    int rc = gr_device_open(c->uri, 0, &dev);
+    if (rc)
+        fail_msg("open %s: %s: %s (seed=%" PRIu64 ")", c->uri, gr_status_name(rc), gr_device_error(), g_seed);
+    return dev;
+}
+
+static uint32_t rd(gr_device_t *dev, uint32_t off)
+{
+    uint32_t v = 0;
+    int rc = gr_reg_read(dev, off, &v);
+    if (rc)
+        fail_msg("read of 0x%03x: %s (seed=%" PRIu64 ")", off, gr_status_name(rc), g_seed);
+    return v;
+}
+
+static void wr(gr_device_t *dev, uint32_t off, uint32_t v)
+{
+    int rc = gr_reg_write(dev, off, v);
+    if (rc)
+        fail_msg("write of 0x%03x: %s (seed=%" PRIu64 ")", off, gr_status_name(rc), g_seed);
+}
+
+static uint64_t rnd(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* gr_device_open identifies the device: the magic, a register map equal to this host's, and a
+ * transport that is the USB link; the chip saw the traffic (read requests on the FT601). */
+static void identifies_the_device(void **state)
+{
+    chip_t *c = *state;
+    gr_usb_emu_stats_t before, after;
+    assert_int_equal(gr_usb_emu_stats(g_emu, c->index, &before), GR_OK);
+    gr_device_t *dev = open_dev(c);
+    gr_device_info_t info;
+    assert_int_equal(gr_device_info(dev, &info), GR_OK);
+    assert_int_equal(info.magic, ID_MAGIC);
+    assert_true(info.regmap_matches);
+    assert_non_null(strstr(info.transport, c->name));
+    gr_device_close(dev);
+    assert_int_equal(gr_usb_emu_stats(g_emu, c->index, &after), GR_OK);
+    assert_true(after.bytes_out > before.bytes_out);
+    assert_true(after.bytes_in > before.bytes_in);
+    if (c->kind == GR_BOARD_FT601)
+        assert_true(after.read_requests > before.read_requests);
+    print_message("# %s: %s; %" PRIu64 " URBs, %" PRIu64 " bytes out, %" PRIu64 " in, %" PRIu64
+                  " core cycles so far\n",
+                  c->name, info.transport, after.urbs_reaped, after.bytes_out, after.bytes_in,
+                  gr_usb_emu_cycles(g_emu, c->index));
+}
+
+/* SCRATCH keeps what was written, through posted writes batched with the next read too. */
+static void scratch_round_trips(void **state)
+{
+    chip_t *c = *state;
+    gr_device_t *dev = open_dev(c);
+    uint64_t s = g_seed ^ 0x5c5c;
+    for (int i = 0; i < 8; i++) {
+        const uint32_t v = (uint32_t)rnd(&s);
+        wr(dev, GR_REG_SCRATCH, v);
+        if (i & 1)
+            wr(dev, GR_REG_SCRATCH, ~v); /* two posted writes, the last one wins */
+        assert_int_equal(rd(dev, GR_REG_SCRATCH), (i & 1) ? ~v : v);
+    }
+    gr_device_close(dev);
+}
+
+/* BAR1: a 4 KiB burst and a 37-byte write at an odd offset (FBE/LBE) read back exactly from
+ * VRAM, and the bytes around the odd write are untouched. */
+static void aperture_burst_round_trips(void **state)
+{
+    chip_t *c = *state;
+    gr_device_t *dev = open_dev(c);
+    gr_link_t *l = gr_device_link(dev);
+    static uint8_t a[4096], b[4096];
+    uint64_t s = g_seed ^ 0xa9e;
+    for (size_t i = 0; i < sizeof a; i++)
+        a[i] = (uint8_t)rnd(&s);
+    const uint64_t base = 0x40000;
+    assert_int_equal(gr_link_ap_write(l, base, a, sizeof a), GR_OK);
+    memset(b, 0, sizeof b);
+    assert_int_equal(gr_link_ap_read(l, base, b, sizeof b), GR_OK);
+    assert_memory_equal(a, b, sizeof a);
+
+    uint8_t odd[37];
+    for (size_t i = 0; i < sizeof odd; i++)
+        odd[i] = (uint8_t)(0xe0 + i);
+    assert_int_equal(gr_link_ap_write(l, base + 0x103, odd, sizeof odd), GR_OK);
+    memcpy(a + 0x103, odd, sizeof odd);
+    assert_int_equal(gr_link_ap_read(l, base + 0x100, b, 64), GR_OK);
+    assert_memory_equal(a + 0x100, b, 64);
+    gr_device_close(dev);
+}
+
+/* The DMA engine, programmed by registers: one ring entry in host memory whose command buffer
+ * copies 2 KiB host -> VRAM, the same VRAM -> another host buffer, and writes a fence to host
+ * memory. Every byte the engine touches in host memory crosses the USB link as the device's
+ * DMA_RD/DMA_WR requests, served by the host's protocol engine. */
+static void dma_copies_through_host_memory(void **state)
+{
+    chip_t *c = *state;
+    gr_device_t *dev = open_dev(c);
+    gr_link_t *l = gr_device_link(dev);
+    gr_dma_buf_t ring, cmd, src, dst, fence;
+    assert_int_equal(gr_link_dma_alloc(l, 4096, &ring), GR_OK);
+    assert_int_equal(gr_link_dma_alloc(l, 4096, &cmd), GR_OK);
+    assert_int_equal(gr_link_dma_alloc(l, 4096, &src), GR_OK);
+    assert_int_equal(gr_link_dma_alloc(l, 4096, &dst), GR_OK);
+    assert_int_equal(gr_link_dma_alloc(l, 4096, &fence), GR_OK);
+    uint64_t s = g_seed ^ 0xd3a;
+    uint8_t *sp = src.cpu;
+    for (size_t i = 0; i < 2048; i++)
+        sp[i] = (uint8_t)rnd(&s);
+    memset(dst.cpu, 0xee, 4096);
+
+    const uint64_t vram = 0x00300000;
+    gr_dma_writer_t w;
+    gr_dma_writer_init(&w, cmd.cpu, 4096);
+    assert_int_equal(gr_dma_copy(&w, GR_DMA_SPACE_HOST, src.bus, GR_DMA_SPACE_VRAM, vram, 2048), 0);
+    assert_int_equal(gr_dma_copy(&w, GR_DMA_SPACE_VRAM, vram, GR_DMA_SPACE_HOST, dst.bus + 8, 2048), 0);
+    assert_int_equal(gr_dma_fence(&w, GR_DMA_SPACE_HOST, fence.bus + 64, 0x600df00dull, 0), 0);
+    gr_dma_ring_entry(ring.cpu, cmd.bus, (uint32_t)w.used, 1, 0, 0, 0);
+
+    wr(dev, GR_REG_DMA_RING_BASE_LO, (uint32_t)ring.bus);
+    wr(dev, GR_REG_DMA_RING_BASE_HI, (uint32_t)(ring.bus >> 32));
+    wr(dev, GR_REG_DMA_RING_SIZE, RING_LOG2);
+    wr(dev, GR_REG_DMA_FENCE_ADDR_LO, (uint32_t)fence.bus);
+    wr(dev, GR_REG_DMA_FENCE_ADDR_HI, (uint32_t)(fence.bus >> 32));
+    wr(dev, GR_REG_DMA_CTRL, GPU_REGS__DMA_CTRL__ENABLE_bm);
+    wr(dev, GR_REG_DMA_RING_TAIL, 1);
+    uint32_t st = 0;
+    unsigned n = 0;
+    for (; n < POLLS; n++) {
+        st = rd(dev, GR_REG_DMA_STATUS);
+        if (st & (GPU_REGS__DMA_STATUS__HUNG_bm | GPU_REGS__DMA_STATUS__FAULTED_bm))
+            break;
+        if ((st & GPU_REGS__DMA_STATUS__IDLE_bm) && rd(dev, GR_REG_DMA_RING_HEAD) == 1)
+            break;
+    }
+    assert_int_equal(st & (GPU_REGS__DMA_STATUS__HUNG_bm | GPU_REGS__DMA_STATUS__FAULTED_bm), 0);
+    assert_true(n < POLLS);
+    const uint8_t *dp = dst.cpu;
+    assert_memory_equal(dp + 8, sp, 2048);
+    assert_int_equal(dp[7], 0xee); /* nothing before or after */
+    assert_int_equal(dp[8 + 2048], 0xee);
+    assert_int_equal(gr_dma_get64((const uint8_t *)fence.cpu + 64), 0x600df00dull);
+    print_message("# %s: DMA done after %u status polls\n", c->name, n);
+    gr_dma_buf_t *bufs[] = {&ring, &cmd, &src, &dst, &fence};
+    for (size_t i = 0; i < 5; i++)
+        assert_int_equal(gr_link_dma_free(l, bufs[i]), GR_OK);
+    gr_device_close(dev);
+}
+
+static void conf_emit(void *user, bool ok, const char *reg, const char *check, const char *detail)
+{
+    (void)user;
+    if (!ok)
+        print_message("# conformance: FAILED %s %s: %s\n", reg, check, detail ? detail : "");
+}
+
+/* The register conformance suite, the same one sim:// and boards run, over this link. */
+static void register_conformance_passes(void **state)
+{
+    chip_t *c = *state;
+    gr_device_t *dev = open_dev(c);
+    gr_conf_result_t r;
+    memset(&r, 0, sizeof r);
+    assert_int_equal(gr_conformance_run(dev, conf_emit, NULL, &r), GR_OK);
+    print_message("# %s: conformance %u passed, %u failed over %u registers\n", c->name, r.passed, r.failed,
+                  r.registers);
+    assert_int_equal(r.failed, 0);
+    assert_true(r.passed > 0);
+    gr_device_close(dev);
+}
+
+/* A serial no chip has: GR_E_NO_DEVICE, and the message says what was looked for. */
+static void missing_serial_is_no_device(void **state)
+{
+    chip_t *c = *state;
+    char uri[128];
+    snprintf(uri, sizeof uri, "usb://%s?serial=NOSUCHCHIP", c->name);
+    gr_device_t *dev = NULL;
+    assert_int_equal(gr_device_open(uri, 0, &dev), GR_E_NO_DEVICE);
+    assert_null(dev);
+    const char *msg = gr_device_error();
+    assert_non_null(strstr(msg, "NOSUCHCHIP"));
+    assert_non_null(strstr(msg, c->kind == GR_BOARD_FT601 ? "0403:601f" : "0403:6010"));
+}
+
+/* Bad URIs are refused before any USB access. */
+static void bad_uri_is_refused(void **state)
+{
+    (void)state;
+    gr_link_t *l = NULL;
+    assert_int_equal(gr_link_open("usb://ft9000", &l), GR_E_BAD_URI);
+    assert_int_equal(gr_link_open("usb://ft601?interface=A", &l), GR_E_BAD_URI);
+    assert_int_equal(gr_link_open("usb://ft2232h?interface=C", &l), GR_E_BAD_URI);
+    assert_int_equal(gr_link_open("usb://ft601?bogus=1", &l), GR_E_BAD_URI);
+    assert_null(l);
+}
+
+/* The chip goes away while open: the next call answers GR_E_LINK. Runs last on its chip. */
+static void unplugged_chip_is_link_error(void **state)
+{
+    chip_t *c = *state;
+    gr_device_t *dev = open_dev(c);
+    assert_int_equal(rd(dev, GR_REG_ID_MAGIC), ID_MAGIC);
+    assert_int_equal(gr_usb_emu_unplug(g_emu, c->index), GR_OK);
+    uint32_t v = 0;
+    int rc = gr_reg_read(dev, GR_REG_SCRATCH, &v);
+    assert_int_equal(rc, GR_E_LINK);
+    gr_device_close(dev);
+    c->present = false;
+}
+
+int main(int argc, char **argv)
+{
+    const char *env = getenv("GR_TEST_SEED");
+    if (env && *env)
+        g_seed = strtoull(env, NULL, 0);
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
+            g_seed = strtoull(argv[++i], NULL, 0);
+        else {
+            fprintf(stderr, "usage: %s [--seed N]\n", argv[0]);
+            return 2;
+        }
+    }
+    if (!g_seed)
+        g_seed = 1;
+    printf("# seed=%" PRIu64 "\n", g_seed);
+    int rc = gr_usb_emu_create(&g_emu);
+    if (rc) {
+        printf("Bail out! umockdev's preload library is not in this process (%s)\n", gr_status_name(rc));
+        return 1;
+    }
+    struct CMUnitTest tests[32];
+    size_t n = 0;
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(bad_uri_is_refused);
+    for (size_t k = 0; k < sizeof g_chips / sizeof g_chips[0]; k++) {
+        chip_t *c = &g_chips[k];
+        if (!gr_board_kind_built(c->kind)) {
+            printf("# %s: board not built into this library (no RTL top)\n", c->name);
+            continue;
+        }
+        gr_board_config_t cfg = {.kind = c->kind, .seed = g_seed};
+        rc = gr_usb_emu_add(g_emu, &cfg, c->serial, &c->index);
+        if (rc) {
+            printf("Bail out! cannot add the %s to the emulated bus: %s\n", c->name, gr_status_name(rc));
+            return 1;
+        }
+        c->present = true;
+        snprintf(c->uri, sizeof c->uri, "usb://%s?serial=%s&%s", c->name, c->serial, SLOW_LINK);
+        CMFixtureFunction su = c->kind == GR_BOARD_FT601 ? setup_ft601 : setup_ft2232h;
+        static char names[2][8][64];
+        const struct {
+            const char *name;
+            CMUnitTestFunction fn;
+        } list[] = {
+            {"identifies_the_device", identifies_the_device},
+            {"scratch_round_trips", scratch_round_trips},
+            {"aperture_burst_round_trips", aperture_burst_round_trips},
+            {"dma_copies_through_host_memory", dma_copies_through_host_memory},
+            {"register_conformance_passes", register_conformance_passes},
+            {"missing_serial_is_no_device", missing_serial_is_no_device},
+            {"unplugged_chip_is_link_error", unplugged_chip_is_link_error},
+        };
+        for (size_t t = 0; t < sizeof list / sizeof list[0]; t++) {
+            snprintf(names[k][t], sizeof names[k][t], "%s_%s", c->name, list[t].name);
+            tests[n++] = (struct CMUnitTest){names[k][t], list[t].fn, su, NULL, NULL};
+        }
+    }
+    rc = _cmocka_run_group_tests("usb", tests, n, NULL, NULL);
+    gr_usb_emu_destroy(g_emu);
+    return rc;
+}
