@@ -37,7 +37,6 @@ namespace {
 
 constexpr uint64_t kResetCycles = 8;
 constexpr uint32_t kDefaultBaud = 3000000;
-constexpr uint32_t kMinCyclesPerBit = 4; // the line model samples mid-bit: fewer is no UART
 
 bool parse_u64(const char *s, uint64_t *out)
 {
@@ -139,9 +138,9 @@ int gr_board_create(const gr_board_config_t *cfg, gr_board_t **out_board)
         if (cfg->vram_bytes % gr::VramMemory::kPage || cfg->vram_bytes > (1ull << 32)) return GR_E_INVALID;
         s.vram_bytes = cfg->vram_bytes;
     }
+    // The line rate is a parameter of the UART PHY and line model, fixed when they are built.
     s.baud = cfg->baud ? cfg->baud : kDefaultBaud;
-    if (s.baud > 100000000u / kMinCyclesPerBit) return GR_E_INVALID;
-    if (100000000u / s.baud > 0xffffu) return GR_E_INVALID; // the divider is 16 bits
+    if (s.baud != kDefaultBaud) return s.kind == GR_BOARD_UART ? GR_E_UNSUPPORTED : GR_E_INVALID;
     s.no_random = cfg->no_random;
     const char *fst = cfg->fst_path ? cfg->fst_path : std::getenv("GR_BOARD_FST");
     if (fst) s.fst_path = fst;
@@ -234,8 +233,12 @@ int gr_board_write(gr_board_t *board, const void *src, size_t bytes)
 {
     if (!board || (!src && bytes)) return GR_E_INVALID;
     try {
+        if (bytes == 0) return GR_OK;
         const uint8_t *p = static_cast<const uint8_t *>(src);
-        board->b->out_q.insert(board->b->out_q.end(), p, p + bytes);
+        Board *b = board->b;
+        b->out_q.insert(b->out_q.end(), p, p + bytes);
+        b->out_pushed += bytes;
+        b->out_ends.push_back(b->out_pushed);
     } catch (...) {
         return GR_E_NO_MEMORY;
     }

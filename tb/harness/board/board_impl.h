@@ -4,8 +4,9 @@
 //
 // Every wrapper has the same ports (board_<kind>.v says how they reach fpga_core_<kind> and the
 // chip model), so one template serves every kind:
-//   clk_i, chip_clk_i, rst_i, baud_div_i[15:0] (uart: core cycles per bit)
-//   host_out_valid_i, host_out_data_i[31:0], host_out_keep_i[3:0], host_out_ready_o
+//   clk_i, chip_clk_i, rst_i
+//   host_out_valid_i, host_out_data_i[31:0], host_out_keep_i[3:0], host_out_last_i (the last
+//   word of one gr_board_write: a USB transfer ends there), host_out_ready_o
 //   host_in_valid_o, host_in_data_o[31:0], host_in_keep_o[3:0], host_in_last_o, host_in_ready_i
 //   m_vram_* as gpu_core's (AXI4 master, 64-bit data, 32-bit address)
 // Byte lanes: lane i is data[8i+7:8i], valid where keep[i]; the host side keeps lanes in order.
@@ -107,6 +108,8 @@ public:
     uint64_t cycle = 0;   // core rising edges
     uint64_t time_ps = 0; // simulated time
     std::deque<uint8_t> out_q;       // host -> device, not yet taken
+    std::deque<uint64_t> out_ends;   // where each write (USB transfer) ends, in bytes ever queued
+    uint64_t out_pushed = 0, out_popped = 0;
     std::deque<uint8_t> in_bytes;    // device -> host (stream, uart)
     std::deque<BoardPacket> packets; // device -> host (ft601, ft2232h): complete packets
     BoardPacket cur;                 // the packet being received
@@ -171,9 +174,6 @@ public:
         ps_scale = 1;
         for (int p = ctx->timeprecision(); p < -12; ++p)
             ps_scale *= 10;
-        const uint64_t core_hz = 1000000000000ull / (2 * kCoreHalfPs);
-        const uint64_t div = core_hz / s.baud;
-        baud_div = uint16_t(div > 0xffff ? 0xffff : div);
         core_next = kCoreHalfPs; // clocks start low; the first edge of each is a rising one
         chip_next = chip_half ? chip_half : ~0ull;
         apply_inputs_core();
@@ -181,7 +181,6 @@ public:
         top->clk_i = 0;
         top->chip_clk_i = 0;
         top->rst_i = 1;
-        top->baud_div_i = baud_div;
         top->eval();
     }
 
@@ -280,6 +279,7 @@ private:
         top->host_out_valid_i = out_valid;
         top->host_out_data_i = out_data;
         top->host_out_keep_i = out_keep;
+        top->host_out_last_i = out_last;
         top->host_in_ready_i = in_ready;
     }
 
@@ -325,7 +325,10 @@ private:
     void drive_host()
     {
         if (!out_valid && !out_q.empty()) {
-            const unsigned n = unsigned(std::min<size_t>(lane_bytes, out_q.size()));
+            // A word never spans two transfers; the last word of one carries last.
+            const uint64_t to_end = out_ends.front() - out_popped;
+            const unsigned n = unsigned(std::min<uint64_t>(lane_bytes, to_end));
+            out_last = n == to_end;
             out_data = 0;
             for (unsigned i = 0; i < n; ++i)
                 out_data |= uint32_t(out_q[i]) << (8 * i);
@@ -342,6 +345,9 @@ private:
         V *t = top.get();
         if (out_valid && t->host_out_ready_o) {
             out_q.erase(out_q.begin(), out_q.begin() + out_n);
+            out_popped += out_n;
+            while (!out_ends.empty() && out_ends.front() <= out_popped)
+                out_ends.pop_front();
             out_valid = false;
         }
         if (in_ready && t->host_in_valid_o) {
@@ -370,13 +376,13 @@ private:
     unsigned lane_bytes = 1;
     uint64_t chip_half = 0;
     uint64_t ps_scale = 1;
-    uint16_t baud_div = 0;
     uint64_t core_next = 0, chip_next = 0;
     std::unique_ptr<AxiMemModel> vram;
     AxiPins vram_pins;
     bool out_valid = false;
     uint32_t out_data = 0;
     uint8_t out_keep = 0;
+    bool out_last = false;
     unsigned out_n = 0;
     bool in_ready = false;
 };

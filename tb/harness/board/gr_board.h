@@ -47,8 +47,8 @@ typedef struct gr_board_config {
     uint64_t seed;        /**< VRAM model latency/backpressure and the host side's IN stalls;
                                0: $GR_SIM_SEED (decimal or 0x hex), else 1 */
     uint64_t vram_bytes;  /**< VRAM model size, whole 4 KiB pages, at most 4 GiB; 0: 512 MiB */
-    uint32_t baud;        /**< uart only: line rate; 0: 3000000. Must leave at least 4 core
-                               cycles per bit */
+    uint32_t baud;        /**< uart only: line rate; 0 or 3000000 (the rate the UART PHY and
+                               line model are built for; others: GR_E_UNSUPPORTED) */
     bool no_random;       /**< VRAM answers at full speed and the host takes IN data every cycle */
     const char *fst_path; /**< FST waveform of the whole board; NULL: $GR_BOARD_FST; "": none */
 } gr_board_config_t;
@@ -69,8 +69,9 @@ bool gr_board_kind_built(gr_board_kind_t kind);
 /**
  * Builds the board, holds reset for 8 core cycles and releases it.
  * @param[out] out_board  untouched on failure
- * @return GR_OK, GR_E_INVALID (NULL, unknown kind, bad vram_bytes/baud/$GR_SIM_SEED),
- *         GR_E_UNSUPPORTED (kind not built into this library), GR_E_IO (waveform file),
+ * @return GR_OK, GR_E_INVALID (NULL, unknown kind, bad vram_bytes/$GR_SIM_SEED, a baud on
+ *         another kind), GR_E_UNSUPPORTED (kind not built into this library, another baud on
+ *         uart), GR_E_IO (waveform file),
  *         GR_E_NO_MEMORY
  */
 int gr_board_create(const gr_board_config_t *cfg, gr_board_t **out_board);
