@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "gr_link.h"
@@ -15,6 +16,7 @@
 
 typedef struct fd_pipe {
     int fd;
+    bool not_socket; /* a tty: write(2); a socket: send(2) without SIGPIPE */
     char name[GR_URI_TEXT_MAX];
     int (*reopen)(void *arg, int *inout_fd);
     void *arg;
@@ -28,7 +30,12 @@ static int fd_write(void *ctx, const void *buf, size_t len)
     while (len) {
         if (p->fd < 0)
             return GR_E_IO;
-        ssize_t n = write(p->fd, b, len);
+        /* A peer gone must be an error status, never SIGPIPE killing the process. */
+        ssize_t n = p->not_socket ? write(p->fd, b, len) : send(p->fd, b, len, MSG_NOSIGNAL);
+        if (n < 0 && errno == ENOTSOCK) {
+            p->not_socket = true;
+            continue;
+        }
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
@@ -81,6 +88,7 @@ static int fd_reopen(void *ctx)
     fd_pipe_t *p = ctx;
     if (!p->reopen)
         return GR_E_UNSUPPORTED;
+    p->not_socket = false;
     return p->reopen(p->arg, &p->fd);
 }
 

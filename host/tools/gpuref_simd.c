@@ -46,8 +46,9 @@
 #define WINDOW_BASE 0x100000000ull
 #define WINDOW_SIZE 0x40000000ull /* 1 GiB of bus addresses per client */
 #define CYCLES_PER_MS 100000u     /* the core's 100 MHz */
-#define RUN_SLICE 20000u          /* cycles run per turn when the RTL is quiet */
+#define RUN_SLICE 2000u           /* cycles run per turn when the RTL is quiet (20 us) */
 #define RTL_BACKLOG 1024u         /* frames queued toward the RTL before clients wait */
+#define CLIENT_WINDOW 4096u       /* a client's credit: at most ~700 frames per read */
 #define OUT_LIMIT (64u << 20)     /* a client that reads nothing is dropped */
 
 static volatile sig_atomic_t stop_flag;
@@ -311,7 +312,7 @@ static void client_accept(int lfd)
     const gr_proto_hello_t *h = &S->hello;
     gr_proto_dev_cfg_t cfg = {
         .max_payload = h->max_payload,
-        .rx_window = 32768, /* this end is software: it queues what the RTL has no room for */
+        .rx_window = CLIENT_WINDOW, /* queued here while the RTL has no room */
         .dma_tags = h->dma_tags,
         .link = GR_PROTO_LINK_STREAM,
         .bar0_log2 = h->bar0_log2,
@@ -506,7 +507,7 @@ static int rtl_open(void)
     uint32_t e = S->epoch;
     gr_proto_link_ctrl(&S->rtl, GR_PT_RESET, &e, 1);
     /* 200 ms of device time is plenty for RESET and HELLO on any link */
-    for (int i = 0; i < 1000 && S->rtl_state != RTL_UP && !stop_flag; i++)
+    for (int i = 0; i < 10000 && S->rtl_state != RTL_UP && !stop_flag; i++)
         rtl_step(RUN_SLICE);
     if (S->rtl_state != RTL_UP) {
         fprintf(stderr, "gpuref-simd: the %s board's link did not come up (no %s in %llu cycles)\n",
@@ -582,7 +583,9 @@ static int serve_socket(const char *path)
         for (unsigned k = 1; k < n; k++) {
             client_t *c = pc[k];
             bool gone = (pf[k].revents & (POLLERR | POLLNVAL)) != 0;
-            if (!gone && (pf[k].revents & (POLLIN | POLLHUP))) {
+            /* Checked per client: one read brings at most a window's worth of frames. */
+            if (!gone && (pf[k].revents & (POLLIN | POLLHUP)) &&
+                gr_proto_link_pending(&S->rtl) <= RTL_BACKLOG) {
                 ssize_t r = read(c->fd, buf, sizeof buf);
                 if (r > 0)
                     gr_proto_dev_input(&c->dev, buf, (size_t)r, now);

@@ -382,7 +382,7 @@ static int fx_open(fixture_t *fx, const char *faults, uint32_t timeout_ms, bool 
     gr_proto_opts_t o;
     gr_proto_opts_default(&o, 30, "socketpair");
     o.timeout_ms = timeout_ms;
-    o.dead_ms = 1000;
+    o.dead_ms = 3000;
     o.keepalive_ms = 50;
     o.posted = posted;
     if (faults) {
@@ -766,7 +766,7 @@ static void faults_at_every_rate_are_recovered_exactly_once(void **state)
         printf("# faults=%s\n", spec);
         fflush(stdout);
         fixture_t fx;
-        int rc = fx_open(&fx, spec, 3000, true);
+        int rc = fx_open(&fx, spec, 5000, true);
         if (rc)
             fail_msg("faults=%s: open: %s (%s)", spec, gr_strerror(rc), gr_link_error());
         workload(&fx, classes[k].rounds, classes[k].strict, seed * 977 + k);
