@@ -168,7 +168,7 @@ public:
         vc.reorder = !s.no_random;
         vc.seed = Prng::derive(s.seed, kBoardSaltVram);
         vram.reset(new AxiMemModel(vc, vram_mem, &log));
-        lane_bytes = s.kind == GR_BOARD_FT601 ? 4 : 1;
+        lane_bytes = s.kind == GR_BOARD_FT601 || s.kind == GR_BOARD_STREAM ? 4 : 1;
         chip_half = s.kind == GR_BOARD_FT601 ? kFt601HalfPs : s.kind == GR_BOARD_FT2232H ? kFt2232hHalfPs : 0;
         // The context counts in its time precision; the scheduler in picoseconds.
         ps_scale = 1;
@@ -324,10 +324,13 @@ private:
     // Device -> host: ready, with random gaps unless no_random.
     void drive_host()
     {
-        if (!out_valid && !out_q.empty()) {
-            // A word never spans two transfers; the last word of one carries last.
+        // stream: the engine takes whole 32-bit words, and a socket has no transfers, so a
+        // word waits for its four bytes whatever the writes were. USB chips: a word never
+        // spans two transfers, and the last word of one carries last.
+        const bool word_ready = set.kind == GR_BOARD_STREAM ? out_q.size() >= 4 : !out_q.empty();
+        if (!out_valid && word_ready) {
             const uint64_t to_end = out_ends.front() - out_popped;
-            const unsigned n = unsigned(std::min<uint64_t>(lane_bytes, to_end));
+            const unsigned n = set.kind == GR_BOARD_STREAM ? 4u : unsigned(std::min<uint64_t>(lane_bytes, to_end));
             out_last = n == to_end;
             out_data = 0;
             for (unsigned i = 0; i < n; ++i)

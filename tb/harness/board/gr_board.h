@@ -5,7 +5,8 @@
  * queues behind a C API.
  *
  * Kinds and what the host side is:
- *   stream   the link engine's byte stream itself, no chip (what gpuref-simd serves on a socket)
+ *   stream   the link engine's 32-bit word stream itself, no chip (what gpuref-simd serves on
+ *            a socket): bytes in, taken four at a time (least significant first), bytes out
  *   uart     the UART line model: bytes in, 8N1 on the wire at `baud`, bytes out
  *   ft601    the FT601 model's USB side: 32-bit words OUT, IN words grouped in USB packets
  *   ft2232h  the FT2232H model (fpga_core_ft245): bytes OUT, IN packets of up to 512 bytes, each
