@@ -8,7 +8,10 @@
  *   baud    any rate the driver takes, standard or not (Linux termios2 with BOTHER; a
  *           pseudo-terminal ignores it); default 3000000, the boards' rate
  *   replay_ms defaults to three times a largest frame at the baud rate plus 50 ms, dead_ms to
- *   at least four times replay_ms (2000 at the least)
+ *   at least four times replay_ms (2000 at the least); the engine stretches the replay timer to
+ *   three measured round trips when acknowledgements come slower. The line of gpuref-simd --pty
+ *   is simulated, so much slower in wall time than its baud rate: give dead_ms and timeout_ms
+ *   room there (tb/system/test_simd.sh uses 30000 and 60000).
  *
  * Contract beyond gr_link.h and gr_proto.h: the line is raw 8N1 without flow control (the
  * protocol's credits keep the device's buffer from overrunning). The tty is locked (flock) for

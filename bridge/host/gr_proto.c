@@ -567,6 +567,11 @@ static void *service(void *arg)
 /* The link is up, or the reason it cannot be brought up (caller holds the lock). */
 static int ensure_up(gr_proto_t *p)
 {
+    if (p->link.pipe_dead && p->st != ST_DOWN) {
+        /* A write found the pipe dead before the service thread did: the link is down. */
+        set_reason(p, "the pipe failed: %s", gr_link_error());
+        link_down(p, GR_E_LINK);
+    }
     if (p->st == ST_UP)
         return GR_OK;
     uint64_t gen = p->round_gen;
@@ -638,7 +643,13 @@ static int send_req(gr_proto_t *p, uint8_t type, const uint32_t *w, uint16_t len
         }
         if (rc == GR_OK)
             p->c.requests++;
-        return rc == GR_E_IO ? GR_E_LINK : rc;
+        if (rc == GR_E_IO) {
+            set_reason(p, "the pipe failed: %s", gr_link_error());
+            link_down(p, GR_E_LINK);
+            gr_link_set_error("%s", p->reason);
+            return GR_E_LINK;
+        }
+        return rc;
     }
 }
 

@@ -20,6 +20,8 @@
  *     waits for the next call. A posted write the device refused (GR_E_BUS), or one a link reset
  *     may have lost (GR_E_LINK), is reported by the next call that returns a status other than
  *     through its own transaction (the call's own result is then not delivered).
+ *   - Lost frames are replayed after replay_ms, or after three smoothed round trips when the
+ *     link answers slower than that (a slow line, a simulated device).
  *   - Every call gives up after timeout_ms without progress (GR_E_TIMEOUT); the link is then
  *     reset before the next call (the device may hold a half-done request).
  *   - GR_E_LINK: the link went down (the pipe died, no frame for dead_ms, the device reset the

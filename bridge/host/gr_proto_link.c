@@ -112,6 +112,8 @@ static int pump(gr_proto_link_t *l)
             return rc;
         if (l->nsent == 0)
             l->progress_ms = l->now_ms; /* the replay timer runs from the oldest frame's send */
+        e->sent_ms = l->now_ms;
+        e->resent = false;
         l->nsent++;
         l->inflight_words += words;
     }
@@ -153,6 +155,7 @@ static void replay(gr_proto_link_t *l)
         gr_proto_txq_t *e = qat(l, i);
         if (emit(l, e->type, GR_PROTO_FLAG_REL, (uint16_t)(l->acked + i), e->payload, e->len))
             return;
+        e->resent = true;
         l->counts.retransmissions++;
     }
     l->progress_ms = l->now_ms;
@@ -169,6 +172,12 @@ static void take_ack(gr_proto_link_t *l, uint16_t a)
         return;
     }
     if (ahead) {
+        gr_proto_txq_t *newest = qat(l, ahead - 1u);
+        if (!newest->resent) {
+            uint64_t rtt = l->now_ms - newest->sent_ms;
+            l->srtt_ms = l->srtt_ms ? (uint32_t)((7u * (uint64_t)l->srtt_ms + rtt) / 8u)
+                                    : (uint32_t)rtt;
+        }
         release(l, ahead);
         l->progress_ms = l->now_ms;
     }
@@ -176,7 +185,8 @@ static void take_ack(gr_proto_link_t *l, uint16_t a)
 
 static void send_nak(gr_proto_link_t *l)
 {
-    if (l->nak_sent && l->nak_for == l->expected_rx_seq && l->now_ms - l->nak_ms < l->replay_ms)
+    if (l->nak_sent && l->nak_for == l->expected_rx_seq &&
+        l->now_ms - l->nak_ms < gr_proto_link_replay_ms(l))
         return;
     if (gr_proto_link_ctrl(l, GR_PT_NAK, NULL, 0) == GR_OK) {
         l->nak_sent = true;
@@ -263,10 +273,17 @@ void gr_proto_link_input(gr_proto_link_t *l, size_t n, uint64_t now_ms)
         gr_proto_link_ctrl(l, GR_PT_ACK, NULL, 0);
 }
 
+uint32_t gr_proto_link_replay_ms(const gr_proto_link_t *l)
+{
+    uint64_t adaptive = 3ull * l->srtt_ms + 10u;
+    return adaptive > l->replay_ms ? (uint32_t)(adaptive > 60000u ? 60000u : adaptive)
+                                   : l->replay_ms;
+}
+
 void gr_proto_link_tick(gr_proto_link_t *l, uint64_t now_ms)
 {
     l->now_ms = now_ms;
-    if (l->nsent && now_ms - l->progress_ms >= l->replay_ms) {
+    if (l->nsent && now_ms - l->progress_ms >= gr_proto_link_replay_ms(l)) {
         l->counts.replay_timeouts++;
         replay(l);
     }

@@ -42,8 +42,10 @@ typedef struct gr_proto_link_cb {
 
 typedef struct gr_proto_txq {
     uint8_t type;
+    bool resent;      /**< sent again: its ACK says nothing about the round trip (Karn) */
     uint16_t len;
     uint32_t *payload;
+    uint64_t sent_ms; /**< first sent */
 } gr_proto_txq_t;
 
 #define GR_PROTO_TXQ_MAX 4096u
@@ -71,6 +73,7 @@ typedef struct gr_proto_link {
     gr_proto_rx_t rx;
     /* timers (milliseconds of CLOCK_MONOTONIC) */
     uint32_t replay_ms, keepalive_ms;
+    uint32_t srtt_ms; /**< smoothed ACK round trip; the replay timer is at least 3x it */
     uint64_t now_ms, last_tx_ms, last_rx_ms, progress_ms;
     gr_proto_link_counts_t counts;
     uint8_t txbuf[GR_PROTO_FRAME_BYTES(GR_PROTO_MAX_PAYLOAD)];
@@ -102,6 +105,10 @@ uint8_t *gr_proto_link_rx_space(gr_proto_link_t *l, size_t *out_room);
 
 /** Acts on the bytes read: delivers frames, takes ACKs, answers with ACK or NAK. */
 void gr_proto_link_input(gr_proto_link_t *l, size_t n, uint64_t now_ms);
+
+/** The replay timeout in use: replay_ms, or more when acknowledgements take longer (a slow
+ *  line, a simulated device): three smoothed round trips. */
+uint32_t gr_proto_link_replay_ms(const gr_proto_link_t *l);
 
 /** Timers: replay on timeout, a NAK repeated, keep-alive (host end). */
 void gr_proto_link_tick(gr_proto_link_t *l, uint64_t now_ms);
