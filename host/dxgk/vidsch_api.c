@@ -343,11 +343,15 @@ static gr_status_t build_packet(gr_gpu_device_t *dev, vs_context_t *c, const gr_
     vs_dmabuf_t *b = find_buf(dev, s->buffer);
     if (!b)
         return GR_E_INVALID;
-    if (s->start >= s->end || s->end > b->size)
+    /* The engine runs whole 8-byte commands from an 8-byte aligned address (rtl/dma/README.md,
+     * "The ring"): a range it cannot run is refused here, not found out by the miniport's Patch
+     * after a fence was handed out. */
+    if (s->start >= s->end || s->end > b->size || s->start % 8 || s->end % 8 || (b->mem.bus + s->start) % 8)
         return GR_E_RANGE;
     if ((s->alloc_count && !s->allocs) || (s->patch_count && !s->patches))
         return GR_E_INVALID;
-    if (s->alloc_count > GR_SUBMIT_MAX_ALLOCS || s->patch_count > GR_SUBMIT_MAX_PATCHES)
+    if (s->alloc_count > GR_SUBMIT_MAX_ALLOCS || s->patch_count > GR_SUBMIT_MAX_PATCHES ||
+        s->alloc_count > c->info.AllocationListSize || s->patch_count > c->info.PatchLocationListSize)
         return GR_E_RANGE;
     vs_packet_t *k = calloc(1, sizeof *k);
     if (!k)
@@ -392,7 +396,9 @@ static gr_status_t build_packet(gr_gpu_device_t *dev, vs_context_t *c, const gr_
             free_packet(k);
             return GR_E_INVALID;
         }
-        if (pl->patch_offset < s->start || pl->patch_offset > s->end || s->end - pl->patch_offset < 8) {
+        /* Every operand the miniport patches is a whole, aligned qword of the range. */
+        if (pl->patch_offset < s->start || pl->patch_offset > s->end || s->end - pl->patch_offset < 8 ||
+            pl->patch_offset % 8) {
             free_packet(k);
             return GR_E_RANGE;
         }
