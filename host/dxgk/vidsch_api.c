@@ -337,6 +337,14 @@ static void free_packet(vs_packet_t *k)
     free(k);
 }
 
+/* Whether an allocation holds protected content (DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 Protected,
+ * HardwareProtected, CreateInVpr, or placed in the VPR). */
+static bool vs_alloc_protected(const dxgk_kalloc_t *ka)
+{
+    const DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 fl = ka->info.FlagsWddm2;
+    return fl.Protected || fl.HardwareProtected || fl.CreateInVpr || ka->in_vpr;
+}
+
 /* Checks a submission against the context and builds its packet (process lock held). */
 static gr_status_t build_packet(gr_gpu_device_t *dev, vs_context_t *c, const gr_submission_t *s, vs_packet_t **out)
 {
@@ -386,6 +394,17 @@ static gr_status_t build_packet(gr_gpu_device_t *dev, vs_context_t *c, const gr_
         al->SegmentId = op->ka->segment;
         al->PhysicalAddress.QuadPart = (LONGLONG)(op->ka->segment ? op->ka->vram : op->ka->sysmem_bus);
     }
+    /* Protected content never reaches a place the CPU can read: a packet that names a
+     * Protected, HardwareProtected or VPR allocation may write only allocations that are
+     * protected as well (never locked, never shown; host/dxgk/README.md, "Protected content"). */
+    bool reads_protected = false;
+    for (uint32_t i = 0; i < s->alloc_count; i++)
+        reads_protected |= vs_alloc_protected(k->opens[i]->ka);
+    for (uint32_t i = 0; reads_protected && i < s->alloc_count; i++)
+        if (k->alist[i].WriteOperation && !vs_alloc_protected(k->opens[i]->ka)) {
+            free_packet(k);
+            return GR_E_INVALID;
+        }
     for (uint32_t i = 0; i < s->patch_count; i++) {
         const gr_patch_location_t *pl = &s->patches[i];
         if (pl->alloc_index >= s->alloc_count || pl->slot_id >> 24) {
