@@ -710,7 +710,8 @@ int cmd_read(const opts_t *o, session_t *s, const xfer_req_t *q)
                            (unsigned long long)bytes);
     if (q->cpu) {
         void *m = NULL;
-        rc = gr_alloc_lock(s->gdev, h, GR_LOCK_READ_ONLY, &m);
+        /* Only the pages read cross BAR1 (a lock of the whole allocation would move all of it). */
+        rc = gr_alloc_lock_range(s->gdev, h, GR_LOCK_READ_ONLY, q->src_off, bytes ? bytes : 1, &m);
         if (rc == GR_E_INVALID)
             rc = fail_status(o, "read", rc, EXIT_USAGE, "read @%u --cpu: the CPU cannot map it (not CPU-visible); "
                              "without --cpu it is read through the engine", q->src_ref);
@@ -725,7 +726,7 @@ int cmd_read(const opts_t *o, session_t *s, const xfer_req_t *q)
         const uint64_t n = bytes - done < READ_CHUNK ? bytes - done : READ_CHUNK;
         const uint8_t *data;
         if (q->cpu) {
-            data = cpu_map + q->src_off + done;
+            data = cpu_map + done;
         } else {
             gr_dma_writer_init(&p.w, p.cpu, TS_AT);
             p.nrefs = 0;
