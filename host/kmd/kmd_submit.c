@@ -59,17 +59,14 @@ static kmd_packet_t *find_removed(kmd_adapter_t *a, const DXGKARG_SUBMITCOMMAND 
  * as the last Patch left it, so an allocation that moved since is followed; the buffer itself
  * is never changed (the caller may submit it again once the packet retires).
  */
-static uint32_t cut_stub(kmd_packet_t *pk, uint8_t *out)
+static uint32_t cut_stub(const kmd_packet_t *pk, uint32_t resume, uint64_t d, uint8_t *out)
 {
     uint64_t size = 0;
-    const uint8_t *cmd = pk->cpu ? pk->cpu + pk->start + pk->resume : NULL;
-    const uint32_t bytes = kmd_cut_command(cmd, pk->end - pk->start - pk->resume, &size);
-    if (!bytes || pk->resume_done >= size || pk->resume_done % 8) {
-        pk->resume_done = 0;
+    const uint8_t *cmd = pk->cpu ? pk->cpu + pk->start + resume : NULL;
+    const uint32_t bytes = kmd_cut_command(cmd, pk->end - pk->start - resume, &size);
+    if (!bytes || d >= size || d % 8)
         return 0;
-    }
     memcpy(out, cmd, bytes);
-    const uint64_t d = pk->resume_done;
     if ((gr_dma_get64(cmd) & 0xffu) == GR_DMA_OP_COPY) {
         gr_dma_put64(out + 8, gr_dma_get64(cmd + 8) + d);
         gr_dma_put64(out + 16, gr_dma_get64(cmd + 16) + d);
@@ -112,14 +109,15 @@ NTSTATUS APIENTRY DxgkDdiSubmitCommand(IN_CONST_HANDLE hAdapter, IN_CONST_PDXGKA
     /* A packet resubmitted as it was removed resumes at the command the preemption stopped;
      * a COPY or FILL cut there resumes past the bytes it wrote (cut_stub). */
     uint8_t stub[GR_DMA_RING_ENTRY_BYTES];
-    uint32_t cut = 0;
-    if (pk && (pk->dma_addr != base || pk->start != start || pk->end != end ||
-               pk->fence != s->SubmissionFenceId || pk->state != KMD_PKT_REMOVED)) {
-        pk->resume = 0;
-        pk->resume_done = 0;
+    uint32_t cut = 0, resume = 0;
+    uint64_t resume_done = 0;
+    if (pk && pk->dma_addr == base && pk->start == start && pk->end == end &&
+        pk->fence == s->SubmissionFenceId && pk->state == KMD_PKT_REMOVED) {
+        resume = pk->resume;
+        resume_done = pk->resume_done;
     }
-    if (pk && pk->resume_done)
-        cut = cut_stub(pk, stub);
+    if (resume_done)
+        cut = cut_stub(pk, resume, resume_done, stub);
     const uint32_t need = cut ? 2u : 1u;
     if (e->next_seq - e->retire_seq + need > GR_KMD_RING_CAPACITY) {
         pthread_mutex_unlock(&e->sched_lock);
@@ -141,11 +139,6 @@ NTSTATUS APIENTRY DxgkDdiSubmitCommand(IN_CONST_HANDLE hAdapter, IN_CONST_PDXGKA
         pk->ctx = ctx;
         pk->paging = paging;
     }
-    pk->dma_addr = base;
-    pk->start = start;
-    pk->end = end;
-    pk->fence = s->SubmissionFenceId;
-
     const bool use_root = ctx && ctx->has_root && !paging;
     const uint64_t root = use_root ? ctx->root : 0;
     uint8_t *ring = e->ring.cpu;
@@ -166,7 +159,7 @@ NTSTATUS APIENTRY DxgkDdiSubmitCommand(IN_CONST_HANDLE hAdapter, IN_CONST_PDXGKA
                           e->stubs.bus + (uint64_t)first * GR_DMA_RING_ENTRY_BYTES, cut, stub_fence,
                           use_root, root, 0);
     }
-    const uint32_t skip = pk->resume + cut;
+    const uint32_t skip = resume + cut;
     uint8_t *entry = ring + (size_t)index * GR_DMA_RING_ENTRY_BYTES;
     gr_dma_ring_entry(entry, base + start + skip, end - start - skip, s->SubmissionFenceId, use_root, root, 1);
     if (kmd_reg_write(a, KMD_DMA_RING_TAIL, (uint32_t)(e->next_seq + need) & mask)) {
@@ -180,6 +173,13 @@ NTSTATUS APIENTRY DxgkDdiSubmitCommand(IN_CONST_HANDLE hAdapter, IN_CONST_PDXGKA
     }
     if (created && !paging)
         kmd_packet_write_tag(s->pDmaBufferPrivateData, 0, pk);
+    /* Queued: the packet takes what this submission is (nothing of it changed before here). */
+    pk->dma_addr = base;
+    pk->start = start;
+    pk->end = end;
+    pk->fence = s->SubmissionFenceId;
+    pk->resume = resume;
+    pk->resume_done = cut ? resume_done : 0;
     pk->state = KMD_PKT_QUEUED;
     pk->ring_index = index;
     pk->split = cut;
