@@ -46,9 +46,10 @@ int main(int argc, char **argv)
     for (uint64_t i = 0; i < max; i++)
         buf[i] = (uint8_t)(i * 131u + 7u);
     printf("# sim:// BAR1 streaming (s_ap, 16-beat bursts, 4 in flight) against the %.0f-byte bus\n", BUS_BYTES);
-    printf("| %-22s | %5s | %9s | %10s | %8s | %9s | %10s | %12s |\n", "bus models", "op", "bytes", "cycles",
-           "B/cycle", "% of bus", "wall MB/s", "wall/B vs 4K");
-    printf("|------------------------|-------|-----------|------------|----------|-----------|------------|--------------|\n");
+    printf("| %-22s | %5s | %9s | %10s | %8s | %9s | %10s | %12s |\n", "bus models", "op", "bytes", "cycles", "B/cycle",
+           "% of bus", "wall MB/s", "wall/B vs 4K");
+    printf("|------------------------|-------|-----------|------------|----------|-----------|------------|------------"
+           "--|\n");
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
         gr_sim_t *sim = NULL;
         if (gr_sim_create(&rows[r].cfg, &sim)) {
