@@ -936,7 +936,10 @@ static gr_status_t copy_vram(gr_adapter_t *ad, uint64_t vram, void *buf, uint64_
     return copy_vram_ex(ad, vram, buf, bytes, to_vram, true);
 }
 
-gr_status_t gr_alloc_lock(gr_gpu_device_t *dev, gr_alloc_t h, uint32_t flags, void **out_ptr)
+/* Locks the pages holding [offset, offset + bytes) (bytes 0: to the end); *out_ptr is the
+ * byte at offset. */
+static gr_status_t lock_range(gr_gpu_device_t *dev, gr_alloc_t h, uint32_t flags, uint64_t offset, uint64_t bytes,
+                              void **out_ptr)
 {
     if (!dev || !out_ptr || (flags & ~(uint32_t)(GR_LOCK_READ_ONLY | GR_LOCK_DISCARD)))
         return GR_E_INVALID;
@@ -959,6 +962,13 @@ gr_status_t gr_alloc_lock(gr_gpu_device_t *dev, gr_alloc_t h, uint32_t flags, vo
         goto out;
     const bool pms = fl.PermanentSysMem && !caller_backed(fl);
     uint64_t size = align_up(ka->info.Size, PAGE);
+    if (offset >= ka->info.Size || (bytes && bytes > ka->info.Size - offset)) {
+        rc = GR_E_RANGE;
+        goto out;
+    }
+    /* Only the pages the caller asked for cross BAR1: a lock costs what it touches. */
+    const uint64_t lo = offset & ~(uint64_t)(PAGE - 1);
+    const uint64_t span = align_up(bytes ? offset + bytes : ka->info.Size, PAGE) - lo;
     for (;;) {
         /* A PermanentSysMem copy is brought up to date once no packet in flight lists it. */
         if (pms)
@@ -999,30 +1009,50 @@ gr_status_t gr_alloc_lock(gr_gpu_device_t *dev, gr_alloc_t h, uint32_t flags, vo
         goto out;
     }
     void *ptr;
+    uint8_t *at;
     if (caller_backed(fl)) {
         ptr = ka->sysmem;
+        at = (uint8_t *)ptr + offset;
     } else if (pms) {
         ptr = ka->sys_copy; /* the system copy is the CPU's view */
+        at = (uint8_t *)ptr + offset;
     } else {
-        ptr = aligned_alloc(PAGE, size);
+        /* A host buffer of the locked pages only, filled from VRAM through BAR1. */
+        ptr = aligned_alloc(PAGE, span);
         rc = ptr ? GR_OK : GR_E_NO_MEMORY;
         if (ptr && (flags & GR_LOCK_DISCARD))
-            memset(ptr, 0, size);
+            memset(ptr, 0, span);
         else if (ptr)
-            rc = copy_vram(ad, ka->vram, ptr, size, false);
+            rc = copy_vram(ad, ka->vram + lo, ptr, span, false);
         if (rc) {
             free(ptr);
             drop_lock(ad, op);
             goto out;
         }
+        at = (uint8_t *)ptr + (offset - lo);
     }
     ka->lock_buf = ptr;
     ka->lock_flags = flags;
-    *out_ptr = ptr;
+    ka->lock_lo = lo;
+    ka->lock_span = span;
+    *out_ptr = at;
     rc = GR_OK;
 out:
     pthread_mutex_unlock(&p->lock);
     return rc;
+}
+
+gr_status_t gr_alloc_lock(gr_gpu_device_t *dev, gr_alloc_t h, uint32_t flags, void **out_ptr)
+{
+    return lock_range(dev, h, flags, 0, 0, out_ptr);
+}
+
+gr_status_t gr_alloc_lock_range(gr_gpu_device_t *dev, gr_alloc_t h, uint32_t flags, uint64_t offset,
+                                uint64_t bytes, void **out_ptr)
+{
+    if (!bytes)
+        return GR_E_RANGE;
+    return lock_range(dev, h, flags, offset, bytes, out_ptr);
 }
 
 gr_status_t gr_alloc_unlock(gr_gpu_device_t *dev, gr_alloc_t h)
@@ -1044,8 +1074,12 @@ gr_status_t gr_alloc_unlock(gr_gpu_device_t *dev, gr_alloc_t h)
      * copy) while it was locked; an evicted one needs nothing, its copy is the truth. */
     dxgk_res_lock(ad);
     const bool in_vram = !caller_backed(ka->info.FlagsWddm2) && !ka->evicted;
+    /* Only the locked pages go back (from the system copy or the caller's memory, which
+     * hold the whole allocation, at their offset; a lock buffer holds just them). */
+    const bool whole = ka->lock_buf == ka->sysmem || ka->lock_buf == ka->sys_copy;
     if (in_vram && write)
-        rc = copy_vram(ad, ka->vram, ka->lock_buf, align_up(ka->info.Size, PAGE), true);
+        rc = copy_vram(ad, ka->vram + ka->lock_lo, (uint8_t *)ka->lock_buf + (whole ? ka->lock_lo : 0),
+                       ka->lock_span, true);
     if (ka->lock_buf != ka->sysmem && ka->lock_buf != ka->sys_copy)
         free(ka->lock_buf);
     pthread_mutex_lock(&ad->vidmm_lock);

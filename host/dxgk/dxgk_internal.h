@@ -79,6 +79,7 @@ struct dxgk_kalloc {
     struct dxgk_open *locker;
     void *lock_buf;
     uint32_t lock_flags;
+    uint64_t lock_lo, lock_span; /* the locked pages: [lock_lo, lock_lo + lock_span) of it */
     /* Residency (vidmm_residency.c, under the residency lock). */
     bool tracked;             /* in the adapter's residency list (VRAM allocations, until destroyed) */
     bool evicted;             /* content in store (or sys_copy), no segment space */

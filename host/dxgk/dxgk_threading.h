@@ -83,6 +83,8 @@ typedef enum dxgk_irql {
     X(ACQUIRE_CPU_WINDOW, "gr_kmd_acquire_cpu_window", DXGK_LEVEL_ZERO, DXGK_CLASS_NONE, DXGK_PASSIVE)    \
     X(RELEASE_CPU_WINDOW, "gr_kmd_release_cpu_window", DXGK_LEVEL_ZERO, DXGK_CLASS_NONE, DXGK_PASSIVE)    \
     X(KMD_COUNTS, "gr_kmd_counts", DXGK_LEVEL_ZERO, DXGK_CLASS_NONE, DXGK_PASSIVE)                        \
+    /* gr_kmd_packet_progress: reads packet state under the miniport's own lock */                      \
+    X(PACKET_PROGRESS, "gr_kmd_packet_progress", DXGK_LEVEL_ZERO, DXGK_CLASS_NONE, DXGK_PASSIVE)          \
     X(CREATE_CONTEXT, "DxgkDdiCreateContext", DXGK_LEVEL_ZERO, DXGK_CLASS_NONE, DXGK_PASSIVE)             \
     X(DESTROY_CONTEXT, "DxgkDdiDestroyContext", DXGK_LEVEL_ZERO, DXGK_CLASS_NONE, DXGK_PASSIVE)           \
     X(QUERY_CURRENT_FENCE, "DxgkDdiQueryCurrentFence", DXGK_LEVEL_ZERO, DXGK_CLASS_NONE, DXGK_PASSIVE)    \

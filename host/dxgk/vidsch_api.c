@@ -337,17 +337,29 @@ static void free_packet(vs_packet_t *k)
     free(k);
 }
 
+/* Whether an allocation holds protected content (DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 Protected,
+ * HardwareProtected, CreateInVpr, or placed in the VPR). */
+static bool vs_alloc_protected(const dxgk_kalloc_t *ka)
+{
+    const DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 fl = ka->info.FlagsWddm2;
+    return fl.Protected || fl.HardwareProtected || fl.CreateInVpr || ka->in_vpr;
+}
+
 /* Checks a submission against the context and builds its packet (process lock held). */
 static gr_status_t build_packet(gr_gpu_device_t *dev, vs_context_t *c, const gr_submission_t *s, vs_packet_t **out)
 {
     vs_dmabuf_t *b = find_buf(dev, s->buffer);
     if (!b)
         return GR_E_INVALID;
-    if (s->start >= s->end || s->end > b->size)
+    /* The engine runs whole 8-byte commands from an 8-byte aligned address (rtl/dma/README.md,
+     * "The ring"): a range it cannot run is refused here, not found out by the miniport's Patch
+     * after a fence was handed out. */
+    if (s->start >= s->end || s->end > b->size || s->start % 8 || s->end % 8 || (b->mem.bus + s->start) % 8)
         return GR_E_RANGE;
     if ((s->alloc_count && !s->allocs) || (s->patch_count && !s->patches))
         return GR_E_INVALID;
-    if (s->alloc_count > GR_SUBMIT_MAX_ALLOCS || s->patch_count > GR_SUBMIT_MAX_PATCHES)
+    if (s->alloc_count > GR_SUBMIT_MAX_ALLOCS || s->patch_count > GR_SUBMIT_MAX_PATCHES ||
+        s->alloc_count > c->info.AllocationListSize || s->patch_count > c->info.PatchLocationListSize)
         return GR_E_RANGE;
     vs_packet_t *k = calloc(1, sizeof *k);
     if (!k)
@@ -382,6 +394,17 @@ static gr_status_t build_packet(gr_gpu_device_t *dev, vs_context_t *c, const gr_
         al->SegmentId = op->ka->segment;
         al->PhysicalAddress.QuadPart = (LONGLONG)(op->ka->segment ? op->ka->vram : op->ka->sysmem_bus);
     }
+    /* Protected content never reaches a place the CPU can read: a packet that names a
+     * Protected, HardwareProtected or VPR allocation may write only allocations that are
+     * protected as well (never locked, never shown; host/dxgk/README.md, "Protected content"). */
+    bool reads_protected = false;
+    for (uint32_t i = 0; i < s->alloc_count; i++)
+        reads_protected |= vs_alloc_protected(k->opens[i]->ka);
+    for (uint32_t i = 0; reads_protected && i < s->alloc_count; i++)
+        if (k->alist[i].WriteOperation && !vs_alloc_protected(k->opens[i]->ka)) {
+            free_packet(k);
+            return GR_E_INVALID;
+        }
     for (uint32_t i = 0; i < s->patch_count; i++) {
         const gr_patch_location_t *pl = &s->patches[i];
         if (pl->alloc_index >= s->alloc_count || pl->slot_id >> 24) {
@@ -392,7 +415,9 @@ static gr_status_t build_packet(gr_gpu_device_t *dev, vs_context_t *c, const gr_
             free_packet(k);
             return GR_E_INVALID;
         }
-        if (pl->patch_offset < s->start || pl->patch_offset > s->end || s->end - pl->patch_offset < 8) {
+        /* Every operand the miniport patches is a whole, aligned qword of the range. */
+        if (pl->patch_offset < s->start || pl->patch_offset > s->end || s->end - pl->patch_offset < 8 ||
+            pl->patch_offset % 8) {
             free_packet(k);
             return GR_E_RANGE;
         }

@@ -104,6 +104,15 @@ NTSTATUS vs_ddi_query_fence(gr_adapter_t *ad, DXGKARG_QUERYCURRENTFENCE *a)
     return st;
 }
 
+NTSTATUS vs_ddi_packet_progress(gr_adapter_t *ad, uint32_t fence, gr_kmd_packet_progress_t *out)
+{
+    dxgk_vidsch_t *vs = ad->vidsch;
+    dxgk_ddi_enter(vs->thr, DXGK_DDI_PACKET_PROGRESS, NULL, 0);
+    NTSTATUS st = gr_kmd_packet_progress(ad->hAdapter, fence, out);
+    dxgk_ddi_leave(vs->thr, DXGK_DDI_PACKET_PROGRESS, NULL);
+    return st;
+}
+
 /* Third level: the scheduler passes nothing through while it resets (it is the caller). */
 NTSTATUS vs_ddi_reset(gr_adapter_t *ad)
 {

@@ -34,7 +34,7 @@
 #define VS_DEFAULT_TDR 2000000u
 #define VS_MIN_TDR 10000u
 #define VS_DEFAULT_HW_CAP 4u     /* packets on the hardware when the miniport says 0 */
-#define VS_TDR_STRIKES 2u        /* timeouts of one packet (preempted in time) before a reset */
+#define VS_TDR_STRIKES 2u        /* timeouts in a row in which a packet (preempted in time) made no progress: a reset */
 #define VS_SLICE_US 5u           /* interrupt thread: simulated time per wait_irq while busy */
 /* Interrupt thread: slices the device may run without the scheduler looking. On sim:// the device
  * runs only in these slices, so a starved scheduler thread (a loaded host) would otherwise see
@@ -245,6 +245,7 @@ NTSTATUS vs_ddi_submit(gr_adapter_t *ad, const DXGKARG_SUBMITCOMMAND *a);
 NTSTATUS vs_ddi_preempt(gr_adapter_t *ad, const DXGKARG_PREEMPTCOMMAND *a);
 NTSTATUS vs_ddi_cancel(gr_adapter_t *ad, const DXGKARG_CANCELCOMMAND *a);
 NTSTATUS vs_ddi_query_fence(gr_adapter_t *ad, DXGKARG_QUERYCURRENTFENCE *a);
+NTSTATUS vs_ddi_packet_progress(gr_adapter_t *ad, uint32_t fence, gr_kmd_packet_progress_t *out);
 NTSTATUS vs_ddi_reset(gr_adapter_t *ad);
 NTSTATUS vs_ddi_restart(gr_adapter_t *ad);
 BOOLEAN vs_ddi_interrupt(gr_adapter_t *ad);

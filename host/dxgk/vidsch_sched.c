@@ -484,11 +484,28 @@ static void preempt_done(dxgk_vidsch_t *vs, uint32_t last_completed)
     vs_packet_t *head = vs->hw_head;
     if (head && !head->running && why == VS_PR_TDR)
         head->running = true; /* it was the one timing out */
+    /* It honoured the preemption in time. Long is not hung ("TDR changes in Windows 8"): a
+     * packet the miniport says moved on since it started resumes there, and only one that ran
+     * whole timeouts without moving is reset. */
+    bool moved = false;
+    if (why == VS_PR_TDR && head) {
+        gr_kmd_packet_progress_t pr;
+        memset(&pr, 0, sizeof pr);
+        const uint32_t fence = head->fence;
+        pthread_mutex_unlock(&vs->lock);
+        NTSTATUS st = vs_ddi_packet_progress(vs->ad, fence, &pr);
+        pthread_mutex_lock(&vs->lock);
+        moved = st == STATUS_SUCCESS && pr.advanced;
+        VS_TRACE(vs, "fence %u %s (resumes at %u + %llu)", fence, moved ? "moved on" : "made no progress",
+                 pr.resume_offset, (unsigned long long)pr.resume_done);
+    }
     take_off_hw(vs, why);
     vs->preempt_reason = VS_PR_NONE;
     vs->preempt_fence = 0;
+    if (moved)
+        head->strikes = 0;
     if (why == VS_PR_TDR && head && head->strikes >= VS_TDR_STRIKES && !vs->tdr_pending) {
-        /* Preempted in time twice, and each time it ran the whole timeout: it cannot finish. */
+        /* Preempted in time, but timeout after timeout it did not move: it cannot finish. */
         vs->tdr_pending = true;
         vs->tdr_fence = head->fence;
     }

@@ -135,6 +135,25 @@ NTSTATUS gr_kmd_flush_tlb(HANDLE hAdapter);
 /** The live-object counters. */
 NTSTATUS gr_kmd_counts(HANDLE hAdapter, gr_kmd_counts_t *out_counts);
 
+/** Where a packet taken off the engine by a preemption stands (gr_kmd_packet_progress). */
+typedef struct gr_kmd_packet_progress {
+    uint32_t stops;        /**< preemptions that stopped it while it ran */
+    uint32_t advanced;     /**< 1: the last of them found it further on than where it started */
+    uint32_t resume_offset; /**< bytes of its submission range that will not run again */
+    uint64_t resume_done;  /**< bytes the COPY or FILL there already wrote (not written again) */
+} gr_kmd_packet_progress_t;
+
+/**
+ * Whether a packet removed from the engine by a preemption made progress while it ran: the
+ * OS's test of a hang for a GPU that honours preemption (a packet that answers preemption
+ * requests and moves on is long, not hung). gpuref's stand-in: WDDM's DMA_PREEMPTED
+ * notification carries no progress. The packet is the one last submitted with
+ * SubmissionFenceId `fence`, not yet resubmitted, completed or cancelled.
+ * @param[out] out_progress  untouched on failure
+ * @return STATUS_SUCCESS, STATUS_INVALID_PARAMETER (bad adapter, NULL out, no such packet)
+ */
+NTSTATUS gr_kmd_packet_progress(HANDLE hAdapter, UINT fence, gr_kmd_packet_progress_t *out_progress);
+
 /**
  * Whether the DMA engine is up (ID_CAPS.DMA, a DMA-capable link and the interrupt callbacks):
  * the command-path DDIs that need it return STATUS_DEVICE_NOT_READY otherwise.

@@ -190,6 +190,9 @@ kmd_packet_t *kmd_packet_find(kmd_adapter_t *a, uint64_t id);
 kmd_packet_t *kmd_packet_from_private(kmd_adapter_t *a, const void *priv, uint32_t priv_size,
                                       uint32_t start, uint32_t end);
 void kmd_packet_write_tag(void *priv, uint32_t start, const kmd_packet_t *p);
+/* The COPY or FILL whose first qword is at cmd, `avail` bytes of buffer from there: its length in
+ * bytes (its size operand in *out_size), or 0 when it is neither or does not fit. */
+uint32_t kmd_cut_command(const uint8_t *cmd, uint32_t avail, uint64_t *out_size);
 /* Releases ring entries that completed or that a preemption removed (their packets freed or
  * kept for resubmission). */
 void kmd_retire(kmd_adapter_t *a);

@@ -92,44 +92,53 @@ static NTSTATUS engine_bring_up(kmd_adapter_t *a)
     kmd_engine_t *e = &a->eng;
     NTSTATUS st = STATUS_NO_MEMORY;
     e->slots = calloc(e->ring_entries, sizeof *e->slots);
-    if (!e->slots)
-        return STATUS_NO_MEMORY;
+    e->stub_slot = calloc(e->ring_entries, sizeof *e->stub_slot);
+    if (!e->slots || !e->stub_slot)
+        goto fail_slots;
     /* Page-sized: DMA_RING_BASE holds bits 63:12, and the fence record gets a page of its own. */
     if (dma_alloc(a, (size_t)e->ring_entries * GR_DMA_RING_ENTRY_BYTES, &e->ring))
         goto fail_slots;
     if (dma_alloc(a, KMD_PAGE, &e->fence))
         goto fail_ring;
-    st = STATUS_DEVICE_NOT_READY;
-    if (e->ring.bus & (KMD_PAGE - 1) || e->fence.bus & 7)
+    /* The commands a preemption cut, resumed (kmd_submit.c): one area per ring slot. */
+    if (dma_alloc(a, (size_t)e->ring_entries * GR_DMA_RING_ENTRY_BYTES, &e->stubs))
         goto fail_fence;
+    st = STATUS_DEVICE_NOT_READY;
+    if (e->ring.bus & (KMD_PAGE - 1) || e->fence.bus & 7 || e->stubs.bus & 7)
+        goto fail_stubs;
     memset(e->ring.cpu, 0, e->ring.bytes);
     memset(e->fence.cpu, 0, e->fence.bytes);
+    memset(e->stubs.cpu, 0, e->stubs.bytes);
 
     st = STATUS_UNSUCCESSFUL;
     uint32_t head = 0;
     if (kmd_engine_reset_and_wait(a) || kmd_engine_program_ring(a) ||
         kmd_reg_read(a, KMD_DMA_RING_HEAD, &head))
-        goto fail_fence;
+        goto fail_stubs;
     /* The engine takes TAIL modulo the ring size; so does the sequence number's index. */
     e->next_seq = head & (e->ring_entries - 1);
     e->retire_seq = e->next_seq;
     if (kmd_reg_write(a, KMD_DMA_RING_TAIL, (uint32_t)e->next_seq) ||
         kmd_reg_write(a, GR_REG_IRQ_STATE, KMD_IRQ_DMA_ALL) || irq_enable_bits(a, true))
-        goto fail_fence;
+        goto fail_stubs;
     if (kmd_reg_write(a, KMD_DMA_CTRL, KMD_DMA_CTRL_ENABLE)) {
         (void)irq_enable_bits(a, false);
-        goto fail_fence;
+        goto fail_stubs;
     }
     e->ready = true;
     return STATUS_SUCCESS;
 
+fail_stubs:
+    dma_free(a, &e->stubs);
 fail_fence:
     dma_free(a, &e->fence);
 fail_ring:
     dma_free(a, &e->ring);
 fail_slots:
     free(e->slots);
+    free(e->stub_slot);
     e->slots = NULL;
+    e->stub_slot = NULL;
     return st;
 }
 
@@ -176,10 +185,13 @@ void kmd_engine_stop(kmd_adapter_t *a)
     pthread_mutex_unlock(&e->sched_lock);
     if (e->ready) {
         e->ready = false;
+        dma_free(a, &e->stubs);
         dma_free(a, &e->fence);
         dma_free(a, &e->ring);
         free(e->slots);
+        free(e->stub_slot);
         e->slots = NULL;
+        e->stub_slot = NULL;
     }
     pthread_mutex_destroy(&e->irq_lock);
     pthread_mutex_destroy(&e->sched_lock);

@@ -37,6 +37,8 @@ typedef struct kmd_engine {
     uint32_t ring_log2, ring_entries;
     pthread_mutex_t sched_lock;
     kmd_packet_t **slots;       /* the packet each ring entry runs, NULL once released */
+    bool *stub_slot;            /* slot i holds the resumed command of slots[i + 1]'s packet */
+    gr_dma_buf_t stubs;         /* one GR_DMA_RING_ENTRY_BYTES command area per ring slot */
     uint64_t next_seq;          /* sequence number of the next entry; index = seq % entries */
     uint64_t retire_seq;        /* oldest sequence number not yet released */
     kmd_packet_t *live;         /* every live packet (doubly linked) */
@@ -46,7 +48,7 @@ typedef struct kmd_engine {
     pthread_mutex_t irq_lock;
     uint32_t last_reported_fence;        /* irq_lock */
     bool stop_pending;                   /* irq_lock: a preemption's removed range to release */
-    uint32_t stop_head, stop_tail, stop_offset;
+    uint32_t stop_head, stop_tail, stop_offset, stop_done;
     atomic_uint_fast64_t n_interrupts, n_dpcs;
 } kmd_engine_t;
 
@@ -103,6 +105,11 @@ struct kmd_packet {
     uint64_t dma_addr;         /* DmaBufferPhysicalAddress */
     uint32_t start, end;       /* submission range in the DMA buffer */
     uint32_t resume;           /* bytes of [start, end) to skip: a preemption stopped there */
+    uint64_t resume_done;      /* bytes the COPY or FILL at `resume` already wrote */
+    uint32_t split;            /* on the ring as a stub (the cut command, this long) + the rest */
+    uint8_t *cpu;              /* pDmaBuffer of its Patch: where the command a stop cut is read */
+    uint32_t stops;            /* preemptions that stopped it while it ran */
+    bool advanced;             /* the last of them found it further on than where it started */
     uint32_t ring_index;
     kmd_packet_t *prev, *next;
 };

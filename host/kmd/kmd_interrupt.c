@@ -98,11 +98,12 @@ BOOLEAN DxgkDdiInterruptRoutine(IN_CONST_PVOID MiniportDeviceContext, IN_ULONG M
     const uint32_t mine = state & KMD_IRQ_DMA_ALL;
     if (!mine)
         return FALSE;
-    uint32_t stop_head = 0, stop_tail = 0, stop_offset = 0, fault = 0, lo = 0, hi = 0;
+    uint32_t stop_head = 0, stop_tail = 0, stop_offset = 0, stop_done = 0, fault = 0, lo = 0, hi = 0;
     if (mine & KMD_IRQ_DMA_PREEMPTED)
         (void)(kmd_reg_read(a, KMD_DMA_STOP_HEAD, &stop_head) ||
                kmd_reg_read(a, KMD_DMA_STOP_TAIL, &stop_tail) ||
-               kmd_reg_read(a, KMD_DMA_STOP_OFFSET, &stop_offset));
+               kmd_reg_read(a, KMD_DMA_STOP_OFFSET, &stop_offset) ||
+               kmd_reg_read(a, KMD_DMA_STOP_DONE, &stop_done));
     if (mine & KMD_IRQ_DMA_FAULT)
         (void)(kmd_reg_read(a, KMD_DMA_FAULT_STATUS, &fault) ||
                kmd_reg_read(a, KMD_DMA_FAULT_ADDR_LO, &lo) ||
@@ -124,6 +125,7 @@ BOOLEAN DxgkDdiInterruptRoutine(IN_CONST_PVOID MiniportDeviceContext, IN_ULONG M
             e->stop_head = stop_head & KMD_DMA_INDEX_MASK;
             e->stop_tail = stop_tail & KMD_DMA_INDEX_MASK;
             e->stop_offset = stop_offset;
+            e->stop_done = stop_done;
         }
         DXGKARGCB_NOTIFY_INTERRUPT_DATA d;
         memset(&d, 0, sizeof d);

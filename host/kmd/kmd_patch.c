@@ -95,9 +95,15 @@ NTSTATUS APIENTRY DxgkDdiPatch(IN_CONST_HANDLE hAdapter, IN_CONST_PDXGKARG_PATCH
             kmd_packet_write_tag(p->pDmaBufferPrivateData, 0, pk);
         }
         pk->fence = p->SubmissionFenceId;
-        pk->dma_addr = (uint64_t)p->DmaBufferPhysicalAddress.QuadPart;
-        if (pk->start != start || pk->end != end)
+        if (pk->start != start || pk->end != end ||
+            pk->dma_addr != (uint64_t)p->DmaBufferPhysicalAddress.QuadPart) {
             pk->resume = 0;
+            pk->resume_done = 0;
+        }
+        pk->dma_addr = (uint64_t)p->DmaBufferPhysicalAddress.QuadPart;
+        /* The OS keeps the DMA buffer mapped until the packet retires: a cut command is read
+         * back from here when the packet resumes. */
+        pk->cpu = p->pDmaBuffer;
         pk->start = start;
         pk->end = end;
         pthread_mutex_unlock(&e->sched_lock);

@@ -51,6 +51,33 @@ static kmd_packet_t *find_removed(kmd_adapter_t *a, const DXGKARG_SUBMITCOMMAND 
     return NULL;
 }
 
+/*
+ * The rest of the COPY or FILL a preemption cut, as one command in `out` (its source and
+ * destination advanced by the bytes already written, its size reduced by them): its length, or
+ * 0 when there is none to resume (no CPU view of the buffer, not a COPY or FILL any more), and
+ * the packet then resumes at the command's first byte. The command is read from the DMA buffer
+ * as the last Patch left it, so an allocation that moved since is followed; the buffer itself
+ * is never changed (the caller may submit it again once the packet retires).
+ */
+static uint32_t cut_stub(const kmd_packet_t *pk, uint32_t resume, uint64_t d, uint8_t *out)
+{
+    uint64_t size = 0;
+    const uint8_t *cmd = pk->cpu ? pk->cpu + pk->start + resume : NULL;
+    const uint32_t bytes = kmd_cut_command(cmd, pk->end - pk->start - resume, &size);
+    if (!bytes || d >= size || d % 8)
+        return 0;
+    memcpy(out, cmd, bytes);
+    if ((gr_dma_get64(cmd) & 0xffu) == GR_DMA_OP_COPY) {
+        gr_dma_put64(out + 8, gr_dma_get64(cmd + 8) + d);
+        gr_dma_put64(out + 16, gr_dma_get64(cmd + 16) + d);
+        gr_dma_put64(out + 24, size - d);
+    } else {
+        gr_dma_put64(out + 8, gr_dma_get64(cmd + 8) + d);
+        gr_dma_put64(out + 16, size - d);
+    }
+    return bytes;
+}
+
 NTSTATUS APIENTRY DxgkDdiSubmitCommand(IN_CONST_HANDLE hAdapter, IN_CONST_PDXGKARG_SUBMITCOMMAND s)
 {
     kmd_adapter_t *a = kmd_adapter_from(hAdapter);
@@ -69,15 +96,7 @@ NTSTATUS APIENTRY DxgkDdiSubmitCommand(IN_CONST_HANDLE hAdapter, IN_CONST_PDXGKA
 
     pthread_mutex_lock(&e->sched_lock);
     kmd_retire(a);
-    if (e->next_seq - e->retire_seq >= GR_KMD_RING_CAPACITY) {
-        pthread_mutex_unlock(&e->sched_lock);
-        return STATUS_INSUFFICIENT_RESOURCES;
-    }
-    const uint32_t index = (uint32_t)e->next_seq & (e->ring_entries - 1);
-    if (e->slots[index]) { /* cannot happen while the count above holds; never overwrite */
-        pthread_mutex_unlock(&e->sched_lock);
-        return STATUS_INSUFFICIENT_RESOURCES;
-    }
+    const uint32_t mask = e->ring_entries - 1;
     kmd_packet_t *pk = NULL;
     if (!paging) {
         pk = kmd_packet_from_private(a, s->pDmaBufferPrivateData, s->DmaBufferPrivateDataSize, 0,
@@ -86,6 +105,28 @@ NTSTATUS APIENTRY DxgkDdiSubmitCommand(IN_CONST_HANDLE hAdapter, IN_CONST_PDXGKA
             pk = NULL;
     } else {
         pk = find_removed(a, s, ctx);
+    }
+    /* A packet resubmitted as it was removed resumes at the command the preemption stopped;
+     * a COPY or FILL cut there resumes past the bytes it wrote (cut_stub). */
+    uint8_t stub[GR_DMA_RING_ENTRY_BYTES];
+    uint32_t cut = 0, resume = 0;
+    uint64_t resume_done = 0;
+    if (pk && pk->dma_addr == base && pk->start == start && pk->end == end &&
+        pk->fence == s->SubmissionFenceId && pk->state == KMD_PKT_REMOVED) {
+        resume = pk->resume;
+        resume_done = pk->resume_done;
+    }
+    if (resume_done)
+        cut = cut_stub(pk, resume, resume_done, stub);
+    const uint32_t need = cut ? 2u : 1u;
+    if (e->next_seq - e->retire_seq + need > GR_KMD_RING_CAPACITY) {
+        pthread_mutex_unlock(&e->sched_lock);
+        return STATUS_INSUFFICIENT_RESOURCES;
+    }
+    const uint32_t first = (uint32_t)e->next_seq & mask, index = (uint32_t)(e->next_seq + need - 1) & mask;
+    if (e->slots[first] || e->slots[index]) { /* cannot happen while the count holds; never overwrite */
+        pthread_mutex_unlock(&e->sched_lock);
+        return STATUS_INSUFFICIENT_RESOURCES;
     }
     bool created = false;
     if (!pk) {
@@ -98,21 +139,33 @@ NTSTATUS APIENTRY DxgkDdiSubmitCommand(IN_CONST_HANDLE hAdapter, IN_CONST_PDXGKA
         pk->ctx = ctx;
         pk->paging = paging;
     }
-    /* A packet resubmitted as it was removed resumes at the command the preemption stopped. */
-    if (pk->dma_addr != base || pk->start != start || pk->end != end ||
-        pk->fence != s->SubmissionFenceId || pk->state != KMD_PKT_REMOVED)
-        pk->resume = 0;
-    pk->dma_addr = base;
-    pk->start = start;
-    pk->end = end;
-    pk->fence = s->SubmissionFenceId;
-
     const bool use_root = ctx && ctx->has_root && !paging;
-    uint8_t *entry = (uint8_t *)e->ring.cpu + (size_t)index * GR_DMA_RING_ENTRY_BYTES;
-    gr_dma_ring_entry(entry, base + start + pk->resume, end - start - pk->resume, s->SubmissionFenceId,
-                      use_root, use_root ? ctx->root : 0, 1);
-    if (kmd_reg_write(a, KMD_DMA_RING_TAIL, (uint32_t)(e->next_seq + 1) & (e->ring_entries - 1))) {
+    const uint64_t root = use_root ? ctx->root : 0;
+    uint8_t *ring = e->ring.cpu;
+    if (cut) {
+        /* The stub entry: the cut command's remaining bytes, in the packet's address space.
+         * Its fence id is the one the record already holds once the entries before it are
+         * done (the newest queued entry's, else the record's), and it raises no interrupt: its
+         * completion tells the OS nothing. */
+        uint8_t *area = (uint8_t *)e->stubs.cpu + (size_t)first * GR_DMA_RING_ENTRY_BYTES;
+        memcpy(area, stub, cut);
+        const kmd_packet_t *newest = e->slots[(first - 1) & mask];
+        uint32_t stub_fence = 0;
+        if (newest)
+            stub_fence = newest->fence;
+        else
+            kmd_fence_read(a, &stub_fence, NULL);
+        gr_dma_ring_entry(ring + (size_t)first * GR_DMA_RING_ENTRY_BYTES,
+                          e->stubs.bus + (uint64_t)first * GR_DMA_RING_ENTRY_BYTES, cut, stub_fence,
+                          use_root, root, 0);
+    }
+    const uint32_t skip = resume + cut;
+    uint8_t *entry = ring + (size_t)index * GR_DMA_RING_ENTRY_BYTES;
+    gr_dma_ring_entry(entry, base + start + skip, end - start - skip, s->SubmissionFenceId, use_root, root, 1);
+    if (kmd_reg_write(a, KMD_DMA_RING_TAIL, (uint32_t)(e->next_seq + need) & mask)) {
         memset(entry, 0, GR_DMA_RING_ENTRY_BYTES);
+        if (cut)
+            memset(ring + (size_t)first * GR_DMA_RING_ENTRY_BYTES, 0, GR_DMA_RING_ENTRY_BYTES);
         if (created)
             kmd_packet_free(a, pk);
         pthread_mutex_unlock(&e->sched_lock);
@@ -120,10 +173,22 @@ NTSTATUS APIENTRY DxgkDdiSubmitCommand(IN_CONST_HANDLE hAdapter, IN_CONST_PDXGKA
     }
     if (created && !paging)
         kmd_packet_write_tag(s->pDmaBufferPrivateData, 0, pk);
+    /* Queued: the packet takes what this submission is (nothing of it changed before here). */
+    pk->dma_addr = base;
+    pk->start = start;
+    pk->end = end;
+    pk->fence = s->SubmissionFenceId;
+    pk->resume = resume;
+    pk->resume_done = cut ? resume_done : 0;
     pk->state = KMD_PKT_QUEUED;
     pk->ring_index = index;
+    pk->split = cut;
+    if (cut) {
+        e->slots[first] = pk;
+        e->stub_slot[first] = true;
+    }
     e->slots[index] = pk;
-    e->next_seq++;
+    e->next_seq += need;
     atomic_store(&e->last_submitted_fence, s->SubmissionFenceId);
     atomic_store(&e->any_submitted, true);
     pthread_mutex_unlock(&e->sched_lock);
@@ -223,4 +288,27 @@ NTSTATUS APIENTRY DxgkDdiQueryCurrentFence(IN_CONST_HANDLE hAdapter, INOUT_PDXGK
     kmd_sync(a, report_completed_sync, &sc);
     q->CurrentFence = done;
     return STATUS_SUCCESS;
+}
+
+NTSTATUS gr_kmd_packet_progress(HANDLE hAdapter, UINT fence, gr_kmd_packet_progress_t *out_progress)
+{
+    kmd_adapter_t *a = kmd_adapter_from(hAdapter);
+    if (!a || !out_progress)
+        return STATUS_INVALID_PARAMETER;
+    kmd_engine_t *e = &a->eng;
+    NTSTATUS st = STATUS_INVALID_PARAMETER;
+    pthread_mutex_lock(&e->sched_lock);
+    if (e->ready)
+        kmd_retire(a); /* the preemption's stop is taken into account first */
+    for (const kmd_packet_t *p = e->live; p; p = p->next)
+        if (p->state == KMD_PKT_REMOVED && p->fence == fence) {
+            out_progress->stops = p->stops;
+            out_progress->advanced = p->advanced;
+            out_progress->resume_offset = p->resume;
+            out_progress->resume_done = p->resume_done;
+            st = STATUS_SUCCESS;
+            break;
+        }
+    pthread_mutex_unlock(&e->sched_lock);
+    return st;
 }

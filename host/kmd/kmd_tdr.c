@@ -54,10 +54,12 @@ NTSTATUS APIENTRY DxgkDdiResetFromTimeout(IN_CONST_HANDLE hAdapter)
     for (; e->retire_seq != e->next_seq; e->retire_seq++) {
         uint32_t i = (uint32_t)e->retire_seq & mask;
         kmd_packet_t *p = e->slots[i];
-        if (!p)
-            continue;
+        const bool stub = e->stub_slot[i];
         e->slots[i] = NULL;
-        kmd_packet_free(a, p);
+        e->stub_slot[i] = false;
+        /* A stub shares its packet with the main entry after it, which frees it. */
+        if (p && !stub)
+            kmd_packet_free(a, p);
     }
     /* Removed paging packets are not tagged, so no CancelCommand can name them: after a reset
      * the OS rebuilds its paging work, and they go now. */

@@ -327,6 +327,13 @@ static bool in_vpr(const gr_alloc_info_t *i)
     return (i->flags_wddm2 & (wddm2_bit(0) | wddm2_bit(1))) != 0;
 }
 
+/* Protected content: in the VPR, or Protected (gr_submit refuses a packet that names one and
+ * writes an allocation that is not). */
+static bool is_protected(const gr_alloc_info_t *i)
+{
+    return in_vpr(i) || (i->flags_wddm2 & wddm2_bit(2)) != 0;
+}
+
 /* [off, off + bytes) inside size; bytes 0 means "to the end" and becomes it. */
 static int check_range(const opts_t *o, const char *cmd, const char *what, uint64_t size, uint64_t off,
                        uint64_t *bytes)
@@ -469,6 +476,18 @@ static int check_vram_source(const opts_t *o, session_t *s, uint64_t addr, uint6
     int rc = gr_adapter_segments(s->ad, seg, GR_ALLOC_MAX_SEGMENTS, &n);
     if (rc)
         return fail_status(o, "copy", rc, EXIT_DEVICE, "reading the segments");
+    /* A VRAM address reaches what no allocation list names: not into protected content. */
+    for (unsigned r = 0; r < s->nrecs; r++) {
+        gr_alloc_info_t ai;
+        if (!s->recs[r].handle || gr_alloc_query(s->gdev, s->recs[r].handle, &ai) || !is_protected(&ai) ||
+            ai.segment == GR_SEGMENT_SYSTEM)
+            continue;
+        if (addr < ai.vram_address + ai.size && addr + bytes > ai.vram_address && !is_protected(dst))
+            return fail_status(o, "copy", GR_E_INVALID, EXIT_USAGE,
+                               "copy: vram:0x%llx + %llu bytes reaches into @%u, which is protected: protected "
+                               "content only goes to protected allocations",
+                               (unsigned long long)addr, (unsigned long long)bytes, r + 1);
+    }
     for (uint32_t k = 0; k < n && k < GR_ALLOC_MAX_SEGMENTS; k++) {
         const gr_segment_info_t *g = &seg[k];
         if (addr < g->base || addr - g->base >= g->size)
@@ -532,6 +551,11 @@ int cmd_copy(const opts_t *o, session_t *s, const xfer_req_t *q)
             return fail_status(o, "copy", 0, EXIT_USAGE,
                                "copy @%u -> @%u: @%u is inside the VPR and @%u is not: protected content never "
                                "leaves the VPR (the engine would fault)",
+                               q->src_ref, q->dst_ref, q->src_ref, q->dst_ref);
+        if (is_protected(&si) && !is_protected(&di))
+            return fail_status(o, "copy", GR_E_INVALID, EXIT_USAGE,
+                               "copy @%u -> @%u: @%u is Protected and @%u is not: protected content only goes to "
+                               "protected allocations (gr_submit refuses it)",
                                q->src_ref, q->dst_ref, q->src_ref, q->dst_ref);
         if (q->src_ref == q->dst_ref && q->src_off < q->dst_off + bytes && q->dst_off < q->src_off + bytes)
             return fail_status(o, "copy", 0, EXIT_USAGE,
@@ -686,7 +710,8 @@ int cmd_read(const opts_t *o, session_t *s, const xfer_req_t *q)
                            (unsigned long long)bytes);
     if (q->cpu) {
         void *m = NULL;
-        rc = gr_alloc_lock(s->gdev, h, GR_LOCK_READ_ONLY, &m);
+        /* Only the pages read cross BAR1 (a lock of the whole allocation would move all of it). */
+        rc = gr_alloc_lock_range(s->gdev, h, GR_LOCK_READ_ONLY, q->src_off, bytes ? bytes : 1, &m);
         if (rc == GR_E_INVALID)
             rc = fail_status(o, "read", rc, EXIT_USAGE, "read @%u --cpu: the CPU cannot map it (not CPU-visible); "
                              "without --cpu it is read through the engine", q->src_ref);
@@ -701,7 +726,7 @@ int cmd_read(const opts_t *o, session_t *s, const xfer_req_t *q)
         const uint64_t n = bytes - done < READ_CHUNK ? bytes - done : READ_CHUNK;
         const uint8_t *data;
         if (q->cpu) {
-            data = cpu_map + q->src_off + done;
+            data = cpu_map + done;
         } else {
             gr_dma_writer_init(&p.w, p.cpu, TS_AT);
             p.nrefs = 0;

@@ -15,9 +15,7 @@ size_t AxiTestMaster::add(const MasterTxn &t)
 
 bool AxiTestMaster::all_done() const
 {
-    for (const MasterTxn &t : txns_)
-        if (!t.done) return false;
-    return true;
+    return done_count_ == txns_.size();
 }
 
 void AxiTestMaster::error(uint64_t cycle, const std::string &what)
@@ -35,9 +33,13 @@ void AxiTestMaster::note(uint64_t cycle, unsigned channel, uint32_t id)
 
 // A response overtook: an older transaction of the same direction and another ID, already
 // accepted by the slave, is still waiting.
-void AxiTestMaster::count_reorder(const std::vector<size_t> &order, size_t idx)
+void AxiTestMaster::count_reorder(const std::vector<size_t> &order, size_t &oldest, size_t idx)
 {
-    for (size_t i : order) {
+    // Transactions before `oldest` are done: none of them can be waiting.
+    while (oldest < order.size() && txns_[order[oldest]].done)
+        ++oldest;
+    for (size_t k = oldest; k < order.size(); ++k) {
+        const size_t i = order[k];
         if (i == idx) return;
         const MasterTxn &o = txns_[i];
         if (o.addr_done && !o.done && o.a.id != txns_[idx].a.id) {
@@ -110,11 +112,12 @@ void AxiTestMaster::sample(const AxiPins &p, uint64_t cycle)
             const size_t idx = q.front();
             MasterTxn &t = txns_[idx];
             if (t.w_beats_done != t.a.len + 1u) error(cycle, "B before the last W beat of its write");
-            count_reorder(writes_, idx);
+            count_reorder(writes_, w_oldest_, idx);
             q.pop_front();
             t.bresp = p.bresp;
             t.resp_cycle = cycle;
             t.done = true;
+            ++done_count_;
             --writes_in_flight_;
         }
     }
@@ -126,7 +129,7 @@ void AxiTestMaster::sample(const AxiPins &p, uint64_t cycle)
         } else {
             const size_t idx = q.front();
             MasterTxn &t = txns_[idx];
-            if (t.rdata.empty()) count_reorder(reads_, idx);
+            if (t.rdata.empty()) count_reorder(reads_, r_oldest_, idx);
             Lanes d{};
             std::memcpy(d.data(), p.rdata, cfg_.data_bytes);
             t.rdata.push_back(d);
@@ -138,6 +141,7 @@ void AxiTestMaster::sample(const AxiPins &p, uint64_t cycle)
                 q.pop_front();
                 t.resp_cycle = cycle;
                 t.done = true;
+                ++done_count_;
                 --reads_in_flight_;
             }
         }

@@ -86,12 +86,15 @@ private:
     bool stall() { return cfg_.ready_stall_pct && rng_.percent(cfg_.ready_stall_pct); }
     void error(uint64_t cycle, const std::string &what);
     void note(uint64_t cycle, unsigned channel, uint32_t id);
-    void count_reorder(const std::vector<size_t> &order, size_t idx);
+    void count_reorder(const std::vector<size_t> &order, size_t &oldest, size_t idx);
 
     Config cfg_;
     Prng rng_;
     std::vector<MasterTxn> txns_;
     std::vector<size_t> writes_, reads_; // indices into txns_, in issue order
+    // Linear in the number of transactions (a BAR1 stream queues thousands): how many are done,
+    // and per direction the first that may not be.
+    size_t done_count_ = 0, w_oldest_ = 0, r_oldest_ = 0;
     size_t aw_next_ = 0, w_next_ = 0, ar_next_ = 0;
     unsigned w_beat_ = 0;
     unsigned writes_in_flight_ = 0, reads_in_flight_ = 0;

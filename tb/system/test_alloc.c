@@ -689,6 +689,70 @@ static void lock_round_trips_through_the_aperture(void **state)
     free(got);
 }
 
+/* The device's cycle counter (DMA_TIMESTAMP: reading LO latches HI). */
+static uint64_t device_cycles(fx_t *f)
+{
+    uint32_t lo = reg_read(f, GR_REG_DMA_TIMESTAMP_LO);
+    return (uint64_t)reg_read(f, GR_REG_DMA_TIMESTAMP_LO + 4) << 32 | lo;
+}
+
+/*
+ * gr_alloc_lock_range moves only the pages it locks through BAR1: reading 8 bytes of a 1 MiB
+ * allocation costs a small fraction of the device cycles a whole lock costs; a write lock of a
+ * few bytes writes back its page only (the rest of VRAM is as it was); bad ranges are refused
+ * and lock nothing.
+ */
+static void range_lock_moves_only_its_pages(void **state)
+{
+    fx_t *f = *state;
+    gr_alloc_t h;
+    const size_t n = MIB;
+    assert_int_equal(create1(f->dev, buffer_priv(n, GR_CPU_ACCESS_READ_WRITE, 0), &h), GR_OK);
+    gr_alloc_info_t info = query(f->dev, h);
+    uint8_t *want = malloc(n), *got = malloc(n);
+    assert_non_null(want);
+    assert_non_null(got);
+    fill_pattern(want, n, 5);
+    void *ptr = NULL;
+    uint64_t c0 = device_cycles(f);
+    assert_int_equal(gr_alloc_lock(f->dev, h, 0, &ptr), GR_OK);
+    const uint64_t whole = device_cycles(f) - c0;
+    memcpy(ptr, want, n);
+    assert_int_equal(gr_alloc_unlock(f->dev, h), GR_OK);
+    /* 8 bytes in the middle of a page: the pointer is at them, and they are right. */
+    const uint64_t at = 5 * 4096 + 12;
+    c0 = device_cycles(f);
+    assert_int_equal(gr_alloc_lock_range(f->dev, h, GR_LOCK_READ_ONLY, at, 8, &ptr), GR_OK);
+    const uint64_t part = device_cycles(f) - c0;
+    assert_memory_equal(ptr, want + at, 8);
+    assert_true(query(f->dev, h).locked);
+    assert_int_equal(gr_alloc_unlock(f->dev, h), GR_OK);
+    print_message("# whole lock of 1 MiB: %llu cycles; 8 bytes: %llu\n", (unsigned long long)whole,
+                  (unsigned long long)part);
+    assert_true(whole >= n / 8); /* at least a beat a qword */
+    assert_true(part * 16 < whole);
+    /* A write lock of 16 bytes across nothing else: only they change in VRAM. */
+    const uint64_t wat = 3 * 4096 + 8;
+    assert_int_equal(gr_alloc_lock_range(f->dev, h, 0, wat, 16, &ptr), GR_OK);
+    memset(ptr, 0xee, 16);
+    assert_int_equal(gr_alloc_unlock(f->dev, h), GR_OK);
+    memset(want + wat, 0xee, 16);
+    vram_read_raw(f, info.vram_address, got, n);
+    assert_memory_equal(got, want, n);
+    /* Bad ranges: GR_E_RANGE, nothing locked, the pointer untouched. */
+    void *keep = (void *)&keep;
+    ptr = keep;
+    assert_int_equal(gr_alloc_lock_range(f->dev, h, 0, 0, 0, &ptr), GR_E_RANGE);
+    assert_int_equal(gr_alloc_lock_range(f->dev, h, 0, n, 8, &ptr), GR_E_RANGE);
+    assert_int_equal(gr_alloc_lock_range(f->dev, h, 0, n - 8, 16, &ptr), GR_E_RANGE);
+    assert_int_equal(gr_alloc_lock_range(f->dev, h, 0, 8, UINT64_MAX, &ptr), GR_E_RANGE);
+    assert_ptr_equal(ptr, keep);
+    assert_false(query(f->dev, h).locked);
+    assert_int_equal(gr_alloc_destroy(f->dev, h), GR_OK);
+    free(want);
+    free(got);
+}
+
 static void on_demand_lock_moves_the_window_and_puts_it_back(void **state)
 {
     fx_t *f = *state;
@@ -1415,6 +1479,7 @@ int main(int argc, char **argv)
         T(vpr_allocations_land_inside_the_vpr),
         T(no_memory_when_nothing_fits_changes_nothing),
         T(lock_round_trips_through_the_aperture),
+        T(range_lock_moves_only_its_pages),
         T(on_demand_lock_moves_the_window_and_puts_it_back),
         T(lock_refuses_gpu_only_protected_and_vpr_allocations),
         T(vpr_refuses_the_aperture),

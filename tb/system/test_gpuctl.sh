@@ -466,5 +466,37 @@ check "evict of a freed allocation is a usage error" 2 "$GPUCTL" -d sim:// alloc
 expect "... saying so" "evict @1: already freed" "$err"
 check "conformance after evict is refused" 2 "$GPUCTL" -d sim:// alloc 4K evict @1 conformance
 
+# ---- long work: past the TDR timeout (2,000,000 cycles, about 12 MiB), with default settings ----
+# Each command below outlives several timeouts: VidSch preempts it at each, the miniport resumes the
+# COPY or FILL past the bytes it wrote, and nothing is reset. These two checks move 256 MiB through
+# the engine (about 45 million device cycles): about 2.5 minutes of this suite's 3 on a loaded
+# two-core machine.
+check "a 64 MiB fill and a 64 MiB copy complete (default scheduling)" 0 "$GPUCTL" -d sim:// \
+    alloc 64M alloc 64M fill @1 0x64c0ffee copy @1 @2 read @2 0 8 read @2 0x3fffff8 8 timeline
+cp "$out" "$chain"
+expect "... the copy's first qword holds the pattern" "^@2\+00000000  ee ff c0 64 ee ff c0 64" "$chain"
+expect "... and its last" "^@2\+03fffff8  ee ff c0 64 ee ff c0 64" "$chain"
+expect "... preempted for the TDR timeout on the way" "preempt .* tdr, preemption fence" "$chain"
+check "... and never reset" 0 test "$(grep -cE ' tdr +0x| tdr  ' "$chain")" = 0
+check "bench --sizes 64M completes and checks its copy" 0 "$GPUCTL" -d sim:// bench --sizes 64M --runs 1
+expect "... the 64 MiB copy's destination holds the pattern" "the 64 MiB copy's destination holds the source's pattern" "$out"
+
+# ---- protected content never reaches a place the CPU can read ----
+check "a copy out of a Protected allocation is refused (exit 2)" 2 "$GPUCTL" -d sim:// \
+    alloc 64K --protected alloc 64K fill @1 0x5ec7e7 copy @1 @2 read @2 0 16
+expect "... saying why" "copy @1 -> @2: @1 is Protected and @2 is not: protected content only goes to protected allocations" "$err"
+check "... and the pattern is never shown" 0 test "$(grep -c 'e7 c7 5e' "$out")" = 0
+check "Protected to Protected runs" 0 "$GPUCTL" -d sim:// alloc 64K --protected alloc 64K --protected \
+    fill @1 0x5ec7e7 copy @1 @2
+check "a vram: source inside a Protected allocation is refused (exit 2)" 2 "$GPUCTL" -d sim:// \
+    alloc 64K --protected alloc 64K ls copy vram:0x10010000 @2 4K
+expect "... saying why" "reaches into @1, which is protected" "$err"
+
+# ---- a CPU lock moves only the pages read ----
+check "read --cpu of 8 bytes at the end of a 16 MiB allocation" 0 "$GPUCTL" -d sim:// \
+    alloc 16M --cpu-visible fill @1 0x77665544 4K read @1 0 8 --cpu read @1 0xfffff8 8 --cpu
+expect "... shows the filled start" "^@1\+00000000  44 55 66 77 44 55 66 77" "$out"
+expect "... and the untouched end" "^@1\+00fffff8  00 00 00 00 00 00 00 00" "$out"
+
 echo "1..$n"
 exit $((fails > 0))

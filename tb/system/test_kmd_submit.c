@@ -1399,6 +1399,141 @@ static void preemption_reports_fences_and_removed_packets_resume(void **state)
     assert_int_equal(DxgkDdiDestroyContext(ctx), STATUS_SUCCESS);
 }
 
+#define R_DMA_STOP_DONE 0x33cu
+#define R_DMA_PERF_BYTES_LO 0x364u
+
+/* Patch with empty lists (the commands carry VRAM addresses): records the DMA buffer's CPU view. */
+static void patch_empty(fx_t *f, HANDLE ctx, packet_t *p, uint32_t fence)
+{
+    DXGKARG_PATCH pa;
+    memset(&pa, 0, sizeof pa);
+    pa.hContext = ctx;
+    pa.DmaBufferPhysicalAddress.QuadPart = (LONGLONG)p->buf->bus;
+    pa.pDmaBuffer = p->buf->cpu;
+    pa.DmaBufferSize = (UINT)p->buf->bytes;
+    pa.DmaBufferSubmissionEndOffset = p->bytes;
+    pa.pDmaBufferPrivateData = p->priv;
+    pa.DmaBufferPrivateDataSize = sizeof p->priv;
+    pa.DmaBufferPrivateDataSubmissionEndOffset = sizeof p->priv;
+    pa.SubmissionFenceId = fence;
+    assert_int_equal(DxgkDdiPatch(f->ad, &pa), STATUS_SUCCESS);
+}
+
+/* Preempts with preemption fence pf and waits for the answer. */
+static void preempt_now(fx_t *f, uint32_t pf)
+{
+    DXGKARG_PREEMPTCOMMAND pc;
+    memset(&pc, 0, sizeof pc);
+    pc.PreemptionFenceId = pf;
+    unsigned from = f->nnotes;
+    assert_int_equal(DxgkDdiPreemptCommand(f->ad, &pc), STATUS_SUCCESS);
+    const DXGKARGCB_NOTIFY_INTERRUPT_DATA *d = pump_until_note(f, DXGK_INTERRUPT_DMA_PREEMPTED, from);
+    assert_int_equal(d->DmaPreempted.PreemptionFenceId, pf);
+}
+
+/*
+ * A COPY cut by a preemption resumes past the bytes it wrote: the packet is stopped twice inside
+ * a 1 MiB COPY (the second time inside the stub that resumed it), gr_kmd_packet_progress reports
+ * it moving on each time with DMA_STOP_DONE's bytes, and in the end the engine has written every
+ * byte once (DMA_PERF_BYTES), the copy is right, the FILL after it ran, the DMA buffer is as the
+ * caller wrote it, and the ring works on. A WAIT that never ends reports no progress.
+ */
+static void a_cut_copy_resumes_past_the_bytes_it_wrote(void **state)
+{
+    fx_t *f = *state;
+    SKIP_WITHOUT_ENGINE(f);
+    HANDLE ctx = make_context(f, 0);
+    const uint64_t src = 0x800000, dst = 0xa00000, tail = 0xc00000;
+    const size_t n = MIB;
+    uint8_t *want = malloc(n), *got = malloc(n);
+    assert_non_null(want);
+    assert_non_null(got);
+    fill_pattern(want, n, 77);
+    vram_write(f, src, want, n);
+    packet_t p = {dma_buf(f, 4096), 0, {0}};
+    gr_dma_writer_t w;
+    gr_dma_writer_init(&w, p.buf->cpu, p.buf->bytes);
+    assert_int_equal(gr_dma_copy(&w, GR_DMA_SPACE_VRAM, src, GR_DMA_SPACE_VRAM, dst, n), 0);
+    assert_int_equal(gr_dma_fill(&w, GR_DMA_SPACE_VRAM, tail, 4 * KIB, 0x7a11u), 0);
+    p.bytes = (uint32_t)w.used;
+    uint8_t as_written[64];
+    memcpy(as_written, p.buf->cpu, p.bytes);
+    const uint32_t bytes0 = reg_read(f, R_DMA_PERF_BYTES_LO);
+    gr_kmd_packet_progress_t pr;
+    patch_empty(f, ctx, &p, 21);
+    submit(f, ctx, &p, 21);
+    run(f, 100 + (uint32_t)(seed % 97)); /* well inside the COPY (about 1,700 us of it) */
+    preempt_now(f, 22);
+    const uint32_t done1 = reg_read(f, R_DMA_STOP_DONE);
+    print_message("# first stop after %u bytes of the COPY\n", done1);
+    assert_true(done1 > 0 && done1 < n && done1 % 8 == 0);
+    assert_int_equal(reg_read(f, R_DMA_STOP_OFFSET), 0);
+    assert_int_equal(gr_kmd_packet_progress(f->ad, 21, &pr), STATUS_SUCCESS);
+    assert_int_equal(pr.advanced, 1);
+    assert_int_equal(pr.stops, 1);
+    assert_int_equal(pr.resume_offset, 0);
+    assert_int_equal(pr.resume_done, done1);
+    /* Resubmitted: a stub with the rest of the COPY, then the FILL; stopped again in the stub. */
+    patch_empty(f, ctx, &p, 23);
+    DXGKARG_SUBMITCOMMAND s = submit_args(ctx, &p, 23);
+    s.Flags.Resubmission = 1;
+    assert_int_equal(DxgkDdiSubmitCommand(f->ad, &s), STATUS_SUCCESS);
+    run(f, 100 + (uint32_t)(seed % 89));
+    preempt_now(f, 24);
+    const uint32_t done2 = reg_read(f, R_DMA_STOP_DONE);
+    print_message("# second stop after %u more bytes, inside the stub\n", done2);
+    assert_true(done2 > 0 && done1 + done2 < n);
+    assert_int_equal(gr_kmd_packet_progress(f->ad, 23, &pr), STATUS_SUCCESS);
+    assert_int_equal(pr.advanced, 1);
+    assert_int_equal(pr.stops, 2);
+    assert_int_equal(pr.resume_done, done1 + done2);
+    assert_int_equal(gr_kmd_packet_progress(f->ad, 21, &pr), STATUS_INVALID_PARAMETER); /* stale id */
+    patch_empty(f, ctx, &p, 25);
+    s = submit_args(ctx, &p, 25);
+    s.Flags.Resubmission = 1;
+    assert_int_equal(DxgkDdiSubmitCommand(f->ad, &s), STATUS_SUCCESS);
+    pump_until_completed(f, 25);
+    assert_int_equal(current_fence(f), 25);
+    assert_int_equal(counts(f).packets, 0);
+    assert_int_equal(reg_read(f, R_DMA_PERF_BYTES_LO) - bytes0, (uint32_t)(n + 4 * KIB));
+    vram_read(f, dst, got, n);
+    assert_memory_equal(got, want, n);
+    check_long_packet(f, tail, 1, 0x7a11u);
+    assert_memory_equal(p.buf->cpu, as_written, p.bytes); /* the caller's buffer is untouched */
+
+    /* A WAIT that never ends answers the preemption but does not move. */
+    packet_t h = {dma_buf(f, 4096), 0, {0}};
+    gr_dma_writer_init(&w, h.buf->cpu, h.buf->bytes);
+    assert_int_equal(gr_dma_wait(&w, GR_DMA_SPACE_VRAM, tail + 8 * KIB, 1), 0);
+    h.bytes = (uint32_t)w.used;
+    patch_empty(f, ctx, &h, 26);
+    submit(f, ctx, &h, 26);
+    run(f, 50);
+    preempt_now(f, 27);
+    assert_int_equal(gr_kmd_packet_progress(f->ad, 26, &pr), STATUS_SUCCESS);
+    assert_int_equal(pr.advanced, 0);
+    assert_int_equal(pr.resume_offset, 0);
+    assert_int_equal(pr.resume_done, 0);
+    DXGKARG_CANCELCOMMAND cc;
+    memset(&cc, 0, sizeof cc);
+    cc.hContext = ctx;
+    cc.pDmaBufferPrivateData = h.priv;
+    cc.DmaBufferPrivateDataSize = sizeof h.priv;
+    cc.DmaBufferPrivateDataSubmissionEndOffset = sizeof h.priv;
+    assert_int_equal(DxgkDdiCancelCommand(f->ad, &cc), STATUS_SUCCESS);
+    assert_int_equal(counts(f).packets, 0);
+    /* The ring works on. */
+    packet_t q = {dma_buf(f, 4096), 0, {0}};
+    long_packet(&q, tail + 64 * KIB, 1, 0x9e9e0000u);
+    submit(f, ctx, &q, 28);
+    pump_until_completed(f, 28);
+    check_long_packet(f, tail + 64 * KIB, 1, 0x9e9e0000u);
+    assert_int_equal(counts(f).packets, 0);
+    free(want);
+    free(got);
+    assert_int_equal(DxgkDdiDestroyContext(ctx), STATUS_SUCCESS);
+}
+
 static void a_preempted_paging_buffer_resumes_when_resubmitted(void **state)
 {
     fx_t *f = *state;
@@ -2031,6 +2166,7 @@ int main(int argc, char **argv)
         T(submit_reports_the_fence_and_query_current_fence_agrees),
         T(a_lost_interrupt_is_reported_by_query_current_fence),
         T(preemption_reports_fences_and_removed_packets_resume),
+        T(a_cut_copy_resumes_past_the_bytes_it_wrote),
         T(a_preempted_paging_buffer_resumes_when_resubmitted),
         T(cancel_frees_removed_packets),
         T(paging_transfers_and_fills_move_the_bytes),

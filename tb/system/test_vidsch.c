@@ -1010,8 +1010,44 @@ static void bad_submissions_are_refused_and_change_nothing(void **state)
         assert_int_equal((expr), (code));       \
         assert_int_equal(fence, 77);            \
     } while (0)
+    size_t tl_n = 0;
+    uint64_t tl_mark = 0, tl_after = 0;
+    assert_int_equal(gr_adapter_timeline(f->ad, 0, NULL, 0, &tl_n, &tl_mark), GR_OK);
+    uint8_t before[64];
+    memcpy(before, c.cpu, sizeof before);
     REFUSED(gr_submit(d, ctx, NULL, &fence), GR_E_INVALID);
     assert_int_equal(gr_submit(d, ctx, &good, NULL), GR_E_INVALID);
+    /* Ranges the engine cannot run (it fetches whole 8-byte commands from 8-byte aligned
+     * addresses): refused at submit, not found out by Patch after a fence was handed out. */
+    static const uint32_t bad_ranges[][2] = {{4, 12}, {0, 12}, {1, 9}, {0, 3}, {0, 4}, {4, 8},
+                                             {8, 12}, {0, 4095}, {4088, 4100}, {7, 8}};
+    for (unsigned i = 0; i < sizeof bad_ranges / sizeof bad_ranges[0]; i++) {
+        s = good, s.start = bad_ranges[i][0], s.end = bad_ranges[i][1], s.patch_count = 0;
+        REFUSED(gr_submit(d, ctx, &s, &fence), GR_E_RANGE);
+    }
+    /* A patch location inside the range but not on a qword (at 4 of [0, 16), and neighbours). */
+    static const uint32_t bad_patch_offsets[] = {4, 1, 7, 9, 12};
+    for (unsigned i = 0; i < sizeof bad_patch_offsets / sizeof bad_patch_offsets[0]; i++) {
+        gr_patch_location_t mis = pl;
+        mis.patch_offset = bad_patch_offsets[i];
+        s = good, s.start = 0, s.end = 16, s.patches = &mis;
+        REFUSED(gr_submit(d, ctx, &s, &fence), GR_E_RANGE);
+    }
+    {
+        gr_patch_location_t edge = pl;
+        edge.patch_offset = 16; /* the qword after the range */
+        s = good, s.start = 0, s.end = 16, s.patches = &edge;
+        REFUSED(gr_submit(d, ctx, &s, &fence), GR_E_RANGE);
+        edge.patch_offset = 0; /* before a range that starts at 8 */
+        s = good, s.start = 8, s.end = 24, s.patches = &edge;
+        REFUSED(gr_submit(d, ctx, &s, &fence), GR_E_RANGE);
+    }
+    s = good, s.patch_count = GR_SUBMIT_MAX_PATCHES + 1;
+    REFUSED(gr_submit(d, ctx, &s, &fence), GR_E_RANGE);
+    s = good, s.patches = NULL;
+    REFUSED(gr_submit(d, ctx, &s, &fence), GR_E_INVALID);
+    s = good, s.allocs = NULL;
+    REFUSED(gr_submit(d, ctx, &s, &fence), GR_E_INVALID);
     REFUSED(gr_submit(NULL, ctx, &good, &fence), GR_E_INVALID);
     REFUSED(gr_submit(d, 0, &good, &fence), GR_E_INVALID);
     REFUSED(gr_submit(d, ctx ^ 0x5a5a5a5au, &good, &fence), GR_E_INVALID);
@@ -1089,6 +1125,10 @@ static void bad_submissions_are_refused_and_change_nothing(void **state)
     gr_dma_buffer_info_t bi;
     assert_int_equal(gr_dma_buffer_info(d, c.h, &bi), GR_OK);
     assert_int_equal(bi.in_flight, 0);
+    /* No timeline event, and nothing patched into the buffer. */
+    assert_int_equal(gr_adapter_timeline(f->ad, 0, NULL, 0, &tl_n, &tl_after), GR_OK);
+    assert_int_equal(tl_after, tl_mark);
+    assert_memory_equal(c.cpu, before, sizeof before);
     /* Waits: fences never handed out. */
     assert_int_equal(gr_wait(d, ctx, 0, 0), GR_E_INVALID);
     assert_int_equal(gr_wait(d, ctx, 1, 0), GR_E_INVALID);
@@ -1201,6 +1241,117 @@ static void long_packet_alone_runs_through_without_preemption_or_reset(void **st
     assert_int_equal(st.preemptions, 0);
     assert_int_equal(st.tdrs, 0);
     assert_int_equal(rec_get(lng.dma).submits, 1);
+}
+
+/* COPY bytes from one allocation to another, both VRAM addresses patched in. */
+static void cmd_copy(sf_cmd_t *c, gr_alloc_t src, gr_alloc_t dst, uint32_t bytes)
+{
+    uint32_t at = (uint32_t)c->w.used;
+    assert_int_equal(gr_dma_copy(&c->w, GR_DMA_SPACE_VRAM, 0, GR_DMA_SPACE_VRAM, 0, bytes), 0);
+    c->pl[c->npl++] = (gr_patch_location_t){.alloc_index = sf_cmd_ref(c, src, false), .patch_offset = at + 8};
+    c->pl[c->npl++] = (gr_patch_location_t){.alloc_index = sf_cmd_ref(c, dst, true), .patch_offset = at + 16};
+}
+
+static uint64_t perf_bytes(gr_adapter_t *ad)
+{
+    uint32_t hi = sf_reg_read(ad, GR_REG_DMA_PERF_BYTES_HI), lo = sf_reg_read(ad, GR_REG_DMA_PERF_BYTES_LO);
+    uint32_t hi2 = sf_reg_read(ad, GR_REG_DMA_PERF_BYTES_HI);
+    if (hi2 != hi)
+        lo = sf_reg_read(ad, GR_REG_DMA_PERF_BYTES_LO);
+    return (uint64_t)hi2 << 32 | lo;
+}
+
+/*
+ * A packet many TDR timeouts long (a FILL and a COPY of 512 KiB each against a 20,000-cycle
+ * timeout): at each timeout VidSch preempts, the engine stops inside the COPY or FILL, the
+ * miniport resumes it past the bytes it wrote, and VidSch sees the packet moved on: no reset,
+ * and the engine writes every byte exactly once (DMA_PERF_BYTES), which a packet restarted
+ * from a command's first byte would not.
+ */
+static void long_packet_past_the_tdr_timeout_resumes_where_it_stopped_and_completes(void **state)
+{
+    fx_t *f = *state;
+    sf_set_sched(f->ad, 100000000, 20000);
+    sf_cmd_t c;
+    sf_cmd_begin(f->dev, f->ctx[0], &c);
+    cmd_fill(&c, f->alloc[0], 0, 512 * KIB, 0x7e57a11u);
+    cmd_copy(&c, f->alloc[0], f->alloc[1], 512 * KIB);
+    cmd_fill(&c, f->alloc[2], 0, 4096, 0x7e57a12u);
+    const uint64_t b0 = perf_bytes(f->ad);
+    sub_t lng = cmd_submit(f->dev, f->ctx[0], &c);
+    assert_int_equal(wait_sub(&lng, LONG_WAIT), GR_OK);
+    const uint64_t moved = perf_bytes(f->ad) - b0;
+    gr_sched_stats_t st = sf_sched_stats(f->ad);
+    assert_int_equal(st.tdrs, 0);
+    assert_true(st.preemptions >= 3);
+    rec_t r = rec_get(lng.dma);
+    assert_true(r.submits >= 4);
+    assert_true(r.submit_resub[1]);
+    assert_int_equal(moved, 512 * KIB + 512 * KIB + 4096);
+    readback(f, f->alloc[1], 0, 64 * KIB);
+    assert_true(all_words(f->rb_cpu, 64 * KIB, 0x7e57a11u));
+    readback(f, f->alloc[1], 448 * KIB, 64 * KIB);
+    assert_true(all_words(f->rb_cpu, 64 * KIB, 0x7e57a11u));
+    readback(f, f->alloc[2], 0, 4096);
+    assert_true(all_words(f->rb_cpu, 4096, 0x7e57a12u));
+    check_rules(&lng, GR_OK);
+    check_global_rules();
+}
+
+static int create_protected(gr_gpu_device_t *dev, uint64_t bytes, uint32_t flag, gr_alloc_t *out)
+{
+    gr_alloc_private_t p = buffer_priv(bytes, GR_CPU_ACCESS_NONE);
+    p.flags = flag;
+    gr_alloc_desc_t d = {.private_data = &p, .private_size = sizeof p};
+    return gr_alloc_create(dev, NULL, &d, 1, out, NULL);
+}
+
+/*
+ * Protected content never reaches a place the CPU can read: a packet that names a Protected
+ * (or VPR) allocation and writes one that is not is refused at gr_submit, with nothing queued;
+ * into another protected allocation it runs. The same list without the protected one runs.
+ */
+static void protected_content_goes_only_to_protected_allocations(void **state)
+{
+    fx_t *f = *state;
+    gr_alloc_t prot = 0, prot2 = 0, vpr = 0;
+    assert_int_equal(create_protected(f->dev, 64 * KIB, GR_ALLOC_PRIV_PROTECTED, &prot), GR_OK);
+    assert_int_equal(create_protected(f->dev, 64 * KIB, GR_ALLOC_PRIV_PROTECTED, &prot2), GR_OK);
+    assert_int_equal(create_protected(f->dev, 64 * KIB, GR_ALLOC_PRIV_IN_VPR, &vpr), GR_OK);
+    const gr_alloc_t srcs[2] = {prot, vpr};
+    for (unsigned k = 0; k < 2; k++) {
+        sf_cmd_t c;
+        sf_cmd_begin(f->dev, f->ctx[0], &c);
+        cmd_copy(&c, srcs[k], f->alloc[0], 4096);
+        gr_submission_t sub = {.buffer = c.h, .start = 0, .end = (uint32_t)c.w.used, .allocs = c.refs,
+                               .alloc_count = c.nrefs, .patches = c.pl, .patch_count = c.npl};
+        size_t n = 0;
+        uint64_t mark = 0, after = 0, fence = 77;
+        assert_int_equal(gr_adapter_timeline(f->ad, 0, NULL, 0, &n, &mark), GR_OK);
+        assert_int_equal(gr_submit(f->dev, f->ctx[0], &sub, &fence), GR_E_INVALID);
+        assert_int_equal(fence, 77);
+        /* Also when the protected one is only read and the write is listed first. */
+        gr_alloc_ref_t swapped[2] = {{f->alloc[0], GR_ALLOC_REF_WRITE}, {srcs[k], 0}};
+        gr_submission_t sub2 = {.buffer = c.h, .start = 0, .end = (uint32_t)c.w.used, .allocs = swapped,
+                                .alloc_count = 2};
+        assert_int_equal(gr_submit(f->dev, f->ctx[0], &sub2, &fence), GR_E_INVALID);
+        assert_int_equal(fence, 77);
+        assert_int_equal(gr_adapter_timeline(f->ad, 0, NULL, 0, &n, &after), GR_OK);
+        assert_int_equal(after, mark);
+        gr_context_info_t ci;
+        assert_int_equal(gr_context_info(f->dev, f->ctx[0], &ci), GR_OK);
+        assert_int_equal(ci.submitted, 0);
+    }
+    /* Protected to protected runs. */
+    sf_cmd_t c;
+    sf_cmd_begin(f->dev, f->ctx[0], &c);
+    cmd_fill(&c, prot, 0, 4096, 0x5ec7e7u);
+    cmd_copy(&c, prot, prot2, 4096);
+    sub_t ok = cmd_submit(f->dev, f->ctx[0], &c);
+    assert_int_equal(wait_sub(&ok, LONG_WAIT), GR_OK);
+    assert_int_equal(gr_alloc_destroy(f->dev, vpr), GR_OK);
+    assert_int_equal(gr_alloc_destroy(f->dev, prot2), GR_OK);
+    assert_int_equal(gr_alloc_destroy(f->dev, prot), GR_OK);
 }
 
 /* gr_preempt takes the context's packet off the engine; it runs again and completes. */
@@ -1999,6 +2150,8 @@ int main(int argc, char **argv)
         T(fences_complete_with_the_interrupt_disabled),
         T(long_packet_is_preempted_by_the_quantum_and_not_reset),
         T(long_packet_alone_runs_through_without_preemption_or_reset),
+        T(long_packet_past_the_tdr_timeout_resumes_where_it_stopped_and_completes),
+        T(protected_content_goes_only_to_protected_allocations),
         T(explicit_preemption_resubmits_and_the_packet_completes),
         T(cancel_cancels_each_patched_packet_once_and_drops_the_rest),
         T(packets_that_ran_are_never_cancelled),

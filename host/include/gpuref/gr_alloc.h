@@ -399,8 +399,20 @@ GR_API gr_status_t gr_alloc_destroy(gr_gpu_device_t *device, gr_alloc_t handle);
 GR_API gr_status_t gr_alloc_lock(gr_gpu_device_t *device, gr_alloc_t handle, uint32_t flags, void **out_ptr);
 
 /**
- * Unlocks: writes the buffer back to VRAM through BAR1 (unless locked GR_LOCK_READ_ONLY)
- * and frees it. The allocation is unlocked even when the write-back fails.
+ * Locks only the pages holding [offset, offset + bytes) (D3DDDICB_LOCK's NumPages/pPages: a
+ * lock of some pages of an allocation), as gr_alloc_lock otherwise. Only those pages cross
+ * BAR1, at lock and at unlock: reading a few bytes of a large allocation costs a page, not the
+ * allocation. Writes outside them through the pointer are undefined (a lock of the whole
+ * allocation is gr_alloc_lock).
+ * @param[out] out_ptr  the byte at offset (inside a page-aligned buffer); untouched on failure
+ * @return as gr_alloc_lock, and GR_E_RANGE (bytes 0, or the range is not inside the allocation)
+ */
+GR_API gr_status_t gr_alloc_lock_range(gr_gpu_device_t *device, gr_alloc_t handle, uint32_t flags, uint64_t offset,
+                                       uint64_t bytes, void **out_ptr);
+
+/**
+ * Unlocks: writes the locked pages back to VRAM through BAR1 (unless locked
+ * GR_LOCK_READ_ONLY) and frees the buffer. The allocation is unlocked even when the write-back fails.
  * @return GR_OK, GR_E_INVALID (bad handle, not locked through this handle), link errors
  */
 GR_API gr_status_t gr_alloc_unlock(gr_gpu_device_t *device, gr_alloc_t handle);

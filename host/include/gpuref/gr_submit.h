@@ -18,9 +18,12 @@
  * of the same device, each read or written) and a patch-location list: before the packet runs
  * the miniport writes each listed allocation's address (+ offset) at the listed offset of the
  * DMA buffer (DxgkDdiPatch). Packets of one context run in submission order; contexts share the
- * engine round-robin, preempted when a packet outlives its quantum. A packet that hangs the
- * engine (no progress for the TDR timeout, or an engine fault) resets the GPU: its context is
- * lost (GR_E_DEVICE_RESET) and the other contexts' work runs after the reset.
+ * engine round-robin, preempted when a packet outlives its quantum. A packet may run longer than
+ * the TDR timeout: at each timeout it is preempted and, if it moved on (a command completed, or a
+ * COPY or FILL wrote more), resumes where it stopped. A packet that hangs the engine (no progress
+ * through two timeouts in a row, a preemption not answered within one, or an engine fault)
+ * resets the GPU: its context is lost (GR_E_DEVICE_RESET) and the other contexts' work runs
+ * after the reset.
  *
  * Times are simulated cycles of the device (its DMA_TIMESTAMP counter; 100 per microsecond on
  * sim://).
@@ -73,7 +76,7 @@ typedef struct gr_alloc_ref {
 /** One patch location (D3DDDI_PATCHLOCATIONLIST). */
 typedef struct gr_patch_location {
     uint32_t alloc_index;  /**< index into the allocation list */
-    uint32_t patch_offset; /**< byte offset in the DMA buffer, inside the submitted range */
+    uint32_t patch_offset; /**< byte offset in the DMA buffer: a multiple of 8, its qword inside the range */
     uint32_t alloc_offset; /**< bytes added to the allocation's address; below its size */
     uint32_t slot_id;      /**< passed to the miniport as SlotId (24 bits) */
     uint32_t driver_id;    /**< passed to the miniport as DriverId */
@@ -82,7 +85,7 @@ typedef struct gr_patch_location {
 /** One submission. */
 typedef struct gr_submission {
     gr_dma_buffer_t buffer;  /**< the DMA buffer */
-    uint32_t start, end;     /**< bytes [start, end) of it hold the commands; start < end */
+    uint32_t start, end;     /**< bytes [start, end) of it hold the commands; start < end, both multiples of 8 */
     const gr_alloc_ref_t *allocs;
     uint32_t alloc_count;    /**< at most GR_SUBMIT_MAX_ALLOCS, each allocation at most once */
     const gr_patch_location_t *patches;
@@ -111,7 +114,8 @@ typedef struct gr_context_info {
 /** The scheduler's knobs (gr_adapter_set_scheduling), in device cycles. */
 typedef struct gr_sched_params {
     uint64_t quantum_cycles;     /**< a packet may run this long before another context's work preempts it */
-    uint64_t tdr_timeout_cycles; /**< no fence progress this long (and no preemption within it): TDR */
+    uint64_t tdr_timeout_cycles; /**< running this long without completing: preempted; twice in a row without
+                                      moving on, or not preempted within it: TDR */
 } gr_sched_params_t;
 
 /** The scheduler's counters (gr_adapter_sched_stats). */
@@ -177,16 +181,25 @@ GR_API gr_status_t gr_dma_buffer_destroy(gr_gpu_device_t *device, gr_dma_buffer_
 /**
  * Queues a submission on a context. The allocation list and patches are copied; the DMA buffer
  * must not be changed or destroyed until the fence retires.
+ * Everything is checked before anything is queued: a refusal hands out no fence, records no
+ * timeline event, patches nothing and calls no DDI. The engine runs whole 8-byte commands from
+ * an 8-byte aligned address, so start and end must be multiples of 8, and so must every
+ * patch_offset (its qword inside [start, end)). Protected content never reaches what the CPU can
+ * read: a list that names a Protected, HardwareProtected or VPR allocation may write only
+ * allocations that are protected too.
  * Every listed allocation is made resident first (VidMm pages evicted ones in through paging
  * buffers on the engine, evicting others if VRAM is short; gr_alloc.h, "Residency"), and stays
  * resident until the packet retires; so gr_submit may wait for earlier packets to free room.
  * @param[out] out_fence  the submission's fence; untouched on failure
- * @return GR_OK; GR_E_INVALID (bad handle: context, buffer or allocation; an allocation listed
- *         twice or written through a read-only open; unknown flags; a patch naming no listed
- *         allocation or offset past it); GR_E_RANGE (range empty or past the buffer, a patch
- *         outside the range, too many entries); GR_E_DEVICE_RESET (the context was lost in a GPU
- *         reset); GR_E_NO_MEMORY (also: the listed allocations cannot all be resident at
- *         once). Nothing is queued on failure.
+ * @return GR_OK; GR_E_INVALID (NULL submission or out_fence; a list pointer NULL with a count;
+ *         bad handle: context, buffer or allocation; an allocation listed twice or written through
+ *         a read-only open; unknown flags; a patch naming no listed allocation, an alloc_offset
+ *         not below its size, or a slot_id over 24 bits; protected content written to an
+ *         allocation that is not protected); GR_E_RANGE (range empty, past the buffer, or start
+ *         or end not a multiple of 8; a patch offset not a multiple of 8 or its qword outside the
+ *         range; more entries than GR_SUBMIT_MAX_* or the context's list sizes);
+ *         GR_E_DEVICE_RESET (the context was lost in a GPU reset); GR_E_NO_MEMORY (also: the
+ *         listed allocations cannot all be resident at once). Nothing is queued on failure.
  */
 GR_API gr_status_t gr_submit(gr_gpu_device_t *device, gr_context_t context, const gr_submission_t *submission,
                              uint64_t *out_fence);
@@ -197,7 +210,8 @@ GR_API gr_status_t gr_submit(gr_gpu_device_t *device, gr_context_t context, cons
  * @param timeout_cycles  device cycles to wait; 0: just look
  * @return GR_OK (it ran to completion), GR_E_CANCELLED (it will never run: gr_cancel, context
  *         destroyed), GR_E_DEVICE_RESET (lost in a GPU reset), GR_E_TIMEOUT (not yet),
- *         GR_E_INVALID (bad handle, or a fence never handed out)
+ *         GR_E_INVALID (bad handle, or a fence never handed out; or the miniport's Patch refused
+ *         the packet at its turn, which gr_submit's checks leave to placement alone)
  */
 GR_API gr_status_t gr_wait(gr_gpu_device_t *device, gr_context_t context, uint64_t fence, uint64_t timeout_cycles);
 
@@ -213,7 +227,7 @@ GR_API gr_status_t gr_cancel(gr_gpu_device_t *device, gr_context_t context, uint
 
 /**
  * Preempts the engine now if the context has work on it (DxgkDdiPreemptCommand); the packets
- * taken off run again later (resubmitted, from their start). Returns when the preemption has
+ * taken off run again later (resubmitted; the one that was running resumes where it stopped). Returns when the preemption has
  * completed (or there was nothing to preempt).
  * @return GR_OK, GR_E_INVALID, GR_E_UNSUPPORTED (no engine, or the miniport is not
  *         PreemptionAware), GR_E_DEVICE_RESET (the preemption timed out and the GPU was reset)
