@@ -75,6 +75,7 @@ module link_phy_ft245 #(
     logic        rxq_valid;              // a captured byte to push (ft_clk_i)
     logic [7:0]  rxq_data;
     wire         rxq_ready, rxq_afull;
+    wire         unused_rxq_ready = rxq_ready;  // RD# keeps room (asserted under GR_ASSERT)
     cmn_async_fifo #(.Width(8), .DepthLog2(RxFifoLog2), .AfullFree(3)) u_rx_fifo (
         .wr_clk_i(ft_clk_i), .wr_rst_i(ft_rst), .wr_data_i(rxq_data),
         .wr_valid_i(rxq_valid), .wr_ready_o(rxq_ready), .wr_almost_full_o(rxq_afull),
