@@ -160,7 +160,7 @@ module link_phy_uart #(
             if (pop) rd_q <= rd_q + 1'b1;
             ferr_q <= rx_ferr;
             ovr_q <= rx_done && full;
-            rts_n_q <= (PB'(Depth) - used) < PB'(RtsSlack + 1);
+            rts_n_q <= (PB'(Depth) - used) < PB'(RtsSlack);
         end
         rx_cnt_q <= rx_cnt_d;
         rx_bit_q <= rx_bit_d;
