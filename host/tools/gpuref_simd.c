@@ -137,7 +137,9 @@ typedef struct tagown {
 enum { RTL_RESETTING, RTL_HELLO, RTL_UP };
 
 typedef struct server {
-    gr_board_t *board;
+    gr_board_t *board; /* NULL with --connect */
+    int up_fd;         /* --connect: the device end's socket */
+    const char *up_path;
     gr_board_kind_t kind;
     gr_pipe_t bpipe;
     gr_proto_link_t rtl;
@@ -156,9 +158,35 @@ typedef struct server {
 
 static server_t *S;
 
+/* The server's link to the device counts device time on a board (its replays then do not
+ * depend on the host's load), wall time on a socket. */
 static uint64_t dev_ms(void)
 {
-    return gr_board_cycle(S->board) / CYCLES_PER_MS;
+    return S->board ? gr_board_cycle(S->board) / CYCLES_PER_MS : wall_ms();
+}
+
+/* Bus addresses a client may hand out: its slice of the device's DMA window, or of the space
+ * from 0x1_0000_0000 when the device leaves the choice to the host. */
+static void client_window(unsigned slot, uint64_t *base, uint64_t *size)
+{
+    if (S->hello.dma_size) {
+        *size = (S->hello.dma_size / MAX_CLIENTS) & ~0xfffull;
+        *base = S->hello.dma_base + slot * *size;
+    } else {
+        *size = WINDOW_SIZE;
+        *base = WINDOW_BASE + slot * WINDOW_SIZE;
+    }
+}
+
+static client_t *window_owner(uint64_t addr)
+{
+    for (unsigned i = 0; i < MAX_CLIENTS; i++) {
+        uint64_t b, sz;
+        client_window(i, &b, &sz);
+        if (addr >= b && addr - b < sz)
+            return &S->clients[i];
+    }
+    return NULL;
 }
 
 /* ---- the board as the byte pipe of the server's host end ---------------------------------- */
@@ -320,10 +348,11 @@ static void client_accept(int lfd)
         .core_hz = h->core_hz,
         .replay_timeout = h->replay_timeout,
         .dma_timeout = h->dma_timeout,
-        .dma_base = WINDOW_BASE + slot * WINDOW_SIZE,
-        .dma_size = WINDOW_SIZE,
+        .dma_base = 0,
+        .dma_size = 0,
         .replay_ms = 200,
     };
+    client_window(slot, &cfg.dma_base, &cfg.dma_size);
     if (gr_proto_dev_init(&c->dev, &c->pipe, &cfg, &client_ops, c)) {
         close(fd);
         memset(c, 0, sizeof *c);
@@ -367,9 +396,7 @@ static void rtl_dma(const gr_proto_hdr_t *h, const uint32_t *w)
     unsigned tag = w[0] & 0xffu;
     uint64_t addr = (uint64_t)w[2] << 32 | w[1];
     uint8_t rsp_type = h->type == GR_PT_DMA_RD ? GR_PT_DMA_RD_RSP : GR_PT_DMA_WR_RSP;
-    client_t *c = NULL;
-    if (addr >= WINDOW_BASE && addr - WINDOW_BASE < MAX_CLIENTS * WINDOW_SIZE)
-        c = &S->clients[(addr - WINDOW_BASE) / WINDOW_SIZE];
+    client_t *c = window_owner(addr);
     if (c && c->used && c->dev.up) {
         S->tags[tag] = (tagown_t){c, c->gen, c->epoch, rsp_type};
         if (gr_proto_dev_send(&c->dev, h->type, w, h->len) == GR_OK)
@@ -460,9 +487,12 @@ static const gr_proto_link_cb_t rtl_cb = {rtl_deliver, rtl_control};
 static void rtl_step(uint64_t cycles)
 {
     static uint8_t buf[65536];
-    gr_board_run_until(S->board, 1, cycles, NULL);
     size_t n = 0;
-    while (gr_board_read(S->board, buf, sizeof buf, &n) == GR_OK && n) {
+    if (S->board)
+        gr_board_run_until(S->board, 1, cycles, NULL);
+    else if (S->bpipe.ops->read(S->bpipe.ctx, buf, sizeof buf, 1, &n))
+        stop_flag = 1; /* the device end went away: so does the server */
+    while (n || (S->board && gr_board_read(S->board, buf, sizeof buf, &n) == GR_OK && n)) {
         size_t at = 0;
         while (at < n) {
             size_t room = 0;
@@ -472,6 +502,7 @@ static void rtl_step(uint64_t cycles)
             gr_proto_link_input(&S->rtl, k, dev_ms());
             at += k;
         }
+        n = 0;
     }
     uint64_t now = dev_ms();
     if (S->rtl_state == RTL_RESETTING && now - S->reset_sent >= 1) {
@@ -497,7 +528,9 @@ static int rtl_open(void)
 {
     /* device time: the UART board needs a largest frame's time on the line, both ways */
     uint32_t replay = 2;
-    if (S->kind == GR_BOARD_UART)
+    if (!S->board)
+        replay = 200;
+    else if (S->kind == GR_BOARD_UART)
         replay = 50;
     if (gr_proto_link_init(&S->rtl, &S->bpipe, true, replay, 0, &rtl_cb, NULL))
         return GR_E_NO_MEMORY;
@@ -507,13 +540,21 @@ static int rtl_open(void)
     uint32_t e = S->epoch;
     gr_proto_link_ctrl(&S->rtl, GR_PT_RESET, &e, 1);
     /* 200 ms of device time is plenty for RESET and HELLO on any link */
-    for (int i = 0; i < 10000 && S->rtl_state != RTL_UP && !stop_flag; i++)
+    uint64_t t0 = wall_ms();
+    for (int i = 0; i < 10000 && S->rtl_state != RTL_UP && !stop_flag; i++) {
+        if (!S->board && wall_ms() - t0 > 5000)
+            break;
         rtl_step(RUN_SLICE);
+    }
     if (S->rtl_state != RTL_UP) {
-        fprintf(stderr, "gpuref-simd: the %s board's link did not come up (no %s in %llu cycles)\n",
-                gr_board_kind_name(S->kind),
-                S->rtl_state == RTL_RESETTING ? "RESET_ACK" : "HELLO_RSP",
-                (unsigned long long)gr_board_cycle(S->board));
+        if (S->board)
+            fprintf(stderr, "gpuref-simd: the %s board's link did not come up (no %s in %llu "
+                            "cycles)\n", gr_board_kind_name(S->kind),
+                    S->rtl_state == RTL_RESETTING ? "RESET_ACK" : "HELLO_RSP",
+                    (unsigned long long)gr_board_cycle(S->board));
+        else
+            fprintf(stderr, "gpuref-simd: no %s from the device at %s in 5 s\n",
+                    S->rtl_state == RTL_RESETTING ? "RESET_ACK" : "HELLO_RSP", S->up_path);
         return GR_E_LINK;
     }
     if (S->hello.ver_major != GR_PROTO_VER_MAJOR) {
@@ -553,8 +594,11 @@ static int serve_socket(const char *path)
             close(lfd);
         return 1;
     }
-    printf("gpuref-simd: serving a %s board on %s (seed %llu)\n", gr_board_kind_name(S->kind),
-           path, (unsigned long long)gr_board_seed(S->board));
+    if (S->board)
+        printf("gpuref-simd: serving a %s board on %s (seed %llu)\n", gr_board_kind_name(S->kind),
+               path, (unsigned long long)gr_board_seed(S->board));
+    else
+        printf("gpuref-simd: serving the device at %s on %s\n", S->up_path, path);
     fflush(stdout);
     static uint8_t buf[65536];
     while (!stop_flag) {
@@ -672,6 +716,34 @@ static int serve_pty(const char *link_file)
     return 0;
 }
 
+/* --connect: the device end is at the far end of a Unix socket, not a board in this process. */
+static int serve_connected(const char *dev_path, const char *path)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (strlen(dev_path) >= sizeof sa.sun_path || fd < 0) {
+        fprintf(stderr, "gpuref-simd: bad device socket %s\n", dev_path);
+        return 2;
+    }
+    strcpy(sa.sun_path, dev_path);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+        fprintf(stderr, "gpuref-simd: cannot connect to %s: %s\n", dev_path, strerror(errno));
+        close(fd);
+        return 1;
+    }
+    S->up_fd = fd;
+    S->up_path = dev_path;
+    if (gr_pipe_fd_create(fd, dev_path, NULL, NULL, NULL, &S->bpipe)) {
+        close(fd);
+        return 1;
+    }
+    int status = rtl_open() ? 1 : serve_socket(path);
+    gr_proto_link_free(&S->rtl);
+    S->bpipe.ops->close(S->bpipe.ctx);
+    free(S);
+    return status;
+}
+
 /* ---- command line ------------------------------------------------------------------------------ */
 
 static void usage(FILE *f)
@@ -681,6 +753,7 @@ static void usage(FILE *f)
             "                   [--vram BYTES] [--baud N] [--fst FILE] [--verbose]\n"
             "       gpuref-simd --pty [--pty-link FILE] [--seed N] [--vram BYTES] [--baud N]"
             " [--fst FILE]\n"
+            "       gpuref-simd --connect DEVSOCK [--socket PATH] [--verbose]\n"
             "       gpuref-simd --help | --version\n"
             "Runs a simulated gpuref board (fpga_core with its link chip's model and VRAM) and\n"
             "serves it until SIGTERM or SIGINT:\n"
@@ -694,6 +767,8 @@ static void usage(FILE *f)
             "  --vram BYTES    VRAM size (default 512M; K, M, G suffixes)\n"
             "  --baud N        the UART board's line rate (default 3000000)\n"
             "  --fst FILE      record an FST waveform of the whole board\n"
+            "  --connect DEVSOCK  no board: share the device end reached on a Unix socket\n"
+            "                  (another gpuref-simd, a device model) among the clients\n"
             "Built-in board kinds:",
             GR_SIMD_DEFAULT_SOCKET);
     static const gr_board_kind_t kinds[] = {GR_BOARD_STREAM, GR_BOARD_UART, GR_BOARD_FT601,
@@ -731,10 +806,11 @@ int main(int argc, char **argv)
         {"baud", required_argument, 0, 'B'},   {"fst", required_argument, 0, 'f'},
         {"pty", no_argument, 0, 'p'},          {"pty-link", required_argument, 0, 'l'},
         {"verbose", no_argument, 0, 'v'},      {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'r'},      {0, 0, 0, 0},
+        {"version", no_argument, 0, 'r'},      {"connect", required_argument, 0, 'c'},
+        {0, 0, 0, 0},
     };
     const char *path = getenv("GR_SIMD_SOCKET");
-    const char *board_name = NULL, *link_file = NULL;
+    const char *board_name = NULL, *link_file = NULL, *connect_path = NULL;
     bool pty = false, verbose = false;
     gr_board_config_t cfg = {.kind = GR_BOARD_STREAM};
     uint64_t v = 0;
@@ -756,6 +832,7 @@ int main(int argc, char **argv)
         case 'p': pty = true; break;
         case 'l': link_file = optarg; break;
         case 'v': verbose = true; break;
+        case 'c': connect_path = optarg; break;
         case 'h': usage(stdout); return 0;
         case 'r':
             printf("gpuref-simd %s (link protocol %u.%u)\n", SIMD_VERSION, GR_PROTO_VER_MAJOR,
@@ -786,7 +863,12 @@ int main(int argc, char **argv)
     }
     if (!path || !*path)
         path = GR_SIMD_DEFAULT_SOCKET;
-    if (!gr_board_kind_built(cfg.kind)) {
+    if (connect_path && (pty || board_name || cfg.fst_path)) {
+        fprintf(stderr, "gpuref-simd: --connect serves a device that runs elsewhere: no --pty, "
+                        "--board or --fst with it\n");
+        return 2;
+    }
+    if (!connect_path && !gr_board_kind_built(cfg.kind)) {
         fprintf(stderr, "gpuref-simd: the %s board is not built into this binary (its top "
                         "bridge/rtl/fpga_core_%s.v was missing when it was built)\n",
                 gr_board_kind_name(cfg.kind), cfg.kind == GR_BOARD_FT2232H ? "ft245"
@@ -802,6 +884,9 @@ int main(int argc, char **argv)
         return 1;
     S->verbose = verbose;
     S->kind = cfg.kind;
+    S->up_fd = -1;
+    if (connect_path)
+        return serve_connected(connect_path, path);
     int rc = gr_board_create(&cfg, &S->board);
     if (rc) {
         fprintf(stderr, "gpuref-simd: cannot build the %s board: %s\n", gr_board_kind_name(cfg.kind),

@@ -9,10 +9,11 @@ $(LINK_PROTO_TEST): $(LINK_PROTO_OBJS) $(LIBGPUREF) $(SIM_LIB)
 
 all: $(LINK_PROTO_TEST)
 
-# Two seeds: the faults fall elsewhere, the results must not change.
+# Two seeds: the faults fall elsewhere, the results must not change. gpuref-simd --connect
+# puts the server's switch in front of the C device end.
 TEST_SUITES += system-link-proto
-test-system-link-proto: $(LINK_PROTO_TEST)
-	$(call tap_run,system-link-proto,CMOCKA_MESSAGE_OUTPUT=TAP $< --seed 1 && CMOCKA_MESSAGE_OUTPUT=TAP $< --seed 2)
+test-system-link-proto: $(LINK_PROTO_TEST) $(GPUREF_SIMD)
+	$(call tap_run,system-link-proto,CMOCKA_MESSAGE_OUTPUT=TAP $< --seed 1 --simd $(GPUREF_SIMD) && CMOCKA_MESSAGE_OUTPUT=TAP $< --seed 2 --simd $(GPUREF_SIMD))
 
 -include $(LINK_PROTO_OBJS:.o=.d)
 

@@ -7,7 +7,9 @@
  * applied twice or lost: ACC adds every value written to it (a duplicated write shows in the
  * sum), the device counts answers to its DMA requests by tag (a DMA write served twice or never
  * shows), and a mailbox takes a sequence of DMA writes whose last value must win.
- * Usage: test_link_proto [--seed N] (default $GR_TEST_SEED, else 1).
+ * With --simd PATH it also runs gpuref-simd --connect in front of the model and checks the
+ * server's switch: two clients, ids, DMA windows, interrupts, a client leaving, SIGTERM.
+ * Usage: test_link_proto [--seed N] [--simd PATH] (seed default $GR_TEST_SEED, else 1).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,6 +24,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
+#include <signal.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -997,6 +1001,125 @@ static void uart_backend_runs_on_a_pty_at_any_baud_and_locks_the_line(void **sta
     close(keep);
 }
 
+/* ---- gpuref-simd's switch: several clients on one device end ----------------------------- */
+
+static const char *simd_bin; /* --simd PATH: the server binary */
+
+/* A DMA job through a gr_link (as run_dma), waiting on the interrupt message. */
+static int link_dma(gr_link_t *l, uint64_t bus, uint32_t words, uint32_t job)
+{
+    uint32_t done0 = 0;
+    int rc;
+    if ((rc = gr_link_read32(l, R_DMA_DONE, &done0)) || (rc = gr_link_write32(l, R_IRQ, 0)) ||
+        (rc = gr_link_write32(l, R_DMA_LO, (uint32_t)bus)) ||
+        (rc = gr_link_write32(l, R_DMA_HI, (uint32_t)(bus >> 32))) ||
+        (rc = gr_link_write32(l, R_DMA_WORDS, words)) || (rc = gr_link_write32(l, R_DMA_GO, job)))
+        return rc;
+    for (int spins = 0; spins < 400; spins++) {
+        bool raised = false;
+        uint32_t done = 0;
+        if ((rc = gr_link_wait_irq(l, 20000, &raised)) || (rc = gr_link_read32(l, R_DMA_DONE, &done)))
+            return rc;
+        if (done != done0)
+            return GR_OK;
+    }
+    return GR_E_TIMEOUT;
+}
+
+static void simd_server_shares_one_device_among_clients(void **state)
+{
+    (void)state;
+    if (!simd_bin) {
+        skip();
+        return;
+    }
+    listener_t ls;
+    listen_at(&ls);
+    char csock[108];
+    snprintf(csock, sizeof csock, "/tmp/gr-link-proto-%d-clients.sock", (int)getpid());
+    unlink(csock);
+    pid_t srv = fork();
+    assert_true(srv >= 0);
+    if (srv == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1); /* its banner is not TAP */
+        execl(simd_bin, simd_bin, "--connect", ls.path, "--socket", csock, (char *)NULL);
+        _exit(127);
+    }
+    pthread_join(ls.thread, NULL);
+    assert_non_null(ls.m);
+    for (int i = 0; i < 100 && access(csock, F_OK) != 0; i++)
+        usleep(50000);
+    char uri[200];
+    snprintf(uri, sizeof uri, "simd://%s", csock);
+    gr_link_t *a = NULL, *b = NULL;
+    int rc = gr_link_open(uri, &a);
+    if (rc)
+        fail_msg("%s: %s", uri, gr_link_error());
+    assert_int_equal(gr_link_open(uri, &b), GR_OK);
+    /* one device: what one client writes the other reads */
+    uint32_t v = 0;
+    assert_int_equal(gr_link_write32(a, R_SCRATCH, 5), GR_OK);
+    assert_int_equal(gr_link_read32(a, R_MAGIC, &v), GR_OK); /* a's posted write is out */
+    assert_int_equal(gr_link_read32(b, R_SCRATCH, &v), GR_OK);
+    assert_int_equal(v, 5);
+    /* interleaved writes of both arrive exactly once each */
+    uint32_t acc0 = 0, sum = 0;
+    assert_int_equal(gr_link_read32(a, R_ACC, &acc0), GR_OK);
+    for (uint32_t i = 1; i <= 200; i++) {
+        assert_int_equal(gr_link_write32(i % 2 ? a : b, R_ACC, i), GR_OK);
+        sum += i;
+        if (i % 16 == 0)
+            assert_int_equal(gr_link_read32(i % 32 ? a : b, R_SCRATCH, &v), GR_OK);
+    }
+    assert_int_equal(gr_link_read32(a, R_MAGIC, &v), GR_OK);
+    assert_int_equal(gr_link_read32(b, R_ACC, &v), GR_OK);
+    assert_int_equal(v, acc0 + sum);
+    /* each client its own DMA window; the device's DMA goes to the window's owner */
+    gr_dma_buf_t ba, bb;
+    assert_int_equal(gr_link_dma_alloc(a, 4096, &ba), GR_OK);
+    assert_int_equal(gr_link_dma_alloc(b, 4096, &bb), GR_OK);
+    assert_true(ba.bus >= 0x100000000ull);
+    assert_true(bb.bus >= ba.bus + 0x40000000ull || ba.bus >= bb.bus + 0x40000000ull);
+    uint32_t errs0 = model_get(ls.m, &ls.m->dma_errs);
+    assert_int_equal(link_dma(a, ba.bus, 1024, 1), GR_OK);
+    assert_int_equal(link_dma(b, bb.bus, 16, 3), GR_OK); /* b's mailbox: 16 writes, last wins */
+    for (uint32_t i = 0; i < 1024; i++)
+        assert_int_equal(((uint32_t *)ba.cpu)[i], 0xa5000000u + i);
+    assert_int_equal(((uint32_t *)bb.cpu)[0], 16);
+    assert_int_equal(((uint32_t *)bb.cpu)[1], 0);
+    /* b starts a job into a's buffer: the address decides, a serves it */
+    memset(ba.cpu, 0, 4096);
+    assert_int_equal(link_dma(b, ba.bus, 256, 1), GR_OK);
+    assert_int_equal(((uint32_t *)ba.cpu)[255], 0xa5000000u + 255);
+    assert_int_equal(model_get(ls.m, &ls.m->dma_errs), errs0);
+    /* nobody's address: DECERR */
+    assert_int_equal(link_dma(a, 0x1000, 16, 1), GR_OK);
+    assert_int_equal(model_get(ls.m, &ls.m->dma_errs), errs0 + 1);
+    /* the interrupt message reached both */
+    bool ra = false, rb = false;
+    assert_int_equal(gr_link_wait_irq(a, 0, &ra), GR_OK);
+    assert_int_equal(gr_link_wait_irq(b, 200000, &rb), GR_OK);
+    assert_true(ra && rb);
+    /* a leaves; b goes on */
+    gr_link_close(a);
+    assert_int_equal(gr_link_read32(b, R_SCRATCH, &v), GR_OK);
+    assert_int_equal(v, 5);
+    assert_int_equal(model_get(ls.m, &ls.m->dma_dups), 0);
+    /* the server stops on SIGTERM: b's next call fails with a link error, without a hang */
+    kill(srv, SIGTERM);
+    int st = 0;
+    assert_int_equal(waitpid(srv, &st, 0), srv);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    assert_int_equal(access(csock, F_OK), -1); /* the socket is removed */
+    rc = gr_link_read32(b, R_SCRATCH, &v);
+    assert_true(rc == GR_E_LINK || rc == GR_E_NO_DEVICE);
+    gr_link_close(b);
+    model_stop(ls.m);
+    close(ls.lfd);
+    unlink(ls.path);
+}
+
 int main(int argc, char **argv)
 {
     const char *env = getenv("GR_TEST_SEED");
@@ -1005,6 +1128,8 @@ int main(int argc, char **argv)
     for (int i = 1; i + 1 < argc; i++)
         if (!strcmp(argv[i], "--seed"))
             seed = strtoull(argv[i + 1], NULL, 0);
+        else if (!strcmp(argv[i], "--simd"))
+            simd_bin = argv[i + 1];
     printf("# seed=%llu (replay: test_link_proto --seed %llu)\n", seed, seed);
     fflush(stdout);
     const struct CMUnitTest tests[] = {
@@ -1021,6 +1146,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(byte_stream_uris_check_their_keys),
         cmocka_unit_test(simd_backend_reaches_a_server_and_names_a_missing_one),
         cmocka_unit_test(uart_backend_runs_on_a_pty_at_any_baud_and_locks_the_line),
+        cmocka_unit_test(simd_server_shares_one_device_among_clients),
     };
     return cmocka_run_group_tests_name("link_proto", tests, NULL, NULL);
 }
