@@ -139,6 +139,9 @@ enum { RTL_RESETTING, RTL_HELLO, RTL_UP };
 typedef struct server {
     gr_board_t *board; /* NULL with --connect */
     int up_fd;         /* --connect: the device end's socket */
+    bool faults;       /* --faults: injected on the link to the device, both ways */
+    uint64_t fault_seed;
+    double fault_rate;
     const char *up_path;
     gr_board_kind_t kind;
     gr_pipe_t bpipe;
@@ -487,12 +490,18 @@ static const gr_proto_link_cb_t rtl_cb = {rtl_deliver, rtl_control};
 static void rtl_step(uint64_t cycles)
 {
     static uint8_t buf[65536];
-    size_t n = 0;
     if (S->board)
         gr_board_run_until(S->board, 1, cycles, NULL);
-    else if (S->bpipe.ops->read(S->bpipe.ctx, buf, sizeof buf, 1, &n))
-        stop_flag = 1; /* the device end went away: so does the server */
-    while (n || (S->board && gr_board_read(S->board, buf, sizeof buf, &n) == GR_OK && n)) {
+    /* Through the pipe, so that --faults applies to what comes back too. */
+    for (;;) {
+        size_t n = 0;
+        if (S->bpipe.ops->read(S->bpipe.ctx, buf, sizeof buf, S->board ? 0 : 1, &n)) {
+            fprintf(stderr, "gpuref-simd: the device end closed the connection\n");
+            stop_flag = 1; /* --connect: nothing left to serve */
+            break;
+        }
+        if (!n)
+            break;
         size_t at = 0;
         while (at < n) {
             size_t room = 0;
@@ -502,7 +511,8 @@ static void rtl_step(uint64_t cycles)
             gr_proto_link_input(&S->rtl, k, dev_ms());
             at += k;
         }
-        n = 0;
+        if (!S->board)
+            break;
     }
     uint64_t now = dev_ms();
     if (S->rtl_state == RTL_RESETTING && now - S->reset_sent >= 1) {
@@ -716,6 +726,20 @@ static int serve_pty(const char *link_file)
     return 0;
 }
 
+/* --faults: the link to the device goes through the fault pipe (which then owns bpipe). */
+static int wrap_faults(void)
+{
+    if (!S->faults)
+        return 0;
+    gr_pipe_t w;
+    if (gr_pipe_faults_create(S->bpipe, S->fault_seed, S->fault_rate, &w))
+        return 1;
+    S->bpipe = w;
+    fprintf(stderr, "gpuref-simd: faults %llu:%g on the link to the device\n",
+            (unsigned long long)S->fault_seed, S->fault_rate);
+    return 0;
+}
+
 /* --connect: the device end is at the far end of a Unix socket, not a board in this process. */
 static int serve_connected(const char *dev_path, const char *path)
 {
@@ -737,7 +761,7 @@ static int serve_connected(const char *dev_path, const char *path)
         close(fd);
         return 1;
     }
-    int status = rtl_open() ? 1 : serve_socket(path);
+    int status = wrap_faults() || rtl_open() ? 1 : serve_socket(path);
     gr_proto_link_free(&S->rtl);
     S->bpipe.ops->close(S->bpipe.ctx);
     free(S);
@@ -750,10 +774,11 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: gpuref-simd [--socket PATH] [--board stream|uart|ft601|ft2232h] [--seed N]\n"
-            "                   [--vram BYTES] [--baud N] [--fst FILE] [--verbose]\n"
+            "                   [--vram BYTES] [--baud N] [--fst FILE] [--faults SEED:RATE]\n"
+            "                   [--verbose]\n"
             "       gpuref-simd --pty [--pty-link FILE] [--seed N] [--vram BYTES] [--baud N]"
             " [--fst FILE]\n"
-            "       gpuref-simd --connect DEVSOCK [--socket PATH] [--verbose]\n"
+            "       gpuref-simd --connect DEVSOCK [--socket PATH] [--faults SEED:RATE] [--verbose]\n"
             "       gpuref-simd --help | --version\n"
             "Runs a simulated gpuref board (fpga_core with its link chip's model and VRAM) and\n"
             "serves it until SIGTERM or SIGINT:\n"
@@ -767,6 +792,8 @@ static void usage(FILE *f)
             "  --vram BYTES    VRAM size (default 512M; K, M, G suffixes)\n"
             "  --baud N        the UART board's line rate (default 3000000)\n"
             "  --fst FILE      record an FST waveform of the whole board\n"
+            "  --faults SEED:RATE  drop, corrupt, repeat and reorder bytes on the server's link\n"
+            "                  to the device, both ways (the RTL's link layer must recover)\n"
             "  --connect DEVSOCK  no board: share the device end reached on a Unix socket\n"
             "                  (another gpuref-simd, a device model) among the clients\n"
             "Built-in board kinds:",
@@ -807,11 +834,13 @@ int main(int argc, char **argv)
         {"pty", no_argument, 0, 'p'},          {"pty-link", required_argument, 0, 'l'},
         {"verbose", no_argument, 0, 'v'},      {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'r'},      {"connect", required_argument, 0, 'c'},
-        {0, 0, 0, 0},
+        {"faults", required_argument, 0, 'F'}, {0, 0, 0, 0},
     };
     const char *path = getenv("GR_SIMD_SOCKET");
     const char *board_name = NULL, *link_file = NULL, *connect_path = NULL;
-    bool pty = false, verbose = false;
+    bool pty = false, verbose = false, faults = false;
+    uint64_t fault_seed = 0;
+    double fault_rate = 0;
     gr_board_config_t cfg = {.kind = GR_BOARD_STREAM};
     uint64_t v = 0;
     int c;
@@ -833,6 +862,14 @@ int main(int argc, char **argv)
         case 'l': link_file = optarg; break;
         case 'v': verbose = true; break;
         case 'c': connect_path = optarg; break;
+        case 'F':
+            if (gr_pipe_faults_parse(optarg, &fault_seed, &fault_rate)) {
+                fprintf(stderr, "gpuref-simd: bad --faults '%s' (SEED:RATE, RATE 0..0.5 or "
+                                "0%%..50%%)\n", optarg);
+                return 2;
+            }
+            faults = true;
+            break;
         case 'h': usage(stdout); return 0;
         case 'r':
             printf("gpuref-simd %s (link protocol %u.%u)\n", SIMD_VERSION, GR_PROTO_VER_MAJOR,
@@ -857,6 +894,11 @@ int main(int argc, char **argv)
     }
     if (pty)
         cfg.kind = GR_BOARD_UART;
+    if (faults && pty) {
+        fprintf(stderr, "gpuref-simd: --pty passes bytes straight through; inject faults in the "
+                        "client (uart://...?faults=SEED:RATE)\n");
+        return 2;
+    }
     if (link_file && !pty) {
         fprintf(stderr, "gpuref-simd: --pty-link goes with --pty\n");
         return 2;
@@ -885,6 +927,9 @@ int main(int argc, char **argv)
     S->verbose = verbose;
     S->kind = cfg.kind;
     S->up_fd = -1;
+    S->faults = faults;
+    S->fault_seed = fault_seed;
+    S->fault_rate = fault_rate;
     if (connect_path)
         return serve_connected(connect_path, path);
     int rc = gr_board_create(&cfg, &S->board);
@@ -900,8 +945,9 @@ int main(int argc, char **argv)
     } else {
         S->bpipe.ops = &board_pipe_ops;
         S->bpipe.ctx = S->board;
-        status = rtl_open() ? 1 : serve_socket(path);
+        status = wrap_faults() || rtl_open() ? 1 : serve_socket(path);
         gr_proto_link_free(&S->rtl);
+        S->bpipe.ops->close(S->bpipe.ctx);
     }
     gr_board_destroy(S->board);
     free(S);

@@ -1043,7 +1043,10 @@ static void simd_server_shares_one_device_among_clients(void **state)
     if (srv == 0) {
         int null = open("/dev/null", O_WRONLY);
         dup2(null, 1); /* its banner is not TAP */
-        execl(simd_bin, simd_bin, "--connect", ls.path, "--socket", csock, (char *)NULL);
+        char faults[64];
+        snprintf(faults, sizeof faults, "%llu:0.02", seed);
+        execl(simd_bin, simd_bin, "--connect", ls.path, "--socket", csock, "--faults", faults,
+              (char *)NULL);
         _exit(127);
     }
     pthread_join(ls.thread, NULL);
@@ -1106,6 +1109,9 @@ static void simd_server_shares_one_device_among_clients(void **state)
     assert_int_equal(gr_link_read32(b, R_SCRATCH, &v), GR_OK);
     assert_int_equal(v, 5);
     assert_int_equal(model_get(ls.m, &ls.m->dma_dups), 0);
+    /* the server's link to the device ran with 2% faults: the device end saw them and recovered */
+    assert_true(ls.m->dev.link.counts.crc_errors + ls.m->dev.link.counts.out_of_order +
+                    ls.m->dev.link.counts.duplicates > 0);
     /* the server stops on SIGTERM: b's next call fails with a link error, without a hang */
     kill(srv, SIGTERM);
     int st = 0;

@@ -105,8 +105,11 @@ for kind in stream ft601 ft2232h; do
         bad "$kind: server killed mid-run (exit $rk after $((t1 - t0)) s)"; fi
     check "$kind: no server: open fails naming the socket" 3 "$GPUCTL" -d "simd://$sock" info
     expect "$kind: the message names the socket" "$sock" "$err"
-    if start_server --socket "$sock" --board "$kind"; then
+    # back, this time with faults on its own link to the RTL: the RTL's link layer recovers
+    if start_server --socket "$sock" --board "$kind" --faults "$SEED:0.01"; then
         check "$kind: the server is back: gpuctl works again" 0 "$GPUCTL" -d "simd://$sock" peek SCRATCH
+        check "$kind: conformance with faults between the server and the RTL" 0 \
+            "$GPUCTL" -d "simd://$sock" conformance
     else bad "$kind: the server restarts"; fi
     stop_server
     if [ $? -eq 0 ]; then ok "$kind: SIGTERM stops the server cleanly"; else bad "$kind: SIGTERM stops the server cleanly"; fi
