@@ -203,7 +203,8 @@ static void test_hello(void **state)
     assert_true(wait_frame(fx->b, &fx->rx, T_HELLO_RSP, &f));
     assert_int_equal(f.flags & 1u, 1);
     assert_int_equal(f.seq, 0);
-    assert_int_equal(f.ack, 1);
+    /* ACK is what the device had consumed when it sent the answer: the HELLO, or not yet. */
+    assert_true(f.ack <= 1);
     assert_true(f.len >= 10);
     assert_int_equal(f.payload[0], 0x00010000u);
     const uint32_t max_payload = f.payload[1] & 0xffffu;

@@ -44,7 +44,6 @@ typedef struct gr_usb_emu_stats {
     uint64_t control_requests;   /**< control URBs (standard and vendor) */
     uint64_t bytes_out, bytes_in; /**< bulk payload bytes to and from the chip */
     uint64_t read_requests;      /**< FT601 read-request commands on EP 0x01 */
-    uint64_t status_only_packets; /**< FT2232H latency-timer packets with no data */
     uint64_t unknown_ioctls;     /**< ioctls not emulated (answered ENOTTY) */
 } gr_usb_emu_stats_t;
 
@@ -67,8 +66,9 @@ int gr_usb_emu_add(gr_usb_emu_t *emu, const gr_board_config_t *cfg, const char *
                    unsigned *out_index);
 
 /**
- * Unplugs a device: its node and sysfs entry go, every outstanding URB completes with ENODEV
- * and every later ioctl on it fails with ENODEV (as the kernel does).
+ * Unplugs a device: every outstanding URB completes with ENODEV and every later ioctl on it
+ * fails with ENODEV, as the kernel answers on an open file of a device that is gone. (Its
+ * node and sysfs entry stay: umockdev cannot take a node from a client that has it open.)
  * @return GR_OK, GR_E_NOT_FOUND (no such index)
  */
 int gr_usb_emu_unplug(gr_usb_emu_t *emu, unsigned index);

@@ -20,9 +20,9 @@
  *  FT2232H (FT2232H datasheet, AN_130 sync FIFO; the requests as libftdi issues them):
  *   interface A: EP 0x81 bulk IN, EP 0x02 bulk OUT; interface B: EP 0x83, EP 0x04 (no FIFO
  *   behind it here). Vendor requests on wIndex 1/2 set latency timer, bit mode, flow control
- *   and so on. Data reaches the FIFO only in bit mode 0x40 (synchronous FIFO). Every IN packet
- *   starts with two modem-status bytes; with nothing to send the chip sends those two alone
- *   when the latency timer runs out, which is what an IN URB gets after a slice of nothing.
+ *   and so on. Data reaches the FIFO only in bit mode 0x40 (synchronous FIFO). IN packets come
+ *   from the chip model as they are, each led by its two modem-status bytes, status-only ones
+ *   on an idle latency-timer expiry included (the model's timer; board_ft245.v sets it).
  */
 #define _GNU_SOURCE
 #include "gr_usb_emu.h"
@@ -41,8 +41,10 @@
 
 #define EMU_MAX_DEVS 4
 #define EMU_MAX_URBS 64
-/* Cycles a reap may run the board before it answers EAGAIN, and the slice between checks. */
-#define EMU_REAP_BUDGET 4000u
+/* Cycles a reap may run the board before it answers EAGAIN, and the slice between checks.
+ * Short: while a reap runs, the host's next URB waits for the handler, so a long budget is
+ * simulated time the host cannot use (every round trip would cost a whole budget). */
+#define EMU_REAP_BUDGET 500u
 #define EMU_SLICE 100u
 #define FT601_MAXP 1024u
 #define FT2232H_MAXP 512u
@@ -401,21 +403,6 @@ static int find_reapable(emu_dev_t *d)
             break;
         run_board(d, EMU_SLICE);
     }
-    /* FT2232H: the latency timer ran out with nothing to send: two status bytes alone. */
-    if (d->kind == GR_BOARD_FT2232H) {
-        for (unsigned i = 0; i < d->nurbs; i++) {
-            emu_urb_t *u = &d->urbs[i];
-            if (u->urb->type == USBDEVFS_URB_TYPE_BULK && (u->urb->endpoint & 0x80) && u->len >= 2 &&
-                u->filled == 0) {
-                u->buf[0] = 0x31;
-                u->buf[1] = 0x60;
-                u->filled = 2;
-                u->done = true;
-                stat_add(d, &d->stats.status_only_packets, 1);
-                return (int)i;
-            }
-        }
-    }
     return -1;
 }
 
@@ -621,10 +608,12 @@ int gr_usb_emu_unplug(gr_usb_emu_t *emu, unsigned index)
     emu_dev_t *d = emu->devs[index];
     if (d->unplugged)
         return GR_OK;
+    /* The node and its sysfs entry stay: umockdev cannot take a node away from a client that
+     * has it open (the client would be killed), and the kernel leaves an open file of a gone
+     * device in place too, answering ENODEV, which is what libusb sees here. */
     pthread_mutex_lock(&d->lock);
     d->unplugged = true;
     pthread_mutex_unlock(&d->lock);
-    umockdev_testbed_remove_device(emu->testbed, d->syspath);
     return GR_OK;
 }
 
@@ -658,8 +647,7 @@ void gr_usb_emu_destroy(gr_usb_emu_t *emu)
         return;
     for (unsigned i = 0; i < emu->ndevs; i++) {
         emu_dev_t *d = emu->devs[i];
-        if (!d->unplugged)
-            umockdev_testbed_detach_ioctl(emu->testbed, d->devnode, NULL);
+        umockdev_testbed_detach_ioctl(emu->testbed, d->devnode, NULL);
         for (unsigned j = 0; j < d->nurbs; j++)
             g_object_unref(d->urbs[j].data);
         g_object_unref(d->handler);
