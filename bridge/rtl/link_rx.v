@@ -1,0 +1,267 @@
+`default_nettype none
+`include "cmn_param.vh"
+// link_rx: the receiving half of the link layer (bridge/PROTOCOL.md, "The link layer"). Takes
+// the frames link_rx_align finds, checks PCRC, and:
+//   - a good reliable frame with SEQ = rx_next is stored whole in the receive buffer (a
+//     RxWindow-word simple dual-port RAM: one descriptor word {LEN[31:16], TYPE[7:0]}, then
+//     the payload) and rx_next increments; it becomes visible to the reader (buf_wptr_o) only
+//     after its PCRC matched, so nothing acts on part of a frame;
+//   - one with an older SEQ is a duplicate: dropped, send_ack_o;
+//   - one with a newer SEQ, or a reliable frame with a bad PCRC: dropped and NAKed, at most
+//     once per rx_next until it moves or NakRetry cycles pass; the NAK is requested
+//     (send_nak_o) only once every accepted frame has been consumed, so that its ACK field
+//     (ack_seq_o) names rx_next and acknowledges no frame that still holds buffer space;
+//   - a good reliable frame with SEQ = rx_next that does not fit the free space (a host
+//     overrunning its credit) is dropped silently; the host's replay timer recovers it;
+//   - control frames act as they pass: ACK (peer_ack), NAK (peer_nak_o), KEEPALIVE
+//     (send_ack_o), RESET (lreset_o with its EPOCH), RESET_ACK (ignored: the device never
+//     sends RESET); an unknown non-reliable TYPE pulses bad_frame_o;
+//   - every good frame's ACK field is passed on (peer_ack_valid_o, peer_ack_o).
+// Contract:
+//   - fr_ready_o is always 1: the buffer space is checked at the header.
+//   - The reader (link_dispatch) reads words through buf_re_i/buf_raddr_i (data next cycle),
+//     reports the end of the consumed area (buf_rptr_i) and pulses consumed_i once per frame
+//     that left the buffer: ack_seq_o counts those (the ACK field the device sends).
+//   - lreset_o (one cycle, a good RESET): rx_next, ack_seq and the NAK state restart at 0;
+//     lreset_ptr_o is buf_wptr_o at that moment: the reader drops the frames before it that it
+//     has not begun.
+module link_rx #(
+    parameter RxWindowLog2 = 12,       // receive buffer: 2^RxWindowLog2 words
+    parameter NakRetry     = 100000    // cycles before a NAK for the same rx_next may repeat
+) (
+    input  wire                    clk_i,
+    input  wire                    rst_i,
+    input  wire                    fr_valid_i,
+    output wire                    fr_ready_o,
+    input  wire                    fr_hdr_i,
+    input  wire [63:0]             fr_data_i,
+    input  wire                    fr_last_i,
+    // receive buffer, read side
+    input  wire                    buf_re_i,
+    input  wire [RxWindowLog2-1:0] buf_raddr_i,
+    output wire [31:0]             buf_rdata_o,
+    output wire [RxWindowLog2:0]   buf_wptr_o,
+    input  wire [RxWindowLog2:0]   buf_rptr_i,
+    input  wire                    consumed_i,
+    // link state
+    output wire [15:0]             ack_seq_o,
+    output reg                     peer_ack_valid_o,
+    output reg  [15:0]             peer_ack_o,
+    output reg                     peer_nak_o,
+    output reg                     send_ack_o,
+    output wire                    send_nak_o,
+    output reg                     lreset_o,
+    output reg  [15:0]             lreset_epoch_o,
+    output wire [RxWindowLog2:0]   lreset_ptr_o,
+    output reg                     crc_err_o,
+    output reg                     bad_frame_o
+);
+    localparam integer PB = RxWindowLog2 + 1;   // pointer bits (one more than the address)
+    localparam [PB-1:0] RX_WINDOW = {1'b1, {RxWindowLog2{1'b0}}};
+
+    generate
+        if (RxWindowLog2 < 6 || RxWindowLog2 > 15) begin : g_bad_0
+            `CMN_PARAM_ERROR("link_rx: RxWindowLog2 must be 6..15")
+        end
+    endgenerate
+
+    reg  [PB-1:0] wptr_q, wptr_d;       // committed
+    reg  [PB-1:0] wr_q, wr_d;           // next payload word of the frame being received
+    reg  [15:0]   rx_next_q, rx_next_d;
+    reg  [15:0]   ack_seq_q;
+    reg  [7:0]    type_q, type_d;
+    reg           rel_q, rel_d;
+    reg  [15:0]   len_q, len_d;
+    reg  [15:0]   seq_q, seq_d;
+    reg  [15:0]   ackf_q, ackf_d;
+    reg           acc_q, acc_d;         // being stored
+    reg           first_q, first_d;     // next payload word is word 0
+    reg  [15:0]   epoch_q, epoch_d;
+    reg  [31:0]   crc_q, crc_d;
+    reg           nak_done_q, nak_done_d;
+    reg           nak_pend_q, nak_pend_d;
+    reg  [31:0]   nak_tmr_q, nak_tmr_d;
+
+    reg           we;
+    reg  [PB-1:0] waddr;   // pointer; its low RxWindowLog2 bits address the RAM
+    reg  [31:0]   wdata;
+
+    wire [RxWindowLog2-1:0] waddr_a = waddr[RxWindowLog2-1:0];
+    wire                    unused_waddr = waddr[PB-1];
+    wire [31:0] crc_next;
+    link_crc32 u_crc (.crc_i(crc_q), .data_i(fr_data_i[31:0]), .crc_o(crc_next));
+
+    link_ram #(.AddrBits(RxWindowLog2), .DataBits(32)) u_buf (
+        .clk_i(clk_i), .we_i(we), .waddr_i(waddr_a), .wdata_i(wdata),
+        .re_i(buf_re_i), .raddr_i(buf_raddr_i), .rdata_o(buf_rdata_o));
+
+    assign fr_ready_o = 1'b1;
+    assign buf_wptr_o = wptr_q;
+    assign lreset_ptr_o = wptr_q;
+    assign ack_seq_o = ack_seq_q;
+    assign send_nak_o = nak_pend_q && (ack_seq_q == rx_next_q);
+
+    // the header fields of the frame a beat belongs to
+    wire [7:0]  cur_type = fr_hdr_i ? fr_data_i[7:0] : type_q;
+    wire        cur_rel  = fr_hdr_i ? fr_data_i[8] : rel_q;
+    wire [15:0] cur_len  = fr_hdr_i ? fr_data_i[31:16] : len_q;
+    wire [15:0] cur_seq  = fr_hdr_i ? fr_data_i[47:32] : seq_q;
+    wire [15:0] cur_ackf = fr_hdr_i ? fr_data_i[63:48] : ackf_q;
+    wire [15:0] h_dist = fr_data_i[47:32] - rx_next_q;
+    wire [PB-1:0] used = wptr_q - buf_rptr_i;
+    wire [PB-1:0] room = RX_WINDOW - used;
+    wire [31:0]   need = {16'd0, fr_data_i[31:16]} + 32'd1;
+    wire          fits = (need <= {{(32 - PB){1'b0}}, room});
+    wire [15:0]   c_dist = cur_seq - rx_next_q;
+
+    always @(*) begin
+        wptr_d = wptr_q;
+        wr_d = wr_q;
+        rx_next_d = rx_next_q;
+        type_d = type_q;
+        rel_d = rel_q;
+        len_d = len_q;
+        seq_d = seq_q;
+        ackf_d = ackf_q;
+        acc_d = acc_q;
+        first_d = first_q;
+        epoch_d = epoch_q;
+        crc_d = crc_q;
+        nak_done_d = nak_done_q;
+        nak_pend_d = nak_pend_q;
+        nak_tmr_d = nak_tmr_q;
+        we = 1'b0;
+        waddr = wr_q;
+        wdata = fr_data_i[31:0];
+        peer_ack_valid_o = 1'b0;
+        peer_ack_o = cur_ackf;
+        peer_nak_o = 1'b0;
+        send_ack_o = 1'b0;
+        lreset_o = 1'b0;
+        lreset_epoch_o = epoch_q;
+        crc_err_o = 1'b0;
+        bad_frame_o = 1'b0;
+
+        if (nak_done_q) begin
+            nak_tmr_d = nak_tmr_q + 32'd1;
+            if (nak_tmr_q >= NakRetry) nak_done_d = 1'b0;
+        end
+        if (send_nak_o) nak_pend_d = 1'b0;
+
+        if (fr_valid_i) begin
+            if (fr_hdr_i) begin
+                type_d = fr_data_i[7:0];
+                rel_d = fr_data_i[8];
+                len_d = fr_data_i[31:16];
+                seq_d = fr_data_i[47:32];
+                ackf_d = fr_data_i[63:48];
+                acc_d = fr_data_i[8] && (h_dist == 16'd0) && fits;
+                first_d = 1'b1;
+                crc_d = 32'hFFFF_FFFF;
+                wr_d = wptr_q + {{(PB-1){1'b0}}, 1'b1};
+                epoch_d = 16'd0;
+            end else if (!fr_last_i) begin
+                crc_d = crc_next;
+                first_d = 1'b0;
+                if (first_q) epoch_d = fr_data_i[15:0];
+                if (acc_q) begin
+                    we = 1'b1;
+                    wr_d = wr_q + {{(PB-1){1'b0}}, 1'b1};
+                end
+            end
+            if (fr_last_i) begin
+                if (!fr_hdr_i && (~crc_q != fr_data_i[31:0])) begin
+                    crc_err_o = 1'b1;
+                    if (cur_rel && !nak_done_q) begin
+                        nak_done_d = 1'b1;
+                        nak_pend_d = 1'b1;
+                        nak_tmr_d = 32'd0;
+                    end
+                end else begin
+                    peer_ack_valid_o = 1'b1;
+                    if (cur_rel) begin
+                        if (fr_hdr_i ? (fr_data_i[8] && h_dist == 16'd0 && fits) : acc_q) begin
+                            we = 1'b1;
+                            waddr = wptr_q;
+                            wdata = {cur_len, 8'd0, cur_type};
+                            wptr_d = wptr_q + cur_len[PB-1:0] + {{(PB-1){1'b0}}, 1'b1};
+                            rx_next_d = rx_next_q + 16'd1;
+                            nak_done_d = 1'b0;
+                            nak_pend_d = 1'b0;
+                        end else if (c_dist == 16'd0) begin
+                            // no room: dropped, the peer replays on its timer
+                        end else if (!c_dist[15]) begin
+                            if (!nak_done_q) begin
+                                nak_done_d = 1'b1;
+                                nak_pend_d = 1'b1;
+                                nak_tmr_d = 32'd0;
+                            end
+                        end else begin
+                            send_ack_o = 1'b1;
+                        end
+                    end else begin
+                        case (cur_type)
+                            8'h01: ;
+                            8'h02: peer_nak_o = 1'b1;
+                            8'h03: send_ack_o = 1'b1;
+                            8'h04: begin
+                                if (cur_len != 16'd0) begin
+                                    lreset_o = 1'b1;
+                                    lreset_epoch_o = epoch_q;
+                                end else begin
+                                    bad_frame_o = 1'b1;
+                                end
+                            end
+                            8'h05: ;
+                            default: bad_frame_o = 1'b1;
+                        endcase
+                    end
+                end
+            end
+        end
+        if (lreset_o) begin
+            rx_next_d = 16'd0;
+            nak_done_d = 1'b0;
+            nak_pend_d = 1'b0;
+        end
+    end
+
+    always @(posedge clk_i) begin
+        if (rst_i) begin
+            wptr_q <= {PB{1'b0}};
+            wr_q <= {PB{1'b0}};
+            rx_next_q <= 16'd0;
+            ack_seq_q <= 16'd0;
+            type_q <= 8'd0;
+            rel_q <= 1'b0;
+            len_q <= 16'd0;
+            seq_q <= 16'd0;
+            ackf_q <= 16'd0;
+            acc_q <= 1'b0;
+            first_q <= 1'b0;
+            epoch_q <= 16'd0;
+            crc_q <= 32'hFFFF_FFFF;
+            nak_done_q <= 1'b0;
+            nak_pend_q <= 1'b0;
+            nak_tmr_q <= 32'd0;
+        end else begin
+            wptr_q <= wptr_d;
+            wr_q <= wr_d;
+            rx_next_q <= rx_next_d;
+            ack_seq_q <= lreset_o ? 16'd0 : ack_seq_q + {15'd0, consumed_i};
+            type_q <= type_d;
+            rel_q <= rel_d;
+            len_q <= len_d;
+            seq_q <= seq_d;
+            ackf_q <= ackf_d;
+            acc_q <= acc_d;
+            first_q <= first_d;
+            epoch_q <= epoch_d;
+            crc_q <= crc_d;
+            nak_done_q <= nak_done_d;
+            nak_pend_q <= nak_pend_d;
+            nak_tmr_q <= nak_tmr_d;
+        end
+    end
+endmodule
+`default_nettype wire

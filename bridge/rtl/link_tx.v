@@ -1,0 +1,423 @@
+`default_nettype none
+`include "cmn_param.vh"
+// link_tx: the sending half of the link layer (bridge/PROTOCOL.md). Frames are built in a
+// replay buffer (2^ReplayLog2 words of simple dual-port RAM) by producers and sent from it; it
+// keeps them until the host acknowledges them, and replays them go-back-N.
+// Producers: port 0 (link_dispatch: responses), port 1 (link_host_slave: DMA requests) and an
+// internal one for IRQ messages (one per irq_i change, LEVEL and an incrementing IRQSEQ).
+// Contract of a producer port (tw<N>_*):
+//   - tw_req_i with tw_max_i (the most payload words the frame will have, >= 1) asks for the
+//     writer; tw_gnt_o rises once that space is free and the port owns the writer (one owner at
+//     a time; IRQ first, then the two ports in turn). The producer then writes payload words
+//     1, 2, ... in order (tw_wvalid_i, always taken) and ends with one tw_done_i cycle (no write
+//     in it) that gives word 0 (tw_head_i), TYPE and LEN (<= tw_max_i) and tw_commit_i: 1 sends
+//     the frame, 0 drops it (a posted write that needs no answer). tw_gnt_o falls after done.
+//   - lreset_i takes the writer from its owner at once; that port's writes and its done are then
+//     ignored until that done (the producer must still give it), and it gets no grant before.
+// Sending: control frames first (RESET_ACK, then NAK, then an ACK asked for by send_ack_i),
+// then reliable frames in SEQ order, then an ACK owed for AckDelay cycles. Every frame carries
+// ACK = ack_seq_i. A received ACK value a (peer_ack_valid_i) inside [acked, next_seq] releases
+// the frames before a; peer_nak_i (with its ACK value on peer_ack_i in the same cycle) and
+// ReplayTimeout cycles with unacknowledged frames sent and no release restart sending at the
+// oldest unacknowledged frame, at the next frame boundary (replay_o pulses). A frame being sent
+// is always finished. lreset_i (a RESET received): the buffer is emptied, every sequence number
+// restarts at 0, and RESET_ACK with lreset_epoch_i goes out after the current frame.
+// Output: one 32-bit word per cycle while tx_ready_i is high (frames back to back).
+module link_tx #(
+    parameter ReplayLog2    = 12,       // replay buffer: 2^ReplayLog2 words
+    parameter SlotLog2      = 5,        // at most 2^SlotLog2 - 1 frames unacknowledged
+    parameter ReplayTimeout = 100000,   // cycles
+    parameter AckDelay      = 256       // cycles
+) (
+    input  wire        clk_i,
+    input  wire        rst_i,
+    input  wire        lreset_i,
+    input  wire [15:0] lreset_epoch_i,
+    input  wire [15:0] ack_seq_i,
+    input  wire        peer_ack_valid_i,
+    input  wire [15:0] peer_ack_i,
+    input  wire        peer_nak_i,
+    input  wire        send_ack_i,
+    input  wire        send_nak_i,
+    input  wire        irq_i,
+    // producer 0
+    input  wire        tw0_req_i,
+    input  wire [15:0] tw0_max_i,
+    output wire        tw0_gnt_o,
+    input  wire        tw0_wvalid_i,
+    input  wire [31:0] tw0_wdata_i,
+    input  wire        tw0_done_i,
+    input  wire        tw0_commit_i,
+    input  wire [7:0]  tw0_type_i,
+    input  wire [15:0] tw0_len_i,
+    input  wire [31:0] tw0_head_i,
+    // producer 1
+    input  wire        tw1_req_i,
+    input  wire [15:0] tw1_max_i,
+    output wire        tw1_gnt_o,
+    input  wire        tw1_wvalid_i,
+    input  wire [31:0] tw1_wdata_i,
+    input  wire        tw1_done_i,
+    input  wire        tw1_commit_i,
+    input  wire [7:0]  tw1_type_i,
+    input  wire [15:0] tw1_len_i,
+    input  wire [31:0] tw1_head_i,
+    // word stream to the PHY
+    output wire [31:0] tx_data_o,
+    output wire        tx_valid_o,
+    input  wire        tx_ready_i,
+    output reg         replay_o,
+    output reg         nak_sent_o
+);
+    localparam integer PB = ReplayLog2 + 1;
+    localparam integer NS = 1 << SlotLog2;
+    localparam [PB-1:0] RP_WORDS = {1'b1, {ReplayLog2{1'b0}}};
+    localparam [31:0] SYNC = 32'h5AA5_5247;
+    localparam [2:0] T_IDLE = 3'd0, T_SYNC = 3'd1, T_W1 = 3'd2, T_W2 = 3'd3, T_HC = 3'd4,
+                     T_PL = 3'd5, T_PC = 3'd6;
+    localparam [1:0] K_CONST = 2'd0, K_RAM = 2'd1, K_PCRC = 2'd2;
+
+    generate
+        if (ReplayLog2 < 6 || ReplayLog2 > 16) begin : g_bad_0
+            `CMN_PARAM_ERROR("link_tx: ReplayLog2 must be 6..16")
+        end
+        if (SlotLog2 < 2 || SlotLog2 > 10) begin : g_bad_1
+            `CMN_PARAM_ERROR("link_tx: SlotLog2 must be 2..10")
+        end
+    endgenerate
+
+    // ---- replay buffer and frame slots ---------------------------------------------------
+    reg  [PB-1:0] head_q, tail_q, wp_q;     // oldest unacked frame, end of committed, writer
+    reg  [15:0]   acked_q, rel_to_q, next_q, send_q;
+    reg  [PB-1:0] sptr_q;                    // start of frame send_q
+    reg  [15:0]   slot_len [0:NS-1];
+    reg  [7:0]    slot_type [0:NS-1];
+    reg           own_q;
+    reg  [1:0]    owner_q;
+    reg  [1:0]    pois_q;
+    reg           rr_q;
+    reg           irq_lvl_q;
+    reg  [15:0]   irqseq_q;
+
+    wire [PB-1:0] used = tail_q - head_q;
+    wire [PB-1:0] free_w = RP_WORDS - used;
+    wire [15:0]   inflight = next_q - acked_q;
+    wire          slot_ok = inflight < (NS[15:0] - 16'd1);
+    wire [31:0]   free32 = {{(32 - PB){1'b0}}, free_w};
+    wire          fit0 = ({16'd0, tw0_max_i} < free32) && slot_ok;
+    wire          fit1 = ({16'd0, tw1_max_i} < free32) && slot_ok;
+    wire          irq_go = !own_q && (irq_i != irq_lvl_q) && (free32 > 32'd1) && slot_ok;
+    wire          g0 = !own_q && !irq_go && tw0_req_i && !pois_q[0] && fit0 &&
+                       (!rr_q || !(tw1_req_i && !pois_q[1] && fit1));
+    wire          g1 = !own_q && !irq_go && !g0 && tw1_req_i && !pois_q[1] && fit1;
+    assign tw0_gnt_o = own_q && owner_q == 2'd0;
+    assign tw1_gnt_o = own_q && owner_q == 2'd1;
+
+    wire          w_act = own_q ? (owner_q == 2'd0 ? tw0_wvalid_i : tw1_wvalid_i) : 1'b0;
+    wire [31:0]   w_data = owner_q == 2'd0 ? tw0_wdata_i : tw1_wdata_i;
+    wire          d_act = own_q ? (owner_q == 2'd0 ? tw0_done_i : tw1_done_i) : 1'b0;
+    wire          d_commit = owner_q == 2'd0 ? tw0_commit_i : tw1_commit_i;
+    wire [7:0]    d_type = owner_q == 2'd0 ? tw0_type_i : tw1_type_i;
+    wire [15:0]   d_len = owner_q == 2'd0 ? tw0_len_i : tw1_len_i;
+    wire [31:0]   d_head = owner_q == 2'd0 ? tw0_head_i : tw1_head_i;
+
+    reg           we;
+    reg  [PB-1:0] waddr;
+    reg  [31:0]   wdata;
+    reg           re;
+    reg  [PB-1:0] raddr;
+    wire [31:0]   rdata;
+    always @(*) begin
+        we = 1'b0;
+        waddr = wp_q;
+        wdata = w_data;
+        if (irq_go) begin
+            we = 1'b1;
+            waddr = tail_q;
+            wdata = {15'd0, irq_i, irqseq_q};
+        end else if (d_act && d_commit) begin
+            we = 1'b1;
+            waddr = tail_q;
+            wdata = d_head;
+        end else if (w_act) begin
+            we = 1'b1;
+        end
+    end
+    wire [ReplayLog2-1:0] waddr_a = waddr[ReplayLog2-1:0];
+    wire [ReplayLog2-1:0] raddr_a = raddr[ReplayLog2-1:0];
+    wire unused_ptr_msb = waddr[PB-1] ^ raddr[PB-1];
+    link_ram #(.AddrBits(ReplayLog2), .DataBits(32)) u_rpl (
+        .clk_i(clk_i), .we_i(we), .waddr_i(waddr_a), .wdata_i(wdata),
+        .re_i(re), .raddr_i(raddr_a), .rdata_o(rdata));
+
+    // ---- output FIFO (4 words) fed through one pipeline stage -----------------------------
+    reg  [31:0] ff_q [0:3];
+    reg  [1:0]  ff_rd_q, ff_wr_q;
+    reg  [2:0]  ff_cnt_q;
+    reg         st_v_q;
+    reg  [1:0]  st_k_q;
+    reg  [31:0] st_c_q;
+    reg         st_crc_q;              // fold the word into the PCRC
+    reg  [31:0] pcrc_q;
+    wire [31:0] push_w = st_k_q == K_RAM ? rdata : (st_k_q == K_PCRC ? ~pcrc_q : st_c_q);
+    wire [31:0] pcrc_n;
+    link_crc32 u_pcrc (.crc_i(pcrc_q), .data_i(push_w), .crc_o(pcrc_n));
+    assign tx_valid_o = ff_cnt_q != 3'd0;
+    assign tx_data_o = ff_q[ff_rd_q];
+    wire pop = tx_valid_o && tx_ready_i;
+    wire room = ({1'b0, ff_cnt_q} + {3'd0, st_v_q}) < 4'd3;
+
+    // ---- sender ---------------------------------------------------------------------------
+    reg  [2:0]    ts_q;
+    reg  [31:0]   f_w1_q, f_w2_q;
+    reg  [PB-1:0] f_ptr_q;
+    reg  [15:0]   f_left_q;
+    reg           f_ram_q;
+    reg  [15:0]   f_const_q;
+    reg           rack_pend_q, nak_pend_q, ack_pend_q;
+    reg  [15:0]   rack_epoch_q;
+    reg  [15:0]   last_ack_q;
+    reg  [15:0]   adly_q;
+    reg  [31:0]   rtmr_q;
+    reg           rpl_pend_q;
+    wire [31:0]   hc1, hc2;
+    link_crc32 u_hc1 (.crc_i(32'hFFFF_FFFF), .data_i(f_w1_q), .crc_o(hc1));
+    link_crc32 u_hc2 (.crc_i(hc1), .data_i(f_w2_q), .crc_o(hc2));
+
+    wire [SlotLog2-1:0] s_idx = send_q[SlotLog2-1:0];
+    wire [SlotLog2-1:0] a_idx = acked_q[SlotLog2-1:0];
+    wire [15:0]   send_dist = send_q - acked_q;
+    wire          send_in = send_dist <= inflight;
+    wire          have_data = send_in && (send_q != next_q);
+    wire          ack_due = (ack_seq_i != last_ack_q) && (adly_q >= AckDelay[15:0]);
+    wire          released = (acked_q == rel_to_q);
+    wire          unacked_sent = send_in ? (send_q != acked_q) : 1'b1;
+
+    always @(posedge clk_i) begin
+        replay_o <= 1'b0;
+        nak_sent_o <= 1'b0;
+        if (rst_i) begin
+            head_q <= {PB{1'b0}};
+            tail_q <= {PB{1'b0}};
+            wp_q <= {PB{1'b0}};
+            acked_q <= 16'd0;
+            rel_to_q <= 16'd0;
+            next_q <= 16'd0;
+            send_q <= 16'd0;
+            sptr_q <= {PB{1'b0}};
+            own_q <= 1'b0;
+            owner_q <= 2'd0;
+            pois_q <= 2'b00;
+            rr_q <= 1'b0;
+            irq_lvl_q <= 1'b0;
+            irqseq_q <= 16'd0;
+            ff_rd_q <= 2'd0;
+            ff_wr_q <= 2'd0;
+            ff_cnt_q <= 3'd0;
+            st_v_q <= 1'b0;
+            st_k_q <= K_CONST;
+            st_c_q <= 32'd0;
+            st_crc_q <= 1'b0;
+            pcrc_q <= 32'hFFFF_FFFF;
+            ts_q <= T_IDLE;
+            f_w1_q <= 32'd0;
+            f_w2_q <= 32'd0;
+            f_ptr_q <= {PB{1'b0}};
+            f_left_q <= 16'd0;
+            f_ram_q <= 1'b0;
+            f_const_q <= 16'd0;
+            rack_pend_q <= 1'b0;
+            nak_pend_q <= 1'b0;
+            ack_pend_q <= 1'b0;
+            rack_epoch_q <= 16'd0;
+            last_ack_q <= 16'd0;
+            adly_q <= 16'd0;
+            rtmr_q <= 32'd0;
+            rpl_pend_q <= 1'b0;
+        end else begin
+            // ---- writer ----
+            if (irq_go) begin
+                slot_len[next_q[SlotLog2-1:0]] <= 16'd1;
+                slot_type[next_q[SlotLog2-1:0]] <= 8'h22;
+                tail_q <= tail_q + {{(PB-1){1'b0}}, 1'b1};
+                next_q <= next_q + 16'd1;
+                irq_lvl_q <= irq_i;
+                irqseq_q <= irqseq_q + 16'd1;
+            end else if (g0 || g1) begin
+                own_q <= 1'b1;
+                owner_q <= g0 ? 2'd0 : 2'd1;
+                rr_q <= g0;
+                wp_q <= tail_q + {{(PB-1){1'b0}}, 1'b1};
+            end
+            if (own_q && w_act) wp_q <= wp_q + {{(PB-1){1'b0}}, 1'b1};
+            if (own_q && d_act) begin
+                own_q <= 1'b0;
+                if (d_commit) begin
+                    slot_len[next_q[SlotLog2-1:0]] <= d_len;
+                    slot_type[next_q[SlotLog2-1:0]] <= d_type;
+                    tail_q <= tail_q + d_len[PB-1:0];
+                    next_q <= next_q + 16'd1;
+                end
+            end
+            if (pois_q[0] && tw0_done_i) pois_q[0] <= 1'b0;
+            if (pois_q[1] && tw1_done_i) pois_q[1] <= 1'b0;
+
+            // ---- acknowledgements ----
+            if (peer_ack_valid_i && ((peer_ack_i - acked_q) <= inflight)) rel_to_q <= peer_ack_i;
+            if (!released) begin
+                head_q <= head_q + slot_len[a_idx][PB-1:0];
+                acked_q <= acked_q + 16'd1;
+            end
+            if (peer_nak_i) rpl_pend_q <= 1'b1;
+            if (!released || !unacked_sent) begin
+                rtmr_q <= 32'd0;
+            end else begin
+                rtmr_q <= rtmr_q + 32'd1;
+                if (rtmr_q >= ReplayTimeout) begin
+                    rpl_pend_q <= 1'b1;
+                    rtmr_q <= 32'd0;
+                end
+            end
+            if (send_ack_i) ack_pend_q <= 1'b1;
+            if (send_nak_i) nak_pend_q <= 1'b1;
+            if (ack_seq_i != last_ack_q) begin
+                if (adly_q != 16'hFFFF) adly_q <= adly_q + 16'd1;
+            end else begin
+                adly_q <= 16'd0;
+            end
+
+            // ---- output FIFO ----
+            if (st_v_q) begin
+                ff_q[ff_wr_q] <= push_w;
+                ff_wr_q <= ff_wr_q + 2'd1;
+                if (st_crc_q) pcrc_q <= pcrc_n;
+            end
+            ff_cnt_q <= ff_cnt_q + {2'd0, st_v_q} - {2'd0, pop};
+            if (pop) ff_rd_q <= ff_rd_q + 2'd1;
+            st_v_q <= 1'b0;
+            st_crc_q <= 1'b0;
+            st_k_q <= K_CONST;
+
+            // ---- sender ----
+            case (ts_q)
+                T_IDLE: begin
+                    if (rack_pend_q) begin
+                        rack_pend_q <= 1'b0;
+                        f_w1_q <= {16'd1, 8'h00, 8'h05};
+                        f_w2_q <= {ack_seq_i, 16'd0};
+                        last_ack_q <= ack_seq_i;
+                        adly_q <= 16'd0;
+                        f_ram_q <= 1'b0;
+                        f_const_q <= rack_epoch_q;
+                        f_left_q <= 16'd1;
+                        ts_q <= T_SYNC;
+                    end else if (nak_pend_q) begin
+                        nak_pend_q <= 1'b0;
+                        nak_sent_o <= 1'b1;
+                        f_w1_q <= {16'd0, 8'h00, 8'h02};
+                        f_w2_q <= {ack_seq_i, 16'd0};
+                        last_ack_q <= ack_seq_i;
+                        adly_q <= 16'd0;
+                        f_left_q <= 16'd0;
+                        ts_q <= T_SYNC;
+                    end else if (ack_pend_q) begin
+                        ack_pend_q <= 1'b0;
+                        f_w1_q <= {16'd0, 8'h00, 8'h01};
+                        f_w2_q <= {ack_seq_i, 16'd0};
+                        last_ack_q <= ack_seq_i;
+                        adly_q <= 16'd0;
+                        f_left_q <= 16'd0;
+                        ts_q <= T_SYNC;
+                    end else if ((rpl_pend_q && released) || !send_in) begin
+                        // go back to the oldest unacknowledged frame
+                        rpl_pend_q <= 1'b0;
+                        if (rpl_pend_q && released && send_q != acked_q) replay_o <= 1'b1;
+                        send_q <= acked_q;
+                        sptr_q <= head_q;
+                        rtmr_q <= 32'd0;
+                    end else if (have_data) begin
+                        f_w1_q <= {slot_len[s_idx], 8'h01, slot_type[s_idx]};
+                        f_w2_q <= {ack_seq_i, send_q};
+                        last_ack_q <= ack_seq_i;
+                        adly_q <= 16'd0;
+                        f_ram_q <= 1'b1;
+                        f_ptr_q <= sptr_q;
+                        f_left_q <= slot_len[s_idx];
+                        sptr_q <= sptr_q + slot_len[s_idx][PB-1:0];
+                        send_q <= send_q + 16'd1;
+                        ts_q <= T_SYNC;
+                    end else if (ack_due) begin
+                        f_w1_q <= {16'd0, 8'h00, 8'h01};
+                        f_w2_q <= {ack_seq_i, 16'd0};
+                        last_ack_q <= ack_seq_i;
+                        adly_q <= 16'd0;
+                        f_left_q <= 16'd0;
+                        ts_q <= T_SYNC;
+                    end
+                end
+                T_SYNC: if (room) begin
+                    st_v_q <= 1'b1;
+                    st_c_q <= SYNC;
+                    ts_q <= T_W1;
+                end
+                T_W1: if (room) begin
+                    st_v_q <= 1'b1;
+                    st_c_q <= f_w1_q;
+                    ts_q <= T_W2;
+                end
+                T_W2: if (room) begin
+                    st_v_q <= 1'b1;
+                    st_c_q <= f_w2_q;
+                    ts_q <= T_HC;
+                end
+                T_HC: if (room) begin
+                    st_v_q <= 1'b1;
+                    st_c_q <= ~hc2;
+                    pcrc_q <= 32'hFFFF_FFFF;
+                    ts_q <= (f_left_q == 16'd0) ? T_IDLE : T_PL;
+                end
+                T_PL: if (room) begin
+                    st_v_q <= 1'b1;
+                    st_crc_q <= 1'b1;
+                    st_k_q <= f_ram_q ? K_RAM : K_CONST;
+                    st_c_q <= {16'd0, f_const_q};
+                    f_ptr_q <= f_ptr_q + {{(PB-1){1'b0}}, 1'b1};
+                    f_left_q <= f_left_q - 16'd1;
+                    if (f_left_q == 16'd1) ts_q <= T_PC;
+                end
+                T_PC: if (room) begin
+                    st_v_q <= 1'b1;
+                    st_k_q <= K_PCRC;
+                    ts_q <= T_IDLE;
+                end
+                default: ts_q <= T_IDLE;
+            endcase
+
+            // ---- link reset ----
+            if (lreset_i) begin
+                head_q <= {PB{1'b0}};
+                tail_q <= {PB{1'b0}};
+                acked_q <= 16'd0;
+                rel_to_q <= 16'd0;
+                next_q <= 16'd0;
+                send_q <= 16'd0;
+                sptr_q <= {PB{1'b0}};
+                own_q <= 1'b0;
+                if (own_q) pois_q[owner_q[0]] <= !d_act;
+                rack_pend_q <= 1'b1;
+                rack_epoch_q <= lreset_epoch_i;
+                nak_pend_q <= 1'b0;
+                ack_pend_q <= 1'b0;
+                rpl_pend_q <= 1'b0;
+                last_ack_q <= 16'd0;
+                rtmr_q <= 32'd0;
+            end
+        end
+    end
+
+    always @(*) begin
+        re = (ts_q == T_PL) && room && f_ram_q;
+        raddr = f_ptr_q;
+    end
+endmodule
+`default_nettype wire
