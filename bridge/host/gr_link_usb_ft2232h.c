@@ -6,13 +6,18 @@
  * example do it: bit mode reset, then BITMODE_SYNCFF with all pins as outputs' mask 0xff,
  * latency timer 2 ms (a short IN transfer reaches the host at most that late), RTS/CTS flow
  * control (the chip requires it for the FIFO), 64 KiB read and write chunks, both buffers
- * flushed. libftdi strips the two modem-status bytes at the start of every 512-byte IN packet,
- * so the pipe sees the FIFO's bytes only. The channel's EEPROM must select 245 FIFO mode (the
- * FT2232H only enters synchronous FIFO mode from there; FT_Prog or ftdi_eeprom set it).
+ * flushed. Writes go through ftdi_write_data. Reads do not use ftdi_read_data: it goes on
+ * reading until a transfer brings the two status bytes alone or the buffer is full, so every
+ * read would wait out a latency timer even with the answer already there. A read here is one
+ * bulk transfer on libftdi's own handle and IN endpoint (the body of libftdi's loop), and
+ * strips the two modem-status bytes at the start of every max-size packet as libftdi does.
+ * The channel's EEPROM must select 245 FIFO mode (the FT2232H only enters synchronous FIFO
+ * mode from there; FT_Prog or ftdi_eeprom set it).
  */
 #include "gr_link_usb.h"
 
 #include <libftdi1/ftdi.h>
+#include <libusb-1.0/libusb.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +34,9 @@
 typedef struct ft2232h {
     struct ftdi_context *ftdi;
     bool opened, dead;
+    uint8_t *xfer;   /* one transfer as it came, status bytes included */
+    uint8_t *data;   /* its FIFO bytes */
+    size_t have, at; /* data[at..have) not yet read */
 } ft2232h_t;
 
 static int ft2232h_write(void *ctx, const void *buf, size_t len)
@@ -51,27 +59,45 @@ static int ft2232h_write(void *ctx, const void *buf, size_t len)
     return GR_OK;
 }
 
-/* ftdi_read_data returns after one USB transfer: with data, or with the status bytes alone
- * when the chip's latency timer ran out with nothing to send (then 0 bytes). */
+/* One bulk transfer per attempt; a transfer that brings the status bytes alone (the latency
+ * timer ran out with nothing to send) is an empty read, and the next attempt follows until
+ * the deadline. */
 static int ft2232h_read(void *ctx, void *buf, size_t max, uint32_t timeout_ms, size_t *out_len)
 {
     ft2232h_t *f = ctx;
     if (f->dead)
         return GR_E_IO;
     const uint64_t deadline = gr_proto_now_ms() + timeout_ms;
-    const int cap = max > FT2232H_CHUNK ? (int)FT2232H_CHUNK : (int)max;
-    for (;;) {
-        int n = ftdi_read_data(f->ftdi, buf, cap);
-        if (n < 0) {
-            gr_link_set_error("usb://ft2232h: read failed: %s", ftdi_get_error_string(f->ftdi));
+    while (f->at == f->have) {
+        int n = 0;
+        uint64_t now = gr_proto_now_ms();
+        unsigned wait = now >= deadline ? 1u : (unsigned)(deadline - now);
+        int rc = libusb_bulk_transfer(f->ftdi->usb_dev, (unsigned char)f->ftdi->out_ep, f->xfer,
+                                      (int)FT2232H_CHUNK, &n, wait);
+        if (rc && rc != LIBUSB_ERROR_TIMEOUT) {
+            gr_link_set_error("usb://ft2232h: read failed: %s", libusb_strerror(rc));
             f->dead = true;
             return GR_E_IO;
         }
-        if (n > 0 || gr_proto_now_ms() >= deadline) {
-            *out_len = (size_t)n;
-            return GR_OK;
+        const size_t pkt = f->ftdi->max_packet_size ? f->ftdi->max_packet_size : 512u;
+        f->at = f->have = 0;
+        for (size_t off = 0; off < (size_t)n; off += pkt) {
+            const size_t end = off + pkt < (size_t)n ? off + pkt : (size_t)n;
+            if (end > off + 2) {
+                memcpy(f->data + f->have, f->xfer + off + 2, end - off - 2);
+                f->have += end - off - 2;
+            }
         }
+        if (f->have || gr_proto_now_ms() >= deadline)
+            break;
     }
+    size_t n = f->have - f->at;
+    if (n > max)
+        n = max;
+    memcpy(buf, f->data + f->at, n);
+    f->at += n;
+    *out_len = n;
+    return GR_OK;
 }
 
 static void ft2232h_close(void *ctx)
@@ -85,6 +111,8 @@ static void ft2232h_close(void *ctx)
         }
         ftdi_free(f->ftdi);
     }
+    free(f->xfer);
+    free(f->data);
     free(f);
 }
 
@@ -103,8 +131,10 @@ int gr_usb_ft2232h_pipe_open(const char *serial, char iface, gr_pipe_t *out_pipe
     if (!f)
         return GR_E_NO_MEMORY;
     f->ftdi = ftdi_new();
-    if (!f->ftdi) {
-        free(f);
+    f->xfer = malloc(FT2232H_CHUNK);
+    f->data = malloc(FT2232H_CHUNK);
+    if (!f->ftdi || !f->xfer || !f->data) {
+        ft2232h_close(f);
         return GR_E_NO_MEMORY;
     }
     if (ftdi_set_interface(f->ftdi, iface == 'A' ? INTERFACE_A : INTERFACE_B) < 0) {
