@@ -5,7 +5,8 @@
  * USB IN side must be the frames the spec says. No host protocol engine is involved, so a
  * wrong CRC, field or byte order in the RTL shows here and not as a hung link.
  *
- *   build/board/test_board [--seed N]      (or GR_TEST_SEED); prints "# seed=N"
+ *   build/board/test_board [--seed N] [--outdir DIR]   (or GR_TEST_SEED); prints "# seed=N";
+ *   the waveform test writes DIR/board_<kind>.fst
  *
  * A kind whose RTL top was not in the tree when the library was built is skipped.
  */
@@ -39,6 +40,7 @@
 #define ANSWER_CYCLES 200000u
 
 static uint64_t g_seed = 1;
+static const char *g_outdir = ".";
 
 typedef struct frame {
     uint8_t type, flags;
@@ -309,6 +311,32 @@ static void test_ft2232h_packets(void **state)
     print_message("# ft2232h: %zu packet bytes carried %zu data bytes\n", total, dn);
 }
 
+/* fst_path records the whole board: the file grows as the simulation runs, and tracing can be
+ * paused; without a path gr_board_trace answers GR_E_UNSUPPORTED. */
+static void waveform_is_written(void **state)
+{
+    fixture_t *fx = *state;
+    char path[256];
+    snprintf(path, sizeof path, "%s/board_%s.fst", g_outdir, gr_board_kind_name(fx->kind));
+    gr_board_config_t cfg = {.kind = fx->kind, .seed = g_seed, .fst_path = path};
+    assert_int_equal(gr_board_create(&cfg, &fx->b), GR_OK);
+    gr_board_run(fx->b, 200);
+    assert_int_equal(gr_board_trace(fx->b, false), GR_OK);
+    gr_board_run(fx->b, 200);
+    assert_int_equal(gr_board_trace(fx->b, true), GR_OK);
+    gr_board_destroy(fx->b);
+    fx->b = NULL;
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fclose(f);
+    assert_true(size > 1000);
+    gr_board_config_t plain = {.kind = fx->kind, .seed = g_seed, .fst_path = ""};
+    assert_int_equal(gr_board_create(&plain, &fx->b), GR_OK);
+    assert_int_equal(gr_board_trace(fx->b, true), GR_E_UNSUPPORTED);
+}
+
 int main(int argc, char **argv)
 {
     const char *env = getenv("GR_TEST_SEED");
@@ -317,8 +345,10 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
             g_seed = strtoull(argv[++i], NULL, 0);
+        else if (strcmp(argv[i], "--outdir") == 0 && i + 1 < argc)
+            g_outdir = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--seed N]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--seed N] [--outdir DIR]\n", argv[0]);
             return 2;
         }
     }
@@ -346,6 +376,9 @@ int main(int argc, char **argv)
         }
         tests[n++] = (struct CMUnitTest){kinds[k].hello, test_hello, kinds[k].setup, teardown, NULL};
         tests[n++] = (struct CMUnitTest){kinds[k].regs, test_registers, kinds[k].setup, teardown, NULL};
+        if (n == 3) /* the first kind built: the waveform */
+            tests[n++] = (struct CMUnitTest){"waveform_is_written", waveform_is_written, kinds[k].setup, teardown,
+                                             NULL};
         if (kinds[k].kind == GR_BOARD_FT2232H)
             tests[n++] = (struct CMUnitTest){"ft2232h_packets_carry_status_bytes", test_ft2232h_packets,
                                              setup_ft2232h, teardown, NULL};

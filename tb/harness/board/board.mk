@@ -94,8 +94,10 @@ $(BOARD_TEST): $(BOARD_DIR)/test_board.o $(BOARD_LIB) $(SIM_LIB)
 all: $(BOARD_TEST)
 
 TEST_SUITES += board
+BOARD_TEST_OUT := $(BOARD_DIR)/test-out
 test-board: $(BOARD_TEST)
-	$(call tap_run,board,CMOCKA_MESSAGE_OUTPUT=TAP $(BOARD_TEST))
+	@rm -rf $(BOARD_TEST_OUT) && mkdir -p $(BOARD_TEST_OUT)
+	$(call tap_run,board,CMOCKA_MESSAGE_OUTPUT=TAP $(BOARD_TEST) --outdir $(BOARD_TEST_OUT))
 
 -include $(BOARD_DIR)/board_api.d $(foreach k,$(BOARD_KINDS),$(BOARD_DIR)/kind_$(k).d) $(BOARD_DIR)/test_board.d
 
