@@ -77,6 +77,9 @@ typedef struct emu_dev {
     /* FT601 */
     uint32_t session_left;
     uint32_t cmd_index;
+    /* an IN packet the URB it went to had no room for all of (the rest goes first next time) */
+    uint8_t carry[1024];
+    size_t carry_n, carry_at;
     /* FT2232H */
     uint8_t bitmode, latency;
     gr_usb_emu_stats_t stats;
@@ -275,18 +278,37 @@ static bool fill_in(emu_dev_t *d, emu_urb_t *u)
     while (u->filled < u->len) {
         if (d->kind == GR_BOARD_FT601 && d->session_left == 0)
             return u->filled > 0;
-        if (gr_board_packets(d->board) == 0)
-            return false;
         size_t n = 0;
         const size_t room = (size_t)(u->len - u->filled);
-        int rc = gr_board_read_packet(d->board, pkt, sizeof pkt, &n);
-        if (rc != GR_OK || n == 0)
-            return u->filled > 0;
+        const uint8_t *src = pkt;
+        if (d->carry_at < d->carry_n) {
+            src = d->carry + d->carry_at;
+            n = d->carry_n - d->carry_at;
+        } else {
+            if (gr_board_packets(d->board) == 0)
+                return false;
+            int rc = gr_board_read_packet(d->board, pkt, sizeof pkt, &n);
+            if (rc != GR_OK || n == 0)
+                return u->filled > 0;
+        }
+        const size_t whole = n;
         if (n > room) {
-            /* Would overflow the URB: real hardware babbles; give what fits, keep order. */
+            /* An URB shorter than the packet (the kernel would report an overflow): what fits
+             * goes now, the rest first into the next URB, so no byte is lost or reordered. */
+            if (src == pkt) {
+                memcpy(d->carry, pkt, whole);
+                d->carry_n = whole;
+                d->carry_at = 0;
+                src = d->carry;
+            }
             n = room;
         }
-        memcpy(u->buf + u->filled, pkt, n);
+        if (src != pkt) {
+            d->carry_at += n;
+            if (d->carry_at == d->carry_n)
+                d->carry_at = d->carry_n = 0;
+        }
+        memcpy(u->buf + u->filled, src, n);
         u->filled += (int)n;
         stat_add(d, &d->stats.bytes_in, n);
         if (d->kind == GR_BOARD_FT601) {
@@ -294,7 +316,7 @@ static bool fill_in(emu_dev_t *d, emu_urb_t *u)
             if (d->session_left == 0)
                 return true;
         }
-        if (n < maxp(d))
+        if (whole < maxp(d))
             return true; /* a short packet ends the transfer */
     }
     return true;
