@@ -275,7 +275,7 @@ void gr_proto_link_input(gr_proto_link_t *l, size_t n, uint64_t now_ms)
 
 uint32_t gr_proto_link_replay_ms(const gr_proto_link_t *l)
 {
-    uint64_t adaptive = 3ull * l->srtt_ms + 10u;
+    uint64_t adaptive = 3ull * l->srtt_ms;
     return adaptive > l->replay_ms ? (uint32_t)(adaptive > 60000u ? 60000u : adaptive)
                                    : l->replay_ms;
 }

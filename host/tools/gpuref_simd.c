@@ -45,7 +45,7 @@
 #define MAX_CLIENTS 32u
 #define WINDOW_BASE 0x100000000ull
 #define WINDOW_SIZE 0x40000000ull /* 1 GiB of bus addresses per client */
-#define CYCLES_PER_MS 100000u     /* the core's 100 MHz */
+#define CYCLES_PER_TICK 10000u    /* the link to a board counts 100 us ticks of the 100 MHz core */
 #define RUN_SLICE 2000u           /* cycles run per turn when the RTL is quiet (20 us) */
 #define RTL_BACKLOG 1024u         /* frames queued toward the RTL before clients wait */
 #define CLIENT_WINDOW 4096u       /* a client's credit: at most ~700 frames per read */
@@ -161,11 +161,11 @@ typedef struct server {
 
 static server_t *S;
 
-/* The server's link to the device counts device time on a board (its replays then do not
- * depend on the host's load), wall time on a socket. */
+/* The server's link to the device counts device time on a board, in 100 us ticks (its replays
+ * then do not depend on the host's load or the simulation's speed), wall ms on a socket. */
 static uint64_t dev_ms(void)
 {
-    return S->board ? gr_board_cycle(S->board) / CYCLES_PER_MS : wall_ms();
+    return S->board ? gr_board_cycle(S->board) / CYCLES_PER_TICK : wall_ms();
 }
 
 /* Bus addresses a client may hand out: its slice of the device's DMA window, or of the space
@@ -311,8 +311,18 @@ static const gr_proto_dev_ops_t client_ops = {client_frame, client_reset, client
 
 static void client_drop(client_t *c)
 {
-    if (S->verbose)
-        fprintf(stderr, "gpuref-simd: client %u left\n", c->slot);
+    if (S->verbose) {
+        const gr_proto_link_counts_t *k = &S->rtl.counts;
+        fprintf(stderr,
+                "gpuref-simd: client %u left; link to the device: %llu frames out, %llu in, "
+                "%llu replayed, %llu CRC errors, %llu NAKs sent, %llu received, %u queued, "
+                "cycle %llu\n",
+                c->slot, (unsigned long long)k->tx_frames, (unsigned long long)k->rx_frames,
+                (unsigned long long)k->retransmissions, (unsigned long long)k->crc_errors,
+                (unsigned long long)k->naks_sent, (unsigned long long)k->naks_received,
+                gr_proto_link_pending(&S->rtl),
+                (unsigned long long)(S->board ? gr_board_cycle(S->board) : 0));
+    }
     release_tags(c);
     gr_proto_dev_free(&c->dev);
     close(c->fd);
@@ -536,12 +546,13 @@ static void rtl_step(uint64_t cycles)
 /* Brings the RTL link up: RESET, HELLO. */
 static int rtl_open(void)
 {
-    /* device time: the UART board needs a largest frame's time on the line, both ways */
-    uint32_t replay = 2;
+    /* Board: 500 us of device time, far above a round trip; the UART board needs three
+     * largest frames' time on the line (50 ms at 3 Mbaud). Socket: wall ms. */
+    uint32_t replay = 5;
     if (!S->board)
         replay = 200;
     else if (S->kind == GR_BOARD_UART)
-        replay = 50;
+        replay = 500;
     if (gr_proto_link_init(&S->rtl, &S->bpipe, true, replay, 0, &rtl_cb, NULL))
         return GR_E_NO_MEMORY;
     S->rtl.now_ms = S->reset_sent = dev_ms();
