@@ -13,6 +13,7 @@ PACKAGES=(
     yosys             # synthesis check
     zlib1g-dev        # Verilator's FST waveforms
     libcmocka-dev     # C test framework
+    clang-14 libclang-rt-14-dev  # libFuzzer and its sanitizer run-times (tb/fuzz)
     python3 python3-venv
 )
 
