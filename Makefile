@@ -95,18 +95,6 @@ include bench/alloc/alloc.mk
 include bench/dma/dma.mk
 include tb/fuzz/fuzz.mk
 
-# Under SAN, the suites that run C and C++ (the host library, the harness, the tools). ThreadSanitizer
-# takes the ones where threads meet: two adapters (two models) in one process, VidSch's worker
-# and interrupt threads beside the test thread.
-ifneq ($(SAN),)
-ifneq ($(findstring thread,$(SAN)),)
-SAN_TEST_SUITES ?= harness system-kmd-submit system-alloc system-vidsch system-residency system-timeline
-else
-SAN_TEST_SUITES ?= harness harness-models ddi-layout vidmm-flags vidmm-gpuva vidmm-segment models-dma_ref \
-                   conformance system-% demo
-endif
-TEST_SUITES := $(filter $(SAN_TEST_SUITES),$(TEST_SUITES))
-endif
 
 # ---- register map --------------------------------------------------------------------------
 $(VENV)/.stamp: requirements.txt
@@ -170,3 +158,22 @@ deps:
 
 clean:
 	rm -rf $(BUILD)
+
+# ---- sanitizer suites (after every TEST_SUITES +=) -----------------------------------------
+# Under SAN, the suites that run C and C++ (the host library, the harness, the tools). ThreadSanitizer
+# takes the ones where threads meet: two adapters (two models) in one process, VidSch's worker
+# and interrupt threads beside the test thread.
+ifneq ($(SAN),)
+# The demo, as a suite: a sanitizer report (or any failure) makes it exit non-zero.
+TEST_SUITES += demo
+test-demo: $(GR_DEMO)
+	$(call tap_run,demo,echo 1..1; if $(GR_DEMO) > $(BUILD)/demo.log 2>&1; then echo "ok 1 - gr_demo"; \
+	  else s=$$?; tail -40 $(BUILD)/demo.log | sed 's/^/# /'; echo "not ok 1 - gr_demo exit $$s (log: $(BUILD)/demo.log)"; fi)
+ifneq ($(findstring thread,$(SAN)),)
+SAN_TEST_SUITES ?= harness system-kmd-submit system-alloc system-vidsch system-residency system-timeline
+else
+SAN_TEST_SUITES ?= harness harness-models ddi-layout vidmm-flags vidmm-gpuva vidmm-segment models-dma_ref \
+                   conformance system-% demo
+endif
+TEST_SUITES := $(filter $(SAN_TEST_SUITES),$(TEST_SUITES))
+endif
