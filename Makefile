@@ -6,7 +6,18 @@
 #   make regs     regenerate the register map outputs (make regs-check: fail if stale)
 #   make deps     install the Debian packages and the pinned Python tools
 #   make bench    benchmarks under bench/
+#   make test SAN=address,undefined   the C/C++ suites built with those sanitizers (see SAN below)
+#   make test SAN=thread              the multi-threaded suites under ThreadSanitizer
 SHELL := /bin/bash
+# A sanitizer build goes into its own directory (build/san-address-undefined, build/san-thread)
+# unless BUILD is given, so it never mixes objects with the normal build.
+SAN ?=
+comma := ,
+ifneq ($(SAN),)
+ifeq ($(origin BUILD),undefined)
+BUILD := build/san-$(subst $(comma),-,$(SAN))
+endif
+endif
 BUILD ?= build
 RTL_ROOT ?= rtl
 JOBS ?= 2
@@ -32,6 +43,26 @@ WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
 CPPFLAGS_HOST := -Ihost/include -Ibridge/host -Itb/harness
 DEBUG_FLAGS ?= -DGR_DEBUG
+
+# ---- sanitizers ----------------------------------------------------------------------------
+# SAN=address,undefined (or thread, or any -fsanitize= list gcc takes) puts -fsanitize into the
+# compiler commands themselves, so every object and every link gets it: the host library, the
+# harness, the Verilated model and Verilator's run-time (harness.mk hands CXX to its sub-make),
+# the tests and the tools. `make test` then builds only what its suites need and runs the suites
+# that exercise C and C++ (SAN_TEST_SUITES below; the RTL unit tests, lint and the RTL mutants
+# run no host code). A report fails the suite: UBSan does not recover, ASan and TSan exit 66.
+# Sanitized code runs several times slower: GR_TEST_TIMEOUT_SCALE (exported here, override it
+# on the command line) multiplies the system suites' hang alarm.
+ifneq ($(SAN),)
+SAN_FLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
+CC := $(CC) $(SAN_FLAGS)
+CXX := $(CXX) $(SAN_FLAGS)
+GR_TEST_TIMEOUT_SCALE ?= 10
+export GR_TEST_TIMEOUT_SCALE
+export ASAN_OPTIONS ?= exitcode=66:detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=1
+export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
+export TSAN_OPTIONS ?= exitcode=66:halt_on_error=1:second_deadlock_stack=1
+endif
 
 TEST_SUITES :=
 
@@ -66,6 +97,8 @@ include tb/system/link_proto.mk
 include bench/bench.mk
 include bench/alloc/alloc.mk
 include bench/dma/dma.mk
+include tb/fuzz/fuzz.mk
+
 
 # ---- register map --------------------------------------------------------------------------
 $(VENV)/.stamp: requirements.txt
@@ -100,7 +133,7 @@ define tap_run
 	  echo "# exit $${PIPESTATUS[0]}" >> $(BUILD)/test/$(1).tap; true
 endef
 
-test: all
+test: $(if $(SAN),,all)
 	@rm -rf $(BUILD)/test
 	@$(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) $(addprefix test-,$(TEST_SUITES))
 	@python3 tb/tap_summary.py $(addprefix $(BUILD)/test/,$(addsuffix .tap,$(TEST_SUITES)))
@@ -114,6 +147,14 @@ TEST_SUITES += lint
 test-lint:
 	$(call tap_run,lint,echo 1..1; if $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) lint; then echo "ok 1 - lint: verilator -Wall and icarus and yosys"; else echo "not ok 1 - lint"; fi)
 
+# The sanitizer runs under their usual names, for CI or by hand (each takes tens of minutes on two
+# cores: not part of the default `make test`).
+.PHONY: test-asan test-tsan
+test-asan:
+	$(MAKE) --no-print-directory test SAN=address,undefined
+test-tsan:
+	$(MAKE) --no-print-directory test SAN=thread
+
 # Users get the benchmark's packages too (a kernel source tarball); CI, which runs no benchmark,
 # installs the base set only (.ci/run).
 deps:
@@ -121,3 +162,22 @@ deps:
 
 clean:
 	rm -rf $(BUILD)
+
+# ---- sanitizer suites (after every TEST_SUITES +=) -----------------------------------------
+# Under SAN, the suites that run C and C++ (the host library, the harness, the tools). ThreadSanitizer
+# takes the ones where threads meet: two adapters (two models) in one process, VidSch's worker
+# and interrupt threads beside the test thread.
+ifneq ($(SAN),)
+# The demo, as a suite: a sanitizer report (or any failure) makes it exit non-zero.
+TEST_SUITES += demo
+test-demo: $(GR_DEMO)
+	$(call tap_run,demo,echo 1..1; if $(GR_DEMO) > $(BUILD)/demo.log 2>&1; then echo "ok 1 - gr_demo"; \
+	  else s=$$?; tail -40 $(BUILD)/demo.log | sed 's/^/# /'; echo "not ok 1 - gr_demo exit $$s (log: $(BUILD)/demo.log)"; fi)
+ifneq ($(findstring thread,$(SAN)),)
+SAN_TEST_SUITES ?= harness system-kmd-submit system-alloc system-vidsch system-residency system-timeline
+else
+SAN_TEST_SUITES ?= harness harness-models ddi-layout vidmm-flags vidmm-gpuva vidmm-segment models-dma_ref \
+                   conformance system-% demo
+endif
+TEST_SUITES := $(filter $(SAN_TEST_SUITES),$(TEST_SUITES))
+endif

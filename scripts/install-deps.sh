@@ -17,6 +17,7 @@ PACKAGES=(
     libftdi1-dev      # usb://ft2232h: the FT2232H backend (synchronous FIFO) through libftdi
     libumockdev-dev   # the USB tests emulate the chips at the usbdevfs ioctl level
     umockdev          # umockdev-wrapper, to run a USB test program by hand
+    clang-14 libclang-rt-14-dev  # libFuzzer and its sanitizer run-times (tb/fuzz)
     python3 python3-venv
 )
 

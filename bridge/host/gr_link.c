@@ -95,12 +95,16 @@ int gr_uri_parse(const char *text, gr_uri_t *out_uri)
     }
     if (query) {
         const char *p = query + 1;
+        if (!*p) {
+            gr_link_set_error("URI '%s' has nothing after '?' (key=value&... or no '?')", text);
+            return GR_E_BAD_URI;
+        }
         while (*p) {
             const char *amp = strchr(p, '&');
             size_t len = amp ? (size_t)(amp - p) : strlen(p);
             const char *eq = memchr(p, '=', len);
-            if (!eq || eq == p) {
-                gr_link_set_error("URI parameter '%.*s' is not key=value", (int)len, p);
+            if (!eq || eq == p || eq + 1 == p + len) {
+                gr_link_set_error("URI parameter '%.*s' is not key=value (both non-empty)", (int)len, p);
                 return GR_E_BAD_URI;
             }
             if (uri.param_count == GR_URI_MAX_PARAMS) {
@@ -162,16 +166,34 @@ static int check_params(const gr_link_ops_t *ops, const gr_uri_t *uri)
     return GR_OK;
 }
 
+static int link_open_text(const char *text, gr_link_t **out_link);
+
 int gr_link_open(const char *text, gr_link_t **out_link)
 {
     if (!out_link) {
         gr_link_set_error("no output pointer");
         return GR_E_INVALID;
     }
-    if (!text || !*text)
+    const char *from_env = NULL;
+    if (!text || !*text) {
         text = getenv("GR_DEVICE");
+        from_env = text && *text ? "GR_DEVICE" : NULL;
+    }
     if (!text || !*text)
         text = "sim://";
+    int rc = link_open_text(text, out_link);
+    if (rc && from_env) {
+        /* The caller named no device: say where the bad one came from. */
+        char why[sizeof last_error];
+        snprintf(why, sizeof why, "%s", last_error);
+        gr_link_set_error("%s='%s': %s", from_env, text, why);
+    }
+    return rc;
+}
+
+/* gr_link_open once the URI text is known. */
+static int link_open_text(const char *text, gr_link_t **out_link)
+{
     gr_uri_t uri;
     int rc = gr_uri_parse(text, &uri);
     if (rc)

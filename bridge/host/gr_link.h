@@ -83,7 +83,9 @@ typedef struct gr_link_ops {
 typedef struct gr_link gr_link_t;
 
 /**
- * Parses a URI. Accepted: scheme "://" [path] ["?" key=value ("&" key=value)*].
+ * Parses a URI. Accepted: scheme "://" [path] ["?" key=value ("&" key=value)*]: a scheme of
+ * lower-case letters and digits, no '?' without a parameter, every key and value non-empty,
+ * no key twice, at most GR_URI_MAX_PARAMS parameters, each part within its gr_uri_t field.
  * @param[out] out_uri  untouched on failure
  * @return GR_OK or GR_E_BAD_URI (gr_link_error() says what is wrong)
  */
@@ -96,7 +98,8 @@ const char *gr_uri_param(const gr_uri_t *uri, const char *key);
  * Opens the device a URI names (NULL: $GR_DEVICE, else "sim://").
  * @param[out] out_link  untouched on failure
  * @return GR_OK, GR_E_BAD_URI (malformed, unknown scheme or parameter; the message names the
- *         accepted schemes and keys), or the backend's error
+ *         accepted schemes and keys, and starts with "GR_DEVICE='...':" when the URI came from
+ *         there), or the backend's error
  */
 int gr_link_open(const char *uri, gr_link_t **out_link);
 

@@ -1,7 +1,9 @@
 /* gr_link_sim.c: the sim:// backend over tb/harness (see gr_link_sim.h for its contract). */
 #include "gr_link_sim.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,24 +13,61 @@ typedef struct sim_ctx {
     gr_sim_config_t cfg;
 } sim_ctx_t;
 
+/* The VRAM model's page: vram= must be whole pages (the harness refuses anything else). */
+#define SIM_PAGE 4096u
+/* gpu_core's VRAM port has 32 address bits (VramAddrBits): the harness refuses more. */
+#define SIM_VRAM_MAX (4ull << 30)
+
 static const char *const sim_keys[] = {"seed", "stall", "latency", "norandom", "vram",
                                        "fst",  "txlog", NULL};
 
-static int parse_u64(const char *key, const char *text, uint64_t max, uint64_t *out)
+/* Decimal digits, or 0x and hex digits; nothing else (no sign, no space: strtoull would take
+ * "-1" as 2^64-1). */
+static bool parse_number(const char *text, uint64_t *out, const char **out_end)
 {
+    int base = 10;
+    const char *p = text;
+    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+        base = 16;
+        p += 2;
+    }
+    if (base == 10 ? !isdigit((unsigned char)*p) : !isxdigit((unsigned char)*p))
+        return false;
     char *end = NULL;
     errno = 0;
-    unsigned long long v = strtoull(text, &end, 0);
-    uint64_t scale = 1;
-    if (end && *end && strcmp(key, "vram") == 0) {
-        scale = *end == 'K' ? 1ull << 10 : *end == 'M' ? 1ull << 20 : *end == 'G' ? 1ull << 30 : 0;
-        end += scale ? 1 : 0;
+    unsigned long long v = strtoull(p, &end, base);
+    if (errno == ERANGE)
+        return false;
+    *out = v;
+    *out_end = end;
+    return true;
+}
+
+/* A number in [min, max]; vram also takes a K, M or G suffix and must be whole pages. The
+ * message names the key (or variable) and the accepted range. */
+static int parse_u64(const char *key, const char *text, uint64_t min, uint64_t max, uint64_t *out)
+{
+    const bool size = strcmp(key, "vram") == 0;
+    uint64_t v = 0;
+    const char *end = NULL;
+    bool ok = parse_number(text, &v, &end);
+    if (ok && size && *end) {
+        unsigned shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+        ok = shift && !end[1] && v <= (UINT64_MAX >> shift);
+        v <<= shift;
+        end++;
     }
-    if (errno || !*text || !end || *end || scale == 0 || v > max / scale) {
-        gr_link_set_error("sim://: bad value '%s' for %s", text, key);
+    ok = ok && !*end && v >= min && v <= max && (!size || v % SIM_PAGE == 0);
+    if (!ok) {
+        if (size)
+            gr_link_set_error("sim://: bad value '%s' for %s (accepted: 4K..4G in whole 4K pages; "
+                              "bytes, or a K, M or G suffix)", text, key);
+        else
+            gr_link_set_error("sim://: bad value '%s' for %s (accepted: %llu..%llu, decimal or 0x hex)",
+                              text, key, (unsigned long long)min, (unsigned long long)max);
         return GR_E_BAD_URI;
     }
-    *out = (uint64_t)v * scale;
+    *out = v;
     return GR_OK;
 }
 
@@ -44,15 +83,23 @@ static int sim_open(const gr_uri_t *uri, void **out_ctx)
     uint64_t v = 0;
     const char *s;
     int rc = GR_OK;
-    if (!rc && (s = gr_uri_param(uri, "seed")) && !(rc = parse_u64("seed", s, UINT64_MAX, &v)))
+    /* Seed 0 would mean "the default" to the harness: a seed given is a real one. */
+    if (!rc && (s = gr_uri_param(uri, "seed")) && !(rc = parse_u64("seed", s, 1, UINT64_MAX, &v)))
         c->cfg.seed = v;
-    if (!rc && (s = gr_uri_param(uri, "stall")) && !(rc = parse_u64("stall", s, 90, &v)))
+    /* Without ?seed the harness reads $GR_SIM_SEED; a bad one is named here rather than ending
+     * as "cannot start the simulation". */
+    const char *env = getenv("GR_SIM_SEED");
+    if (!rc && !gr_uri_param(uri, "seed") && env && *env && (rc = parse_u64("seed", env, 0, UINT64_MAX, &v))) {
+        gr_link_set_error("GR_SIM_SEED='%s' is not a seed (accepted: 0..%llu, decimal or 0x hex; 0: 1)", env,
+                          (unsigned long long)UINT64_MAX);
+    }
+    if (!rc && (s = gr_uri_param(uri, "stall")) && !(rc = parse_u64("stall", s, 0, 90, &v)))
         c->cfg.stall_pct = (unsigned)v;
-    if (!rc && (s = gr_uri_param(uri, "latency")) && !(rc = parse_u64("latency", s, 1000, &v)))
+    if (!rc && (s = gr_uri_param(uri, "latency")) && !(rc = parse_u64("latency", s, 0, 1000, &v)))
         c->cfg.max_latency = (unsigned)v;
-    if (!rc && (s = gr_uri_param(uri, "norandom")) && !(rc = parse_u64("norandom", s, 1, &v)))
+    if (!rc && (s = gr_uri_param(uri, "norandom")) && !(rc = parse_u64("norandom", s, 0, 1, &v)))
         c->cfg.no_random = v != 0;
-    if (!rc && (s = gr_uri_param(uri, "vram")) && !(rc = parse_u64("vram", s, 1ull << 40, &v)))
+    if (!rc && (s = gr_uri_param(uri, "vram")) && !(rc = parse_u64("vram", s, SIM_PAGE, SIM_VRAM_MAX, &v)))
         c->cfg.vram_bytes = v;
     c->cfg.fst_path = gr_uri_param(uri, "fst");
     c->cfg.txlog_path = gr_uri_param(uri, "txlog");

@@ -2,13 +2,18 @@
  * gr_link_sim.h: the sim:// backend: gpu_core under Verilator in this process (tb/harness).
  *
  * URI: sim://[?seed=N&stall=PCT&latency=CYCLES&norandom=1&vram=BYTES[K|M|G]&fst=PATH&txlog=PATH]
- *   seed      random latency and backpressure of the bus models (default $GR_SIM_SEED, else 1)
+ *   seed      1..2^64-1: random latency and backpressure of the bus models (default
+ *             $GR_SIM_SEED, 0..2^64-1 with 0 as 1, else 1)
  *   stall     0..90, percent of cycles a model or the CSR driver stalls (default 25)
- *   latency   extra cycles a model may wait before answering (default 8)
- *   norandom  1: no stalls and no latency
- *   vram      VRAM model size (default 512M, what gpu_core reports in MC_VRAM_SIZE)
+ *   latency   0..1000 extra cycles a model may wait before answering (default 8)
+ *   norandom  0 or 1; 1: no stalls and no latency
+ *   vram      VRAM model size, 4K..4G in whole 4 KiB pages (default 512M, what gpu_core
+ *             reports in MC_VRAM_SIZE)
  *   fst       record an FST waveform of the whole run (default $GR_SIM_FST)
  *   txlog     write a log of every AXI transaction (default $GR_SIM_TXLOG)
+ * Numbers are decimal or 0x hex: no sign, no space, no leading '+'. A value out of range or
+ * malformed (here or in $GR_SIM_SEED) fails with GR_E_BAD_URI and a message that names it and
+ * the accepted range.
  *
  * Contract beyond gr_link.h: nothing blocks on the outside world; simulated time advances only
  * inside calls. wait_irq's timeout is simulated time at the nominal 100 MHz clock (100 cycles a

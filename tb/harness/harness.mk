@@ -48,7 +48,7 @@ $(SIM_OBJ)/.stamp: $(SIM_DIR)/verilate.cmd $(RTL_SRCS) $(wildcard $(RTL_INC)/*.v
 	@rm -rf $(SIM_OBJ)
 	@mkdir -p $(SIM_OBJ)
 	$(SIM_VERILATE)
-	$(MAKE) --no-print-directory $(SIM_SUBMAKE_J) -C $(SIM_OBJ) -f V$(RTL_TOP).mk \
+	$(MAKE) --no-print-directory $(SIM_SUBMAKE_J) -C $(SIM_OBJ) -f V$(RTL_TOP).mk CXX='$(CXX)' \
 	  -f $(CURDIR)/$(HARNESS_SRC)/verilated_lib.mk V$(RTL_TOP)__ALL.a libverilated.a >$(SIM_OBJ)/build.log 2>&1 \
 	  || { cat $(SIM_OBJ)/build.log; exit 1; }
 	@touch $@

@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -67,6 +68,15 @@ struct Settings {
     std::string fst_path;
     std::string txlog_path;
 };
+
+// Verilator's run-time keeps process-wide state (Verilated::s_lastContextp, the scope table)
+// that constructing or destroying a VerilatedContext or a model writes without a lock of its
+// own: simulations made or destroyed on different threads at once take this first.
+std::mutex &verilated_mutex()
+{
+    static std::mutex m;
+    return m;
+}
 
 // "123" or "0x7b"; false for anything else (empty, sign, junk, overflow).
 bool parse_u64(const char *s, uint64_t *out)
@@ -217,7 +227,8 @@ struct gr_sim {
     VramMemory vram_mem;
 
     // Members are destroyed in reverse order: the trace before the model it reads, the model
-    // before its context, the AXI models before the memories and the log they use.
+    // before its context, the AXI models before the memories and the log they use (the
+    // destructor drops fst, top and ctx itself, in that order, under verilated_mutex()).
     std::unique_ptr<VerilatedContext> ctx;
     std::unique_ptr<Vgpu_core> top;
     std::unique_ptr<VerilatedFstC> fst;
@@ -243,12 +254,21 @@ struct gr_sim {
 };
 
 gr_sim::gr_sim(const Settings &s)
-    : set(s), vram_mem(s.vram_bytes), ctx(new VerilatedContext), data_bytes(0),
+    : set(s), vram_mem(s.vram_bytes), data_bytes(0),
       csr(CsrDriverConfig{"csr", s.stall_pct, s.no_random ? 0 : kCsrMaxDelay, Prng::derive(s.seed, kSaltCsr)},
           &log)
 {
-    if (!s.fst_path.empty()) ctx->traceEverOn(true);
-    top.reset(new Vgpu_core(ctx.get(), "TOP"));
+    {
+        std::lock_guard<std::mutex> lock(verilated_mutex());
+        ctx.reset(new VerilatedContext);
+        // The model is single-threaded (verilated without --threads), but a context defaults to
+        // hardware_concurrency() threads and starts all but one as idle workers when the model
+        // is added; each of them writes Verilator's process-wide last-context pointer as it
+        // starts, racing with the next simulation's context. One thread: no workers at all.
+        ctx->threads(1);
+        if (!s.fst_path.empty()) ctx->traceEverOn(true);
+        top.reset(new Vgpu_core(ctx.get(), "TOP"));
+    }
     // The data bus width is a gpu_core parameter; its WSTRB port has one bit per byte and
     // Verilator stores it in 8, 16, 32 or 64 bits.
     data_bytes = unsigned(sizeof(top->m_host_wstrb_o) * 8);
@@ -283,6 +303,12 @@ gr_sim::~gr_sim()
     if (fst) fst->close();
     if (top) top->final();
     log.close();
+    // As in the constructor: the model's and the context's destructors touch Verilator's
+    // process-wide state too (scopes, the thread's context).
+    std::lock_guard<std::mutex> lock(verilated_mutex());
+    fst.reset();
+    top.reset();
+    ctx.reset();
 }
 
 void gr_sim::step()

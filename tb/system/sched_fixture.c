@@ -2,6 +2,9 @@
 #define _GNU_SOURCE
 #include "sched_fixture.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -16,27 +19,57 @@
 #include "gpuref/gr_regmap.h"
 #include "gr_link.h"
 
+static unsigned timeout_scale = 1;
+/* Written before the handler is installed: the handler only reads it (write(2) is signal-safe,
+ * snprintf is not). */
+static char alarm_msg[128];
+
 static void on_alarm(int sig)
 {
     (void)sig;
-    static const char msg[] = "Bail out! a test ran longer than 120 s (hung); replay with the seed above\n";
-    ssize_t w = write(STDOUT_FILENO, msg, sizeof msg - 1);
+    ssize_t w = write(STDOUT_FILENO, alarm_msg, strlen(alarm_msg));
     (void)w;
     _exit(3);
+}
+
+unsigned sf_timeout_scale(void)
+{
+    return timeout_scale;
+}
+
+/* Decimal digits only, in [lo, hi]; else a TAP bail-out naming what and the range. */
+static unsigned long long number_or_bail(const char *what, const char *text, unsigned long long lo,
+                                         unsigned long long hi)
+{
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = isdigit((unsigned char)text[0]) ? strtoull(text, &end, 10) : 0;
+    if (!end || *end || errno || v < lo || v > hi) {
+        printf("Bail out! %s='%s' is not a number in %llu..%llu\n", what, text, lo, hi);
+        exit(2);
+    }
+    return v;
 }
 
 unsigned long long sf_start(int argc, char **argv, const char *prog, char *uri, size_t uri_size)
 {
     unsigned long long seed = 1;
     const char *env = getenv("GR_TEST_SEED");
-    if (env)
-        seed = strtoull(env, NULL, 0);
+    if (env && *env)
+        seed = number_or_bail("GR_TEST_SEED", env, 1, ULLONG_MAX);
     for (int i = 1; i + 1 < argc; i++)
         if (!strcmp(argv[i], "--seed"))
-            seed = strtoull(argv[i + 1], NULL, 0);
+            seed = number_or_bail("--seed", argv[i + 1], 1, ULLONG_MAX);
+    env = getenv("GR_TEST_TIMEOUT_SCALE");
+    if (env && *env)
+        timeout_scale = (unsigned)number_or_bail("GR_TEST_TIMEOUT_SCALE", env, 1, 100);
     snprintf(uri, uri_size, "sim://?seed=%llu&vram=512M", seed);
     printf("# seed=%llu (replay: %s --seed %llu)\n", seed, prog, seed);
+    if (timeout_scale != 1)
+        printf("# hang alarm %u s (GR_TEST_TIMEOUT_SCALE=%u)\n", SF_TEST_SECONDS, timeout_scale);
     fflush(stdout);
+    snprintf(alarm_msg, sizeof alarm_msg,
+             "Bail out! a test ran longer than %u s (hung); replay with the seed above\n", SF_TEST_SECONDS);
     signal(SIGALRM, on_alarm);
     return seed;
 }
@@ -118,7 +151,7 @@ void sf_set_sched(gr_adapter_t *ad, uint64_t quantum_cycles, uint64_t tdr_timeou
 
 bool sf_wait_until(gr_adapter_t *ad, bool (*pred)(const gr_sched_stats_t *s, const void *arg), const void *arg)
 {
-    for (unsigned i = 0; i < 20000; i++) {
+    for (unsigned i = 0; i < 20000u * timeout_scale; i++) {
         gr_sched_stats_t s = sf_sched_stats(ad);
         if (pred(&s, arg))
             return true;

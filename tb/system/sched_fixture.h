@@ -17,13 +17,19 @@
 #include "gpuref/gr_submit.h"
 
 /* A test that hangs (a lost wakeup, a deadlock) must fail, not stop the suite forever: setup
- * arms alarm(SF_TEST_SECONDS), teardown disarms it. */
-#define SF_TEST_SECONDS 120u
+ * arms alarm(SF_TEST_SECONDS), teardown disarms it. 120 s times $GR_TEST_TIMEOUT_SCALE (1..100,
+ * default 1): a sanitizer build runs several times slower and sets it (the top Makefile's SAN). */
+#define SF_TEST_SECONDS (120u * sf_timeout_scale())
+
+/* $GR_TEST_TIMEOUT_SCALE as sf_start read it (1 before sf_start); it also stretches
+ * sf_wait_until's bound. */
+unsigned sf_timeout_scale(void);
 
 /*
  * The start of a suite's main: the seed from $GR_TEST_SEED or --seed N (else 1), the sim:// URI
- * for it written to uri, the seed printed first with how to replay it as prog, and the handler
- * that ends the run with a TAP "Bail out!" when the alarm fires. Returns the seed.
+ * for it written to uri, the seed printed first with how to replay it as prog, the timeout scale
+ * from $GR_TEST_TIMEOUT_SCALE, and the handler that ends the run with a TAP "Bail out!" when the
+ * alarm fires. A bad seed or scale ends the run with a "Bail out!" naming it. Returns the seed.
  */
 unsigned long long sf_start(int argc, char **argv, const char *prog, char *uri, size_t uri_size);
 
@@ -48,8 +54,8 @@ gr_sched_stats_t sf_sched_stats(gr_adapter_t *ad);
 uint64_t sf_cycles(gr_adapter_t *ad);
 void sf_set_sched(gr_adapter_t *ad, uint64_t quantum_cycles, uint64_t tdr_timeout_cycles);
 
-/* Polls the scheduler's counters until pred holds (wall-clock bound of about 20 s: the device
- * runs meanwhile). Returns whether it did. */
+/* Polls the scheduler's counters until pred holds (wall-clock bound of about 20 s times the
+ * timeout scale: the device runs meanwhile). Returns whether it did. */
 bool sf_wait_until(gr_adapter_t *ad, bool (*pred)(const gr_sched_stats_t *s, const void *arg), const void *arg);
 
 /* Creates a DMA buffer of ctx and says where it is (gr_dma_buffer_create, then _info). Returns the

@@ -1,8 +1,11 @@
 /* test_link: URI parsing, backend selection and the checks gr_link makes before any access. */
+#define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -34,6 +37,8 @@ static void uri_rejects_malformed_text_and_leaves_output_alone(void **state)
     static const char *const bad[] = {
         "", "sim", "sim:/", "://x", "SIM://", "s-m://", "sim://?seed", "sim://?=3",
         "sim://?seed=1&", "sim://?seed=1&seed=2", "averyveryverylongscheme://",
+        "sim://?", "sim://?seed=", "sim://?&seed=1", "sim://?=", "sim://?seed=1&&stall=2",
+        "sim://?fst=&seed=1", "sim://?stall=1&seed=2&stall=1",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         gr_uri_t uri;
@@ -70,6 +75,119 @@ static void sim_rejects_unknown_parameters_and_bad_values(void **state)
     assert_int_equal(gr_link_open("sim://?vram=4T", &link), GR_E_BAD_URI);
     assert_int_equal(gr_link_open("sim:///some/path", &link), GR_E_BAD_URI);
     assert_null(link);
+}
+
+/* The bus models' seed as the open link reports it ("seed=N" in gr_link_describe). */
+static unsigned long long described_seed(gr_link_t *link)
+{
+    char text[128];
+    gr_link_describe(link, text, sizeof text);
+    const char *p = strstr(text, "seed=");
+    assert_non_null(p);
+    return strtoull(p + 5, NULL, 10);
+}
+
+static void sim_numbers_are_strict_and_errors_name_the_accepted_range(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *uri, *key, *range;
+    } bad[] = {
+        {"sim://?seed=-1", "seed", "1..18446744073709551615"}, /* strtoull: 2^64-1 */
+        {"sim://?seed=0", "seed", "1..18446744073709551615"},  /* would mean "default" */
+        {"sim://?seed=+1", "seed", "1..18446744073709551615"},
+        {"sim://?seed=%201", "seed", "1..18446744073709551615"},
+        {"sim://?seed= 1", "seed", "1..18446744073709551615"},
+        {"sim://?seed=18446744073709551616", "seed", "1..18446744073709551615"},
+        {"sim://?seed=0x", "seed", "1..18446744073709551615"},
+        {"sim://?seed=0x10000000000000000", "seed", "1..18446744073709551615"},
+        {"sim://?stall=-0", "stall", "0..90"},
+        {"sim://?stall=91", "stall", "0..90"},
+        {"sim://?latency=1001", "latency", "0..1000"},
+        {"sim://?norandom=2", "norandom", "0..1"},
+        {"sim://?vram=0", "vram", "4K..4G"},
+        {"sim://?vram=4097", "vram", "4K..4G"},
+        {"sim://?vram=-4K", "vram", "4K..4G"},
+        {"sim://?vram=4194305K", "vram", "4K..4G"},
+        {"sim://?vram=1024G", "vram", "4K..4G"},
+        {"sim://?vram=17179869184G", "vram", "4K..4G"}, /* 2^34 G: the shift overflows */
+        {"sim://?vram=4MM", "vram", "4K..4G"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        gr_link_t *link = (gr_link_t *)(uintptr_t)0x1;
+        int rc = gr_link_open(bad[i].uri, &link);
+        if (rc != GR_E_BAD_URI)
+            fail_msg("'%s' opened (rc %d)", bad[i].uri, rc);
+        assert_ptr_equal(link, (gr_link_t *)(uintptr_t)0x1);
+        if (!strstr(gr_link_error(), bad[i].key) || !strstr(gr_link_error(), bad[i].range))
+            fail_msg("'%s': message '%s' names neither %s nor %s", bad[i].uri, gr_link_error(), bad[i].key,
+                     bad[i].range);
+    }
+    /* The edges are accepted; numbers are decimal (a leading 0 is not octal) or 0x hex. */
+    static const struct {
+        const char *uri;
+        unsigned long long seed;
+    } good[] = {
+        {"sim://?seed=18446744073709551615&stall=90&latency=1000&norandom=0", 18446744073709551615ull},
+        {"sim://?seed=0xFFFFFFFFFFFFFFFF&vram=4G", 18446744073709551615ull},
+        {"sim://?seed=010&vram=4K", 10},
+        {"sim://?seed=0x10&vram=4096", 16},
+        {"sim://?seed=1&stall=0&latency=0&norandom=1", 1},
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        gr_link_t *link = NULL;
+        int rc = gr_link_open(good[i].uri, &link);
+        if (rc != GR_OK)
+            fail_msg("'%s' refused (rc %d): %s", good[i].uri, rc, gr_link_error());
+        assert_int_equal(described_seed(link), good[i].seed);
+        gr_link_close(link);
+    }
+}
+
+/* A bad $GR_SIM_SEED or $GR_DEVICE is named in the message: the caller never typed it. */
+static void bad_environment_is_named(void **state)
+{
+    (void)state;
+    gr_link_t *link = NULL;
+    static const char *const bad_seeds[] = {"abc", "-1", "12abc", "18446744073709551616", " 7"};
+    for (size_t i = 0; i < sizeof bad_seeds / sizeof bad_seeds[0]; i++) {
+        assert_int_equal(setenv("GR_SIM_SEED", bad_seeds[i], 1), 0);
+        assert_int_equal(gr_link_open("sim://", &link), GR_E_BAD_URI);
+        assert_null(link);
+        if (!strstr(gr_link_error(), "GR_SIM_SEED") || !strstr(gr_link_error(), bad_seeds[i]))
+            fail_msg("GR_SIM_SEED='%s': message '%s'", bad_seeds[i], gr_link_error());
+    }
+    /* The URI's seed wins over the environment, as in the harness. */
+    assert_int_equal(gr_link_open("sim://?seed=5", &link), GR_OK);
+    assert_int_equal(described_seed(link), 5);
+    gr_link_close(link);
+    link = NULL;
+    assert_int_equal(setenv("GR_SIM_SEED", "0x2a", 1), 0);
+    assert_int_equal(gr_link_open("sim://", &link), GR_OK);
+    assert_int_equal(described_seed(link), 42);
+    gr_link_close(link);
+    link = NULL;
+    assert_int_equal(unsetenv("GR_SIM_SEED"), 0);
+
+    static const char *const bad_devices[] = {"bogus://", "sim://?seed=-1", "sim://?", "not a uri"};
+    for (size_t i = 0; i < sizeof bad_devices / sizeof bad_devices[0]; i++) {
+        assert_int_equal(setenv("GR_DEVICE", bad_devices[i], 1), 0);
+        assert_int_equal(gr_link_open(NULL, &link), GR_E_BAD_URI);
+        assert_int_equal(gr_link_open("", &link), GR_E_BAD_URI);
+        assert_null(link);
+        char want[64];
+        snprintf(want, sizeof want, "GR_DEVICE='%s':", bad_devices[i]);
+        if (strncmp(gr_link_error(), want, strlen(want)) != 0)
+            fail_msg("GR_DEVICE='%s': message '%s'", bad_devices[i], gr_link_error());
+    }
+    /* A URI given explicitly is not blamed on the environment. */
+    assert_int_equal(gr_link_open("bogus://", &link), GR_E_BAD_URI);
+    assert_null(strstr(gr_link_error(), "GR_DEVICE"));
+    assert_int_equal(setenv("GR_DEVICE", "sim://?seed=9", 1), 0);
+    assert_int_equal(gr_link_open(NULL, &link), GR_OK);
+    assert_int_equal(described_seed(link), 9);
+    gr_link_close(link);
+    assert_int_equal(unsetenv("GR_DEVICE"), 0);
 }
 
 static void offsets_are_checked_before_the_link_is_touched(void **state)
@@ -133,6 +251,8 @@ int main(void)
         cmocka_unit_test(uri_rejects_malformed_text_and_leaves_output_alone),
         cmocka_unit_test(unknown_scheme_fails_and_names_the_accepted_ones),
         cmocka_unit_test(sim_rejects_unknown_parameters_and_bad_values),
+        cmocka_unit_test(sim_numbers_are_strict_and_errors_name_the_accepted_range),
+        cmocka_unit_test(bad_environment_is_named),
         cmocka_unit_test(offsets_are_checked_before_the_link_is_touched),
         cmocka_unit_test(sim_dma_buffers_are_page_aligned_and_distinct),
         cmocka_unit_test(every_status_has_a_message_and_a_unique_name),

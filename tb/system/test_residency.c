@@ -1089,7 +1089,7 @@ static void paging_packet_preempted_mid_transfer_is_resubmitted_with_its_fence(v
         pthread_t th;
         assert_int_equal(pthread_create(&th, NULL, evict_main, &e), 0);
         /* The paging packet is on the engine (ahead of the held one): preempt that context. */
-        for (unsigned wt = 0; wt < 5000; wt++) {
+        for (unsigned wt = 0; wt < 5000u * sf_timeout_scale(); wt++) {
             pthread_mutex_lock(&R.lock);
             bool on = false;
             for (unsigned i = from; i < R.nsub; i++)

@@ -437,7 +437,7 @@ static gr_kmd_counts_t kmd_counts(gr_adapter_t *ad)
 static uint64_t kmd_packets(gr_adapter_t *ad)
 {
     uint64_t n = 0;
-    for (unsigned i = 0; i < 2000; i++) {
+    for (unsigned i = 0; i < 2000u * sf_timeout_scale(); i++) {
         n = kmd_counts(ad).packets;
         if (n == 0)
             break;
