@@ -1,7 +1,8 @@
 /*
  * gr_link_sim.h: the sim:// backend: gpu_core under Verilator in this process (tb/harness).
  *
- * URI: sim://[?seed=N&stall=PCT&latency=CYCLES&norandom=1&vram=BYTES[K|M|G]&fst=PATH&txlog=PATH]
+ * URI: sim://[?seed=N&stall=PCT&latency=CYCLES&norandom=1&vram=BYTES[K|M|G]&fst=PATH&txlog=PATH
+ *             &axi=ORDER&stallrun=CYCLES]
  *   seed      random latency and backpressure of the bus models (default $GR_SIM_SEED, else 1)
  *   stall     0..90, percent of cycles a model or the CSR driver stalls (default 25)
  *   latency   extra cycles a model may wait before answering (default 8)
@@ -9,6 +10,12 @@
  *   vram      VRAM model size (default 512M, what gpu_core reports in MC_VRAM_SIZE)
  *   fst       record an FST waveform of the whole run (default $GR_SIM_FST)
  *   txlog     write a log of every AXI transaction (default $GR_SIM_TXLOG)
+ *   axi       the write order the memory models impose, each one a legal AXI4 slave may choose
+ *             (default $GR_SIM_AXI, else any): any (AW and W taken independently, W may come
+ *             first), awaitw (AWREADY only once a W beat of the burst is in), awaitwlast (only
+ *             once its last W beat is in), wawaitaw (WREADY only once the burst's AW is in)
+ *   stallrun  1..1000: each READY stall of a memory model lasts 1..stallrun cycles (default
+ *             $GR_SIM_STALL_RUN, else 1); with stall, long stretches of READY low
  *
  * Contract beyond gr_link.h: nothing blocks on the outside world; simulated time advances only
  * inside calls. wait_irq's timeout is simulated time at the nominal 100 MHz clock (100 cycles a
