@@ -115,7 +115,7 @@ module tb_dma_axi_mem #(
     integer      wb_start = 0, wb_done = 0;   // W bursts whose first / last beat was taken
     logic        w_in_burst = 1'b0;
     integer      run_aw = 0, run_w = 0, run_ar = 0;  // cycles left of a READY stall
-    wire unused_runs = ^{run_aw[0], run_w[0], run_ar[0]};  // (Verilator misses the task's inout)
+    wire unused_runs = ^{run_aw, run_w, run_ar};  // (Verilator misses the task's inout)
     logic [63:0] wd;
     logic [7:0]  ws;
     logic        wl;
