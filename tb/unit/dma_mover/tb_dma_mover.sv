@@ -679,7 +679,9 @@ module tb_dma_mover;
         check(n_bytes == bytes_exp, $sformatf("bytes_o counts every qword COPY and FILL wrote (%0d bytes)", n_bytes));
 
         // ---- throughput: no stalls, no latency, memories that take AW only once they have W
-        // (the engine must still stream) ----
+        // (the engine must still stream). Not AW only after WLAST here: the operation ends when
+        // its last AW is taken, one cycle after its last W beat, and by stall_o's definition
+        // that cycle is a stall. ----
         stall_pct = 7'd0;
         max_lat = 8'd0;
         stall_run = 8'd1;
