@@ -116,7 +116,7 @@ module tb_mc_aperture;
         end
         while (mw_busy && wq_wr != wq_rd) begin
             for (mi = 0; mi < 8; mi = mi + 1)
-                if (wq_s[wq_rd % 32][mi]) vram[{mw_addr[VramBits-1:3], 3'b000} + mi] <= wq_d[wq_rd % 32][mi*8 +: 8];
+                if (wq_s[wq_rd % 32][mi]) vram[{mw_addr[VramBits-1:3], 3'b000} + mi] = wq_d[wq_rd % 32][mi*8 +: 8];
             mw_addr = mw_addr + 8;
             mw_left = mw_left - 1;
             if (wq_l[wq_rd % 32]) begin mw_busy = 1'b0; mb_pend <= 1'b1; wq_last = wq_last - 1; end

@@ -105,7 +105,7 @@ module tb_mc_vram_arb;
         if (m_awvalid && m_awready) begin mw_busy = 1'b1; mw_addr = m_awaddr; mw_id <= m_awid; end
         while (mw_busy && wq_wr != wq_rd) begin
             for (mi = 0; mi < 8; mi = mi + 1)
-                if (wq_s[wq_rd % 32][mi]) mem[mw_addr + mi] <= wq_d[wq_rd % 32][mi*8 +: 8];
+                if (wq_s[wq_rd % 32][mi]) mem[mw_addr + mi] = wq_d[wq_rd % 32][mi*8 +: 8];
             mw_addr = mw_addr + 8;
             if (wq_l[wq_rd % 32]) begin mw_busy = 1'b0; mb_pend <= 1'b1; wq_last = wq_last - 1; end
             wq_rd = wq_rd + 1;
