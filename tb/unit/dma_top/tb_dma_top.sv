@@ -529,7 +529,7 @@ module tb_dma_top;
         check(fences_ok == 1 && waited < TIMEOUT && bad_total == 0,
               $sformatf("random entries (%0d) of COPY/FILL/FENCE: byte-exact, in order; COMPLETED_FENCE and the fence record hold the last",
                         n_entries));
-        check(h_viol == 0 && v_viol == 0, "protocol: both ports saw legal bursts only, W after AW, payloads held");
+        check(h_viol == 0 && v_viol == 0, "protocol: both ports saw legal bursts only, WLAST and WSTRB right, payloads held");
 
         // ---- preemption in the middle of a stream ----
         stall_pct = 7'd20;
