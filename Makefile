@@ -88,6 +88,7 @@ include tb/harness/usb/usb.mk
 include tb/system/gpuva.mk
 include tb/system/dma_smoke.mk
 include tb/system/dma.mk
+include tb/system/axi_slaves.mk
 include tb/system/alloc.mk
 include tb/system/kmd_submit.mk
 include tb/system/vidsch.mk

@@ -13,6 +13,10 @@
 //             controller's arbiter. VramBytes of VRAM answer from address 0; the register
 //             MC_VRAM_SIZE tells the host.
 //   irq_o     level interrupt (see IRQ_STATE / IRQ_ENABLE / IRQ_TEST).
+//   Write order on every port, against any legal partner (AXI4 IHI0022 A3.3.1): m_host and
+//   m_vram present a burst's W without waiting for AWREADY (the slave may hold AWREADY until it
+//   has W, or the whole burst), and AWVALID never waits for WREADY; s_csr takes AW and W in
+//   either order; s_ap takes an AW without waiting for W, and W that came first once its AW is in.
 module gpu_core #(
     parameter CsrAddrBits  = 16,      // BAR0: 64 KiB
     parameter ApAddrBits   = 28,      // BAR1: 256 MiB aperture

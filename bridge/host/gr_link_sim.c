@@ -19,7 +19,7 @@ typedef struct sim_ctx {
 #define SIM_VRAM_MAX (4ull << 30)
 
 static const char *const sim_keys[] = {"seed", "stall", "latency", "norandom", "vram",
-                                       "fst",  "txlog", NULL};
+                                       "fst",  "txlog", "axi",     "stallrun", NULL};
 
 /* Decimal digits, or 0x and hex digits; nothing else (no sign, no space: strtoull would take
  * "-1" as 2^64-1). */
@@ -101,6 +101,17 @@ static int sim_open(const gr_uri_t *uri, void **out_ctx)
         c->cfg.no_random = v != 0;
     if (!rc && (s = gr_uri_param(uri, "vram")) && !(rc = parse_u64("vram", s, SIM_PAGE, SIM_VRAM_MAX, &v)))
         c->cfg.vram_bytes = v;
+    if (!rc && (s = gr_uri_param(uri, "stallrun")) && !(rc = parse_u64("stallrun", s, 1000, &v))) {
+        if (v == 0) {
+            gr_link_set_error("sim://: bad value '%s' for stallrun (1..1000)", s);
+            rc = GR_E_BAD_URI;
+        }
+        c->cfg.stall_run = (unsigned)v;
+    }
+    if (!rc && (s = gr_uri_param(uri, "axi")) && gr_sim_axi_order_parse(s, &c->cfg.axi_order) != GR_OK) {
+        gr_link_set_error("sim://: bad value '%s' for axi (any, awaitw, awaitwlast, wawaitaw)", s);
+        rc = GR_E_BAD_URI;
+    }
     c->cfg.fst_path = gr_uri_param(uri, "fst");
     c->cfg.txlog_path = gr_uri_param(uri, "txlog");
     if (rc) {

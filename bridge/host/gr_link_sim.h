@@ -1,7 +1,8 @@
 /*
  * gr_link_sim.h: the sim:// backend: gpu_core under Verilator in this process (tb/harness).
  *
- * URI: sim://[?seed=N&stall=PCT&latency=CYCLES&norandom=1&vram=BYTES[K|M|G]&fst=PATH&txlog=PATH]
+ * URI: sim://[?seed=N&stall=PCT&latency=CYCLES&norandom=1&vram=BYTES[K|M|G]&fst=PATH&txlog=PATH
+ *             &axi=ORDER&stallrun=CYCLES]
  *   seed      1..2^64-1: random latency and backpressure of the bus models (default
  *             $GR_SIM_SEED, 0..2^64-1 with 0 as 1, else 1)
  *   stall     0..90, percent of cycles a model or the CSR driver stalls (default 25)
@@ -11,6 +12,12 @@
  *             reports in MC_VRAM_SIZE)
  *   fst       record an FST waveform of the whole run (default $GR_SIM_FST)
  *   txlog     write a log of every AXI transaction (default $GR_SIM_TXLOG)
+ *   axi       the write order the memory models impose, each one a legal AXI4 slave may choose
+ *             (default $GR_SIM_AXI, else any): any (AW and W taken independently, W may come
+ *             first), awaitw (AWREADY only once a W beat of the burst is in), awaitwlast (only
+ *             once its last W beat is in), wawaitaw (WREADY only once the burst's AW is in)
+ *   stallrun  1..1000: each READY stall of a memory model lasts 1..stallrun cycles (default
+ *             $GR_SIM_STALL_RUN, else 1); with stall, long stretches of READY low
  * Numbers are decimal or 0x hex: no sign, no space, no leading '+'. A value out of range or
  * malformed (here or in $GR_SIM_SEED) fails with GR_E_BAD_URI and a message that names it and
  * the accepted range.

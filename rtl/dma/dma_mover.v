@@ -6,8 +6,9 @@
 // commands, WAIT: destination "sink").
 // How: a read side (dma_agen) issues INCR bursts (<= 16 beats, 128-byte aligned, never across
 // 4 KiB) while the beat buffer (dma_fifo) has room reserved for all their data, up to MaxReads
-// in flight, so R is never stalled; a write side (dma_agen) sends a burst's AW only once all its
-// data is buffered, several AWs ahead of W, so W streams without waiting for the read side.
+// in flight, so R is never stalled; a write side (dma_agen) loads a burst's AW only once all its
+// data is buffered and presents its W beats from then on, with the AW or after it but never
+// waiting for AWREADY, so W streams without waiting for the read side or the slave's AW.
 // Contract:
 //   - op_*: one operation at a time (op_ready_o while none is active). A new operation's first
 //     read waits for every earlier write's response (a command sees the writes of the ones
@@ -16,7 +17,12 @@
 //     stop_i or a fault, once nothing it issued is outstanding except write responses.
 //   - stop_i (level): no new address on either side (a COPY or FILL stops at a burst
 //     boundary); bursts already sent complete; read data not yet written is dropped.
-//   - zero_strb_i (level): W beats still owed to sent AWs go with zero strobes (engine reset).
+//   - zero_strb_i (level): W beats still owed to loaded AWs go with zero strobes (engine reset).
+//   - AXI write order (IHI0022 A3.3.1): a burst's data is buffered before its AW is loaded, so
+//     its W beats are presented from the cycle its AWVALID rises (behind the beats of earlier
+//     bursts), whether AWREADY has come or not; AWVALID never waits for WREADY. W follows the
+//     AWs in order. Any legal slave works, one that takes W before AW or holds AWREADY until
+//     the whole burst's W is in included.
 //   - Reads and writes each stay on one port at a time: a side waits for its outstanding bursts
 //     before using the other port (AXI orders responses per port only). One ID per port.
 //   - A COPY with op_vpr_check_i: a write burst whose data was read from a VRAM page inside the
@@ -248,10 +254,12 @@ module dma_mover #(
     wire [BeatBits-1:0] wr_bst_idx, wr_page_idx_unused;
     wire                wr_bst_vpr, wr_page_vpr_unused, wr_prev_vpr_unused;
 
-    logic               aw_valid_q, aw_host_q;
-    logic [63:0]        aw_addr_q;
-    logic [4:0]         aw_len_q;
-    logic [3:0]         aw_cache_q;
+    // Two loaded AWs: the one presented (aw_*) and the next (aw1_*), so that a slave holding
+    // AWREADY until it has a burst's last W beat still gets the next burst's W right behind it.
+    logic               aw_valid_q, aw_host_q, aw1_valid_q, aw1_host_q;
+    logic [63:0]        aw_addr_q, aw1_addr_q;
+    logic [4:0]         aw_len_q, aw1_len_q;
+    logic [3:0]         aw_cache_q, aw1_cache_q;
     logic [CntBits-1:0] claimed_q;               // buffered beats promised to loaded AWs
     // One entry per write burst, from its AW load to its B: address, beats, port.
     logic [63:0]        wtrk_addr_q [0:MaxWrites-1];
@@ -273,7 +281,7 @@ module dma_mover #(
     wire                tag_vpr = vpr_check_q && (in_prev ? rd_prev_vpr : rd_page_vpr);
     wire                vpr_leak = tag_vpr && (wr_bst_host || !wr_bst_vpr);
 
-    wire aw_ok = !aw_valid_q && wr_bst_valid && !stop_any && op_q && !dst_sink_q &&
+    wire aw_ok = !aw1_valid_q && wr_bst_valid && !stop_any && op_q && !dst_sink_q &&
                  unclaimed >= {{(CntBits-5){1'b0}}, wr_bst_len} && wr_n != MaxWrites[WPtr:0] &&
                  (wr_n == {(WPtr+1){1'b0}} || wr_bst_host == wr_port_q);
     wire aw_load = aw_ok && !vpr_leak;
@@ -281,9 +289,10 @@ module dma_mover #(
     wire aw_ready = aw_host_q ? m_host_awready_i : m_vram_awready_i;
     wire aw_go = aw_valid_q && aw_ready;
 
-    // W for the oldest burst whose AW was accepted (the loaded AW, if waiting, is the newest).
-    wire [WPtr:0] w_limit = aw_valid_q ? wtrk_wr_q - 1'b1 : wtrk_wr_q;
-    wire          w_valid = wtrk_w_q != w_limit;
+    // W for the oldest loaded burst whose beats are not all sent, its AW accepted or not: a
+    // burst is loaded only with all its data buffered, so W goes with (or after) its AW and never
+    // waits for AWREADY (AXI A3.3.1: a slave may hold AWREADY until it has seen WVALID).
+    wire          w_valid = wtrk_w_q != wtrk_wr_q;
     wire [4:0]    w_len = wtrk_len_q[wtrk_w_q[WPtr-1:0]];
     wire          w_host = wtrk_host_q[wtrk_w_q[WPtr-1:0]];
     wire          w_last = {1'b0, w_beat_q} == w_len - 5'd1;
@@ -375,6 +384,7 @@ module dma_mover #(
             r_beat_q <= 4'd0;
             rd_port_q <= 1'b0;
             aw_valid_q <= 1'b0;
+            aw1_valid_q <= 1'b0;
             claimed_q <= {CntBits{1'b0}};
             wtrk_wr_q <= {(WPtr+1){1'b0}};
             wtrk_w_q <= {(WPtr+1){1'b0}};
@@ -421,13 +431,17 @@ module dma_mover #(
                 if (r_last) rtrk_rd_q <= rtrk_rd_q + 1'b1;
             end
 
-            // Writes: load an AW once its data is buffered, send it, then W, then B.
+            // Writes: load an AW once its data is buffered; W from then on (not after AWREADY); B.
             if (aw_load) begin
-                aw_valid_q <= 1'b1;
                 wtrk_wr_q <= wtrk_wr_q + 1'b1;
                 wr_port_q <= wr_bst_host;
-            end else if (aw_go) begin
-                aw_valid_q <= 1'b0;
+            end
+            if (aw_go) begin
+                aw_valid_q <= aw1_valid_q || aw_load;
+                aw1_valid_q <= aw1_valid_q && aw_load;
+            end else if (aw_load) begin
+                aw_valid_q <= 1'b1;
+                aw1_valid_q <= aw_valid_q;
             end
             if (op_end) claimed_q <= {CntBits{1'b0}};
             else claimed_q <= claimed_q + (aw_load ? {{(CntBits-5){1'b0}}, wr_bst_len} : {CntBits{1'b0}})
@@ -457,11 +471,25 @@ module dma_mover #(
             ar_cache_q <= rd_bst_cache;
             rtrk_q[rtrk_wr_q[RPtr-1:0]] <= rd_bst_vaddr;
         end
-        if (aw_load) begin
+        // The presented slot takes the next one's AW when it goes, else a new one if it is empty.
+        if (aw_go && aw1_valid_q) begin
+            aw_host_q <= aw1_host_q;
+            aw_addr_q <= aw1_addr_q;
+            aw_len_q <= aw1_len_q;
+            aw_cache_q <= aw1_cache_q;
+        end else if (aw_load && (!aw_valid_q || aw_go)) begin
             aw_host_q <= wr_bst_host;
             aw_addr_q <= wr_bst_addr;
             aw_len_q <= wr_bst_len;
             aw_cache_q <= wr_bst_cache;
+        end
+        if (aw_load && aw_valid_q && (aw1_valid_q || !aw_go)) begin
+            aw1_host_q <= wr_bst_host;
+            aw1_addr_q <= wr_bst_addr;
+            aw1_len_q <= wr_bst_len;
+            aw1_cache_q <= wr_bst_cache;
+        end
+        if (aw_load) begin
             wtrk_addr_q[wtrk_wr_q[WPtr-1:0]] <= wr_bst_vaddr;
             wtrk_len_q[wtrk_wr_q[WPtr-1:0]] <= wr_bst_len;
             wtrk_host_q[wtrk_wr_q[WPtr-1:0]] <= wr_bst_host;

@@ -6,6 +6,13 @@
 //   - s_ap_* is a full AXI4 slave; every burst is passed to m_vram_* at window_base_i + offset,
 //     in order, with up to Outstanding bursts in flight per direction. Responses keep the
 //     master's ID (the VRAM side sees ID 0 only, so its responses return in order).
+//   - Write order (IHI0022 A3.3.1), both ways: a write address taken on s_ap goes into a
+//     one-entry register that drives m_vram_aw*; s_ap_awready waits only for that register (free,
+//     or emptied by m_vram_awready in the same cycle) and for room among the Outstanding bursts,
+//     never for W. W beats pass once their burst's address is taken on s_ap (they need it: the
+//     VPR decides their strobes), so on m_vram W goes with its AW or after it but never waits
+//     for m_vram_awready: a VRAM slave may hold AWREADY until it has W, or the whole burst. On
+//     s_ap, W that comes before its AW waits for it (a slave may), and the AW is still taken.
 //   - A burst never crosses 4 KiB (AXI rule) and the VPR is page-granular, so a burst is either
 //     wholly inside the VPR or wholly outside. Inside (while vpr_en_i): a write still completes
 //     but with every strobe cleared (dropped), a read returns zeros; each logs a fault (a
@@ -131,7 +138,17 @@ module mc_aperture #(
     wire b_have  = w_rd_q != b_rd_q;    // a burst whose data passed, response pending
     wire r_have  = ar_wr_q != r_rd_q;
 
-    wire aw_go = s_ap_awvalid_i && m_vram_awready_i && !aw_full;
+    // The VRAM-side write address register.
+    logic                    awq_valid_q;
+    logic [VramAddrBits-1:0] awq_addr_q;
+    logic [7:0]              awq_len_q;
+    logic [2:0]              awq_size_q, awq_prot_q;
+    logic [1:0]              awq_burst_q;
+    logic                    awq_lock_q;
+    logic [3:0]              awq_cache_q;
+    wire awq_free = !awq_valid_q || m_vram_awready_i;
+
+    wire aw_go = s_ap_awvalid_i && awq_free && !aw_full;
     wire ar_go = s_ap_arvalid_i && m_vram_arready_i && !ar_full;
     wire w_go  = s_ap_wvalid_i && m_vram_wready_i && w_have;
     wire b_go  = m_vram_bvalid_i && s_ap_bready_i && b_have;
@@ -140,15 +157,15 @@ module mc_aperture #(
     wire w_vpr = aw_vpr_q[w_rd_q[PtrBits-1:0]];
     wire r_vpr = ar_vpr_q[r_rd_q[PtrBits-1:0]];
 
-    assign m_vram_awaddr_o  = aw_vram;
-    assign m_vram_awlen_o   = s_ap_awlen_i;
-    assign m_vram_awsize_o  = s_ap_awsize_i;
-    assign m_vram_awburst_o = s_ap_awburst_i;
-    assign m_vram_awlock_o  = s_ap_awlock_i;
-    assign m_vram_awcache_o = s_ap_awcache_i;
-    assign m_vram_awprot_o  = s_ap_awprot_i;
-    assign m_vram_awvalid_o = s_ap_awvalid_i && !aw_full;
-    assign s_ap_awready_o   = m_vram_awready_i && !aw_full;
+    assign m_vram_awaddr_o  = awq_addr_q;
+    assign m_vram_awlen_o   = awq_len_q;
+    assign m_vram_awsize_o  = awq_size_q;
+    assign m_vram_awburst_o = awq_burst_q;
+    assign m_vram_awlock_o  = awq_lock_q;
+    assign m_vram_awcache_o = awq_cache_q;
+    assign m_vram_awprot_o  = awq_prot_q;
+    assign m_vram_awvalid_o = awq_valid_q;
+    assign s_ap_awready_o   = awq_free && !aw_full;
 
     assign m_vram_wdata_o  = s_ap_wdata_i;
     assign m_vram_wstrb_o  = w_vpr ? {DataBytes{1'b0}} : s_ap_wstrb_i;
@@ -190,7 +207,17 @@ module mc_aperture #(
     always_ff @(posedge clk_i) begin
         fault_wr_addr_q <= aw_vram;
         fault_rd_addr_q <= ar_vram;
+        if (aw_go) begin
+            awq_addr_q <= aw_vram;
+            awq_len_q <= s_ap_awlen_i;
+            awq_size_q <= s_ap_awsize_i;
+            awq_burst_q <= s_ap_awburst_i;
+            awq_lock_q <= s_ap_awlock_i;
+            awq_cache_q <= s_ap_awcache_i;
+            awq_prot_q <= s_ap_awprot_i;
+        end
         if (rst_i) begin
+            awq_valid_q <= 1'b0;
             aw_wr_q <= {(PtrBits+1){1'b0}};
             w_rd_q <= {(PtrBits+1){1'b0}};
             b_rd_q <= {(PtrBits+1){1'b0}};
@@ -199,6 +226,8 @@ module mc_aperture #(
             fault_wr_q <= 1'b0;
             fault_rd_q <= 1'b0;
         end else begin
+            if (aw_go) awq_valid_q <= 1'b1;
+            else if (m_vram_awready_i) awq_valid_q <= 1'b0;
             if (aw_go) begin
                 aw_id_q[aw_wr_q[PtrBits-1:0]] <= s_ap_awid_i;
                 aw_vpr_q[aw_wr_q[PtrBits-1:0]] <= aw_in_vpr;

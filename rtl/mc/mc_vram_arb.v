@@ -2,11 +2,20 @@
 `include "cmn_param.vh"
 // mc_vram_arb: joins Masters AXI4 masters (aperture, page walker, later the DMA engine) onto
 // the one VRAM port.
-// Contract: AW and AR are each granted round-robin; a granted address stays on m_* unchanged
-// until its handshake. The master's index is prepended to its ID (m_*id = {index, id}), so B and
-// R find their way back and each master keeps AXI's per-ID ordering. W beats follow the order
-// in which write addresses were granted (up to WOutstanding bursts ahead). Ports are flattened
-// vectors, master i in slice i.
+// Contract: AW and AR are each granted round-robin; a granted read address stays on m_*
+// unchanged until its handshake. Write addresses are taken from the masters into a two-entry
+// queue that drives m_aw* (one cycle later at the earliest, one per cycle). The master's index
+// is prepended to its ID (m_*id = {index, id}), so B and R find their way back and each master
+// keeps AXI's per-ID ordering. W beats follow the order in which write addresses were taken (up
+// to WOutstanding bursts taken and their W not yet through). Ports are flattened vectors,
+// master i in slice i.
+// AXI write order (IHI0022 A3.3.1), both ways: a master's W beats pass to m_w* from the cycle
+// after its AW was taken, whether m_awready has come for it or not (a VRAM slave may hold
+// AWREADY until it sees WVALID, or the whole burst); with two AWs queued, the next burst's W
+// follows the last beat of the one before it even while that one's AW waits. As a slave the
+// arbiter holds a master's WREADY until it has taken that master's AW (legal: a slave may wait
+// for AWVALID), and takes AWs without looking at W, so a master that presents W first is
+// served too.
 module mc_vram_arb #(
     parameter Masters      = 2,
     parameter AddrBits     = 32,
@@ -95,9 +104,9 @@ module mc_vram_arb #(
         `CMN_PARAM_ERROR("mc_vram_arb: WOutstanding must be a power of two >= 2")
     end
 
-    // ---- round-robin grant with hold: a presented address never changes before its handshake
-    logic [SelBits-1:0] aw_sel_q, aw_sel_d, aw_last_q, aw_last_d;
-    logic               aw_hold_q, aw_hold_d;
+    // ---- round-robin grants; for AR with hold: a presented address never changes before its
+    // handshake
+    logic [SelBits-1:0] aw_last_q, aw_last_d;
     logic [SelBits-1:0] ar_sel_q, ar_sel_d, ar_last_q, ar_last_d;
     logic               ar_hold_q, ar_hold_d;
     logic [SelBits-1:0] aw_pick, ar_pick;
@@ -128,24 +137,28 @@ module mc_vram_arb #(
         end
     end
 
-    wire [SelBits-1:0] aw_g = aw_hold_q ? aw_sel_q : aw_pick;
+    wire [SelBits-1:0] aw_g = aw_pick;
     wire [SelBits-1:0] ar_g = ar_hold_q ? ar_sel_q : ar_pick;
 
-    // W routing: the masters of granted write bursts, in grant order.
+    // W routing: the masters of taken write bursts, in the order they were taken.
     logic [SelBits-1:0] wq_q [0:WOutstanding-1];
     logic [WPtrBits:0]  wq_wr_q, wq_rd_q;
     wire                wq_full = (wq_wr_q - wq_rd_q) == WOutstanding[WPtrBits:0];
     wire                wq_have = wq_wr_q != wq_rd_q;
     wire [SelBits-1:0]  w_g = wq_q[wq_rd_q[WPtrBits-1:0]];
 
-    assign m_awvalid_o = (aw_hold_q || aw_any) && !wq_full;
-    assign m_awid_o    = {aw_g, s_awid_i[aw_g*IdBits +: IdBits]};
-    assign m_awaddr_o  = s_awaddr_i[aw_g*AddrBits +: AddrBits];
-    assign m_awlen_o   = s_awlen_i[aw_g*8 +: 8];
-    assign m_awsize_o  = s_awsize_i[aw_g*3 +: 3];
-    assign m_awburst_o = s_awburst_i[aw_g*2 +: 2];
-    assign m_awcache_o = s_awcache_i[aw_g*4 +: 4];
-    assign m_awprot_o  = s_awprot_i[aw_g*3 +: 3];
+    // The write address queue toward m_aw*: two entries of {master, ID, payload}.
+    localparam AwBits = SelBits + IdBits + AddrBits + 8 + 3 + 2 + 4 + 3;
+    logic [AwBits-1:0] awq_q [0:1];
+    logic [1:0]        awq_wr_q, awq_rd_q;
+    wire               awq_full = (awq_wr_q - awq_rd_q) == 2'd2;
+    wire [AwBits-1:0]  awq_in = {aw_g, s_awid_i[aw_g*IdBits +: IdBits], s_awaddr_i[aw_g*AddrBits +: AddrBits],
+                                 s_awlen_i[aw_g*8 +: 8], s_awsize_i[aw_g*3 +: 3], s_awburst_i[aw_g*2 +: 2],
+                                 s_awcache_i[aw_g*4 +: 4], s_awprot_i[aw_g*3 +: 3]};
+    wire               aw_take = aw_any && !awq_full && !wq_full;
+    assign m_awvalid_o = awq_wr_q != awq_rd_q;
+    assign {m_awid_o, m_awaddr_o, m_awlen_o, m_awsize_o, m_awburst_o, m_awcache_o, m_awprot_o} =
+        awq_q[awq_rd_q[0]];
     wire aw_go = m_awvalid_o && m_awready_i;
 
     assign m_arvalid_o = ar_hold_q || ar_any;
@@ -185,7 +198,7 @@ module mc_vram_arb #(
         s_wready_o = {Masters{1'b0}};
         s_bvalid_o = {Masters{1'b0}};
         s_rvalid_o = {Masters{1'b0}};
-        s_awready_o[aw_g] = m_awready_i && m_awvalid_o;
+        s_awready_o[aw_g] = aw_take;
         s_arready_o[ar_g] = m_arready_i && m_arvalid_o;
         s_wready_o[w_g] = m_wready_i && wq_have;
         s_bvalid_o[b_g] = m_bvalid_i;
@@ -193,19 +206,11 @@ module mc_vram_arb #(
     end
 
     always_comb begin
-        aw_sel_d = aw_sel_q;
-        aw_hold_d = aw_hold_q;
         aw_last_d = aw_last_q;
         ar_sel_d = ar_sel_q;
         ar_hold_d = ar_hold_q;
         ar_last_d = ar_last_q;
-        if (aw_go) begin
-            aw_hold_d = 1'b0;
-            aw_last_d = aw_g;
-        end else if (m_awvalid_o) begin
-            aw_hold_d = 1'b1;
-            aw_sel_d = aw_g;
-        end
+        if (aw_take) aw_last_d = aw_g;
         if (ar_go) begin
             ar_hold_d = 1'b0;
             ar_last_d = ar_g;
@@ -217,8 +222,8 @@ module mc_vram_arb #(
 
     always_ff @(posedge clk_i) begin
         if (rst_i) begin
-            aw_sel_q <= {SelBits{1'b0}};
-            aw_hold_q <= 1'b0;
+            awq_wr_q <= 2'd0;
+            awq_rd_q <= 2'd0;
             aw_last_q <= {SelBits{1'b0}};
             ar_sel_q <= {SelBits{1'b0}};
             ar_hold_q <= 1'b0;
@@ -226,16 +231,17 @@ module mc_vram_arb #(
             wq_wr_q <= {(WPtrBits+1){1'b0}};
             wq_rd_q <= {(WPtrBits+1){1'b0}};
         end else begin
-            aw_sel_q <= aw_sel_d;
-            aw_hold_q <= aw_hold_d;
             aw_last_q <= aw_last_d;
             ar_sel_q <= ar_sel_d;
             ar_hold_q <= ar_hold_d;
             ar_last_q <= ar_last_d;
-            if (aw_go) begin
+            if (aw_take) begin
                 wq_q[wq_wr_q[WPtrBits-1:0]] <= aw_g;
                 wq_wr_q <= wq_wr_q + 1'b1;
+                awq_q[awq_wr_q[0]] <= awq_in;
+                awq_wr_q <= awq_wr_q + 2'd1;
             end
+            if (aw_go) awq_rd_q <= awq_rd_q + 2'd1;
             if (w_go && m_wlast_o) wq_rd_q <= wq_rd_q + 1'b1;
         end
     end

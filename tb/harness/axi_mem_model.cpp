@@ -1,6 +1,7 @@
 // axi_mem_model.cpp: AXI4 slave over a MemBackend (contract in axi_mem_model.h).
 #include "axi_mem_model.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstring>
 #include <stdexcept>
@@ -34,6 +35,7 @@ AxiMemModel::AxiMemModel(const AxiMemConfig &cfg, MemBackend &mem, TxLog *log)
     if (cfg.depth == 0 || cfg.w_buffer == 0)
         throw std::invalid_argument("AxiMemModel: depth and w_buffer must be at least 1");
     if (cfg.stall_pct > 100) throw std::invalid_argument("AxiMemModel: stall_pct is 0..100");
+    if (cfg.stall_run == 0) throw std::invalid_argument("AxiMemModel: stall_run must be at least 1");
 }
 
 bool AxiMemModel::idle() const
@@ -123,6 +125,19 @@ int AxiMemModel::pick(const std::deque<Burst> &q, uint64_t cycle)
     return cand[rng_.below(n)];
 }
 
+// A READY stall: drawn on stall_pct of the cycles outside a stall, it lasts 1..stall_run
+// cycles. With stall_run 1 this is one draw per cycle, as stall().
+bool AxiMemModel::ready_stall(unsigned &run)
+{
+    if (run) {
+        --run;
+        return true;
+    }
+    if (!stall()) return false;
+    if (cfg_.stall_run > 1) run = unsigned(rng_.below(cfg_.stall_run));
+    return true;
+}
+
 void AxiMemModel::present_r_beat()
 {
     const Beat bt = beat_of(r_cur_.a, r_cur_.beat);
@@ -143,11 +158,23 @@ void AxiMemModel::drive(AxiPins &p, uint64_t cycle)
 {
     const size_t writes = aw_q_.size() + b_q_.size() + (b_valid_ ? 1 : 0);
     const size_t reads = ar_q_.size() + (r_active_ ? 1 : 0);
-    // One draw per ready per cycle, whatever the state, so the random stream does not depend
-    // on how full the queues happen to be.
-    const bool aw_stall = stall(), w_stall = stall(), ar_stall = stall();
-    aw_ready_ = writes < cfg_.depth && !aw_stall;
-    w_ready_ = w_buf_.size() < cfg_.w_buffer && !w_stall;
+    // One draw per ready per cycle (outside a long stall), whatever the state, so the random
+    // stream does not depend on how full the queues happen to be.
+    const bool aw_stall = ready_stall(aw_run_), w_stall = ready_stall(w_run_), ar_stall = ready_stall(ar_run_);
+    // The write order: after consume_w, beats wait in w_buf_ only while no AW waits for data,
+    // so they belong to the next AW.
+    bool aw_order = true, w_order = true;
+    switch (cfg_.write_order) {
+    case AxiWriteOrder::AwAfterW: aw_order = !w_buf_.empty(); break;
+    case AxiWriteOrder::AwAfterWlast:
+        aw_order = w_buf_.size() >= cfg_.w_buffer ||
+                   std::any_of(w_buf_.begin(), w_buf_.end(), [](const WBeat &w) { return w.last; });
+        break;
+    case AxiWriteOrder::WAfterAw: w_order = !aw_q_.empty(); break;
+    case AxiWriteOrder::Any: break;
+    }
+    aw_ready_ = writes < cfg_.depth && !aw_stall && aw_order;
+    w_ready_ = w_buf_.size() < cfg_.w_buffer && !w_stall && w_order;
     ar_ready_ = reads < cfg_.depth && !ar_stall;
 
     if (!b_valid_) {

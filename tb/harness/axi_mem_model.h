@@ -6,6 +6,12 @@
 //     start addresses on INCR and FIXED; WSTRB byte enables; data on its byte lanes.
 //   - W beats may arrive before their AW (up to w_buffer beats are held); W data belongs to
 //     the AWs in the order they were accepted (AXI4 has no WID).
+//   - write_order picks among the orders IHI0022E A3.3.1 lets a slave impose (a master must
+//     cope with each; a master that waits for AWREADY before WVALID hangs on the first two):
+//       AwAfterW      AWREADY only once a W beat of that burst is in (W taken before AW);
+//       AwAfterWlast  AWREADY only once the burst's last W beat is in;
+//       WAfterAw      WREADY only while an accepted AW waits for its data;
+//       Any           AW and W taken independently (the default).
 //   - up to `depth` writes (AW accepted, B not yet taken) and `depth` reads (AR accepted, last R
 //     not yet taken) outstanding. Responses keep the order of their requests per ID; with
 //     `reorder`, responses of different IDs may overtake each other (as behind an interconnect).
@@ -20,8 +26,9 @@
 //   - Exclusive accesses (AxLOCK) are not supported: they complete as normal accesses with
 //     OKAY, which tells an AXI4 master that the exclusive access failed.
 //   - Backpressure and latency from a private seeded Prng: AWREADY, WREADY and ARREADY low on
-//     stall_pct percent of cycles, gaps of stall_pct between R beats, first R beat and B
-//     1 + 0..max_latency cycles after the request is complete. Same seed, same behaviour.
+//     stall_pct percent of cycles (each such stall lasting 1..stall_run cycles: long stretches
+//     of READY low), gaps of stall_pct between R beats, first R beat and B 1 + 0..max_latency
+//     cycles after the request is complete. Same seed, same behaviour.
 // It checks the master: AxVALID/WVALID dropped or payload changed before the handshake, WLAST
 // on the wrong beat, WSTRB outside the active byte lanes, illegal bursts. Each is counted as
 // a violation (and noted in the transaction log); the model carries on.
@@ -43,6 +50,9 @@
 
 namespace gr {
 
+/** Which channel a slave may make wait for the other (IHI0022E A3.3.1). */
+enum class AxiWriteOrder { Any, AwAfterW, AwAfterWlast, WAfterAw };
+
 struct AxiMemConfig {
     std::string port = "mem"; // name in the log and in violation messages
     unsigned data_bytes = 8;  // bus width in bytes: a power of two, 1..kAxiMaxDataBytes
@@ -51,6 +61,8 @@ struct AxiMemConfig {
     unsigned w_buffer = 256;  // W beats held ahead of their AW (>= 1)
     unsigned stall_pct = 0;   // 0..100
     unsigned max_latency = 0; // extra response cycles, 0..N
+    unsigned stall_run = 1;   // a READY stall lasts 1..stall_run cycles (>= 1)
+    AxiWriteOrder write_order = AxiWriteOrder::Any;
     bool reorder = false;     // responses of different IDs may overtake each other
     uint64_t seed = 1;
 };
@@ -97,6 +109,7 @@ private:
     Beat beat_of(const AxiAddr &a, unsigned n) const;
     int pick(const std::deque<Burst> &q, uint64_t cycle);
     bool stall() { return cfg_.stall_pct && rng_.percent(cfg_.stall_pct); }
+    bool ready_stall(unsigned &run);
     uint64_t latency() { return cfg_.max_latency ? rng_.below(uint64_t(cfg_.max_latency) + 1) : 0; }
     void present_r_beat();
     void consume_w(uint64_t cycle);
@@ -116,6 +129,7 @@ private:
     std::deque<WBeat> w_buf_; // accepted W beats not yet matched to an AW
     std::deque<Burst> b_q_;   // complete writes waiting for their B
     bool aw_ready_ = false, w_ready_ = false;
+    unsigned aw_run_ = 0, w_run_ = 0, ar_run_ = 0; // cycles left of a READY stall
     bool b_valid_ = false;
     Burst b_cur_;
 

@@ -4,8 +4,9 @@
  * The bridge's sim:// backend is the main user; tests may use it directly. One gr_sim_t is one
  * device; several may exist at once. Not thread-safe: one thread drives a given gr_sim_t.
  * Time advances only inside these calls (mmio, run, wait_irq); the clock is nominally 100 MHz.
- * Environment: GR_SIM_SEED, GR_SIM_FST, GR_SIM_TXLOG (see gr_sim_config_t), GR_SIM_REORDER=0
- * (the memory models keep responses of different AXI IDs in order too). See README.md.
+ * Environment: GR_SIM_SEED, GR_SIM_FST, GR_SIM_TXLOG, GR_SIM_AXI, GR_SIM_STALL_RUN (see
+ * gr_sim_config_t), GR_SIM_REORDER=0 (the memory models keep responses of different AXI IDs in
+ * order too). See README.md.
  */
 #ifndef GPUREF_GR_SIM_H
 #define GPUREF_GR_SIM_H
@@ -22,6 +23,19 @@ extern "C" {
 
 typedef struct gr_sim gr_sim_t;
 
+/**
+ * The write order the memory models (m_host and m_vram) impose, each one a legal AXI4 slave
+ * may choose (IHI0022E A3.3.1); gpu_core must work with every one. The names are those of
+ * $GR_SIM_AXI and the sim:// key axi=.
+ */
+typedef enum gr_sim_axi_order {
+    GR_SIM_AXI_DEFAULT = 0,   /**< $GR_SIM_AXI, else GR_SIM_AXI_ANY */
+    GR_SIM_AXI_ANY,           /**< "any": AW and W taken independently, W may come first */
+    GR_SIM_AXI_AWAITW,        /**< "awaitw": AWREADY only once a W beat of the burst is in */
+    GR_SIM_AXI_AWAITWLAST,    /**< "awaitwlast": AWREADY only once the burst's last W beat is in */
+    GR_SIM_AXI_WAWAITAW,      /**< "wawaitaw": WREADY only once the burst's AW is in */
+} gr_sim_axi_order_t;
+
 /** Options; zero-initialise and set what matters. Environment variables fill what is left 0/NULL. */
 typedef struct gr_sim_config {
     uint64_t seed;           /**< random latency and backpressure; 0: $GR_SIM_SEED (decimal or
@@ -31,16 +45,35 @@ typedef struct gr_sim_config {
     unsigned stall_pct;      /**< 0..90: percent of cycles a model or the CSR driver stalls; 0: 25 */
     unsigned max_latency;    /**< extra cycles (0..N, N <= 1000) a model waits before answering; 0: 8 */
     bool no_random;          /**< true: no stalls, no latency, no reordering across AXI IDs
-                                  (stall_pct/max_latency ignored) */
+                                  (stall_pct/max_latency ignored; axi_order still applies) */
+    gr_sim_axi_order_t axi_order; /**< the memory models' write order; 0: $GR_SIM_AXI ("any",
+                                  "awaitw", "awaitwlast", "wawaitaw"), else any */
+    unsigned stall_run;      /**< 1..1000: a memory model's AWREADY/WREADY/ARREADY stall lasts
+                                  1..stall_run cycles (long stretches of READY low); 0:
+                                  $GR_SIM_STALL_RUN, else 1 */
     const char *fst_path;    /**< FST waveform file; NULL: $GR_SIM_FST; NULL or "": none */
     const char *txlog_path;  /**< AXI transaction log; NULL: $GR_SIM_TXLOG; NULL or "": none */
 } gr_sim_config_t;
 
 /**
+ * The name of a write order ("any", ...), or NULL for a value outside gr_sim_axi_order_t
+ * (GR_SIM_AXI_DEFAULT included).
+ */
+const char *gr_sim_axi_order_name(gr_sim_axi_order_t order);
+
+/**
+ * The write order named name (as gr_sim_axi_order_name gives it).
+ * @param[out] out_order  untouched on failure
+ * @return GR_OK, GR_E_INVALID (unknown name, a NULL argument)
+ */
+int gr_sim_axi_order_parse(const char *name, gr_sim_axi_order_t *out_order);
+
+/**
  * Builds the device, holds reset for 8 cycles and releases it (gr_sim_cycle() is 8 then).
  * @param cfg  NULL: all defaults, as a zeroed config
  * @param[out] out_sim  the new simulation; untouched on failure
- * @return GR_OK, GR_E_INVALID (bad config, bad $GR_SIM_SEED, out_sim NULL), GR_E_IO (waveform or
+ * @return GR_OK, GR_E_INVALID (bad config, bad $GR_SIM_SEED, $GR_SIM_AXI or $GR_SIM_STALL_RUN,
+ *         out_sim NULL), GR_E_IO (waveform or
  *         log file cannot be opened), GR_E_NO_MEMORY
  */
 int gr_sim_create(const gr_sim_config_t *cfg, gr_sim_t **out_sim);
@@ -50,6 +83,11 @@ void gr_sim_destroy(gr_sim_t *sim);
 
 /** The seed in use (after environment defaults), to print with a failure. */
 uint64_t gr_sim_seed(const gr_sim_t *sim);
+
+/** AXI protocol violations the models have found so far on every port (csr, host, vram and
+ *  the BAR1 master's checks of s_ap), summed; each port's first is also printed on stderr.
+ *  0 for NULL. */
+uint64_t gr_sim_violations(const gr_sim_t *sim);
 
 /**
  * One 32-bit read of BAR0 over the AXI4-Lite CSR port.

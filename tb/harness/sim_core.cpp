@@ -48,6 +48,7 @@ constexpr unsigned kDefaultStallPct = 25;
 constexpr unsigned kMaxStallPct = 90;
 constexpr unsigned kDefaultMaxLatency = 8;
 constexpr unsigned kMaxMaxLatency = 1000;
+constexpr unsigned kMaxStallRun = 1000;
 constexpr unsigned kCsrMaxDelay = 4; // AWVALID/WVALID/ARVALID rise 0..4 cycles into an access
 constexpr unsigned kModelDepth = 8;
 // Salts that give every port its own random stream from the one seed.
@@ -65,6 +66,8 @@ struct Settings {
     unsigned max_latency = kDefaultMaxLatency;
     bool no_random = false;
     bool reorder = true; // responses of different AXI IDs may overtake each other
+    gr_sim_axi_order_t axi_order = GR_SIM_AXI_ANY;
+    unsigned stall_run = 1;
     std::string fst_path;
     std::string txlog_path;
 };
@@ -120,6 +123,20 @@ int resolve(const gr_sim_config_t *cfg, Settings *out)
     if (const char *env = std::getenv("GR_SIM_REORDER"); env && *env) {
         if (std::strcmp(env, "0") && std::strcmp(env, "1")) return GR_E_INVALID;
         s.reorder = env[0] == '1';
+    }
+    if (c.axi_order != GR_SIM_AXI_DEFAULT) {
+        if (!gr_sim_axi_order_name(c.axi_order)) return GR_E_INVALID;
+        s.axi_order = c.axi_order;
+    } else if (const char *env = std::getenv("GR_SIM_AXI"); env && *env) {
+        if (gr_sim_axi_order_parse(env, &s.axi_order) != GR_OK) return GR_E_INVALID;
+    }
+    if (c.stall_run > kMaxStallRun) return GR_E_INVALID;
+    if (c.stall_run) {
+        s.stall_run = c.stall_run;
+    } else if (const char *env = std::getenv("GR_SIM_STALL_RUN"); env && *env) {
+        uint64_t v = 0;
+        if (!parse_u64(env, &v) || v == 0 || v > kMaxStallRun) return GR_E_INVALID;
+        s.stall_run = unsigned(v);
     }
     if (s.no_random) {
         s.stall_pct = 0;
@@ -284,6 +301,13 @@ gr_sim::gr_sim(const Settings &s)
     hc.stall_pct = s.stall_pct;
     hc.max_latency = s.max_latency;
     hc.reorder = s.reorder;
+    hc.stall_run = s.stall_run;
+    switch (s.axi_order) {
+    case GR_SIM_AXI_AWAITW: hc.write_order = AxiWriteOrder::AwAfterW; break;
+    case GR_SIM_AXI_AWAITWLAST: hc.write_order = AxiWriteOrder::AwAfterWlast; break;
+    case GR_SIM_AXI_WAWAITAW: hc.write_order = AxiWriteOrder::WAfterAw; break;
+    default: hc.write_order = AxiWriteOrder::Any; break;
+    }
     hc.seed = Prng::derive(s.seed, kSaltHost);
     host.reset(new AxiMemModel(hc, host_mem, &log));
     AxiMemConfig vc = hc;
@@ -548,6 +572,29 @@ int gr_sim::ap_access(bool write, uint64_t offset, uint8_t *buf, size_t bytes)
 
 extern "C" {
 
+const char *gr_sim_axi_order_name(gr_sim_axi_order_t order)
+{
+    switch (order) {
+    case GR_SIM_AXI_ANY: return "any";
+    case GR_SIM_AXI_AWAITW: return "awaitw";
+    case GR_SIM_AXI_AWAITWLAST: return "awaitwlast";
+    case GR_SIM_AXI_WAWAITAW: return "wawaitaw";
+    default: return nullptr;
+    }
+}
+
+int gr_sim_axi_order_parse(const char *name, gr_sim_axi_order_t *out_order)
+{
+    if (!name || !out_order) return GR_E_INVALID;
+    for (gr_sim_axi_order_t o : {GR_SIM_AXI_ANY, GR_SIM_AXI_AWAITW, GR_SIM_AXI_AWAITWLAST, GR_SIM_AXI_WAWAITAW}) {
+        if (!std::strcmp(name, gr_sim_axi_order_name(o))) {
+            *out_order = o;
+            return GR_OK;
+        }
+    }
+    return GR_E_INVALID;
+}
+
 int gr_sim_create(const gr_sim_config_t *cfg, gr_sim_t **out_sim)
 {
     if (!out_sim) return GR_E_INVALID;
@@ -599,6 +646,12 @@ void gr_sim_destroy(gr_sim_t *sim)
 uint64_t gr_sim_seed(const gr_sim_t *sim)
 {
     return sim ? sim->set.seed : 0;
+}
+
+uint64_t gr_sim_violations(const gr_sim_t *sim)
+{
+    if (!sim) return 0;
+    return sim->csr.violations() + sim->host->violations() + sim->vram->violations() + sim->ap_violations;
 }
 
 int gr_sim_mmio_read(gr_sim_t *sim, uint32_t offset, uint32_t *out_value)

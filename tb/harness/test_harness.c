@@ -163,6 +163,18 @@ static void test_create_rejects_bad_config_and_leaves_output_untouched(void **st
     setenv("GR_SIM_REORDER", "yes", 1);
     assert_status(gr_sim_create(&cfg, &sim), GR_E_INVALID);
     unsetenv("GR_SIM_REORDER");
+    setenv("GR_SIM_AXI", "awaitv", 1);
+    assert_status(gr_sim_create(&cfg, &sim), GR_E_INVALID);
+    unsetenv("GR_SIM_AXI");
+    setenv("GR_SIM_STALL_RUN", "1001", 1);
+    assert_status(gr_sim_create(&cfg, &sim), GR_E_INVALID);
+    unsetenv("GR_SIM_STALL_RUN");
+    cfg.axi_order = (gr_sim_axi_order_t)(GR_SIM_AXI_WAWAITAW + 1);
+    assert_status(gr_sim_create(&cfg, &sim), GR_E_INVALID);
+    cfg.axi_order = GR_SIM_AXI_DEFAULT;
+    cfg.stall_run = 1001;
+    assert_status(gr_sim_create(&cfg, &sim), GR_E_INVALID);
+    cfg.stall_run = 0;
     assert_ptr_equal(sim, sentinel);
 }
 
@@ -776,6 +788,8 @@ int main(int argc, char **argv)
     unsetenv("GR_SIM_FST");
     unsetenv("GR_SIM_TXLOG");
     unsetenv("GR_SIM_REORDER");
+    unsetenv("GR_SIM_AXI");
+    unsetenv("GR_SIM_STALL_RUN");
     printf("# seed=%" PRIu64 " (rerun with --seed %" PRIu64 "); files in %s\n", g_seed, g_seed, g_outdir);
 
     const struct CMUnitTest tests[] = {

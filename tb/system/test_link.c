@@ -74,6 +74,10 @@ static void sim_rejects_unknown_parameters_and_bad_values(void **state)
     assert_int_equal(gr_link_open("sim://?seed=12abc", &link), GR_E_BAD_URI);
     assert_int_equal(gr_link_open("sim://?vram=4T", &link), GR_E_BAD_URI);
     assert_int_equal(gr_link_open("sim:///some/path", &link), GR_E_BAD_URI);
+    assert_int_equal(gr_link_open("sim://?axi=awaitv", &link), GR_E_BAD_URI);
+    assert_non_null(strstr(gr_link_error(), "awaitwlast")); /* names the write orders */
+    assert_int_equal(gr_link_open("sim://?stallrun=0", &link), GR_E_BAD_URI);
+    assert_int_equal(gr_link_open("sim://?stallrun=1001", &link), GR_E_BAD_URI);
     assert_null(link);
 }
 
@@ -190,6 +194,18 @@ static void bad_environment_is_named(void **state)
     assert_int_equal(unsetenv("GR_DEVICE"), 0);
 }
 
+/* The memory models' write order and stall runs through the URI: a device that answers. */
+static void sim_takes_a_write_order_and_stall_runs(void **state)
+{
+    (void)state;
+    gr_link_t *link = NULL;
+    assert_int_equal(gr_link_open("sim://?axi=awaitwlast&stallrun=40&seed=5", &link), GR_OK);
+    uint32_t v = 0;
+    assert_int_equal(gr_link_read32(link, 0x0, &v), GR_OK);
+    assert_int_equal(v, 0x47505552u);
+    gr_link_close(link);
+}
+
 static void offsets_are_checked_before_the_link_is_touched(void **state)
 {
     (void)state;
@@ -253,6 +269,7 @@ int main(void)
         cmocka_unit_test(sim_rejects_unknown_parameters_and_bad_values),
         cmocka_unit_test(sim_numbers_are_strict_and_errors_name_the_accepted_range),
         cmocka_unit_test(bad_environment_is_named),
+        cmocka_unit_test(sim_takes_a_write_order_and_stall_runs),
         cmocka_unit_test(offsets_are_checked_before_the_link_is_touched),
         cmocka_unit_test(sim_dma_buffers_are_page_aligned_and_distinct),
         cmocka_unit_test(every_status_has_a_message_and_a_unique_name),

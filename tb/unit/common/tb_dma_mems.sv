@@ -2,8 +2,8 @@
 // tb_dma_mems: the DMA engine's two memories for its unit testbenches (tb_dma_mover, tb_dma_top),
 // under Icarus 11 and Verilator 5.006 --timing: host memory (HostBytes at bus address HostBase,
 // on the engine's m_host_* port) and VRAM (VramBytes at 0, on m_vram_*), each behind a
-// tb_dma_axi_mem port model (random READY stalls, R gaps and response latencies, the master's
-// AXI rules checked).
+// tb_dma_axi_mem port model (random READY stalls, R gaps and response latencies, a write order
+// of the slave's choosing, the master's AXI rules checked).
 // The bytes: `mem`, host bytes first, then VRAM bytes; the testbench reads and writes them
 // directly (u_mem.mem[i]) to set up and check. A W beat taken at a rising edge lands in mem at
 // the falling edge after it; R data is read from mem when the beat is shown (out of range:
@@ -24,6 +24,8 @@ module tb_dma_mems #(
     input  wire [31:0]             seed_v,
     input  wire [6:0]              stall_pct,    // percent of cycles a READY is low / R gaps
     input  wire [7:0]              max_lat,      // response latency 0..max_lat cycles
+    input  wire [1:0]              order,        // write order (tb_dma_axi_mem order_i)
+    input  wire [7:0]              stall_run,    // a READY stall lasts 1..stall_run cycles
     // host memory: the engine's m_host_*
     input  wire [HostIdBits-1:0]   h_awid,
     input  wire [63:0]             h_awaddr,
@@ -92,7 +94,9 @@ module tb_dma_mems #(
     output integer                 h_aw_n,       // bursts taken
     output integer                 v_aw_n,
     output integer                 h_ar_n,
-    output integer                 v_ar_n
+    output integer                 v_ar_n,
+    output integer                 h_w_early,    // bursts whose first W beat came before their AW
+    output integer                 v_w_early
 );
     localparam integer TOTAL = HostBytes + VramBytes;
 
@@ -104,6 +108,7 @@ module tb_dma_mems #(
 
     tb_dma_axi_mem #(.AddrBits(64), .IdBits(HostIdBits), .Base(HostBase), .Bytes(HostBytes)) u_host (
         .clk(clk), .rst(rst), .seed_i(seed_h), .stall_pct_i(stall_pct), .max_lat_i(max_lat),
+        .order_i(order), .stall_run_i(stall_run), .w_early_o(h_w_early),
         .awid(h_awid), .awaddr(h_awaddr), .awlen(h_awlen), .awsize(h_awsize),
         .awburst(h_awburst), .awvalid(h_awvalid), .awready(h_awready), .wdata(h_wdata),
         .wstrb(h_wstrb), .wlast(h_wlast), .wvalid(h_wvalid), .wready(h_wready), .bid(h_bid),
@@ -117,6 +122,7 @@ module tb_dma_mems #(
     );
     tb_dma_axi_mem #(.AddrBits(VramAddrBits), .IdBits(VramIdBits), .Base(64'h0), .Bytes(VramBytes)) u_vram (
         .clk(clk), .rst(rst), .seed_i(seed_v), .stall_pct_i(stall_pct), .max_lat_i(max_lat),
+        .order_i(order), .stall_run_i(stall_run), .w_early_o(v_w_early),
         .awid(v_awid), .awaddr(v_awaddr), .awlen(v_awlen), .awsize(v_awsize),
         .awburst(v_awburst), .awvalid(v_awvalid), .awready(v_awready), .wdata(v_wdata),
         .wstrb(v_wstrb), .wlast(v_wlast), .wvalid(v_wvalid), .wready(v_wready), .bid(v_bid),

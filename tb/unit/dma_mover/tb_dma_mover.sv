@@ -25,7 +25,7 @@
 `endif
 `endif
 module tb_dma_mover;
-    localparam integer PLAN = 24;
+    localparam integer PLAN = 25;
     localparam integer OPS = 160;
     localparam [63:0]  HOST_BASE = 64'h1_0000_0000;
     localparam integer HOST_BYTES = 65536;
@@ -183,6 +183,10 @@ module tb_dma_mover;
     logic [6:0]  stall_pct = 7'd0;
     logic [7:0]  max_lat = 8'd0;
     integer      h_viol, v_viol, h_maxr, v_maxr, h_aw_n, v_aw_n, h_ar_n, v_ar_n;
+    logic [1:0]  order = 2'd0;       // the memories' write order (tb_dma_axi_mem order_i)
+    logic [7:0]  stall_run = 8'd1;
+    integer      h_w_early, v_w_early;
+    integer      n_order [0:3];      // random operations run under each order
     tb_dma_mems #(.HostBase(HOST_BASE), .HostBytes(HOST_BYTES), .VramBytes(VRAM_BYTES)) u_mem (.*);
 
     // ---- GPU virtual pages and the testbench MMU ------------------------------------------
@@ -421,7 +425,9 @@ module tb_dma_mover;
         op_cycles = cyc - t0;
         last_stopped = op_stopped;
         if (n >= OP_TIMEOUT) begin
-            $display("Bail out! operation timed out (cycle %0d, seed=%0d)", cyc, seed);
+            $display("Bail out! operation timed out (cycle %0d, seed=%0d, write order %0d, stall run %0d; host AW %b/%b W %b/%b, VRAM AW %b/%b W %b/%b)",
+                     cyc, seed, order, stall_run, h_awvalid, h_awready, h_wvalid, h_wready, v_awvalid, v_awready,
+                     v_wvalid, v_wready);
             $fatal(1, "timeout");
         end
         n = 0;
@@ -600,6 +606,7 @@ module tb_dma_mover;
         bad_total = 0;
         ok_all = 1;
         n_copy = 0; n_fill = 0; n_sink = 0; n_wr = 0;
+        for (k = 0; k < 4; k = k + 1) n_order[k] = 0;
         bytes_exp = 0;
         for (i = 0; i < OPS; i = i + 1) begin
             if (i % 20 == 0) begin
@@ -608,7 +615,14 @@ module tb_dma_mover;
                 if ((i / 20) % 3 == 0) stall_pct = 7'd0;
                 rndn(16, r);
                 max_lat = 8'(r);
+                // every legal write order in turn, READY stalls of one cycle or long stretches
+                order = 2'((i / 20) % 4);
+                // long stretches (up to 48 cycles) start on fewer cycles, or nothing would move
+                rndn(2, r);
+                stall_run = r == 0 ? 8'd1 : 8'd48;
+                if (r != 0) stall_pct = stall_pct / 7'd8;
             end
+            n_order[order] = n_order[order] + 1;
             rndn(3, r);
             sp_s = 2'(r);
             rndn(3, r);
@@ -664,9 +678,15 @@ module tb_dma_mover;
                         n_stall, n_stall_ref));
         check(n_bytes == bytes_exp, $sformatf("bytes_o counts every qword COPY and FILL wrote (%0d bytes)", n_bytes));
 
-        // ---- throughput: no stalls, no latency ----
+        // ---- throughput: no stalls, no latency, memories that take AW only once they have W
+        // (the engine must still stream). Not AW only after WLAST here: the operation ends when
+        // its last AW is taken, one cycle after its last W beat, and by stall_o's definition
+        // that cycle is a stall. ----
         stall_pct = 7'd0;
         max_lat = 8'd0;
+        stall_run = 8'd1;
+        order = 2'd1;
+        while (!mv_idle) @(negedge clk);  // the last random op's write responses
         k = n_stall;
         run_op(1'b1, 2'd1, 64'h0000, 1'b0, 2'd1, 64'h10000, 2048, 64'd0, 1'b1, -1, 1'b0);
         ref_apply(1'b1, 2'd1, 64'h0000, 2'd1, 64'h10000, 16384, 64'd0);
@@ -687,6 +707,7 @@ module tb_dma_mover;
               $sformatf("an 8 KiB host-to-VRAM copy, both unaligned to 128 bytes, streams too (%0d cycles)", op_cycles));
 
         // ---- read bursts in flight under latency ----
+        order = 2'd0;
         max_lat = 8'd60;
         run_op(1'b1, 2'd1, 64'h4000, 1'b0, 2'd2, HOST_BASE + 64'h8000, 2048, 64'd0, 1'b1, -1, 1'b0);
         ref_apply(1'b1, 2'd1, 64'h4000, 2'd2, HOST_BASE + 64'h8000, 16384, 64'd0);
@@ -836,10 +857,14 @@ module tb_dma_mover;
         check(bad == 0, $sformatf("the whole memory matches the reference (%0d bytes differ)", bad));
         if (h_viol != 0) $display("#   host port: %0d violations, first: %s", h_viol, u_mem.u_host.first);
         if (v_viol != 0) $display("#   VRAM port: %0d violations, first: %s", v_viol, u_mem.u_vram.first);
-        check(h_viol == 0, $sformatf("host port: every burst legal (INCR, <= 16 beats, inside 4 KiB), W after AW, WLAST/WSTRB, held payloads (%0d writes, %0d reads)",
+        check(h_viol == 0, $sformatf("host port: every burst legal (INCR, <= 16 beats, inside 4 KiB), WLAST/WSTRB, held payloads (%0d writes, %0d reads)",
                                      h_aw_n, h_ar_n));
         check(v_viol == 0, $sformatf("VRAM port: the same (%0d writes, %0d reads)", v_aw_n, v_ar_n));
         check(err_x == 0 && !op_timeout, "no X on the outputs, no operation timed out");
+        // AXI A3.3.1: W never waits for AWREADY. Memories that take AW only after W got W first.
+        check(n_order[0] > 0 && n_order[1] > 0 && n_order[2] > 0 && n_order[3] > 0 && h_w_early > 0 && v_w_early > 0,
+              $sformatf("every write order ran (%0d/%0d/%0d/%0d ops: any, AW after W, AW after WLAST, W after AW); W came before its AW in %0d host and %0d VRAM bursts",
+                        n_order[0], n_order[1], n_order[2], n_order[3], h_w_early, v_w_early));
         check(err_attr == 0 && n_cached > 0 && n_uncached > 0,
               $sformatf("AxCACHE 1111 or 0011 (%0d and %0d bursts), AxPROT 0, AxLOCK 0", n_cached, n_uncached));
 

@@ -20,7 +20,7 @@
 `endif
 `endif
 module tb_dma_top;
-    localparam integer PLAN = 14;
+    localparam integer PLAN = 15;
     localparam [63:0]  HOST_BASE = 64'h1_0000_0000;
     localparam integer HOST_BYTES = 65536;
     localparam integer VRAM_BYTES = 131072;
@@ -156,6 +156,9 @@ module tb_dma_top;
     logic [6:0]  stall_pct = 7'd0;
     logic [7:0]  max_lat = 8'd0;
     integer      h_viol, v_viol, h_maxr, v_maxr, h_aw_n, v_aw_n, h_ar_n, v_ar_n;
+    logic [1:0]  order = 2'd0;       // the memories' write order (tb_dma_axi_mem order_i)
+    logic [7:0]  stall_run = 8'd1;
+    integer      h_w_early, v_w_early;
     tb_dma_mems #(.HostBase(HOST_BASE), .HostBytes(HOST_BYTES), .VramBytes(VRAM_BYTES)) u_mem (.*);
 
     // ---- testbench MMU: VA page i -> VRAM page 16 + i (odd i: host page 8 + i / 2) ----------
@@ -412,6 +415,9 @@ module tb_dma_top;
         cycles(3);
         stall_pct = 7'd20;
         max_lat = 8'd6;
+        // The write order a legal slave may impose: one per seed for the directed parts, every
+        // one in turn for the random entries.
+        order = 2'(seed % 4);
         check(idle && head == 16'd0 && state == 4'd0 && !hung && !faulted && !preempted,
               "after reset: idle, HEAD 0, no fault, no preemption");
 
@@ -476,6 +482,9 @@ module tb_dma_top;
         fences_ok = 1;
         n_entries = 0;
         for (k = 0; k < 6; k = k + 1) begin
+            order = 2'((seed + k) % 4);
+            stall_run = k % 2 == 1 ? 8'd24 : 8'd1;
+            stall_pct = k % 2 == 1 ? 7'd6 : 7'd35;
             // 1, 3, ... 11 entries queued at once, then run; the reference takes each command
             // as it is written (entries and commands run in order)
             n = 1 + k * 2;
@@ -520,7 +529,7 @@ module tb_dma_top;
         check(fences_ok == 1 && waited < TIMEOUT && bad_total == 0,
               $sformatf("random entries (%0d) of COPY/FILL/FENCE: byte-exact, in order; COMPLETED_FENCE and the fence record hold the last",
                         n_entries));
-        check(h_viol == 0 && v_viol == 0, "protocol: both ports saw legal bursts only, W after AW, payloads held");
+        check(h_viol == 0 && v_viol == 0, "protocol: both ports saw legal bursts only, WLAST and WSTRB right, payloads held");
 
         // ---- preemption in the middle of a stream ----
         stall_pct = 7'd20;
@@ -662,6 +671,10 @@ module tb_dma_top;
               $sformatf("a core soft reset during a copy drains (%0d cycles) and returns every DMA register to its reset value",
                         waited));
 
+        stall_run = 8'd1;
+        check(h_w_early > 0 && v_w_early > 0,
+              $sformatf("W is not held for AWREADY: %0d host and %0d VRAM bursts had W before their AW", h_w_early,
+                        v_w_early));
         check(h_viol == 0 && v_viol == 0 && err_x == 0,
               $sformatf("protocol: no violation on either port (%0d/%0d host, %0d/%0d VRAM bursts), no X",
                         h_aw_n, h_ar_n, v_aw_n, v_ar_n));

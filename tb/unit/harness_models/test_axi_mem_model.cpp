@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -468,6 +469,88 @@ void test_w_beats_before_aw_are_held_and_applied()
     b.check_clean();
 }
 
+// Random writes against a model with the given write order; every byte checked. The master
+// presents AW and W independently (Any): its WFirst and AwFirst devices each wait for one
+// channel's READY before the other's VALID, which A3.3.1 does not allow a master, and hang on
+// the slave orders that wait the other way.
+Bench *order_bench(AxiWriteOrder order, TestMemory &mem, std::vector<uint8_t> &ref, unsigned salt)
+{
+    Prng r(Prng::derive(g_seed, salt));
+    AxiMemConfig mc = model_config(8, 20, 4, true, g_seed);
+    mc.write_order = order;
+    Bench *b = new Bench(mc, mem, master_config(8, 10, 10, g_seed));
+    for (unsigned i = 0; i < 40; ++i) {
+        MasterTxn t = random_write(r, random_burst(r, 8, 0, 65536, 4), 8);
+        t.order = MasterTxn::Order::Any;
+        b->master.add(t);
+        ref_apply_write(ref, t, 8);
+    }
+    b->run_to_completion();
+    CHECK(mem.bytes == ref, "memory differs from the reference");
+    b->check_clean();
+    return b;
+}
+
+void test_awaitw_order_takes_a_w_beat_before_each_aw()
+{
+    TestMemory mem(65536);
+    std::vector<uint8_t> ref(65536, 0);
+    std::unique_ptr<Bench> b(order_bench(AxiWriteOrder::AwAfterW, mem, ref, 30));
+    for (const MasterTxn &t : b->master.txns())
+        CHECK(t.w_first_cycle < t.addr_cycle, "first W beat at %" PRIu64 ", AW at %" PRIu64 ": AWREADY did not wait",
+              t.w_first_cycle, t.addr_cycle);
+}
+
+void test_awaitwlast_order_takes_the_whole_burst_before_its_aw()
+{
+    TestMemory mem(65536);
+    std::vector<uint8_t> ref(65536, 0);
+    std::unique_ptr<Bench> b(order_bench(AxiWriteOrder::AwAfterWlast, mem, ref, 31));
+    for (const MasterTxn &t : b->master.txns())
+        CHECK(t.w_last_cycle < t.addr_cycle, "last W beat at %" PRIu64 ", AW at %" PRIu64 ": AWREADY did not wait",
+              t.w_last_cycle, t.addr_cycle);
+}
+
+void test_wawaitaw_order_takes_w_only_after_its_aw()
+{
+    TestMemory mem(65536);
+    std::vector<uint8_t> ref(65536, 0);
+    std::unique_ptr<Bench> b(order_bench(AxiWriteOrder::WAfterAw, mem, ref, 32));
+    for (const MasterTxn &t : b->master.txns())
+        CHECK(t.w_first_cycle > t.addr_cycle, "first W beat at %" PRIu64 ", AW at %" PRIu64 ": WREADY did not wait",
+              t.w_first_cycle, t.addr_cycle);
+}
+
+// The longest stretch of WREADY low while WVALID waits, with stall_run 1 and 40 (stall 10%).
+void test_stall_run_holds_ready_low_for_long_stretches()
+{
+    unsigned longest[2] = {0, 0};
+    for (unsigned k = 0; k < 2; ++k) {
+        TestMemory mem(65536);
+        std::vector<uint8_t> ref(65536, 0);
+        Prng r(Prng::derive(g_seed, 33));
+        AxiMemConfig mc = model_config(8, 10, 0, false, g_seed);
+        mc.stall_run = k ? 40 : 1;
+        Bench b(mc, mem, master_config(8, 0, 0, g_seed));
+        for (unsigned i = 0; i < 60; ++i) {
+            MasterTxn t = full_write(addr(0x400 * (i % 60), 15, 3, kBurstIncr, i % 4), 8, uint8_t(i));
+            b.master.add(t);
+            ref_apply_write(ref, t, 8);
+        }
+        unsigned run = 0;
+        for (uint64_t n = 0; !b.master.all_done() && n < 200000; ++n) {
+            b.step();
+            run = b.pins.wvalid && !b.pins.wready ? run + 1 : 0;
+            longest[k] = std::max(longest[k], run);
+        }
+        b.run_to_completion();
+        CHECK(mem.bytes == ref, "memory differs from the reference (stall_run %u)", mc.stall_run);
+        b.check_clean();
+    }
+    CHECK(longest[0] < 8 && longest[1] >= 20, "longest WREADY-low stretch %u cycles with stall_run 1 (want < 8), %u "
+          "with stall_run 40 (want >= 20)", longest[0], longest[1]);
+}
+
 void test_eight_reads_outstanding_then_arready_stays_low()
 {
     VramMemory vram(65536);
@@ -806,6 +889,11 @@ struct Test {
 };
 
 const Test kTests[] = {
+    {"write order AwAfterW: a W beat of each burst is taken before its AW", test_awaitw_order_takes_a_w_beat_before_each_aw},
+    {"write order AwAfterWlast: each burst's W is all taken before its AW",
+     test_awaitwlast_order_takes_the_whole_burst_before_its_aw},
+    {"write order WAfterAw: W is taken only after its AW", test_wawaitaw_order_takes_w_only_after_its_aw},
+    {"stall_run holds READY low for long stretches", test_stall_run_holds_ready_low_for_long_stretches},
     {"random bursts on an 8-byte bus match the reference under stalls and latency",
      test_random_bursts_8_byte_bus_match_reference_under_stalls},
     {"random bursts on a 4-byte bus match the reference with heavy stalls",

@@ -10,11 +10,14 @@
 // VPR covers some pages. Inside the VPR a write must leave VRAM untouched and a read must
 // return zeros, each with one fault pulse carrying the VRAM address; outside, data round-trips.
 // Reads are also pipelined (several ARs before any R) to fill the aperture's outstanding FIFO.
+// The VRAM model takes writes in each order a legal AXI slave may impose (IHI0022 A3.3.1),
+// chosen per burst: W only after its AW, AWREADY only once a W beat is in, or only once the
+// burst's WLAST is in; the aperture must never make W wait for the VRAM's AWREADY.
 module tb_mc_aperture;
     localparam integer ApBits = 16;      // 64 KiB window
     localparam integer VramBits = 18;    // 256 KiB VRAM
     localparam integer VRAM_BYTES = 1 << VramBits;
-    localparam integer PLAN = 8;
+    localparam integer PLAN = 9;
     localparam integer OPS = 600;
     localparam integer TIMEOUT = 5000;
 
@@ -83,27 +86,41 @@ module tb_mc_aperture;
     endfunction
 
     // ---- VRAM model: in order, one burst per direction at a time, random stalls ------------
+    // Writes: W beats go into a queue (taken before their AW unless vram_order is 0) and are
+    // applied once the burst's AW is in.
     logic [7:0] vram [0:VRAM_BYTES-1];
     logic [7:0] ref_vram [0:VRAM_BYTES-1];
     integer stall_pct = 30;
+    integer vram_order = 0;   // 0: W after AW, 1: AW after a W beat, 2: AW after WLAST
+    integer w_early = 0;      // bursts whose first W beat the VRAM took before their AW
     logic [VramBits-1:0] mw_addr; integer mw_left = 0; logic mw_busy = 1'b0; logic mb_pend = 1'b0;
     logic [VramBits-1:0] mr_addr; integer mr_left = 0; logic mr_busy = 1'b0;
+    logic [63:0] wq_d [0:31]; logic [7:0] wq_s [0:31]; logic wq_l [0:31];
+    integer wq_wr = 0, wq_rd = 0, wq_last = 0;  // wq_last: WLAST beats in the queue
     integer mi;
     always @(negedge clk) begin
-        m_awready <= !mw_busy && !mb_pend && urand(100) >= stall_pct;
-        m_wready <= mw_busy && urand(100) >= stall_pct;
+        m_awready <= !mw_busy && !mb_pend && urand(100) >= stall_pct &&
+                     (vram_order == 0 || (vram_order == 1 ? wq_wr != wq_rd : wq_last > 0));
+        m_wready <= (vram_order == 0 ? mw_busy : wq_wr - wq_rd < 30) && urand(100) >= stall_pct;
         m_arready <= !mr_busy && urand(100) >= stall_pct;
     end
     always @(posedge clk) begin
-        if (m_awvalid && m_awready) begin
-            mw_busy <= 1'b1; mw_addr <= m_awaddr; mw_left <= m_awlen + 1;
-        end
         if (m_wvalid && m_wready) begin
+            if (!mw_busy && wq_wr == wq_rd) w_early = w_early + 1;
+            wq_d[wq_wr % 32] = m_wdata; wq_s[wq_wr % 32] = m_wstrb; wq_l[wq_wr % 32] = m_wlast;
+            wq_wr = wq_wr + 1;
+            if (m_wlast) wq_last = wq_last + 1;
+        end
+        if (m_awvalid && m_awready) begin
+            mw_busy = 1'b1; mw_addr = m_awaddr; mw_left = m_awlen + 1;
+        end
+        while (mw_busy && wq_wr != wq_rd) begin
             for (mi = 0; mi < 8; mi = mi + 1)
-                if (m_wstrb[mi]) vram[{mw_addr[VramBits-1:3], 3'b000} + mi] <= m_wdata[mi*8 +: 8];
-            mw_addr <= mw_addr + 8;
-            mw_left <= mw_left - 1;
-            if (m_wlast) begin mw_busy <= 1'b0; mb_pend <= 1'b1; end
+                if (wq_s[wq_rd % 32][mi]) vram[{mw_addr[VramBits-1:3], 3'b000} + mi] = wq_d[wq_rd % 32][mi*8 +: 8];
+            mw_addr = mw_addr + 8;
+            mw_left = mw_left - 1;
+            if (wq_l[wq_rd % 32]) begin mw_busy = 1'b0; mb_pend <= 1'b1; wq_last = wq_last - 1; end
+            wq_rd = wq_rd + 1;
         end
         if (mb_pend && !m_bvalid && urand(100) >= stall_pct) m_bvalid <= 1'b1;
         if (m_bvalid && m_bready) begin m_bvalid <= 1'b0; mb_pend <= 1'b0; end
@@ -252,6 +269,7 @@ module tb_mc_aperture;
         rst = 1'b0;
         for (op = 0; op < OPS; op = op + 1) begin
             if (urand(2) == 0) begin
+                vram_order = urand(3);
                 beats = 1 + urand(16);
                 // Half the bursts aim at the VPR's pages so both sides get exercised.
                 off = (urand(2) ? (((vpr_base - (window_base >> 12)) + urand(vpr_limit - vpr_base + 1)) << 12)
@@ -277,6 +295,7 @@ module tb_mc_aperture;
         check(faults_expected > 0 && faults_seen == faults_expected, "one fault per protected burst");
         check(fault_addr_errors == 0, "every fault address lies in the VPR");
         check(idle === 1'b1, "idle after every burst completed");
+        check(w_early > 0, "W goes to VRAM without waiting for AWREADY (VRAM took W first)");
         // VPR off: the same pages are an ordinary part of the window again.
         vpr_en = 1'b0;
         data_errors = 0;

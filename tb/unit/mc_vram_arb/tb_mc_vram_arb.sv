@@ -4,6 +4,10 @@
 // quarter of a memory model that answers out of order across IDs and stalls at random.
 // Every read must return what its master last wrote there, with its own ID; every write
 // response must reach the master that wrote. TAP output; +seed=N.
+// Write order (IHI0022 A3.3.1): the masters present AW and W independently (W often first); the
+// memory takes writes in each order a legal slave may impose, chosen every 50 cycles: W only
+// after its AW, AWREADY only once a W beat is in, or only once the burst's WLAST is in. The
+// arbiter must not make W wait for the memory's AWREADY, nor AW wait for W.
 // Timing: the masters change their outputs at the falling edge and decide a handshake 1 ns
 // later, when everything has settled, never right after the rising edge (a simulator may
 // resume there before or after the flops' updates).
@@ -11,7 +15,7 @@ module tb_mc_vram_arb;
     localparam integer AW = 16;          // 64 KiB memory
     localparam integer MEM = 1 << AW;
     localparam integer OPS = 300;        // per master
-    localparam integer PLAN = 4;
+    localparam integer PLAN = 5;
     localparam integer TIMEOUT = 4000;
 
     logic clk = 1'b0;
@@ -75,18 +79,36 @@ module tb_mc_vram_arb;
     logic [AW-1:0] mw_addr; logic mw_busy = 1'b0; logic mb_pend = 1'b0; logic [2:0] mw_id;
     logic [AW-1:0] rq_addr [0:7]; integer rq_left [0:7]; logic [2:0] rq_id [0:7];
     integer rq_n = 0, cur = -1, mi, pick;
+    // W beats queue up (before their AW unless mem_order is 0) and are applied once it is in.
+    integer mem_order = 0;    // 0: W after AW, 1: AW after a W beat, 2: AW after WLAST
+    integer mem_orders_used = 0, w_early = 0, mem_cyc = 0;
+    logic [63:0] wq_d [0:31]; logic [7:0] wq_s [0:31]; logic wq_l [0:31];
+    integer wq_wr = 0, wq_rd = 0, wq_last = 0;
     always @(negedge clk) begin
-        m_awready <= !mw_busy && !mb_pend && urand(100) >= 30;
-        m_wready <= mw_busy && urand(100) >= 30;
+        mem_cyc = mem_cyc + 1;
+        if (mem_cyc % 50 == 0) begin
+            mem_order = urand(3);
+            mem_orders_used = mem_orders_used | (1 << mem_order);
+        end
+        m_awready <= !mw_busy && !mb_pend && urand(100) >= 30 &&
+                     (mem_order == 0 || (mem_order == 1 ? wq_wr != wq_rd : wq_last > 0));
+        m_wready <= (mem_order == 0 ? mw_busy : wq_wr - wq_rd < 30) && urand(100) >= 30;
         m_arready <= rq_n < 8 && urand(100) >= 30;
     end
     always @(posedge clk) begin
-        if (m_awvalid && m_awready) begin mw_busy <= 1'b1; mw_addr <= m_awaddr; mw_id <= m_awid; end
         if (m_wvalid && m_wready) begin
+            if (!mw_busy && wq_wr == wq_rd) w_early = w_early + 1;
+            wq_d[wq_wr % 32] = m_wdata; wq_s[wq_wr % 32] = m_wstrb; wq_l[wq_wr % 32] = m_wlast;
+            wq_wr = wq_wr + 1;
+            if (m_wlast) wq_last = wq_last + 1;
+        end
+        if (m_awvalid && m_awready) begin mw_busy = 1'b1; mw_addr = m_awaddr; mw_id <= m_awid; end
+        while (mw_busy && wq_wr != wq_rd) begin
             for (mi = 0; mi < 8; mi = mi + 1)
-                if (m_wstrb[mi]) mem[mw_addr + mi] <= m_wdata[mi*8 +: 8];
-            mw_addr <= mw_addr + 8;
-            if (m_wlast) begin mw_busy <= 1'b0; mb_pend <= 1'b1; end
+                if (wq_s[wq_rd % 32][mi]) mem[mw_addr + mi] = wq_d[wq_rd % 32][mi*8 +: 8];
+            mw_addr = mw_addr + 8;
+            if (wq_l[wq_rd % 32]) begin mw_busy = 1'b0; mb_pend <= 1'b1; wq_last = wq_last - 1; end
+            wq_rd = wq_rd + 1;
         end
         if (mb_pend && !m_bvalid && urand(100) >= 30) begin m_bvalid <= 1'b1; m_bid <= mw_id; end
         if (m_bvalid && m_bready) begin m_bvalid <= 1'b0; mb_pend <= 1'b0; end
@@ -124,20 +146,27 @@ module tb_mc_vram_arb;
     integer errors_data = 0, errors_id = 0, done_ops [0:1];  // a timeout stops the run
 
     task automatic do_write(input integer m, input integer addr, input integer beats);
-        integer b, i, w; logic [63:0] d;
-        // Address first, then the data (a slave may wait for AW before taking W).
-        @(negedge clk); awid[m*2 +: 2] = m + 1; awaddr[m*AW +: AW] = addr;
-        awlen[m*8 +: 8] = beats - 1; awvalid[m] = 1'b1;
-        #1; while (!awready[m]) begin @(negedge clk); #1; end
-        @(negedge clk); awvalid[m] = 1'b0;
-        for (b = 0; b < beats; b = b + 1) begin
-            @(negedge clk);
-            d = {$random(seed), $random(seed)};
-            wdata[m*64 +: 64] = d; wstrb[m*8 +: 8] = 8'hff; wlast[m] = b == beats - 1; wvalid[m] = 1'b1;
-            #1; while (!wready[m]) begin @(negedge clk); #1; end
-            for (i = 0; i < 8; i = i + 1) ref_mem[addr + b * 8 + i] = d[i*8 +: 8];
-            @(negedge clk); wvalid[m] = 1'b0;
-        end
+        integer b, i, w, aw_delay; logic [63:0] d;
+        // AW and W independently, AW up to 6 cycles after the first W (IHI0022 A3.3.1: the data
+        // may come first; neither waits for the other's READY).
+        aw_delay = urand(7);
+        fork
+            begin
+                repeat (aw_delay) @(negedge clk);
+                @(negedge clk); awid[m*2 +: 2] = m + 1; awaddr[m*AW +: AW] = addr;
+                awlen[m*8 +: 8] = beats - 1; awvalid[m] = 1'b1;
+                #1; while (!awready[m]) begin @(negedge clk); #1; end
+                @(negedge clk); awvalid[m] = 1'b0;
+            end
+            for (b = 0; b < beats; b = b + 1) begin
+                @(negedge clk);
+                d = {$random(seed), $random(seed)};
+                wdata[m*64 +: 64] = d; wstrb[m*8 +: 8] = 8'hff; wlast[m] = b == beats - 1; wvalid[m] = 1'b1;
+                #1; while (!wready[m]) begin @(negedge clk); #1; end
+                for (i = 0; i < 8; i = i + 1) ref_mem[addr + b * 8 + i] = d[i*8 +: 8];
+                @(negedge clk); wvalid[m] = 1'b0;
+            end
+        join
         @(negedge clk); bready[m] = 1'b1;
         w = 0;
         #1;
@@ -212,6 +241,8 @@ module tb_mc_vram_arb;
         check(errors_data == 0, "every read returns what its master wrote");
         check(errors_id == 0, "responses carry the master's own ID and RLAST right");
         check(rq_n == 0 && !mb_pend, "memory side idle at the end");
+        check(mem_orders_used == 7 && w_early > 0,
+              "W not held for the memory AWREADY; every write order ran");
         if (failures) $fatal(1, "%0d checks failed (seed %0d)", failures, seed0);
         $finish;
     end
