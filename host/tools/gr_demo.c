@@ -203,7 +203,7 @@ out:
 typedef struct pkt {
     gr_dma_buffer_t buf;
     uint8_t *cpu;
-    uint64_t bus;
+    uint64_t va; /* the DMA buffer's GPU VA: user packets name GPU VAs only */
     gr_dma_writer_t w;
     gr_alloc_ref_t refs[4];
     uint32_t nrefs;
@@ -221,7 +221,7 @@ static int pkt_new_data(gr_gpu_device_t *dev, gr_context_t ctx, uint32_t data_by
     if (rc)
         return rc;
     p->cpu = i.cpu;
-    p->bus = i.bus;
+    p->va = i.gpu_va;
     gr_dma_writer_init(&p->w, p->cpu, TS_AT);
     return GR_OK;
 }
@@ -233,7 +233,7 @@ static int pkt_new(gr_gpu_device_t *dev, gr_context_t ctx, pkt_t *p)
 
 static void pkt_ts(pkt_t *p, unsigned which)
 {
-    (void)gr_dma_timestamp(&p->w, GR_DMA_SPACE_HOST, p->bus + TS_AT + 8u * which);
+    (void)gr_dma_timestamp(&p->w, GR_DMA_SPACE_GPUVA, p->va + TS_AT + 8u * which);
 }
 
 static void pkt_ref(pkt_t *p, gr_alloc_t a, bool write)
@@ -523,7 +523,7 @@ static int engine_read(gr_gpu_device_t *dev, gr_context_t ctx, gr_alloc_t a, uin
     int rc = pkt_new_data(dev, ctx, bytes, &p);
     if (rc)
         return rc;
-    (void)gr_dma_copy(&p.w, GR_DMA_SPACE_GPUVA, va(dev, a), GR_DMA_SPACE_HOST, p.bus + 4096, bytes);
+    (void)gr_dma_copy(&p.w, GR_DMA_SPACE_GPUVA, va(dev, a), GR_DMA_SPACE_GPUVA, p.va + 4096, bytes);
     pkt_ref(&p, a, false);
     if (!(rc = pkt_submit(dev, ctx, &p)))
         rc = gr_wait(dev, ctx, p.fence, DEMO_WAIT);
@@ -842,7 +842,7 @@ static int demo_commands(const char *uri)
     if ((rc = gr_adapter_set_scheduling(ad, &short_tdr)) || (rc = pkt_new(dev, c_hang, &hp)))
         goto out;
     /* The qword it waits on is in its own DMA buffer, zero, and nobody writes it. */
-    (void)gr_dma_wait(&hp.w, GR_DMA_SPACE_HOST, hp.bus + 2048, 1);
+    (void)gr_dma_wait(&hp.w, GR_DMA_SPACE_GPUVA, hp.va + 2048, 1);
     (void)gr_dma_fill(&hp.w, GR_DMA_SPACE_GPUVA, va(dev, keep), 64 << 10, 0xdeadu);
     pkt_ref(&hp, keep, true);
     uint64_t t0 = 0, t1 = 0;

@@ -19,6 +19,10 @@ extern "C" {
 #define GR_DMA_ENTRY_USE_ROOT   0x1ull            /* qword 2 bit 0 */
 #define GR_DMA_ENTRY_ROOT_MASK  0x000ffffffffff000ull /* qword 2 bits 51:12 */
 #define GR_DMA_ENTRY_IRQ        0x1ull            /* qword 3 bit 0 */
+/* qword 3 bit 1: a privileged (kernel) entry. Only its commands may name VRAM-physical or
+ * host-physical space or INDIRECT; an entry without it must have USE_ROOT. The miniport sets it
+ * for its own and VidMm's paging packets only, never for a user context's. */
+#define GR_DMA_ENTRY_PRIV       0x2ull
 
 /* Fence record at DMA_FENCE_ADDR: qword 0 completed fence id, qword 1 preemption fence id. */
 #define GR_DMA_FENCE_RECORD_BYTES   16u
@@ -66,6 +70,7 @@ enum gr_dma_fault_type {
     GR_DMA_FAULT_BAD_CMD   = 4,
     GR_DMA_FAULT_VPR_COPY  = 5,
     GR_DMA_FAULT_BAD_ENTRY = 6,
+    GR_DMA_FAULT_PRIVILEGE = 7, /* an unprivileged entry: a physical space, INDIRECT, or no root */
 };
 
 /* A command buffer being written: encoders append at `used` and refuse to pass `capacity`. */
@@ -182,6 +187,13 @@ static inline void gr_dma_ring_entry(uint8_t *entry, uint64_t buffer, uint32_t b
     gr_dma_put64(entry + 16,
                  (root & GR_DMA_ENTRY_ROOT_MASK) | (use_root ? GR_DMA_ENTRY_USE_ROOT : 0));
     gr_dma_put64(entry + 24, irq ? GR_DMA_ENTRY_IRQ : 0);
+}
+
+/* Marks a ring entry written by gr_dma_ring_entry as privileged (GR_DMA_ENTRY_PRIV): only the
+ * kernel side does this, for its own packets. */
+static inline void gr_dma_ring_entry_set_priv(uint8_t *entry)
+{
+    gr_dma_put64(entry + 24, gr_dma_get64(entry + 24) | GR_DMA_ENTRY_PRIV);
 }
 
 #ifdef __cplusplus
