@@ -880,6 +880,32 @@ static int demo_commands(const char *uri)
     printf("   after the reset the device works: step 10's copy is still in the destination and the new\n"
            "   fill landed (%llu words wrong)\n",
            (unsigned long long)(bad + bad2));
+    /* Another process aims a FILL at the read-back's VRAM address: a physical address, which a
+     * user packet may not name (rtl/dma/README.md, "Privilege"). */
+    gr_alloc_info_t ri;
+    gr_process_t *p2 = NULL;
+    gr_gpu_device_t *d2 = NULL;
+    gr_context_t c2 = 0;
+    pkt_t ap;
+    memset(&ap, 0, sizeof ap);
+    if ((rc = gr_alloc_query(dev, rb, &ri)) || (rc = gr_process_create(ad, &p2)) ||
+        (rc = gr_gpu_device_create(p2, &d2)) || (rc = gr_context_create(d2, NULL, 0, &c2)) ||
+        (rc = pkt_new(d2, c2, &ap)))
+        goto out;
+    (void)gr_dma_fill(&ap.w, GR_DMA_SPACE_VRAM, ri.vram_address, 4 << 10, 0xbadbad00u);
+    if ((rc = pkt_submit(d2, c2, &ap))) {
+        gr_process_destroy(p2);
+        goto out;
+    }
+    const gr_status_t attack = gr_wait(d2, c2, ap.fence, DEMO_WAIT);
+    gr_process_destroy(p2);
+    if ((rc = check_words(dev, rb, 0, 4 << 10, 0x0a6a1000u, &bad)))
+        goto out;
+    printf("   a second process's FILL aimed at the read-back's VRAM address 0x%llx: gr_wait says %s\n"
+           "   (the engine refuses a physical address in a user packet: a privilege fault, then TDR);\n"
+           "   the read-back: %s (%llu words differ)\n",
+           (unsigned long long)ri.vram_address, gr_status_name(attack), bad ? "CHANGED" : "intact",
+           (unsigned long long)bad);
 
     STEP("13. VRAM under pressure: VidMm evicts and pages in, on the engine, through paging packets");
     gr_alloc_t done[] = {src, dst, rb, keep, big_src, big_dst};
@@ -893,7 +919,8 @@ static int demo_commands(const char *uri)
 
     STEP("14. the scheduler's timeline (gr_adapter_timeline; device cycles from DMA_TIMESTAMP)");
     const ctx_name_t names[] = {
-        {c_copy, "copy"}, {c_long, "long"}, {c_hang, "hang"}, {c_after, "after"}, {c_press, "pressure"}};
+        {c_copy, "copy"},   {c_long, "long"},         {c_hang, "hang"},
+        {c_after, "after"}, {c2, "intruder"}, {c_press, "pressure"}};
     print_timeline(ad, since, busy, names, sizeof names / sizeof names[0]);
     gr_sched_stats_t st;
     gr_adapter_stats_t as;
