@@ -2,9 +2,9 @@
 # command, every address space, INDIRECT, the read-only open, page tables, the ring, the fence
 # record, the VPR, patch lists), over sim:// with the real miniport, VidSch and RTL.
 # Included by the top Makefile after host/host.mk and tb/system/system.mk.
-#   make test-system-isolation                      build and run (seeds ISOLATION_SEEDS, default 1)
+#   make test-system-isolation                      build and run (seeds ISOLATION_SEEDS, default 1 2)
 #   make test-system-isolation ISOLATION_SEEDS=7    replay one seed
-ISOLATION_SEEDS ?= 1
+ISOLATION_SEEDS ?= 1 2
 ISOLATION_TEST := $(BUILD)/tb/system/test_isolation
 
 $(ISOLATION_TEST): $(HOST_OBJ_DIR)/tb/system/test_isolation.o $(SCHED_FIXTURE_OBJ) $(LIBGPUREF) $(SIM_LIB)

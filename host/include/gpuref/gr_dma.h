@@ -50,7 +50,7 @@ enum gr_dma_opcode {
 #define GR_DMA_TIMESTAMP_QWORDS      2u
 #define GR_DMA_WAIT_QWORDS           3u
 
-/* Address spaces (header bits 9:8 source, 11:10 destination). */
+/* Address spaces (header bits 9:8 source, 11:10 destination). VRAM and HOST need a PRIV entry. */
 enum gr_dma_space {
     GR_DMA_SPACE_GPUVA = 0, /* through the MMU */
     GR_DMA_SPACE_VRAM  = 1, /* VRAM physical */
@@ -153,6 +153,7 @@ static inline int gr_dma_fence(gr_dma_writer_t *w, enum gr_dma_space dst_space, 
     return gr_dma_emit(w, q, 3);
 }
 
+/* INDIRECT runs a buffer named by its host bus address: in a PRIV (kernel) entry only. */
 static inline int gr_dma_indirect(gr_dma_writer_t *w, uint64_t host_addr, uint32_t bytes)
 {
     const uint64_t q[3] = {gr_dma_header(GR_DMA_OP_INDIRECT, 0, 0, 0, 0), host_addr, bytes};
@@ -178,7 +179,8 @@ static inline int gr_dma_wait(gr_dma_writer_t *w, enum gr_dma_space src_space, u
     return gr_dma_emit(w, q, 3);
 }
 
-/* Writes one ring entry (32 bytes) at `entry`. `root` 0 with use_root 0: the MMU_ROOT register. */
+/* Writes one ring entry (32 bytes) at `entry`, without PRIV (a user entry: GPU VAs only, and it
+ * needs use_root). `root` 0 with use_root 0: the MMU_ROOT register. */
 static inline void gr_dma_ring_entry(uint8_t *entry, uint64_t buffer, uint32_t bytes,
                                      uint32_t fence_id, int use_root, uint64_t root, int irq)
 {
