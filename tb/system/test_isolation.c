@@ -517,8 +517,23 @@ static void writes_through_the_read_only_open_fault_in_the_mmu(void **state)
 
 /* ---- what only the kernel holds: page tables, the ring, the fence record ------------------------- */
 
-/* No VA of either process translates to a page table, the ring, the fence record or the other
- * process's memory: the only way there would be a physical address, which the engine refuses. */
+/* Each process's address space maps exactly what it was given, and nothing else: no page
+ * table, no ring or fence record, no paging buffer, no other process's DMA buffer or unshared
+ * allocation. Everything else is reachable only by physical address, which the engine refuses
+ * in a user packet. (Every VA slot either process was given, 4 KiB at a time.) */
+typedef struct span {
+    uint64_t base;
+    bool system;
+} span_t;
+
+static unsigned in_spans(uint64_t page, bool system, const span_t *s, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        if (s[i].system == system && page >= s[i].base && page < s[i].base + BUF_BYTES)
+            return 1;
+    return 0;
+}
+
 static void kernel_memory_is_mapped_in_no_process(void **state)
 {
     (void)state;
@@ -526,30 +541,39 @@ static void kernel_memory_is_mapped_in_no_process(void **state)
                           (sf_reg_read(F->ad, GR_REG_DMA_RING_BASE_LO) & ~0xfffu);
     const uint64_t rec = ((uint64_t)sf_reg_read(F->ad, GR_REG_DMA_FENCE_ADDR_HI) << 32) |
                          (sf_reg_read(F->ad, GR_REG_DMA_FENCE_ADDR_LO) & ~7u);
-    gr_gpu_device_t *devs[2] = {F->da, F->db};
-    unsigned mapped = 0;
+    const span_t a_has[] = {{F->shared_i.vram_address, false},
+                            {F->priv_i.vram_address, false},
+                            {F->vpr_i.vram_address, false},
+                            {F->vbuf_i.bus, true}};
+    const span_t b_has[] = {{F->shared_i.vram_address, false}, {F->own_i.vram_address, false}, {F->bbuf_i.bus, true}};
+    const struct {
+        gr_gpu_device_t *dev;
+        const span_t *has;
+        unsigned n;
+    } who[2] = {{F->da, a_has, 4}, {F->db, b_has, 3}};
     for (int d = 0; d < 2; d++) {
-        /* every VA slot either process was given, 4 KiB at a time */
+        unsigned mapped = 0;
         for (uint64_t va = UINT64_C(1) << 32; va < (UINT64_C(1) << 32) + (UINT64_C(256) << 20); va += 4096) {
             uint64_t pa = 0;
             unsigned fl = 0, shift = 0;
-            if (gr_dxgk_test_gpuva_lookup(devs[d], va, &pa, &fl, &shift) != GR_OK)
+            if (gr_dxgk_test_gpuva_lookup(who[d].dev, va, &pa, &fl, &shift) != GR_OK)
                 continue;
             mapped++;
             const uint64_t page = pa & ~UINT64_C(0xfff);
-            if (fl & GR_GPUVA_SYSTEM) {
+            const bool system = (fl & GR_GPUVA_SYSTEM) != 0;
+            if (system)
                 assert_true(page != (ring & ~UINT64_C(0xfff)) && page != (rec & ~UINT64_C(0xfff)));
-                if (d == 1) /* B's space holds no page of A's DMA buffer */
-                    assert_false(page >= F->vbuf_i.bus && page < F->vbuf_i.bus + BUF_BYTES);
-            } else {
+            else
                 assert_true(page != (F->a_root & ~UINT64_C(0xfff)) && page != (F->b_root & ~UINT64_C(0xfff)));
-                if (d == 1) /* nor of A's private or VPR buffers */
-                    assert_false((page >= F->priv_i.vram_address && page < F->priv_i.vram_address + BUF_BYTES) ||
-                                 (page >= F->vpr_i.vram_address && page < F->vpr_i.vram_address + BUF_BYTES));
+            if (!in_spans(page, system, who[d].has, who[d].n)) {
+                print_error("process %c: VA 0x%" PRIx64 " maps %s 0x%" PRIx64 ", which it was not given\n", "AB"[d], va,
+                            system ? "host" : "VRAM", pa);
+                fail();
             }
         }
+        /* all of what it was given, once each (4 KiB pages of 16 KiB buffers) */
+        assert_int_equal(mapped, who[d].n * (BUF_BYTES / 4096));
     }
-    assert_true(mapped > 0);
 }
 
 static void page_tables_are_out_of_reach(void **state)
