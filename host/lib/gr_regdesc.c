@@ -14,7 +14,7 @@ static const gr_field_desc_t fields_id_caps[] = {
     {"DMA", 1, 1, GR_ACCESS_CONST, 0x1u, "DMA engine present (rtl/dma): DMA_* registers.", 0},
 };
 static const gr_field_desc_t fields_id_regmap[] = {
-    {"HASH", 0, 32, GR_ACCESS_CONST, 0xf5addddau, "Hash of the register map source (the reset value shown is filled in by regtool).", 0},
+    {"HASH", 0, 32, GR_ACCESS_CONST, 0x167f3e77u, "Hash of the register map source (the reset value shown is filled in by regtool).", 0},
 };
 static const gr_field_desc_t fields_id_build[] = {
     {"STAMP", 0, 24, GR_ACCESS_HW_RO, 0x0u, "Build stamp chosen by the build (for example a commit hash).", 0},
@@ -187,7 +187,7 @@ static const gr_field_desc_t fields_dma_fault_status[] = {
     {"ENTRY", 16, 16, GR_ACCESS_HW_RO, 0x0u, "Ring index of the entry that faulted.", 0},
 };
 static const gr_field_desc_t fields_dma_fault_addr_lo[] = {
-    {"ADDR", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Faulting address bits 31:0 (GPU virtual, VRAM or host, as the command gave it; a bad command or ring entry: its host address).", 0},
+    {"ADDR", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Faulting address bits 31:0 (GPU virtual, VRAM or host, as the command gave it; a bad command, a privilege fault or a bad ring entry: the command's or entry's host address).", 0},
 };
 static const gr_field_desc_t fields_dma_fault_addr_hi[] = {
     {"ADDR", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Faulting address bits 63:32.", 0},
