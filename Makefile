@@ -95,6 +95,7 @@ include tb/system/vidsch.mk
 include tb/system/residency.mk
 include tb/system/timeline.mk
 include tb/system/link_proto.mk
+include tb/system/isolation.mk
 include bench/bench.mk
 include bench/alloc/alloc.mk
 include bench/dma/dma.mk

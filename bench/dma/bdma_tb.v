@@ -181,7 +181,7 @@ module bdma_tb;
             host_put(RING + 32 * index + 0, CMD);
             host_put(RING + 32 * index + 8, {fence_id, CMD_BYTES[31:0]});
             host_put(RING + 32 * index + 16, 64'h0);
-            host_put(RING + 32 * index + 24, 64'h1);   // IRQ on completion
+            host_put(RING + 32 * index + 24, 64'h3);   // IRQ on completion, PRIV (physical spaces)
         end
     endtask
 

@@ -225,6 +225,7 @@ static uint32_t bare_entry(bare_t *b, uint64_t buf, uint32_t bytes, bool use_roo
     uint32_t id = b->next_fence++;
     gr_dma_ring_entry(b->ring + (b->tail % RING_ENTRIES) * GR_DMA_RING_ENTRY_BYTES, buf, bytes, id,
                       use_root, use_root ? b->root : 0, irq);
+    gr_dma_ring_entry_set_priv(b->ring + (b->tail % RING_ENTRIES) * GR_DMA_RING_ENTRY_BYTES);
     b->tail = (b->tail + 1) % RING_ENTRIES;
     return id;
 }

@@ -309,6 +309,11 @@ uint32_t gr_link_caps(gr_link_t *link)
     return link ? link->ops->caps(link->ctx) : 0;
 }
 
+void *gr_link_backend_ctx(gr_link_t *link, const gr_link_ops_t *ops)
+{
+    return link && link->ops == ops ? link->ctx : NULL;
+}
+
 const char *gr_link_scheme(const gr_link_t *link)
 {
     return link ? link->ops->scheme : "";

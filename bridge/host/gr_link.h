@@ -120,6 +120,8 @@ int gr_link_dma_alloc(gr_link_t *link, size_t bytes, gr_dma_buf_t *out_buf);
 int gr_link_dma_free(gr_link_t *link, const gr_dma_buf_t *buf);
 int gr_link_wait_irq(gr_link_t *link, uint32_t timeout_us, bool *out_raised);
 uint32_t gr_link_caps(gr_link_t *link);
+/** The backend's own context when the link is served by ops (a backend's accessors use it); else NULL. */
+void *gr_link_backend_ctx(gr_link_t *link, const gr_link_ops_t *ops);
 const char *gr_link_scheme(const gr_link_t *link);
 void gr_link_describe(gr_link_t *link, char *buf, size_t len);
 

@@ -211,3 +211,9 @@ const gr_link_ops_t gr_link_sim_ops = {
     .caps = sim_caps,
     .describe = sim_describe,
 };
+
+gr_sim_t *gr_link_sim_of(gr_link_t *link)
+{
+    sim_ctx_t *c = gr_link_backend_ctx(link, &gr_link_sim_ops);
+    return c ? c->sim : NULL;
+}

@@ -39,6 +39,10 @@ extern "C" {
 
 extern const gr_link_ops_t gr_link_sim_ops;
 
+/** The simulation behind a sim:// link (for tests: its VRAM and host-memory backdoors); NULL for
+ *  another scheme. */
+gr_sim_t *gr_link_sim_of(gr_link_t *link);
+
 /** Simulated cycles per microsecond of wait_irq timeout. */
 #define GR_LINK_SIM_CYCLES_PER_US 100u
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vidmm_dmabuf.h"
 #include "vidmm_residency.h"
 #include "vidsch_internal.h"
 
@@ -252,11 +253,22 @@ gr_status_t gr_dma_buffer_create(gr_gpu_device_t *dev, gr_context_t ctx, uint32_
         return rc == GR_E_INVALID ? GR_E_NO_MEMORY : rc;
     }
     memset(b->mem.cpu, 0, size);
+    /* User packets reach their own DMA buffer only by GPU VA (they run unprivileged). */
+    rc = dxgk_dmabuf_map(dev, b->mem.bus, size, &b->gpu_va);
+    if (rc) {
+        pthread_mutex_lock(&ad->link_lock);
+        (void)gr_link_dma_free(ad->link, &b->mem);
+        pthread_mutex_unlock(&ad->link_lock);
+        pthread_mutex_unlock(&p->lock);
+        free(b);
+        return rc == GR_E_INVALID ? GR_E_NO_MEMORY : rc;
+    }
     b->magic = VS_MAGIC_DMABUF;
     b->device = dev;
     b->size = size;
     rc = dxgk_htab_insert(&p->handles, DXGK_HT_DMABUF, b, &b->handle);
     if (rc) {
+        dxgk_dmabuf_unmap(dev, b->gpu_va, size);
         pthread_mutex_lock(&ad->link_lock);
         (void)gr_link_dma_free(ad->link, &b->mem);
         pthread_mutex_unlock(&ad->link_lock);
@@ -281,7 +293,7 @@ gr_status_t gr_dma_buffer_info(gr_gpu_device_t *dev, gr_dma_buffer_t h, gr_dma_b
         pthread_mutex_unlock(&p->lock);
         return GR_E_INVALID;
     }
-    gr_dma_buffer_info_t i = {.cpu = b->mem.cpu, .bus = b->mem.bus, .size = b->size};
+    gr_dma_buffer_info_t i = {.cpu = b->mem.cpu, .bus = b->mem.bus, .gpu_va = b->gpu_va, .size = b->size};
     pthread_mutex_lock(&vs->lock);
     i.in_flight = b->in_flight;
     pthread_mutex_unlock(&vs->lock);
@@ -292,6 +304,7 @@ gr_status_t gr_dma_buffer_info(gr_gpu_device_t *dev, gr_dma_buffer_t h, gr_dma_b
 
 static void free_buf(gr_adapter_t *ad, vs_dmabuf_t *b)
 {
+    dxgk_dmabuf_unmap(b->device, b->gpu_va, b->size);
     pthread_mutex_lock(&ad->link_lock);
     (void)gr_link_dma_free(ad->link, &b->mem);
     pthread_mutex_unlock(&ad->link_lock);

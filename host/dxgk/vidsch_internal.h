@@ -63,6 +63,7 @@ struct vs_dmabuf {
     gr_dma_buf_t mem; /* from gr_link_dma_alloc */
     uint32_t size;
     uint32_t in_flight; /* vs->lock */
+    uint64_t gpu_va;    /* where the device's address space maps it (vidmm_dmabuf.h) */
     vs_dmabuf_t *next;  /* the device's list */
 };
 

@@ -135,6 +135,17 @@ typedef struct kmd_packet_tag {
 _Static_assert(sizeof(kmd_packet_tag_t) == GR_KMD_DMA_PRIVATE_BYTES, "the tag is the private data");
 
 /* A fence is done when it is not after the completed one, modulo 2^32. */
+/*
+ * Whether a submission is the kernel's own and its ring entry gets PRIV (GR_DMA_ENTRY_PRIV): a
+ * paging buffer (VidMm's DxgkDdiBuildPagingBuffer output, Flags.Paging) or a packet of the
+ * system context, which only the OS creates (DXGK_CREATECONTEXTFLAGS.SystemContext). Never a
+ * user context's packet: those reach memory only through their GPU virtual address space.
+ */
+static inline bool kmd_privileged(const kmd_context_t *ctx, bool paging)
+{
+    return paging || (ctx && ctx->flags.SystemContext);
+}
+
 static inline bool kmd_fence_done(uint32_t fence, uint32_t completed)
 {
     return (int32_t)(fence - completed) <= 0;

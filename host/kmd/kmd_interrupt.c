@@ -74,7 +74,9 @@ static void report_fault(kmd_adapter_t *a, uint32_t status, uint64_t addr)
         d.DmaPageFaulted.FaultedVirtualAddress = addr;
         d.DmaPageFaulted.FaultErrorCode.IsDeviceSpecificCode = 0;
         d.DmaPageFaulted.FaultErrorCode.GeneralErrorCode = DXGK_GENERAL_ERROR_PAGE_FAULT;
-    } else if (type == GR_DMA_FAULT_BAD_CMD) {
+    } else if (type == GR_DMA_FAULT_BAD_CMD || type == GR_DMA_FAULT_PRIVILEGE) {
+        /* A privilege fault is a user packet's command that only the kernel may issue: to the
+         * OS, an instruction the context may not run. */
         d.DmaPageFaulted.FaultedVirtualAddress = D3DGPU_NULL;
         d.DmaPageFaulted.FaultErrorCode.IsDeviceSpecificCode = 0;
         d.DmaPageFaulted.FaultErrorCode.GeneralErrorCode = DXGK_GENERAL_ERROR_INVALID_INSTRUCTION;

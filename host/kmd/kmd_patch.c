@@ -56,6 +56,12 @@ NTSTATUS APIENTRY DxgkDdiPatch(IN_CONST_HANDLE hAdapter, IN_CONST_PDXGKARG_PATCH
     if (first + count > p->PatchLocationListSize ||
         (count && (!p->pPatchLocationList || !p->pAllocationList)))
         return STATUS_INVALID_PARAMETER;
+    /* What Patch writes is a physical address (a segment address or a bus address). A user
+     * context's packet runs unprivileged and may name GPU virtual addresses only: the engine
+     * would fault on the patched operand, so the patch is refused here, before it runs (under
+     * GpuMmu, user DMA buffers carry GPU VAs and need no patching). */
+    if (count && !kmd_privileged(ctx, paging))
+        return STATUS_INVALID_PARAMETER;
     /* Paging buffers come without lists (DXGKARG_PATCH page): there is nothing to patch. */
     if (paging && (count || p->AllocationListSize || p->PatchLocationListSize))
         return STATUS_INVALID_PARAMETER;

@@ -3,6 +3,9 @@
  *
  * SubmitCommand writes one ring entry (gr_dma_ring_entry) for the submitted range of the DMA
  * buffer with the OS's fence id and the context's page-table root, then moves DMA_RING_TAIL.
+ * Only the kernel's own packets (paging buffers, the system context's) get the entry's PRIV
+ * bit; a user context's run unprivileged, so the engine itself refuses their physical
+ * addresses and INDIRECTs (kmd_privileged; host/kmd/README.md, "Isolation").
  * The fence record the engine writes at each completion is the truth about progress; the
  * registers and the interrupt only say when to look.
  */
@@ -33,6 +36,10 @@ static NTSTATUS check_submit(kmd_adapter_t *a, const DXGKARG_SUBMITCOMMAND *s, k
     if (!paging && (!s->pDmaBufferPrivateData || s->DmaBufferPrivateDataSubmissionStartOffset != 0 ||
                     s->DmaBufferPrivateDataSubmissionEndOffset > s->DmaBufferPrivateDataSize ||
                     s->DmaBufferPrivateDataSubmissionEndOffset < GR_KMD_DMA_PRIVATE_BYTES))
+        return STATUS_INVALID_PARAMETER;
+    /* A user context reaches memory only through its own page tables: without a root it has no
+     * address space (USE_ROOT clear would mean MMU_ROOT, another process's, or no translation). */
+    if (!kmd_privileged(ctx, paging) && !ctx->has_root)
         return STATUS_INVALID_PARAMETER;
     *out_ctx = ctx;
     return STATUS_SUCCESS;
@@ -158,10 +165,14 @@ NTSTATUS APIENTRY DxgkDdiSubmitCommand(IN_CONST_HANDLE hAdapter, IN_CONST_PDXGKA
         gr_dma_ring_entry(ring + (size_t)first * GR_DMA_RING_ENTRY_BYTES,
                           e->stubs.bus + (uint64_t)first * GR_DMA_RING_ENTRY_BYTES, cut, stub_fence,
                           use_root, root, 0);
+        if (kmd_privileged(ctx, paging))
+            gr_dma_ring_entry_set_priv(ring + (size_t)first * GR_DMA_RING_ENTRY_BYTES);
     }
     const uint32_t skip = resume + cut;
     uint8_t *entry = ring + (size_t)index * GR_DMA_RING_ENTRY_BYTES;
     gr_dma_ring_entry(entry, base + start + skip, end - start - skip, s->SubmissionFenceId, use_root, root, 1);
+    if (kmd_privileged(ctx, paging))
+        gr_dma_ring_entry_set_priv(entry);
     if (kmd_reg_write(a, KMD_DMA_RING_TAIL, (uint32_t)(e->next_seq + need) & mask)) {
         memset(entry, 0, GR_DMA_RING_ENTRY_BYTES);
         if (cut)

@@ -14,7 +14,7 @@ static const gr_field_desc_t fields_id_caps[] = {
     {"DMA", 1, 1, GR_ACCESS_CONST, 0x1u, "DMA engine present (rtl/dma): DMA_* registers.", 0},
 };
 static const gr_field_desc_t fields_id_regmap[] = {
-    {"HASH", 0, 32, GR_ACCESS_CONST, 0xa2a682au, "Hash of the register map source (the reset value shown is filled in by regtool).", 0},
+    {"HASH", 0, 32, GR_ACCESS_CONST, 0x167f3e77u, "Hash of the register map source (the reset value shown is filled in by regtool).", 0},
 };
 static const gr_field_desc_t fields_id_build[] = {
     {"STAMP", 0, 24, GR_ACCESS_HW_RO, 0x0u, "Build stamp chosen by the build (for example a commit hash).", 0},
@@ -181,13 +181,13 @@ static const gr_field_desc_t fields_dma_watchdog[] = {
     {"CYCLES", 0, 32, GR_ACCESS_RW, 0x100000u, "Cycles without progress, while an entry is in progress, before a hang (DMA_STATUS.HUNG); 0 disables.", 0},
 };
 static const gr_field_desc_t fields_dma_fault_status[] = {
-    {"TYPE", 0, 4, GR_ACCESS_HW_RO, 0x0u, "0 none, 1 hang, 2 MMU, 3 bus error, 4 bad command, 5 VPR copy, 6 bad ring entry.", 0},
+    {"TYPE", 0, 4, GR_ACCESS_HW_RO, 0x0u, "0 none, 1 hang, 2 MMU, 3 bus error, 4 bad command, 5 VPR copy, 6 bad ring entry, 7 privilege (a user entry named a physical address space, an INDIRECT, or no root of its own).", 0},
     {"MMU_TYPE", 4, 3, GR_ACCESS_HW_RO, 0x0u, "For an MMU fault: as MC_FAULT_STATUS.TYPE.", 0},
     {"WRITE", 8, 1, GR_ACCESS_HW_RO, 0x0u, "The faulting access was a write.", 0},
     {"ENTRY", 16, 16, GR_ACCESS_HW_RO, 0x0u, "Ring index of the entry that faulted.", 0},
 };
 static const gr_field_desc_t fields_dma_fault_addr_lo[] = {
-    {"ADDR", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Faulting address bits 31:0 (GPU virtual, VRAM or host, as the command gave it; a bad command or ring entry: its host address).", 0},
+    {"ADDR", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Faulting address bits 31:0 (GPU virtual, VRAM or host, as the command gave it; a bad command, a privilege fault or a bad ring entry: the command's or entry's host address).", 0},
 };
 static const gr_field_desc_t fields_dma_fault_addr_hi[] = {
     {"ADDR", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Faulting address bits 63:32.", 0},

@@ -84,15 +84,12 @@ typedef struct residency_req {
 /* One copy, fill, read or bench command as parsed. */
 typedef struct xfer_req {
     unsigned src_ref, dst_ref; /* @N (0: none) */
-    bool src_vram;             /* copy vram:ADDR */
-    uint64_t src_addr;
     uint64_t bytes;            /* 0: up to the end (read: 256 bytes, or the end with --sum) */
     uint64_t src_off, dst_off;
     uint32_t pattern;
     bool sum, cpu;             /* read */
     uint64_t sizes[BENCH_MAX_SIZES];
     unsigned nsizes, runs;
-    bool physical;             /* bench */
     char text[200];            /* the command as typed */
 } xfer_req_t;
 

@@ -3,8 +3,10 @@
  *
  * Each runs packets through VidSch on one GPU context of gpuctl's device (gr_submit.h): a DMA
  * buffer of commands, the allocations it names, gr_submit, gr_wait. Addresses are the
- * allocations' GPU VAs (the context's page tables) unless bench --physical asks for VRAM
- * addresses patched in by DxgkDdiPatch. Engine cycles come from TIMESTAMP commands on each side
+ * allocations' GPU VAs (the context's page tables), and the DMA buffer's own GPU VA for
+ * timestamps and read-back: gpuctl is a user process, and the engine runs a user context's
+ * packets unprivileged, so they may name no physical address (rtl/dma/README.md, "Privilege").
+ * Engine cycles come from TIMESTAMP commands on each side
  * of the command (the second waits for the command's last write response), submit-to-fence
  * cycles from gr_adapter_cycles around gr_submit and gr_wait.
  */
@@ -98,21 +100,17 @@ int parse_copy(int argc, char **argv, unsigned allocs_before, xfer_req_t *out)
     xfer_req_t r;
     memset(&r, 0, sizeof r);
     if (argc < 3 || strncmp(argv[1], "--", 2) == 0 || strncmp(argv[2], "--", 2) == 0) {
-        fprintf(stderr, "gpuctl: copy takes SRC and DST (@N, or vram:ADDRESS as the source)\n");
+        fprintf(stderr, "gpuctl: copy takes SRC and DST (@N)\n");
         return -1;
     }
-    if (strncmp(argv[1], "vram:", 5) == 0) {
-        if (parse_qwords("copy", "source address", argv[1] + 5, true, &r.src_addr))
-            return -1;
-        r.src_vram = true;
-    } else if (parse_ref("copy", argv[1], allocs_before, &r.src_ref)) {
+    if (strncmp(argv[1], "vram:", 5) == 0 || strncmp(argv[2], "vram:", 5) == 0) {
+        fprintf(stderr, "gpuctl: copy: SRC and DST must be allocations (@N): a user packet names GPU virtual "
+                        "addresses only; the engine refuses physical VRAM in it (privilege fault), which would "
+                        "reach page tables and other processes' memory\n");
         return -1;
     }
-    if (strncmp(argv[2], "vram:", 5) == 0) {
-        fprintf(stderr, "gpuctl: copy: the destination must be an allocation (@N): a physical write would land "
-                        "under VidMm's feet (page tables, other allocations)\n");
+    if (parse_ref("copy", argv[1], allocs_before, &r.src_ref))
         return -1;
-    }
     if (parse_ref("copy", argv[2], allocs_before, &r.dst_ref))
         return -1;
     int i = 3;
@@ -128,10 +126,6 @@ int parse_copy(int argc, char **argv, unsigned allocs_before, xfer_req_t *out)
         const char *v = opt_value("copy", argc, argv, &i, name);
         if (!v || parse_qwords("copy", name, v, true, src ? &r.src_off : &r.dst_off))
             return -1;
-    }
-    if (r.src_vram && r.src_off) {
-        fprintf(stderr, "gpuctl: copy: --src-offset is for an allocation; put it in the vram: address\n");
-        return -1;
     }
     req_text(&r, i, argv);
     *out = r;
@@ -243,7 +237,7 @@ static int parse_sizes(const char *list, xfer_req_t *r)
     return 0;
 }
 
-/* bench [--sizes LIST] [--runs N] [--physical] */
+/* bench [--sizes LIST] [--runs N] */
 int parse_bench(int argc, char **argv, xfer_req_t *out)
 {
     xfer_req_t r;
@@ -265,9 +259,11 @@ int parse_bench(int argc, char **argv, xfer_req_t *out)
                 return -1;
             }
         } else if (!strcmp(argv[i], "--physical")) {
-            r.physical = true;
+            fprintf(stderr, "gpuctl: bench: --physical is gone: VRAM addresses patched into a user packet "
+                            "(DxgkDdiPatch) would need a privileged ring entry; user packets use GPU VAs only\n");
+            return -1;
         } else {
-            fprintf(stderr, "gpuctl: unknown bench option '%s' (--sizes LIST, --runs N, --physical)\n", argv[i]);
+            fprintf(stderr, "gpuctl: unknown bench option '%s' (--sizes LIST, --runs N)\n", argv[i]);
             return -1;
         }
     }
@@ -354,13 +350,11 @@ static int check_range(const opts_t *o, const char *cmd, const char *what, uint6
 typedef struct packet {
     gr_dma_buffer_t buf;
     uint8_t *cpu;
-    uint64_t bus;
+    uint64_t va; /* the DMA buffer's GPU VA: how the packet writes into it */
     uint32_t size;
     gr_dma_writer_t w;
     gr_alloc_ref_t refs[2];
     uint32_t nrefs;
-    gr_patch_location_t pl[2];
-    uint32_t npl;
     uint64_t fence;
     uint64_t engine_cycles, submit_to_fence;
 } packet_t;
@@ -377,7 +371,7 @@ static int pkt_begin(const opts_t *o, session_t *s, const char *cmd, uint32_t da
         return fail_status(o, cmd, rc, EXIT_DEVICE, "cannot make a DMA buffer");
     }
     p->cpu = i.cpu;
-    p->bus = i.bus;
+    p->va = i.gpu_va;
     p->size = i.size;
     gr_dma_writer_init(&p->w, p->cpu, TS_AT);
     return EXIT_OK;
@@ -403,7 +397,7 @@ static uint32_t pkt_ref(packet_t *p, gr_alloc_t a, bool write)
 
 static void pkt_timestamp(packet_t *p, unsigned which)
 {
-    (void)gr_dma_timestamp(&p->w, GR_DMA_SPACE_HOST, p->bus + TS_AT + 8u * which);
+    (void)gr_dma_timestamp(&p->w, GR_DMA_SPACE_GPUVA, p->va + TS_AT + 8u * which);
 }
 
 /* Submits, waits and times a packet. The DMA buffer outlives the packet (pkt_end frees it). */
@@ -414,7 +408,7 @@ static int pkt_run(const opts_t *o, session_t *s, const char *cmd, packet_t *p, 
     gr_dma_put64(p->cpu + TS_AT, 0);
     gr_dma_put64(p->cpu + TS_AT + 8, 0);
     gr_submission_t sub = {.buffer = p->buf, .start = 0, .end = (uint32_t)p->w.used, .allocs = p->refs,
-                           .alloc_count = p->nrefs, .patches = p->pl, .patch_count = p->npl};
+                           .alloc_count = p->nrefs};
     uint64_t t0 = 0, t1 = 0;
     int rc = gr_adapter_cycles(s->ad, &t0);
     if (!rc)
@@ -468,51 +462,6 @@ static void print_rate(const opts_t *o, uint64_t bytes, const packet_t *p)
            (unsigned long long)p->submit_to_fence);
 }
 
-/* vram:ADDR as a copy source: inside one segment, outside the VPR, apart from the destination. */
-static int check_vram_source(const opts_t *o, session_t *s, uint64_t addr, uint64_t bytes, const gr_alloc_info_t *dst)
-{
-    gr_segment_info_t seg[GR_ALLOC_MAX_SEGMENTS];
-    uint32_t n = 0;
-    int rc = gr_adapter_segments(s->ad, seg, GR_ALLOC_MAX_SEGMENTS, &n);
-    if (rc)
-        return fail_status(o, "copy", rc, EXIT_DEVICE, "reading the segments");
-    /* A VRAM address reaches what no allocation list names: not into protected content. */
-    for (unsigned r = 0; r < s->nrecs; r++) {
-        gr_alloc_info_t ai;
-        if (!s->recs[r].handle || gr_alloc_query(s->gdev, s->recs[r].handle, &ai) || !is_protected(&ai) ||
-            ai.segment == GR_SEGMENT_SYSTEM)
-            continue;
-        if (addr < ai.vram_address + ai.size && addr + bytes > ai.vram_address && !is_protected(dst))
-            return fail_status(o, "copy", GR_E_INVALID, EXIT_USAGE,
-                               "copy: vram:0x%llx + %llu bytes reaches into @%u, which is protected: protected "
-                               "content only goes to protected allocations",
-                               (unsigned long long)addr, (unsigned long long)bytes, r + 1);
-    }
-    for (uint32_t k = 0; k < n && k < GR_ALLOC_MAX_SEGMENTS; k++) {
-        const gr_segment_info_t *g = &seg[k];
-        if (addr < g->base || addr - g->base >= g->size)
-            continue;
-        if (bytes > g->size - (addr - g->base))
-            return fail_status(o, "copy", GR_E_RANGE, EXIT_USAGE, "copy: vram:0x%llx + %llu bytes runs past segment %u",
-                               (unsigned long long)addr, (unsigned long long)bytes, g->id);
-        const uint64_t vlo = g->base + g->vpr_offset, vhi = vlo + g->vpr_size;
-        if (g->vpr && addr < vhi && addr + bytes > vlo)
-            return fail_status(o, "copy", 0, EXIT_USAGE,
-                               "copy: vram:0x%llx + %llu bytes reaches into the VPR [0x%llx, 0x%llx): protected "
-                               "content never leaves it (the engine would fault)",
-                               (unsigned long long)addr, (unsigned long long)bytes, (unsigned long long)vlo,
-                               (unsigned long long)vhi);
-        if (dst->segment != GR_SEGMENT_SYSTEM && addr < dst->vram_address + dst->size &&
-            addr + bytes > dst->vram_address)
-            return fail_status(o, "copy", 0, EXIT_USAGE,
-                               "copy: vram:0x%llx + %llu bytes overlaps the destination (an overlapping copy is "
-                               "undefined)", (unsigned long long)addr, (unsigned long long)bytes);
-        return EXIT_OK;
-    }
-    return fail_status(o, "copy", GR_E_RANGE, EXIT_USAGE, "copy: vram:0x%llx is in no segment (gpuctl ls lists them)",
-                       (unsigned long long)addr);
-}
-
 int cmd_copy(const opts_t *o, session_t *s, const xfer_req_t *q)
 {
     int rc = session_engine(o, s, "copy");
@@ -522,69 +471,54 @@ int cmd_copy(const opts_t *o, session_t *s, const xfer_req_t *q)
     memset(&si, 0, sizeof si);
     if ((rc = lookup_ref(o, s, "copy", q->dst_ref, &di)))
         return rc;
-    if (!q->src_vram && (rc = lookup_ref(o, s, "copy", q->src_ref, &si)))
+    if ((rc = lookup_ref(o, s, "copy", q->src_ref, &si)))
         return rc;
     /* Sizes and offsets are checked before anything is submitted: a refusal changes nothing. */
     uint64_t bytes = q->bytes, dst_rest = 0;
     char what[32], dwhat[32];
     snprintf(dwhat, sizeof dwhat, "destination @%u", q->dst_ref);
-    if (!q->src_vram) {
-        snprintf(what, sizeof what, "source @%u", q->src_ref);
-        if (!bytes) {
-            /* The rest of the smaller side. */
-            if ((rc = check_range(o, "copy", what, si.size, q->src_off, &bytes)))
-                return rc;
-            if ((rc = check_range(o, "copy", dwhat, di.size, q->dst_off, &dst_rest)))
-                return rc;
-            bytes = bytes < dst_rest ? bytes : dst_rest;
-        }
+    snprintf(what, sizeof what, "source @%u", q->src_ref);
+    if (!bytes) {
+        /* The rest of the smaller side. */
         if ((rc = check_range(o, "copy", what, si.size, q->src_off, &bytes)))
             return rc;
+        if ((rc = check_range(o, "copy", dwhat, di.size, q->dst_off, &dst_rest)))
+            return rc;
+        bytes = bytes < dst_rest ? bytes : dst_rest;
     }
+    if ((rc = check_range(o, "copy", what, si.size, q->src_off, &bytes)))
+        return rc;
     if ((rc = check_range(o, "copy", dwhat, di.size, q->dst_off, &bytes)))
         return rc;
-    if (q->src_vram) {
-        if ((rc = check_vram_source(o, s, q->src_addr, bytes, &di)))
-            return rc;
-    } else {
-        if (in_vpr(&si) && !in_vpr(&di))
-            return fail_status(o, "copy", 0, EXIT_USAGE,
-                               "copy @%u -> @%u: @%u is inside the VPR and @%u is not: protected content never "
-                               "leaves the VPR (the engine would fault)",
-                               q->src_ref, q->dst_ref, q->src_ref, q->dst_ref);
-        if (is_protected(&si) && !is_protected(&di))
-            return fail_status(o, "copy", GR_E_INVALID, EXIT_USAGE,
-                               "copy @%u -> @%u: @%u is Protected and @%u is not: protected content only goes to "
-                               "protected allocations (gr_submit refuses it)",
-                               q->src_ref, q->dst_ref, q->src_ref, q->dst_ref);
-        if (q->src_ref == q->dst_ref && q->src_off < q->dst_off + bytes && q->dst_off < q->src_off + bytes)
-            return fail_status(o, "copy", 0, EXIT_USAGE,
-                               "copy @%u: the source and destination ranges overlap (an overlapping copy is undefined)",
-                               q->src_ref);
-    }
+    if (in_vpr(&si) && !in_vpr(&di))
+        return fail_status(o, "copy", 0, EXIT_USAGE,
+                           "copy @%u -> @%u: @%u is inside the VPR and @%u is not: protected content never "
+                           "leaves the VPR (the engine would fault)",
+                           q->src_ref, q->dst_ref, q->src_ref, q->dst_ref);
+    if (is_protected(&si) && !is_protected(&di))
+        return fail_status(o, "copy", GR_E_INVALID, EXIT_USAGE,
+                           "copy @%u -> @%u: @%u is Protected and @%u is not: protected content only goes to "
+                           "protected allocations (gr_submit refuses it)",
+                           q->src_ref, q->dst_ref, q->src_ref, q->dst_ref);
+    if (q->src_ref == q->dst_ref && q->src_off < q->dst_off + bytes && q->dst_off < q->src_off + bytes)
+        return fail_status(o, "copy", 0, EXIT_USAGE,
+                           "copy @%u: the source and destination ranges overlap (an overlapping copy is undefined)",
+                           q->src_ref);
     packet_t p;
     if ((rc = pkt_begin(o, s, "copy", 0, &p)))
         return rc;
-    const uint64_t src = q->src_vram ? q->src_addr : si.gpu_va + q->src_off, dst = di.gpu_va + q->dst_off;
+    const uint64_t src = si.gpu_va + q->src_off, dst = di.gpu_va + q->dst_off;
     pkt_timestamp(&p, 0);
-    (void)gr_dma_copy(&p.w, q->src_vram ? GR_DMA_SPACE_VRAM : GR_DMA_SPACE_GPUVA, src, GR_DMA_SPACE_GPUVA, dst, bytes);
+    (void)gr_dma_copy(&p.w, GR_DMA_SPACE_GPUVA, src, GR_DMA_SPACE_GPUVA, dst, bytes);
     pkt_timestamp(&p, 1);
-    if (!q->src_vram)
-        (void)pkt_ref(&p, s->recs[q->src_ref - 1].handle, false);
+    (void)pkt_ref(&p, s->recs[q->src_ref - 1].handle, false);
     (void)pkt_ref(&p, s->recs[q->dst_ref - 1].handle, true);
     rc = pkt_run(o, s, "copy", &p, bytes);
     if (rc == EXIT_OK) {
         if (o->json) {
-            printf("{\"command\":\"copy\",\"src\":");
-            if (q->src_vram)
-                printf("\"vram:0x%llx\",\"src_space\":\"vram\"", (unsigned long long)q->src_addr);
-            else
-                printf("\"@%u\",\"src_space\":\"gpuva\"", q->src_ref);
+            printf("{\"command\":\"copy\",\"src\":\"@%u\",\"src_space\":\"gpuva\"", q->src_ref);
             printf(",\"src_address\":%llu,\"src_offset\":%llu,\"dst\":\"@%u\",\"dst_address\":%llu,\"dst_offset\":%llu",
                    (unsigned long long)src, (unsigned long long)q->src_off, q->dst_ref, (unsigned long long)dst,
-                   (unsigned long long)q->dst_off);
-        } else if (q->src_vram) {
-            printf("copy vram:0x%llx -> @%u+0x%llx:", (unsigned long long)q->src_addr, q->dst_ref,
                    (unsigned long long)q->dst_off);
         } else {
             printf("copy @%u+0x%llx -> @%u+0x%llx:", q->src_ref, (unsigned long long)q->src_off, q->dst_ref,
@@ -730,8 +664,8 @@ int cmd_read(const opts_t *o, session_t *s, const xfer_req_t *q)
         } else {
             gr_dma_writer_init(&p.w, p.cpu, TS_AT);
             p.nrefs = 0;
-            (void)gr_dma_copy(&p.w, GR_DMA_SPACE_GPUVA, si.gpu_va + q->src_off + done, GR_DMA_SPACE_HOST,
-                              p.bus + CMD_AREA, n);
+            (void)gr_dma_copy(&p.w, GR_DMA_SPACE_GPUVA, si.gpu_va + q->src_off + done, GR_DMA_SPACE_GPUVA,
+                              p.va + CMD_AREA, n);
             (void)pkt_ref(&p, h, false);
             if ((rc = pkt_run(o, s, "read", &p, n)))
                 break;
@@ -796,7 +730,7 @@ static int bench_buffer(session_t *s, uint64_t bytes, gr_alloc_t *out)
 }
 
 /* One timed COPY src -> dst of bytes (GPU VA, or VRAM addresses patched in by the miniport). */
-static int bench_one(const opts_t *o, session_t *s, bool physical, const gr_alloc_info_t *si, const gr_alloc_info_t *di,
+static int bench_one(const opts_t *o, session_t *s, const gr_alloc_info_t *si, const gr_alloc_info_t *di,
                      gr_alloc_t src, gr_alloc_t dst, uint64_t bytes, uint64_t *out_cycles, uint64_t *out_stf)
 {
     packet_t p;
@@ -804,16 +738,10 @@ static int bench_one(const opts_t *o, session_t *s, bool physical, const gr_allo
     if (rc)
         return rc;
     pkt_timestamp(&p, 0);
-    const uint32_t at = (uint32_t)p.w.used;
-    const enum gr_dma_space space = physical ? GR_DMA_SPACE_VRAM : GR_DMA_SPACE_GPUVA;
-    (void)gr_dma_copy(&p.w, space, physical ? 0 : si->gpu_va, space, physical ? 0 : di->gpu_va, bytes);
+    (void)gr_dma_copy(&p.w, GR_DMA_SPACE_GPUVA, si->gpu_va, GR_DMA_SPACE_GPUVA, di->gpu_va, bytes);
     pkt_timestamp(&p, 1);
-    const uint32_t is = pkt_ref(&p, src, false), id = pkt_ref(&p, dst, true);
-    if (physical) {
-        p.pl[0] = (gr_patch_location_t){.alloc_index = is, .patch_offset = at + 8};
-        p.pl[1] = (gr_patch_location_t){.alloc_index = id, .patch_offset = at + 16};
-        p.npl = 2;
-    }
+    (void)pkt_ref(&p, src, false);
+    (void)pkt_ref(&p, dst, true);
     rc = pkt_run(o, s, "bench", &p, bytes);
     *out_cycles = p.engine_cycles;
     *out_stf = p.submit_to_fence;
@@ -856,19 +784,19 @@ int cmd_bench(const opts_t *o, session_t *s, const xfer_req_t *q)
     if (rc)
         goto out;
     if (o->json)
-        printf("{\"command\":\"bench\",\"copy\":\"vram->vram\",\"addressing\":\"%s\",\"runs\":%u,\"src_vram\":%llu,"
+        printf("{\"command\":\"bench\",\"copy\":\"vram->vram\",\"addressing\":\"gpuva\",\"runs\":%u,\"src_vram\":%llu,"
                "\"dst_vram\":%llu,\"results\":[",
-               q->physical ? "physical" : "gpuva", q->runs, (unsigned long long)si.vram_address,
+               q->runs, (unsigned long long)si.vram_address,
                (unsigned long long)di.vram_address);
     else
-        printf("bench: COPY VRAM -> VRAM through %s, %u run%s a size (median; min and max in --json)\n"
+        printf("bench: COPY VRAM -> VRAM through GPU virtual addresses, %u run%s a size (median; min and max in --json)\n"
                "%10s %10s %9s %13s %14s\n",
-               q->physical ? "VRAM addresses patched in by DxgkDdiPatch" : "GPU virtual addresses", q->runs,
+               q->runs,
                q->runs == 1 ? "" : "s", "size", "cycles", "B/cycle", "% of 8 B bus", "submit->fence");
     for (unsigned k = 0; k < q->nsizes && !rc; k++) {
         uint64_t cyc[100], stf[100];
         for (unsigned r = 0; r < q->runs && !rc; r++)
-            rc = bench_one(o, s, q->physical, &si, &di, src, dst, q->sizes[k], &cyc[r], &stf[r]);
+            rc = bench_one(o, s, &si, &di, src, dst, q->sizes[k], &cyc[r], &stf[r]);
         if (rc)
             break;
         qsort(cyc, q->runs, sizeof cyc[0], cmp_u64);
@@ -893,8 +821,8 @@ int cmd_bench(const opts_t *o, session_t *s, const xfer_req_t *q)
     /* The largest copy's first and last qwords hold the source's pattern (read through the engine). */
     if ((rc = pkt_begin(o, s, "bench", 16, &p)))
         goto out;
-    (void)gr_dma_copy(&p.w, GR_DMA_SPACE_GPUVA, di.gpu_va, GR_DMA_SPACE_HOST, p.bus + CMD_AREA, 8);
-    (void)gr_dma_copy(&p.w, GR_DMA_SPACE_GPUVA, di.gpu_va + max - 8, GR_DMA_SPACE_HOST, p.bus + CMD_AREA + 8, 8);
+    (void)gr_dma_copy(&p.w, GR_DMA_SPACE_GPUVA, di.gpu_va, GR_DMA_SPACE_GPUVA, p.va + CMD_AREA, 8);
+    (void)gr_dma_copy(&p.w, GR_DMA_SPACE_GPUVA, di.gpu_va + max - 8, GR_DMA_SPACE_GPUVA, p.va + CMD_AREA + 8, 8);
     (void)pkt_ref(&p, dst, false);
     rc = pkt_run(o, s, "bench", &p, 16);
     const uint64_t want = (uint64_t)pattern << 32 | pattern;

@@ -203,7 +203,7 @@ out:
 typedef struct pkt {
     gr_dma_buffer_t buf;
     uint8_t *cpu;
-    uint64_t bus;
+    uint64_t va; /* the DMA buffer's GPU VA: user packets name GPU VAs only */
     gr_dma_writer_t w;
     gr_alloc_ref_t refs[4];
     uint32_t nrefs;
@@ -221,7 +221,7 @@ static int pkt_new_data(gr_gpu_device_t *dev, gr_context_t ctx, uint32_t data_by
     if (rc)
         return rc;
     p->cpu = i.cpu;
-    p->bus = i.bus;
+    p->va = i.gpu_va;
     gr_dma_writer_init(&p->w, p->cpu, TS_AT);
     return GR_OK;
 }
@@ -233,7 +233,7 @@ static int pkt_new(gr_gpu_device_t *dev, gr_context_t ctx, pkt_t *p)
 
 static void pkt_ts(pkt_t *p, unsigned which)
 {
-    (void)gr_dma_timestamp(&p->w, GR_DMA_SPACE_HOST, p->bus + TS_AT + 8u * which);
+    (void)gr_dma_timestamp(&p->w, GR_DMA_SPACE_GPUVA, p->va + TS_AT + 8u * which);
 }
 
 static void pkt_ref(pkt_t *p, gr_alloc_t a, bool write)
@@ -523,7 +523,7 @@ static int engine_read(gr_gpu_device_t *dev, gr_context_t ctx, gr_alloc_t a, uin
     int rc = pkt_new_data(dev, ctx, bytes, &p);
     if (rc)
         return rc;
-    (void)gr_dma_copy(&p.w, GR_DMA_SPACE_GPUVA, va(dev, a), GR_DMA_SPACE_HOST, p.bus + 4096, bytes);
+    (void)gr_dma_copy(&p.w, GR_DMA_SPACE_GPUVA, va(dev, a), GR_DMA_SPACE_GPUVA, p.va + 4096, bytes);
     pkt_ref(&p, a, false);
     if (!(rc = pkt_submit(dev, ctx, &p)))
         rc = gr_wait(dev, ctx, p.fence, DEMO_WAIT);
@@ -842,7 +842,7 @@ static int demo_commands(const char *uri)
     if ((rc = gr_adapter_set_scheduling(ad, &short_tdr)) || (rc = pkt_new(dev, c_hang, &hp)))
         goto out;
     /* The qword it waits on is in its own DMA buffer, zero, and nobody writes it. */
-    (void)gr_dma_wait(&hp.w, GR_DMA_SPACE_HOST, hp.bus + 2048, 1);
+    (void)gr_dma_wait(&hp.w, GR_DMA_SPACE_GPUVA, hp.va + 2048, 1);
     (void)gr_dma_fill(&hp.w, GR_DMA_SPACE_GPUVA, va(dev, keep), 64 << 10, 0xdeadu);
     pkt_ref(&hp, keep, true);
     uint64_t t0 = 0, t1 = 0;
@@ -880,6 +880,32 @@ static int demo_commands(const char *uri)
     printf("   after the reset the device works: step 10's copy is still in the destination and the new\n"
            "   fill landed (%llu words wrong)\n",
            (unsigned long long)(bad + bad2));
+    /* Another process aims a FILL at the read-back's VRAM address: a physical address, which a
+     * user packet may not name (rtl/dma/README.md, "Privilege"). */
+    gr_alloc_info_t ri;
+    gr_process_t *p2 = NULL;
+    gr_gpu_device_t *d2 = NULL;
+    gr_context_t c2 = 0;
+    pkt_t ap;
+    memset(&ap, 0, sizeof ap);
+    if ((rc = gr_alloc_query(dev, rb, &ri)) || (rc = gr_process_create(ad, &p2)) ||
+        (rc = gr_gpu_device_create(p2, &d2)) || (rc = gr_context_create(d2, NULL, 0, &c2)) ||
+        (rc = pkt_new(d2, c2, &ap)))
+        goto out;
+    (void)gr_dma_fill(&ap.w, GR_DMA_SPACE_VRAM, ri.vram_address, 4 << 10, 0xbadbad00u);
+    if ((rc = pkt_submit(d2, c2, &ap))) {
+        gr_process_destroy(p2);
+        goto out;
+    }
+    const gr_status_t attack = gr_wait(d2, c2, ap.fence, DEMO_WAIT);
+    gr_process_destroy(p2);
+    if ((rc = check_words(dev, rb, 0, 4 << 10, 0x0a6a1000u, &bad)))
+        goto out;
+    printf("   a second process's FILL aimed at the read-back's VRAM address 0x%llx: gr_wait says %s\n"
+           "   (the engine refuses a physical address in a user packet: a privilege fault, then TDR);\n"
+           "   the read-back: %s (%llu words differ)\n",
+           (unsigned long long)ri.vram_address, gr_status_name(attack), bad ? "CHANGED" : "intact",
+           (unsigned long long)bad);
 
     STEP("13. VRAM under pressure: VidMm evicts and pages in, on the engine, through paging packets");
     gr_alloc_t done[] = {src, dst, rb, keep, big_src, big_dst};
@@ -893,7 +919,8 @@ static int demo_commands(const char *uri)
 
     STEP("14. the scheduler's timeline (gr_adapter_timeline; device cycles from DMA_TIMESTAMP)");
     const ctx_name_t names[] = {
-        {c_copy, "copy"}, {c_long, "long"}, {c_hang, "hang"}, {c_after, "after"}, {c_press, "pressure"}};
+        {c_copy, "copy"},   {c_long, "long"},         {c_hang, "hang"},
+        {c_after, "after"}, {c2, "intruder"}, {c_press, "pressure"}};
     print_timeline(ad, since, busy, names, sizeof names / sizeof names[0]);
     gr_sched_stats_t st;
     gr_adapter_stats_t as;

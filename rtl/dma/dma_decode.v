@@ -5,17 +5,23 @@
 // breaks a rule (unknown opcode, reserved header bits, an unused or reserved space, IRQ on
 // anything but FENCE, it does not fit in the buffer, a misaligned address or size, a nested
 // or misaligned INDIRECT, or an INDIRECT length of 4 GiB or more) and must do nothing.
+// unpriv_o: the command is well formed but needs a privileged entry (priv_i clear): it names
+// VRAM-physical or host-physical space (source or destination), or it is an INDIRECT (whose
+// buffer is a host-physical address). An unprivileged entry reaches memory only through its
+// GPU virtual address space.
 module dma_decode (
     input  wire [255:0] cmd_i,
     input  wire [2:0]   avail_i,
     input  wire         in_indirect_i,
+    input  wire         priv_i,
     output wire [7:0]   op_o,
     output logic [2:0]  nq_o,          // the command's qwords
     output wire [1:0]   src_space_o,
     output wire [1:0]   dst_space_o,
     output wire         irq_o,
     output wire [31:0]  imm_o,
-    output logic        bad_o
+    output logic        bad_o,
+    output wire         unpriv_o
 );
     localparam [7:0] OP_NOP = 8'h00, OP_COPY = 8'h01, OP_FILL = 8'h02, OP_FENCE = 8'h03,
                      OP_INDIRECT = 8'h04, OP_TLB_INV = 8'h05, OP_TIMESTAMP = 8'h06,
@@ -35,6 +41,7 @@ module dma_decode (
     assign dst_space_o = dst;
     assign irq_o = q0[12];
     assign imm_o = q0[63:32];
+    assign unpriv_o = !priv_i && (src != 2'd0 || dst != 2'd0 || q0[7:0] == OP_INDIRECT);
 
     logic known, src_used, dst_used, aligned;
     always_comb begin

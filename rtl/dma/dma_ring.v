@@ -5,7 +5,8 @@
 // drop_i sets it to the tail (a preemption or engine reset removes the queued entries);
 // clear_i (core soft reset) sets it to 0. entry_i holds the entry's four qwords (qword 0 in
 // bits 63:0); bad_o: a reserved bit is set, the buffer is misaligned or its length is not a
-// multiple of 8.
+// multiple of 8. priv_o: the entry's PRIV bit (qword 3 bit 1), which only the kernel's own
+// packets carry: it lets the entry's commands name VRAM-physical and host-physical addresses.
 module dma_ring (
     input  wire         clk_i,
     input  wire         rst_i,       // synchronous, active high
@@ -26,7 +27,8 @@ module dma_ring (
     output wire [31:0]  fence_o,
     output wire         use_root_o,
     output wire [51:0]  root_o,
-    output wire         irq_o
+    output wire         irq_o,
+    output wire         priv_o
 );
     logic [15:0] head_q;
     wire  [15:0] mask = ~(16'hffff << log2_i);
@@ -48,12 +50,13 @@ module dma_ring (
     wire [63:0] q2 = entry_i[191:128];
     wire [63:0] q3 = entry_i[255:192];
     assign bad_o = q0[2:0] != 3'd0 || q1[2:0] != 3'd0 || q2[11:1] != 11'd0 ||
-                   q2[63:52] != 12'd0 || q3[63:1] != 63'd0;
+                   q2[63:52] != 12'd0 || q3[63:2] != 62'd0;
     assign buf_addr_o = q0;
     assign buf_len_o = q1[31:0];
     assign fence_o = q1[63:32];
     assign use_root_o = q2[0];
     assign root_o = {q2[51:12], 12'h000};
     assign irq_o = q3[0];
+    assign priv_o = q3[1];
 endmodule
 `default_nettype wire

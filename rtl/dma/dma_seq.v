@@ -9,7 +9,9 @@
 //   - Preemption is taken at a command boundary; inside a COPY or FILL (stop_o makes the mover
 //     stop at a burst boundary) and between two reads of a WAIT. An entry whose commands have
 //     all run completes before a preemption stops the engine.
-//   - A fault, bad command, bad ring entry or hang halts it (stop_o) until an engine reset.
+//   - A fault, bad command, bad ring entry, privilege fault or hang halts it (stop_o) until an
+//     engine reset. A privilege fault: an entry without PRIV (a user context's) that lacks
+//     USE_ROOT, or a command of one that needs PRIV (dma_decode's unpriv); nothing of it runs.
 //   - soft_rst_i (core soft reset) acts as an engine reset, then holds every register at its
 //     reset value while it stays high; idle_o tells the soft-reset sequencer when it is drained.
 module dma_seq (
@@ -60,10 +62,12 @@ module dma_seq (
     input  wire         entry_use_root_i,
     input  wire [51:0]  entry_root_i,
     input  wire         entry_irq_i,
+    input  wire         entry_priv_i,
     output wire         advance_o,
     output wire         drop_o,
     output wire         use_root_o,
     output wire [51:0]  root_o,
+    output wire         priv_o,         // the entry in progress is privileged
     // command decode (dma_decode)
     output wire [255:0] cmd_o,
     output wire [2:0]   avail_o,
@@ -75,6 +79,7 @@ module dma_seq (
     input  wire         dec_irq_i,
     input  wire [31:0]  dec_imm_i,
     input  wire         dec_bad_i,
+    input  wire         dec_unpriv_i,
     // data mover (dma_mover)
     output wire         op_valid_o,
     input  wire         op_ready_i,
@@ -135,7 +140,7 @@ module dma_seq (
     localparam [1:0] WR_FENCE = 2'd0, WR_TS = 2'd1, WR_DONE = 2'd2, WR_PREEMPT = 2'd3;
     localparam [1:0] SPACE_HOST = 2'd2;
     localparam [3:0] T_HANG = 4'd1, T_MMU = 4'd2, T_BAD_CMD = 4'd4, T_VPR = 4'd5,
-                     T_BAD_ENTRY = 4'd6;
+                     T_BAD_ENTRY = 4'd6, T_PRIV = 4'd7;
     localparam [2:0] MC_VPR = 3'd4;
 
     state_e      state_q, state_d;
@@ -150,6 +155,7 @@ module dma_seq (
     logic        use_root_q, use_root_d;
     logic [51:0] root_q, root_d;
     logic        eirq_q, eirq_d;
+    logic        priv_q, priv_d;              // the entry is privileged (PRIV)
     logic        ind_q, ind_d;                // inside an INDIRECT buffer
     logic [63:0] ibuf_q, ibuf_d;
     logic [31:0] ilen_q, ilen_d, ipos_q, ipos_d;
@@ -225,6 +231,7 @@ module dma_seq (
         use_root_d = use_root_q;
         root_d = root_q;
         eirq_d = eirq_q;
+        priv_d = priv_q;
         ind_d = ind_q;
         ibuf_d = ibuf_q;
         ilen_d = ilen_q;
@@ -374,6 +381,17 @@ module dma_seq (
                         faulted_d = 1'b1;
                         irq_fault_d = 1'b1;
                         state_d = StHalt;
+                    end else if (!entry_priv_i && !entry_use_root_i) begin
+                        // A user entry without its own root would translate through MMU_ROOT
+                        // (another address space) or, with the MMU off, not at all.
+                        ftype_d = T_PRIV;
+                        fmmu_d = 3'd0;
+                        fwrite_d = 1'b0;
+                        fentry_d = head_i;
+                        faddr_d = cur_q;
+                        faulted_d = 1'b1;
+                        irq_fault_d = 1'b1;
+                        state_d = StHalt;
                     end else begin
                         buf_d = entry_buf_i;
                         len_d = entry_len_i;
@@ -382,6 +400,7 @@ module dma_seq (
                         use_root_d = entry_use_root_i;
                         root_d = entry_root_i;
                         eirq_d = entry_irq_i;
+                        priv_d = entry_priv_i;
                         state_d = StCmd;
                     end
                 end
@@ -421,8 +440,8 @@ module dma_seq (
                     wait_d = 1'b0;
                     data_cmd_d = 1'b0;
                     state_d = StCmd;
-                    if (dec_bad_i) begin
-                        ftype_d = T_BAD_CMD;
+                    if (dec_bad_i || dec_unpriv_i) begin
+                        ftype_d = dec_bad_i ? T_BAD_CMD : T_PRIV;
                         fmmu_d = 3'd0;
                         fwrite_d = 1'b0;
                         fentry_d = head_i;
@@ -644,6 +663,7 @@ module dma_seq (
             op_valid_q <= 1'b0;
             use_root_q <= 1'b0;
             root_q <= 52'd0;
+            priv_q <= 1'b0;
         end else begin
             state_q <= state_d;
             qn_q <= qn_d;
@@ -676,6 +696,7 @@ module dma_seq (
             op_valid_q <= op_valid_d;
             use_root_q <= use_root_d;
             root_q <= root_d;
+            priv_q <= priv_d;
         end
         // Data registers, qualified by the state above.
         if (sink_fire) q_q[qn_q[1:0]] <= sink_data_i;
@@ -748,6 +769,7 @@ module dma_seq (
     assign drop_o = drop_d;
     assign use_root_o = use_root_q;
     assign root_o = root_q;
+    assign priv_o = priv_q;
     assign cmd_o = qwords;
     assign avail_o = avail_q;
     assign in_indirect_o = ind_q;

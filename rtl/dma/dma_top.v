@@ -164,12 +164,12 @@ module dma_top #(
     wire         work, advance, drop;
     wire [63:0]  entry_addr, entry_buf;
     wire [255:0] entry, cmd;
-    wire         entry_bad, entry_use_root, entry_irq;
+    wire         entry_bad, entry_use_root, entry_irq, entry_priv, priv;
     wire [31:0]  entry_len, entry_fence;
     wire [51:0]  entry_root, root;
     wire         use_root;
     wire [2:0]   avail, dec_nq;
-    wire         in_indirect, dec_irq, dec_bad;
+    wire         in_indirect, dec_irq, dec_bad, dec_unpriv;
     wire [7:0]   dec_op;
     wire [1:0]   dec_src, dec_dst;
     wire [31:0]  dec_imm;
@@ -205,13 +205,13 @@ module dma_top #(
         .advance_i(advance), .drop_i(drop), .head_o(head), .tail_o(tail), .work_o(work),
         .entry_addr_o(entry_addr), .entry_i(entry), .bad_o(entry_bad), .buf_addr_o(entry_buf),
         .buf_len_o(entry_len), .fence_o(entry_fence), .use_root_o(entry_use_root),
-        .root_o(entry_root), .irq_o(entry_irq)
+        .root_o(entry_root), .irq_o(entry_irq), .priv_o(entry_priv)
     );
 
     dma_decode u_decode (
-        .cmd_i(cmd), .avail_i(avail), .in_indirect_i(in_indirect), .op_o(dec_op), .nq_o(dec_nq),
-        .src_space_o(dec_src), .dst_space_o(dec_dst), .irq_o(dec_irq), .imm_o(dec_imm),
-        .bad_o(dec_bad)
+        .cmd_i(cmd), .avail_i(avail), .in_indirect_i(in_indirect), .priv_i(priv),
+        .op_o(dec_op), .nq_o(dec_nq), .src_space_o(dec_src), .dst_space_o(dec_dst),
+        .irq_o(dec_irq), .imm_o(dec_imm), .bad_o(dec_bad), .unpriv_o(dec_unpriv)
     );
 
     dma_seq u_seq (
@@ -230,11 +230,11 @@ module dma_top #(
         .head_i(head), .tail_i(tail), .work_i(work), .entry_addr_i(entry_addr), .entry_o(entry),
         .entry_bad_i(entry_bad), .entry_buf_i(entry_buf), .entry_len_i(entry_len),
         .entry_fence_i(entry_fence), .entry_use_root_i(entry_use_root),
-        .entry_root_i(entry_root), .entry_irq_i(entry_irq), .advance_o(advance), .drop_o(drop),
-        .use_root_o(use_root), .root_o(root),
+        .entry_root_i(entry_root), .entry_irq_i(entry_irq), .entry_priv_i(entry_priv),
+        .advance_o(advance), .drop_o(drop), .use_root_o(use_root), .root_o(root), .priv_o(priv),
         .cmd_o(cmd), .avail_o(avail), .in_indirect_o(in_indirect), .dec_op_i(dec_op),
         .dec_nq_i(dec_nq), .dec_src_i(dec_src), .dec_dst_i(dec_dst), .dec_irq_i(dec_irq),
-        .dec_imm_i(dec_imm), .dec_bad_i(dec_bad),
+        .dec_imm_i(dec_imm), .dec_bad_i(dec_bad), .dec_unpriv_i(dec_unpriv),
         .op_valid_o(op_valid), .op_ready_i(op_ready), .op_src_mem_o(op_src_mem),
         .op_src_space_o(op_src_space), .op_src_addr_o(op_src_addr), .op_dst_sink_o(op_dst_sink),
         .op_dst_space_o(op_dst_space), .op_dst_addr_o(op_dst_addr), .op_beats_o(op_beats),

@@ -156,6 +156,11 @@ int gr_sim_ap_write(gr_sim_t *sim, uint64_t offset, const void *src, size_t byte
 int gr_sim_vram_read(gr_sim_t *sim, uint64_t addr, void *dst, size_t bytes);
 int gr_sim_vram_write(gr_sim_t *sim, uint64_t addr, const void *src, size_t bytes);
 
+/** Host-memory backdoor by bus address (no bus cycles): for tests that check what the device
+ *  wrote in host memory they hold no pointer to. GR_OK, GR_E_INVALID (NULL, bytes 0),
+ *  GR_E_RANGE (not inside one live buffer). */
+int gr_sim_host_read(gr_sim_t *sim, uint64_t bus, void *dst, size_t bytes);
+
 #ifdef __cplusplus
 }
 #endif

@@ -779,6 +779,14 @@ int gr_sim_vram_read(gr_sim_t *sim, uint64_t addr, void *dst, size_t bytes)
     return GR_OK;
 }
 
+int gr_sim_host_read(gr_sim_t *sim, uint64_t bus, void *dst, size_t bytes)
+{
+    if (!sim || !dst || bytes == 0) return GR_E_INVALID;
+    if (!sim->host_mem.contains(bus, bytes)) return GR_E_RANGE;
+    sim->host_mem.read(bus, static_cast<uint8_t *>(dst), bytes);
+    return GR_OK;
+}
+
 int gr_sim_vram_write(gr_sim_t *sim, uint64_t addr, const void *src, size_t bytes)
 {
     if (!sim || !src || bytes == 0) return GR_E_INVALID;

@@ -670,6 +670,32 @@ static void test_dma_alloc_gives_zeroed_pages_at_distinct_bus_addresses(void **s
     gr_sim_destroy(sim); /* frees what is left */
 }
 
+static void test_host_backdoor_reads_a_live_buffer_by_bus_address_only(void **state)
+{
+    (void)state;
+    gr_sim_t *sim = sim_seeded(g_seed);
+    void *cpu = NULL;
+    uint64_t bus = 0;
+    assert_status(gr_sim_dma_alloc(sim, 8192, &cpu, &bus), GR_OK);
+    for (unsigned i = 0; i < 8192; ++i)
+        ((uint8_t *)cpu)[i] = (uint8_t)(i * 7);
+    uint8_t got[64], keep[64];
+    assert_status(gr_sim_host_read(sim, bus + 4090, got, 64), GR_OK); /* across the page inside it */
+    for (unsigned i = 0; i < 64; ++i)
+        assert_int_equal(got[i], (uint8_t)((4090 + i) * 7));
+    memset(keep, 0x3c, sizeof keep);
+    memcpy(got, keep, sizeof got);
+    assert_status(gr_sim_host_read(sim, bus + 8192 - 8, got, 16), GR_E_RANGE); /* into the guard page */
+    assert_status(gr_sim_host_read(sim, 0x1000, got, 8), GR_E_RANGE);
+    assert_status(gr_sim_host_read(sim, bus, got, 0), GR_E_INVALID);
+    assert_status(gr_sim_host_read(sim, bus, NULL, 8), GR_E_INVALID);
+    assert_status(gr_sim_host_read(NULL, bus, got, 8), GR_E_INVALID);
+    assert_memory_equal(got, keep, sizeof got); /* untouched on failure */
+    assert_status(gr_sim_dma_free(sim, bus), GR_OK);
+    assert_status(gr_sim_host_read(sim, bus, got, 8), GR_E_RANGE); /* freed */
+    gr_sim_destroy(sim);
+}
+
 static void test_vram_backdoor_reads_zero_until_written_and_checks_range(void **state)
 {
     (void)state;
@@ -818,6 +844,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_different_seeds_give_different_cycle_counts),
         cmocka_unit_test(test_no_random_gives_the_same_short_timing_for_every_seed),
         cmocka_unit_test(test_dma_alloc_gives_zeroed_pages_at_distinct_bus_addresses),
+        cmocka_unit_test(test_host_backdoor_reads_a_live_buffer_by_bus_address_only),
         cmocka_unit_test(test_vram_backdoor_reads_zero_until_written_and_checks_range),
         cmocka_unit_test(test_default_vram_is_512_mib),
         cmocka_unit_test(test_null_sim_and_null_outputs_answer_invalid),

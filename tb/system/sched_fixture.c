@@ -172,9 +172,18 @@ void sf_cmd_begin(gr_gpu_device_t *dev, gr_context_t ctx, sf_cmd_t *c)
     memset(c, 0, sizeof *c);
     gr_dma_buffer_info_t i;
     assert_int_equal(sf_dma_buffer(dev, ctx, 4096, &c->h, &i), GR_OK);
+    c->dev = dev;
     c->cpu = i.cpu;
     c->bus = i.bus;
+    c->va = i.gpu_va;
     gr_dma_writer_init(&c->w, c->cpu, i.size);
+}
+
+uint64_t sf_alloc_va(gr_gpu_device_t *dev, gr_alloc_t a)
+{
+    gr_alloc_info_t ai;
+    assert_int_equal(gr_alloc_query(dev, a, &ai), GR_OK);
+    return ai.gpu_va;
 }
 
 uint32_t sf_cmd_ref(sf_cmd_t *c, gr_alloc_t a, bool write)

@@ -65,9 +65,11 @@ int sf_dma_buffer(gr_gpu_device_t *dev, gr_context_t ctx, uint32_t bytes, gr_dma
 
 /* A command buffer being built: one DMA buffer per submission (it names the packet). */
 typedef struct sf_cmd {
+    gr_gpu_device_t *dev;
     gr_dma_buffer_t h;
     uint8_t *cpu;
     uint64_t bus;
+    uint64_t va; /* the buffer's GPU VA: user packets name GPU VAs only */
     gr_dma_writer_t w;
     gr_alloc_ref_t refs[4];
     uint32_t nrefs;
@@ -77,6 +79,9 @@ typedef struct sf_cmd {
 
 /* A new 4 KiB DMA buffer of ctx, its writer at the start. */
 void sf_cmd_begin(gr_gpu_device_t *dev, gr_context_t ctx, sf_cmd_t *c);
+
+/* The allocation's GPU VA in dev's address space (asserts gr_alloc_query succeeded). */
+uint64_t sf_alloc_va(gr_gpu_device_t *dev, gr_alloc_t a);
 
 /* References an allocation (once; write widens an earlier read). Returns its index in the list. */
 uint32_t sf_cmd_ref(sf_cmd_t *c, gr_alloc_t a, bool write);

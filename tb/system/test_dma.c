@@ -177,6 +177,7 @@ static uint32_t submit(fx_t *f, const gr_dma_writer_t *w, bool irq)
     uint64_t buf = f->cmd_bus + (uint64_t)(w->buf - f->cmd);
     uint32_t id = f->next_id++;
     gr_dma_ring_entry(f->ring + idx * GR_DMA_RING_ENTRY_BYTES, buf, (uint32_t)w->used, id, 0, 0, irq);
+    gr_dma_ring_entry_set_priv(f->ring + idx * GR_DMA_RING_ENTRY_BYTES); /* physical spaces: a kernel entry */
     f->tail++;
     wr(f, GR_REG_DMA_RING_TAIL, f->tail & (RING_N - 1));
     return id;
@@ -189,6 +190,7 @@ static uint32_t queue(fx_t *f, const gr_dma_writer_t *w, bool irq)
     uint64_t buf = f->cmd_bus + (uint64_t)(w->buf - f->cmd);
     uint32_t id = f->next_id++;
     gr_dma_ring_entry(f->ring + idx * GR_DMA_RING_ENTRY_BYTES, buf, (uint32_t)w->used, id, 0, 0, irq);
+    gr_dma_ring_entry_set_priv(f->ring + idx * GR_DMA_RING_ENTRY_BYTES); /* physical spaces: a kernel entry */
     f->tail++;
     return id;
 }

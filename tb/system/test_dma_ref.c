@@ -16,7 +16,8 @@
  * One test per kind of stream: clean streams, streams preempted at a random moment (the model
  * is run to the point the device reports, then the removed entries are resubmitted), and
  * streams that end in each fault (bad ring entry, bad command, MMU unmapped / read-only /
- * page-table read error, VPR copy, bus error on a read and on a write, a WAIT hang). After a
+ * page-table read error, VPR copy, bus error on a read and on a write, a WAIT hang, a privilege
+ * fault: the last entry written without PRIV). Every other entry is a kernel one (PRIV). After a
  * fault the engine is reset (STOP_* checked) and one more batch must run.
  *
  * Usage: test_dma_ref [--seed N] [--streams K] [--verbose] [--no-raw]: stream i of every kind
@@ -84,11 +85,12 @@ enum kind {
     K_BUS_READ,
     K_BUS_WRITE,
     K_HANG,
+    K_PRIV,
 };
 
 static const char *const kind_name[] = {
     "clean", "preempt", "bad-entry", "bad-cmd", "mmu-unmapped", "mmu-read-only",
-    "mmu-decode", "vpr-copy", "bus-read", "bus-write", "hang",
+    "mmu-decode", "vpr-copy", "bus-read", "bus-write", "hang", "privilege",
 };
 
 static uint64_t g_seed = 1;
@@ -1624,6 +1626,14 @@ static gr_dma_ref_result_t add_entry(fx_t *f, enum kind fault, bool allow_remap,
             gr_dma_wait(g.w, (enum gr_dma_space)space, sem_addr(f, side, i), v);
             break;
         }
+        case K_PRIV: {
+            /* the entry is written without PRIV: this host-physical FILL (or an earlier physical
+             * command, an INDIRECT, or the entry itself when it has no USE_ROOT) faults */
+            unsigned i = (unsigned)below(f, SEM_SLOTS);
+            logf_(f, "    +0x%03zx FILL host 0x%" PRIx64 " 8 (needs PRIV)\n", g.w->used, sem_addr(f, 0, i));
+            gr_dma_fill(g.w, GR_DMA_SPACE_HOST, sem_addr(f, 0, i), 8, 0x0badf00du);
+            break;
+        }
         default: break;
         }
         if (ok && fault != K_BUS_WRITE && !g.no_tail) {
@@ -1665,6 +1675,11 @@ static gr_dma_ref_result_t add_entry(fx_t *f, enum kind fault, bool allow_remap,
         logf_(f, "    (entry length cut to 0x%x: the last command does not fit)\n", len);
     }
     gr_dma_ring_entry(f->ring + idx * GR_DMA_RING_ENTRY_BYTES, bus, len, id, g.e.use_root, g.e.root, irq);
+    /* the streams are the kernel's own packets (physical spaces, INDIRECT), but for K_PRIV */
+    if (fault != K_PRIV)
+        gr_dma_ring_entry_set_priv(f->ring + idx * GR_DMA_RING_ENTRY_BYTES);
+    else
+        logf_(f, "    (entry without PRIV%s)\n", g.e.use_root ? "" : " and without USE_ROOT");
     if (fault == K_BAD_ENTRY) {
         unsigned q = (unsigned)below(f, 5);
         uint8_t *e = f->ring + idx * GR_DMA_RING_ENTRY_BYTES;
@@ -1673,7 +1688,7 @@ static gr_dma_ref_result_t add_entry(fx_t *f, enum kind fault, bool allow_remap,
         case 1: gr_dma_put64(e + 8, gr_dma_get64(e + 8) + 4); break; /* length */
         case 2: gr_dma_put64(e + 16, gr_dma_get64(e + 16) | (UINT64_C(1) << (1 + below(f, 11)))); break;
         case 3: gr_dma_put64(e + 16, gr_dma_get64(e + 16) | (UINT64_C(1) << (52 + below(f, 12)))); break;
-        default: gr_dma_put64(e + 24, gr_dma_get64(e + 24) | (UINT64_C(1) << (1 + below(f, 63)))); break;
+        default: gr_dma_put64(e + 24, gr_dma_get64(e + 24) | (UINT64_C(1) << (2 + below(f, 62)))); break;
         }
         logf_(f, "    (bad ring entry: variant %u)\n", q);
     }
@@ -1688,14 +1703,14 @@ static gr_dma_ref_result_t add_entry(fx_t *f, enum kind fault, bool allow_remap,
         [K_MMU_UNMAPPED] = GR_DMA_REF_FAULT, [K_MMU_READONLY] = GR_DMA_REF_FAULT,
         [K_MMU_DECODE] = GR_DMA_REF_FAULT, [K_VPR] = GR_DMA_REF_FAULT,
         [K_BUS_READ] = GR_DMA_REF_FAULT,   [K_BUS_WRITE] = GR_DMA_REF_FAULT,
-        [K_HANG] = GR_DMA_REF_HANG,
+        [K_HANG] = GR_DMA_REF_HANG,        [K_PRIV] = GR_DMA_REF_FAULT,
     };
     static const unsigned want_type[] = {
         [K_BAD_ENTRY] = GR_DMA_FAULT_BAD_ENTRY, [K_BAD_CMD] = GR_DMA_FAULT_BAD_CMD,
         [K_MMU_UNMAPPED] = GR_DMA_FAULT_MMU,    [K_MMU_READONLY] = GR_DMA_FAULT_MMU,
         [K_MMU_DECODE] = GR_DMA_FAULT_MMU,      [K_VPR] = GR_DMA_FAULT_VPR_COPY,
         [K_BUS_READ] = GR_DMA_FAULT_BUS,        [K_BUS_WRITE] = GR_DMA_FAULT_BUS,
-        [K_HANG] = GR_DMA_FAULT_HANG,
+        [K_HANG] = GR_DMA_FAULT_HANG,           [K_PRIV] = GR_DMA_FAULT_PRIVILEGE,
     };
     if (r != want[expect] ||
         (expect > K_PREEMPT && GR_DMA_REF_FAULT_TYPE(f->m->fault_status) != want_type[expect]))
@@ -1997,6 +2012,7 @@ KIND_TEST(streams_ending_in_a_vpr_copy_match_the_model, K_VPR)
 KIND_TEST(streams_ending_in_a_read_bus_error_match_the_model, K_BUS_READ)
 KIND_TEST(streams_ending_in_a_write_bus_error_match_the_model, K_BUS_WRITE)
 KIND_TEST(streams_ending_in_a_wait_hang_match_the_model, K_HANG)
+KIND_TEST(streams_ending_in_a_privilege_fault_match_the_model, K_PRIV)
 
 int main(int argc, char **argv)
 {
@@ -2029,12 +2045,13 @@ int main(int argc, char **argv)
         cmocka_unit_test(streams_ending_in_a_read_bus_error_match_the_model),
         cmocka_unit_test(streams_ending_in_a_write_bus_error_match_the_model),
         cmocka_unit_test(streams_ending_in_a_wait_hang_match_the_model),
+        cmocka_unit_test(streams_ending_in_a_privilege_fault_match_the_model),
     };
     int failed = cmocka_run_group_tests_name("dma_ref", tests, NULL, NULL);
     printf("# %lu entries, %lu commands, %lu COPY/FILL bytes generated; %lu page-table updates; "
            "%lu preemptions inside a COPY/FILL, %lu with entries resubmitted\n",
            g_entries_total, g_cmds_total, g_bytes_total, g_remaps, g_preempt_mid, g_preempt_resubmitted);
-    for (unsigned k = K_BAD_ENTRY; k <= K_HANG; k++)
+    for (unsigned k = K_BAD_ENTRY; k <= K_PRIV; k++)
         printf("# %s: %lu of %lu streams ended that way\n", kind_name[k], g_faulted[k], g_streams_run[k]);
     return failed;
 }

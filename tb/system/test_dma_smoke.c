@@ -140,6 +140,7 @@ static uint32_t submit(fixture_t *f, uint64_t buf, uint32_t bytes, uint32_t fenc
 {
     uint32_t idx = f->tail % RING_ENTRIES;
     gr_dma_ring_entry(f->ring + idx * GR_DMA_RING_ENTRY_BYTES, buf, bytes, fence_id, use_root, root, irq);
+    gr_dma_ring_entry_set_priv(f->ring + idx * GR_DMA_RING_ENTRY_BYTES); /* the kernel's own packet */
     f->tail = (f->tail + 1) % RING_ENTRIES;
     wr(f, GR_REG_DMA_RING_TAIL, f->tail);
     return idx;
@@ -596,7 +597,7 @@ static void a_bad_command_and_a_bus_error_fault_the_engine(void **state)
     gr_dma_writer_init(&w, cmd, K4);
     gr_dma_fence(&w, GR_DMA_SPACE_HOST, data_bus, 3, 0);
     idx = submit(f, cmd_bus, (uint32_t)w.used, 53, false, 0, false);
-    uint64_t q3 = 2; /* qword 3 bit 1: reserved */
+    uint64_t q3 = 4 | GR_DMA_ENTRY_PRIV; /* qword 3 bit 2: reserved (bit 1 is PRIV) */
     gr_dma_put64(f->ring + idx * 32 + 24, q3);
     st = run_until_quiet(f);
     assert_int_equal(st & 0x1f, GPU_REGS__DMA_STATUS__FAULTED_bm);

@@ -291,6 +291,12 @@ static gr_kmd_counts_t counts(fx_t *f)
     return c;
 }
 
+/* The system context (DXGK_CREATECONTEXTFLAGS.SystemContext): the kernel's own, whose packets
+ * the miniport marks PRIV, so that they may name VRAM and host addresses, as these tests do. */
+#define KERNEL_CTX 0x1u
+/* A user context with its own GPU VA space (VirtualAddressing). */
+#define USER_CTX 0x4u
+
 static HANDLE make_context(fx_t *f, UINT flags)
 {
     DXGKARG_CREATECONTEXT c;
@@ -569,7 +575,7 @@ typedef struct patch_fx {
 static void patch_setup(fx_t *f, patch_fx_t *t)
 {
     memset(t, 0, sizeof *t);
-    t->ctx = make_context(f, 0);
+    t->ctx = make_context(f, KERNEL_CTX);
     t->open[0] = open_alloc(f, f->dev, make_alloc(f, 64 * KIB, 0));
     t->open[1] = open_alloc(f, f->dev, make_alloc(f, 8 * KIB, 0));
     t->al[0].hDeviceSpecificAllocation = t->open[0];
@@ -1232,7 +1238,7 @@ static void submit_reports_the_fence_and_query_current_fence_agrees(void **state
 {
     fx_t *f = *state;
     SKIP_WITHOUT_ENGINE(f);
-    HANDLE ctx = make_context(f, 0);
+    HANDLE ctx = make_context(f, KERNEL_CTX);
     packet_t p = {dma_buf(f, 4096), 0, {0}};
     gr_dma_writer_t w;
     gr_dma_writer_init(&w, p.buf->cpu, p.buf->bytes);
@@ -1277,7 +1283,7 @@ static void a_lost_interrupt_is_reported_by_query_current_fence(void **state)
 {
     fx_t *f = *state;
     SKIP_WITHOUT_ENGINE(f);
-    HANDLE ctx = make_context(f, 0);
+    HANDLE ctx = make_context(f, KERNEL_CTX);
     packet_t p = {dma_buf(f, 4096), 0, {0}};
     gr_dma_writer_t w;
     gr_dma_writer_init(&w, p.buf->cpu, p.buf->bytes);
@@ -1326,7 +1332,7 @@ static void preemption_reports_fences_and_removed_packets_resume(void **state)
 {
     fx_t *f = *state;
     SKIP_WITHOUT_ENGINE(f);
-    HANDLE ctx = make_context(f, 0);
+    HANDLE ctx = make_context(f, KERNEL_CTX);
 
     /* Idle engine: the preemption is answered at once, without the hardware. */
     DXGKARG_PREEMPTCOMMAND pc;
@@ -1589,7 +1595,7 @@ static void cancel_frees_removed_packets(void **state)
 {
     fx_t *f = *state;
     SKIP_WITHOUT_ENGINE(f);
-    HANDLE ctx = make_context(f, 0);
+    HANDLE ctx = make_context(f, KERNEL_CTX);
     packet_t b = {dma_buf(f, 8192), 0, {0}}, c = {dma_buf(f, 4096), 0, {0}};
     long_packet(&b, 0x500000, 96, 0x50000000u);
     long_packet(&c, 0x600000, 1, 0x60000000u);
@@ -1855,11 +1861,95 @@ static void a_context_root_translates_its_gpu_virtual_addresses(void **state)
     assert_int_equal(DxgkDdiDestroyContext(ctx), STATUS_SUCCESS);
 }
 
+/*
+ * A user context's packets run unprivileged (no PRIV in the ring entry): a VRAM-physical FILL
+ * is a privilege fault, reported as DMA_PAGE_FAULTED with INVALID_INSTRUCTION, and writes
+ * nothing; Patch refuses patch locations for it (they would be physical addresses); a user
+ * context without a root page table cannot submit at all.
+ */
+static void user_contexts_run_unprivileged(void **state)
+{
+    fx_t *f = *state;
+    HANDLE ctx = make_context(f, USER_CTX);
+    /* Patch: locations refused, nothing written; with none, the packet is made. */
+    patch_fx_t t;
+    patch_setup(f, &t);
+    t.p.hContext = ctx;
+    uint8_t before[sizeof t.dma];
+    memcpy(before, t.dma, sizeof before);
+    const uint32_t packets = counts(f).packets;
+    assert_int_equal(DxgkDdiPatch(f->ad, &t.p), STATUS_INVALID_PARAMETER);
+    assert_memory_equal(t.dma, before, sizeof before);
+    assert_int_equal(counts(f).packets, packets);
+    t.p.PatchLocationListSubmissionLength = 0;
+    assert_int_equal(DxgkDdiPatch(f->ad, &t.p), STATUS_SUCCESS);
+    assert_memory_equal(t.dma, before, sizeof before);
+    DXGKARG_CANCELCOMMAND c;
+    memset(&c, 0, sizeof c);
+    c.hContext = ctx;
+    c.pDmaBuffer = t.dma;
+    c.DmaBufferSize = sizeof t.dma;
+    c.pDmaBufferPrivateData = t.priv;
+    c.DmaBufferPrivateDataSize = sizeof t.priv;
+    c.DmaBufferPrivateDataSubmissionEndOffset = sizeof t.priv;
+    assert_int_equal(DxgkDdiCancelCommand(f->ad, &c), STATUS_SUCCESS);
+    assert_int_equal(counts(f).packets, packets);
+    if (!f->engine) {
+        assert_int_equal(DxgkDdiDestroyContext(ctx), STATUS_SUCCESS);
+        assert_int_equal(DxgkDdiDestroyContext(t.ctx), STATUS_SUCCESS);
+        return;
+    }
+    /* No root: nothing it could name is its own. */
+    packet_t p = {dma_buf(f, 4096), 0, {0}};
+    gr_dma_writer_t w;
+    gr_dma_writer_init(&w, p.buf->cpu, p.buf->bytes);
+    assert_int_equal(gr_dma_fill(&w, GR_DMA_SPACE_VRAM, 0x1c0000, 256, 0xbadbad00u), 0);
+    p.bytes = (uint32_t)w.used;
+    const uint32_t tail = reg_read(f, GR_REG_DMA_RING_TAIL);
+    DXGKARG_SUBMITCOMMAND s = submit_args(ctx, &p, 4000);
+    assert_int_equal(DxgkDdiSubmitCommand(f->ad, &s), STATUS_INVALID_PARAMETER);
+    assert_int_equal(reg_read(f, GR_REG_DMA_RING_TAIL), tail);
+    /* With a root, the packet reaches the engine, which refuses its physical destination. */
+    DXGKARG_SETROOTPAGETABLE r;
+    memset(&r, 0, sizeof r);
+    r.hContext = ctx;
+    r.Address.SegmentId = 1;
+    r.Address.SegmentOffset = 0xe00000;
+    r.NumEntries = 512;
+    DxgkDdiSetRootPageTable(f->ad, &r);
+    uint8_t junk[256], got[256];
+    fill_pattern(junk, sizeof junk, 9);
+    vram_write(f, 0x1c0000, junk, sizeof junk);
+    unsigned from = f->nnotes;
+    submit(f, ctx, &p, 4000);
+    const DXGKARGCB_NOTIFY_INTERRUPT_DATA *d = pump_until_note(f, DXGK_INTERRUPT_DMA_PAGE_FAULTED, from);
+    assert_int_equal(d->DmaPageFaulted.FaultedFenceId, 4000);
+    assert_int_equal(d->DmaPageFaulted.FaultedVirtualAddress, 0);
+    assert_int_equal(d->DmaPageFaulted.FaultErrorCode.IsDeviceSpecificCode, 0);
+    assert_int_equal(d->DmaPageFaulted.FaultErrorCode.GeneralErrorCode, DXGK_GENERAL_ERROR_INVALID_INSTRUCTION);
+    assert_int_equal(GR_FIELD_GET(DMA_FAULT_STATUS, TYPE, reg_read(f, GR_REG_DMA_FAULT_STATUS)), GR_DMA_FAULT_PRIVILEGE);
+    vram_read(f, 0x1c0000, got, sizeof got);
+    assert_memory_equal(got, junk, sizeof junk);
+    assert_int_equal(DxgkDdiResetFromTimeout(f->ad), STATUS_SUCCESS);
+    assert_int_equal(DxgkDdiRestartFromTimeout(f->ad), STATUS_SUCCESS);
+    /* The same commands on the system context run: the miniport marks its packets PRIV. */
+    HANDLE sys = make_context(f, KERNEL_CTX);
+    submit(f, sys, &p, 4001);
+    pump_until_completed(f, 4001);
+    vram_read(f, 0x1c0000, got, sizeof got);
+    for (unsigned i = 0; i < sizeof got; i++)
+        assert_int_equal(got[i], ((const uint8_t[]){0x00, 0xad, 0xdb, 0xba})[i % 4]);
+    assert_int_equal(counts(f).packets, 0);
+    assert_int_equal(DxgkDdiDestroyContext(sys), STATUS_SUCCESS);
+    assert_int_equal(DxgkDdiDestroyContext(ctx), STATUS_SUCCESS);
+    assert_int_equal(DxgkDdiDestroyContext(t.ctx), STATUS_SUCCESS);
+}
+
 static void reset_from_timeout_stops_a_hung_wait_and_keeps_vram(void **state)
 {
     fx_t *f = *state;
     SKIP_WITHOUT_ENGINE(f);
-    HANDLE ctx = make_context(f, 0);
+    HANDLE ctx = make_context(f, KERNEL_CTX);
     static uint8_t keep[8 * KIB], got[8 * KIB];
     fill_pattern(keep, sizeof keep, 77);
     vram_write(f, 0xa00000, keep, sizeof keep);
@@ -1904,7 +1994,7 @@ static void a_full_ring_refuses_more_and_changes_nothing(void **state)
 {
     fx_t *f = *state;
     SKIP_WITHOUT_ENGINE(f);
-    HANDLE ctx = make_context(f, 0);
+    HANDLE ctx = make_context(f, KERNEL_CTX);
     /* The first packet WAITs for ever, so nothing behind it completes. */
     gr_dma_buf_t *flag = dma_buf(f, PAGE);
     memset(flag->cpu, 0, PAGE);
@@ -1966,7 +2056,7 @@ static void watchdog_hang_is_an_engine_timeout_and_a_bad_command_a_fault(void **
 {
     fx_t *f = *state;
     SKIP_WITHOUT_ENGINE(f);
-    HANDLE ctx = make_context(f, 0);
+    HANDLE ctx = make_context(f, KERNEL_CTX);
     uint32_t dog = reg_read(f, R_DMA_WATCHDOG);
     reg_write(f, R_DMA_WATCHDOG, 4000);
     gr_dma_buf_t *flag = dma_buf(f, PAGE);
@@ -2007,7 +2097,7 @@ static void bad_submissions_are_refused_and_queue_nothing(void **state)
 {
     fx_t *f = *state;
     SKIP_WITHOUT_ENGINE(f);
-    HANDLE ctx = make_context(f, 0);
+    HANDLE ctx = make_context(f, KERNEL_CTX);
     packet_t p = {dma_buf(f, 4096), 0, {0}};
     gr_dma_writer_t w;
     gr_dma_writer_init(&w, p.buf->cpu, p.buf->bytes);
@@ -2085,7 +2175,7 @@ static void concurrent_submissions_and_interrupts_retire_every_packet(void **sta
     fx_t *f = *state;
     SKIP_WITHOUT_ENGINE(f);
     enum { PACKETS = 600, IN_FLIGHT = 40 };
-    HANDLE ctx = make_context(f, 0);
+    HANDLE ctx = make_context(f, KERNEL_CTX);
     /* One FILL per packet, each packet its own 24-byte range of one DMA buffer. */
     gr_dma_buf_t *buf = dma_buf(f, PACKETS * 24);
     static uint8_t priv[PACKETS][GR_KMD_DMA_PRIVATE_BYTES];
@@ -2172,6 +2262,7 @@ int main(int argc, char **argv)
         T(paging_transfers_and_fills_move_the_bytes),
         T(page_table_updates_land_in_vram),
         T(a_context_root_translates_its_gpu_virtual_addresses),
+        T(user_contexts_run_unprivileged),
         T(reset_from_timeout_stops_a_hung_wait_and_keeps_vram),
         T(a_full_ring_refuses_more_and_changes_nothing),
         T(watchdog_hang_is_an_engine_timeout_and_a_bad_command_a_fault),

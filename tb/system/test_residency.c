@@ -228,7 +228,7 @@ typedef struct fx {
     gr_context_t ctx;
     gr_dma_buffer_t stage; /* host memory the engine copies to and from */
     uint8_t *stage_cpu;
-    uint64_t stage_bus;
+    uint64_t stage_va; /* its GPU VA: user packets name GPU VAs only */
     gr_dma_buffer_t cmd[NCMD];
     uint8_t *cmd_cpu[NCMD];
     uint64_t cmd_fence[NCMD];
@@ -236,7 +236,7 @@ typedef struct fx {
     unsigned next_cmd;
     gr_dma_buffer_t gates; /* one qword per gate the engine WAITs on */
     volatile uint64_t *gate;
-    uint64_t gates_bus;
+    uint64_t gates_va;
 } fx_t;
 
 static int setup(void **state)
@@ -290,9 +290,9 @@ static int setup(void **state)
         return -1;
     }
     f->stage_cpu = si.cpu;
-    f->stage_bus = si.bus;
+    f->stage_va = si.gpu_va;
     f->gate = gi.cpu;
-    f->gates_bus = gi.bus;
+    f->gates_va = gi.gpu_va;
     *state = f;
     return 0;
 }
@@ -401,8 +401,6 @@ typedef struct cmdb {
     gr_dma_writer_t w;
     gr_alloc_ref_t refs[4];
     uint32_t nrefs;
-    gr_patch_location_t pl[8];
-    uint32_t npl;
 } cmdb_t;
 
 /* A command buffer from the rotation: the packet that used it last has retired. */
@@ -434,10 +432,12 @@ static uint32_t cb_ref(cmdb_t *c, gr_alloc_t a, bool write)
 }
 
 /*
- * One side of a COPY: an allocation through its GPU VA, an allocation by its VRAM address
- * (patched in by the miniport), or host memory of the stage.
+ * One side of a COPY: an allocation through its GPU VA (listed when the copy lists its VA
+ * sides), an allocation through its GPU VA that is always listed (made resident for the packet),
+ * or host memory of the stage (a DMA buffer, by its GPU VA). User packets name no physical
+ * address: the engine refuses them (rtl/dma/README.md, "Privilege").
  */
-typedef enum side_kind { SIDE_VA, SIDE_PHYS, SIDE_STAGE } side_kind_t;
+typedef enum side_kind { SIDE_VA, SIDE_LISTED, SIDE_STAGE } side_kind_t;
 
 typedef struct side {
     side_kind_t kind;
@@ -448,30 +448,23 @@ typedef struct side {
 static void cb_copy(cmdb_t *c, side_t src, side_t dst, uint64_t bytes, bool list)
 {
     fx_t *f = c->f;
-    const uint32_t at = (uint32_t)c->w.used;
     const side_t s[2] = {src, dst};
     enum gr_dma_space sp[2];
     uint64_t addr[2];
     for (int k = 0; k < 2; k++) {
         if (s[k].kind == SIDE_STAGE) {
-            sp[k] = GR_DMA_SPACE_HOST;
-            addr[k] = f->stage_bus + s[k].off;
-        } else if (s[k].kind == SIDE_VA) {
+            sp[k] = GR_DMA_SPACE_GPUVA;
+            addr[k] = f->stage_va + s[k].off;
+        } else {
             sp[k] = GR_DMA_SPACE_GPUVA;
             addr[k] = info(f, s[k].a).gpu_va + s[k].off;
-        } else {
-            sp[k] = GR_DMA_SPACE_VRAM;
-            addr[k] = 0; /* patched */
         }
     }
     assert_int_equal(gr_dma_copy(&c->w, sp[0], addr[0], sp[1], addr[1], bytes), 0);
     for (int k = 0; k < 2; k++) {
         if (s[k].kind == SIDE_STAGE || (!list && s[k].kind == SIDE_VA))
             continue;
-        uint32_t idx = cb_ref(c, s[k].a, k == 1);
-        if (s[k].kind == SIDE_PHYS)
-            c->pl[c->npl++] = (gr_patch_location_t){
-                .alloc_index = idx, .patch_offset = at + 8u + 8u * (uint32_t)k, .alloc_offset = (uint32_t)s[k].off};
+        (void)cb_ref(c, s[k].a, k == 1);
     }
 }
 
@@ -482,9 +475,7 @@ static gr_status_t cb_submit(cmdb_t *c, uint64_t *out_fence)
                          .start = 0,
                          .end = (uint32_t)c->w.used,
                          .allocs = c->refs,
-                         .alloc_count = c->nrefs,
-                         .patches = c->pl,
-                         .patch_count = c->npl};
+                         .alloc_count = c->nrefs};
     uint64_t fence = 0;
     gr_status_t rc = gr_submit(f->dev, c->ctx, &s, &fence);
     if (!rc) {
@@ -576,7 +567,7 @@ static void no_violations(fx_t *f)
 
 /*
  * Allocations totalling 1.5x the usable VRAM, each filled with its own pattern, then a copy
- * workload between random pairs through gr_submit (VA and patched physical addresses, packets
+ * workload between random pairs through gr_submit (GPU VAs, listed or not, packets
  * in flight while others page in), then every byte of every allocation against a host model.
  */
 static void oversubscribed_by_half_a_copy_workload_keeps_every_byte(void **state)
@@ -621,7 +612,7 @@ static void oversubscribed_by_half_a_copy_workload_keeps_every_byte(void **state
         dst += dst >= src;
         uint64_t len = 8 * (1 + rng_below(WL_ALLOC / 8));
         uint64_t so = 8 * rng_below((WL_ALLOC - len) / 8 + 1), d_o = 8 * rng_below((WL_ALLOC - len) / 8 + 1);
-        side_kind_t ks = rng_below(2) ? SIDE_VA : SIDE_PHYS, kd = rng_below(2) ? SIDE_VA : SIDE_PHYS;
+        side_kind_t ks = rng_below(2) ? SIDE_VA : SIDE_LISTED, kd = rng_below(2) ? SIDE_VA : SIDE_LISTED;
         cmdb_t c;
         cb_begin(f, f->ctx, &c);
         cb_copy(&c, (side_t){ks, h[src], so}, (side_t){kd, h[dst], d_o}, len, true);
@@ -644,7 +635,7 @@ static void oversubscribed_by_half_a_copy_workload_keeps_every_byte(void **state
             memcpy(got, p, WL_ALLOC);
             assert_int_equal(gr_alloc_unlock(f->dev, h[i]), GR_OK);
         } else {
-            gpu_read(f, h[i], 0, got, WL_ALLOC, i % 4 == 1 ? SIDE_VA : SIDE_PHYS);
+            gpu_read(f, h[i], 0, got, WL_ALLOC, i % 4 == 1 ? SIDE_VA : SIDE_LISTED);
         }
         char what[64];
         snprintf(what, sizeof what, "allocation %u of %u", i, n);
@@ -747,7 +738,7 @@ static void evict_and_make_resident_are_bit_exact_for_every_page_size(void **sta
         assert_int_equal(pa, r.vram_address + 8); /* the same VA, the new physical address */
         gpu_read(f, h[i], 0, got, shapes[i].bytes, SIDE_VA);
         expect_bytes(got, want[i], shapes[i].bytes, "through the GPU VA after the page-in");
-        gpu_read(f, h[i], 0, got, shapes[i].bytes, SIDE_PHYS);
+        gpu_read(f, h[i], 0, got, shapes[i].bytes, SIDE_LISTED);
         expect_bytes(got, want[i], shapes[i].bytes, "by physical address after the page-in");
     }
     assert_int_equal(moved, NSHAPES); /* every one came back somewhere else */
@@ -821,7 +812,7 @@ static void clean_permanent_sysmem_is_discarded_and_a_written_one_is_transferred
     assert_int_equal(stats(f).page_ins, s1.page_ins + 1);
 
     /* Written by the GPU: dirty, so the eviction transfers it into the copy. */
-    gpu_write(f, p, 0, y, n, SIDE_PHYS);
+    gpu_write(f, p, 0, y, n, SIDE_LISTED);
     mark = pg_mark();
     s0 = stats(f);
     evict1(f, p);
@@ -882,7 +873,7 @@ static void pinned_allocations_are_never_evicted(void **state)
     /* A packet held on a gate lists `gpu`: it is in flight until the gate opens. */
     cmdb_t c;
     cb_begin(f, f->ctx, &c);
-    assert_int_equal(gr_dma_wait(&c.w, GR_DMA_SPACE_HOST, f->gates_bus, 1), 0);
+    assert_int_equal(gr_dma_wait(&c.w, GR_DMA_SPACE_GPUVA, f->gates_va, 1), 0);
     cb_copy(&c, (side_t){SIDE_STAGE, 0, 0}, (side_t){SIDE_VA, gpu, 0}, 4096, true);
     uint64_t held = 0;
     assert_int_equal(cb_submit(&c, &held), GR_OK);
@@ -953,7 +944,7 @@ static void residency_is_notified_and_an_evicted_va_faults_without_harm(void **s
     assert_true(want && q && got);
     pattern(want, n, 4001);
     pattern(q, n, 4002);
-    gpu_write(f, x, 0, want, n, SIDE_PHYS);
+    gpu_write(f, x, 0, want, n, SIDE_LISTED);
     const gr_alloc_info_t i0 = info(f, x);
     int resident = -1;
     uint64_t addr = 1;
@@ -1005,7 +996,7 @@ static void residency_is_notified_and_an_evicted_va_faults_without_harm(void **s
     xfer = pg_find(mark, DXGK_OPERATION_TRANSFER, hx);
     notify = pg_find(mark, DXGK_OPERATION_NOTIFY_RESIDENCY, hx);
     assert_true(xfer < notify && notify < REC_MAX); /* after the transfer on commit */
-    gpu_read(f, x, 0, got, n, SIDE_PHYS);
+    gpu_read(f, x, 0, got, n, SIDE_LISTED);
     expect_bytes(got, want, n, "the evicted allocation after the stray access");
     assert_int_equal(gr_context_destroy(f->dev, stray), GR_OK);
     no_violations(f);
@@ -1074,11 +1065,12 @@ static void paging_packet_preempted_mid_transfer_is_resubmitted_with_its_fence(v
     for (unsigned attempt = 0; attempt < 4 && !seen; attempt++) {
         if (info(f, x).residency == GR_RESIDENCY_EVICTED)
             resident1(f, x);
-        /* The other context's packet waits on gate `attempt` (then fills a little host memory). */
+        /* The other context's packet waits on gate `attempt` of its own buffer (then fills a little of it). */
         gr_dma_writer_t w;
         gr_dma_writer_init(&w, bi.cpu, bi.size);
-        assert_int_equal(gr_dma_wait(&w, GR_DMA_SPACE_HOST, f->gates_bus + 8u * attempt, 1), 0);
-        assert_int_equal(gr_dma_fill(&w, GR_DMA_SPACE_HOST, bi.bus + 2048, 64, 0x11223344u), 0);
+        /* (on a qword of its own buffer: the fixture's gates are not in p2's address space) */
+        assert_int_equal(gr_dma_wait(&w, GR_DMA_SPACE_GPUVA, bi.gpu_va + 1024 + 8u * attempt, 1), 0);
+        assert_int_equal(gr_dma_fill(&w, GR_DMA_SPACE_GPUVA, bi.gpu_va + 2048, 64, 0x11223344u), 0);
         gr_submission_t sub = {.buffer = b2, .start = 0, .end = (uint32_t)w.used};
         uint64_t held = 0;
         assert_int_equal(gr_submit(d2, c2, &sub, &held), GR_OK);
@@ -1103,7 +1095,7 @@ static void paging_packet_preempted_mid_transfer_is_resubmitted_with_its_fence(v
         pthread_join(th, NULL);
         assert_int_equal(e.rc, GR_OK);
         seen = paging_resubmitted_same_fence(from);
-        assert_int_equal(sf_gate_open(f->ad, &f->gate[attempt]), GR_OK);
+        assert_int_equal(sf_gate_open(f->ad, (volatile uint64_t *)((uint8_t *)bi.cpu + 1024 + 8u * attempt)), GR_OK);
         assert_int_equal(gr_wait(d2, c2, held, LONG_WAIT), GR_OK);
     }
     assert_true(seen);
@@ -1156,7 +1148,7 @@ static void paging_packet_guilty_of_a_tdr_is_undone(void **state)
     /* With time enough it goes, and comes back intact. */
     evict1(f, x);
     resident1(f, x);
-    gpu_read(f, x, 0, got, n, SIDE_PHYS);
+    gpu_read(f, x, 0, got, n, SIDE_LISTED);
     expect_bytes(got, want, n, "after the eviction that followed");
     no_violations(f);
     free(want);

@@ -49,10 +49,10 @@ typedef struct fx {
     gr_alloc_t aux;      /* 64 KiB, GPU-only */
     gr_dma_buffer_t gates; /* host qwords WAIT commands wait on (never opened but at teardown) */
     volatile uint64_t *gate;
-    uint64_t gates_bus;
+    uint64_t gates_va;
     gr_dma_buffer_t rb; /* readback target */
     uint8_t *rb_cpu;
-    uint64_t rb_bus;
+    uint64_t rb_va;
     gr_sched_event_t ev[MAX_EV];
     size_t n;
 } fx_t;
@@ -109,9 +109,9 @@ static int setup(void **state)
         return -1;
     }
     f->gate = gi.cpu;
-    f->gates_bus = gi.bus;
+    f->gates_va = gi.gpu_va;
     f->rb_cpu = ri.cpu;
-    f->rb_bus = ri.bus;
+    f->rb_va = ri.gpu_va;
     *state = f;
     return 0;
 }
@@ -214,7 +214,7 @@ static uint64_t submit_fill(fx_t *f, gr_context_t ctx, int g, gr_alloc_t a, uint
     sf_cmd_t c;
     sf_cmd_begin(f->dev, ctx, &c);
     if (g >= 0)
-        assert_int_equal(gr_dma_wait(&c.w, GR_DMA_SPACE_HOST, f->gates_bus + 8u * (unsigned)g, 1), 0);
+        assert_int_equal(gr_dma_wait(&c.w, GR_DMA_SPACE_GPUVA, f->gates_va + 8u * (unsigned)g, 1), 0);
     assert_int_equal(gr_dma_fill(&c.w, GR_DMA_SPACE_GPUVA, va_of(f, a) + off, bytes, pattern), 0);
     sf_cmd_ref(&c, a, true);
     return sf_cmd_submit(f->dev, ctx, &c);
@@ -236,7 +236,7 @@ static void readback(fx_t *f, gr_alloc_t a, uint32_t off, uint32_t bytes)
     memset(f->rb_cpu, 0xa5, bytes);
     sf_cmd_t c;
     sf_cmd_begin(f->dev, f->ctx[1], &c);
-    assert_int_equal(gr_dma_copy(&c.w, GR_DMA_SPACE_GPUVA, va_of(f, a) + off, GR_DMA_SPACE_HOST, f->rb_bus, bytes), 0);
+    assert_int_equal(gr_dma_copy(&c.w, GR_DMA_SPACE_GPUVA, va_of(f, a) + off, GR_DMA_SPACE_GPUVA, f->rb_va, bytes), 0);
     sf_cmd_ref(&c, a, false);
     uint64_t s = sf_cmd_submit(f->dev, f->ctx[1], &c);
     assert_int_equal(gr_wait(f->dev, f->ctx[1], s, LONG_WAIT), GR_OK);

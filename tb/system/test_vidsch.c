@@ -326,10 +326,10 @@ typedef struct fx {
     gr_alloc_t alloc[NALLOC];
     gr_dma_buffer_t gates;   /* host qwords that WAIT commands wait on */
     volatile uint64_t *gate;
-    uint64_t gates_bus;
+    uint64_t gates_va;
     gr_dma_buffer_t rb;      /* readback target */
     uint8_t *rb_cpu;
-    uint64_t rb_bus;
+    uint64_t rb_va;
 } fx_t;
 
 static gr_alloc_private_t buffer_priv(uint64_t bytes, uint32_t cpu)
@@ -396,9 +396,9 @@ static int setup(void **state)
         return -1;
     }
     f->gate = gi.cpu;
-    f->gates_bus = gi.bus;
+    f->gates_va = gi.gpu_va;
     f->rb_cpu = ri.cpu;
-    f->rb_bus = ri.bus;
+    f->rb_va = ri.gpu_va;
     *state = f;
     return 0;
 }
@@ -460,28 +460,25 @@ typedef struct sub {
     gr_dma_buffer_t buf;
 } sub_t;
 
-/* WAIT until gate g (host memory) is at least 1. */
+/* WAIT until gate g (host memory, a DMA buffer of the fixture's device) is at least 1. */
 static void cmd_wait_gate(fx_t *f, sf_cmd_t *c, unsigned g)
 {
-    assert_int_equal(gr_dma_wait(&c->w, GR_DMA_SPACE_HOST, f->gates_bus + 8u * g, 1), 0);
+    assert_int_equal(gr_dma_wait(&c->w, GR_DMA_SPACE_GPUVA, f->gates_va + 8u * g, 1), 0);
 }
 
-/* FILL bytes at offset of an allocation, its VRAM address patched in by the miniport. */
+/* FILL bytes at offset of an allocation, by its GPU VA (user packets name no physical address). */
 static void cmd_fill(sf_cmd_t *c, gr_alloc_t a, uint32_t off, uint32_t bytes, uint32_t pattern)
 {
-    uint32_t at = (uint32_t)c->w.used;
-    assert_int_equal(gr_dma_fill(&c->w, GR_DMA_SPACE_VRAM, 0, bytes, pattern), 0);
-    c->pl[c->npl++] = (gr_patch_location_t){.alloc_index = sf_cmd_ref(c, a, true), .patch_offset = at + 8,
-                                            .alloc_offset = off};
+    assert_int_equal(gr_dma_fill(&c->w, GR_DMA_SPACE_GPUVA, sf_alloc_va(c->dev, a) + off, bytes, pattern), 0);
+    (void)sf_cmd_ref(c, a, true);
 }
 
-/* COPY bytes from an allocation (VRAM, patched) to a host bus address. */
-static void cmd_copy_out(sf_cmd_t *c, gr_alloc_t a, uint32_t off, uint64_t host, uint32_t bytes)
+/* COPY bytes from an allocation to a DMA buffer of the same device, both by GPU VA. */
+static void cmd_copy_out(sf_cmd_t *c, gr_alloc_t a, uint32_t off, uint64_t buf_va, uint32_t bytes)
 {
-    uint32_t at = (uint32_t)c->w.used;
-    assert_int_equal(gr_dma_copy(&c->w, GR_DMA_SPACE_VRAM, 0, GR_DMA_SPACE_HOST, host, bytes), 0);
-    c->pl[c->npl++] = (gr_patch_location_t){.alloc_index = sf_cmd_ref(c, a, false), .patch_offset = at + 8,
-                                            .alloc_offset = off};
+    assert_int_equal(
+        gr_dma_copy(&c->w, GR_DMA_SPACE_GPUVA, sf_alloc_va(c->dev, a) + off, GR_DMA_SPACE_GPUVA, buf_va, bytes), 0);
+    (void)sf_cmd_ref(c, a, false);
 }
 
 /* A command the engine refuses (reserved opcode): a bad-command fault. */
@@ -520,7 +517,7 @@ static void readback(fx_t *f, gr_alloc_t a, uint32_t off, uint32_t bytes)
     memset(f->rb_cpu, 0xa5, bytes);
     sf_cmd_t c;
     sf_cmd_begin(f->dev, f->ctx[NCTX - 1], &c);
-    cmd_copy_out(&c, a, off, f->rb_bus, bytes);
+    cmd_copy_out(&c, a, off, f->rb_va, bytes);
     sub_t s = cmd_submit(f->dev, f->ctx[NCTX - 1], &c);
     assert_int_equal(wait_sub(&s, LONG_WAIT), GR_OK);
 }
@@ -876,24 +873,25 @@ static void first_level_ddi_beside_the_scheduler_is_caught(void **state)
 
 /* ==== submission, fences ================================================================================ */
 
-static void fill_through_a_patched_address_lands_in_the_allocation(void **state)
+static void fill_by_gpu_va_lands_in_the_allocation_and_patch_sees_its_list(void **state)
 {
     fx_t *f = *state;
     gr_alloc_info_t ai;
     assert_int_equal(gr_alloc_query(f->dev, f->alloc[0], &ai), GR_OK);
     sub_t s = submit_fill(f, f->ctx[0], -1, f->alloc[0], 8 * KIB, 4 * KIB, 0xc0ffee11u);
     assert_int_equal(wait_sub(&s, LONG_WAIT), GR_OK);
-    /* The miniport wrote the allocation's VRAM address + offset where the patch list said. */
+    /* Patch sees the allocation list (residency, SegmentId, the write) but no patch location:
+     * the packet names the allocation by GPU VA, which nothing rewrites. */
     rec_t r = rec_get(s.dma);
     assert_int_equal(r.patches, 1);
     assert_int_equal(r.submits, 1);
     assert_false(r.submit_resub[0]);
     assert_int_equal(r.submit_fence[0], r.patch.SubmissionFenceId);
-    assert_int_equal(gr_dma_get64((const uint8_t *)s.dma + 8), ai.vram_address + 8 * KIB);
+    assert_int_equal(gr_dma_get64((const uint8_t *)s.dma + 8), ai.gpu_va + 8 * KIB);
     assert_int_equal(r.patch_alist[0].SegmentId, ai.segment);
     assert_int_equal(r.patch_alist[0].WriteOperation, 1);
     assert_int_equal((uint64_t)r.patch_alist[0].PhysicalAddress.QuadPart, ai.vram_address);
-    assert_int_equal(r.patch.PatchLocationListSubmissionLength, 1);
+    assert_int_equal(r.patch.PatchLocationListSubmissionLength, 0);
     assert_int_equal(r.patch.DmaBufferPrivateDataSubmissionStartOffset, 0);
     assert_int_equal(r.patch.DmaBufferPrivateDataSubmissionEndOffset, r.patch.DmaBufferPrivateDataSize);
     readback(f, f->alloc[0], 4 * KIB, 12 * KIB);
@@ -1000,9 +998,10 @@ static void bad_submissions_are_refused_and_change_nothing(void **state)
     cmd_fill(&c, f->alloc[0], 0, 4096, 1);
     const uint32_t end = (uint32_t)c.w.used;
     gr_alloc_ref_t refs[2] = {{f->alloc[0], GR_ALLOC_REF_WRITE}, {f->alloc[0], 0}};
-    gr_patch_location_t pl = c.pl[0];
-    gr_submission_t good = {.buffer = c.h, .start = 0, .end = end, .allocs = refs, .alloc_count = 1,
-                            .patches = &pl, .patch_count = 1};
+    /* gr_submit checks patch lists itself; a good one is refused later, by the miniport's Patch
+     * (user packets carry GPU VAs: tb/system/test_isolation.c). */
+    const gr_patch_location_t pl = {.alloc_index = 0, .patch_offset = 8};
+    gr_submission_t good = {.buffer = c.h, .start = 0, .end = end, .allocs = refs, .alloc_count = 1};
     uint64_t fence = 77;
     gr_submission_t s;
 #define REFUSED(expr, code)                     \
@@ -1072,16 +1071,16 @@ static void bad_submissions_are_refused_and_change_nothing(void **state)
     REFUSED(gr_submit(d, ctx, &s, &fence), GR_E_RANGE);
     gr_patch_location_t p2 = pl;
     p2.alloc_index = 1;
-    s = good, s.patches = &p2;
+    s = good, s.patches = &p2, s.patch_count = 1;
     REFUSED(gr_submit(d, ctx, &s, &fence), GR_E_INVALID);
     p2 = pl, p2.patch_offset = end - 4; /* the qword would cross the end */
-    s = good, s.patches = &p2;
+    s = good, s.patches = &p2, s.patch_count = 1;
     REFUSED(gr_submit(d, ctx, &s, &fence), GR_E_RANGE);
     p2 = pl, p2.alloc_offset = ALLOC_BYTES;
-    s = good, s.patches = &p2;
+    s = good, s.patches = &p2, s.patch_count = 1;
     REFUSED(gr_submit(d, ctx, &s, &fence), GR_E_INVALID);
     p2 = pl, p2.slot_id = 1u << 24;
-    s = good, s.patches = &p2;
+    s = good, s.patches = &p2, s.patch_count = 1;
     REFUSED(gr_submit(d, ctx, &s, &fence), GR_E_INVALID);
     /* An allocation of another device of the same process is not this device's. */
     gr_gpu_device_t *d2 = NULL;
@@ -1824,8 +1823,8 @@ static void process_exit_mid_submission_cancels_its_work_and_frees_everything(vo
     sf_cmd_t c[N];
     for (unsigned i = 0; i < N; i++) {
         sf_cmd_begin(d2, c2, &c[i]);
-        if (i == 0)
-            cmd_wait_gate(f, &c[i], 9);
+        if (i == 0) /* on a gate of p2's own (nobody opens it): another process's is not mapped for it */
+            assert_int_equal(gr_dma_wait(&c[i].w, GR_DMA_SPACE_GPUVA, c[i].va + 4088, 1), 0);
         cmd_fill(&c[i], a2, i * 4096, 4096, 0x900u + i);
     }
     pexit_t px;
@@ -1992,9 +1991,10 @@ static void *side_main(void *arg)
     gr_alloc_t a = 0;
     gr_dma_buffer_t rb = 0;
     gr_dma_buffer_info_t ri;
+    gr_alloc_info_t ai;
     if (gr_process_create(sd->ad, &p) || gr_gpu_device_create(p, &d) || gr_context_create(d, NULL, 0, &c) ||
         gr_context_create(d, NULL, 0, &cb) || create_alloc(d, 256 * KIB, GR_CPU_ACCESS_NONE, &a) ||
-        gr_dma_buffer_create(d, c, 64 * KIB, &rb) || gr_dma_buffer_info(d, rb, &ri)) {
+        gr_alloc_query(d, a, &ai) || gr_dma_buffer_create(d, c, 64 * KIB, &rb) || gr_dma_buffer_info(d, rb, &ri)) {
         sd->errors++;
         return NULL;
     }
@@ -2010,11 +2010,9 @@ static void *side_main(void *arg)
         }
         gr_dma_writer_t w;
         gr_dma_writer_init(&w, bi.cpu, bi.size);
-        (void)gr_dma_fill(&w, GR_DMA_SPACE_VRAM, 0, 4096, salt + i);
+        (void)gr_dma_fill(&w, GR_DMA_SPACE_GPUVA, ai.gpu_va + i * 4096, 4096, salt + i);
         gr_alloc_ref_t r = {a, GR_ALLOC_REF_WRITE};
-        gr_patch_location_t pl = {.alloc_index = 0, .patch_offset = 8, .alloc_offset = i * 4096};
-        gr_submission_t s = {.buffer = b, .start = 0, .end = (uint32_t)w.used, .allocs = &r, .alloc_count = 1,
-                             .patches = &pl, .patch_count = 1};
+        gr_submission_t s = {.buffer = b, .start = 0, .end = (uint32_t)w.used, .allocs = &r, .alloc_count = 1};
         if (gr_submit(d, c, &s, &fence) || gr_wait(d, c, fence, LONG_WAIT) != GR_OK)
             sd->errors++;
         if (sd->fault && i == N / 2) {
@@ -2039,11 +2037,9 @@ static void *side_main(void *arg)
     if (!gr_dma_buffer_create(d, c, 4096, &b) && !gr_dma_buffer_info(d, b, &bi)) {
         gr_dma_writer_t w;
         gr_dma_writer_init(&w, bi.cpu, bi.size);
-        (void)gr_dma_copy(&w, GR_DMA_SPACE_VRAM, 0, GR_DMA_SPACE_HOST, ri.bus, N * 4096);
+        (void)gr_dma_copy(&w, GR_DMA_SPACE_GPUVA, ai.gpu_va, GR_DMA_SPACE_GPUVA, ri.gpu_va, N * 4096);
         gr_alloc_ref_t r = {a, 0};
-        gr_patch_location_t pl = {.alloc_index = 0, .patch_offset = 8, .alloc_offset = 0};
-        gr_submission_t s = {.buffer = b, .start = 0, .end = (uint32_t)w.used, .allocs = &r, .alloc_count = 1,
-                             .patches = &pl, .patch_count = 1};
+        gr_submission_t s = {.buffer = b, .start = 0, .end = (uint32_t)w.used, .allocs = &r, .alloc_count = 1};
         if (gr_submit(d, c, &s, &fence) || gr_wait(d, c, fence, LONG_WAIT) != GR_OK)
             sd->errors++;
         for (unsigned i = 0; i < N; i++)
@@ -2143,7 +2139,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(checker_reports_irql_and_interrupt_protocol_breaches),
         cmocka_unit_test(reset_keeps_every_other_ddi_out_of_the_miniport),
         T(first_level_ddi_beside_the_scheduler_is_caught),
-        T(fill_through_a_patched_address_lands_in_the_allocation),
+        T(fill_by_gpu_va_lands_in_the_allocation_and_patch_sees_its_list),
         T(copy_through_gpu_virtual_addresses_needs_no_patching),
         T(fence_ids_increase_and_patch_and_submit_agree),
         T(bad_submissions_are_refused_and_change_nothing),

@@ -19,6 +19,10 @@ extern "C" {
 #define GR_DMA_ENTRY_USE_ROOT   0x1ull            /* qword 2 bit 0 */
 #define GR_DMA_ENTRY_ROOT_MASK  0x000ffffffffff000ull /* qword 2 bits 51:12 */
 #define GR_DMA_ENTRY_IRQ        0x1ull            /* qword 3 bit 0 */
+/* qword 3 bit 1: a privileged (kernel) entry. Only its commands may name VRAM-physical or
+ * host-physical space or INDIRECT; an entry without it must have USE_ROOT. The miniport sets it
+ * for its own and VidMm's paging packets only, never for a user context's. */
+#define GR_DMA_ENTRY_PRIV       0x2ull
 
 /* Fence record at DMA_FENCE_ADDR: qword 0 completed fence id, qword 1 preemption fence id. */
 #define GR_DMA_FENCE_RECORD_BYTES   16u
@@ -46,7 +50,7 @@ enum gr_dma_opcode {
 #define GR_DMA_TIMESTAMP_QWORDS      2u
 #define GR_DMA_WAIT_QWORDS           3u
 
-/* Address spaces (header bits 9:8 source, 11:10 destination). */
+/* Address spaces (header bits 9:8 source, 11:10 destination). VRAM and HOST need a PRIV entry. */
 enum gr_dma_space {
     GR_DMA_SPACE_GPUVA = 0, /* through the MMU */
     GR_DMA_SPACE_VRAM  = 1, /* VRAM physical */
@@ -66,6 +70,7 @@ enum gr_dma_fault_type {
     GR_DMA_FAULT_BAD_CMD   = 4,
     GR_DMA_FAULT_VPR_COPY  = 5,
     GR_DMA_FAULT_BAD_ENTRY = 6,
+    GR_DMA_FAULT_PRIVILEGE = 7, /* an unprivileged entry: a physical space, INDIRECT, or no root */
 };
 
 /* A command buffer being written: encoders append at `used` and refuse to pass `capacity`. */
@@ -148,6 +153,7 @@ static inline int gr_dma_fence(gr_dma_writer_t *w, enum gr_dma_space dst_space, 
     return gr_dma_emit(w, q, 3);
 }
 
+/* INDIRECT runs a buffer named by its host bus address: in a PRIV (kernel) entry only. */
 static inline int gr_dma_indirect(gr_dma_writer_t *w, uint64_t host_addr, uint32_t bytes)
 {
     const uint64_t q[3] = {gr_dma_header(GR_DMA_OP_INDIRECT, 0, 0, 0, 0), host_addr, bytes};
@@ -173,7 +179,8 @@ static inline int gr_dma_wait(gr_dma_writer_t *w, enum gr_dma_space src_space, u
     return gr_dma_emit(w, q, 3);
 }
 
-/* Writes one ring entry (32 bytes) at `entry`. `root` 0 with use_root 0: the MMU_ROOT register. */
+/* Writes one ring entry (32 bytes) at `entry`, without PRIV (a user entry: GPU VAs only, and it
+ * needs use_root). `root` 0 with use_root 0: the MMU_ROOT register. */
 static inline void gr_dma_ring_entry(uint8_t *entry, uint64_t buffer, uint32_t bytes,
                                      uint32_t fence_id, int use_root, uint64_t root, int irq)
 {
@@ -182,6 +189,13 @@ static inline void gr_dma_ring_entry(uint8_t *entry, uint64_t buffer, uint32_t b
     gr_dma_put64(entry + 16,
                  (root & GR_DMA_ENTRY_ROOT_MASK) | (use_root ? GR_DMA_ENTRY_USE_ROOT : 0));
     gr_dma_put64(entry + 24, irq ? GR_DMA_ENTRY_IRQ : 0);
+}
+
+/* Marks a ring entry written by gr_dma_ring_entry as privileged (GR_DMA_ENTRY_PRIV): only the
+ * kernel side does this, for its own packets. */
+static inline void gr_dma_ring_entry_set_priv(uint8_t *entry)
+{
+    gr_dma_put64(entry + 24, gr_dma_get64(entry + 24) | GR_DMA_ENTRY_PRIV);
 }
 
 #ifdef __cplusplus

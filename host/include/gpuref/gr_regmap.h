@@ -3,7 +3,7 @@
 #define GPUREF_GR_REGMAP_H
 
 /** Hash of the register map source; the device reports it in ID_REGMAP. */
-#define GR_REGMAP_HASH 0x0a2a682au
+#define GR_REGMAP_HASH 0x167f3e77u
 /** Bytes of BAR0 decoded by the CSR port (offsets at or past this are out of range). */
 #define GR_REGMAP_BAR0_BYTES 0x10000u
 #define GR_REGMAP_REG_COUNT 59u

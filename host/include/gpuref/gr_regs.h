@@ -44,7 +44,7 @@ extern "C" {
 #define GPU_REGS__ID_REGMAP__HASH_bm 0xffffffff
 #define GPU_REGS__ID_REGMAP__HASH_bp 0
 #define GPU_REGS__ID_REGMAP__HASH_bw 32
-#define GPU_REGS__ID_REGMAP__HASH_reset 0xa2a682a
+#define GPU_REGS__ID_REGMAP__HASH_reset 0x167f3e77
 
 // reg - gpu_regs.ID_BUILD
 #define GPU_REGS__ID_BUILD__STAMP_bm 0xffffff

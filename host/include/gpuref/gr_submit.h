@@ -15,15 +15,17 @@
  *                    and gr_wait takes
  *
  * A submission (gr_submission_t) is a byte range of a DMA buffer, an allocation list (handles
- * of the same device, each read or written) and a patch-location list: before the packet runs
- * the miniport writes each listed allocation's address (+ offset) at the listed offset of the
- * DMA buffer (DxgkDdiPatch). Packets of one context run in submission order; contexts share the
- * engine round-robin, preempted when a packet outlives its quantum. A packet may run longer than
- * the TDR timeout: at each timeout it is preempted and, if it moved on (a command completed, or a
- * COPY or FILL wrote more), resumes where it stopped. A packet that hangs the engine (no progress
- * through two timeouts in a row, a preemption not answered within one, or an engine fault)
- * resets the GPU: its context is lost (GR_E_DEVICE_RESET) and the other contexts' work runs
- * after the reset.
+ * of the same device, each read or written) and a patch-location list, passed to DxgkDdiPatch.
+ * A user context's packet names memory by GPU VA only (its allocations' gpu_va, its DMA
+ * buffers' gpu_va): the engine runs it unprivileged and faults on a physical address or an
+ * INDIRECT, and gpuref's miniport refuses patch locations for it (they would be physical
+ * addresses; rtl/dma/README.md, "Privilege"). Packets of one context run in submission order;
+ * contexts share the engine round-robin, preempted when a packet outlives its quantum. A packet
+ * may run longer than the TDR timeout: at each timeout it is preempted and, if it moved on (a
+ * command completed, or a COPY or FILL wrote more), resumes where it stopped. A packet that
+ * hangs the engine (no progress through two timeouts in a row, a preemption not answered within
+ * one, or an engine fault) resets the GPU: its context is lost (GR_E_DEVICE_RESET) and the other
+ * contexts' work runs after the reset.
  *
  * Times are simulated cycles of the device (its DMA_TIMESTAMP counter; 100 per microsecond on
  * sim://).
@@ -95,7 +97,10 @@ typedef struct gr_submission {
 /** What a DMA buffer is (gr_dma_buffer_info). */
 typedef struct gr_dma_buffer_info {
     void *cpu;       /**< where the caller writes commands */
-    uint64_t bus;    /**< the device's address of byte 0 (for INDIRECT and host-space operands) */
+    uint64_t bus;    /**< the device's bus address of byte 0 (what the miniport puts on the ring; a
+                          user packet cannot name it: host space needs a privileged entry) */
+    uint64_t gpu_va; /**< byte 0 in the device's GPU virtual address space (read-write): how the
+                          device's own packets reach the buffer (timestamps, read-back, WAITs) */
     uint32_t size;   /**< bytes */
     uint32_t in_flight; /**< packets using it that have not retired */
 } gr_dma_buffer_info_t;
@@ -209,9 +214,10 @@ GR_API gr_status_t gr_submit(gr_gpu_device_t *device, gr_context_t context, cons
  * polls DxgkDdiQueryCurrentFence as well as taking interrupts, so a lost interrupt only delays.
  * @param timeout_cycles  device cycles to wait; 0: just look
  * @return GR_OK (it ran to completion), GR_E_CANCELLED (it will never run: gr_cancel, context
- *         destroyed), GR_E_DEVICE_RESET (lost in a GPU reset), GR_E_TIMEOUT (not yet),
- *         GR_E_INVALID (bad handle, or a fence never handed out; or the miniport's Patch refused
- *         the packet at its turn, which gr_submit's checks leave to placement alone)
+ *         destroyed), GR_E_DEVICE_RESET (lost in a GPU reset; also when the engine faulted on
+ *         it, e.g. a physical address or an INDIRECT in it: a user packet may name GPU VAs
+ *         only), GR_E_TIMEOUT (not yet), GR_E_INVALID (bad handle, a fence never handed out,
+ *         or the miniport refused to patch it: a user packet takes no patch locations)
  */
 GR_API gr_status_t gr_wait(gr_gpu_device_t *device, gr_context_t context, uint64_t fence, uint64_t timeout_cycles);
 

@@ -324,6 +324,13 @@ static step_t run_command(gr_dma_ref_t *m, run_ctx_t *rc, uint64_t base, uint64_
         fault(m, GR_DMA_FAULT_BAD_CMD, 0, false, at);
         return STEP_FAULT;
     }
+    /* "In an entry without PRIV, a command that names VRAM-physical or host-physical space
+     * (source or destination), and every INDIRECT, is a privilege fault (the command does
+     * nothing)", at the command's host address, after the bad-command checks. */
+    if (!m->cur_priv && (src != GR_DMA_SPACE_GPUVA || dst != GR_DMA_SPACE_GPUVA || op == GR_DMA_OP_INDIRECT)) {
+        fault(m, GR_DMA_FAULT_PRIVILEGE, 0, false, at);
+        return STEP_FAULT;
+    }
 
     /* A stop found at this command's check point with bytes done: only a COPY or FILL can
      * have written bytes; an INDIRECT passes the stop on to its first command. A COPY or FILL
@@ -466,6 +473,7 @@ static step_t run_entry(gr_dma_ref_t *m, run_ctx_t *rc)
     m->cur_len = 0;
     m->cur_posted = false;
     m->cur_use_root = false;
+    m->cur_priv = false;
     /* "PREEMPTED: the last stop was a preemption (cleared when an entry starts)" */
     m->preempted = false;
     set_done(m, 0, 0);
@@ -484,10 +492,18 @@ static step_t run_entry(gr_dma_ref_t *m, run_ctx_t *rc)
      * misaligned buffer or a length not a multiple of 8 is a bad ring entry fault; nothing of
      * it runs." The address: "a bad command or ring entry: its host address". */
     if ((buffer & 7u) || (len & 7u) || (q[2] & ~(GR_DMA_ENTRY_USE_ROOT | GR_DMA_ENTRY_ROOT_MASK)) ||
-        (q[3] & ~GR_DMA_ENTRY_IRQ)) {
+        (q[3] & ~(GR_DMA_ENTRY_IRQ | GR_DMA_ENTRY_PRIV))) {
         fault(m, GR_DMA_FAULT_BAD_ENTRY, 0, false, at);
         return STEP_FAULT;
     }
+    /* "An entry without PRIV must have USE_ROOT": else its GPU VAs would translate through
+     * MMU_ROOT (another address space) or, with the MMU off, not at all. A privilege fault at
+     * the entry's host address; nothing of it runs. */
+    if (!(q[3] & GR_DMA_ENTRY_PRIV) && !(q[2] & GR_DMA_ENTRY_USE_ROOT)) {
+        fault(m, GR_DMA_FAULT_PRIVILEGE, 0, false, at);
+        return STEP_FAULT;
+    }
+    m->cur_priv = (q[3] & GR_DMA_ENTRY_PRIV) != 0;
     m->cur_len = len;
     m->cur_use_root = (q[2] & GR_DMA_ENTRY_USE_ROOT) != 0;
     m->cur_root = q[2] & GR_DMA_ENTRY_ROOT_MASK;

@@ -156,6 +156,7 @@ typedef struct gr_dma_ref {
     uint32_t cur_len;     /* its buffer's length */
     bool cur_posted;      /* stopped by a write's error response */
     bool cur_use_root;
+    bool cur_priv;          /**< the entry in progress has PRIV (a kernel packet) */
     uint64_t cur_root;
 } gr_dma_ref_t;
 

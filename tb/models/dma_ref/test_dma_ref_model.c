@@ -162,12 +162,16 @@ static int teardown(void **state)
     return 0;
 }
 
+static bool g_priv = true;
+
 /* Appends one ring entry and moves TAIL past it. */
 static void submit_ex(uint64_t buffer, uint32_t bytes, uint32_t fence, int use_root, uint64_t root,
                       int irq)
 {
     uint32_t idx = ring_fill++ & (gr_dma_ref_ring_entries(m) - 1);
     gr_dma_ring_entry(host + (RING - HOST_BASE) + idx * 32u, buffer, bytes, fence, use_root, root, irq);
+    if (g_priv) /* the kernel's own entries, unless a test clears it */
+        gr_dma_ring_entry_set_priv(host + (RING - HOST_BASE) + idx * 32u);
     m->tail = (idx + 1) & (gr_dma_ref_ring_entries(m) - 1);
 }
 
@@ -630,7 +634,7 @@ static void bad_ring_entries_fault_type_6_and_run_nothing(void **state)
         {1, (UINT64_C(7) << 32) | 12}, /* length not a multiple of 8 */
         {2, UINT64_C(1) << 1},      /* reserved bit in qword 2 */
         {2, UINT64_C(1) << 52},     /* above ROOT */
-        {3, UINT64_C(1) << 1},      /* reserved bit in qword 3 */
+        {3, (UINT64_C(1) << 2) | GR_DMA_ENTRY_PRIV}, /* reserved bit in qword 3 (bit 1 is PRIV) */
         {3, UINT64_C(1) << 63},
     };
     for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -649,6 +653,50 @@ static void bad_ring_entries_fault_type_6_and_run_nothing(void **state)
         teardown(NULL);
     }
     setup(NULL);
+}
+
+/* An entry without PRIV (a user context's): its commands may name GPU VAs only. A physical
+ * space (either side), an INDIRECT, or the entry lacking USE_ROOT is a privilege fault (type 7)
+ * at the command's (the entry's) host address; nothing of that command runs, the ones before
+ * it did. */
+static void unprivileged_entries_fault_type_7_on_physical_spaces_and_indirect(void **state)
+{
+    (void)state;
+    for (unsigned k = 0; k < 6; k++) {
+        setup(NULL);
+        g_priv = false;
+        put(H(HDATA), 0x1111111111111111ull);
+        gr_dma_writer_t w = cmds(BUF0);
+        gr_dma_nop(&w);
+        gr_dma_tlb_invalidate(&w);
+        const uint64_t at = BUF0 + w.used;
+        switch (k) {
+        case 0: gr_dma_fill(&w, GR_DMA_SPACE_VRAM, 0x1000, 64, 0xdeadbeef); break;
+        case 1: gr_dma_copy(&w, GR_DMA_SPACE_HOST, HDATA, GR_DMA_SPACE_GPUVA, 0x1000, 8); break;
+        case 2: gr_dma_fence(&w, GR_DMA_SPACE_HOST, HDATA, 7, 0); break;
+        case 3: gr_dma_wait(&w, GR_DMA_SPACE_VRAM, 0, 0); break;
+        case 4: gr_dma_timestamp(&w, GR_DMA_SPACE_HOST, HDATA); break;
+        default: gr_dma_indirect(&w, BUF1, 8); break;
+        }
+        put(H(BUF1), gr_dma_header(GR_DMA_OP_FENCE, 0, GR_DMA_SPACE_HOST, 0, 0));
+        submit_ex(BUF0, (uint32_t)w.used, 1, 1, 0x1000, 0);
+        assert_int_equal(gr_dma_ref_run(m, NULL), GR_DMA_REF_FAULT);
+        expect_fault(GR_DMA_FAULT_PRIVILEGE, 0, 0, 0, at);
+        assert_int_equal(m->head, 0);
+        assert_int_equal(get(H(HDATA)), 0x1111111111111111ull);
+        assert_int_equal(m->perf_cmds, 2); /* the NOP and the TLB_INVALIDATE ran */
+        g_priv = true;
+    }
+    /* without USE_ROOT, at the entry, before any command */
+    setup(NULL);
+    g_priv = false;
+    gr_dma_writer_t w = cmds(BUF0);
+    gr_dma_nop(&w);
+    submit_ex(BUF0, (uint32_t)w.used, 1, 0, 0, 0);
+    assert_int_equal(gr_dma_ref_run(m, NULL), GR_DMA_REF_FAULT);
+    expect_fault(GR_DMA_FAULT_PRIVILEGE, 0, 0, 0, RING);
+    assert_int_equal(m->perf_cmds, 0);
+    g_priv = true;
 }
 
 static void bad_commands_fault_type_4_at_the_command(void **state)
@@ -965,8 +1013,10 @@ static void ring_wraps_modulo_its_size(void **state)
     m->ring_log2 = 2; /* 4 entries */
     ring_fill = 3;
     /* HEAD starts at 3 the way the device's would after three entries: run three empty ones */
-    for (unsigned i = 0; i < 3; i++)
+    for (unsigned i = 0; i < 3; i++) {
         gr_dma_ring_entry(H(RING) + i * 32u, BUF0, 0, 100 + i, 0, 0, 0);
+        gr_dma_ring_entry_set_priv(H(RING) + i * 32u);
+    }
     m->tail = 3;
     assert_int_equal(gr_dma_ref_run(m, NULL), GR_DMA_REF_IDLE);
     assert_int_equal(m->head, 3);
@@ -1023,6 +1073,7 @@ int main(void)
         T(write_bus_error_keeps_the_bytes_before_it),
         T(fetch_bus_errors_report_the_fetch_address),
         T(bad_ring_entries_fault_type_6_and_run_nothing),
+        T(unprivileged_entries_fault_type_7_on_physical_spaces_and_indirect),
         T(bad_commands_fault_type_4_at_the_command),
         T(command_must_fit_in_its_buffer),
         T(nested_indirect_is_a_bad_command_inside_it),

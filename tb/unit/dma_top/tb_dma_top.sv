@@ -12,7 +12,8 @@
 // against a reference, their fences in order, HEAD, COMPLETED_FENCE, interrupts and counters;
 // USE_ROOT reaching the MMU port; preemption during a stream (STOP_* exact, the fence record,
 // the removed entries resubmitted); a WAIT hang caught by the watchdog and an engine reset;
-// bad ring entries and bad commands; DMA_PERF_STALLS against its definition counted on the
+// bad ring entries and bad commands; entries without PRIV faulting (type 7) on a physical space,
+// an INDIRECT or a missing USE_ROOT, with nothing written; DMA_PERF_STALLS against its definition counted on the
 // ports; a core soft reset while busy (drains, registers back to reset values).
 `ifdef VERILATOR
 `ifndef UNIT_TRACE
@@ -20,7 +21,7 @@
 `endif
 `endif
 module tb_dma_top;
-    localparam integer PLAN = 15;
+    localparam integer PLAN = 17;
     localparam [63:0]  HOST_BASE = 64'h1_0000_0000;
     localparam integer HOST_BYTES = 65536;
     localparam integer VRAM_BYTES = 131072;
@@ -301,7 +302,9 @@ module tb_dma_top;
                            input logic irq);
         emit(hdr(8'h03, 2'd0, ds, irq, 32'd0)); emit(da); emit(v);
     endtask
-    // Ring entry at `idx`, published by raising the tail past it.
+    // Ring entry at `idx`, published by raising the tail past it; PRIV (a kernel entry) unless
+    // e_priv is cleared.
+    logic e_priv = 1'b1;
     task automatic entry(input integer idx, input logic [63:0] buf_a, input integer bytes,
                          input logic [31:0] fid, input logic use_root, input logic [51:12] root,
                          input logic irq);
@@ -310,7 +313,7 @@ module tb_dma_top;
         put64(e, buf_a);
         put64(e + 64'd8, {fid, 32'(bytes)});
         put64(e + 64'd16, {12'd0, root, 11'd0, use_root});
-        put64(e + 64'd24, {63'd0, irq});
+        put64(e + 64'd24, {62'd0, e_priv, irq});
     endtask
 
     // Reference effects of commands, applied when their entry is known to have run.
@@ -640,6 +643,60 @@ module tb_dma_top;
               get64(HDATA + 64'h6100) == 64'd78 && completed == 32'd2004,
               "a ring entry with a bad length and a command with space 3 fault (types 6 and 4, their addresses); the commands before ran");
         pulse_reset();
+
+        // ---- entries without PRIV (a user context's): physical spaces, INDIRECT, no root ----
+        e_priv = 1'b0;
+        first_e = $signed(32'(tail));
+        buf_a = CMDS + 64'h5180;
+        wp = buf_a;
+        c_fill(2'd0, VA_BASE + 64'h2000, 64, 32'h0bad_0bad);          // GPU VA: allowed (ref: see below)
+        c_fill(2'd1, 64'h1_8000, 64, 32'h5a5a_5a5a);             // VRAM physical: privilege
+        entry(first_e, buf_a, 48, 32'd3010, 1'b1, 40'h31, 1'b0);
+        tail = 16'((first_e + 1) % RING_N);
+        run_quiet();
+        ref_fill(2'd0, VA_BASE + 64'h2000, 64, 32'h0bad_0bad);
+        diff(2'd1, 64'h1_8000, 64, bad);
+        diff(2'd0, VA_BASE + 64'h2000, 64, r);
+        ok = faulted && fault_type == 4'd7 && fault_addr == buf_a + 64'd24 && bad == 0 && r == 0 &&
+             fault_entry == 16'(first_e) && completed == 32'd2004;
+        if (!ok) $display("#   priv FILL: faulted %0d type %0d addr %h (buf %h) bad %0d va %0d entry %0d completed %0d",
+                          faulted, fault_type, fault_addr, buf_a, bad, r, fault_entry, completed);
+        pulse_reset();
+        first_e = $signed(32'(tail));
+        wp = buf_a;
+        c_copy(2'd2, HDATA + 64'h6200, 2'd0, VA_BASE + 64'h2100, 8);   // host physical source
+        entry(first_e, buf_a, 32, 32'd3011, 1'b1, 40'h31, 1'b0);
+        tail = 16'((first_e + 1) % RING_N);
+        run_quiet();
+        if (!(faulted && fault_type == 4'd7 && fault_addr == buf_a))
+            $display("#   priv COPY: faulted %0d type %0d addr %h (buf %h)", faulted, fault_type, fault_addr, buf_a);
+        ok = ok && faulted && fault_type == 4'd7 && fault_addr == buf_a;
+        pulse_reset();
+        first_e = $signed(32'(tail));
+        wp = buf_a;
+        emit(hdr(8'h04, 2'd0, 2'd0, 1'b0, 32'd0)); emit(CMDS + 64'h5300); emit(64'd8);  // INDIRECT
+        put64(CMDS + 64'h5300, hdr(8'h03, 2'd0, 2'd2, 1'b0, 32'd0));
+        entry(first_e, buf_a, 24, 32'd3012, 1'b1, 40'h31, 1'b0);
+        tail = 16'((first_e + 1) % RING_N);
+        run_quiet();
+        if (!(faulted && fault_type == 4'd7 && fault_addr == buf_a && completed == 32'd2004))
+            $display("#   priv INDIRECT: faulted %0d type %0d addr %h (buf %h) completed %0d", faulted, fault_type,
+                     fault_addr, buf_a, completed);
+        check(ok && faulted && fault_type == 4'd7 && fault_addr == buf_a && completed == 32'd2004,
+              "entries without PRIV: a VRAM-physical FILL, a host-physical COPY source and an INDIRECT fault (type 7, the command's address), nothing written, the GPU VA FILL before ran");
+        pulse_reset();
+        first_e = $signed(32'(tail));
+        wp = buf_a;
+        c_fill(2'd0, VA_BASE + 64'h2200, 64, 32'h1234_5678);
+        entry(first_e, buf_a, 24, 32'd3013, 1'b0, 40'd0, 1'b0);   // no USE_ROOT
+        tail = 16'((first_e + 1) % RING_N);
+        run_quiet();
+        diff(2'd0, VA_BASE + 64'h2200, 64, bad);
+        check(faulted && fault_type == 4'd7 && fault_addr == RING + q64(first_e * 32) && bad == 0 &&
+              completed == 32'd2004,
+              "an entry without PRIV and without USE_ROOT faults (type 7, the entry's address) before any command");
+        pulse_reset();
+        e_priv = 1'b1;
 
         check(perf_stalls == 32'(n_stall_ref) && perf_stalls > 32'd0,
               $sformatf("DMA_PERF_STALLS (%0d) equals the COPY/FILL cycles after their first W beat without one, counted on the ports (%0d)",

@@ -153,6 +153,7 @@ static void run_entry(const gr_dma_writer_t *w, bool use_root, uint64_t root)
     uint32_t id = g_next_fence++;
     gr_dma_ring_entry(g_ring + (g_tail % (1u << RING_LOG2)) * GR_DMA_RING_ENTRY_BYTES, g_cmd_bus,
                       (uint32_t)w->used, id, use_root, root, 0);
+    gr_dma_ring_entry_set_priv(g_ring + (g_tail % (1u << RING_LOG2)) * GR_DMA_RING_ENTRY_BYTES);
     g_tail = (g_tail + 1) % (1u << RING_LOG2);
     wr(GR_REG_DMA_RING_TAIL, g_tail);
     for (unsigned i = 0; gr_dma_get64(g_fence + GR_DMA_FENCE_RECORD_DONE) != id; i++) {
