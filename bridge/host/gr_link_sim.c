@@ -101,13 +101,8 @@ static int sim_open(const gr_uri_t *uri, void **out_ctx)
         c->cfg.no_random = v != 0;
     if (!rc && (s = gr_uri_param(uri, "vram")) && !(rc = parse_u64("vram", s, SIM_PAGE, SIM_VRAM_MAX, &v)))
         c->cfg.vram_bytes = v;
-    if (!rc && (s = gr_uri_param(uri, "stallrun")) && !(rc = parse_u64("stallrun", s, 1000, &v))) {
-        if (v == 0) {
-            gr_link_set_error("sim://: bad value '%s' for stallrun (1..1000)", s);
-            rc = GR_E_BAD_URI;
-        }
+    if (!rc && (s = gr_uri_param(uri, "stallrun")) && !(rc = parse_u64("stallrun", s, 1, 1000, &v)))
         c->cfg.stall_run = (unsigned)v;
-    }
     if (!rc && (s = gr_uri_param(uri, "axi")) && gr_sim_axi_order_parse(s, &c->cfg.axi_order) != GR_OK) {
         gr_link_set_error("sim://: bad value '%s' for axi (any, awaitw, awaitwlast, wawaitaw)", s);
         rc = GR_E_BAD_URI;

@@ -1242,13 +1242,14 @@ static void long_packet_alone_runs_through_without_preemption_or_reset(void **st
     assert_int_equal(rec_get(lng.dma).submits, 1);
 }
 
-/* COPY bytes from one allocation to another, both VRAM addresses patched in. */
+/* COPY bytes from one allocation to another, by their GPU VAs. */
 static void cmd_copy(sf_cmd_t *c, gr_alloc_t src, gr_alloc_t dst, uint32_t bytes)
 {
-    uint32_t at = (uint32_t)c->w.used;
-    assert_int_equal(gr_dma_copy(&c->w, GR_DMA_SPACE_VRAM, 0, GR_DMA_SPACE_VRAM, 0, bytes), 0);
-    c->pl[c->npl++] = (gr_patch_location_t){.alloc_index = sf_cmd_ref(c, src, false), .patch_offset = at + 8};
-    c->pl[c->npl++] = (gr_patch_location_t){.alloc_index = sf_cmd_ref(c, dst, true), .patch_offset = at + 16};
+    assert_int_equal(gr_dma_copy(&c->w, GR_DMA_SPACE_GPUVA, sf_alloc_va(c->dev, src), GR_DMA_SPACE_GPUVA,
+                                 sf_alloc_va(c->dev, dst), bytes),
+                     0);
+    (void)sf_cmd_ref(c, src, false);
+    (void)sf_cmd_ref(c, dst, true);
 }
 
 static uint64_t perf_bytes(gr_adapter_t *ad)
