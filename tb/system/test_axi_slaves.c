@@ -124,6 +124,7 @@ static void submit(fixture_t *f, uint64_t buf, uint32_t bytes, uint32_t fence_id
 {
     uint32_t idx = f->tail % RING_ENTRIES;
     gr_dma_ring_entry(f->ring + idx * GR_DMA_RING_ENTRY_BYTES, buf, bytes, fence_id, 0, 0, 0);
+    gr_dma_ring_entry_set_priv(f->ring + idx * GR_DMA_RING_ENTRY_BYTES); /* the kernel's own packet: physical addresses */
     f->tail = (f->tail + 1) % RING_ENTRIES;
     wr(f, GR_REG_DMA_RING_TAIL, f->tail);
 }

@@ -1448,7 +1448,7 @@ static void a_cut_copy_resumes_past_the_bytes_it_wrote(void **state)
 {
     fx_t *f = *state;
     SKIP_WITHOUT_ENGINE(f);
-    HANDLE ctx = make_context(f, 0);
+    HANDLE ctx = make_context(f, KERNEL_CTX);
     const uint64_t src = 0x800000, dst = 0xa00000, tail = 0xc00000;
     const size_t n = MIB;
     uint8_t *want = malloc(n), *got = malloc(n);

@@ -1029,21 +1029,21 @@ static void bad_submissions_are_refused_and_change_nothing(void **state)
     for (unsigned i = 0; i < sizeof bad_patch_offsets / sizeof bad_patch_offsets[0]; i++) {
         gr_patch_location_t mis = pl;
         mis.patch_offset = bad_patch_offsets[i];
-        s = good, s.start = 0, s.end = 16, s.patches = &mis;
+        s = good, s.start = 0, s.end = 16, s.patches = &mis, s.patch_count = 1;
         REFUSED(gr_submit(d, ctx, &s, &fence), GR_E_RANGE);
     }
     {
         gr_patch_location_t edge = pl;
         edge.patch_offset = 16; /* the qword after the range */
-        s = good, s.start = 0, s.end = 16, s.patches = &edge;
+        s = good, s.start = 0, s.end = 16, s.patches = &edge, s.patch_count = 1;
         REFUSED(gr_submit(d, ctx, &s, &fence), GR_E_RANGE);
         edge.patch_offset = 0; /* before a range that starts at 8 */
-        s = good, s.start = 8, s.end = 24, s.patches = &edge;
+        s = good, s.start = 8, s.end = 24, s.patches = &edge, s.patch_count = 1;
         REFUSED(gr_submit(d, ctx, &s, &fence), GR_E_RANGE);
     }
-    s = good, s.patch_count = GR_SUBMIT_MAX_PATCHES + 1;
+    s = good, s.patches = &pl, s.patch_count = GR_SUBMIT_MAX_PATCHES + 1;
     REFUSED(gr_submit(d, ctx, &s, &fence), GR_E_RANGE);
-    s = good, s.patches = NULL;
+    s = good, s.patches = NULL, s.patch_count = 1;
     REFUSED(gr_submit(d, ctx, &s, &fence), GR_E_INVALID);
     s = good, s.allocs = NULL;
     REFUSED(gr_submit(d, ctx, &s, &fence), GR_E_INVALID);
