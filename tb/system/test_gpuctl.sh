@@ -488,6 +488,7 @@ expect "... saying why" "copy @1 -> @2: @1 is Protected and @2 is not: protected
 check "... and the pattern is never shown" 0 test "$(grep -c 'e7 c7 5e' "$out")" = 0
 check "Protected to Protected runs" 0 "$GPUCTL" -d sim:// alloc 64K --protected alloc 64K --protected \
     fill @1 0x5ec7e7 copy @1 @2
+
 # ---- a CPU lock moves only the pages read ----
 check "read --cpu of 8 bytes at the end of a 16 MiB allocation" 0 "$GPUCTL" -d sim:// \
     alloc 16M --cpu-visible fill @1 0x77665544 4K read @1 0 8 --cpu read @1 0xfffff8 8 --cpu
