@@ -19,6 +19,8 @@
 # When libgpuref gains a dependency, extend these (nothing else here names one):
 #   GPUREF_BUNDLED_LIBS   static archives, built with -fPIC, folded into libgpuref.so and into
 #                         the installed libgpuref.a (today the PIC simulation library)
+#   GPUREF_PIC_VARS       the make variables that build those archives' PIC copies elsewhere
+#                         (a build directory moved, -fPIC added to its compilers' flags)
 #   GPUREF_SO_LDLIBS      what libgpuref.so links against; a static link of libgpuref.a needs
 #                         the same, so gpuref.pc's Libs.private is made from it
 PREFIX ?= /usr/local
@@ -49,20 +51,27 @@ $(GPUREF_PIC_OBJ_DIR)/%.o: %.c
 
 -include $(LIBGPUREF_PIC_OBJS:.o=.d)
 
-# The harness and the Verilated model again, with -fPIC (Verilator's --CFLAGS reaches the model
-# and its run-time library), by harness.mk's own rules in a make of its own with SIM_DIR moved:
-# harness.mk knows one SIM_DIR per make run.
+# The bundled libraries again, with -fPIC, by their own .mk rules in one make of its own with
+# their build directories moved (harness.mk knows one SIM_DIR per make run): GPUREF_PIC_VARS
+# moves them and adds the flags (Verilator's --CFLAGS reaches the model and its run-time
+# library), GPUREF_BUNDLED_LIBS names the archives that make builds.
 SIM_PIC_DIR := $(BUILD)/sim-pic
 SIM_PIC_LIB := $(SIM_PIC_DIR)/libgr_sim.a
-ifneq ($(SIM_DIR),$(SIM_PIC_DIR))
-$(SIM_PIC_LIB): _gpuref_install_force
-	+@$(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) SIM_DIR=$(SIM_PIC_DIR) \
-	  SIM_VFLAGS='$(SIM_VFLAGS) --CFLAGS -fPIC' SIM_CXXFLAGS='$(SIM_CXXFLAGS) -fPIC' $@
-endif
+GPUREF_PIC_VARS := SIM_DIR=$(SIM_PIC_DIR) SIM_VFLAGS='$(SIM_VFLAGS) --CFLAGS -fPIC' \
+                   SIM_CXXFLAGS='$(SIM_CXXFLAGS) -fPIC'
 
 # ---- the libraries -------------------------------------------------------------------------
 GPUREF_BUNDLED_LIBS := $(SIM_PIC_LIB)
 GPUREF_SO_LDLIBS := $(SIM_LDLIBS) $(GPUREF_USB_LDLIBS) -pthread
+
+# The make of its own runs every time (it knows when the archives are up to date); in it, the
+# archives are the .mk files' targets.
+ifneq ($(GPUREF_PIC_MAKE),1)
+$(GPUREF_BUNDLED_LIBS): gpuref-pic-libs ;
+gpuref-pic-libs:
+	+@$(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) GPUREF_PIC_MAKE=1 \
+	  $(GPUREF_PIC_VARS) $(GPUREF_BUNDLED_LIBS)
+endif
 
 GPUREF_LIB_DIR := $(BUILD)/lib/install
 GPUREF_SO_NAME := libgpuref.so.$(GPUREF_SOVERSION)
@@ -126,4 +135,4 @@ install: gpuref-libs $(GPUREF_INSTALL_BINS)
 	$(INSTALL) -m 644 $(GPUREF_TOP_HEADERS) $(DESTDIR)$(INCLUDEDIR)/
 	$(INSTALL) -m 755 $(GPUREF_INSTALL_BINS) $(DESTDIR)$(BINDIR)/
 
-.PHONY: gpuctl install gpuref-libs _gpuref_install_force
+.PHONY: gpuctl install gpuref-libs gpuref-pic-libs _gpuref_install_force
