@@ -85,8 +85,7 @@ static int fill_and_copy(gr_gpu_device_t *dev, gr_context_t ctx, gr_alloc_t src,
     gr_dma_writer_t w;
     gr_dma_writer_init(&w, bi.cpu, bi.size);
     (void)gr_dma_fill(&w, GR_DMA_SPACE_GPUVA, gpu_va(dev, src), BUFFER_BYTES, PATTERN);
-    (void)gr_dma_copy(&w, GR_DMA_SPACE_GPUVA, gpu_va(dev, src), GR_DMA_SPACE_GPUVA, gpu_va(dev, dst),
-                      BUFFER_BYTES);
+    (void)gr_dma_copy(&w, GR_DMA_SPACE_GPUVA, gpu_va(dev, src), GR_DMA_SPACE_GPUVA, gpu_va(dev, dst), BUFFER_BYTES);
 
     /* The allocation list tells VidMm what the packet touches: both stay resident until it
      * retires, and dst is written. */
@@ -177,8 +176,8 @@ int main(int argc, char **argv)
     }
     if ((rc = fill_and_copy(dev, ctx, src, dst)) || (rc = check(dev, dst, &bad)))
         goto out;
-    printf("fill_copy: %u KiB filled with 0x%08x and copied on the engine: %s\n", BUFFER_BYTES / 1024u,
-           PATTERN, bad ? "MISMATCH" : "every word reads back");
+    printf("fill_copy: %u KiB filled with 0x%08x and copied on the engine: %s\n", BUFFER_BYTES / 1024u, PATTERN,
+           bad ? "MISMATCH" : "every word reads back");
     if (bad)
         fprintf(stderr, "fill_copy: %" PRIu32 " of %u words differ\n", bad, BUFFER_BYTES / 4u);
 
