@@ -1,6 +1,9 @@
 # gpuref top Makefile. Every build product goes under $(BUILD).
 #   make          build everything buildable here
-#   make demo     the co-simulation demo on sim://
+#   make demo     the co-simulation demo on sim:// (builds gpuctl too)
+#   make gpuctl   build/bin/gpuctl and only what it needs
+#   make install  libgpuref (.so, .a, gpuref.pc), headers, gpuctl, gpuref-simd under PREFIX
+#                 (default /usr/local; DESTDIR honoured)
 #   make test     every test suite; ends with "N passed, N failed"
 #   make lint     Verilator -Wall, Icarus elaboration, Yosys synthesis of gpu_core
 #   make regs     regenerate the register map outputs (make regs-check: fail if stale)
@@ -70,6 +73,7 @@ TEST_SUITES :=
 all:
 
 include tb/harness/harness.mk
+include tb/unit/headers/headers.mk
 include tb/harness/board/board.mk
 include tb/unit/unit.mk
 include tb/unit/link_phy.mk
@@ -82,8 +86,11 @@ include tb/unit/mc_mmu/mc_mmu.mk
 include tb/models/dma_ref/dma_ref.mk
 include tb/unit/vidmm_segment/vidmm_segment.mk
 include host/host.mk
+include host/install.mk
+include examples/examples.mk
 include tb/conformance/conformance.mk
 include tb/system/system.mk
+include tb/system/errors.mk
 include tb/harness/usb/usb.mk
 include tb/system/gpuva.mk
 include tb/system/dma_smoke.mk

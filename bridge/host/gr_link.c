@@ -32,9 +32,25 @@ void gr_link_set_error(const char *fmt, ...)
     va_end(ap);
 }
 
-const char *gr_link_error(void)
+void gr_link_clear_error(void)
+{
+    last_error[0] = '\0';
+}
+
+bool gr_link_has_error(void)
+{
+    return last_error[0] != '\0';
+}
+
+/* The one per-thread detail of the library: every layer records into it (gr_link_set_error). */
+const char *gr_last_error(void)
 {
     return last_error[0] ? last_error : "no error";
+}
+
+const char *gr_link_error(void)
+{
+    return gr_last_error();
 }
 
 const char *gr_link_schemes(void)

@@ -106,7 +106,8 @@ int gr_link_open(const char *uri, gr_link_t **out_link);
 /** Closes and frees; NULL is allowed. */
 void gr_link_close(gr_link_t *link);
 
-/** Detail of the last failure in this thread (URI errors, backend messages); never NULL. */
+/** Detail of the last failure in this thread (URI errors, backend messages); never NULL.
+ *  The same text as the public gr_last_error() (gpuref/gr_status.h). */
 const char *gr_link_error(void);
 
 /** "sim" (the schemes built into this binary, comma-separated). */
@@ -127,6 +128,11 @@ void gr_link_describe(gr_link_t *link, char *buf, size_t len);
 
 /* For backends: record the detail gr_link_error() returns. */
 void gr_link_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* For the layers above: forget the detail (an open starts with this, so that on failure it
+ * can tell a lower layer's fresh detail from an old one), and whether one was recorded since. */
+void gr_link_clear_error(void);
+bool gr_link_has_error(void);
 
 #ifdef __cplusplus
 }

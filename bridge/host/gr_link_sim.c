@@ -115,7 +115,7 @@ static int sim_open(const gr_uri_t *uri, void **out_ctx)
     }
     rc = gr_sim_create(&c->cfg, &c->sim);
     if (rc) {
-        gr_link_set_error("sim://: cannot start the simulation: %s", gr_strerror(rc));
+        gr_link_set_error("sim://: %s", gr_sim_error());
         free(c);
         return rc;
     }

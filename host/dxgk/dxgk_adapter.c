@@ -2,6 +2,7 @@
  * dxgk_adapter.c: adapter start (caps, segments, VPR), the DXGKRNL_INTERFACE callbacks,
  * processes, devices, segment queries.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -185,14 +186,31 @@ static void free_segments(gr_adapter_t *ad)
     }
 }
 
+/* Records why starting the adapter failed at a step, with what a lower layer said about it
+ * (a link read's detail, for instance) when it said something. */
+static gr_status_t adapter_failed(const char *step, gr_status_t rc)
+{
+    char inner[384];
+    if (gr_link_has_error()) {
+        snprintf(inner, sizeof inner, "%s", gr_link_error());
+        gr_link_set_error("gr_adapter_open: %s: %s (%s)", step, gr_strerror(rc), inner);
+    } else {
+        gr_link_set_error("gr_adapter_open: %s: %s", step, gr_strerror(rc));
+    }
+    return rc;
+}
+
 /* Starts an adapter over link (opened from uri when link is NULL; then the adapter owns it). */
 static gr_status_t adapter_start(const char *uri, gr_link_t *link, gr_adapter_t **out_adapter)
 {
-    if (!out_adapter || !dxgk_kernel_handles())
-        return GR_E_INVALID;
+    gr_link_clear_error();
+    if (!out_adapter)
+        return adapter_failed("no place for the adapter (out_adapter is NULL)", GR_E_INVALID);
+    if (!dxgk_kernel_handles())
+        return adapter_failed("the kernel handle table cannot be set up", GR_E_INVALID);
     gr_adapter_t *ad = calloc(1, sizeof *ad);
     if (!ad)
-        return GR_E_NO_MEMORY;
+        return adapter_failed("allocating the adapter", GR_E_NO_MEMORY);
     gr_status_t rc = GR_E_NO_MEMORY;
     if (pthread_mutex_init(&ad->link_lock, NULL))
         goto fail_free;
@@ -209,8 +227,12 @@ static gr_status_t adapter_start(const char *uri, gr_link_t *link, gr_adapter_t 
     ad->link = link;
     if (ad->owns_link) {
         rc = gr_link_open(uri, &ad->link);
-        if (rc)
+        if (rc) {
+            /* The transport's words stand alone (the URI's mistake, a file, a server). */
+            if (!gr_link_has_error())
+                adapter_failed("cannot open the device", rc);
             goto fail_shared;
+        }
     }
     ad->dxgkrnl.Size = sizeof ad->dxgkrnl;
     ad->dxgkrnl.Version = DXGKDDI_INTERFACE_VERSION;
@@ -222,15 +244,25 @@ static gr_status_t adapter_start(const char *uri, gr_link_t *link, gr_adapter_t 
     NTSTATUS st = dxgk_call_start_adapter(ad, &si);
     if (st) {
         rc = st == STATUS_DEVICE_NOT_READY ? GR_E_NO_DEVICE : dxgk_status_from_nt(st);
+        char what[96];
+        snprintf(what, sizeof what, "the miniport did not start (DxgkDdiStartDevice: 0x%08x)", (unsigned)st);
+        adapter_failed(what, rc);
         goto fail_link;
     }
+    const char *step = "querying the miniport's segments (DxgkDdiQueryAdapterInfo)";
     rc = query_adapter(ad);
-    if (!rc)
+    if (!rc) {
+        step = "setting up residency";
         rc = dxgk_res_init(ad); /* residency: eviction needs the engine VidSch starts next */
-    if (!rc)
+    }
+    if (!rc) {
+        step = "starting the GPU scheduler";
         rc = dxgk_vidsch_start(ad); /* the GPU scheduler, when the miniport reports an engine */
-    if (rc)
+    }
+    if (rc) {
+        adapter_failed(step, rc);
         goto fail_kmd;
+    }
     *out_adapter = ad;
     return GR_OK;
 fail_kmd:
@@ -254,6 +286,8 @@ fail_link_lock:
     pthread_mutex_destroy(&ad->link_lock);
 fail_free:
     free(ad);
+    if (rc == GR_E_NO_MEMORY && !gr_link_has_error())
+        adapter_failed("setting up the adapter's locks and tables", rc);
     return rc;
 }
 
@@ -264,8 +298,10 @@ gr_status_t gr_adapter_open(const char *uri, gr_adapter_t **out_adapter)
 
 gr_status_t gr_adapter_open_link(gr_link_t *link, gr_adapter_t **out_adapter)
 {
-    if (!link)
+    if (!link) {
+        gr_link_set_error("gr_adapter_open_link: no link (NULL)");
         return GR_E_INVALID;
+    }
     return adapter_start(NULL, link, out_adapter);
 }
 

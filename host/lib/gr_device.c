@@ -21,20 +21,22 @@ struct gr_device {
     gr_link_t *link;
 };
 
-static _Thread_local char last_error[512];
-
+/* Failures are recorded where the transports record theirs, so that gr_device_error(),
+ * gr_last_error() and a backend's detail are one text. */
 static void set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void set_error(const char *fmt, ...)
 {
+    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    gr_link_set_error("%s", msg);
 }
 
 const char *gr_device_error(void)
 {
-    return last_error[0] ? last_error : "no error";
+    return gr_last_error();
 }
 
 static int check_header(gr_link_t *link, unsigned flags)
@@ -81,9 +83,12 @@ int gr_device_open(const char *uri, unsigned flags, gr_device_t **out_dev)
         set_error("out of memory");
         return GR_E_NO_MEMORY;
     }
+    gr_link_clear_error();
     int rc = gr_link_open(uri, &dev->link);
     if (rc) {
-        set_error("%s", gr_link_error());
+        /* The backend's own words (path, key, server) when it left some. */
+        if (!gr_link_has_error())
+            set_error("cannot open '%s': %s", uri ? uri : "(default device)", gr_strerror(rc));
         goto fail_link;
     }
     rc = check_header(dev->link, flags);

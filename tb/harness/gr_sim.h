@@ -73,10 +73,17 @@ int gr_sim_axi_order_parse(const char *name, gr_sim_axi_order_t *out_order);
  * @param cfg  NULL: all defaults, as a zeroed config
  * @param[out] out_sim  the new simulation; untouched on failure
  * @return GR_OK, GR_E_INVALID (bad config, bad $GR_SIM_SEED, $GR_SIM_AXI or $GR_SIM_STALL_RUN,
- *         out_sim NULL), GR_E_IO (waveform or
- *         log file cannot be opened), GR_E_NO_MEMORY
+ *         out_sim NULL), GR_E_IO (waveform or log file cannot be opened), GR_E_NO_MEMORY;
+ *         gr_sim_error() says which and why
  */
 int gr_sim_create(const gr_sim_config_t *cfg, gr_sim_t **out_sim);
+
+/**
+ * Why this thread's last gr_sim_create failed, in words: a file's path and the system's reason
+ * ("cannot open FST file 'x.fst': No such file or directory"), the bad setting.
+ * @return never NULL; "no error" after a success
+ */
+const char *gr_sim_error(void);
 
 /** Finishes the waveform and log, frees everything. NULL is allowed. */
 void gr_sim_destroy(gr_sim_t *sim);

@@ -16,6 +16,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cinttypes>
+#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -570,6 +571,17 @@ int gr_sim::ap_access(bool write, uint64_t offset, uint8_t *buf, size_t bytes)
 // ---- C API ---------------------------------------------------------------------------------
 // Nothing may throw across it: every entry point catches and maps to a status.
 
+// gr_sim_error()'s text: why this thread's last gr_sim_create failed.
+static thread_local char g_sim_error[512];
+
+__attribute__((format(printf, 1, 2))) static void set_sim_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(g_sim_error, sizeof g_sim_error, fmt, ap);
+    va_end(ap);
+}
+
 extern "C" {
 
 const char *gr_sim_axi_order_name(gr_sim_axi_order_t order)
@@ -595,28 +607,50 @@ int gr_sim_axi_order_parse(const char *name, gr_sim_axi_order_t *out_order)
     return GR_E_INVALID;
 }
 
+const char *gr_sim_error(void)
+{
+    return g_sim_error[0] ? g_sim_error : "no error";
+}
+
 int gr_sim_create(const gr_sim_config_t *cfg, gr_sim_t **out_sim)
 {
-    if (!out_sim) return GR_E_INVALID;
+    g_sim_error[0] = '\0';
+    if (!out_sim) {
+        set_sim_error("no place for the simulation (out_sim is NULL)");
+        return GR_E_INVALID;
+    }
     try {
         Settings s;
         int rc = resolve(cfg, &s);
-        if (rc != GR_OK) return rc;
+        if (rc != GR_OK) {
+            set_sim_error("invalid configuration: a seed, vram_bytes, stall_pct, max_latency, axi_order "
+                          "or stall_run out of range, or a bad $GR_SIM_SEED, $GR_SIM_REORDER, "
+                          "$GR_SIM_AXI or $GR_SIM_STALL_RUN");
+            return rc;
+        }
 
         // Files first: a bad path is the caller's likeliest mistake, and Verilator's FST
         // writer does not survive one.
         if (!s.fst_path.empty()) {
             FILE *f = std::fopen(s.fst_path.c_str(), "wb");
-            if (!f) return GR_E_IO;
+            if (!f) {
+                set_sim_error("cannot open FST file '%s': %s", s.fst_path.c_str(), std::strerror(errno));
+                return GR_E_IO;
+            }
             std::fclose(f);
         }
         std::unique_ptr<gr_sim> sim;
         try {
             sim.reset(new gr_sim(s));
-        } catch (const std::invalid_argument &) {
+        } catch (const std::invalid_argument &e) {
+            set_sim_error("invalid configuration: %s", e.what());
             return GR_E_INVALID;
         }
-        if (!s.txlog_path.empty() && sim->log.open(s.txlog_path.c_str(), s.seed) != GR_OK) return GR_E_IO;
+        if (!s.txlog_path.empty() && sim->log.open(s.txlog_path.c_str(), s.seed) != GR_OK) {
+            // TxLog::open fails only in its fopen, which set errno.
+            set_sim_error("cannot open transaction log '%s': %s", s.txlog_path.c_str(), std::strerror(errno));
+            return GR_E_IO;
+        }
         if (!s.fst_path.empty()) {
             sim->fst.reset(new VerilatedFstC);
             sim->top->trace(sim->fst.get(), 99);
@@ -629,8 +663,10 @@ int gr_sim_create(const gr_sim_config_t *cfg, gr_sim_t **out_sim)
         *out_sim = sim.release();
         return GR_OK;
     } catch (const std::bad_alloc &) {
+        set_sim_error("out of memory building the simulation");
         return GR_E_NO_MEMORY;
     } catch (...) {
+        set_sim_error("the simulation could not be built (an exception in the model)");
         return GR_E_IO;
     }
 }

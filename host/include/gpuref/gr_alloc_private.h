@@ -23,6 +23,8 @@
 
 #include <stdint.h>
 
+#include "gpuref/gr_status.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -89,8 +91,8 @@ typedef struct gr_resource_private {
     uint32_t reserved[4]; /**< zero */
 } gr_resource_private_t;
 
-_Static_assert(sizeof(gr_alloc_private_t) == 64, "gr_alloc_private_t is part of the UMD/KMD ABI");
-_Static_assert(sizeof(gr_resource_private_t) == 32, "gr_resource_private_t is ABI");
+GR_STATIC_ASSERT(sizeof(gr_alloc_private_t) == 64, "gr_alloc_private_t is part of the UMD/KMD ABI");
+GR_STATIC_ASSERT(sizeof(gr_resource_private_t) == 32, "gr_resource_private_t is ABI");
 
 #ifdef __cplusplus
 }

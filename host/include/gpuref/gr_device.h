@@ -50,7 +50,8 @@ GR_API int gr_device_open(const char *uri, unsigned flags, gr_device_t **out_dev
 /** Closes the device and its link; NULL is allowed. */
 void gr_device_close(gr_device_t *dev);
 
-/** Detail of the last failure in this thread; never NULL. */
+/** Detail of the last failure in this thread, gr_adapter_open's and the transports' included:
+ *  the text gr_last_error() (gpuref/gr_status.h) returns; never NULL. */
 const char *gr_device_error(void);
 
 /** Reads the identification header. @param[out] out_info untouched on failure */

@@ -29,6 +29,17 @@ extern "C" {
     X(GR_E_DEVICE_RESET, -15, "lost in a GPU reset (timeout detection and recovery)")     \
     X(GR_E_LINK, -16, "link down: the transaction may or may not have happened")
 
+/*
+ * A compile-time check that reads the same in C11 and C++ (a public header may be included from
+ * either; C++ before C++23 has no _Static_assert, and C11 spells static_assert only with
+ * <assert.h>).
+ */
+#ifdef __cplusplus
+#define GR_STATIC_ASSERT(expr, msg) static_assert(expr, msg)
+#else
+#define GR_STATIC_ASSERT(expr, msg) _Static_assert(expr, msg)
+#endif
+
 typedef enum gr_status {
 #define GR_STATUS_ENUM(name, value, msg) name = value,
     GR_STATUS_LIST(GR_STATUS_ENUM)
@@ -40,6 +51,17 @@ const char *gr_strerror(int status);
 
 /** The status's symbolic name ("GR_E_BUS"); "GR_E_UNKNOWN" for a code not in the list. */
 const char *gr_status_name(int status);
+
+/**
+ * What went wrong in this thread's last failed open, in words: gr_device_open, gr_adapter_open
+ * and gr_adapter_open_link record it, with what the transport said (the URI's mistake and the
+ * schemes and keys it accepts, a file that cannot be opened with its path and the system's
+ * reason, a server that does not answer), and the transports add theirs when a link fails
+ * later. A status says which kind of failure; this says which file, key or step.
+ * @return never NULL; "no error" when nothing has failed in this thread. Read it right after
+ *         the failing call: the next failure replaces it, and a success does not clear it.
+ */
+const char *gr_last_error(void);
 
 #ifdef __cplusplus
 }
