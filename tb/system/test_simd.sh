@@ -44,7 +44,10 @@ start_server() {
     "$SIMD" --seed "$SEED" "$@" >"$dir/server.log" 2>&1 &
     server=$!
     for _ in $(seq 1 600); do
-        if grep -q "gpuref-simd: " "$dir/server.log" 2>/dev/null; then return 0; fi
+        # the banner comes once the socket listens (or the pty is there)
+        if grep -Eq "^gpuref-simd: (serving |.* board on /)" "$dir/server.log" 2>/dev/null; then
+            return 0
+        fi
         kill -0 "$server" 2>/dev/null || break
         sleep 0.1
     done
@@ -111,6 +114,14 @@ for kind in stream ft601 ft2232h; do
         check "$kind: the server is back: gpuctl works again" 0 "$GPUCTL" -d "simd://$sock" peek SCRATCH
         check "$kind: conformance with faults between the server and the RTL" 0 \
             "$GPUCTL" -d "simd://$sock?posted=0" conformance
+        # the DMA engine's ring, buffers and copies in host memory reached through the server:
+        # a fill, a copy, both read back through the engine and the copy through BAR1
+        check "$kind: fill, copy and read back through the server, with faults" 0 \
+            "$GPUCTL" -d "simd://$sock" alloc 256K alloc 256K --cpu-visible fill @1 0x11223344 \
+            copy @1 @2 read @1 --sum read @2 --sum read @2 --cpu --sum
+        want=$(python3 -c "import zlib; print(hex(zlib.crc32(bytes.fromhex('44332211') * 65536)))")
+        if [ "$(grep -c "crc32 $want" "$out")" -eq 3 ]; then ok "$kind: all three read $want"; else
+            cp "$out" "$err"; bad "$kind: all three read $want"; fi
     else bad "$kind: the server restarts"; fi
     stop_server
     if [ $? -eq 0 ]; then ok "$kind: SIGTERM stops the server cleanly"; else bad "$kind: SIGTERM stops the server cleanly"; fi
