@@ -41,6 +41,7 @@ all:
 include tb/harness/harness.mk
 include tb/harness/board/board.mk
 include tb/unit/unit.mk
+include tb/unit/link_engine.mk
 include tb/unit/link_phy.mk
 include tb/unit/ddi_layout/ddi_layout.mk
 include tb/unit/mc_aperture/mc_aperture.mk
