@@ -33,7 +33,7 @@ module tb_link_engine;
     localparam integer TAGS = 8;
     localparam integer DMATO = 20000;
     localparam integer RTO = 3000;
-    localparam integer PLAN = 24;
+    localparam integer PLAN = 23;
     localparam [31:0] SYNC = 32'h5AA5_5247;
     localparam integer OBN = 1 << 16;
     localparam integer NOPS = 240;
