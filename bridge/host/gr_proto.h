@@ -139,6 +139,15 @@ void gr_proto_hello(gr_proto_t *p, gr_proto_hello_t *out_hello);
 /** "simd:///x up, ft601 link, MaxPayload 1024, 12 frames ..." */
 void gr_proto_describe(gr_proto_t *p, char *buf, size_t len);
 
+/**
+ * The engine behind an open byte-stream link (simd://, uart://, usb://), so a tool or benchmark
+ * can read its counters (gr_proto_counters) or its HELLO_RSP. The engine stays the link's: use
+ * it only while the link is open, from the thread that uses the link.
+ * @param[out] out_p  untouched on failure
+ * @return GR_OK, GR_E_INVALID (NULL), GR_E_UNSUPPORTED (a link without the engine: sim://)
+ */
+int gr_link_proto(gr_link_t *link, gr_proto_t **out_p);
+
 /* gr_link_ops_t entries for a backend whose ctx is a gr_proto_t (the thin backends' tables). */
 void gr_proto_op_close(void *ctx);
 int gr_proto_op_read32(void *ctx, uint32_t offset, uint32_t *out_value);
