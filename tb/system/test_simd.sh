@@ -37,7 +37,10 @@ check() {
     timeout 120 "$@" >"$out" 2>"$err"
     local got=$?
     if [ "$got" -eq "$want" ]; then ok "$name"; else
-        echo "# exit $got, wanted $want"; bad "$name"; fi
+        echo "# exit $got, wanted $want"
+        grep -E "FAIL|stopped|error|timed out" "$out" | head -5 >>"$err"
+        bad "$name"
+    fi
 }
 expect() { if grep -Eq -- "$2" "$3"; then ok "$1"; else echo "# no /$2/ in:"; sed 's/^/#   /' "$3" | head -8; bad "$1"; fi; }
 
@@ -65,6 +68,8 @@ stop_server() {
 }
 
 built=$("$SIMD" --help | sed -n 's/^Built-in board kinds: //p')
+# Wall-time limits with room for a loaded machine (the simulation then runs slowly).
+L="dead_ms=20000&timeout_ms=30000"
 
 check "gpuref-simd --version" 0 "$SIMD" --version
 expect "--version names the protocol" "link protocol 1\.0" "$out"
@@ -79,23 +84,23 @@ for kind in stream ft601 ft2232h; do
     sock=$dir/$kind.sock
     if ! start_server --socket "$sock" --board "$kind"; then bad "gpuref-simd starts a $kind board"; continue; fi
     ok "gpuref-simd serves a $kind board"
-    check "$kind: gpuctl info over simd://" 0 "$GPUCTL" -d "simd://$sock" info
+    check "$kind: gpuctl info over simd://" 0 "$GPUCTL" -d "simd://$sock?$L" info
     # posted=0: the suite checks that a write to a hole answers a bus error itself
-    check "$kind: conformance over simd://" 0 "$GPUCTL" -d "simd://$sock?posted=0" conformance
-    check "$kind: one process pokes SCRATCH" 0 "$GPUCTL" -d "simd://$sock" poke SCRATCH 5
-    check "$kind: another process peeks it" 0 "$GPUCTL" -d "simd://$sock" peek SCRATCH
+    check "$kind: conformance over simd://" 0 "$GPUCTL" -d "simd://$sock?posted=0&$L" conformance
+    check "$kind: one process pokes SCRATCH" 0 "$GPUCTL" -d "simd://$sock?$L" poke SCRATCH 5
+    check "$kind: another process peeks it" 0 "$GPUCTL" -d "simd://$sock?$L" peek SCRATCH
     expect "$kind: the second process reads 5" "(0x0*5|[^0-9]5)\b" "$out"
     # two at once: each writes and reads back its own value many times, interleaved
-    "$GPUCTL" -d "simd://$sock?posted=0" poke SCRATCH 0x1111 peek SCRATCH conformance >"$dir/a" 2>&1 &
+    "$GPUCTL" -d "simd://$sock?posted=0&$L" poke SCRATCH 0x1111 peek SCRATCH conformance >"$dir/a" 2>&1 &
     a=$!
-    "$GPUCTL" -d "simd://$sock" info regs >"$dir/b" 2>&1
+    "$GPUCTL" -d "simd://$sock?$L" info regs >"$dir/b" 2>&1
     rb=$?
     wait $a
     ra=$?
     if [ $ra -eq 0 ] && [ $rb -eq 0 ]; then ok "$kind: two gpuctl processes at once"; else
         cp "$dir/a" "$err"; cat "$dir/b" >>"$err"; bad "$kind: two gpuctl processes at once ($ra, $rb)"; fi
     check "$kind: conformance with link faults (faults=$SEED:0.01)" 0 \
-        "$GPUCTL" -d "simd://$sock?posted=0&faults=$SEED:0.01&replay_ms=50" conformance
+        "$GPUCTL" -d "simd://$sock?posted=0&$L&faults=$SEED:0.01&replay_ms=50" conformance
     # the server killed while a client works: the client fails with a link error, no hang
     "$GPUCTL" -d "simd://$sock?posted=0&dead_ms=1000&timeout_ms=3000" conformance conformance conformance \
         >"$dir/k" 2>&1 &
@@ -113,13 +118,13 @@ for kind in stream ft601 ft2232h; do
     expect "$kind: the message names the socket" "$sock" "$err"
     # back, this time with faults on its own link to the RTL: the RTL's link layer recovers
     if start_server --socket "$sock" --board "$kind" --faults "$SEED:0.01"; then
-        check "$kind: the server is back: gpuctl works again" 0 "$GPUCTL" -d "simd://$sock" peek SCRATCH
+        check "$kind: the server is back: gpuctl works again" 0 "$GPUCTL" -d "simd://$sock?$L" peek SCRATCH
         check "$kind: conformance with faults between the server and the RTL" 0 \
-            "$GPUCTL" -d "simd://$sock?posted=0" conformance
+            "$GPUCTL" -d "simd://$sock?posted=0&$L" conformance
         # the DMA engine's ring, buffers and copies in host memory reached through the server:
         # a fill, a copy, both read back through the engine and the copy through BAR1
         check "$kind: fill, copy and read back through the server, with faults" 0 \
-            "$GPUCTL" -d "simd://$sock" alloc 256K alloc 256K --cpu-visible fill @1 0x11223344 \
+            "$GPUCTL" -d "simd://$sock?$L" alloc 256K alloc 256K --cpu-visible fill @1 0x11223344 \
             copy @1 @2 read @1 --sum read @2 --sum read @2 --cpu --sum
         want=$(python3 -c "import zlib; print(hex(zlib.crc32(bytes.fromhex('44332211') * 65536)))")
         if [ "$(grep -c "crc32 $want" "$out")" -eq 3 ]; then ok "$kind: all three read $want"; else
