@@ -31,7 +31,7 @@ module tb_link_engine;
     localparam integer RXL = 10;
     localparam integer RXW = 1 << RXL;
     localparam integer TAGS = 8;
-    localparam integer DMATO = 20000;
+    localparam integer DMATO = 40000;
     localparam integer RTO = 3000;
     localparam integer PLAN = 23;
     localparam [31:0] SYNC = 32'h5AA5_5247;
@@ -139,7 +139,10 @@ module tb_link_engine;
         else $display("not ok %0d - %0s", n_test, name);
     endtask
     task automatic err(input string what);
-        if (errors == 0) first_err = what;
+        if (errors == 0) begin
+            first_err = what;
+            if ($test$plusargs("dump")) dump_state();
+        end
         if (errors < 10) $display("# error at %0t: %0s", $time, what);
         errors = errors + 1;
     endtask
@@ -355,16 +358,16 @@ module tb_link_engine;
                 nw = nw + 1;
             end
             copies = 1;
-            if (faults && pct(4)) begin copies = 0; n_drop = n_drop + 1; end
-            else if (faults && pct(4)) begin copies = 2; n_dup = n_dup + 1; end
+            if (faults && pct(3)) begin copies = 0; n_drop = n_drop + 1; end
+            else if (faults && pct(3)) begin copies = 2; n_dup = n_dup + 1; end
             for (c = 0; c < copies; c = c + 1) begin
-                if (faults && pct(5)) begin
+                if (faults && pct(4)) begin
                     g = 1 + rn(6);
                     n_garb = n_garb + 1;
                     for (i = 0; i < g; i = i + 1) ob_push(rnd() & 32'hFFFF_00FF);
                 end
                 bad_i = -1;
-                if (faults && pct(6)) begin
+                if (faults && pct(4)) begin
                     bad_i = rn(nw);
                     n_corrupt = n_corrupt + 1;
                 end
@@ -396,6 +399,9 @@ module tb_link_engine;
         integer s;
         begin
             h_replays = h_replays + 1;
+            if ($test$plusargs("trace"))
+                $display("# %0t host replays %0d..%0d (device rx_next %0d, align frm %0d rem %0d cnt %0d)", $time, h_acked, h_next - 1,
+                         dut.u_rx.rx_next_q, dut.u_align.frm_q, dut.u_align.rem_q, dut.u_align.cnt_q);
             for (s = h_acked; s < h_next; s = s + 1)
                 emit(hs_type[s % 64], 1'b1, s, hs_len[s % 64], s % 64);
             h_tmr = 0;
@@ -451,7 +457,7 @@ module tb_link_engine;
             len = dw1[31:16];
             seq = dw2[15:0];
             ackf = dw2[31:16];
-            if (rx_drop_on && pct(5)) begin
+            if (rx_drop_on && pct(3)) begin
                 n_rxdrop = n_rxdrop + 1;
             end else if (h_resetting && !(typ == 8'h05 && !rel)) begin
                 // frames sent before the device saw our RESET
@@ -725,7 +731,7 @@ module tb_link_engine;
             end
             if (h_acked != h_next) begin
                 h_tmr = h_tmr + 1;
-                if (h_tmr > 6000) replay_from_acked();
+                if (h_tmr > 3000) replay_from_acked();
             end else h_tmr = 0;
         end
     end
