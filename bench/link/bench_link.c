@@ -529,11 +529,23 @@ static void server_stop(void)
     g_server = 0;
 }
 
+/* Interrupted: the server goes too (it would serve on forever). */
+static void on_signal(int sig)
+{
+    if (g_server > 0)
+        kill(g_server, SIGTERM);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 /* Starts gpuref-simd with args and waits (60 s at most) for the banner of a ready server. */
 static bool server_start(const char *const *args)
 {
+    static unsigned starts;
     char log[128];
-    snprintf(log, sizeof log, "%s/server.log", g_dir);
+    /* a log per start: the banner of an earlier server must not count */
+    snprintf(log, sizeof log, "%s/server%u.log", g_dir, starts++);
+    unlink(log);
     const char *argv[24];
     unsigned n = 0;
     char seed[32];
@@ -544,6 +556,8 @@ static bool server_start(const char *const *args)
     for (; *args && n < 22; args++)
         argv[n++] = *args;
     argv[n] = NULL;
+    fflush(stdout); /* the child must not write this process's buffered output again */
+    fflush(stderr);
     pid_t pid = fork();
     if (pid == 0) {
         if (!freopen(log, "w", stdout) || !freopen(log, "a", stderr))
@@ -554,6 +568,8 @@ static bool server_start(const char *const *args)
     if (pid < 0)
         return false;
     g_server = pid;
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
     for (int i = 0; i < 600; i++) {
         char line[512];
         FILE *f = fopen(log, "r");
@@ -606,8 +622,8 @@ static bool has_word(const char *list, const char *w)
 
 /* Sizes: BAR1 transfers and copies scale with the link (a 3 Mbaud line moves 300 KB/s). */
 #define KB 1024u
-#ifndef GR_BENCH_USB
 static link_plan_t plan_sim = {"sim://", 800.0, "8 B x 100 MHz data bus", 200, 64 * KB, 1024 * KB, false};
+#ifndef GR_BENCH_USB
 static link_plan_t plan_stream = {"simd:// stream", 400.0, "4 B x 100 MHz engine words", 100, 64 * KB, 1024 * KB, false};
 static link_plan_t plan_ft601 = {"simd:// ft601", 400.0, "FT601 4 B x 100 MHz, both ways", 100, 64 * KB, 1024 * KB, true};
 static link_plan_t plan_ft2232h = {"simd:// ft2232h", 60.0, "FT2232H 60 MB/s", 100, 64 * KB, 1024 * KB, false};
@@ -702,6 +718,16 @@ static const link_res_t *ref_sim(void)
     return NULL;
 }
 
+/* "2.5x", or "-" without a reference */
+static const char *ratio(double a, double ref, char *buf, size_t n)
+{
+    if (ref > 0)
+        snprintf(buf, n, "%.2fx", a / ref);
+    else
+        snprintf(buf, n, "-");
+    return buf;
+}
+
 static void size_str(size_t b, char *s, size_t n)
 {
     if (b >= 1024 * 1024)
@@ -722,8 +748,9 @@ static void print_tables(void)
             out("| %s | failed | | | | |\n", r->name);
             continue;
         }
-        out("| %s | %.0f | %.1f | %.1fx | %.1f | %.2f |\n", r->name, r->rd_cycles, r->rd_us,
-            sim && sim->rd_cycles > 0 ? r->rd_cycles / sim->rd_cycles : 0.0, r->wr_cycles, r->wr_us);
+        char x[32];
+        out("| %s | %.0f | %.1f | %s | %.1f | %.2f |\n", r->name, r->rd_cycles, r->rd_us,
+            ratio(r->rd_cycles, sim ? sim->rd_cycles : 0, x, sizeof x), r->wr_cycles, r->wr_us);
     }
     out("\n### Throughput in simulated time, against the link's ceiling\n\n");
     out("| link | ceiling | BAR1 size | BAR1 write MB/s | %% | BAR1 read MB/s | %% | DMA size | DMA host->VRAM MB/s | %% | DMA VRAM->host MB/s | %% |\n");
@@ -771,8 +798,9 @@ static void print_tables(void)
         const link_res_t *r = &g_res[i];
         if (!r->ok)
             continue;
-        out("| %s | %.0f | %.2fx | %.0f | %.2fx |\n", r->name, r->speed, sim && sim->speed > 0 ? r->speed / sim->speed : 0.0,
-            r->speed_cpu, sim && sim->speed_cpu > 0 ? r->speed_cpu / sim->speed_cpu : 0.0);
+        char x[32], y[32];
+        out("| %s | %.0f | %s | %.0f | %s |\n", r->name, r->speed, ratio(r->speed, sim ? sim->speed : 0, x, sizeof x),
+            r->speed_cpu, ratio(r->speed_cpu, sim ? sim->speed_cpu : 0, y, sizeof y));
     }
     bool any = false;
     for (unsigned i = 0; i < g_nres; i++) {
@@ -868,6 +896,7 @@ int main(int argc, char **argv)
     }
     printf("# bench_link seed=%" PRIu64 "%s%s\n", g_seed, g_smoke ? " --smoke" : "", g_quick ? " --quick" : "");
 #ifdef GR_BENCH_USB
+    /* the emulation first (before anything could initialise libusb), then the sim:// reference */
     gr_usb_emu_t *emu;
     int rc = gr_usb_emu_create(&emu);
     if (rc) {
@@ -903,13 +932,14 @@ int main(int argc, char **argv)
         run_link(chips[k].plan, uri);
         g_board_cycles = g_board_bytes = NULL;
     }
-#else
+#endif
     if (wanted("sim")) {
         char uri[128];
         snprintf(uri, sizeof uri, "sim://?seed=%" PRIu64 "&norandom=1", g_seed);
         scale(&plan_sim);
         run_link(&plan_sim, uri);
     }
+#ifndef GR_BENCH_USB
     run_simd_links();
 #endif
     if (g_nres)
@@ -919,6 +949,14 @@ int main(int argc, char **argv)
 #ifdef GR_BENCH_USB
     gr_usb_emu_destroy(emu);
 #endif
+    for (unsigned i = 0; i < 16; i++) {
+        char f[128];
+        snprintf(f, sizeof f, "%s/server%u.log", g_dir, i);
+        unlink(f);
+    }
+    char f[128];
+    snprintf(f, sizeof f, "%s/pty", g_dir);
+    unlink(f);
     rmdir(g_dir);
     if (g_md)
         fclose(g_md);
