@@ -34,8 +34,8 @@
  *     space at 0x1_0000_0000. The device reaches only these buffers: any other address, or a
  *     request that crosses a buffer's end, is answered DECERR.
  *   - wait_irq: the line's level as the device's IRQ messages tell it; timeout_us is wall time.
- *     Queued or unconfirmed posted writes are flushed first (a round trip), so a write that
- *     changes the line is seen by the wait that follows it.
+ *     It starts with a read (a round trip that also flushes queued writes), so a change of
+ *     the line that earlier writes caused is seen by the wait that follows them.
  *   - One thread at a time per gr_proto_t (as gr_link_t).
  */
 #ifndef GPUREF_GR_PROTO_H
