@@ -742,8 +742,11 @@ static int wrap_faults(void)
 {
     if (!S->faults)
         return 0;
+    /* A socket or the FT601 moves whole 32-bit words: their faults never split one (and the
+     * stream and FT601 PHYs look for frames at word offsets only). */
+    unsigned unit = S->board && (S->kind == GR_BOARD_STREAM || S->kind == GR_BOARD_FT601) ? 4 : 1;
     gr_pipe_t w;
-    if (gr_pipe_faults_create(S->bpipe, S->fault_seed, S->fault_rate, &w))
+    if (gr_pipe_faults_create_units(S->bpipe, S->fault_seed, S->fault_rate, unit, &w))
         return 1;
     S->bpipe = w;
     fprintf(stderr, "gpuref-simd: faults %llu:%g on the link to the device\n",

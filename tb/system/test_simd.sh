@@ -117,7 +117,7 @@ for kind in stream ft601 ft2232h; do
     check "$kind: no server: open fails naming the socket" 3 "$GPUCTL" -d "simd://$sock" info
     expect "$kind: the message names the socket" "$sock" "$err"
     # back, this time with faults on its own link to the RTL: the RTL's link layer recovers
-    if start_server --socket "$sock" --board "$kind" --faults "$SEED:0.01"; then
+    if start_server --socket "$sock" --board "$kind" --faults "$SEED:0.005"; then
         check "$kind: the server is back: gpuctl works again" 0 "$GPUCTL" -d "simd://$sock?$L" peek SCRATCH
         check "$kind: conformance with faults between the server and the RTL" 0 \
             "$GPUCTL" -d "simd://$sock?posted=0&$L" conformance
