@@ -76,6 +76,7 @@ include tb/harness/harness.mk
 include tb/unit/headers/headers.mk
 include tb/harness/board/board.mk
 include tb/unit/unit.mk
+include tb/unit/link_engine.mk
 include tb/unit/link_phy.mk
 include tb/unit/ddi_layout/ddi_layout.mk
 include tb/unit/mc_aperture/mc_aperture.mk

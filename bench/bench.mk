@@ -25,3 +25,4 @@ bench-bar1: $(BAR1_BENCH)
 	$(BAR1_BENCH)
 
 -include $(HOST_OBJ_DIR)/bench/bar1_bench.d
+include bench/link/link.mk

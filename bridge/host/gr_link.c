@@ -11,6 +11,7 @@
 #include "gr_link_simd.h"
 #include "gr_link_uart.h"
 #include "gr_link_usb.h"
+#include "gr_proto.h"
 #include "gpuref/gr_regmap.h"
 
 struct gr_link {
@@ -344,4 +345,15 @@ void gr_link_describe(gr_link_t *link, char *buf, size_t len)
         return;
     }
     link->ops->describe(link->ctx, buf, len);
+}
+
+int gr_link_proto(gr_link_t *link, gr_proto_t **out_p)
+{
+    if (!link || !out_p)
+        return GR_E_INVALID;
+    /* Every byte-stream backend's context is its engine: they all close it with this op. */
+    if (link->ops->close != gr_proto_op_close)
+        return GR_E_UNSUPPORTED;
+    *out_p = link->ctx;
+    return GR_OK;
 }

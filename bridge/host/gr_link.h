@@ -13,6 +13,8 @@
  *   - Returns a gr_status_t; outputs go through out_ pointers and are untouched on failure.
  *   - read32/write32: one aligned 32-bit access to BAR0. They block until the device answers:
  *     GR_E_BUS when it answers with an error response, GR_E_TIMEOUT when it does not answer.
+ *     (The byte-stream links post writes by default: an error comes back from a later call;
+ *     gr_proto.h states the rule, ?posted=0 turns it off.)
  *     Offsets are checked before the link is touched (GR_E_ALIGN, GR_E_RANGE).
  *   - ap_read/ap_write: the CPU's access to BAR1, the aperture into VRAM (bytes, any length
  *     and alignment inside the window). GR_E_BUS when the device answers with an error.

@@ -65,6 +65,9 @@ static int simd_open(const gr_uri_t *uri, void **out_ctx)
     snprintf(name, sizeof name, "simd://%s", path);
     gr_proto_opts_t o;
     gr_proto_opts_default(&o, 200, name);
+    /* A loaded machine can starve the server for a while: a link is not dead that soon. */
+    o.dead_ms = 10000;
+    o.timeout_ms = 15000;
     int rc = gr_proto_opts_from_uri(uri, &o);
     int fd = -1;
     if (!rc)

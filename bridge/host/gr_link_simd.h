@@ -7,7 +7,8 @@
  *   simd://PATH[?replay_ms=&keepalive_ms=&dead_ms=&timeout_ms=&posted=&faults=SEED:RATE]
  *   PATH  the server's socket: simd:///tmp/gr.sock (absolute) or simd://build/x.sock (relative);
  *         simd:// alone: $GR_SIMD_SOCKET, else build/gpuref-simd.sock (gpuref-simd's default)
- *   the keys are the engine's (gr_proto.h); replay_ms defaults to 200
+ *   the keys are the engine's (gr_proto.h); replay_ms defaults to 200, dead_ms to 10000 and
+ *   timeout_ms to 15000 (a simulation server on a loaded machine answers late, not never)
  *
  * Contract beyond gr_link.h and gr_proto.h: open fails with GR_E_NO_DEVICE when nothing
  * listens at PATH (the message names the path, the errno and how to start the server). A server

@@ -29,7 +29,9 @@
 #define FT2232H_PID 0x6010
 #define FT2232H_LATENCY_MS 2
 #define FT2232H_CHUNK 65536u
-#define FT2232H_USB_TIMEOUT_MS 1000
+/* A write waits this long for the chip to take its bytes (the FIFO full while the FPGA does
+ * not read) before the pipe is declared dead, as on the FT601. */
+#define FT2232H_WRITE_TIMEOUT_MS 10000
 
 typedef struct ft2232h {
     struct ftdi_context *ftdi;
@@ -156,8 +158,7 @@ int gr_usb_ft2232h_pipe_open(const char *serial, char iface, gr_pipe_t *out_pipe
         return st;
     }
     f->opened = true;
-    f->ftdi->usb_read_timeout = FT2232H_USB_TIMEOUT_MS;
-    f->ftdi->usb_write_timeout = FT2232H_USB_TIMEOUT_MS;
+    f->ftdi->usb_write_timeout = FT2232H_WRITE_TIMEOUT_MS;
     const char *step = NULL;
     if (ftdi_set_bitmode(f->ftdi, 0xff, BITMODE_RESET) < 0)
         step = "bit mode reset";

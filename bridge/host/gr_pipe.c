@@ -125,6 +125,8 @@ int gr_pipe_fd_create(int fd, const char *name, int (*reopen)(void *arg, int *in
 typedef struct fault_pipe {
     gr_pipe_t inner;
     double rate;
+    unsigned granule;  /* bytes are lost, repeated and moved in whole units of this */
+    uint64_t rx_pos;   /* bytes taken from the inner pipe: where its units start */
     uint64_t tx_rng, rx_rng; /* one stream per direction: reads and writes run on two threads */
     unsigned char *held;     /* a write held back to go after the next one (reorder) */
     size_t held_len;
@@ -155,9 +157,10 @@ static int fault_write(void *ctx, const void *buf, size_t len)
     unsigned char *copy = NULL;
     if (rng_hit(&f->tx_rng, f->rate)) {
         switch (rng_next(&f->tx_rng) % 4) {
-        case 0: /* lost: the whole write, or its tail from a random byte */
+        case 0: /* lost: the whole write, or its tail from a random unit */
             f->counts.tx_drops++;
             len = rng_next(&f->tx_rng) % 2 ? 0 : (size_t)(rng_next(&f->tx_rng) % len);
+            len -= len % f->granule;
             break;
         case 1: /* one bit flipped */
             f->counts.tx_corrupts++;
@@ -209,8 +212,20 @@ static int fault_read(void *ctx, void *buf, size_t max, uint32_t timeout_ms, siz
         return rc;
     }
     unsigned char *b = buf;
-    size_t at = (size_t)(rng_next(&f->rx_rng) % n);
-    size_t run = 1 + (size_t)(rng_next(&f->rx_rng) % (n - at < 64 ? n - at : 64));
+    size_t g = f->granule;
+    uint64_t pos = f->rx_pos;
+    f->rx_pos += n;
+    /* The first unit boundary in this chunk, and whole units from there. */
+    size_t first = (size_t)((g - pos % g) % g);
+    if (first + g > n) {
+        *out_len = n;
+        return GR_OK;
+    }
+    size_t units = (n - first) / g;
+    size_t whole = first + units * g; /* the end of the last whole unit */
+    size_t at = first + g * (size_t)(rng_next(&f->rx_rng) % units);
+    size_t avail = (whole - at) / g;
+    size_t run = g * (1 + (size_t)(rng_next(&f->rx_rng) % (avail < 64 / g ? avail : 64 / g)));
     switch (rng_next(&f->rx_rng) % 4) {
     case 0: /* a run of bytes lost */
         f->counts.rx_drops++;
@@ -230,7 +245,7 @@ static int fault_read(void *ctx, void *buf, size_t max, uint32_t timeout_ms, siz
         break;
     default: { /* the run and the bytes after it swap places */
         f->counts.rx_reorders++;
-        size_t rest = n - at - run;
+        size_t rest = whole - at - run;
         unsigned char tmp[64];
         memcpy(tmp, b + at, run);
         memmove(b + at, b + at + run, rest);
@@ -262,13 +277,20 @@ static const gr_pipe_ops_t fault_ops = {fault_write, fault_read, fault_reopen, f
 
 int gr_pipe_faults_create(gr_pipe_t inner, uint64_t seed, double rate, gr_pipe_t *out_pipe)
 {
-    if (!(rate >= 0.0 && rate <= 0.5) || !out_pipe)
+    return gr_pipe_faults_create_units(inner, seed, rate, 1, out_pipe);
+}
+
+int gr_pipe_faults_create_units(gr_pipe_t inner, uint64_t seed, double rate, unsigned unit,
+                                gr_pipe_t *out_pipe)
+{
+    if (!(rate >= 0.0 && rate <= 0.5) || !out_pipe || (unit != 1 && unit != 4))
         return GR_E_INVALID;
     fault_pipe_t *f = calloc(1, sizeof *f);
     if (!f)
         return GR_E_NO_MEMORY;
     f->inner = inner;
     f->rate = rate;
+    f->granule = unit;
     f->tx_rng = seed * 2 + 1;
     f->rx_rng = seed * 2 + 2;
     out_pipe->ops = &fault_ops;

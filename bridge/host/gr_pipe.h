@@ -71,6 +71,15 @@ typedef struct gr_pipe_fault_counts {
  */
 int gr_pipe_faults_create(gr_pipe_t inner, uint64_t seed, double rate, gr_pipe_t *out_pipe);
 
+/**
+ * As gr_pipe_faults_create, with bytes lost, repeated and moved only in whole units of `unit`
+ * bytes (1 or 4) at unit boundaries of the stream, corruption anywhere: the faults of a link
+ * that moves 32-bit words and never loses part of one (a socket to a 32-bit PHY, an FT601).
+ * @return GR_OK, GR_E_INVALID (rate or unit), GR_E_NO_MEMORY
+ */
+int gr_pipe_faults_create_units(gr_pipe_t inner, uint64_t seed, double rate, unsigned unit,
+                                gr_pipe_t *out_pipe);
+
 /** What a fault pipe (gr_pipe_faults_create) injected so far; zeros for any other pipe. */
 void gr_pipe_fault_counts(const gr_pipe_t *pipe, gr_pipe_fault_counts_t *out_counts);
 

@@ -1006,16 +1006,14 @@ int gr_proto_wait_irq(gr_proto_t *p, uint32_t timeout_us, bool *out_raised)
     if (!p || !out_raised)
         return GR_E_INVALID;
     /* Writes made before the wait (an enable, a test bit) must be performed, and the line's
-     * change they cause seen, before the wait starts: the device sends an IRQ message as the
-     * line changes, ahead of the answer to a later read, so one barrier is enough. */
-    pthread_mutex_lock(&p->mu);
-    bool need = p->pw_count || p->posted_unconfirmed;
-    pthread_mutex_unlock(&p->mu);
-    if (need) {
-        int frc = gr_proto_flush(p);
-        if (frc)
-            return frc;
-    }
+     * change they cause seen, before the wait starts. The line may change a few cycles after
+     * a write was answered, but the device sends the IRQ message as it changes, ahead of the
+     * answer to any later read: so a read first (ID_MAGIC, no side effect) makes the level
+     * current, whatever the link's latency. */
+    uint32_t magic;
+    int frc = gr_proto_read32(p, 0, &magic);
+    if (frc)
+        return frc;
     int rc = begin(p);
     if (rc)
         return rc;

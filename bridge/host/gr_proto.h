@@ -34,8 +34,8 @@
  *     space at 0x1_0000_0000. The device reaches only these buffers: any other address, or a
  *     request that crosses a buffer's end, is answered DECERR.
  *   - wait_irq: the line's level as the device's IRQ messages tell it; timeout_us is wall time.
- *     Queued or unconfirmed posted writes are flushed first (a round trip), so a write that
- *     changes the line is seen by the wait that follows it.
+ *     It starts with a read (a round trip that also flushes queued writes), so a change of
+ *     the line that earlier writes caused is seen by the wait that follows them.
  *   - One thread at a time per gr_proto_t (as gr_link_t).
  */
 #ifndef GPUREF_GR_PROTO_H
@@ -138,6 +138,15 @@ void gr_proto_counters(gr_proto_t *p, gr_proto_counters_t *out_counters);
 void gr_proto_hello(gr_proto_t *p, gr_proto_hello_t *out_hello);
 /** "simd:///x up, ft601 link, MaxPayload 1024, 12 frames ..." */
 void gr_proto_describe(gr_proto_t *p, char *buf, size_t len);
+
+/**
+ * The engine behind an open byte-stream link (simd://, uart://, usb://), so a tool or benchmark
+ * can read its counters (gr_proto_counters) or its HELLO_RSP. The engine stays the link's: use
+ * it only while the link is open, from the thread that uses the link.
+ * @param[out] out_p  untouched on failure
+ * @return GR_OK, GR_E_INVALID (NULL), GR_E_UNSUPPORTED (a link without the engine: sim://)
+ */
+int gr_link_proto(gr_link_t *link, gr_proto_t **out_p);
 
 /* gr_link_ops_t entries for a backend whose ctx is a gr_proto_t (the thin backends' tables). */
 void gr_proto_op_close(void *ctx);

@@ -12,7 +12,7 @@
 //     cycle when the other side keeps up (one 32-bit word per cycle with PhyBytes = 4).
 //   - m_csr_* (AXI4-Lite), m_ap_* (AXI4, 8-byte data, ID 0) master gpu_core's s_csr and s_ap;
 //     s_host_* (AXI4, 8-byte data) is the slave behind gpu_core's m_host; irq_i is gpu_core's
-//     irq_o (each change is sent as an IRQ message).
+//     irq_o (each change is sent as an IRQ message, and the level once after each HELLO_RSP).
 //   - HELLO_RSP reports: version 1.0, MaxPayload, RxWindow = 2^RxWindowLog2, DmaTags,
 //     LinkKind, Bar0Log2 16, Bar1Log2 28, CoreHz, ReplayTimeout, DmaTimeout, DmaBase/DmaSize 0.
 //   - link_up_o: a HELLO has been answered since the last RESET. The counters (wrapping) count
@@ -310,6 +310,7 @@ module link_engine #(
         .clk_i(clk_i), .rst_i(rst_i), .lreset_i(lreset), .lreset_epoch_i(lreset_epoch),
         .ack_seq_i(ack_seq), .peer_ack_valid_i(peer_ack_valid), .peer_ack_i(peer_ack),
         .peer_nak_i(peer_nak), .send_ack_i(send_ack), .send_nak_i(send_nak), .irq_i(irq_i),
+        .irq_resend_i(hello),
         .tw0_req_i(tw0_req), .tw0_max_i(tw0_max), .tw0_gnt_o(tw0_gnt),
         .tw0_wvalid_i(tw0_wvalid), .tw0_wdata_i(tw0_wdata), .tw0_done_i(tw0_done),
         .tw0_commit_i(tw0_commit), .tw0_type_i(tw0_type), .tw0_len_i(tw0_len),

@@ -4,7 +4,9 @@
 // replay buffer (2^ReplayLog2 words of simple dual-port RAM) by producers and sent from it; it
 // keeps them until the host acknowledges them, and replays them go-back-N.
 // Producers: port 0 (link_dispatch: responses), port 1 (link_host_slave: DMA requests) and an
-// internal one for IRQ messages (one per irq_i change, LEVEL and an incrementing IRQSEQ).
+// internal one for IRQ messages (one per irq_i change, LEVEL and an incrementing IRQSEQ, and
+// one with the current level after irq_resend_i: the engine pulses it as HELLO_RSP commits,
+// so that message follows HELLO_RSP).
 // Contract of a producer port (tw<N>_*):
 //   - tw_req_i with tw_max_i (the most payload words the frame will have, >= 1) asks for the
 //     writer; tw_gnt_o rises once that space is free and the port owns the writer (one owner at
@@ -40,6 +42,7 @@ module link_tx #(
     input  wire        send_ack_i,
     input  wire        send_nak_i,
     input  wire        irq_i,
+    input  wire        irq_resend_i,    // one cycle: send the current level again (after HELLO_RSP)
     // producer 0
     input  wire        tw0_req_i,
     input  wire [15:0] tw0_max_i,
@@ -97,6 +100,7 @@ module link_tx #(
     reg  [1:0]    pois_q;
     reg           rr_q;
     reg           irq_lvl_q;
+    reg           irq_again_q;
     reg  [15:0]   irqseq_q;
 
     wire [PB-1:0] used = tail_q - head_q;
@@ -106,7 +110,8 @@ module link_tx #(
     wire [31:0]   free32 = {{(32 - PB){1'b0}}, free_w};
     wire          fit0 = ({16'd0, tw0_max_i} < free32) && slot_ok;
     wire          fit1 = ({16'd0, tw1_max_i} < free32) && slot_ok;
-    wire          irq_go = !own_q && (irq_i != irq_lvl_q) && (free32 > 32'd1) && slot_ok;
+    wire          irq_go = !own_q && ((irq_i != irq_lvl_q) || irq_again_q) && (free32 > 32'd1) &&
+                           slot_ok;
     wire          g0 = !own_q && !irq_go && tw0_req_i && !pois_q[0] && fit0 &&
                        (!rr_q || !(tw1_req_i && !pois_q[1] && fit1));
     wire          g1 = !own_q && !irq_go && !g0 && tw1_req_i && !pois_q[1] && fit1;
@@ -210,6 +215,7 @@ module link_tx #(
             pois_q <= 2'b00;
             rr_q <= 1'b0;
             irq_lvl_q <= 1'b0;
+            irq_again_q <= 1'b0;
             irqseq_q <= 16'd0;
             ff_rd_q <= 2'd0;
             ff_wr_q <= 2'd0;
@@ -242,6 +248,7 @@ module link_tx #(
                 tail_q <= tail_q + {{(PB-1){1'b0}}, 1'b1};
                 next_q <= next_q + 16'd1;
                 irq_lvl_q <= irq_i;
+                irq_again_q <= 1'b0;
                 irqseq_q <= irqseq_q + 16'd1;
             end else if (g0 || g1) begin
                 own_q <= 1'b1;
@@ -259,6 +266,7 @@ module link_tx #(
                     next_q <= next_q + 16'd1;
                 end
             end
+            if (irq_resend_i) irq_again_q <= 1'b1;
             if (pois_q[0] && tw0_done_i) pois_q[0] <= 1'b0;
             if (pois_q[1] && tw1_done_i) pois_q[1] <= 1'b0;
 

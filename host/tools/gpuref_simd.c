@@ -742,8 +742,11 @@ static int wrap_faults(void)
 {
     if (!S->faults)
         return 0;
+    /* A socket or the FT601 moves whole 32-bit words: their faults never split one (and the
+     * stream and FT601 PHYs look for frames at word offsets only). */
+    unsigned unit = S->board && (S->kind == GR_BOARD_STREAM || S->kind == GR_BOARD_FT601) ? 4 : 1;
     gr_pipe_t w;
-    if (gr_pipe_faults_create(S->bpipe, S->fault_seed, S->fault_rate, &w))
+    if (gr_pipe_faults_create_units(S->bpipe, S->fault_seed, S->fault_rate, unit, &w))
         return 1;
     S->bpipe = w;
     fprintf(stderr, "gpuref-simd: faults %llu:%g on the link to the device\n",
@@ -801,7 +804,8 @@ static void usage(FILE *f)
             "  --pty-link FILE also write the slave's path to FILE (for scripts)\n"
             "  --seed N        VRAM latency and host-side stalls (default $GR_SIM_SEED, else 1)\n"
             "  --vram BYTES    VRAM size (default 512M; K, M, G suffixes)\n"
-            "  --baud N        the UART board's line rate (default 3000000)\n"
+            "  --baud N        the UART board's line rate (default 3000000, the rate its PHY\n"
+            "                  and line model were built for; the board takes no other)\n"
             "  --fst FILE      record an FST waveform of the whole board\n"
             "  --faults SEED:RATE  drop, corrupt, repeat and reorder bytes on the server's link\n"
             "                  to the device, both ways (the RTL's link layer must recover)\n"

@@ -258,6 +258,11 @@ static void register_conformance_passes(void **state)
     print_message("# %s: conformance %u passed, %u failed over %u registers (%" PRIu64 " URBs, %" PRIu64
                   " core cycles so far)\n",
                   c->name, r.passed, r.failed, r.registers, st.urbs_reaped, gr_usb_emu_cycles(g_emu, c->index));
+    if (r.failed) {
+        char what[512];
+        gr_link_describe(gr_device_link(dev), what, sizeof what);
+        print_message("# %s: the link after the suite: %s (seed=%" PRIu64 ")\n", c->name, what, g_seed);
+    }
     assert_int_equal(r.failed, 0);
     assert_true(r.passed > 0);
     gr_device_close(dev);

@@ -1,0 +1,977 @@
+/*
+ * bench_link: what each gr_link transport costs, measured through the link itself
+ * (bench/link/README.md has the method and results).
+ *
+ * Links: sim:// (in this process, quiet bus models), simd:// to gpuref-simd with each board
+ * kind built (stream, ft601, ft2232h, uart), uart:// on gpuref-simd --pty, and, in the
+ * bench_link_usb build of this file (GR_BENCH_USB), usb://ft601 and usb://ft2232h on the
+ * emulated chips (tb/harness/usb). Per link:
+ *   - MMIO round trip: SCRATCH reads, in device cycles (DMA_TIMESTAMP_LO read before and after
+ *     a batch) and in wall time; posted writes likewise (the batch ends with a read);
+ *   - BAR1 write and read throughput in simulated time, against the link's ceiling;
+ *   - DMA (the device reading and writing host memory): a COPY host->VRAM and VRAM->host
+ *     through the driver (gr_submit), timed by TIMESTAMP commands around the COPY;
+ *   - what public calls cost: round trips, frames and bytes from the protocol engine's
+ *     counters (gr_link_proto, gr_proto_counters), device cycles and wall time;
+ *   - simulation speed: device cycles per wall second while the link idles one second;
+ *   - on an FT601 link: the share of FIFO clock cycles that carried a word during a BAR1
+ *     transfer, against the 95% target.
+ * Nothing is asserted about wall time; --smoke checks bytes read back and that cycles counted.
+ *
+ * Usage: bench_link [--seed N] [--simd PATH] [--quick] [--smoke] [--only a,b] [--out FILE]
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gpuref/gr_alloc.h"
+#include "gpuref/gr_alloc_private.h"
+#include "gpuref/gr_dma.h"
+#include "gpuref/gr_regmap.h"
+#include "gpuref/gr_status.h"
+#include "gpuref/gr_submit.h"
+#include "gr_link.h"
+#include "gr_proto.h"
+
+#ifdef GR_BENCH_USB
+#include "gr_board.h"
+#include "gr_usb_emu.h"
+#endif
+
+#define CORE_HZ 100000000.0 /* every board's core clock, and sim://'s nominal one */
+#define FT601_CLK_NS 9.97   /* the board's FT601 clock (tb/harness/board/README.md) */
+#define CMD_AREA 4096u      /* a packet's commands; the DMA data follows */
+#define TS_AT (CMD_AREA - 16u)
+#define MAX_LINKS 8
+
+static uint64_t g_seed = 1;
+static bool g_quick, g_smoke;
+static const char *g_simd = "build/bin/gpuref-simd";
+static const char *g_only;
+static FILE *g_md; /* --out: the tables again */
+static int g_failures;
+
+/* ---- output ---------------------------------------------------------------------------- */
+
+static void out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void out(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    if (g_md) {
+        va_start(ap, fmt);
+        vfprintf(g_md, fmt, ap);
+        va_end(ap);
+    }
+}
+
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "bench_link: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    g_failures++;
+}
+
+static double wall_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* ---- one link's results ------------------------------------------------------------------ */
+
+typedef struct call_cost {
+    const char *name;
+    bool done;
+    uint64_t round_trips, tx_frames, rx_frames, tx_bytes, rx_bytes;
+    uint64_t cycles;
+    double wall_ms;
+} call_cost_t;
+
+enum { CALL_ADAPTER, CALL_ALLOC, CALL_SUBMIT, CALL_COPY_IN, CALL_COPY_OUT, CALL_COUNT };
+
+typedef struct link_res {
+    char name[32];
+    char uri[512];
+    double ceiling_mbs;  /* the link's ceiling, MB/s */
+    const char *ceiling_why;
+    bool ok, has_proto, ft601;
+    double rd_cycles, rd_us, wr_cycles, wr_us;
+    size_t ap_bytes;
+    double ap_wr_cycles, ap_rd_cycles;
+    uint64_t ap_wr_wire, ap_rd_wire; /* bytes both ways on the host end's pipe */
+    bool board_counts;               /* the board's own count of the BAR1 transfers (usb://) */
+    uint64_t ap_wr_bcycles, ap_rd_bcycles, ap_wr_bbytes, ap_rd_bbytes;
+    size_t dma_bytes;
+    double dma_in_cycles, dma_out_cycles;
+    double speed;     /* device cycles per wall second */
+    double speed_cpu; /* device cycles per CPU second of the simulating process */
+    call_cost_t calls[CALL_COUNT];
+} link_res_t;
+
+static link_res_t g_res[MAX_LINKS];
+
+/* The board behind the link when it runs in this process (usb://): its core cycles and the
+ * bulk bytes that crossed the chip both ways. NULL otherwise. */
+static uint64_t (*g_board_cycles)(void);
+static uint64_t (*g_board_bytes)(void);
+static unsigned g_nres;
+
+/* ---- device time through the link -------------------------------------------------------- */
+
+static int ts_read(gr_link_t *l, uint32_t *out_ts)
+{
+    return gr_link_read32(l, GR_REG_DMA_TIMESTAMP_LO, out_ts);
+}
+
+static void counters(gr_link_t *l, gr_proto_counters_t *c)
+{
+    memset(c, 0, sizeof *c);
+    gr_proto_t *p;
+    if (gr_link_proto(l, &p) == GR_OK)
+        gr_proto_counters(p, c);
+}
+
+/* MMIO: reads of SCRATCH back to back, then posted writes ended by one read. */
+static int bench_mmio(gr_link_t *l, link_res_t *r, unsigned n)
+{
+    uint32_t t0, t1, v;
+    int rc = ts_read(l, &t0);
+    double w0 = wall_s();
+    for (unsigned i = 0; i < n && !rc; i++)
+        rc = gr_link_read32(l, GR_REG_SCRATCH, &v);
+    double w1 = wall_s();
+    if (!rc)
+        rc = ts_read(l, &t1);
+    if (rc)
+        return rc;
+    /* n reads plus the second TIMESTAMP read's way to the device and the first's way back */
+    r->rd_cycles = (double)(uint32_t)(t1 - t0) / (n + 1);
+    r->rd_us = (w1 - w0) * 1e6 / n;
+    rc = ts_read(l, &t0);
+    w0 = wall_s();
+    for (unsigned i = 0; i < n && !rc; i++)
+        rc = gr_link_write32(l, GR_REG_SCRATCH, 0x5a000000u + i);
+    w1 = wall_s(); /* what the caller waits for: posted writes queue (the read below sends them) */
+    if (!rc)
+        rc = gr_link_read32(l, GR_REG_SCRATCH, &v);
+    if (!rc)
+        rc = ts_read(l, &t1);
+    if (rc)
+        return rc;
+    if (v != 0x5a000000u + n - 1)
+        fail("%s: SCRATCH reads 0x%08x after the writes, not 0x%08x", r->name, v, 0x5a000000u + n - 1);
+    /* the closing read and the TIMESTAMP read cost about two round trips */
+    double wc = (double)(uint32_t)(t1 - t0) - 2.0 * r->rd_cycles;
+    r->wr_cycles = (wc > 0 ? wc : 0) / n;
+    r->wr_us = (w1 - w0) * 1e6 / n;
+    return GR_OK;
+}
+
+/* BAR1: one write of `bytes` and one read back, each timed in device cycles. */
+static int bench_ap(gr_link_t *l, link_res_t *r, size_t bytes)
+{
+    uint8_t *src = malloc(bytes), *dst = malloc(bytes);
+    if (!src || !dst) {
+        free(src);
+        free(dst);
+        return GR_E_NO_MEMORY;
+    }
+    uint64_t x = g_seed * 0x9e3779b97f4a7c15ull + 1;
+    for (size_t i = 0; i < bytes; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        src[i] = (uint8_t)x;
+    }
+    const uint64_t at = 1u << 20; /* well inside the aperture, away from what the driver uses */
+    gr_proto_counters_t c0, c1;
+    uint32_t t0, t1;
+    uint64_t b0 = 0, b1 = 0, y0 = 0, y1 = 0;
+    int rc = ts_read(l, &t0);
+    counters(l, &c0);
+    if (g_board_cycles)
+        b0 = g_board_cycles(), y0 = g_board_bytes();
+    if (!rc)
+        rc = gr_link_ap_write(l, at, src, bytes);
+    if (g_board_cycles)
+        b1 = g_board_cycles(), y1 = g_board_bytes();
+    r->ap_wr_bcycles = b1 - b0;
+    r->ap_wr_bbytes = y1 - y0;
+    counters(l, &c1);
+    if (!rc)
+        rc = ts_read(l, &t1);
+    if (!rc) {
+        r->ap_wr_cycles = (double)(uint32_t)(t1 - t0) - r->rd_cycles;
+        r->ap_wr_wire = (c1.link.tx_bytes - c0.link.tx_bytes) + (c1.link.rx_bytes - c0.link.rx_bytes);
+        rc = ts_read(l, &t0);
+    }
+    counters(l, &c0);
+    if (g_board_cycles)
+        b0 = g_board_cycles(), y0 = g_board_bytes();
+    if (!rc)
+        rc = gr_link_ap_read(l, at, dst, bytes);
+    if (g_board_cycles)
+        b1 = g_board_cycles(), y1 = g_board_bytes();
+    r->ap_rd_bcycles = b1 - b0;
+    r->ap_rd_bbytes = y1 - y0;
+    r->board_counts = g_board_cycles != NULL;
+    counters(l, &c1);
+    if (!rc)
+        rc = ts_read(l, &t1);
+    if (!rc) {
+        r->ap_rd_cycles = (double)(uint32_t)(t1 - t0) - r->rd_cycles;
+        r->ap_rd_wire = (c1.link.tx_bytes - c0.link.tx_bytes) + (c1.link.rx_bytes - c0.link.rx_bytes);
+        r->ap_bytes = bytes;
+        if (memcmp(src, dst, bytes))
+            fail("%s: BAR1 read back differs from what was written (%zu bytes)", r->name, bytes);
+    }
+    free(src);
+    free(dst);
+    return rc;
+}
+
+static pid_t g_server; /* gpuref-simd while one runs */
+
+/* CPU seconds of the process that simulates: gpuref-simd when it runs, else this one. */
+static double cpu_s(void)
+{
+    if (g_server > 0) {
+        char path[64], buf[1024];
+        snprintf(path, sizeof path, "/proc/%d/stat", (int)g_server);
+        FILE *f = fopen(path, "r");
+        size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+        if (f)
+            fclose(f);
+        buf[n] = 0;
+        const char *p = strrchr(buf, ')'); /* fields after the command name */
+        unsigned long ut = 0, st = 0;
+        if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) != 2)
+            return 0;
+        return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
+    }
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Device cycles one wall second of an idle link covers (sim://: time runs in the call). */
+static int bench_speed(gr_link_t *l, link_res_t *r)
+{
+    uint32_t t0, t1;
+    bool raised;
+    int rc = ts_read(l, &t0);
+    const double c0 = cpu_s();
+    double w0 = wall_s(), w1 = w0;
+    if (gr_link_caps(l) & GR_LINK_CAP_SIMULATED && !strcmp(gr_link_scheme(l), "sim")) {
+        /* sim:// waits in simulated time: 2M cycles, however long that takes */
+        if (!rc)
+            rc = gr_link_wait_irq(l, g_smoke ? 2000 : 20000, &raised);
+    } else {
+        while (!rc && (w1 = wall_s()) - w0 < (g_smoke ? 0.2 : 1.0))
+            rc = gr_link_wait_irq(l, 50000, &raised);
+    }
+    w1 = wall_s();
+    const double c1 = cpu_s();
+    if (!rc)
+        rc = ts_read(l, &t1);
+    if (!rc) {
+        r->speed = (double)(uint32_t)(t1 - t0) / (w1 - w0);
+        r->speed_cpu = c1 > c0 ? (double)(uint32_t)(t1 - t0) / (c1 - c0) : 0;
+    }
+    return rc;
+}
+
+/* ---- the public calls, through the driver -------------------------------------------------- */
+
+typedef struct drv {
+    gr_adapter_t *ad;
+    gr_process_t *proc;
+    gr_gpu_device_t *gdev;
+    gr_context_t ctx;
+} drv_t;
+
+typedef struct snap {
+    gr_proto_counters_t c;
+    uint32_t ts;
+    double w;
+} snap_t;
+
+static int snap_take(gr_link_t *l, snap_t *s)
+{
+    int rc = ts_read(l, &s->ts);
+    s->w = wall_s();
+    counters(l, &s->c);
+    return rc;
+}
+
+static int snap_end(gr_link_t *l, const snap_t *s0, call_cost_t *cc, double rt_cycles)
+{
+    snap_t s1;
+    counters(l, &s1.c);
+    s1.w = wall_s();
+    int rc = ts_read(l, &s1.ts);
+    if (rc)
+        return rc;
+    cc->done = true;
+    cc->round_trips = s1.c.round_trips - s0->c.round_trips;
+    cc->tx_frames = s1.c.link.tx_frames - s0->c.link.tx_frames;
+    cc->rx_frames = s1.c.link.rx_frames - s0->c.link.rx_frames;
+    cc->tx_bytes = s1.c.link.tx_bytes - s0->c.link.tx_bytes;
+    cc->rx_bytes = s1.c.link.rx_bytes - s0->c.link.rx_bytes;
+    const double c = (double)(uint32_t)(s1.ts - s0->ts) - rt_cycles;
+    cc->cycles = c > 0 ? (uint64_t)c : 0;
+    cc->wall_ms = (s1.w - s0->w) * 1e3;
+    return GR_OK;
+}
+
+/* One packet: [TIMESTAMP][COPY][TIMESTAMP], or just a TIMESTAMP when bytes is 0. */
+static int run_packet(drv_t *d, gr_alloc_t a, uint64_t gpu_va, size_t bytes, bool to_vram, double *out_cycles,
+                      bool check)
+{
+    gr_dma_buffer_t buf;
+    int rc = gr_dma_buffer_create(d->gdev, d->ctx, (uint32_t)(CMD_AREA + (bytes ? bytes : 8)), &buf);
+    if (rc)
+        return rc;
+    gr_dma_buffer_info_t bi;
+    rc = gr_dma_buffer_info(d->gdev, buf, &bi);
+    if (rc)
+        goto out;
+    uint8_t *data = (uint8_t *)bi.cpu + CMD_AREA;
+    for (size_t i = 0; i < bytes; i++)
+        data[i] = to_vram ? (uint8_t)(i * 7u + 3u) : 0;
+    gr_dma_writer_t w;
+    gr_dma_writer_init(&w, bi.cpu, TS_AT);
+    gr_dma_put64((uint8_t *)bi.cpu + TS_AT, 0);
+    gr_dma_put64((uint8_t *)bi.cpu + TS_AT + 8, 0);
+    gr_alloc_ref_t ref = {.handle = a, .flags = to_vram ? GR_ALLOC_REF_WRITE : 0};
+    (void)gr_dma_timestamp(&w, GR_DMA_SPACE_HOST, bi.bus + TS_AT);
+    if (bytes) {
+        if (to_vram)
+            (void)gr_dma_copy(&w, GR_DMA_SPACE_HOST, bi.bus + CMD_AREA, GR_DMA_SPACE_GPUVA, gpu_va, bytes);
+        else
+            (void)gr_dma_copy(&w, GR_DMA_SPACE_GPUVA, gpu_va, GR_DMA_SPACE_HOST, bi.bus + CMD_AREA, bytes);
+        (void)gr_dma_timestamp(&w, GR_DMA_SPACE_HOST, bi.bus + TS_AT + 8);
+    }
+    gr_submission_t sub = {.buffer = buf, .start = 0, .end = (uint32_t)w.used, .allocs = &ref, .alloc_count = 1};
+    uint64_t fence;
+    rc = gr_submit(d->gdev, d->ctx, &sub, &fence);
+    if (!rc)
+        rc = gr_wait(d->gdev, d->ctx, fence, 4000000000ull);
+    if (!rc && bytes) {
+        const uint64_t a0 = gr_dma_get64((uint8_t *)bi.cpu + TS_AT), a1 = gr_dma_get64((uint8_t *)bi.cpu + TS_AT + 8);
+        *out_cycles = (double)(a1 - a0);
+        for (size_t i = 0; check && i < bytes; i++)
+            if (data[i] != (uint8_t)(i * 7u + 3u)) {
+                fail("DMA VRAM->host: byte %zu reads 0x%02x", i, data[i]);
+                break;
+            }
+    }
+out:
+    if (gr_dma_buffer_destroy(d->gdev, buf) && !rc)
+        rc = GR_E_INVALID;
+    return rc;
+}
+
+static int bench_driver(gr_link_t *l, link_res_t *r, size_t copy_bytes)
+{
+    drv_t d;
+    memset(&d, 0, sizeof d);
+    snap_t s;
+    call_cost_t *cc = r->calls;
+    cc[CALL_ADAPTER].name = "adapter start (gr_adapter_open_link, process, device, context)";
+    cc[CALL_ALLOC].name = "gr_alloc_create (1 MiB buffer)";
+    cc[CALL_SUBMIT].name = "gr_submit + gr_wait (one TIMESTAMP)";
+    cc[CALL_COPY_IN].name = "COPY host->VRAM (gr_submit + gr_wait)";
+    cc[CALL_COPY_OUT].name = "COPY VRAM->host (gr_submit + gr_wait)";
+    int rc = snap_take(l, &s);
+    if (!rc)
+        rc = gr_adapter_open_link(l, &d.ad);
+    if (!rc)
+        rc = gr_process_create(d.ad, &d.proc);
+    if (!rc)
+        rc = gr_gpu_device_create(d.proc, &d.gdev);
+    if (!rc)
+        rc = gr_context_create(d.gdev, NULL, 0, &d.ctx);
+    if (!rc)
+        rc = snap_end(l, &s, &cc[CALL_ADAPTER], r->rd_cycles);
+    if (rc) {
+        fail("%s: the driver does not start: %s (%s)", r->name, gr_status_name(rc), gr_link_error());
+        gr_adapter_close(d.ad);
+        return rc;
+    }
+    gr_alloc_private_t p;
+    memset(&p, 0, sizeof p);
+    p.version = GR_ALLOC_PRIVATE_VERSION;
+    p.struct_size = sizeof p;
+    p.kind = GR_ALLOC_KIND_BUFFER;
+    p.cpu_access = GR_CPU_ACCESS_NONE;
+    p.buffer_bytes = 1u << 20;
+    gr_alloc_desc_t desc = {.private_data = &p, .private_size = sizeof p};
+    gr_alloc_t a = 0;
+    gr_alloc_info_t ai;
+    rc = snap_take(l, &s);
+    if (!rc)
+        rc = gr_alloc_create(d.gdev, NULL, &desc, 1, &a, NULL);
+    if (!rc)
+        rc = snap_end(l, &s, &cc[CALL_ALLOC], r->rd_cycles);
+    if (!rc)
+        rc = gr_alloc_query(d.gdev, a, &ai);
+    double dummy = 0;
+    if (!rc)
+        rc = snap_take(l, &s);
+    if (!rc)
+        rc = run_packet(&d, a, ai.gpu_va, 0, true, &dummy, false);
+    if (!rc)
+        rc = snap_end(l, &s, &cc[CALL_SUBMIT], r->rd_cycles);
+    if (!rc)
+        rc = snap_take(l, &s);
+    if (!rc)
+        rc = run_packet(&d, a, ai.gpu_va, copy_bytes, true, &r->dma_in_cycles, false);
+    if (!rc)
+        rc = snap_end(l, &s, &cc[CALL_COPY_IN], r->rd_cycles);
+    if (!rc)
+        rc = snap_take(l, &s);
+    if (!rc)
+        rc = run_packet(&d, a, ai.gpu_va, copy_bytes, false, &r->dma_out_cycles, true);
+    if (!rc)
+        rc = snap_end(l, &s, &cc[CALL_COPY_OUT], r->rd_cycles);
+    if (!rc)
+        r->dma_bytes = copy_bytes;
+    else
+        fail("%s: driver calls: %s (%s)", r->name, gr_status_name(rc), gr_link_error());
+    gr_adapter_close(d.ad);
+    return rc;
+}
+
+/* ---- one link, start to end --------------------------------------------------------------- */
+
+typedef struct link_plan {
+    const char *name;
+    double ceiling_mbs;
+    const char *ceiling_why;
+    unsigned mmio_n;
+    size_t ap_bytes, copy_bytes;
+    bool ft601;
+} link_plan_t;
+
+static bool wanted(const char *name)
+{
+    if (!g_only)
+        return true;
+    size_t n = strlen(name);
+    for (const char *p = g_only; (p = strstr(p, name)); p += n)
+        if ((p == g_only || p[-1] == ',') && (p[n] == ',' || p[n] == 0))
+            return true;
+    return false;
+}
+
+static void run_link(const link_plan_t *pl, const char *uri)
+{
+    if (g_nres == MAX_LINKS)
+        return;
+    link_res_t *r = &g_res[g_nres++];
+    memset(r, 0, sizeof *r);
+    snprintf(r->name, sizeof r->name, "%s", pl->name);
+    snprintf(r->uri, sizeof r->uri, "%s", uri);
+    r->ceiling_mbs = pl->ceiling_mbs;
+    r->ceiling_why = pl->ceiling_why;
+    r->ft601 = pl->ft601;
+    fprintf(stderr, "bench_link: %s (%s)\n", pl->name, uri);
+    gr_link_t *l;
+    int rc = gr_link_open(uri, &l);
+    if (rc) {
+        fail("%s: cannot open %s: %s (%s)", pl->name, uri, gr_status_name(rc), gr_link_error());
+        return;
+    }
+    gr_proto_t *p;
+    r->has_proto = gr_link_proto(l, &p) == GR_OK;
+    rc = bench_speed(l, r);
+    if (!rc)
+        rc = bench_mmio(l, r, pl->mmio_n);
+    if (!rc)
+        rc = bench_ap(l, r, pl->ap_bytes);
+    if (rc)
+        fail("%s: %s (%s)", pl->name, gr_status_name(rc), gr_link_error());
+    else if (!bench_driver(l, r, pl->copy_bytes))
+        r->ok = true;
+    gr_link_close(l);
+}
+
+/* ---- gpuref-simd ----------------------------------------------------------------------------- */
+
+static char g_dir[64];
+#ifndef GR_BENCH_USB
+
+static void server_stop(void)
+{
+    if (g_server > 0) {
+        kill(g_server, SIGTERM);
+        waitpid(g_server, NULL, 0);
+    }
+    g_server = 0;
+}
+
+/* Interrupted: the server goes too (it would serve on forever). */
+static void on_signal(int sig)
+{
+    if (g_server > 0)
+        kill(g_server, SIGTERM);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* Starts gpuref-simd with args and waits (60 s at most) for the banner of a ready server. */
+static bool server_start(const char *const *args)
+{
+    static unsigned starts;
+    char log[128];
+    /* a log per start: the banner of an earlier server must not count */
+    snprintf(log, sizeof log, "%s/server%u.log", g_dir, starts++);
+    unlink(log);
+    const char *argv[24];
+    unsigned n = 0;
+    char seed[32];
+    snprintf(seed, sizeof seed, "%" PRIu64, g_seed);
+    argv[n++] = g_simd;
+    argv[n++] = "--seed";
+    argv[n++] = seed;
+    for (; *args && n < 22; args++)
+        argv[n++] = *args;
+    argv[n] = NULL;
+    fflush(stdout); /* the child must not write this process's buffered output again */
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (!freopen(log, "w", stdout) || !freopen(log, "a", stderr))
+            _exit(127);
+        execv(g_simd, (char *const *)argv);
+        _exit(127);
+    }
+    if (pid < 0)
+        return false;
+    g_server = pid;
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    for (int i = 0; i < 600; i++) {
+        char line[512];
+        FILE *f = fopen(log, "r");
+        bool ready = false;
+        while (f && fgets(line, sizeof line, f))
+            if (!strncmp(line, "gpuref-simd: ", 13) && (strstr(line, "serving ") || strstr(line, " board on /")))
+                ready = true;
+        if (f)
+            fclose(f);
+        if (ready)
+            return true;
+        if (waitpid(pid, NULL, WNOHANG) == pid) {
+            g_server = 0;
+            break;
+        }
+        usleep(100000);
+    }
+    fail("gpuref-simd %s did not start (log: %s)", args[0] ? args[0] : "", log);
+    server_stop();
+    return false;
+}
+
+/* The kinds this gpuref-simd has ("Built-in board kinds: ..." in its --help). */
+static void server_kinds(char *buf, size_t len)
+{
+    buf[0] = 0;
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "'%s' --help 2>/dev/null", g_simd);
+    FILE *f = popen(cmd, "r");
+    char line[512];
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "Built-in board kinds: ", 22))
+            snprintf(buf, len, "%.200s", line + 22);
+    if (f)
+        pclose(f);
+}
+
+static bool has_word(const char *list, const char *w)
+{
+    size_t n = strlen(w);
+    for (const char *p = list; (p = strstr(p, w)); p += n)
+        if ((p == list || p[-1] == ' ' || p[-1] == ',') && (p[n] == ' ' || p[n] == ',' || p[n] == '\n' || !p[n]))
+            return !strstr(list, "none");
+    return false;
+}
+
+#endif
+
+/* ---- the links ------------------------------------------------------------------------------ */
+
+/* Sizes: BAR1 transfers and copies scale with the link (a 3 Mbaud line moves 300 KB/s). */
+#define KB 1024u
+static link_plan_t plan_sim = {"sim://", 800.0, "8 B x 100 MHz data bus", 200, 64 * KB, 1024 * KB, false};
+#ifndef GR_BENCH_USB
+static link_plan_t plan_stream = {"simd:// stream", 400.0, "4 B x 100 MHz engine words", 100, 64 * KB, 1024 * KB, false};
+static link_plan_t plan_ft601 = {"simd:// ft601", 400.0, "FT601 4 B x 100 MHz, both ways", 100, 64 * KB, 1024 * KB, true};
+static link_plan_t plan_ft2232h = {"simd:// ft2232h", 60.0, "FT2232H 60 MB/s", 100, 64 * KB, 1024 * KB, false};
+static link_plan_t plan_uart = {"simd:// uart", 0.3, "3 Mbaud / 10", 20, 1 * KB, 4 * KB, false};
+static link_plan_t plan_pty = {"uart:// pty", 0.3, "3 Mbaud / 10", 20, 1 * KB, 4 * KB, false};
+#else
+static link_plan_t plan_usb601 = {"usb://ft601", 400.0, "FT601 4 B x 100 MHz, both ways", 100, 64 * KB, 1024 * KB, true};
+static link_plan_t plan_usb2232 = {"usb://ft2232h", 60.0, "FT2232H 60 MB/s", 100, 64 * KB, 1024 * KB, false};
+#endif
+
+static void scale(link_plan_t *p)
+{
+    if (g_smoke) {
+        p->mmio_n = p->mmio_n > 20 ? 20 : p->mmio_n;
+        p->ap_bytes = p->ap_bytes > 4 * KB ? 4 * KB : p->ap_bytes;
+        p->copy_bytes = p->copy_bytes > 16 * KB ? 16 * KB : p->copy_bytes;
+    } else if (g_quick) {
+        p->copy_bytes = p->copy_bytes > 256 * KB ? 256 * KB : p->copy_bytes;
+    }
+}
+
+#define SLOW "replay_ms=5000&dead_ms=60000&timeout_ms=120000&keepalive_ms=2000"
+
+#ifndef GR_BENCH_USB
+static void run_simd_links(void)
+{
+    char kinds[256];
+    server_kinds(kinds, sizeof kinds);
+    struct {
+        const char *kind;
+        link_plan_t *plan;
+    } ks[] = {{"stream", &plan_stream}, {"ft601", &plan_ft601}, {"ft2232h", &plan_ft2232h}, {"uart", &plan_uart}};
+    for (size_t k = 0; k < sizeof ks / sizeof ks[0]; k++) {
+        if (!wanted(ks[k].kind))
+            continue;
+        if (!has_word(kinds, ks[k].kind)) {
+            printf("# simd:// %s: no %s board in this build of gpuref-simd (skipped)\n", ks[k].kind, ks[k].kind);
+            continue;
+        }
+        char sock[128], uri[512];
+        snprintf(sock, sizeof sock, "%s/%s.sock", g_dir, ks[k].kind);
+        const char *args[] = {"--socket", sock, "--board", ks[k].kind, NULL};
+        if (!server_start(args))
+            continue;
+        snprintf(uri, sizeof uri, "simd://%s?%s", sock, SLOW);
+        scale(ks[k].plan);
+        run_link(ks[k].plan, uri);
+        server_stop();
+    }
+    if (!wanted("pty"))
+        return;
+    if (!has_word(kinds, "uart")) {
+        printf("# uart:// pty: no uart board in this build of gpuref-simd (skipped)\n");
+        return;
+    }
+    char link[128];
+    snprintf(link, sizeof link, "%s/pty", g_dir);
+    const char *args[] = {"--pty", "--pty-link", link, NULL};
+    if (!server_start(args))
+        return;
+    char tty[256] = "", uri[512];
+    FILE *f = fopen(link, "r");
+    if (f) {
+        if (!fgets(tty, sizeof tty, f))
+            tty[0] = 0;
+        fclose(f);
+    }
+    tty[strcspn(tty, "\r\n")] = 0;
+    if (tty[0]) {
+        snprintf(uri, sizeof uri, "uart://%s?%s", tty, SLOW);
+        scale(&plan_pty);
+        run_link(&plan_pty, uri);
+    } else {
+        fail("gpuref-simd --pty wrote no slave path to %s", link);
+    }
+    server_stop();
+}
+#endif
+
+/* ---- tables ------------------------------------------------------------------------------- */
+
+static double mbs(size_t bytes, double cycles)
+{
+    return cycles > 0 ? (double)bytes / (cycles / CORE_HZ) / 1e6 : 0;
+}
+
+static const link_res_t *ref_sim(void)
+{
+    for (unsigned i = 0; i < g_nres; i++)
+        if (!strcmp(g_res[i].name, "sim://") && g_res[i].ok)
+            return &g_res[i];
+    return NULL;
+}
+
+/* "2.5x", or "-" without a reference */
+static const char *ratio(double a, double ref, char *buf, size_t n)
+{
+    if (ref > 0)
+        snprintf(buf, n, "%.2fx", a / ref);
+    else
+        snprintf(buf, n, "-");
+    return buf;
+}
+
+static void size_str(size_t b, char *s, size_t n)
+{
+    if (b >= 1024 * 1024)
+        snprintf(s, n, "%zu MiB", b >> 20);
+    else
+        snprintf(s, n, "%zu KiB", b >> 10);
+}
+
+static void print_tables(void)
+{
+    const link_res_t *sim = ref_sim();
+    out("\n### MMIO round trip (SCRATCH; device cycles at 100 MHz, wall time)\n\n");
+    out("| link | read: cycles | read: wall us | x sim:// cycles | posted write: device cycles | posted write: caller's wall us |\n");
+    out("|---|---:|---:|---:|---:|---:|\n");
+    for (unsigned i = 0; i < g_nres; i++) {
+        const link_res_t *r = &g_res[i];
+        if (!r->ok) {
+            out("| %s | failed | | | | |\n", r->name);
+            continue;
+        }
+        char x[32];
+        out("| %s | %.0f | %.1f | %s | %.1f | %.2f |\n", r->name, r->rd_cycles, r->rd_us,
+            ratio(r->rd_cycles, sim ? sim->rd_cycles : 0, x, sizeof x), r->wr_cycles, r->wr_us);
+    }
+    out("\n### Throughput in simulated time, against the link's ceiling\n\n");
+    out("| link | ceiling | BAR1 size | BAR1 write MB/s | %% | BAR1 read MB/s | %% | DMA size | DMA host->VRAM MB/s | %% | DMA VRAM->host MB/s | %% |\n");
+    out("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (unsigned i = 0; i < g_nres; i++) {
+        const link_res_t *r = &g_res[i];
+        if (!r->ok)
+            continue;
+        char as[32], ds[32];
+        size_str(r->ap_bytes, as, sizeof as);
+        size_str(r->dma_bytes, ds, sizeof ds);
+        const double aw = mbs(r->ap_bytes, r->ap_wr_cycles), ar = mbs(r->ap_bytes, r->ap_rd_cycles);
+        const double di = mbs(r->dma_bytes, r->dma_in_cycles), dout = mbs(r->dma_bytes, r->dma_out_cycles);
+        out("| %s | %.1f MB/s (%s) | %s | %.2f | %.1f%% | %.2f | %.1f%% | %s | %.2f | %.1f%% | %.2f | %.1f%% |\n", r->name,
+            r->ceiling_mbs, r->ceiling_why, as, aw, 100 * aw / r->ceiling_mbs, ar, 100 * ar / r->ceiling_mbs, ds, di,
+            100 * di / r->ceiling_mbs, dout, 100 * dout / r->ceiling_mbs);
+    }
+    out("\n### What public calls cost (protocol engine counters; sim:// has no engine)\n\n");
+    out("| link | call | round trips | frames out/in | bytes out/in | device cycles | wall ms |\n");
+    out("|---|---|---:|---:|---:|---:|---:|\n");
+    for (unsigned i = 0; i < g_nres; i++) {
+        const link_res_t *r = &g_res[i];
+        for (unsigned k = 0; k < CALL_COUNT; k++) {
+            const call_cost_t *c = &r->calls[k];
+            if (!c->done)
+                continue;
+            char nm[96];
+            snprintf(nm, sizeof nm, "%s", c->name);
+            if (k == CALL_COPY_IN || k == CALL_COPY_OUT) {
+                char ds[32];
+                size_str(r->dma_bytes, ds, sizeof ds);
+                snprintf(nm, sizeof nm, "%s %s", ds, c->name);
+            }
+            if (r->has_proto)
+                out("| %s | %s | %" PRIu64 " | %" PRIu64 "/%" PRIu64 " | %" PRIu64 "/%" PRIu64 " | %" PRIu64 " | %.1f |\n",
+                    r->name, nm, c->round_trips, c->tx_frames, c->rx_frames, c->tx_bytes, c->rx_bytes, c->cycles,
+                    c->wall_ms);
+            else
+                out("| %s | %s | - | - | - | %" PRIu64 " | %.1f |\n", r->name, nm, c->cycles, c->wall_ms);
+        }
+    }
+    out("\n### Simulation speed (device cycles per second, the link idle; CPU: the simulating process)\n\n");
+    out("| link | cycles/wall s | x sim:// | cycles/CPU s | x sim:// |\n|---|---:|---:|---:|---:|\n");
+    for (unsigned i = 0; i < g_nres; i++) {
+        const link_res_t *r = &g_res[i];
+        if (!r->ok)
+            continue;
+        char x[32], y[32];
+        out("| %s | %.0f | %s | %.0f | %s |\n", r->name, r->speed, ratio(r->speed, sim ? sim->speed : 0, x, sizeof x),
+            r->speed_cpu, ratio(r->speed_cpu, sim ? sim->speed_cpu : 0, y, sizeof y));
+    }
+    bool any = false;
+    for (unsigned i = 0; i < g_nres; i++) {
+        const link_res_t *r = &g_res[i];
+        if (!r->ok || !r->ft601)
+            continue;
+        if (!any) {
+            out("\n### FT601 FIFO cycles carrying a word (target: at least 95%% on 64 KiB transfers)\n\n");
+            out("| link | transfer | counted from | FIFO cycles | words both ways | word share | payload words | payload share | MB/s of 400 | target 95%% |\n");
+            out("|---|---|---|---:|---:|---:|---:|---:|---:|---|\n");
+            any = true;
+        }
+        for (int dir = 0; dir < 2; dir++) {
+            double cyc = dir ? r->ap_rd_cycles : r->ap_wr_cycles;
+            double words = (double)(dir ? r->ap_rd_wire : r->ap_wr_wire) / 4.0;
+            const char *how = "TIMESTAMP, host bytes";
+            if (r->board_counts) {
+                /* the board's own cycle count and the bytes the chip moved: no round trip to subtract */
+                cyc = (double)(dir ? r->ap_rd_bcycles : r->ap_wr_bcycles);
+                words = (double)(dir ? r->ap_rd_bbytes : r->ap_wr_bbytes) / 4.0;
+                how = "board cycles, chip bytes";
+            }
+            const double fifo = cyc * 10.0 / FT601_CLK_NS;
+            const double pw = (double)r->ap_bytes / 4.0;
+            char as[32];
+            size_str(r->ap_bytes, as, sizeof as);
+            out("| %s | BAR1 %s %s | %s | %.0f | %.0f | %.1f%% | %.0f | %.1f%% | %.1f | %s |\n", r->name,
+                dir ? "read" : "write", as, how, fifo, words, fifo > 0 ? 100 * words / fifo : 0.0, pw,
+                fifo > 0 ? 100 * pw / fifo : 0.0, mbs(r->ap_bytes, cyc), fifo > 0 && 100 * pw / fifo >= 95.0 ? "met" : "not met");
+        }
+    }
+}
+
+/* ---- main ---------------------------------------------------------------------------------- */
+
+#ifdef GR_BENCH_USB
+static gr_usb_emu_t *g_emu;
+static unsigned g_emu_index;
+
+static uint64_t emu_cycles(void)
+{
+    return gr_usb_emu_cycles(g_emu, g_emu_index);
+}
+
+static uint64_t emu_bytes(void)
+{
+    gr_usb_emu_stats_t st;
+    if (gr_usb_emu_stats(g_emu, g_emu_index, &st))
+        return 0;
+    return st.bytes_out + st.bytes_in;
+}
+#endif
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: bench_link [--seed N] [--simd PATH] [--quick] [--smoke] [--only LIST] [--out FILE]\n"
+                    "  LIST: comma-separated of sim, stream, ft601, ft2232h, uart, pty (bench_link_usb: ft601, ft2232h)\n");
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    const char *outpath = NULL;
+    const char *env = getenv("GR_TEST_SEED");
+    if (env)
+        g_seed = strtoull(env, NULL, 0);
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+            g_seed = strtoull(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--simd") && i + 1 < argc)
+            g_simd = argv[++i];
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+            g_only = argv[++i];
+        else if (!strcmp(argv[i], "--out") && i + 1 < argc)
+            outpath = argv[++i];
+        else if (!strcmp(argv[i], "--quick"))
+            g_quick = true;
+        else if (!strcmp(argv[i], "--smoke"))
+            g_smoke = true;
+        else
+            return usage();
+    }
+    if (!g_seed)
+        g_seed = 1;
+    if (outpath && !(g_md = fopen(outpath, g_smoke ? "w" : "a"))) {
+        fprintf(stderr, "bench_link: cannot write %s: %s\n", outpath, strerror(errno));
+        return 2;
+    }
+    snprintf(g_dir, sizeof g_dir, "/tmp/gr-bench-link.XXXXXX");
+    if (!mkdtemp(g_dir)) {
+        fprintf(stderr, "bench_link: no temporary directory: %s\n", strerror(errno));
+        return 2;
+    }
+    printf("# bench_link seed=%" PRIu64 "%s%s\n", g_seed, g_smoke ? " --smoke" : "", g_quick ? " --quick" : "");
+#ifdef GR_BENCH_USB
+    /* the emulation first (before anything could initialise libusb), then the sim:// reference */
+    gr_usb_emu_t *emu;
+    int rc = gr_usb_emu_create(&emu);
+    if (rc) {
+        fprintf(stderr, "bench_link_usb: umockdev's preload library is not in this process (%s)\n", gr_status_name(rc));
+        return 1;
+    }
+    struct {
+        gr_board_kind_t kind;
+        const char *name, *serial;
+        link_plan_t *plan;
+    } chips[] = {{GR_BOARD_FT601, "ft601", "GRBENCH601", &plan_usb601},
+                 {GR_BOARD_FT2232H, "ft2232h", "GRBENCH2232", &plan_usb2232}};
+    for (size_t k = 0; k < 2; k++) {
+        if (!wanted(chips[k].name))
+            continue;
+        if (!gr_board_kind_built(chips[k].kind)) {
+            printf("# usb://%s: no %s board in this build (skipped)\n", chips[k].name, chips[k].name);
+            continue;
+        }
+        gr_board_config_t cfg = {.kind = chips[k].kind, .seed = g_seed};
+        unsigned index = 0;
+        if ((rc = gr_usb_emu_add(emu, &cfg, chips[k].serial, &index))) {
+            fail("cannot add the %s to the emulated bus: %s", chips[k].name, gr_status_name(rc));
+            continue;
+        }
+        char uri[512];
+        snprintf(uri, sizeof uri, "usb://%s?serial=%s&%s", chips[k].name, chips[k].serial, SLOW);
+        scale(chips[k].plan);
+        g_emu = emu;
+        g_emu_index = index;
+        g_board_cycles = emu_cycles;
+        g_board_bytes = emu_bytes;
+        run_link(chips[k].plan, uri);
+        g_board_cycles = g_board_bytes = NULL;
+    }
+#endif
+    if (wanted("sim")) {
+        char uri[128];
+        snprintf(uri, sizeof uri, "sim://?seed=%" PRIu64 "&norandom=1", g_seed);
+        scale(&plan_sim);
+        run_link(&plan_sim, uri);
+    }
+#ifndef GR_BENCH_USB
+    run_simd_links();
+#endif
+    if (g_nres)
+        print_tables();
+    else
+        printf("# no link was measured\n");
+#ifdef GR_BENCH_USB
+    gr_usb_emu_destroy(emu);
+#endif
+    for (unsigned i = 0; i < 16; i++) {
+        char f[128];
+        snprintf(f, sizeof f, "%s/server%u.log", g_dir, i);
+        unlink(f);
+    }
+    char f[128];
+    snprintf(f, sizeof f, "%s/pty", g_dir);
+    unlink(f);
+    rmdir(g_dir);
+    if (g_md)
+        fclose(g_md);
+    if (g_smoke) {
+        /* TAP: one line per link measured */
+        printf("1..%u\n", g_nres ? g_nres : 1);
+        if (!g_nres)
+            printf("ok 1 - no link to measure # SKIP\n");
+        for (unsigned i = 0; i < g_nres; i++) {
+            const link_res_t *r = &g_res[i];
+            const bool good = r->ok && r->rd_cycles > 0 && r->ap_wr_cycles > 0 && r->ap_rd_cycles > 0 &&
+                              r->dma_in_cycles > 0 && r->dma_out_cycles > 0;
+            printf("%s %u - %s: MMIO, BAR1 and DMA measured, bytes read back exact\n", good && !g_failures ? "ok" : "not ok",
+                   i + 1, r->name);
+        }
+    }
+    return g_failures ? 1 : 0;
+}

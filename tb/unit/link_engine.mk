@@ -1,0 +1,51 @@
+# tb/unit/link_engine.mk: the link engine's unit testbenches (bridge/rtl/link_*), each under
+# Icarus and Verilator through unit_tb (tb/unit/unit.mk): link_crc32 against zlib's values,
+# link_engine against a testbench host speaking bridge/PROTOCOL.md. Included by the top Makefile.
+LINK_RTL_DIR := bridge/rtl
+LINK_ENGINE_RTL := $(addprefix $(LINK_RTL_DIR)/,link_crc32.v link_ram.v link_rx_align.v \
+    link_rx.v link_tx.v link_dispatch.v link_host_slave.v link_engine.v)
+$(eval $(call unit_tb,link_crc32,$(LINK_RTL_DIR)/link_crc32.v))
+$(eval $(call unit_tb,link_engine,$(LINK_ENGINE_RTL)))
+
+# ---- the board tops: Verilator -Wall, Icarus elaboration, Yosys synthesis ------------------
+#   make lint-bridge                  every top with all three tools (Yosys: minutes per top)
+#   make lint-bridge-fpga_core_uart   one top, Verilator and Icarus only
+#   make synth-bridge-fpga_core_ft601 one top through Yosys; cell counts in
+#                                     $(BUILD)/lint-bridge/<top>.stat
+# Yosys keeps the engine's buffers as memories ($mem_v2, block RAM on an FPGA) instead of
+# mapping them to flip-flops: synth up to memory -nomap, then generic gates.
+# make test runs test-bridge-lint: Verilator and Icarus for every top, Yosys for the FT601 top.
+BRIDGE_TOPS := fpga_core_stream fpga_core_uart fpga_core_ft601 fpga_core_ft245
+BRIDGE_RTL := $(sort $(wildcard $(LINK_RTL_DIR)/*.v))
+BRIDGE_LINT := $(BUILD)/lint-bridge
+BRIDGE_SRCS = $(RTL_SRCS) $(BRIDGE_RTL)
+
+.PHONY: lint-bridge $(addprefix lint-bridge-,$(BRIDGE_TOPS)) $(addprefix synth-bridge-,$(BRIDGE_TOPS))
+$(addprefix lint-bridge-,$(BRIDGE_TOPS)): lint-bridge-%:
+	$(VERILATOR) --lint-only -Wall -I$(RTL_INC) --top-module $* $(RTL_ROOT)/lint.vlt $(BRIDGE_SRCS)
+	@mkdir -p $(BRIDGE_LINT)
+	$(IVERILOG) -g2012 -I$(RTL_INC) -s $* -o $(BRIDGE_LINT)/$*.vvp $(BRIDGE_SRCS)
+	@echo "$*: verilator -Wall clean, icarus elaborated"
+$(addprefix synth-bridge-,$(BRIDGE_TOPS)): synth-bridge-%:
+	@mkdir -p $(BRIDGE_LINT)
+	$(YOSYS) -q -l $(BRIDGE_LINT)/$*.yosys.log -p "read_verilog -sv -I$(RTL_INC) $(BRIDGE_SRCS); \
+	  synth -top $* -run begin:fine; opt -fast -full; techmap; opt -fast; abc -fast; opt -fast; \
+	  check -assert; tee -o $(BRIDGE_LINT)/$*.stat stat"
+	@grep -E "Number of cells" $(BRIDGE_LINT)/$*.stat | tail -1 | sed 's/^ */$*: yosys: /'
+lint-bridge: $(addprefix lint-bridge-,$(BRIDGE_TOPS)) $(addprefix synth-bridge-,$(BRIDGE_TOPS))
+
+TEST_SUITES += bridge-lint
+BRIDGE_TAP_N := $(words $(BRIDGE_TOPS))
+test-bridge-lint:
+	@mkdir -p $(BRIDGE_LINT)
+	$(call tap_run,bridge-lint,echo 1..$$(( $(BRIDGE_TAP_N) + 1 )); n=0; \
+	  for t in $(BRIDGE_TOPS); do n=$$((n + 1)); \
+	    if $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) lint-bridge-$$t \
+	       >$(BRIDGE_LINT)/$$t.log 2>&1; \
+	    then echo "ok $$n - $$t: verilator -Wall clean, icarus elaborates"; \
+	    else echo "not ok $$n - $$t: verilator or icarus (log: $(BRIDGE_LINT)/$$t.log)"; fi; done; \
+	  if $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) synth-bridge-fpga_core_ft601 \
+	     >$(BRIDGE_LINT)/synth.log 2>&1; \
+	  then echo "ok $$((n + 1)) - fpga_core_ft601: yosys synthesizes, check -assert"; \
+	    grep -E "Number of cells" $(BRIDGE_LINT)/fpga_core_ft601.stat | tail -1 | sed "s/^ */# /"; \
+	  else echo "not ok $$((n + 1)) - fpga_core_ft601: yosys"; fi)
