@@ -49,3 +49,8 @@ test-bridge-lint:
 	  then echo "ok $$((n + 1)) - fpga_core_ft601: yosys synthesizes, check -assert"; \
 	    grep -E "Number of cells" $(BRIDGE_LINT)/fpga_core_ft601.stat | tail -1 | sed "s/^ */# /"; \
 	  else echo "not ok $$((n + 1)) - fpga_core_ft601: yosys"; fi)
+
+# the same testbench on an 8-bit PHY (it includes tb/unit/link_engine/tb_link_engine.sv)
+UNIT_INCS_link_engine_b1 := tb/unit/link_engine
+UNIT_DEPS_link_engine_b1 := tb/unit/link_engine/tb_link_engine.sv
+$(eval $(call unit_tb,link_engine_b1,$(LINK_ENGINE_RTL)))
