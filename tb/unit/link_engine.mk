@@ -42,10 +42,15 @@ test-bridge-lint:
 	  for t in $(BRIDGE_TOPS); do n=$$((n + 1)); \
 	    if $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) lint-bridge-$$t \
 	       >$(BRIDGE_LINT)/$$t.log 2>&1; \
-	    then echo "ok $$n - $$t: verilator -Wall clean, icarus elaborates"; \
+	    then echo "ok $$n - $$t: verilator -Wall clean and icarus elaborates"; \
 	    else echo "not ok $$n - $$t: verilator or icarus (log: $(BRIDGE_LINT)/$$t.log)"; fi; done; \
 	  if $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) synth-bridge-fpga_core_ft601 \
 	     >$(BRIDGE_LINT)/synth.log 2>&1; \
-	  then echo "ok $$((n + 1)) - fpga_core_ft601: yosys synthesizes, check -assert"; \
+	  then echo "ok $$((n + 1)) - fpga_core_ft601: yosys synthesizes and check -assert passes"; \
 	    grep -E "Number of cells" $(BRIDGE_LINT)/fpga_core_ft601.stat | tail -1 | sed "s/^ */# /"; \
 	  else echo "not ok $$((n + 1)) - fpga_core_ft601: yosys"; fi)
+
+# the same testbench on an 8-bit PHY (it includes tb/unit/link_engine/tb_link_engine.sv)
+UNIT_INCS_link_engine_b1 := tb/unit/link_engine
+UNIT_DEPS_link_engine_b1 := tb/unit/link_engine/tb_link_engine.sv
+$(eval $(call unit_tb,link_engine_b1,$(LINK_ENGINE_RTL)))

@@ -25,19 +25,32 @@
 /* verilator lint_off BLKSEQ */
 /* verilator lint_off WIDTH */
 /* verilator lint_off UNUSEDSIGNAL */
-module tb_link_engine;
-    localparam integer PB = 4;
+// tb_link_engine_b1 includes this file to build the same module under its own name.
+/* verilator lint_off DECLFILENAME */
+`ifndef LINK_TB_NAME
+`define LINK_TB_NAME tb_link_engine
+`define LINK_TB_PB 4
+`endif
+module `LINK_TB_NAME;
+    localparam integer PB = `LINK_TB_PB;        // PHY bytes per beat: 4, or 1 (tb_link_engine_b1)
+    localparam integer TS = (PB == 1) ? 4 : 1;  // timers scale with the cycles a word takes
     localparam integer MP = 256;
     localparam integer RXL = 10;
     localparam integer RXW = 1 << RXL;
     localparam integer TAGS = 8;
-    localparam integer DMATO = 40000;
-    localparam integer RTO = 3000;
+    localparam integer DMATO = 40000 * TS;
+    localparam integer RTO = 3000 * TS;
     localparam integer PLAN = 23;
     localparam [31:0] SYNC = 32'h5AA5_5247;
     localparam integer OBN = 1 << 16;
-    localparam integer NOPS = 240;
-    localparam integer NDMA = 60;
+    // requests and DMA bursts per phase; Icarus, some 30 times slower, runs fewer
+`ifdef __ICARUS__
+    localparam integer NOPS = (PB == 1) ? 30 : 80;
+    localparam integer NDMA = (PB == 1) ? 12 : 24;
+`else
+    localparam integer NOPS = (PB == 1) ? 80 : 240;
+    localparam integer NDMA = (PB == 1) ? 24 : 60;
+`endif
 
     // ---- DUT --------------------------------------------------------------------------------
     logic clk = 1'b0;
@@ -310,8 +323,8 @@ module tb_link_engine;
 
     // ---- host: outgoing words ------------------------------------------------------------------
     logic [31:0] ob_w [0:OBN-1];
-    logic        ob_g [0:OBN-1];        // a lone garbage byte? (unused with 32-bit streams)
-    integer      ob_wr = 0, ob_rd = 0;
+    logic        ob_g [0:OBN-1];        // a lone garbage byte (8-bit PHY only)
+    integer      ob_wr = 0, ob_rd = 0, ob_b = 0;
     task automatic ob_push(input [31:0] w);
         ob_w[ob_wr % OBN] = w;
         ob_g[ob_wr % OBN] = 1'b0;
@@ -320,9 +333,15 @@ module tb_link_engine;
     always @(negedge clk) begin
         if (!rst) begin
             rx_valid <= (ob_rd != ob_wr) && !pct(stall);
-            rx_data <= ob_w[ob_rd % OBN];
+            rx_data <= ob_w[ob_rd % OBN] >> (8 * ob_b);
             #1;
-            if (rx_valid && rx_ready) ob_rd = ob_rd + 1;
+            if (rx_valid && rx_ready) begin
+                // a lone garbage byte (8-bit PHY) is one beat; a word is 4 / PB beats
+                if (ob_g[ob_rd % OBN] || ob_b + PB >= 4) begin
+                    ob_rd = ob_rd + 1;
+                    ob_b = 0;
+                end else ob_b = ob_b + PB;
+            end
         end
     end
 
@@ -364,7 +383,10 @@ module tb_link_engine;
                 if (faults && pct(4)) begin
                     g = 1 + rn(6);
                     n_garb = n_garb + 1;
-                    for (i = 0; i < g; i = i + 1) ob_push(rnd() & 32'hFFFF_00FF);
+                    for (i = 0; i < g; i = i + 1) begin
+                        ob_push(rnd() & 32'hFFFF_00FF);
+                        if (PB == 1) ob_g[(ob_wr - 1) % OBN] = pct(70);   // odd byte counts
+                    end
                 end
                 bad_i = -1;
                 if (faults && pct(4)) begin
@@ -440,7 +462,7 @@ module tb_link_engine;
     integer      irq_msgs = 0, irq_seq_exp = 0;
     bit          irq_seq_any = 0;
     logic        irq_lvl_exp = 0;
-    bit          hello_ok = 0, rack_ok = 0, h_resetting = 0;
+    bit          hello_ok = 0, rack_ok = 0, h_resetting = 0, drop_next_rel = 0;
     integer      rack_epoch = -1;
     integer      bad_dev_frames = 0;
 
@@ -457,7 +479,9 @@ module tb_link_engine;
             len = dw1[31:16];
             seq = dw2[15:0];
             ackf = dw2[31:16];
-            if (rx_drop_on && pct(3)) begin
+            if (rx_drop_on && (pct(3) || (drop_next_rel && rel))) begin
+                // the first reliable frame of the phase always goes: a replay is certain
+                if (rel) drop_next_rel = 0;
                 n_rxdrop = n_rxdrop + 1;
             end else if (h_resetting && !(typ == 8'h05 && !rel)) begin
                 // frames sent before the device saw our RESET
@@ -545,18 +569,25 @@ module tb_link_engine;
         end
     endtask
 
+    logic [31:0] tw_acc = 0;
+    integer      tw_n = 0;
     always @(negedge clk) begin
         if (!rst) begin
             tx_ready <= !pct(stall);
             #1;
             if (tx_valid && tx_ready) begin
+                tw_acc = (tw_acc >> (8 * PB)) | (32'(tx_data) << (32 - 8 * PB));
+                tw_n = tw_n + PB;
+            end
+            if (tw_n == 4) begin
+                tw_n = 0;
                 case (ds)
-                    0: if (tx_data == SYNC) ds = 1;
+                    0: if (tw_acc == SYNC) ds = 1;
                        else begin bad_dev_frames = bad_dev_frames + 1; err("device sent a word outside a frame"); end
-                    1: begin dw1 = tx_data; ds = 2; end
-                    2: begin dw2 = tx_data; ds = 3; end
+                    1: begin dw1 = tw_acc; ds = 2; end
+                    2: begin dw2 = tw_acc; ds = 3; end
                     3: begin
-                        if (tx_data != ~crc_w(crc_w(32'hFFFF_FFFF, dw1), dw2)) begin
+                        if (tw_acc != ~crc_w(crc_w(32'hFFFF_FFFF, dw1), dw2)) begin
                             err("device HCRC wrong");
                             bad_dev_frames = bad_dev_frames + 1;
                             ds = 0;
@@ -570,14 +601,14 @@ module tb_link_engine;
                     end
                     4: begin
                         if (dcnt == dlen) begin
-                            if (tx_data != ~dcrc) begin
+                            if (tw_acc != ~dcrc) begin
                                 err("device PCRC wrong");
                                 bad_dev_frames = bad_dev_frames + 1;
                             end else dev_frame();
                             ds = 0;
                         end else begin
-                            dp[dcnt] = tx_data;
-                            dcrc = crc_w(dcrc, tx_data);
+                            dp[dcnt] = tw_acc;
+                            dcrc = crc_w(dcrc, tw_acc);
                             dcnt = dcnt + 1;
                         end
                     end
@@ -731,7 +762,7 @@ module tb_link_engine;
             end
             if (h_acked != h_next) begin
                 h_tmr = h_tmr + 1;
-                if (h_tmr > 3000) replay_from_acked();
+                if (h_tmr > 3000 * TS) replay_from_acked();
             end else h_tmr = 0;
         end
     end
@@ -969,6 +1000,7 @@ module tb_link_engine;
         r0 = replays; n0 = naks; c0 = crc_errs;
         faults = 1;
         rx_drop_on = 1;
+        drop_next_rel = 1;
         stall = 30;
         ops_left = NOPS;
         dm_left = NDMA / 2;
