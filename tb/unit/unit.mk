@@ -17,7 +17,9 @@ UNIT_VLT := $(wildcard $(RTL_ROOT)/lint.vlt)
 
 # Per testbench, optional: UNIT_DEFS_<tb> preprocessor flags (the same for both simulators;
 # quoted for the shell), UNIT_INCS_<tb> include directories, UNIT_DEPS_<tb> what else the
-# build reads or needs made first.
+# build reads or needs made first, UNIT_ICARUS_SEEDS_<tb> the seeds of its Icarus suite when
+# they should be fewer than UNIT_SEEDS (a bench that Icarus runs for minutes a seed: the
+# Verilator suite still runs every seed).
 
 # tb_csr_block reads the register map as regtool generates it for the host (gr_regdesc.c),
 # turned into a Verilog include by gen_csr_map, and checks that the device reports the hash
@@ -89,7 +91,7 @@ UNIT_ALL += unit-$(1)-icarus unit-$(1)-verilator
 
 TEST_SUITES += unit-$(1)-icarus unit-$(1)-verilator
 test-unit-$(1)-icarus: $$(UNIT_VVP_$(1))
-	$$(call tap_run,unit-$(1)-icarus,$(UNIT_RUN) "$$(UNIT_SEEDS)" $(VVP) -n $$(UNIT_VVP_$(1)))
+	$$(call tap_run,unit-$(1)-icarus,$(UNIT_RUN) "$$(or $$(UNIT_ICARUS_SEEDS_$(1)),$$(UNIT_SEEDS))" $(VVP) -n $$(UNIT_VVP_$(1)))
 test-unit-$(1)-verilator: $$(UNIT_VBIN_$(1))
 	$$(call tap_run,unit-$(1)-verilator,$(UNIT_RUN) "$$(UNIT_SEEDS)" $$(UNIT_VBIN_$(1)))
 endef
