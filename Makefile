@@ -55,12 +55,9 @@ DEBUG_FLAGS ?= -DGR_DEBUG
 # Sanitized code runs several times slower: GR_TEST_TIMEOUT_SCALE (exported here, override it
 # on the command line) multiplies the system suites' hang alarm.
 ifneq ($(SAN),)
-SAN_FLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer -fno-sanitize-recover=all
-# Alignment reports stay recoverable so that tb/harness/ubsan.supp can suppress the one in
-# Verilator's bundled FST writer; halt_on_error=1 still ends the run on any other.
-ifneq ($(findstring undefined,$(SAN)),)
-SAN_FLAGS += -fsanitize-recover=alignment
-endif
+# UBSan reports stay recoverable so that tb/harness/ubsan.supp can suppress those in Verilator's
+# waveform writer (third-party code); UBSAN_OPTIONS halt_on_error=1 still ends the run on any other.
+SAN_FLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer
 CC := $(CC) $(SAN_FLAGS)
 CXX := $(CXX) $(SAN_FLAGS)
 GR_TEST_TIMEOUT_SCALE ?= 10
