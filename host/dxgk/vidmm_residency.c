@@ -111,7 +111,7 @@ uint32_t dxgk_res_pin_reasons(gr_adapter_t *ad, const dxgk_kalloc_t *ka)
     const DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 fl = ka->info.FlagsWddm2;
     uint32_t why = 0;
     if (fl.Overlay || fl.Capture)
-        why |= GR_PIN_OVERLAY; /* DESIGN.md: "pinned, never evicted" */
+        why |= GR_PIN_OVERLAY; /* docs/architecture.md: "pinned, never evicted" */
     /* The hardware faults a copy out of the VPR, and protected content must never leave it. */
     if (ka->in_vpr || fl.CreateInVpr || fl.HardwareProtected)
         why |= GR_PIN_PROTECTED;
