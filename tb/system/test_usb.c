@@ -204,6 +204,7 @@ static void dma_copies_through_host_memory(void **state)
     assert_int_equal(gr_dma_copy(&w, GR_DMA_SPACE_VRAM, vram, GR_DMA_SPACE_HOST, dst.bus + 8, 2048), 0);
     assert_int_equal(gr_dma_fence(&w, GR_DMA_SPACE_HOST, fence.bus + 64, 0x600df00dull, 0), 0);
     gr_dma_ring_entry(ring.cpu, cmd.bus, (uint32_t)w.used, 1, 0, 0, 0);
+    gr_dma_ring_entry_set_priv(ring.cpu); /* the kernel's own packet: host and VRAM physical */
 
     wr(dev, GR_REG_DMA_RING_BASE_LO, (uint32_t)ring.bus);
     wr(dev, GR_REG_DMA_RING_BASE_HI, (uint32_t)(ring.bus >> 32));
