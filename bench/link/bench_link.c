@@ -362,13 +362,13 @@ static int run_packet(drv_t *d, gr_alloc_t a, uint64_t gpu_va, size_t bytes, boo
     gr_dma_put64((uint8_t *)bi.cpu + TS_AT, 0);
     gr_dma_put64((uint8_t *)bi.cpu + TS_AT + 8, 0);
     gr_alloc_ref_t ref = {.handle = a, .flags = to_vram ? GR_ALLOC_REF_WRITE : 0};
-    (void)gr_dma_timestamp(&w, GR_DMA_SPACE_HOST, bi.bus + TS_AT);
+    (void)gr_dma_timestamp(&w, GR_DMA_SPACE_GPUVA, bi.gpu_va + TS_AT);
     if (bytes) {
         if (to_vram)
-            (void)gr_dma_copy(&w, GR_DMA_SPACE_HOST, bi.bus + CMD_AREA, GR_DMA_SPACE_GPUVA, gpu_va, bytes);
+            (void)gr_dma_copy(&w, GR_DMA_SPACE_GPUVA, bi.gpu_va + CMD_AREA, GR_DMA_SPACE_GPUVA, gpu_va, bytes);
         else
-            (void)gr_dma_copy(&w, GR_DMA_SPACE_GPUVA, gpu_va, GR_DMA_SPACE_HOST, bi.bus + CMD_AREA, bytes);
-        (void)gr_dma_timestamp(&w, GR_DMA_SPACE_HOST, bi.bus + TS_AT + 8);
+            (void)gr_dma_copy(&w, GR_DMA_SPACE_GPUVA, gpu_va, GR_DMA_SPACE_GPUVA, bi.gpu_va + CMD_AREA, bytes);
+        (void)gr_dma_timestamp(&w, GR_DMA_SPACE_GPUVA, bi.gpu_va + TS_AT + 8);
     }
     gr_submission_t sub = {.buffer = buf, .start = 0, .end = (uint32_t)w.used, .allocs = &ref, .alloc_count = 1};
     uint64_t fence;
