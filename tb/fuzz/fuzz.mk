@@ -21,7 +21,7 @@ $(FUZZ_DIR)/obj/%.o: %.c
 
 .SECONDARY: $(patsubst %,$(FUZZ_DIR)/obj/tb/fuzz/%.o,$(FUZZERS))
 $(FUZZ_DIR)/%: $(FUZZ_DIR)/obj/tb/fuzz/%.o $(FUZZ_LIB_OBJS) $(SIM_LIB)
-	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJS) $(SIM_LIB) $(SIM_LDLIBS) -pthread
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJS) $(SIM_LIB) $(SIM_LDLIBS) $(GPUREF_USB_LDLIBS) -pthread
 
 .PHONY: fuzz-build test-fuzz
 fuzz-build: $(FUZZ_BINS)
@@ -29,7 +29,7 @@ fuzz-build: $(FUZZ_BINS)
 # Fixed seed and run counts: the same inputs every time (FUZZ_RUNS_<harness> to change them).
 FUZZ_SEED ?= 1
 FUZZ_RUNS_fuzz_uri ?= 50000
-FUZZ_RUNS_fuzz_alloc_private ?= 10000
+FUZZ_RUNS_fuzz_alloc_private ?= 4000
 FUZZ_RUNS_fuzz_submit ?= 300
 TEST_SUITES += fuzz
 test-fuzz: $(FUZZ_BINS)

@@ -380,10 +380,14 @@ static void health_check(void)
     const uint32_t pattern = 0x5a000000u | (g_inputs & 0xffffffu);
     gr_dma_writer_t w;
     gr_dma_writer_init(&w, info.cpu, info.size);
-    gr_dma_fill(&w, GR_DMA_SPACE_VRAM, 0, CHECK_BYTES, pattern);
+    /* By GPU VA: a user packet names no physical address (the engine refuses it). */
+    gr_alloc_info_t ai;
+    rc = gr_alloc_query(g_dev, g_check, &ai);
+    if (rc)
+        fail("health check: gr_alloc_query", rc);
+    gr_dma_fill(&w, GR_DMA_SPACE_GPUVA, ai.gpu_va, CHECK_BYTES, pattern);
     gr_alloc_ref_t ref = {g_check, GR_ALLOC_REF_WRITE};
-    gr_patch_location_t pl = {0, 8, 0, 0, 0};
-    gr_submission_t sub = {buf, 0, (uint32_t)w.used, &ref, 1, &pl, 1};
+    gr_submission_t sub = {buf, 0, (uint32_t)w.used, &ref, 1, NULL, 0};
     uint64_t fence = 0;
     rc = gr_submit(g_dev, ctx, &sub, &fence);
     if (rc)
