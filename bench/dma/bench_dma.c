@@ -847,8 +847,11 @@ static void kmd_open(kmd_rig_t *k, bool no_random)
         die("the miniport did not start with its DMA engine");
     if (gr_kmd_create_device(k->ad, (HANDLE)k, &k->dev))
         die("gr_kmd_create_device failed");
+    /* The system context, whose packets may name physical addresses (only the kernel's own
+     * packets may: host/kmd/README.md, "Isolation"); this bench measures the engine with them. */
     DXGKARG_CREATECONTEXT c;
     memset(&c, 0, sizeof c);
+    c.Flags.SystemContext = 1;
     if (DxgkDdiCreateContext(k->dev, &c))
         die("DxgkDdiCreateContext failed");
     k->ctx = c.hContext;
