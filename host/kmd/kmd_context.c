@@ -51,7 +51,10 @@ NTSTATUS APIENTRY DxgkDdiCreateContext(IN_CONST_HANDLE hDevice, INOUT_PDXGKARG_C
     info.DmaBufferSegmentSet = 0; /* contiguous system memory: the engine fetches from the host */
     info.DmaBufferPrivateDataSize = GR_KMD_DMA_PRIVATE_BYTES;
     info.AllocationListSize = KMD_ALLOCATION_LIST_SIZE; /* 256: what a GDI context must have */
-    info.PatchLocationListSize = KMD_PATCH_LIST_SIZE;
+    /* A user context runs on its own GPU VAs and its packets are unprivileged: a patch location
+     * would write a physical address into its buffer (a leak, and refused by the engine anyway).
+     * It gets none, so VidSch refuses a patch list at submit; the system context keeps them. */
+    info.PatchLocationListSize = ctx->flags.SystemContext ? KMD_PATCH_LIST_SIZE : 0;
     info.Caps.Value = 0;
     info.PagingCompanionNodeId = 0;
     c->ContextInfo = info;

@@ -6,10 +6,12 @@
  *
  * An input is a little program: each op is one byte (op % 8) and the bytes after it; the program
  * ends with the input or after MAX_OPS ops. Ops: submit (a command buffer built from the input:
- * NOPs, FILLs and COPYs and TIMESTAMPs on patched allocations (VRAM addresses, or GPU VAs), FENCEs, WAITs on a host gate that
+ * NOPs, FILLs and COPYs and TIMESTAMPs on allocations by GPU VA (or by VRAM address, which the
+ * engine refuses in a user packet), FENCEs, WAITs on a gate in a DMA buffer (by its GPU VA) that
  * holds the packet on the engine, raw qwords), cancel, preempt, destroy a context, create a
  * context, wait on a fence, open a gate, destroy a DMA buffer. Ranges, list entries and patch
- * offsets are taken from the input as they come: out of range, misaligned, stale or forged.
+ * locations are taken from the input as they come: out of range, misaligned, stale or forged
+ * (a user context takes no patch locations, so a list with any is refused at submit).
  *
  * Checked, without relying on which ranges gr_submit refuses (misaligned ones are not asserted
  * either way):
@@ -54,7 +56,8 @@ static gr_alloc_t g_check;         /* CPU-readable: the health check fills it an
 static gr_context_t g_home;        /* owns the gate buffer; never fuzzed */
 static gr_dma_buffer_t g_gates;
 static volatile uint64_t *g_gate;
-static uint64_t g_gates_bus;
+static uint64_t g_gates_va;           /* the gate buffer's GPU VA in g_dev's space */
+static uint64_t g_alloc_va[NALLOC];
 static unsigned g_inputs;
 
 static void fail(const char *what, int rc)
@@ -138,8 +141,14 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         rc = gr_process_create(g_ad, &g_proc);
     if (!rc)
         rc = gr_gpu_device_create(g_proc, &g_dev);
-    for (unsigned i = 0; !rc && i < NALLOC; i++)
+    for (unsigned i = 0; !rc && i < NALLOC; i++) {
+        gr_alloc_info_t ai;
         rc = create_buffer_alloc(GR_CPU_ACCESS_NONE, &g_alloc[i]);
+        if (!rc)
+            rc = gr_alloc_query(g_dev, g_alloc[i], &ai);
+        if (!rc)
+            g_alloc_va[i] = ai.gpu_va;
+    }
     if (!rc)
         rc = create_buffer_alloc(GR_CPU_ACCESS_READ_WRITE, &g_check);
     if (!rc)
@@ -153,7 +162,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         exit(1);
     }
     g_gate = gi.cpu;
-    g_gates_bus = gi.bus;
+    g_gates_va = gi.gpu_va;
     atexit(print_stats);
     return 0;
 }
@@ -203,40 +212,35 @@ static void build(reader_t *r, state_t *s, unsigned b, gr_submission_t *sub, gr_
     for (unsigned c = 0; c < ncmds && !w.overflow; c++) {
         const uint8_t kind = rd8(r);
         const unsigned a = rd8(r) % NALLOC;
-        /* Commands on an allocation name it by GPU VA: a patch location writes the address;
-         * the allocation is listed once, written. */
+        /* Commands on an allocation name it by GPU VA (listed once, written), or by its VRAM
+         * address, a privilege fault in a user packet. */
         uint32_t ai = 0;
         while (ai < nrefs && refs[ai].handle != g_alloc[a])
             ai++;
         if (ai == nrefs)
             refs[nrefs++] = (gr_alloc_ref_t){g_alloc[a], GR_ALLOC_REF_WRITE};
         const uint32_t off = (rd16(r) % (ALLOC_BYTES / 8u)) * 8u;
-        const size_t at = w.used;
-        /* The miniport patches in VRAM addresses; a GPU VA there is mostly unmapped (a fault). */
-        const enum gr_dma_space sp = kind & 0x80u ? GR_DMA_SPACE_GPUVA : GR_DMA_SPACE_VRAM;
+        const bool phys = (kind & 0xc0u) == 0xc0u;
+        const enum gr_dma_space sp = phys ? GR_DMA_SPACE_VRAM : GR_DMA_SPACE_GPUVA;
+        const uint64_t va = phys ? off : g_alloc_va[a] + off;
         switch (kind % 8u) {
         case 0:
             gr_dma_nop(&w);
             break;
         case 1:
-            gr_dma_fill(&w, sp, 0, 8u + rd16(r) % 4096u, rd32(r));
-            pl[npl++] = (gr_patch_location_t){ai, (uint32_t)at + 8u, off, 0, 0};
+            gr_dma_fill(&w, sp, va, 8u + rd16(r) % 4096u, rd32(r));
             break;
         case 2:
-            gr_dma_copy(&w, sp, 0, sp, 0, 8u + rd16(r) % 4096u);
-            pl[npl++] = (gr_patch_location_t){ai, (uint32_t)at + 8u, off, 0, 0};
-            pl[npl++] = (gr_patch_location_t){ai, (uint32_t)at + 16u, 0, 0, 0};
+            gr_dma_copy(&w, sp, va, sp, va - off, 8u + rd16(r) % 4096u);
             break;
         case 3:
-            gr_dma_timestamp(&w, sp, 0);
-            pl[npl++] = (gr_patch_location_t){ai, (uint32_t)at + 8u, off, 0, 0};
+            gr_dma_timestamp(&w, sp, va);
             break;
         case 4: /* held on the engine until the gate opens, a TDR, or a cancel/preempt */
-            gr_dma_wait(&w, GR_DMA_SPACE_HOST, g_gates_bus + 8u * (rd8(r) % NGATES), 1);
+            gr_dma_wait(&w, GR_DMA_SPACE_GPUVA, g_gates_va + 8u * (rd8(r) % NGATES), 1);
             break;
         case 5:
-            gr_dma_fence(&w, sp, 0, rd32(r), rd8(r) & 1);
-            pl[npl++] = (gr_patch_location_t){ai, (uint32_t)at + 8u, off, 0, 0};
+            gr_dma_fence(&w, sp, va, rd32(r), rd8(r) & 1);
             break;
         case 6:
             gr_dma_tlb_invalidate(&w);
@@ -247,8 +251,6 @@ static void build(reader_t *r, state_t *s, unsigned b, gr_submission_t *sub, gr_
             break;
         }
         }
-        if (npl + 2u > 16u)
-            break;
     }
     sub->buffer = s->buf[b];
     sub->start = 0;

@@ -659,7 +659,9 @@ static void vpr_content_is_out_of_reach(void **state)
 /* ---- the WDDM 1.x way: a patch list ------------------------------------------------------------- */
 
 /* Patching would write a physical address into the attacker's own buffer (a leak by itself) for
- * a command that names VRAM physical: the miniport's Patch refuses it for a user context. */
+ * a command that names VRAM physical. The miniport gives a user context no patch locations
+ * (PatchLocationListSize 0), so gr_submit refuses the list before a fence exists; its Patch
+ * would refuse it too. */
 static void patch_lists_are_refused_and_leak_no_address(void **state)
 {
     (void)state;
@@ -669,9 +671,16 @@ static void patch_lists_are_refused_and_leak_no_address(void **state)
     attack_ref(&a, F->own, true);
     a.pl[0] = (gr_patch_location_t){.alloc_index = 0, .patch_offset = 8, .alloc_offset = 0};
     a.npl = 1;
-    unsigned type = 0;
-    assert_int_equal(attack_run(&a, &type), GR_E_INVALID);
-    assert_int_equal(type, 0);
+    gr_context_info_t ci;
+    assert_int_equal(gr_context_info(F->db, a.ctx, &ci), GR_OK);
+    assert_int_equal(ci.patch_location_list_size, 0);
+    gr_submission_t s = {.buffer = a.buf, .start = 0, .end = (uint32_t)a.w.used, .allocs = a.refs,
+                         .alloc_count = a.nrefs, .patches = a.pl, .patch_count = a.npl};
+    uint64_t fence = 77;
+    assert_int_equal(gr_submit(F->db, a.ctx, &s, &fence), GR_E_RANGE);
+    assert_int_equal(fence, 77);
+    assert_int_equal(gr_context_info(F->db, a.ctx, &ci), GR_OK);
+    assert_int_equal(ci.submitted, 0);
     assert_int_equal(gr_dma_get64((const uint8_t *)a.bi.cpu + 8), 0); /* nothing written there */
     attack_end(&a);
     victim_intact();

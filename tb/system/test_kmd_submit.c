@@ -467,7 +467,8 @@ static void create_context_fills_context_info_and_refuses_bad_requests(void **st
     assert_int_equal(c.ContextInfo.DmaBufferSegmentSet, 0);
     assert_int_equal(c.ContextInfo.DmaBufferPrivateDataSize, GR_KMD_DMA_PRIVATE_BYTES);
     assert_int_equal(c.ContextInfo.AllocationListSize, 256);
-    assert_int_equal(c.ContextInfo.PatchLocationListSize, 1024);
+    /* A user context runs on GPU VAs: no patch locations (host/kmd/README.md, "Isolation"). */
+    assert_int_equal(c.ContextInfo.PatchLocationListSize, 0);
     assert_int_equal(c.ContextInfo.Caps.Value, 0);
     assert_int_equal(c.ContextInfo.Reserved, 0);
     assert_int_equal(counts(f).contexts, 1);
@@ -479,6 +480,13 @@ static void create_context_fills_context_info_and_refuses_bad_requests(void **st
 
     /* A GDI context gets the 256-entry allocation list its page requires. */
     HANDLE gdi = make_context(f, 0x2);
+    /* The system context (the kernel's paging work) keeps its patch locations. */
+    DXGKARG_CREATECONTEXT sys;
+    memset(&sys, 0, sizeof sys);
+    sys.Flags.SystemContext = 1;
+    assert_int_equal(DxgkDdiCreateContext(f->dev, &sys), STATUS_SUCCESS);
+    assert_int_equal(sys.ContextInfo.PatchLocationListSize, 1024);
+    assert_int_equal(DxgkDdiDestroyContext(sys.hContext), STATUS_SUCCESS);
 
     /* Bad requests: nothing created, outputs untouched. */
     struct {

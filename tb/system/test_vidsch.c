@@ -129,6 +129,9 @@ typedef struct recorder {
     void (*on_preempt_after)(void);
     void (*on_destroy_allocation)(void);
     void (*on_close_allocation)(void);
+    /* Nonzero: CreateContext reports this PatchLocationListSize, as a miniport that takes patch
+     * locations from user contexts (a WDDM 1.x one) would; gpuref's reports 0 for them. */
+    UINT patch_list_size;
 } recorder_t;
 
 static recorder_t R = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -254,6 +257,8 @@ static NTSTATUS APIENTRY shim_preempt(IN_CONST_HANDLE h, IN_CONST_PDXGKARG_PREEM
 static NTSTATUS APIENTRY shim_create_context(IN_CONST_HANDLE hDevice, INOUT_PDXGKARG_CREATECONTEXT c)
 {
     NTSTATUS st = orig.CreateContext(hDevice, c);
+    if (!st && R.patch_list_size)
+        c->ContextInfo.PatchLocationListSize = R.patch_list_size;
     pthread_mutex_lock(&R.lock);
     for (unsigned i = 0; !st && i < R.ndestroyed; i++)
         if (R.destroyed[i] == c->hContext)
@@ -998,8 +1003,8 @@ static void bad_submissions_are_refused_and_change_nothing(void **state)
     cmd_fill(&c, f->alloc[0], 0, 4096, 1);
     const uint32_t end = (uint32_t)c.w.used;
     gr_alloc_ref_t refs[2] = {{f->alloc[0], GR_ALLOC_REF_WRITE}, {f->alloc[0], 0}};
-    /* gr_submit checks patch lists itself; a good one is refused later, by the miniport's Patch
-     * (user packets carry GPU VAs: tb/system/test_isolation.c). */
+    /* gr_submit checks patch lists itself (user packets carry GPU VAs and get none from
+     * gpuref's miniport: tb/system/test_isolation.c). */
     const gr_patch_location_t pl = {.alloc_index = 0, .patch_offset = 8};
     gr_submission_t good = {.buffer = c.h, .start = 0, .end = end, .allocs = refs, .alloc_count = 1};
     uint64_t fence = 77;
@@ -1024,27 +1029,45 @@ static void bad_submissions_are_refused_and_change_nothing(void **state)
         s = good, s.start = bad_ranges[i][0], s.end = bad_ranges[i][1], s.patch_count = 0;
         REFUSED(gr_submit(d, ctx, &s, &fence), GR_E_RANGE);
     }
+    /* gpuref's miniport gives a user context no patch locations (PatchLocationListSize 0: its
+     * packets run on GPU VAs), so any patch list is refused here, before a fence exists. */
+    {
+        gr_patch_location_t one = pl;
+        s = good, s.start = 0, s.end = 16, s.patches = &one, s.patch_count = 1;
+        REFUSED(gr_submit(d, ctx, &s, &fence), GR_E_RANGE);
+    }
+    /* The checks of the list itself, on a context whose miniport takes patch locations (the
+     * shim reports a PatchLocationListSize, as a WDDM 1.x miniport would). */
+    gr_context_t pctx = 0;
+    R.patch_list_size = 16;
+    assert_int_equal(gr_context_create(d, NULL, 0, &pctx), GR_OK);
+    R.patch_list_size = 0;
+    gr_context_info_t pci;
+    assert_int_equal(gr_context_info(d, pctx, &pci), GR_OK);
+    assert_int_equal(pci.patch_location_list_size, 16);
+    s = good, s.patches = &pl, s.patch_count = 17; /* beyond the context's list */
+    REFUSED(gr_submit(d, pctx, &s, &fence), GR_E_RANGE);
     /* A patch location inside the range but not on a qword (at 4 of [0, 16), and neighbours). */
     static const uint32_t bad_patch_offsets[] = {4, 1, 7, 9, 12};
     for (unsigned i = 0; i < sizeof bad_patch_offsets / sizeof bad_patch_offsets[0]; i++) {
         gr_patch_location_t mis = pl;
         mis.patch_offset = bad_patch_offsets[i];
         s = good, s.start = 0, s.end = 16, s.patches = &mis, s.patch_count = 1;
-        REFUSED(gr_submit(d, ctx, &s, &fence), GR_E_RANGE);
+        REFUSED(gr_submit(d, pctx, &s, &fence), GR_E_RANGE);
     }
     {
         gr_patch_location_t edge = pl;
         edge.patch_offset = 16; /* the qword after the range */
         s = good, s.start = 0, s.end = 16, s.patches = &edge, s.patch_count = 1;
-        REFUSED(gr_submit(d, ctx, &s, &fence), GR_E_RANGE);
+        REFUSED(gr_submit(d, pctx, &s, &fence), GR_E_RANGE);
         edge.patch_offset = 0; /* before a range that starts at 8 */
         s = good, s.start = 8, s.end = 24, s.patches = &edge, s.patch_count = 1;
-        REFUSED(gr_submit(d, ctx, &s, &fence), GR_E_RANGE);
+        REFUSED(gr_submit(d, pctx, &s, &fence), GR_E_RANGE);
     }
     s = good, s.patches = &pl, s.patch_count = GR_SUBMIT_MAX_PATCHES + 1;
-    REFUSED(gr_submit(d, ctx, &s, &fence), GR_E_RANGE);
+    REFUSED(gr_submit(d, pctx, &s, &fence), GR_E_RANGE);
     s = good, s.patches = NULL, s.patch_count = 1;
-    REFUSED(gr_submit(d, ctx, &s, &fence), GR_E_INVALID);
+    REFUSED(gr_submit(d, pctx, &s, &fence), GR_E_INVALID);
     s = good, s.allocs = NULL;
     REFUSED(gr_submit(d, ctx, &s, &fence), GR_E_INVALID);
     REFUSED(gr_submit(NULL, ctx, &good, &fence), GR_E_INVALID);
@@ -1072,16 +1095,17 @@ static void bad_submissions_are_refused_and_change_nothing(void **state)
     gr_patch_location_t p2 = pl;
     p2.alloc_index = 1;
     s = good, s.patches = &p2, s.patch_count = 1;
-    REFUSED(gr_submit(d, ctx, &s, &fence), GR_E_INVALID);
+    REFUSED(gr_submit(d, pctx, &s, &fence), GR_E_INVALID);
     p2 = pl, p2.patch_offset = end - 4; /* the qword would cross the end */
     s = good, s.patches = &p2, s.patch_count = 1;
-    REFUSED(gr_submit(d, ctx, &s, &fence), GR_E_RANGE);
+    REFUSED(gr_submit(d, pctx, &s, &fence), GR_E_RANGE);
     p2 = pl, p2.alloc_offset = ALLOC_BYTES;
     s = good, s.patches = &p2, s.patch_count = 1;
-    REFUSED(gr_submit(d, ctx, &s, &fence), GR_E_INVALID);
+    REFUSED(gr_submit(d, pctx, &s, &fence), GR_E_INVALID);
     p2 = pl, p2.slot_id = 1u << 24;
     s = good, s.patches = &p2, s.patch_count = 1;
-    REFUSED(gr_submit(d, ctx, &s, &fence), GR_E_INVALID);
+    REFUSED(gr_submit(d, pctx, &s, &fence), GR_E_INVALID);
+    assert_int_equal(gr_context_destroy(d, pctx), GR_OK);
     /* An allocation of another device of the same process is not this device's. */
     gr_gpu_device_t *d2 = NULL;
     gr_alloc_t other = 0;

@@ -18,8 +18,9 @@
  * of the same device, each read or written) and a patch-location list, passed to DxgkDdiPatch.
  * A user context's packet names memory by GPU VA only (its allocations' gpu_va, its DMA
  * buffers' gpu_va): the engine runs it unprivileged and faults on a physical address or an
- * INDIRECT, and gpuref's miniport refuses patch locations for it (they would be physical
- * addresses; rtl/dma/README.md, "Privilege"). Packets of one context run in submission order;
+ * INDIRECT, and gpuref's miniport gives its context no patch locations (they would be physical
+ * addresses; rtl/dma/README.md, "Privilege"): its patch_location_list_size is 0, so gr_submit
+ * refuses a patch list with GR_E_RANGE. Packets of one context run in submission order;
  * contexts share the engine round-robin, preempted when a packet outlives its quantum. A packet
  * may run longer than the TDR timeout: at each timeout it is preempted and, if it moved on (a
  * command completed, or a COPY or FILL wrote more), resumes where it stopped. A packet that
@@ -202,7 +203,8 @@ GR_API gr_status_t gr_dma_buffer_destroy(gr_gpu_device_t *device, gr_dma_buffer_
  *         not below its size, or a slot_id over 24 bits; protected content written to an
  *         allocation that is not protected); GR_E_RANGE (range empty, past the buffer, or start
  *         or end not a multiple of 8; a patch offset not a multiple of 8 or its qword outside the
- *         range; more entries than GR_SUBMIT_MAX_* or the context's list sizes);
+ *         range; more entries than GR_SUBMIT_MAX_* or the context's list sizes, so any patch
+ *         list on a context whose patch_location_list_size is 0);
  *         GR_E_DEVICE_RESET (the context was lost in a GPU reset); GR_E_NO_MEMORY (also: the
  *         listed allocations cannot all be resident at once). Nothing is queued on failure.
  */
@@ -217,7 +219,7 @@ GR_API gr_status_t gr_submit(gr_gpu_device_t *device, gr_context_t context, cons
  *         destroyed), GR_E_DEVICE_RESET (lost in a GPU reset; also when the engine faulted on
  *         it, e.g. a physical address or an INDIRECT in it: a user packet may name GPU VAs
  *         only), GR_E_TIMEOUT (not yet), GR_E_INVALID (bad handle, a fence never handed out,
- *         or the miniport refused to patch it: a user packet takes no patch locations)
+ *         or the miniport's Patch refused the packet for what placement decided)
  */
 GR_API gr_status_t gr_wait(gr_gpu_device_t *device, gr_context_t context, uint64_t fence, uint64_t timeout_cycles);
 
