@@ -252,7 +252,7 @@ bool dxgk_place_window(const gr_adapter_t *ad, const dxgk_kalloc_t *ka, uint32_t
                        uint64_t *hi)
 {
     const DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 fl = ka->info.FlagsWddm2;
-    if (caller_backed(fl) || fl.CreateInVpr || fl.HardwareProtected || segment == 0 || segment > ad->nseg ||
+    if (caller_backed(fl) || fl.CreateInVpr || fl.HardwareProtected || fl.Protected || segment == 0 || segment > ad->nseg ||
         !(ka->info.SupportedWriteSegmentSet & (1u << (segment - 1))))
         return false;
     const dxgk_segment_t *s = &ad->seg[segment - 1];
@@ -273,7 +273,9 @@ gr_status_t dxgk_place(gr_adapter_t *ad, dxgk_kalloc_t *ka)
     uint32_t ids[GR_ALLOC_MAX_SEGMENTS];
     bool dir[GR_ALLOC_MAX_SEGMENTS];
     uint32_t n = segment_order(ad, i, ids, dir);
-    bool vpr = fl.CreateInVpr || fl.HardwareProtected;
+    /* Protected content goes into the VPR too: there the engine faults any copy out of it,
+     * whatever the packet lists or names (host/dxgk/README.md, "Protected content"). */
+    bool vpr = fl.CreateInVpr || fl.HardwareProtected || fl.Protected;
     uint64_t size = align_up(i->Size, PAGE);
     uint64_t align = i->Alignment ? i->Alignment : PAGE;
     for (uint32_t k = 0; k < n; k++) {

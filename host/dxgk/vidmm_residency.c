@@ -113,7 +113,7 @@ uint32_t dxgk_res_pin_reasons(gr_adapter_t *ad, const dxgk_kalloc_t *ka)
     if (fl.Overlay || fl.Capture)
         why |= GR_PIN_OVERLAY; /* docs/architecture.md: "pinned, never evicted" */
     /* The hardware faults a copy out of the VPR, and protected content must never leave it. */
-    if (ka->in_vpr || fl.CreateInVpr || fl.HardwareProtected)
+    if (ka->in_vpr || fl.CreateInVpr || fl.HardwareProtected || fl.Protected)
         why |= GR_PIN_PROTECTED;
     if (ka->locker)
         why |= GR_PIN_LOCKED;

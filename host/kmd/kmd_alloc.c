@@ -186,7 +186,8 @@ static void describe_alloc(const kmd_adapter_t *a, kmd_alloc_t *k, DXGK_ALLOCATI
     uint32_t pref[2] = {0, 0};
     if (fl.ExistingSysMem) {
         set = 0; /* the caller's pages: no VRAM segment */
-    } else if (fl.CreateInVpr) {
+    } else if (fl.CreateInVpr || fl.Protected) {
+        /* VidMm keeps all protected content in the VPR (host/dxgk/README.md). */
         set = 1u << (a->vpr_segment - 1);
         pref[0] = a->vpr_segment;
     } else if (fl.CpuVisible) {

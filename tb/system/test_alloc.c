@@ -299,7 +299,7 @@ static void create_maps_requests_to_wddm2_flags(void **state)
         {buffer_priv(4096, GR_CPU_ACCESS_READ, 0), (1u << 0) | (1u << 2), 0x1},            /* + Cached */
         {buffer_priv(4096, GR_CPU_ACCESS_ON_DEMAND, 0), 1u << 18, 0x3},                   /* OnDemand */
         {buffer_priv(4096, GR_CPU_ACCESS_WRITE, GR_ALLOC_PRIV_PERMANENT_SYSMEM), 0x3, 0x1},
-        {buffer_priv(4096, GR_CPU_ACCESS_NONE, GR_ALLOC_PRIV_PROTECTED), 1u << 3, 0x3},
+        {buffer_priv(4096, GR_CPU_ACCESS_NONE, GR_ALLOC_PRIV_PROTECTED), 1u << 3, 0x2},   /* the VPR's */
         {buffer_priv(4096, GR_CPU_ACCESS_NONE, GR_ALLOC_PRIV_FROM_END), 1u << 6, 0x3},
         {buffer_priv(4096, GR_CPU_ACCESS_NONE, GR_ALLOC_PRIV_NO_LARGE_PAGES), 1u << 7, 0x3},
         {buffer_priv(4096, GR_CPU_ACCESS_NONE, GR_ALLOC_PRIV_OVERLAY), 1u << 8, 0x3},

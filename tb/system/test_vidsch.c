@@ -36,6 +36,7 @@
 #include "gpuref/gr_alloc.h"
 #include "gpuref/gr_alloc_private.h"
 #include "gpuref/gr_dma.h"
+#include "gpuref/gr_regdesc.h"
 #include "gpuref/gr_regmap.h"
 #include "gpuref/gr_submit.h"
 #include "gr_link.h"
@@ -1373,6 +1374,29 @@ static void protected_content_goes_only_to_protected_allocations(void **state)
     cmd_copy(&c, prot, prot2, 4096);
     sub_t ok = cmd_submit(f->dev, f->ctx[0], &c);
     assert_int_equal(wait_sub(&ok, LONG_WAIT), GR_OK);
+    /* A packet that hides its source (names the Protected allocation's GPU VA without listing
+     * it) and copies into a buffer the CPU reads: the list rule cannot see it, but Protected
+     * content lives in the VPR, so the engine faults the copy and no byte arrives. */
+    gr_alloc_info_t pi;
+    assert_int_equal(gr_alloc_query(f->dev, prot, &pi), GR_OK);
+    gr_segment_info_t seg[GR_ALLOC_MAX_SEGMENTS];
+    uint32_t nseg = 0;
+    assert_int_equal(gr_adapter_segments(f->ad, seg, GR_ALLOC_MAX_SEGMENTS, &nseg), GR_OK);
+    assert_true(pi.segment >= 1 && pi.segment <= nseg && seg[pi.segment - 1].vpr);
+    assert_true(pi.offset >= seg[pi.segment - 1].vpr_offset &&
+                pi.offset + pi.size <= seg[pi.segment - 1].vpr_offset + seg[pi.segment - 1].vpr_size);
+    assert_true(pi.pinned & GR_PIN_PROTECTED);
+    memset(f->rb_cpu, 0xa5, 4096);
+    sf_cmd_t h;
+    sf_cmd_begin(f->dev, f->ctx[1], &h);
+    assert_int_equal(gr_dma_copy(&h.w, GR_DMA_SPACE_GPUVA, sf_alloc_va(f->dev, prot), GR_DMA_SPACE_GPUVA,
+                                 f->rb_va, 4096),
+                     0);
+    sub_t hidden = cmd_submit(f->dev, f->ctx[1], &h);
+    assert_int_equal(wait_sub(&hidden, LONG_WAIT), GR_E_DEVICE_RESET);
+    assert_int_equal(GR_FIELD_GET(DMA_FAULT_STATUS, TYPE, sf_reg_read(f->ad, GR_REG_DMA_FAULT_STATUS)),
+                     GR_DMA_FAULT_VPR_COPY);
+    assert_true(all_words(f->rb_cpu, 4096, 0xa5a5a5a5u));
     assert_int_equal(gr_alloc_destroy(f->dev, vpr), GR_OK);
     assert_int_equal(gr_alloc_destroy(f->dev, prot2), GR_OK);
     assert_int_equal(gr_alloc_destroy(f->dev, prot), GR_OK);

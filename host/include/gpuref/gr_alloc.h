@@ -94,7 +94,7 @@ enum {
 /** gr_alloc_info_t.pinned: why VidMm will not evict an allocation now (0: it may). */
 enum {
     GR_PIN_OVERLAY = 1u << 0,   /**< Overlay or Capture */
-    GR_PIN_PROTECTED = 1u << 1, /**< CreateInVpr / HardwareProtected: protected content stays put */
+    GR_PIN_PROTECTED = 1u << 1, /**< Protected / CreateInVpr / HardwareProtected: in the VPR, stays put */
     GR_PIN_LOCKED = 1u << 2,    /**< locked for the CPU */
     GR_PIN_SYSTEM = 1u << 3,    /**< backed by the caller's system memory */
     GR_PIN_GPU = 1u << 4,       /**< a packet in flight (or a submission being made) lists it */
