@@ -73,8 +73,7 @@ int gr_sim_axi_order_parse(const char *name, gr_sim_axi_order_t *out_order);
  * @param cfg  NULL: all defaults, as a zeroed config
  * @param[out] out_sim  the new simulation; untouched on failure
  * @return GR_OK, GR_E_INVALID (bad config, bad $GR_SIM_SEED, $GR_SIM_REORDER, $GR_SIM_AXI or
- *         $GR_SIM_STALL_RUN,
- *         out_sim NULL), GR_E_IO (waveform or log file cannot be opened), GR_E_NO_MEMORY;
+ *         $GR_SIM_STALL_RUN, out_sim NULL), GR_E_IO (waveform or log file cannot be opened), GR_E_NO_MEMORY;
  *         gr_sim_error() says which and why
  */
 int gr_sim_create(const gr_sim_config_t *cfg, gr_sim_t **out_sim);
