@@ -235,6 +235,9 @@ check "GR_SIM_REORDER=2 is refused" 2 env GR_SIM_REORDER=2 "$GPUCTL" info
 expect "... naming the variable and the range" "GR_SIM_REORDER='2' is neither 0 nor 1 \(accepted: 0\.\.1\)" "$err"
 check "GR_SIM_STALL_RUN=0 is refused" 2 env GR_SIM_STALL_RUN=0 "$GPUCTL" info
 expect "... naming the variable and the range" "GR_SIM_STALL_RUN='0' is out of range \(accepted: 1\.\.1000" "$err"
+check "simd:// with GR_SIMD_SOCKET naming no server" 3 env GR_SIMD_SOCKET=/nonexistent/s.sock "$GPUCTL" -d simd:// info
+expect "... names the variable, the path and the reason" \
+    "GR_SIMD_SOCKET='/nonexistent/s\.sock': simd:///nonexistent/s\.sock: cannot connect to /nonexistent/s\.sock: No such file or directory" "$err"
 
 # ---- allocations: alloc, free, ls (the miniport and VidMm over gpuctl's own link) ----------
 # sim:// defaults to 512 MiB of VRAM: segment 1 is the 256 MiB BAR1 window, segment 2 the rest
