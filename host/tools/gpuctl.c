@@ -356,6 +356,9 @@ int main(int argc, char **argv)
         return EXIT_OK;
     }
     if (line.help) {
+        /* gpuctl --help peek: as git --help log, the command's help. */
+        if (!line.help_for && line.nwords && is_command_word(line.words[0]))
+            line.help_for = line.words[0];
         if (line.help_for)
             help_command(stdout, line.help_for);
         else

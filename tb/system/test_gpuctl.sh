@@ -98,6 +98,8 @@ expect "... with peek's synopsis" "^usage: gpuctl .*peek REG" "$out"
 expect "... and what REG may be (REG.FIELD too)" "NAME\.FIELD \(DMA_STATUS\.IDLE\)" "$out"
 check "peek --help is peek's help, not a register name" 0 "$GPUCTL" peek --help
 expect "... peek's synopsis" "^usage: gpuctl .*peek REG" "$out"
+check "--help peek is peek's help too (as git --help log)" 0 "$GPUCTL" --help peek
+expect "... peek's synopsis" "^usage: gpuctl .*peek REG" "$out"
 check "alloc 4K -h is alloc's help (the line's other words do not matter)" 0 "$GPUCTL" alloc 4K -h
 expect "... alloc's options" "--read-only-share +shared, and opened read-only" "$out"
 check "help of a command that does not exist is a usage error" 2 "$GPUCTL" help frob
