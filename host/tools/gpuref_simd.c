@@ -18,6 +18,7 @@
  * SIGTERM and SIGINT end it cleanly (the waveform is finished, the socket removed).
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -935,8 +936,12 @@ int main(int argc, char **argv)
     if (!connect_path) {
         /* The board answers a bad setting with a status only: name the variable or file here. */
         const char *env = getenv("GR_SIM_SEED");
-        uint64_t v = 0;
-        if (!cfg.seed && env && *env && parse_u64("GR_SIM_SEED", env, &v, false)) {
+        const bool hex = env && env[0] == '0' && (env[1] == 'x' || env[1] == 'X');
+        const char *digits = env ? env + (hex ? 2 : 0) : NULL;
+        char *end = NULL;
+        errno = 0;
+        if (!cfg.seed && env && *env &&
+            (!isxdigit((unsigned char)digits[0]) || (strtoull(digits, &end, hex ? 16 : 10), errno || *end))) {
             fprintf(stderr, "gpuref-simd: GR_SIM_SEED='%s' is not a seed (accepted: 0..%llu, decimal or 0x "
                             "hex; 0: 1), and no --seed overrides it\n", env, (unsigned long long)UINT64_MAX);
             return 2;
