@@ -31,9 +31,8 @@ static const char alloc_notes[] =
     "A buffer larger than every segment it may use is refused like any buffer no segment has\n"
     "room for (exit status 3).\n";
 
-static const char ls_notes[] =
-    "ls map: one character per 1/64 of a segment: '#' allocated (page tables too),\n"
-    "'+' partly allocated, '.' free, 'v' free inside the VPR.\n";
+static const char ls_notes[] = "ls map: one character per 1/64 of a segment: '#' allocated (page tables too),\n"
+                               "'+' partly allocated, '.' free, 'v' free inside the VPR.\n";
 
 static const char xfer_notes[] =
     "copy, fill, read, bench: sizes and offsets as alloc's, multiples of 8 (0 allowed for\n"
