@@ -45,13 +45,30 @@ static int simd_connect(void *arg, int *inout_fd)
     return GR_OK;
 }
 
+static int simd_open_path(const gr_uri_t *uri, const char *path, void **out_ctx);
+
 static int simd_open(const gr_uri_t *uri, void **out_ctx)
 {
-    const char *path = uri->path;
-    if (!path[0])
+    const char *path = uri->path, *from_env = NULL;
+    if (!path[0]) {
         path = getenv("GR_SIMD_SOCKET");
+        from_env = path && path[0] ? "GR_SIMD_SOCKET" : NULL;
+    }
     if (!path || !path[0])
         path = GR_SIMD_DEFAULT_SOCKET;
+    int rc = simd_open_path(uri, path, out_ctx);
+    if (rc && from_env) {
+        /* The URI named no socket: say where this one came from. */
+        char why[512];
+        snprintf(why, sizeof why, "%s", gr_link_error());
+        gr_link_set_error("%s='%s': %s", from_env, path, why);
+    }
+    return rc;
+}
+
+/* simd_open with the socket's path known. */
+static int simd_open_path(const gr_uri_t *uri, const char *path, void **out_ctx)
+{
     simd_addr_t *a = calloc(1, sizeof *a);
     if (!a)
         return GR_E_NO_MEMORY;

@@ -2,12 +2,11 @@
  * gpuctl: command-line access to a gpuref device over any transport.
  * Run `gpuctl --help` for the commands; exit codes are listed there.
  *
- * This file: the command line (global options, each command's words, the whole line checked
- * before the device is opened), the dispatch to the commands of gpuctl_regs.c, gpuctl_alloc.c
- * and gpuctl_submit.c, and the output and parsing helpers they share (gpuctl.h).
+ * This file: the command line (global options anywhere on it, each command's words, the whole
+ * line checked before the device is opened), the dispatch to the commands of gpuctl_regs.c,
+ * gpuctl_alloc.c and gpuctl_submit.c, and the output and parsing helpers they share (gpuctl.h).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -17,86 +16,6 @@
 #include "gpuctl.h"
 #include "gpuref/gr_device.h"
 #include "gr_link.h"
-
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: gpuctl [-d URI] [--json] [--any-map] COMMAND [ARGS] [COMMAND [ARGS]...]\n"
-            "\n"
-            "Commands:\n"
-            "  info               identification header and capabilities\n"
-            "  regs               every register of the map, with its fields decoded\n"
-            "  peek REG           read a register (REG: a name such as SCRATCH, or an offset)\n"
-            "  poke REG VALUE     write a register\n"
-            "  conformance        register conformance suite; prints each check and a summary\n"
-            "                     (it resets the device: not after alloc and the commands below)\n"
-            "  alloc SIZE|WxH [OPTION...]\n"
-            "                     create an allocation through the driver (miniport + VidMm);\n"
-            "                     prints @N (its number in this run), handle, segment, offset,\n"
-            "                     VRAM or bus address, size and GPU VA\n"
-            "  free HANDLE        destroy it: @N, or a handle value gpuctl printed\n"
-            "  ls                 the allocations (each resident, evicted or system, and why it is\n"
-            "                     pinned), and each segment's occupancy as a map\n"
-            "  evict @N [@N...]   VidMm evicts them now: content to host memory on the DMA engine\n"
-            "                     (a clean PermanentSysMem one is discarded); a pinned one (overlay,\n"
-            "                     VPR, locked, system memory) is refused and nothing moves\n"
-            "  resident @N [@N...]\n"
-            "                     make them resident (page evicted ones in, evicting others if\n"
-            "                     VRAM is short); copy, fill, read and a CPU lock page in too\n"
-            "  copy SRC DST [BYTES] [--src-offset N] [--dst-offset N]\n"
-            "                     DMA COPY through the engine (SRC and DST @N, by GPU VA; BYTES\n"
-            "                     default: the rest of the smaller side); prints the engine's\n"
-            "                     cycles, bytes a cycle and the share of the 8-byte bus\n"
-            "  fill DST PATTERN [BYTES] [--offset N]\n"
-            "                     DMA FILL of @N with a 32-bit pattern (BYTES default: to the end)\n"
-            "  read SRC [OFFSET] [LENGTH] [--sum] [--cpu]\n"
-            "                     hexdump of @N (LENGTH default 256; with --sum only the CRC-32, of the\n"
-            "                     rest by default), read through the engine, or a CPU lock with --cpu\n"
-            "  bench [--sizes LIST] [--runs N]\n"
-            "                     VRAM -> VRAM copies of each size (default 256,1K,4K,16K,64K,256K,1M;\n"
-            "                     up to 64M) by GPU VA; median of N runs\n"
-            "  timeline           the scheduler's events of this run, with device cycles\n"
-            "Commands run in order on one open device (with --json, one JSON document a line):\n"
-            "  gpuctl -d sim:// poke SCRATCH 0xcafe peek SCRATCH\n"
-            "  gpuctl alloc 1M alloc 64K --cpu-visible ls free @1 ls\n"
-            "  gpuctl alloc 1M alloc 1M fill @1 0x11223344 copy @1 @2 read @2 0 64 timeline\n"
-            "  gpuctl alloc 1M fill @1 7 evict @1 ls read @1 --sum ls\n"
-            "\n"
-            "alloc: SIZE is bytes (4096, 0x1000) or K/M/G (64K, 1M): a buffer; WxH (640x480) is a\n"
-            "2D surface. OPTION (host/kmd/README.md says what each becomes):\n"
-            "  --cpu-visible      the CPU writes it through BAR1 (CpuVisible)\n"
-            "  --on-demand        CPU window moved onto it at lock (CpuVisibleOnDemand)\n"
-            "  --cpu MODE         none, read, write, read-write (CpuVisible+Cached) or on-demand\n"
-            "  --cached --permanent-sysmem --protected --physical --explicit-residency\n"
-            "  --overlay --capture --from-end --no-large-pages --history-buffer\n"
-            "  --vpr              inside the video protected range (CreateInVpr, HardwareProtected)\n"
-            "  --existing-sysmem  backed by host memory the device reaches (a buffer SIZE only)\n"
-            "  --shared           a shared resource (prints its shared handle)\n"
-            "  --read-only-share  shared, and opened read-only by a second process (ls shows it)\n"
-            "  --format F --mips N --slices N   surfaces: A8R8G8B8 (default), X8R8G8B8,\n"
-            "                     A8B8G8R8, X8B8G8R8, R8G8B8, R5G6B5, A8, R8\n"
-            "ls map: one character per 1/64 of a segment: '#' allocated (page tables too),\n"
-            "'+' partly allocated, '.' free, 'v' free inside the VPR.\n"
-            "\n"
-            "copy, fill, read, bench: sizes and offsets as alloc's, multiples of 8 (0 allowed for\n"
-            "offsets); each is checked against the allocations before anything is submitted. The\n"
-            "packets run on one GPU context of gpuctl's device, through VidSch and the miniport.\n"
-            "A copy out of the VPR, a read of protected content and overlapping copies are refused.\n"
-            "\n"
-            "Options:\n"
-            "  -d, --device URI   device to open (default: $GR_DEVICE, else sim://)\n"
-            "                     schemes: %s   e.g. sim://?seed=7&fst=wave.fst\n"
-            "  -j, --json         machine-readable output on stdout\n"
-            "      --any-map      open a device whose register map differs from this build\n"
-            "  -h, --help         this text\n"
-            "\n"
-            "Exit status: 0 success, 1 checks failed, 2 usage error (also a handle gpuctl does not\n"
-            "know, an allocation the driver refuses, an evict of a pinned allocation, or a size or\n"
-            "offset past an allocation), 3 device or access error (also an allocation no segment has\n"
-            "room for, allocations that cannot all be resident at once, and a packet that hung or\n"
-            "faulted: the GPU was reset).\n",
-            gr_link_schemes());
-}
 
 void json_str(const char *s)
 {
@@ -116,14 +35,14 @@ void json_str(const char *s)
 /* "1 MiB", "64 KiB", "4097 B" when a unit divides it; else "239.98 MiB" (JSON has the bytes). */
 const char *fmt_size(uint64_t v, char *buf, size_t len)
 {
-    static const char *const unit[] = {"B", "KiB", "MiB", "GiB"};
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     unsigned u = 0, big = 0;
     uint64_t exact = v;
-    while (u < 3 && exact && exact % 1024 == 0) {
+    while (u < 4 && exact && exact % 1024 == 0) {
         exact /= 1024;
         u++;
     }
-    for (uint64_t t = v; big < 3 && t >= 1024; t /= 1024)
+    for (uint64_t t = v; big < 4 && t >= 1024; t /= 1024)
         big++;
     if (big > u)
         snprintf(buf, len, "%.2f %s", (double)v / (double)(UINT64_C(1) << (10 * big)), unit[big]);
@@ -132,8 +51,32 @@ const char *fmt_size(uint64_t v, char *buf, size_t len)
     return buf;
 }
 
-/* Reports a failed allocation or command-path command: stderr always, and a JSON line with
- * --json. */
+/* --json given anywhere on the line: parse errors are JSON documents too. */
+static bool json_errors;
+
+void note(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fflush(stdout);
+    fputs("gpuctl: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+/* One error document: {"command","error","message"}. */
+static void json_error(const char *cmd, const char *error, const char *msg)
+{
+    printf("{\"command\":");
+    json_str(cmd);
+    printf(",\"error\":");
+    json_str(error);
+    printf(",\"message\":");
+    json_str(msg);
+    printf("}\n");
+}
+
 int fail_status(const opts_t *o, const char *cmd, int rc, int exit_code, const char *fmt, ...)
 {
     char msg[320];
@@ -141,20 +84,26 @@ int fail_status(const opts_t *o, const char *cmd, int rc, int exit_code, const c
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    if (o->json) {
-        printf("{\"command\":");
-        json_str(cmd);
-        printf(",\"error\":");
-        json_str(rc ? gr_status_name(rc) : "usage");
-        printf(",\"message\":");
-        json_str(msg);
-        printf("}\n");
-    }
+    if (o->json)
+        json_error(cmd, rc ? gr_status_name(rc) : "usage", msg);
     if (rc)
-        fprintf(stderr, "gpuctl: %s: %s (%s)\n", msg, gr_strerror(rc), gr_status_name(rc));
+        note("%s: %s (%s)", msg, gr_strerror(rc), gr_status_name(rc));
     else
-        fprintf(stderr, "gpuctl: %s\n", msg);
+        note("%s", msg);
     return exit_code;
+}
+
+int parse_fail(const char *cmd, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (json_errors)
+        json_error(cmd, "usage", msg);
+    note("%s", msg);
+    return -1;
 }
 
 int parse_u32(const char *text, uint32_t *out)
@@ -168,8 +117,8 @@ int parse_u32(const char *text, uint32_t *out)
     return 0;
 }
 
-/* Bytes: a number (0x allowed) with an optional K, M or G (binary) suffix; 1 byte (0 when
- * zero_ok) to 1 TiB. */
+/* Bytes: a number (0x allowed) with an optional K, M, G or T (binary) suffix; 1 byte (0 when
+ * zero_ok) to 1 TiB (SIZE_FORMS). */
 int parse_size_ex(const char *text, bool zero_ok, uint64_t *out)
 {
     char *end = NULL;
@@ -184,6 +133,8 @@ int parse_size_ex(const char *text, bool zero_ok, uint64_t *out)
         shift = 20;
     else if (*end == 'G' || *end == 'g')
         shift = 30;
+    else if (*end == 'T' || *end == 't')
+        shift = 40;
     if (shift)
         end++;
     if (errno || end == text || *end || (v == 0 && !zero_ok) || v > (1ull << (40 - shift)))
@@ -196,15 +147,11 @@ static int open_device(const opts_t *o, gr_device_t **out_dev)
 {
     int rc = gr_device_open(o->uri, o->open_flags, out_dev);
     if (rc) {
-        fprintf(stderr, "gpuctl: cannot open %s: %s\n", o->uri ? o->uri : "the default device",
-                gr_device_error());
-        if (o->json) {
-            printf("{\"error\":");
-            json_str(gr_status_name(rc));
-            printf(",\"message\":");
-            json_str(gr_device_error());
-            printf("}\n");
-        }
+        char msg[600];
+        snprintf(msg, sizeof msg, "cannot open %s: %s", o->uri ? o->uri : "the default device", gr_last_error());
+        if (o->json)
+            json_error("open", gr_status_name(rc), msg);
+        note("%s", msg);
         return rc == GR_E_BAD_URI || rc == GR_E_INVALID ? EXIT_USAGE : EXIT_DEVICE;
     }
     return EXIT_OK;
@@ -232,8 +179,8 @@ typedef enum cmd_kind {
 
 typedef struct command {
     cmd_kind_t kind;
-    uint32_t offset;
-    uint32_t value;
+    reg_ref_t reg;     /* peek, poke */
+    uint32_t value;    /* poke */
     unsigned ref;      /* free @ref */
     alloc_req_t alloc; /* alloc */
     residency_req_t res; /* evict, resident */
@@ -281,81 +228,177 @@ static int parse_command(int argc, char **argv, unsigned allocs_before, command_
                 *out = cmd;
             return n;
         }
-        if (argc - 1 < table[i].args) {
-            fprintf(stderr, "gpuctl: %s takes %d argument%s (try gpuctl --help)\n", argv[0],
-                    table[i].args, table[i].args == 1 ? "" : "s");
-            return -1;
-        }
+        if (argc - 1 < table[i].args)
+            return parse_fail(argv[0], "%s takes %d argument%s (try gpuctl help %s)", argv[0], table[i].args,
+                              table[i].args == 1 ? "" : "s", argv[0]);
         if (cmd.kind == CMD_FREE) {
             if (parse_handle(argv[1], allocs_before, &cmd.ref, &cmd.value))
                 return -1;
         } else {
-            if (table[i].args >= 1 && parse_offset(argv[1], &cmd.offset))
+            if (table[i].args >= 1 && parse_reg(argv[0], argv[1], &cmd.reg))
                 return -1;
-            if (table[i].args == 2 && parse_u32(argv[2], &cmd.value)) {
-                fprintf(stderr, "gpuctl: '%s' is not a 32-bit value\n", argv[2]);
+            if (table[i].args == 2 && parse_reg_value(&cmd.reg, argv[2], &cmd.value))
                 return -1;
-            }
         }
         *out = cmd;
         return 1 + table[i].args;
     }
-    fprintf(stderr, "gpuctl: unknown command '%s' (try gpuctl --help)\n", argv[0]);
-    return -1;
+    if (argv[0][0] == '-')
+        return parse_fail("gpuctl", "unknown option '%s': the global options are -d, --json, --any-map, --help and "
+                                    "--version, and a command's own options follow it (gpuctl help COMMAND)",
+                          argv[0]);
+    return parse_fail("gpuctl", "unknown command '%s' (try gpuctl help)", argv[0]);
+}
+
+/* The global options, taken out of the line wherever they stand; the words left are the
+ * commands and their arguments. */
+typedef struct line {
+    char **words;
+    int nwords;
+    bool help, version;
+    const char *help_for; /* --help after this command word: its help */
+    char error[200];      /* the first error in the options ("" if none) */
+} line_t;
+
+static bool is_command_word(const char *w)
+{
+    return help_command(NULL, w) == 0;
+}
+
+/* Keeps the first error; the scan goes on, so that a --json after it still counts. */
+static void line_error(line_t *l, const char *fmt, const char *arg)
+{
+    if (!l->error[0])
+        snprintf(l->error, sizeof l->error, fmt, arg);
+}
+
+/* The value of -d/--device at argv[*i] ("-dURI", "--device=URI" or the next word). */
+static const char *device_value(int argc, char **argv, int *i, const char *inline_value)
+{
+    if (inline_value)
+        return inline_value;
+    if (*i + 1 < argc)
+        return argv[++*i];
+    return NULL;
+}
+
+static void split_line(int argc, char **argv, opts_t *o, line_t *l)
+{
+    bool dashdash = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (dashdash || a[0] != '-' || a[1] == '\0') {
+            l->words[l->nwords++] = argv[i];
+            continue;
+        }
+        if (!strcmp(a, "--")) {
+            dashdash = true;
+        } else if (!strcmp(a, "--json")) {
+            o->json = true;
+        } else if (!strcmp(a, "--any-map")) {
+            o->open_flags |= GR_OPEN_ANY_MAP;
+        } else if (!strcmp(a, "--help")) {
+            l->help = true;
+        } else if (!strcmp(a, "--version")) {
+            l->version = true;
+        } else if (!strcmp(a, "--device") || !strncmp(a, "--device=", 9)) {
+            if (!(o->uri = device_value(argc, argv, &i, a[8] == '=' ? a + 9 : NULL)))
+                line_error(l, "%s takes a URI (e.g. -d sim://)", a);
+        } else if (a[1] != '-' && strchr("djhV", a[1])) {
+            /* Short options, clustered as getopt has them: -jd URI, -dURI. */
+            for (const char *c = a + 1; *c; c++) {
+                if (*c == 'j') {
+                    o->json = true;
+                } else if (*c == 'h') {
+                    l->help = true;
+                } else if (*c == 'V') {
+                    l->version = true;
+                } else if (*c == 'd') {
+                    if (!(o->uri = device_value(argc, argv, &i, c[1] ? c + 1 : NULL)))
+                        line_error(l, "%s takes a URI (e.g. -d sim://)", a);
+                    break;
+                } else {
+                    line_error(l, "unknown option in '%s' (-d URI, -j, -h, -V; try gpuctl --help)", a);
+                    break;
+                }
+            }
+        } else if (l->nwords == 0) {
+            /* Before any command, only the global options exist. */
+            line_error(l, "unknown option '%s' (try gpuctl --help)", a);
+        } else {
+            l->words[l->nwords++] = argv[i]; /* an option of the command before it */
+            continue;
+        }
+        if (l->help && !l->help_for) {
+            /* --help belongs to the nearest command word before it, if any. */
+            for (int w = l->nwords - 1; w >= 0 && !l->help_for; w--)
+                if (is_command_word(l->words[w]))
+                    l->help_for = l->words[w];
+        }
+    }
 }
 
 int main(int argc, char **argv)
 {
     opts_t o = {0};
-    static const struct option longopts[] = {
-        {"device", required_argument, NULL, 'd'}, {"json", no_argument, NULL, 'j'},
-        {"any-map", no_argument, NULL, 'A'},      {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
-    int c;
-    while ((c = getopt_long(argc, argv, "+d:jh", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'd':
-            o.uri = optarg;
-            break;
-        case 'j':
-            o.json = true;
-            break;
-        case 'A':
-            o.open_flags |= GR_OPEN_ANY_MAP;
-            break;
-        case 'h':
+    static char *words[4096];
+    line_t line = {.words = words};
+    if (argc > (int)(sizeof words / sizeof words[0])) {
+        note("too many words on the line (at most %zu)", sizeof words / sizeof words[0]);
+        return EXIT_USAGE;
+    }
+    split_line(argc, argv, &o, &line);
+    json_errors = o.json; /* --json anywhere makes the line's own errors JSON too */
+    if (line.error[0])
+        return parse_fail("gpuctl", "%s", line.error), EXIT_USAGE;
+    if (line.version) {
+        print_version(stdout);
+        return EXIT_OK;
+    }
+    if (line.help) {
+        /* gpuctl --help peek: as git --help log, the command's help. */
+        if (!line.help_for && line.nwords && is_command_word(line.words[0]))
+            line.help_for = line.words[0];
+        if (line.help_for)
+            help_command(stdout, line.help_for);
+        else
+            usage(stdout);
+        return EXIT_OK;
+    }
+    if (line.nwords == 0) {
+        usage(stderr);
+        return parse_fail("gpuctl", "no command given (try gpuctl help)"), EXIT_USAGE;
+    }
+    if (!strcmp(line.words[0], "help")) {
+        if (line.nwords == 1) {
             usage(stdout);
             return EXIT_OK;
-        default:
-            usage(stderr);
-            return EXIT_USAGE;
         }
-    }
-    if (optind >= argc) {
-        usage(stderr);
-        return EXIT_USAGE;
+        if (line.nwords > 2)
+            return parse_fail("help", "help takes one command, not %d words", line.nwords - 1), EXIT_USAGE;
+        if (help_command(stdout, line.words[1]))
+            return parse_fail("help", "no command named '%s' (gpuctl help lists them)", line.words[1]), EXIT_USAGE;
+        return EXIT_OK;
     }
     /* Several commands may follow one another on one device: on sim:// the device lives only
      * as long as the process. All are checked before the device is opened. */
     static command_t cmds[MAX_COMMANDS];
     unsigned ncmds = 0, allocs = 0;
     bool alloc_side = false;
-    for (int i = optind; i < argc;) {
-        if (ncmds == MAX_COMMANDS) {
-            fprintf(stderr, "gpuctl: too many commands (at most %d)\n", MAX_COMMANDS);
-            return EXIT_USAGE;
-        }
+    for (int i = 0; i < line.nwords;) {
+        if (ncmds == MAX_COMMANDS)
+            return parse_fail("gpuctl", "too many commands (at most %d)", MAX_COMMANDS), EXIT_USAGE;
         command_t *cmd = &cmds[ncmds++];
-        int rc = parse_command(argc - i, argv + i, allocs, cmd);
+        int rc = parse_command(line.nwords - i, line.words + i, allocs, cmd);
         if (rc < 0)
             return EXIT_USAGE;
         i += rc;
         allocs += cmd->kind == CMD_ALLOC;
         if (cmd->kind == CMD_CONFORMANCE && alloc_side) {
             /* Its soft reset would pull the MMU and the VPR out from under the allocations. */
-            fprintf(stderr, "gpuctl: conformance resets the device: run it before alloc, free, ls and the "
-                            "command-path commands\n");
-            return EXIT_USAGE;
+            return parse_fail("conformance", "conformance resets the device: run it before alloc, free, ls and "
+                                             "the command-path commands"),
+                   EXIT_USAGE;
         }
         alloc_side |= cmd->kind >= CMD_ALLOC;
     }
@@ -376,10 +419,10 @@ int main(int argc, char **argv)
             rc = cmd_regs(&o, s.dev);
             break;
         case CMD_PEEK:
-            rc = cmd_peek(&o, s.dev, cmd->offset);
+            rc = cmd_peek(&o, s.dev, &cmd->reg);
             break;
         case CMD_POKE:
-            rc = cmd_poke(&o, s.dev, cmd->offset, cmd->value);
+            rc = cmd_poke(&o, s.dev, &cmd->reg, cmd->value);
             break;
         case CMD_CONFORMANCE:
             rc = cmd_conformance(&o, s.dev);
@@ -416,5 +459,6 @@ int main(int argc, char **argv)
     }
     session_end(&s);
     gr_device_close(s.dev);
+    fflush(stdout);
     return rc;
 }

@@ -4,13 +4,16 @@
  * and each command's parser and entry point. Private to host/tools.
  *
  *   gpuctl.c         main: the command line, dispatch, exit codes, shared helpers
+ *   gpuctl_help.c    the usage text, help for each command, --version
  *   gpuctl_regs.c    info, regs, peek, poke, conformance (registers, over gr_device.h)
  *   gpuctl_alloc.c   alloc, free, ls, evict, resident and the session (allocations, over
  *                    gr_alloc.h)
  *   gpuctl_submit.c  copy, fill, read, bench, timeline (the command path, over gr_submit.h)
  *
  * A command's entry point returns an exit code (enum exit_code) and has printed its result or
- * its error; a parser returns the words it took, or -1 with its message printed.
+ * its error; a parser returns the words it took, or -1 with its message printed (parse_fail).
+ * Everything written to stderr goes through note(), parse_fail() or fail_status(), which flush
+ * stdout first, so `gpuctl ... 2>&1` keeps the order in which things happened.
  */
 #ifndef GPUREF_TOOLS_GPUCTL_H
 #define GPUREF_TOOLS_GPUCTL_H
@@ -18,9 +21,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "gpuref/gr_alloc.h"
 #include "gpuref/gr_device.h"
+#include "gpuref/gr_regdesc.h"
 #include "gpuref/gr_submit.h"
 
 enum exit_code {
@@ -98,10 +103,18 @@ typedef struct xfer_req {
 /* Prints s as a JSON string, quoted and escaped. */
 void json_str(const char *s);
 
-/* Reports a failed allocation or command-path command: stderr always, and a JSON line with
- * --json ({"command","error","message"}); rc 0 is a usage error. Returns exit_code. */
+/* A line on stderr ("gpuctl: " and the text), after stdout is flushed. */
+void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Reports a failed command: stderr always, and a JSON line with --json
+ * ({"command","error","message"}); rc 0 is a usage error. Returns exit_code. */
 int fail_status(const opts_t *o, const char *cmd, int rc, int exit_code, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+
+/* Reports a usage error found while parsing the line (cmd: the command whose words are wrong,
+ * or "gpuctl" for the line itself): stderr, and with --json anywhere on the line a JSON error
+ * document ({"command","error":"usage","message"}). Returns -1. */
+int parse_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Bytes for people ("1 MiB", "239.98 MiB") into buf; returns buf. */
 const char *fmt_size(uint64_t v, char *buf, size_t len);
@@ -109,17 +122,38 @@ const char *fmt_size(uint64_t v, char *buf, size_t len);
 /* A 32-bit value (0x allowed); 0 or -1. */
 int parse_u32(const char *text, uint32_t *out);
 
-/* A size with an optional K, M or G suffix, 1 byte (0 when zero_ok) to 1 TiB; 0 or -1. */
+/* A size with an optional K, M, G or T suffix, 1 byte (0 when zero_ok) to 1 TiB; 0 or -1. */
 int parse_size_ex(const char *text, bool zero_ok, uint64_t *out);
+/* What parse_size_ex accepts, for messages. */
+#define SIZE_FORMS "1 byte to 1 TiB: 4096, 0x1000, 64K, 1M, 2G, 1T"
+
+/* ---- gpuctl_help.c: the usage text, help for each command, --version ---- */
+
+/* The whole usage text. */
+void usage(FILE *f);
+/* The help of one command (its synopsis, what it does, its options); -1 if none is named so.
+ * f NULL: only whether a command has that name. */
+int help_command(FILE *f, const char *name);
+/* "gpuctl VERSION" and the commit this gpuctl was built from, when the build knew it. */
+void print_version(FILE *f);
 
 /* ---- gpuctl_regs.c: the register commands, on the device alone ---- */
 
-/* REG of peek and poke: a register name or an offset; 0, or a status (message printed). */
-int parse_offset(const char *text, uint32_t *out);
+/* REG of peek and poke as parsed: a register (by name or offset), or one field of it. */
+typedef struct reg_ref {
+    uint32_t offset;
+    const gr_reg_desc_t *reg;     /* NULL: an offset the map has no register at */
+    const gr_field_desc_t *field; /* REG.FIELD; NULL: the whole register */
+} reg_ref_t;
+
+/* REG (a name, an offset, or NAME.FIELD) of peek and poke; 0, or -1 (parse_fail called). */
+int parse_reg(const char *cmd, const char *text, reg_ref_t *out);
+/* VALUE of poke for that register or field (a field's value must fit its width); 0 or -1. */
+int parse_reg_value(const reg_ref_t *r, const char *text, uint32_t *out);
 int cmd_info(const opts_t *o, gr_device_t *dev);
 int cmd_regs(const opts_t *o, gr_device_t *dev);
-int cmd_peek(const opts_t *o, gr_device_t *dev, uint32_t off);
-int cmd_poke(const opts_t *o, gr_device_t *dev, uint32_t off, uint32_t value);
+int cmd_peek(const opts_t *o, gr_device_t *dev, const reg_ref_t *r);
+int cmd_poke(const opts_t *o, gr_device_t *dev, const reg_ref_t *r, uint32_t value);
 int cmd_conformance(const opts_t *o, gr_device_t *dev);
 
 /* ---- gpuctl_alloc.c: the allocation commands and the session ---- */
@@ -129,8 +163,9 @@ int parse_alloc(int argc, char **argv, alloc_req_t *out);
 int parse_handle(const char *text, unsigned allocs_before, unsigned *out_ref, uint32_t *out_value);
 /* Before the first command: the names ls and alloc print for FlagsWddm2 bits. */
 void init_wddm2_names(void);
-/* Starts the adapter, gpuctl's process and its device on s->dev's link, once. */
-int session_start(const opts_t *o, session_t *s);
+/* Starts the adapter, gpuctl's process and its device on s->dev's link, once (cmd: the command
+ * that needs it, for the error). */
+int session_start(const opts_t *o, session_t *s, const char *cmd);
 /* Closes the adapter (with everything made on it); s->dev stays open. */
 void session_end(session_t *s);
 int cmd_alloc(const opts_t *o, session_t *s, const alloc_req_t *q);

@@ -88,19 +88,15 @@ int parse_alloc(int argc, char **argv, alloc_req_t *out)
     memset(&r, 0, sizeof r);
     r.cpu = GR_CPU_ACCESS_NONE;
     if (argc < 2 || strncmp(argv[1], "--", 2) == 0) {
-        fprintf(stderr, "gpuctl: alloc takes a size (4096, 64K, 1M) or WIDTHxHEIGHT first\n");
-        return -1;
+        return parse_fail("alloc", "alloc takes a size (4096, 64K, 1M) or WIDTHxHEIGHT first");
     }
     if (strchr(argv[1], 'x') && strncmp(argv[1], "0x", 2) != 0) {
         if (parse_dims(argv[1], &r.width, &r.height)) {
-            fprintf(stderr, "gpuctl: alloc: '%s' is not WIDTHxHEIGHT (e.g. 640x480)\n", argv[1]);
-            return -1;
+            return parse_fail("alloc", "alloc: '%s' is not WIDTHxHEIGHT (e.g. 640x480)", argv[1]);
         }
         r.surface = true;
     } else if (parse_size(argv[1], &r.bytes)) {
-        fprintf(stderr, "gpuctl: alloc: '%s' is not a size (1 byte to 1 TiB: 4096, 0x1000, 64K, 1M, 2G)\n",
-                argv[1]);
-        return -1;
+        return parse_fail("alloc", "alloc: '%s' is not a size (" SIZE_FORMS ")", argv[1]);
     }
     bool cpu_set = false, surface_opt = false;
     int i = 2;
@@ -116,9 +112,7 @@ int parse_alloc(int argc, char **argv, alloc_req_t *out)
         while (k < sizeof alloc_opts / sizeof alloc_opts[0] && strcmp(alloc_opts[k].name, name))
             k++;
         if (k == sizeof alloc_opts / sizeof alloc_opts[0]) {
-            fprintf(stderr, "gpuctl: unknown alloc option '%s' (try gpuctl --help; global options go "
-                            "before the first command)\n", argv[i]);
-            return -1;
+            return parse_fail("alloc", "unknown alloc option '%s' (try gpuctl help alloc)", argv[i]);
         }
         enum opt_kind kind = alloc_opts[k].kind;
         bool takes_value = kind == OPT_CPU || kind == OPT_FORMAT || kind == OPT_MIPS || kind == OPT_SLICES;
@@ -127,8 +121,7 @@ int parse_alloc(int argc, char **argv, alloc_req_t *out)
         else if (takes_value && i + 1 < argc)
             value = argv[++i];
         if (takes_value != (value != NULL)) {
-            fprintf(stderr, "gpuctl: alloc option %s %s\n", name, takes_value ? "takes a value" : "takes no value");
-            return -1;
+            return parse_fail("alloc", "alloc option %s %s", name, takes_value ? "takes a value" : "takes no value");
         }
         uint32_t cpu = r.cpu, n = 0;
         switch (kind) {
@@ -148,9 +141,7 @@ int parse_alloc(int argc, char **argv, alloc_req_t *out)
             for (cpu = 0; cpu < sizeof cpu_modes / sizeof cpu_modes[0] && strcmp(cpu_modes[cpu], value); cpu++)
                 ;
             if (cpu == sizeof cpu_modes / sizeof cpu_modes[0]) {
-                fprintf(stderr, "gpuctl: --cpu takes none, read, write, read-write or on-demand, not '%s'\n",
-                        value);
-                return -1;
+                return parse_fail("alloc", "--cpu takes none, read, write, read-write or on-demand, not '%s'", value);
             }
             break;
         case OPT_FORMAT:
@@ -158,8 +149,7 @@ int parse_alloc(int argc, char **argv, alloc_req_t *out)
             for (n = 0; n < sizeof formats / sizeof formats[0] && strcasecmp(formats[n].name, value); n++)
                 ;
             if (n == sizeof formats / sizeof formats[0]) {
-                fprintf(stderr, "gpuctl: unknown surface format '%s' (try gpuctl --help)\n", value);
-                return -1;
+                return parse_fail("alloc", "unknown surface format '%s' (try gpuctl help alloc)", value);
             }
             r.format = formats[n].value;
             continue;
@@ -167,27 +157,23 @@ int parse_alloc(int argc, char **argv, alloc_req_t *out)
         case OPT_SLICES:
             surface_opt = true;
             if (parse_u32(value, &n) || n == 0) {
-                fprintf(stderr, "gpuctl: %s takes a count from 1, not '%s'\n", name, value);
-                return -1;
+                return parse_fail("alloc", "%s takes a count from 1, not '%s'", name, value);
             }
             *(kind == OPT_MIPS ? &r.mips : &r.slices) = n;
             continue;
         }
         if (cpu_set && cpu != r.cpu) {
-            fprintf(stderr, "gpuctl: alloc: %s contradicts the CPU access given before (%s)\n", argv[i],
-                    cpu_modes[r.cpu]);
-            return -1;
+            return parse_fail("alloc", "alloc: %s contradicts the CPU access given before (%s)", argv[i],
+                              cpu_modes[r.cpu]);
         }
         cpu_set = true;
         r.cpu = cpu;
     }
     if (surface_opt && !r.surface) {
-        fprintf(stderr, "gpuctl: alloc: --format, --mips and --slices are for surfaces (WIDTHxHEIGHT)\n");
-        return -1;
+        return parse_fail("alloc", "alloc: --format, --mips and --slices are for surfaces (WIDTHxHEIGHT)");
     }
     if (r.existing && r.surface) {
-        fprintf(stderr, "gpuctl: alloc: --existing-sysmem takes a buffer size, not a surface\n");
-        return -1;
+        return parse_fail("alloc", "alloc: --existing-sysmem takes a buffer size, not a surface");
     }
     if (r.surface) {
         r.format = r.format ? r.format : (uint32_t)D3DDDIFMT_A8R8G8B8;
@@ -207,36 +193,34 @@ int parse_handle(const char *text, unsigned allocs_before, unsigned *out_ref, ui
     if (text[0] == '@') {
         uint32_t n = 0;
         if (parse_u32(text + 1, &n) || n == 0 || text[1] == '\0') {
-            fprintf(stderr, "gpuctl: free: '%s' is not @N (N from 1)\n", text);
-            return -1;
+            return parse_fail("free", "free: '%s' is not @N (N from 1)", text);
         }
         if (n > allocs_before) {
-            fprintf(stderr, "gpuctl: free %s: only %u alloc command%s come%s before it\n", text, allocs_before,
-                    allocs_before == 1 ? "" : "s", allocs_before == 1 ? "s" : "");
-            return -1;
+            return parse_fail("free", "free %s: only %u alloc command%s come%s before it", text, allocs_before,
+                              allocs_before == 1 ? "" : "s", allocs_before == 1 ? "s" : "");
         }
         *out_ref = n;
         return 0;
     }
     if (parse_u32(text, out_value) || *out_value == 0) {
-        fprintf(stderr, "gpuctl: free: '%s' is neither @N nor a handle (a non-zero 32-bit value)\n", text);
-        return -1;
+        return parse_fail("free", "free: '%s' is neither @N nor a handle (a non-zero 32-bit value)", text);
     }
     return 0;
 }
 
-int session_start(const opts_t *o, session_t *s)
+int session_start(const opts_t *o, session_t *s, const char *cmd)
 {
     if (s->ad)
         return EXIT_OK;
     int rc = gr_adapter_open_link(gr_device_link(s->dev), &s->ad);
     if (rc)
-        return fail_status(o, "adapter", rc, EXIT_DEVICE, "cannot start the adapter (miniport and VidMm)");
+        return fail_status(o, cmd, rc, EXIT_DEVICE, "%s: cannot start the adapter (miniport and VidMm): %s", cmd,
+                           gr_last_error());
     rc = gr_process_create(s->ad, &s->proc);
     if (!rc)
         rc = gr_gpu_device_create(s->proc, &s->gdev);
     if (rc)
-        return fail_status(o, "adapter", rc, EXIT_DEVICE, "cannot create gpuctl's process and device");
+        return fail_status(o, cmd, rc, EXIT_DEVICE, "%s: cannot create gpuctl's process and device", cmd);
     return EXIT_OK;
 }
 
@@ -324,11 +308,15 @@ static void json_pins(uint32_t pinned)
     printf("]");
 }
 
-/* One allocation as JSON; peer (may be NULL) nests the peer process's open as "peer". */
-static void json_alloc(const alloc_rec_t *r, gr_alloc_t h, const char *process, const gr_alloc_info_t *i,
-                       const gr_alloc_info_t *peer)
+/* One allocation as JSON; peer (may be NULL) nests the peer process's open as "peer"; cmd (may
+ * be NULL) makes it a document of its own. */
+static void json_alloc(const char *cmd, const alloc_rec_t *r, gr_alloc_t h, const char *process,
+                       const gr_alloc_info_t *i, const gr_alloc_info_t *peer)
 {
-    printf("{\"ref\":%u,\"handle\":%u,\"process\":\"%s\",\"kind\":", r->ref, h, process);
+    printf("{");
+    if (cmd)
+        printf("\"command\":\"%s\",", cmd);
+    printf("\"ref\":%u,\"handle\":%u,\"process\":\"%s\",\"kind\":", r->ref, h, process);
     json_str(r->kind);
     printf(",\"creator\":%s,\"read_only\":%s,\"shared\":%u,\"segment\":%u,\"offset\":%llu,\"vram_address\":%llu,"
            "\"bus_address\":%llu,\"size\":%llu,\"alignment\":%u,\"gpu_va\":%llu,\"flags_wddm2\":%u,",
@@ -348,7 +336,7 @@ static void json_alloc(const alloc_rec_t *r, gr_alloc_t h, const char *process, 
     printf("]");
     if (peer) {
         printf(",\"peer\":");
-        json_alloc(r, r->peer, "peer", peer, NULL);
+        json_alloc(NULL, r, r->peer, "peer", peer, NULL);
     }
     printf("}");
 }
@@ -386,7 +374,7 @@ static void text_alloc(const alloc_rec_t *r, gr_alloc_t h, bool peer, const gr_a
 
 int cmd_alloc(const opts_t *o, session_t *s, const alloc_req_t *q)
 {
-    int rc = session_start(o, s);
+    int rc = session_start(o, s, "alloc");
     if (rc)
         return rc;
     alloc_rec_t *r = &s->recs[s->nrecs];
@@ -412,6 +400,23 @@ int cmd_alloc(const opts_t *o, session_t *s, const alloc_req_t *q)
         snprintf(r->kind, sizeof r->kind, "buffer");
     }
     gr_alloc_desc_t d = {.private_data = &p, .private_size = sizeof p};
+    if (!q->surface && !q->existing) {
+        /* A buffer larger than every segment fits nowhere, whatever the miniport's own size
+         * limit (4 GiB) would say first: the same refusal, and exit status, as any buffer no
+         * segment has room for. */
+        gr_segment_info_t seg[GR_ALLOC_MAX_SEGMENTS];
+        uint32_t nseg = 0;
+        uint64_t largest = 0;
+        if ((rc = gr_adapter_segments(s->ad, seg, GR_ALLOC_MAX_SEGMENTS, &nseg)))
+            return fail_status(o, "alloc", rc, EXIT_DEVICE, "%s: reading the segments", q->text);
+        for (uint32_t k = 0; k < nseg && k < GR_ALLOC_MAX_SEGMENTS; k++)
+            largest = seg[k].size > largest ? seg[k].size : largest;
+        char a[32], b[32];
+        if (q->bytes > largest)
+            return fail_status(o, "alloc", GR_E_NO_MEMORY, EXIT_DEVICE,
+                               "%s: no segment it may use has room (%s asked; the largest segment holds %s)", q->text,
+                               fmt_size(q->bytes, a, sizeof a), fmt_size(largest, b, sizeof b));
+    }
     if (q->existing) {
         rc = gr_sysmem_alloc(s->proc, q->bytes, &r->mem);
         if (rc)
@@ -425,7 +430,7 @@ int cmd_alloc(const opts_t *o, session_t *s, const alloc_req_t *q)
     rc = gr_alloc_create(s->gdev, q->shared ? &rd : NULL, &d, 1, &h, q->shared ? &r->shared : NULL);
     if (rc) {
         if (r->mem.cpu && gr_sysmem_free(s->proc, r->mem.cpu))
-            fprintf(stderr, "gpuctl: cannot give back the host memory of %s\n", q->text);
+            note("cannot give back the host memory of %s", q->text);
         if (rc == GR_E_INVALID)
             return fail_status(o, "alloc", rc, EXIT_USAGE,
                                "%s: the driver refuses this combination (host/kmd/README.md lists what "
@@ -451,7 +456,7 @@ int cmd_alloc(const opts_t *o, session_t *s, const alloc_req_t *q)
     if (rc)
         return fail_status(o, "alloc", rc, EXIT_DEVICE, "%s: created as @%u, then failed", q->text, r->ref);
     if (o->json) {
-        json_alloc(r, h, "main", &info, r->peer ? &pinfo : NULL);
+        json_alloc("alloc", r, h, "main", &info, r->peer ? &pinfo : NULL);
         printf("\n");
         return EXIT_OK;
     }
@@ -466,7 +471,7 @@ int cmd_alloc(const opts_t *o, session_t *s, const alloc_req_t *q)
 /* The free command: HANDLE is @ref (ref > 0) or a handle value. */
 int cmd_free(const opts_t *o, session_t *s, unsigned ref, gr_alloc_t value)
 {
-    int rc = session_start(o, s);
+    int rc = session_start(o, s, "free");
     if (rc)
         return rc;
     alloc_rec_t *r = NULL;
@@ -504,7 +509,7 @@ int cmd_free(const opts_t *o, session_t *s, unsigned ref, gr_alloc_t value)
         r->mem.cpu = NULL;
     }
     if (o->json) {
-        printf("{\"ref\":%u,\"freed\":[", r->ref);
+        printf("{\"command\":\"free\",\"ref\":%u,\"freed\":[", r->ref);
         for (unsigned k = 0, n = 0; k < 2; k++)
             if (freed[k])
                 printf("%s%u", n++ ? "," : "", freed[k]);
@@ -528,25 +533,21 @@ int parse_residency(int argc, char **argv, unsigned allocs_before, residency_req
     for (; i < argc && argv[i][0] == '@'; i++) {
         uint32_t n = 0;
         if (parse_u32(argv[i] + 1, &n) || n == 0 || argv[i][1] == '\0') {
-            fprintf(stderr, "gpuctl: %s: '%s' is not @N (an allocation of this run, N from 1)\n", argv[0], argv[i]);
-            return -1;
+            return parse_fail(argv[0], "%s: '%s' is not @N (an allocation of this run, N from 1)", argv[0], argv[i]);
         }
         if (n > allocs_before) {
-            fprintf(stderr, "gpuctl: %s %s: only %u alloc command%s come%s before it\n", argv[0], argv[i],
-                    allocs_before, allocs_before == 1 ? "" : "s", allocs_before == 1 ? "s" : "");
-            return -1;
+            return parse_fail(argv[0], "%s %s: only %u alloc command%s come%s before it", argv[0], argv[i],
+                              allocs_before, allocs_before == 1 ? "" : "s", allocs_before == 1 ? "s" : "");
         }
         for (unsigned k = 0; k < r.n; k++)
             if (r.refs[k] == n) {
-                fprintf(stderr, "gpuctl: %s: @%u is named twice\n", argv[0], n);
-                return -1;
+                return parse_fail(argv[0], "%s: @%u is named twice", argv[0], n);
             }
         r.refs[r.n++] = n; /* n <= allocs_before < MAX_COMMANDS, each once: r.refs has room */
     }
     if (r.n == 0) {
-        fprintf(stderr, "gpuctl: %s takes one or more allocations of this run (@N ...)%s%s%s\n", argv[0],
-                i < argc ? ", not '" : "", i < argc ? argv[i] : "", i < argc ? "'" : "");
-        return -1;
+        return parse_fail(argv[0], "%s takes one or more allocations of this run (@N ...)%s%s%s", argv[0],
+                          i < argc ? ", not '" : "", i < argc ? argv[i] : "", i < argc ? "'" : "");
     }
     size_t used = 0;
     for (int w = 0; w < i && used < sizeof r.text; w++)
@@ -577,7 +578,7 @@ static void pinned_reasons(const session_t *s, const residency_req_t *q, char *b
 int cmd_residency(const opts_t *o, session_t *s, const residency_req_t *q)
 {
     const char *cmd = q->evict ? "evict" : "resident";
-    int rc = session_start(o, s);
+    int rc = session_start(o, s, cmd);
     if (rc)
         return rc;
     gr_alloc_t h[MAX_COMMANDS];
@@ -748,7 +749,7 @@ static int list_allocs(const opts_t *o, session_t *s, unsigned *out_count)
                 return fail_status(o, "ls", rc, EXIT_DEVICE, "querying @%u", r->ref);
             if (o->json) {
                 printf("%s", n ? "," : "");
-                json_alloc(r, h, which ? "peer" : "main", &i, NULL);
+                json_alloc(NULL, r, h, which ? "peer" : "main", &i, NULL);
             } else {
                 printf("  ");
                 text_alloc(r, h, which, &i, true);
@@ -762,14 +763,14 @@ static int list_allocs(const opts_t *o, session_t *s, unsigned *out_count)
 
 int cmd_ls(const opts_t *o, session_t *s)
 {
-    int rc = session_start(o, s);
+    int rc = session_start(o, s, "ls");
     if (rc)
         return rc;
     unsigned live = 0;
     for (unsigned k = 0; k < s->nrecs; k++)
         live += (s->recs[k].handle != 0) + (s->recs[k].peer != 0);
     if (o->json)
-        printf("{\"allocations\":[");
+        printf("{\"command\":\"ls\",\"allocations\":[");
     else
         printf("allocations: %u\n", live);
     unsigned n = 0;

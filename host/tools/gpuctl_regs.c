@@ -4,6 +4,7 @@
  */
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "gpuctl.h"
 #include "gpuref/gr_device.h"
@@ -11,17 +12,36 @@
 #include "gr_conformance.h"
 #include "gr_link.h"
 
-static int fail_access(const opts_t *o, const char *what, uint32_t off, int rc)
+static int fail_access(const opts_t *o, const char *cmd, const char *what, uint32_t off, int rc)
 {
+    char msg[160];
+    snprintf(msg, sizeof msg, "%s 0x%04x: %s", what, off, gr_strerror(rc));
     if (o->json) {
-        printf("{\"error\":");
+        printf("{\"command\":");
+        json_str(cmd);
+        printf(",\"error\":");
         json_str(gr_status_name(rc));
         printf(",\"message\":");
-        json_str(gr_strerror(rc));
+        json_str(msg);
         printf(",\"offset\":%u}\n", off);
     }
-    fprintf(stderr, "gpuctl: %s 0x%04x: %s (%s)\n", what, off, gr_strerror(rc), gr_status_name(rc));
+    note("%s (%s)", msg, gr_status_name(rc));
     return EXIT_DEVICE;
+}
+
+/* The widest register and field names of the map, so that columns line up. */
+static int name_width(bool fields)
+{
+    size_t w = 0;
+    for (unsigned i = 0; i < gr_regdesc_count; i++) {
+        const gr_reg_desc_t *reg = &gr_regdesc[i];
+        if (!fields && strlen(reg->name) > w)
+            w = strlen(reg->name);
+        for (unsigned f = 0; fields && f < reg->field_count; f++)
+            if (strlen(reg->fields[f].name) > w)
+                w = strlen(reg->fields[f].name);
+    }
+    return (int)w;
 }
 
 int cmd_info(const opts_t *o, gr_device_t *dev)
@@ -29,10 +49,10 @@ int cmd_info(const opts_t *o, gr_device_t *dev)
     gr_device_info_t info;
     int rc = gr_device_info(dev, &info);
     if (rc)
-        return fail_access(o, "reading the header at", 0, rc);
+        return fail_access(o, "info", "reading the header at", 0, rc);
     const gr_reg_desc_t *caps = gr_regdesc_find("ID_CAPS");
     if (o->json) {
-        printf("{\"magic\":%u,\"version\":\"%u.%u.%u\",\"regmap_hash\":%u,\"regmap_matches\":%s,"
+        printf("{\"command\":\"info\",\"magic\":%u,\"version\":\"%u.%u.%u\",\"regmap_hash\":%u,\"regmap_matches\":%s,"
                "\"board\":%u,\"build_stamp\":%u,\"transport\":",
                info.magic, info.version_major, info.version_minor, info.version_patch,
                info.regmap_hash, info.regmap_matches ? "true" : "false", info.board,
@@ -74,13 +94,16 @@ static void print_fields(const gr_reg_desc_t *reg, uint32_t v)
             snprintf(bits, sizeof bits, "[%u]", fd->lsb);
         else
             snprintf(bits, sizeof bits, "[%u:%u]", fd->lsb + fd->width - 1, fd->lsb);
-        printf("    %-12s %-8s %-5s = 0x%x\n", fd->name, bits, gr_access_name(fd->access), fv);
+        printf("    %-*s %-8s %-5s = 0x%x\n", name_width(true), fd->name, bits, gr_access_name(fd->access), fv);
     }
 }
 
-static void json_reg(const gr_reg_desc_t *reg, uint32_t off, uint32_t v)
+static void json_reg(const char *cmd, const gr_reg_desc_t *reg, uint32_t off, uint32_t v)
 {
-    printf("{\"offset\":%u,\"value\":%u", off, v);
+    printf("{");
+    if (cmd)
+        printf("\"command\":\"%s\",", cmd);
+    printf("\"offset\":%u,\"value\":%u", off, v);
     if (reg) {
         printf(",\"name\":");
         json_str(reg->name);
@@ -97,69 +120,199 @@ static void json_reg(const gr_reg_desc_t *reg, uint32_t off, uint32_t v)
 
 int cmd_regs(const opts_t *o, gr_device_t *dev)
 {
-    if (o->json)
-        printf("[");
+    /* Everything is read before anything is printed: a failure leaves no half document. */
+    static uint32_t v[512];
+    if (gr_regdesc_count > sizeof v / sizeof v[0])
+        return fail_status(o, "regs", GR_E_RANGE, EXIT_DEVICE, "regs: the map has more registers than gpuctl shows");
     for (unsigned i = 0; i < gr_regdesc_count; i++) {
-        const gr_reg_desc_t *reg = &gr_regdesc[i];
-        uint32_t v;
-        int rc = gr_reg_read(dev, reg->offset, &v);
+        int rc = gr_reg_read(dev, gr_regdesc[i].offset, &v[i]);
         if (rc)
-            return fail_access(o, "reading", reg->offset, rc);
-        if (o->json) {
-            printf("%s", i ? "," : "");
-            json_reg(reg, reg->offset, v);
-            continue;
-        }
-        printf("0x%03x %-12s 0x%08x  %s\n", reg->offset, reg->name, v, reg->title);
-        print_fields(reg, v);
+            return fail_access(o, "regs", "reading", gr_regdesc[i].offset, rc);
     }
     if (o->json)
-        printf("]\n");
+        printf("{\"command\":\"regs\",\"registers\":[");
+    for (unsigned i = 0; i < gr_regdesc_count; i++) {
+        const gr_reg_desc_t *reg = &gr_regdesc[i];
+        if (o->json) {
+            printf("%s", i ? "," : "");
+            json_reg(NULL, reg, reg->offset, v[i]);
+            continue;
+        }
+        printf("0x%03x %-*s 0x%08x  %s\n", reg->offset, name_width(false), reg->name, v[i], reg->title);
+        print_fields(reg, v[i]);
+    }
+    if (o->json)
+        printf("]}\n");
     return EXIT_OK;
 }
 
-int parse_offset(const char *text, uint32_t *out)
+int parse_reg(const char *cmd, const char *text, reg_ref_t *out)
 {
-    int rc = gr_regdesc_parse_offset(text, out);
+    reg_ref_t r = {0};
+    char name[64];
+    const char *dot = strchr(text, '.');
+    if (dot) {
+        /* NAME.FIELD: the map's register, then one of its fields. */
+        if ((size_t)(dot - text) >= sizeof name || dot == text)
+            return parse_fail(cmd, "%s: '%s' is not REG.FIELD (e.g. DMA_STATUS.IDLE)", cmd, text);
+        memcpy(name, text, (size_t)(dot - text));
+        name[dot - text] = '\0';
+        if (!(r.reg = gr_regdesc_find(name)))
+            return parse_fail(cmd, "%s: no register named '%s' (see gpuctl regs)", cmd, name);
+        if (!(r.field = gr_regdesc_field(r.reg, dot + 1))) {
+            char list[256];
+            size_t used = 0;
+            list[0] = '\0';
+            for (unsigned f = 0; f < r.reg->field_count && used < sizeof list; f++)
+                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", f ? ", " : "",
+                                         r.reg->fields[f].name);
+            return parse_fail(cmd, "%s: %s has no field named '%s' (its fields: %s)", cmd, r.reg->name, dot + 1,
+                              list);
+        }
+        r.offset = r.reg->offset;
+        *out = r;
+        return 0;
+    }
+    int rc = gr_regdesc_parse_offset(text, &r.offset);
     if (rc == GR_E_NOT_FOUND)
-        fprintf(stderr, "gpuctl: no register named '%s' (see gpuctl regs)\n", text);
-    else if (rc == GR_E_RANGE)
-        fprintf(stderr, "gpuctl: offset %s is past BAR0 (0x%x bytes)\n", text, GR_REGMAP_BAR0_BYTES);
-    else if (rc == GR_E_ALIGN)
-        fprintf(stderr, "gpuctl: offset %s is not 32-bit aligned\n", text);
-    else if (rc)
-        fprintf(stderr, "gpuctl: '%s' is neither a register name nor an offset\n", text);
-    return rc;
+        return parse_fail(cmd, "%s: no register named '%s' (see gpuctl regs)", cmd, text);
+    if (rc == GR_E_RANGE)
+        return parse_fail(cmd, "%s: offset %s is past BAR0 (0x0 to 0x%x)", cmd, text, GR_REGMAP_BAR0_BYTES - 4);
+    if (rc == GR_E_ALIGN)
+        return parse_fail(cmd, "%s: offset %s is not 32-bit aligned (a multiple of 4)", cmd, text);
+    if (rc)
+        return parse_fail(cmd, "%s: '%s' is neither a register name nor an offset", cmd, text);
+    r.reg = gr_regdesc_at(r.offset);
+    *out = r;
+    return 0;
 }
 
-int cmd_peek(const opts_t *o, gr_device_t *dev, uint32_t off)
+int parse_reg_value(const reg_ref_t *r, const char *text, uint32_t *out)
+{
+    uint32_t v = 0;
+    if (parse_u32(text, &v))
+        return parse_fail("poke", "poke: '%s' is not a 32-bit value (0 to 0xffffffff)", text);
+    if (r->field && r->field->width < 32 && v >> r->field->width)
+        return parse_fail("poke", "poke: %s.%s is %u bit%s wide: '%s' is out of range (0 to 0x%x)", r->reg->name,
+                          r->field->name, r->field->width, r->field->width == 1 ? "" : "s", text,
+                          (1u << r->field->width) - 1u);
+    *out = v;
+    return 0;
+}
+
+/* "NAME.FIELD", "NAME" or "(hole)". */
+static const char *reg_label(const reg_ref_t *r, char *buf, size_t len)
+{
+    if (r->field)
+        snprintf(buf, len, "%s.%s", r->reg->name, r->field->name);
+    else
+        snprintf(buf, len, "%s", r->reg ? r->reg->name : "(hole)");
+    return buf;
+}
+
+int cmd_peek(const opts_t *o, gr_device_t *dev, const reg_ref_t *r)
 {
     uint32_t v;
-    int rc = gr_reg_read(dev, off, &v);
+    int rc = gr_reg_read(dev, r->offset, &v);
     if (rc)
-        return fail_access(o, "read of", off, rc);
-    const gr_reg_desc_t *reg = gr_regdesc_at(off);
+        return fail_access(o, "peek", "read of", r->offset, rc);
+    if (r->field) {
+        const uint32_t fv = (v & gr_field_mask(r->field)) >> r->field->lsb;
+        if (o->json) {
+            printf("{\"command\":\"peek\",\"offset\":%u,\"name\":", r->offset);
+            json_str(r->reg->name);
+            printf(",\"field\":");
+            json_str(r->field->name);
+            printf(",\"value\":%u,\"register\":%u}\n", fv, v);
+        } else {
+            char label[80];
+            printf("0x%03x %-*s 0x%x\n", r->offset, name_width(false), reg_label(r, label, sizeof label), fv);
+        }
+        return EXIT_OK;
+    }
     if (o->json) {
-        json_reg(reg, off, v);
+        json_reg("peek", r->reg, r->offset, v);
         printf("\n");
         return EXIT_OK;
     }
-    printf("0x%03x %-12s 0x%08x\n", off, reg ? reg->name : "(hole)", v);
-    if (reg)
-        print_fields(reg, v);
+    printf("0x%03x %-*s 0x%08x\n", r->offset, name_width(false), r->reg ? r->reg->name : "(hole)", v);
+    if (r->reg)
+        print_fields(r->reg, v);
     return EXIT_OK;
 }
 
-int cmd_poke(const opts_t *o, gr_device_t *dev, uint32_t off, uint32_t value)
+/* Bits whose read-back shows whether a write stuck: read-write storage, and read-only bits (a
+ * write cannot change them, so a value that differs did not stick). w1c, pulse and w1s bits
+ * read otherwise by design, and a volatile field changes by itself. */
+static uint32_t stick_mask(const gr_reg_desc_t *reg)
 {
-    int rc = gr_reg_write(dev, off, value);
-    if (rc)
-        return fail_access(o, "write of", off, rc);
-    const gr_reg_desc_t *reg = gr_regdesc_at(off);
-    if (o->json)
-        printf("{\"offset\":%u,\"written\":%u}\n", off, value);
-    else
-        printf("0x%03x %-12s <- 0x%08x\n", off, reg ? reg->name : "(hole)", value);
+    if (!reg)
+        return 0xffffffffu;
+    uint32_t m = 0;
+    for (unsigned f = 0; f < reg->field_count; f++) {
+        const gr_field_desc_t *fd = &reg->fields[f];
+        if ((fd->access == GR_ACCESS_RW || fd->access == GR_ACCESS_CONST || fd->access == GR_ACCESS_HW_RO) &&
+            !(fd->flags & GR_FIELD_VOLATILE))
+            m |= gr_field_mask(fd);
+    }
+    return m;
+}
+
+int cmd_poke(const opts_t *o, gr_device_t *dev, const reg_ref_t *r, uint32_t value)
+{
+    uint32_t word = value, mask = 0xffffffffu;
+    int rc;
+    if (r->field) {
+        /* Read-modify-write: the other read-write fields keep their values; w1c, pulse and w1s
+         * bits are written 0, so that the write clears, strobes or locks nothing else. */
+        uint32_t old;
+        if ((rc = gr_reg_read(dev, r->offset, &old)))
+            return fail_access(o, "poke", "read of", r->offset, rc);
+        mask = gr_field_mask(r->field);
+        word = (old & gr_regdesc_mask_of(r->reg, GR_ACCESS_RW) & ~mask) | ((value << r->field->lsb) & mask);
+    }
+    if ((rc = gr_reg_write(dev, r->offset, word)))
+        return fail_access(o, "poke", "write of", r->offset, rc);
+    uint32_t back = 0;
+    const uint32_t check = stick_mask(r->reg) & mask;
+    if ((rc = gr_reg_read(dev, r->offset, &back)))
+        return fail_access(o, "poke", "read-back of", r->offset, rc);
+    char label[80], warning[200] = "";
+    reg_label(r, label, sizeof label);
+    if ((back & check) != (word & check)) {
+        const bool ro = r->reg && !(gr_regdesc_mask_of(r->reg, GR_ACCESS_RW) & mask & check);
+        if (r->field)
+            snprintf(warning, sizeof warning, "poke %s: the write did not stick: reads back 0x%x, not 0x%x%s", label,
+                     (back & mask) >> r->field->lsb, value, ro ? " (the field is read-only)" : "");
+        else
+            snprintf(warning, sizeof warning, "poke %s: the write did not stick: reads back 0x%08x, not 0x%08x%s",
+                     label, back, word, ro ? " (the register is read-only)" : "");
+    }
+    if (o->json) {
+        printf("{\"command\":\"poke\",\"offset\":%u,", r->offset);
+        if (r->reg) {
+            printf("\"name\":");
+            json_str(r->reg->name);
+            printf(",");
+        }
+        if (r->field) {
+            printf("\"field\":");
+            json_str(r->field->name);
+            printf(",\"value\":%u,", value);
+        }
+        printf("\"written\":%u,\"read_back\":%u", word, back);
+        if (warning[0]) {
+            printf(",\"warning\":");
+            json_str(warning);
+        }
+        printf("}\n");
+    } else if (r->field) {
+        printf("0x%03x %-*s <- 0x%x (register 0x%08x)\n", r->offset, name_width(false), label, value, word);
+    } else {
+        printf("0x%03x %-*s <- 0x%08x\n", r->offset, name_width(false), label, value);
+    }
+    if (warning[0])
+        note("warning: %s", warning);
     return EXIT_OK;
 }
 
@@ -192,7 +345,7 @@ int cmd_conformance(const opts_t *o, gr_device_t *dev)
     char transport[128];
     gr_link_describe(gr_device_link(dev), transport, sizeof transport);
     if (o->json)
-        printf("{\"checks\":[");
+        printf("{\"command\":\"conformance\",\"checks\":[");
     else
         printf("register conformance on %s, map hash 0x%08x, %u registers\n", transport,
                GR_REGMAP_HASH, gr_regdesc_count);

@@ -34,13 +34,11 @@ static int parse_ref(const char *cmd, const char *text, unsigned allocs_before, 
 {
     uint32_t n = 0;
     if (text[0] != '@' || text[1] == '\0' || parse_u32(text + 1, &n) || n == 0) {
-        fprintf(stderr, "gpuctl: %s: '%s' is not @N (an allocation of this run, N from 1)\n", cmd, text);
-        return -1;
+        return parse_fail(cmd, "%s: '%s' is not @N (an allocation of this run, N from 1)", cmd, text);
     }
     if (n > allocs_before) {
-        fprintf(stderr, "gpuctl: %s %s: only %u alloc command%s come%s before it\n", cmd, text, allocs_before,
-                allocs_before == 1 ? "" : "s", allocs_before == 1 ? "s" : "");
-        return -1;
+        return parse_fail(cmd, "%s %s: only %u alloc command%s come%s before it", cmd, text, allocs_before,
+                          allocs_before == 1 ? "" : "s", allocs_before == 1 ? "s" : "");
     }
     *out = n;
     return 0;
@@ -51,14 +49,11 @@ static int parse_qwords(const char *cmd, const char *what, const char *text, boo
 {
     uint64_t v = 0;
     if (parse_size_ex(text, zero_ok, &v)) {
-        fprintf(stderr, "gpuctl: %s: %s '%s' is not a size (%s4096, 0x1000, 64K, 1M)\n", cmd, what, text,
-                zero_ok ? "0, " : "");
-        return -1;
+        return parse_fail(cmd, "%s: %s '%s' is not a size (%s" SIZE_FORMS ")", cmd, what, text,
+                          zero_ok ? "0 or " : "");
     }
     if (v % 8) {
-        fprintf(stderr, "gpuctl: %s: %s %s is not a multiple of 8 (the engine moves whole qwords)\n", cmd, what,
-                text);
-        return -1;
+        return parse_fail(cmd, "%s: %s %s is not a multiple of 8 (the engine moves whole qwords)", cmd, what, text);
     }
     *out = v;
     return 0;
@@ -77,7 +72,7 @@ static const char *opt_value(const char *cmd, int argc, char **argv, int *i, con
         return argv[*i] + len + 1;
     if (*i + 1 < argc)
         return argv[++*i];
-    fprintf(stderr, "gpuctl: %s option %s takes a value\n", cmd, name);
+    parse_fail(cmd, "%s option %s takes a value", cmd, name);
     return NULL;
 }
 
@@ -100,14 +95,12 @@ int parse_copy(int argc, char **argv, unsigned allocs_before, xfer_req_t *out)
     xfer_req_t r;
     memset(&r, 0, sizeof r);
     if (argc < 3 || strncmp(argv[1], "--", 2) == 0 || strncmp(argv[2], "--", 2) == 0) {
-        fprintf(stderr, "gpuctl: copy takes SRC and DST (@N)\n");
-        return -1;
+        return parse_fail("copy", "copy takes SRC and DST (@N)");
     }
     if (strncmp(argv[1], "vram:", 5) == 0 || strncmp(argv[2], "vram:", 5) == 0) {
-        fprintf(stderr, "gpuctl: copy: SRC and DST must be allocations (@N): a user packet names GPU virtual "
-                        "addresses only; the engine refuses physical VRAM in it (privilege fault), which would "
-                        "reach page tables and other processes' memory\n");
-        return -1;
+        return parse_fail("copy", "copy: SRC and DST must be allocations (@N): a user packet names GPU virtual "
+                                  "addresses only; the engine refuses physical VRAM in it (privilege fault), which "
+                                  "would reach page tables and other processes' memory");
     }
     if (parse_ref("copy", argv[1], allocs_before, &r.src_ref))
         return -1;
@@ -119,8 +112,7 @@ int parse_copy(int argc, char **argv, unsigned allocs_before, xfer_req_t *out)
     for (; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
         bool src = opt_is(argv[i], "--src-offset");
         if (!src && !opt_is(argv[i], "--dst-offset")) {
-            fprintf(stderr, "gpuctl: unknown copy option '%s' (--src-offset N, --dst-offset N)\n", argv[i]);
-            return -1;
+            return parse_fail("copy", "unknown copy option '%s' (--src-offset N, --dst-offset N)", argv[i]);
         }
         const char *name = src ? "--src-offset" : "--dst-offset";
         const char *v = opt_value("copy", argc, argv, &i, name);
@@ -138,23 +130,20 @@ int parse_fill(int argc, char **argv, unsigned allocs_before, xfer_req_t *out)
     xfer_req_t r;
     memset(&r, 0, sizeof r);
     if (argc < 3 || strncmp(argv[1], "--", 2) == 0) {
-        fprintf(stderr, "gpuctl: fill takes DST (@N) and a 32-bit PATTERN\n");
-        return -1;
+        return parse_fail("fill", "fill takes DST (@N) and a 32-bit PATTERN");
     }
     if (parse_ref("fill", argv[1], allocs_before, &r.dst_ref))
         return -1;
     if (parse_u32(argv[2], &r.pattern)) {
-        fprintf(stderr, "gpuctl: fill: pattern '%s' is not a 32-bit value (the engine's FILL repeats 32 bits)\n",
-                argv[2]);
-        return -1;
+        return parse_fail("fill", "fill: pattern '%s' is not a 32-bit value (the engine's FILL repeats 32 bits)",
+                          argv[2]);
     }
     int i = 3;
     if (i < argc && starts_with_digit(argv[i]) && parse_qwords("fill", "size", argv[i++], false, &r.bytes))
         return -1;
     for (; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
         if (!opt_is(argv[i], "--offset")) {
-            fprintf(stderr, "gpuctl: unknown fill option '%s' (--offset N)\n", argv[i]);
-            return -1;
+            return parse_fail("fill", "unknown fill option '%s' (--offset N)", argv[i]);
         }
         const char *v = opt_value("fill", argc, argv, &i, "--offset");
         if (!v || parse_qwords("fill", "--offset", v, true, &r.dst_off))
@@ -171,8 +160,7 @@ int parse_read(int argc, char **argv, unsigned allocs_before, xfer_req_t *out)
     xfer_req_t r;
     memset(&r, 0, sizeof r);
     if (argc < 2 || strncmp(argv[1], "--", 2) == 0) {
-        fprintf(stderr, "gpuctl: read takes an allocation (@N), then an offset and a length\n");
-        return -1;
+        return parse_fail("read", "read takes an allocation (@N), then an offset and a length");
     }
     if (parse_ref("read", argv[1], allocs_before, &r.src_ref))
         return -1;
@@ -187,8 +175,7 @@ int parse_read(int argc, char **argv, unsigned allocs_before, xfer_req_t *out)
         else if (!strcmp(argv[i], "--cpu"))
             r.cpu = true;
         else {
-            fprintf(stderr, "gpuctl: unknown read option '%s' (--sum, --cpu)\n", argv[i]);
-            return -1;
+            return parse_fail("read", "unknown read option '%s' (--sum, --cpu)", argv[i]);
         }
     }
     req_text(&r, i, argv);
@@ -208,31 +195,26 @@ static int parse_sizes(const char *list, xfer_req_t *r)
         char one[32];
         uint64_t v = 0;
         if (len == 0 || len >= sizeof one) {
-            fprintf(stderr, "gpuctl: bench: --sizes takes a list such as 4K,64K,1M, not '%s'\n", list);
-            return -1;
+            return parse_fail("bench", "bench: --sizes takes a list such as 4K,64K,1M, not '%s'", list);
         }
         memcpy(one, t, len);
         one[len] = '\0';
         t += len + (comma ? 1 : 0);
         if (comma && !*t) {
-            fprintf(stderr, "gpuctl: bench: --sizes list '%s' ends with a comma\n", list);
-            return -1;
+            return parse_fail("bench", "bench: --sizes list '%s' ends with a comma", list);
         }
         if (r->nsizes == BENCH_MAX_SIZES) {
-            fprintf(stderr, "gpuctl: bench: at most %d sizes\n", BENCH_MAX_SIZES);
-            return -1;
+            return parse_fail("bench", "bench: at most %d sizes", BENCH_MAX_SIZES);
         }
         if (parse_qwords("bench", "size", one, false, &v))
             return -1;
         if (v > BENCH_MAX_BYTES) {
-            fprintf(stderr, "gpuctl: bench: size %s is over 64M\n", one);
-            return -1;
+            return parse_fail("bench", "bench: size %s is out of range (8 to 64M)", one);
         }
         r->sizes[r->nsizes++] = v;
     }
     if (!r->nsizes) {
-        fprintf(stderr, "gpuctl: bench: --sizes takes a list such as 4K,64K,1M\n");
-        return -1;
+        return parse_fail("bench", "bench: --sizes takes a list such as 4K,64K,1M");
     }
     return 0;
 }
@@ -255,16 +237,14 @@ int parse_bench(int argc, char **argv, xfer_req_t *out)
             if (!(v = opt_value("bench", argc, argv, &i, "--runs")))
                 return -1;
             if (parse_u32(v, &r.runs) || r.runs == 0 || r.runs > 100) {
-                fprintf(stderr, "gpuctl: bench: --runs takes 1 to 100, not '%s'\n", v);
-                return -1;
+                return parse_fail("bench", "bench: --runs takes 1 to 100, not '%s'", v);
             }
         } else if (!strcmp(argv[i], "--physical")) {
-            fprintf(stderr, "gpuctl: bench: --physical is gone: VRAM addresses patched into a user packet "
-                            "(DxgkDdiPatch) would need a privileged ring entry; user packets use GPU VAs only\n");
-            return -1;
+            return parse_fail("bench", "bench: --physical is gone: VRAM addresses patched into a user packet "
+                                       "(DxgkDdiPatch) would need a privileged ring entry; user packets use GPU VAs "
+                                       "only");
         } else {
-            fprintf(stderr, "gpuctl: unknown bench option '%s' (--sizes LIST, --runs N)\n", argv[i]);
-            return -1;
+            return parse_fail("bench", "unknown bench option '%s' (--sizes LIST, --runs N)", argv[i]);
         }
     }
     req_text(&r, i, argv);
@@ -278,7 +258,7 @@ int parse_bench(int argc, char **argv, xfer_req_t *out)
  * TDR took the last one. */
 static int session_engine(const opts_t *o, session_t *s, const char *cmd)
 {
-    int rc = session_start(o, s);
+    int rc = session_start(o, s, cmd);
     if (rc)
         return rc;
     if (s->ctx)
@@ -365,7 +345,7 @@ static int pkt_begin(const opts_t *o, session_t *s, const char *cmd, uint32_t da
     int rc = gr_dma_buffer_create(s->gdev, s->ctx, CMD_AREA + data_bytes, &p->buf);
     gr_dma_buffer_info_t i;
     if (!rc && (rc = gr_dma_buffer_info(s->gdev, p->buf, &i)) && gr_dma_buffer_destroy(s->gdev, p->buf))
-        fprintf(stderr, "gpuctl: a DMA buffer could not be freed\n");
+        note("a DMA buffer could not be freed");
     if (rc) {
         p->buf = 0;
         return fail_status(o, cmd, rc, EXIT_DEVICE, "cannot make a DMA buffer");
@@ -380,7 +360,7 @@ static int pkt_begin(const opts_t *o, session_t *s, const char *cmd, uint32_t da
 static void pkt_end(session_t *s, packet_t *p)
 {
     if (p->buf && gr_dma_buffer_destroy(s->gdev, p->buf))
-        fprintf(stderr, "gpuctl: a DMA buffer could not be freed (a packet still uses it)\n");
+        note("a DMA buffer could not be freed (a packet still uses it)");
     p->buf = 0;
 }
 
@@ -421,13 +401,13 @@ static int pkt_run(const opts_t *o, session_t *s, const char *cmd, packet_t *p, 
     if (rc == GR_E_TIMEOUT) {
         uint32_t n = 0;
         if (gr_cancel(s->gdev, s->ctx, &n))
-            fprintf(stderr, "gpuctl: cancelling the packet failed\n");
+            note("cancelling the packet failed");
         return fail_status(o, cmd, rc, EXIT_DEVICE, "%s: the packet did not finish (cancelled)", cmd);
     }
     if (rc == GR_E_DEVICE_RESET) {
         /* The context is lost; the next command gets a new one. */
         if (gr_context_destroy(s->gdev, s->ctx))
-            fprintf(stderr, "gpuctl: destroying the lost context failed\n");
+            note("destroying the lost context failed");
         s->ctx = 0;
         return fail_status(o, cmd, rc, EXIT_DEVICE, "%s: the engine hung or faulted and the GPU was reset (TDR)", cmd);
     }
@@ -615,7 +595,7 @@ static void hex_line(hexdump_t *h, unsigned ref, uint64_t off, const uint8_t *b,
 
 int cmd_read(const opts_t *o, session_t *s, const xfer_req_t *q)
 {
-    int rc = q->cpu ? session_start(o, s) : session_engine(o, s, "read");
+    int rc = q->cpu ? session_start(o, s, "read") : session_engine(o, s, "read");
     if (rc)
         return rc;
     gr_alloc_info_t si;
@@ -677,7 +657,7 @@ int cmd_read(const opts_t *o, session_t *s, const xfer_req_t *q)
         done += n;
     }
     if (cpu_map && gr_alloc_unlock(s->gdev, h))
-        fprintf(stderr, "gpuctl: unlocking @%u failed\n", q->src_ref);
+        note("unlocking @%u failed", q->src_ref);
     pkt_end(s, &p);
     if (rc) {
         free(shown);
@@ -837,9 +817,9 @@ int cmd_bench(const opts_t *o, session_t *s, const xfer_req_t *q)
         rc = fail_status(o, "bench", 0, EXIT_CHECKS_FAILED, "bench: the copied bytes are wrong");
 out:
     if (dst && gr_alloc_destroy(s->gdev, dst))
-        fprintf(stderr, "gpuctl: bench: freeing its destination buffer failed\n");
+        note("bench: freeing its destination buffer failed");
     if (src && gr_alloc_destroy(s->gdev, src))
-        fprintf(stderr, "gpuctl: bench: freeing its source buffer failed\n");
+        note("bench: freeing its source buffer failed");
     return rc;
 }
 
@@ -875,7 +855,7 @@ static void event_detail(const gr_sched_event_t *e, char *buf, size_t len)
 
 int cmd_timeline(const opts_t *o, session_t *s)
 {
-    int rc = session_start(o, s);
+    int rc = session_start(o, s, "timeline");
     if (rc)
         return rc;
     static gr_sched_event_t ev[GR_SCHED_TIMELINE_CAP];
@@ -884,7 +864,7 @@ int cmd_timeline(const opts_t *o, session_t *s)
     if ((rc = gr_adapter_timeline(s->ad, 0, ev, GR_SCHED_TIMELINE_CAP, &n, &next)))
         return fail_status(o, "timeline", rc, EXIT_DEVICE, "reading the scheduler's timeline");
     if (o->json) {
-        printf("{\"next\":%llu,\"events\":[", (unsigned long long)next);
+        printf("{\"command\":\"timeline\",\"next\":%llu,\"events\":[", (unsigned long long)next);
         for (size_t i = 0; i < n; i++) {
             const gr_sched_event_t *e = &ev[i];
             printf("%s{\"index\":%llu,\"cycles\":%llu,\"kind\":\"%s\",\"context\":%u,\"seq\":%llu,\"fence\":%u,"

@@ -18,6 +18,7 @@
  * SIGTERM and SIGINT end it cleanly (the waveform is finished, the socket removed).
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -931,6 +932,29 @@ int main(int argc, char **argv)
                 gr_board_kind_name(cfg.kind), cfg.kind == GR_BOARD_FT2232H ? "ft245"
                                                                           : gr_board_kind_name(cfg.kind));
         return 1;
+    }
+    if (!connect_path) {
+        /* The board answers a bad setting with a status only: name the variable or file here. */
+        const char *env = getenv("GR_SIM_SEED");
+        const bool hex = env && env[0] == '0' && (env[1] == 'x' || env[1] == 'X');
+        const char *digits = env ? env + (hex ? 2 : 0) : NULL;
+        char *end = NULL;
+        errno = 0;
+        if (!cfg.seed && env && *env &&
+            (!isxdigit((unsigned char)digits[0]) || (strtoull(digits, &end, hex ? 16 : 10), errno || *end))) {
+            fprintf(stderr, "gpuref-simd: GR_SIM_SEED='%s' is not a seed (accepted: 0..%llu, decimal or 0x "
+                            "hex; 0: 1), and no --seed overrides it\n", env, (unsigned long long)UINT64_MAX);
+            return 2;
+        }
+        const char *fst = cfg.fst_path ? cfg.fst_path : getenv("GR_BOARD_FST");
+        FILE *f = fst && *fst ? fopen(fst, "wb") : NULL;
+        if (fst && *fst && !f) {
+            fprintf(stderr, "gpuref-simd: cannot open FST file '%s'%s: %s\n", fst,
+                    cfg.fst_path ? "" : " from GR_BOARD_FST", strerror(errno));
+            return 1;
+        }
+        if (f)
+            fclose(f);
     }
     struct sigaction sa = {.sa_handler = on_signal};
     sigaction(SIGTERM, &sa, NULL);

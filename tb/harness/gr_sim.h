@@ -72,15 +72,17 @@ int gr_sim_axi_order_parse(const char *name, gr_sim_axi_order_t *out_order);
  * Builds the device, holds reset for 8 cycles and releases it (gr_sim_cycle() is 8 then).
  * @param cfg  NULL: all defaults, as a zeroed config
  * @param[out] out_sim  the new simulation; untouched on failure
- * @return GR_OK, GR_E_INVALID (bad config, bad $GR_SIM_SEED, $GR_SIM_AXI or $GR_SIM_STALL_RUN,
- *         out_sim NULL), GR_E_IO (waveform or log file cannot be opened), GR_E_NO_MEMORY;
+ * @return GR_OK, GR_E_INVALID (bad config, bad $GR_SIM_SEED, $GR_SIM_REORDER, $GR_SIM_AXI or
+ *         $GR_SIM_STALL_RUN, out_sim NULL), GR_E_IO (waveform or log file cannot be opened), GR_E_NO_MEMORY;
  *         gr_sim_error() says which and why
  */
 int gr_sim_create(const gr_sim_config_t *cfg, gr_sim_t **out_sim);
 
 /**
- * Why this thread's last gr_sim_create failed, in words: a file's path and the system's reason
- * ("cannot open FST file 'x.fst': No such file or directory"), the bad setting.
+ * Why this thread's last gr_sim_create failed, in words: a file's path, the environment variable
+ * it came from and the system's reason ("cannot open FST file 'x.fst' from GR_SIM_FST: No such
+ * file or directory"), or the bad setting or variable with its accepted range
+ * ("GR_SIM_STALL_RUN='0' is out of range (accepted: 1..1000, decimal or 0x hex)").
  * @return never NULL; "no error" after a success
  */
 const char *gr_sim_error(void);

@@ -38,6 +38,10 @@
 #include "txlog.h"
 #include "vram_memory.h"
 
+// Why the last gr_sim_create of this thread failed (defined with the C API below); resolve()
+// names the setting or environment variable and the accepted range.
+__attribute__((format(printf, 1, 2))) static void set_sim_error(const char *fmt, ...);
+
 namespace {
 
 using namespace gr;
@@ -71,6 +75,8 @@ struct Settings {
     unsigned stall_run = 1;
     std::string fst_path;
     std::string txlog_path;
+    const char *fst_from = nullptr;   // the environment variable fst_path came from, if any
+    const char *txlog_from = nullptr; // the same for txlog_path
 };
 
 // Verilator's run-time keeps process-wide state (Verilated::s_lastContextp, the scope table)
@@ -109,34 +115,65 @@ int resolve(const gr_sim_config_t *cfg, Settings *out)
         s.seed = c.seed;
     } else if (const char *env = std::getenv("GR_SIM_SEED"); env && *env) {
         uint64_t v = 0;
-        if (!parse_u64(env, &v)) return GR_E_INVALID;
+        if (!parse_u64(env, &v)) {
+            set_sim_error("GR_SIM_SEED='%s' is not a seed (accepted: 0..18446744073709551615, decimal or 0x hex; "
+                          "0: 1)", env);
+            return GR_E_INVALID;
+        }
         s.seed = v ? v : 1; // 0 means "default" here as in the config
     }
 
     if (c.vram_bytes) {
-        if (c.vram_bytes % VramMemory::kPage) return GR_E_INVALID;
+        if (c.vram_bytes % VramMemory::kPage) {
+            set_sim_error("vram_bytes %llu is not a whole number of 4 KiB pages",
+                          (unsigned long long)c.vram_bytes);
+            return GR_E_INVALID;
+        }
         s.vram_bytes = c.vram_bytes;
     }
-    if (c.stall_pct > kMaxStallPct || c.max_latency > kMaxMaxLatency) return GR_E_INVALID;
+    if (c.stall_pct > kMaxStallPct) {
+        set_sim_error("stall_pct %u is out of range (accepted: 0..%u)", c.stall_pct, kMaxStallPct);
+        return GR_E_INVALID;
+    }
+    if (c.max_latency > kMaxMaxLatency) {
+        set_sim_error("max_latency %u is out of range (accepted: 0..%u)", c.max_latency, kMaxMaxLatency);
+        return GR_E_INVALID;
+    }
     if (c.stall_pct) s.stall_pct = c.stall_pct;
     if (c.max_latency) s.max_latency = c.max_latency;
     s.no_random = c.no_random;
     if (const char *env = std::getenv("GR_SIM_REORDER"); env && *env) {
-        if (std::strcmp(env, "0") && std::strcmp(env, "1")) return GR_E_INVALID;
+        if (std::strcmp(env, "0") && std::strcmp(env, "1")) {
+            set_sim_error("GR_SIM_REORDER='%s' is neither 0 nor 1 (accepted: 0..1)", env);
+            return GR_E_INVALID;
+        }
         s.reorder = env[0] == '1';
     }
     if (c.axi_order != GR_SIM_AXI_DEFAULT) {
-        if (!gr_sim_axi_order_name(c.axi_order)) return GR_E_INVALID;
+        if (!gr_sim_axi_order_name(c.axi_order)) {
+            set_sim_error("axi_order %d is not an AXI order (GR_SIM_AXI_*)", (int)c.axi_order);
+            return GR_E_INVALID;
+        }
         s.axi_order = c.axi_order;
     } else if (const char *env = std::getenv("GR_SIM_AXI"); env && *env) {
-        if (gr_sim_axi_order_parse(env, &s.axi_order) != GR_OK) return GR_E_INVALID;
+        if (gr_sim_axi_order_parse(env, &s.axi_order) != GR_OK) {
+            set_sim_error("GR_SIM_AXI='%s' is not an AXI order (accepted: any, awaitw, awaitwlast, wawaitaw)", env);
+            return GR_E_INVALID;
+        }
     }
-    if (c.stall_run > kMaxStallRun) return GR_E_INVALID;
+    if (c.stall_run > kMaxStallRun) {
+        set_sim_error("stall_run %u is out of range (accepted: 0..%u; 0: the default)", c.stall_run, kMaxStallRun);
+        return GR_E_INVALID;
+    }
     if (c.stall_run) {
         s.stall_run = c.stall_run;
     } else if (const char *env = std::getenv("GR_SIM_STALL_RUN"); env && *env) {
         uint64_t v = 0;
-        if (!parse_u64(env, &v) || v == 0 || v > kMaxStallRun) return GR_E_INVALID;
+        if (!parse_u64(env, &v) || v == 0 || v > kMaxStallRun) {
+            set_sim_error("GR_SIM_STALL_RUN='%s' is out of range (accepted: 1..%u, decimal or 0x hex)", env,
+                          kMaxStallRun);
+            return GR_E_INVALID;
+        }
         s.stall_run = unsigned(v);
     }
     if (s.no_random) {
@@ -149,6 +186,8 @@ int resolve(const gr_sim_config_t *cfg, Settings *out)
     const char *log = c.txlog_path ? c.txlog_path : std::getenv("GR_SIM_TXLOG");
     if (fst) s.fst_path = fst;
     if (log) s.txlog_path = log;
+    s.fst_from = fst && !c.fst_path ? "GR_SIM_FST" : nullptr;
+    s.txlog_from = log && !c.txlog_path ? "GR_SIM_TXLOG" : nullptr;
     *out = s;
     return GR_OK;
 }
@@ -574,7 +613,7 @@ int gr_sim::ap_access(bool write, uint64_t offset, uint8_t *buf, size_t bytes)
 // gr_sim_error()'s text: why this thread's last gr_sim_create failed.
 static thread_local char g_sim_error[512];
 
-__attribute__((format(printf, 1, 2))) static void set_sim_error(const char *fmt, ...)
+static void set_sim_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -622,19 +661,15 @@ int gr_sim_create(const gr_sim_config_t *cfg, gr_sim_t **out_sim)
     try {
         Settings s;
         int rc = resolve(cfg, &s);
-        if (rc != GR_OK) {
-            set_sim_error("invalid configuration: a seed, vram_bytes, stall_pct, max_latency, axi_order "
-                          "or stall_run out of range, or a bad $GR_SIM_SEED, $GR_SIM_REORDER, "
-                          "$GR_SIM_AXI or $GR_SIM_STALL_RUN");
-            return rc;
-        }
+        if (rc != GR_OK) return rc; // resolve() said why
 
         // Files first: a bad path is the caller's likeliest mistake, and Verilator's FST
         // writer does not survive one.
         if (!s.fst_path.empty()) {
             FILE *f = std::fopen(s.fst_path.c_str(), "wb");
             if (!f) {
-                set_sim_error("cannot open FST file '%s': %s", s.fst_path.c_str(), std::strerror(errno));
+                set_sim_error("cannot open FST file '%s'%s%s: %s", s.fst_path.c_str(),
+                              s.fst_from ? " from " : "", s.fst_from ? s.fst_from : "", std::strerror(errno));
                 return GR_E_IO;
             }
             std::fclose(f);
@@ -648,7 +683,8 @@ int gr_sim_create(const gr_sim_config_t *cfg, gr_sim_t **out_sim)
         }
         if (!s.txlog_path.empty() && sim->log.open(s.txlog_path.c_str(), s.seed) != GR_OK) {
             // TxLog::open fails only in its fopen, which set errno.
-            set_sim_error("cannot open transaction log '%s': %s", s.txlog_path.c_str(), std::strerror(errno));
+            set_sim_error("cannot open transaction log '%s'%s%s: %s", s.txlog_path.c_str(),
+                          s.txlog_from ? " from " : "", s.txlog_from ? s.txlog_from : "", std::strerror(errno));
             return GR_E_IO;
         }
         if (!s.fst_path.empty()) {

@@ -1,9 +1,11 @@
 /*
  * test_errors: a failed open says what went wrong through the public API alone
  * (gr_last_error(), gr_device_error()): the transport's detail reaches gr_device_open's and
- * gr_adapter_open's callers, and a file that cannot be opened is named with the system's reason.
+ * gr_adapter_open's callers, a file that cannot be opened is named with the system's reason (and
+ * the variable it came from), and a bad setting or variable with its accepted range.
  * Every case fails before the device runs: no seed is involved.
  */
+#define _POSIX_C_SOURCE 200809L /* setenv, unsetenv */
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -11,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -137,6 +140,73 @@ static void sim_create_names_the_fst_file(void **state)
     fst_error_names_the_path_and_the_reason(gr_sim_error());
 }
 
+/* A bad setting names itself and its range: from the environment, the variable. */
+static void sim_create_names_a_bad_variable_and_its_range(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *var, *value, *want;
+    } cases[] = {
+        {"GR_SIM_AXI", "bogus", "GR_SIM_AXI='bogus' is not an AXI order (accepted: any, awaitw, awaitwlast, wawaitaw)"},
+        {"GR_SIM_REORDER", "2", "GR_SIM_REORDER='2' is neither 0 nor 1 (accepted: 0..1)"},
+        {"GR_SIM_STALL_RUN", "0", "GR_SIM_STALL_RUN='0' is out of range (accepted: 1..1000"},
+        {"GR_SIM_STALL_RUN", "1001", "GR_SIM_STALL_RUN='1001' is out of range (accepted: 1..1000"},
+        {"GR_SIM_SEED", "12abc", "GR_SIM_SEED='12abc' is not a seed (accepted: 0.."},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_int_equal(setenv(cases[i].var, cases[i].value, 1), 0);
+        gr_sim_t *sim = NULL;
+        const int rc = gr_sim_create(NULL, &sim);
+        unsetenv(cases[i].var); /* before any assertion: a failure here must not leak into later tests */
+        assert_int_equal(rc, GR_E_INVALID);
+        assert_null(sim);
+        assert_says(gr_sim_error(), cases[i].want);
+    }
+}
+
+static void sim_create_names_a_setting_out_of_range(void **state)
+{
+    (void)state;
+    gr_sim_config_t cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.stall_pct = 95;
+    gr_sim_t *sim = NULL;
+    assert_int_equal(gr_sim_create(&cfg, &sim), GR_E_INVALID);
+    assert_says(gr_sim_error(), "stall_pct 95 is out of range (accepted: 0..90)");
+    cfg.stall_pct = 0;
+    cfg.max_latency = 5000;
+    assert_int_equal(gr_sim_create(&cfg, &sim), GR_E_INVALID);
+    assert_says(gr_sim_error(), "max_latency 5000 is out of range (accepted: 0..1000)");
+    cfg.max_latency = 0;
+    cfg.vram_bytes = 4097;
+    assert_int_equal(gr_sim_create(&cfg, &sim), GR_E_INVALID);
+    assert_says(gr_sim_error(), "vram_bytes 4097 is not a whole number of 4 KiB pages");
+    assert_null(sim);
+}
+
+/* A path from GR_SIM_FST or GR_SIM_TXLOG: the variable is named with the path and the reason,
+ * and gr_device_open's caller reads it in gr_last_error(). */
+static void device_open_names_the_variable_a_path_came_from(void **state)
+{
+    (void)state;
+    char want[256];
+    gr_device_t *dev = NULL;
+    assert_int_equal(setenv("GR_SIM_FST", NO_FST, 1), 0);
+    int rc = gr_device_open("sim://", 0, &dev);
+    unsetenv("GR_SIM_FST");
+    assert_int_equal(rc, GR_E_IO);
+    snprintf(want, sizeof want, "cannot open FST file '%s' from GR_SIM_FST: %s", NO_FST, strerror(ENOENT));
+    assert_says(gr_last_error(), want);
+    assert_int_equal(setenv("GR_SIM_TXLOG", NO_TXLOG, 1), 0);
+    rc = gr_device_open("sim://", 0, &dev);
+    unsetenv("GR_SIM_TXLOG");
+    assert_int_equal(rc, GR_E_IO);
+    snprintf(want, sizeof want, "cannot open transaction log '%s' from GR_SIM_TXLOG: %s", NO_TXLOG,
+             strerror(ENOENT));
+    assert_says(gr_last_error(), want);
+    assert_null(dev);
+}
+
 /* A good open after failures still works: the detail only describes failures. */
 static void a_good_open_after_failures_works(void **state)
 {
@@ -161,6 +231,9 @@ int main(void)
         cmocka_unit_test(adapter_open_of_a_bad_uri_names_the_schemes),
         cmocka_unit_test(adapter_open_argument_errors_are_said),
         cmocka_unit_test(sim_create_names_the_fst_file),
+        cmocka_unit_test(sim_create_names_a_bad_variable_and_its_range),
+        cmocka_unit_test(sim_create_names_a_setting_out_of_range),
+        cmocka_unit_test(device_open_names_the_variable_a_path_came_from),
         cmocka_unit_test(a_good_open_after_failures_works),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -89,6 +89,158 @@ check "regs lists all registers of the map" 0 bash -c \
 check "peek --json decodes fields" 0 bash -c \
     "'$GPUCTL' -d sim:// --json peek ID_VERSION | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"fields\"]=={\"PATCH\":$V_PATCH,\"MINOR\":$V_MINOR,\"MAJOR\":$V_MAJOR}, d'"
 
+# ---- the command line, as the tools beside it (git, ip) have it ------------------------------
+# help: the whole usage and each command's; --version; global options anywhere on the line.
+check "gpuctl help exits 0" 0 "$GPUCTL" help
+expect "... and lists the commands" "^  conformance +register conformance suite" "$out"
+check "gpuctl help peek exits 0" 0 "$GPUCTL" help peek
+expect "... with peek's synopsis" "^usage: gpuctl .*peek REG" "$out"
+expect "... and what REG may be (REG.FIELD too)" "NAME\.FIELD \(DMA_STATUS\.IDLE\)" "$out"
+check "peek --help is peek's help, not a register name" 0 "$GPUCTL" peek --help
+expect "... peek's synopsis" "^usage: gpuctl .*peek REG" "$out"
+check "--help peek is peek's help too (as git --help log)" 0 "$GPUCTL" --help peek
+expect "... peek's synopsis" "^usage: gpuctl .*peek REG" "$out"
+check "alloc 4K -h is alloc's help (the line's other words do not matter)" 0 "$GPUCTL" alloc 4K -h
+expect "... alloc's options" "--read-only-share +shared, and opened read-only" "$out"
+check "help of a command that does not exist is a usage error" 2 "$GPUCTL" help frob
+expect "... naming it" "no command named 'frob'" "$err"
+GPUREF_VERSION=$(sed -n 's/^GPUREF_VERSION := //p' "$(dirname "$0")/../../host/install.mk")
+check "--version exits 0" 0 "$GPUCTL" --version
+expect "... and prints the build's version and commit" \
+    "^gpuctl ${GPUREF_VERSION//./\\.}( \(commit [0-9a-f]{7,}(-dirty)?\))?$" "$out"
+check "global options after the command: info -d sim://" 0 "$GPUCTL" info -d sim://
+expect "... run info" "^device +gpuref gpu_core" "$out"
+check "... and -d after the command is the device opened" 2 "$GPUCTL" info -d bogus://
+expect "... so bogus:// is refused" "unknown transport scheme 'bogus://'" "$err"
+check "--json between commands applies to the whole line" 0 "$GPUCTL" poke SCRATCH 3 --json peek SCRATCH
+check "... every document JSON" 0 python3 -c \
+    'import json,sys; d=[json.loads(l) for l in open(sys.argv[1])]; assert [x["command"] for x in d]==["poke","peek"] and d[1]["value"]==3, d' "$prev"
+check "an unknown global option is a usage error" 2 "$GPUCTL" -x info
+expect "... naming it" "unknown option '-x'" "$err"
+check "an option after a command that takes none is a usage error" 2 "$GPUCTL" info --frob
+expect "... saying where options go" "unknown option '--frob': the global options are" "$err"
+
+# --json: one document a line, each with "command"; errors at every stage are documents too.
+for bad in "peek SCRACH" "alloc 1Q" "free @9" "peek 0x3"; do
+    # shellcheck disable=SC2086
+    check "--json $bad: a usage error (exit 2)" 2 "$GPUCTL" -d sim:// --json $bad
+    cp "$err" "$chain" # its stderr, which the next check's own would replace
+    check "... found while parsing, and still a JSON error document" 0 python3 -c '
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 1, lines
+d = json.loads(lines[0])
+assert d["command"] == sys.argv[2] and d["error"] == "usage" and d["message"] in open(sys.argv[3]).read(), d' \
+        "$prev" "${bad%% *}" "$chain"
+done
+check "--json peek 0x100: a device error (exit 3)" 3 "$GPUCTL" -d sim:// --json peek 0x100
+check "... a JSON error document with the command" 0 python3 -c \
+    'import json,sys; d=json.load(open(sys.argv[1])); assert (d["command"],d["error"],d["offset"])==("peek","GR_E_BUS",256), d' "$prev"
+check "--json: a device that cannot be opened" 2 "$GPUCTL" --json -d bogus:// info
+check "... is a JSON document of command open" 0 python3 -c \
+    'import json,sys; d=json.load(open(sys.argv[1])); assert d["command"]=="open" and d["error"]=="GR_E_BAD_URI" and "bogus://" in d["message"], d' "$prev"
+check "--json: an unknown command" 2 "$GPUCTL" --json frobnicate
+check "... is a JSON document of the line (command gpuctl)" 0 python3 -c \
+    'import json,sys; d=json.load(open(sys.argv[1])); assert d["command"]=="gpuctl" and d["error"]=="usage" and "frobnicate" in d["message"], d' "$prev"
+check "--json: every command's document names it" 0 "$GPUCTL" -d sim:// --json info regs poke SCRATCH 1 \
+    peek SCRATCH peek SCRATCH.VALUE alloc 4K alloc 4K ls fill @1 1 copy @1 @2 read @2 0 8 free @1 timeline
+check "... one document a line, in order" 0 python3 -c '
+import json, sys
+d = [json.loads(l) for l in open(sys.argv[1])]
+assert [x["command"] for x in d] == ["info", "regs", "poke", "peek", "peek", "alloc", "alloc", "ls", "fill",
+                                     "copy", "read", "free", "timeline"], [x.get("command") for x in d]
+assert len(d[1]["registers"]) > 10 and d[4]["field"] == "VALUE" and d[4]["value"] == 1, d[4]' "$prev"
+check "--json conformance names its command" 0 "$GPUCTL" -d sim:// --json conformance
+check "... in its document" 0 python3 -c \
+    'import json,sys; d=json.load(open(sys.argv[1])); assert d["command"]=="conformance" and d["failed"]==0, d["failed"]' "$prev"
+check "2>&1 keeps the order: alloc's document before the error that follows it" 3 \
+    bash -c "'$GPUCTL' -d sim:// --json alloc 4K peek 0x100 2>&1"
+check "... alloc, then the JSON error, then the message" 0 python3 -c '
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert len(lines) == 3, lines
+assert json.loads(lines[0])["command"] == "alloc" and json.loads(lines[1])["command"] == "peek", lines
+assert lines[2].startswith("gpuctl: read of 0x0100: bus error"), lines' "$prev"
+check "2>&1 without --json: the output before the error" 3 bash -c "'$GPUCTL' -d sim:// peek SCRATCH peek 0x100 2>&1"
+check "... comes first" 0 bash -c "head -1 '$prev' | grep -q '^0x020 SCRATCH'"
+
+# REG.FIELD: peek prints the field, poke changes only it (read-modify-write).
+check "peek DMA_STATUS.IDLE reads one field" 0 "$GPUCTL" -d sim:// peek DMA_STATUS.IDLE
+expect "... the idle engine's IDLE bit" "^0x304 DMA_STATUS\.IDLE +0x1$" "$out"
+check "poke of a field keeps the register's other fields" 0 "$GPUCTL" -d sim:// --json \
+    poke IRQ_ENABLE 0x11 poke IRQ_ENABLE.DMA_FENCE 1 peek IRQ_ENABLE poke irq_enable.mc_fault 1 \
+    poke IRQ_ENABLE.RESET_DONE 0 peek IRQ_ENABLE peek IRQ_ENABLE.DMA_FENCE
+check "... 0x11, then 0x15, then 0x16" 0 python3 -c '
+import json, sys
+d = [json.loads(l) for l in open(sys.argv[1])]
+assert d[1]["written"] == 0x15 and d[2]["value"] == 0x15, d[1:3]
+assert d[5]["value"] == 0x16 and d[6] == {"command": "peek", "offset": 0x44, "name": "IRQ_ENABLE", "field": "DMA_FENCE", "value": 1, "register": 0x16}, d[5:]
+assert not any("warning" in x for x in d), d' "$prev"
+check "a value wider than the field is a usage error" 2 "$GPUCTL" -d sim:// poke IRQ_ENABLE.DMA_FENCE 2
+expect "... naming the field's range" "IRQ_ENABLE\.DMA_FENCE is 1 bit wide: '2' is out of range \(0 to 0x1\)" "$err"
+check "a field the register does not have is a usage error" 2 "$GPUCTL" -d sim:// peek SCRATCH.NOPE
+expect "... listing its fields" "SCRATCH has no field named 'NOPE' \(its fields: VALUE\)" "$err"
+check "poke of a read-only register succeeds" 0 "$GPUCTL" -d sim:// poke ID_MAGIC 0
+expect "... with a warning that it did not stick" \
+    "warning: poke ID_MAGIC: the write did not stick: reads back 0x47505552, not 0x00000000 \(the register is read-only\)" "$err"
+check "... and in --json a warning member" 0 bash -c \
+    "'$GPUCTL' -d sim:// --json poke ID_MAGIC 0 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[\"read_back\"]==0x47505552 and \"did not stick\" in d[\"warning\"], d'"
+check "a poke that sticks has no warning" 0 "$GPUCTL" -d sim:// poke SCRATCH 0x5a5a
+check "... stderr empty" 0 test ! -s "$err"
+
+# Sizes: the parser accepts what its message says, and a buffer too big is "no room" at any size.
+check "alloc 1T is a size the parser accepts (no segment holds it: exit 3)" 3 "$GPUCTL" -d sim:// alloc 1T
+expect "... refused as no room" "alloc 1T: no segment it may use has room \(1 TiB asked; the largest segment holds 256 MiB\)" "$err"
+check "alloc 2T is past the parser's range (exit 2)" 2 "$GPUCTL" -d sim:// alloc 2T
+expect "... which the message states" "'2T' is not a size \(1 byte to 1 TiB: " "$err"
+for size in 4G 5G 64G; do
+    check "alloc $size: no segment has room (exit 3), as for 1G" 3 "$GPUCTL" -d sim:// --json alloc "$size"
+    check "... GR_E_NO_MEMORY, not a refused combination" 0 python3 -c \
+        'import json,sys; d=json.load(open(sys.argv[1])); assert d["command"]=="alloc" and d["error"]=="GR_E_NO_MEMORY" and "no segment it may use has room" in d["message"], d' "$prev"
+done
+
+# regs: columns line up however long a register's name is.
+check "regs" 0 "$GPUCTL" -d sim:// regs
+check "... the value column is at one place on every register line, the bits on every field line" 0 python3 -c '
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+regs = [re.search(r" 0x[0-9a-f]{8}  ", l).start() for l in lines if re.match(r"^0x[0-9a-f]{3} ", l)]
+bits = [l.index("[") for l in lines if l.startswith("    ")]
+assert len(regs) > 10 and len(set(regs)) == 1, sorted(set(regs))
+assert len(bits) > 10 and len(set(bits)) == 1, sorted(set(bits))' "$prev"
+
+# Exit status, one check a class (host/README.md, gpuctl --help).
+check "exit 0: success" 0 "$GPUCTL" -d sim:// peek SCRATCH
+check "exit 1: checks failed (VPR_CTRL.LOCK set: conformance's VPR checks cannot write)" 1 \
+    "$GPUCTL" -d sim:// poke VPR_CTRL.LOCK 1 conformance
+expect "... the failing check named" "^FAIL VPR_CTRL " "$out"
+check "exit 2: usage error" 2 "$GPUCTL" -d sim:// peek
+check "exit 3: device or access error" 3 "$GPUCTL" -d sim:// peek 0x100
+
+# Messages name the variable or URI they come from, a file's path and the system's reason, and
+# the accepted range.
+check "GR_SIM_SEED=abc is refused" 2 env GR_SIM_SEED=abc "$GPUCTL" info
+expect "... naming the variable" "GR_SIM_SEED='abc' is not a seed \(accepted: 0\.\." "$err"
+check "GR_DEVICE=usb:// is refused" 2 env GR_DEVICE=usb:// "$GPUCTL" info
+expect "... naming the variable" "GR_DEVICE='usb://': usb:// names a chip" "$err"
+check "sim://?fst= a path that cannot be opened" 3 "$GPUCTL" -d 'sim://?fst=/nonexistent/x.fst' info
+expect "... names the path and the reason" "cannot open FST file '/nonexistent/x\.fst': No such file or directory" "$err"
+check "GR_SIM_FST= a path that cannot be opened" 3 env GR_SIM_FST=/nonexistent/y.fst "$GPUCTL" info
+expect "... names the path, the variable and the reason" \
+    "cannot open FST file '/nonexistent/y\.fst' from GR_SIM_FST: No such file or directory" "$err"
+check "sim://?stall=95 is refused" 2 "$GPUCTL" -d 'sim://?stall=95' info
+expect "... with the accepted range" "bad value '95' for stall \(accepted: 0\.\.90" "$err"
+check "GR_SIM_AXI=bogus is refused" 2 env GR_SIM_AXI=bogus "$GPUCTL" info
+expect "... naming the variable and the accepted orders" \
+    "GR_SIM_AXI='bogus' is not an AXI order \(accepted: any, awaitw, awaitwlast, wawaitaw\)" "$err"
+check "GR_SIM_REORDER=2 is refused" 2 env GR_SIM_REORDER=2 "$GPUCTL" info
+expect "... naming the variable and the range" "GR_SIM_REORDER='2' is neither 0 nor 1 \(accepted: 0\.\.1\)" "$err"
+check "GR_SIM_STALL_RUN=0 is refused" 2 env GR_SIM_STALL_RUN=0 "$GPUCTL" info
+expect "... naming the variable and the range" "GR_SIM_STALL_RUN='0' is out of range \(accepted: 1\.\.1000" "$err"
+check "simd:// with GR_SIMD_SOCKET naming no server" 3 env GR_SIMD_SOCKET=/nonexistent/s.sock "$GPUCTL" -d simd:// info
+expect "... names the variable, the path and the reason" \
+    "GR_SIMD_SOCKET='/nonexistent/s\.sock': simd:///nonexistent/s\.sock: cannot connect to /nonexistent/s\.sock: No such file or directory" "$err"
+
 # ---- allocations: alloc, free, ls (the miniport and VidMm over gpuctl's own link) ----------
 # sim:// defaults to 512 MiB of VRAM: segment 1 is the 256 MiB BAR1 window, segment 2 the rest
 # with the VPR in its top 1/16 (16 MiB, 4 of the map's 64 cells). The device's root page table
@@ -148,7 +300,7 @@ assert s1["map"] == "+" + "." * 63 and s1["free_bytes"] == (256 << 20) - 65536
 assert {"offset": 0x10000, "size": 1 << 20, "kind": "allocation"} in s2["ranges"]
 assert sum(r["size"] for r in s2["ranges"] if r["kind"] == "vpr_free") == 16 << 20
 assert s2["map"].endswith("vvvv") and s2["map"][0] == "+" and set(s2["map"][1:60]) == {"."}, s2["map"]
-assert fr == {"ref": 1, "freed": [a1["handle"]], "live": False}, fr
+assert fr == {"command": "free", "ref": 1, "freed": [a1["handle"]], "live": False}, fr
 assert [x["handle"] for x in ls2["allocations"]] == [a2["handle"]]
 t1, t2 = ls2["segments"]
 assert t2["free_bytes"] >= s2["free_bytes"] + (1 << 20), (t2["free_bytes"], s2["free_bytes"])

@@ -75,6 +75,12 @@ check "gpuref-simd --version" 0 "$SIMD" --version
 expect "--version names the protocol" "link protocol 1\.0" "$out"
 check "gpuref-simd rejects an unknown board" 2 "$SIMD" --board nosuch
 check "gpuref-simd --pty takes the uart board only" 2 "$SIMD" --pty --board ft601
+# A bad setting from the environment or a file that cannot be written is named, before any board.
+check "gpuref-simd: GR_SIM_SEED=abc is a usage error" 2 env GR_SIM_SEED=abc "$SIMD" --socket "$dir/bad.sock"
+expect "... naming the variable and the range" "GR_SIM_SEED='abc' is not a seed \(accepted: 0\.\." "$err"
+check "gpuref-simd: an FST file that cannot be opened" 1 env GR_BOARD_FST=/nonexistent/b.fst "$SIMD" --socket "$dir/bad.sock"
+expect "... names the path, the variable and the reason" \
+    "cannot open FST file '/nonexistent/b\.fst' from GR_BOARD_FST: No such file or directory" "$err"
 
 for kind in stream ft601 ft2232h; do
     if ! grep -qw "$kind" <<<"$built"; then
