@@ -63,6 +63,11 @@ ifneq ($(SAN),)
 SAN_FLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer
 CC := $(CC) $(SAN_FLAGS)
 CXX := $(CXX) $(SAN_FLAGS)
+# ThreadSanitizer slows the instrumented simulation far more than ASan (every memory access of
+# the Verilated model is checked): residency's paging workloads need a longer hang alarm there.
+ifneq ($(findstring thread,$(SAN)),)
+GR_TEST_TIMEOUT_SCALE ?= 40
+endif
 GR_TEST_TIMEOUT_SCALE ?= 10
 export GR_TEST_TIMEOUT_SCALE
 export ASAN_OPTIONS ?= exitcode=66:detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=1
