@@ -1,11 +1,12 @@
 # host/ and bridge/host/: the gr_* library (libgpuref.a) and gpuctl.
 HOST_CFLAGS := $(CSTD) $(WARN) $(CFLAGS) $(DEBUG_FLAGS) $(CPPFLAGS_HOST) -Itb/conformance \
-               -Ihost/kmd -Ihost/dxgk -pthread -MMD -MP
+               -Ihost/kmd -Ihost/dxgk -Ihost/dxgk/vidmm -Ihost/dxgk/vidsch -pthread -MMD -MP
 HOST_OBJ_DIR := $(BUILD)/host
 
 # The library: status and registers, the transports, the miniport and the OS stand-in.
 LIBGPUREF_SRCS := $(sort $(wildcard host/lib/*.c)) $(sort $(wildcard bridge/host/*.c)) \
-                  $(sort $(wildcard host/kmd/*.c)) $(sort $(wildcard host/dxgk/*.c))
+                  $(sort $(wildcard host/kmd/*.c)) $(sort $(wildcard host/dxgk/*.c)) \
+                  $(sort $(wildcard host/dxgk/vidmm/*.c)) $(sort $(wildcard host/dxgk/vidsch/*.c))
 LIBGPUREF_OBJS := $(patsubst %.c,$(HOST_OBJ_DIR)/%.o,$(LIBGPUREF_SRCS))
 LIBGPUREF := $(BUILD)/lib/libgpuref.a
 

@@ -1,5 +1,5 @@
 /*
- * vidsch_internal.h: VidSch's objects (private to host/dxgk/vidsch_*.c). README.md, "VidSch".
+ * vidsch_internal.h: VidSch's objects (private to host/dxgk/vidsch/vidsch_*.c). README.md, "VidSch".
  *
  * Locks, in the order they nest (after process->lock, before adapter->vidmm_lock):
  *   vs->lock        contexts, packets, queues, requests, statistics; waiters sleep on vs->cond
