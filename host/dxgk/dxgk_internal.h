@@ -162,12 +162,15 @@ struct gr_gpu_device {
 };
 
 /* The kernel handle table behind DxgkCbGetHandleData (process-wide: the callback has no
- * adapter argument). */
+ * adapter argument; dxgk_kernel.c). */
 dxgk_htab_t *dxgk_kernel_handles(void);
+/* DxgkCbGetHandleData and DxgkCbGetHandleParent, into the table the miniport gets at start. */
+void dxgk_kernel_fill_callbacks(DXGKRNL_INTERFACE *cb);
 
 /* Closes or destroys every handle of a device; process lock held. */
 void dxgk_device_release_all(gr_gpu_device_t *dev);
 
+/* A DDI's NTSTATUS as a gr_status_t (dxgk_kernel.c). */
 gr_status_t dxgk_status_from_nt(NTSTATUS st);
 
 /* System memory the device reaches (dxgk_sysmem.c). Lookup: the process's buffer that holds
@@ -180,7 +183,7 @@ void dxgk_sysmem_get(gr_adapter_t *ad, dxgk_sysmem_t *m);
 void dxgk_sysmem_put(gr_adapter_t *ad, dxgk_sysmem_t *m);
 void dxgk_process_free_sysmem(gr_process_t *p);
 
-/* Placement (dxgk_alloc.c; vidmm_lock held). dxgk_place sets segment, offset, vram and in_vpr,
+/* Placement (vidmm/vidmm_place.c; vidmm_lock held). dxgk_place sets segment, offset, vram and in_vpr,
  * or fails with GR_E_NO_MEMORY changing nothing; dxgk_unplace gives the space back. */
 gr_status_t dxgk_place(gr_adapter_t *ad, dxgk_kalloc_t *ka);
 void dxgk_unplace(gr_adapter_t *ad, dxgk_kalloc_t *ka);
@@ -190,18 +193,23 @@ bool dxgk_place_window(const gr_adapter_t *ad, const dxgk_kalloc_t *ka, uint32_t
                        uint64_t *hi);
 /* ExistingSysMem / ExistingKernelSysMem: the caller's memory is the backing store. */
 bool dxgk_caller_backed(const dxgk_kalloc_t *ka);
+bool dxgk_flags_caller_backed(DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 fl);
 /* Bytes the allocation takes: its size in whole pages. */
 uint64_t dxgk_alloc_bytes(const dxgk_kalloc_t *ka);
 /* One 4 KiB page-table page from the heaps (the CPU-invisible segment first); not zeroed. */
 gr_status_t dxgk_pt_page_alloc(gr_adapter_t *ad, uint64_t *out_pa);
+/* The same with vidmm_lock held, and a page back to its heap (vidmm_lock held). */
+gr_status_t dxgk_pt_page_alloc_locked(gr_adapter_t *ad, uint64_t *out_pa);
+void dxgk_pt_page_free_locked(gr_adapter_t *ad, uint64_t pa);
 
-/* GPU VA of an open (dxgk_alloc.c; residency lock held). map: gives the open a VA if it has
+/* GPU VA of an open (vidmm/vidmm_place.c; residency lock held). map: gives the open a VA if it has
  * none and maps it to where the allocation is now (an evicted allocation keeps its VA
  * unmapped: an access faults); unmap: takes the mapping away, the VA stays the open's. */
 gr_status_t dxgk_gpuva_map_open(dxgk_open_t *op);
 void dxgk_gpuva_unmap_open(dxgk_open_t *op);
 
-/* The page-table callbacks of a device's address space (dxgk_alloc.c); user is the device. */
+/* The page-table callbacks of a device's address space (vidmm/vidmm_alloc.c: they take pages
+ * from the residency reserve when the heaps are full); user is the device. */
 extern const gr_gpuva_ops_t dxgk_gpuva_ops;
 /* First GPU VA handed out (4 GiB: never equal to a VRAM address, which catches mix-ups). */
 #define DXGK_VA_BASE (UINT64_C(1) << 32)

@@ -1,7 +1,7 @@
 /*
  * vidmm_dmabuf.c: DMA buffers mapped into their device's GPU virtual address space
  * (vidmm_dmabuf.h). The mapping takes a VA slot of its own from the device's cursor, as every
- * open does (dxgk_alloc.c), under the residency lock that guards the page tables.
+ * open does (vidmm_place.c), under the residency lock that guards the page tables.
  */
 #include "vidmm_dmabuf.h"
 

@@ -1,6 +1,8 @@
 /*
  * vidsch_core.c: VidSch's adapter state: start and stop, the interrupt and DPC threads, the
- * DXGKRNL_INTERFACE callbacks of the command path, the clock, GPU-idle waits for VidMm.
+ * DXGKRNL_INTERFACE callbacks of the command path, the knobs and counters. The top of VidSch
+ * but for the submission API (vidsch_api.c): it starts the scheduler thread (vidsch_sched.c);
+ * the waits, locks and clock every file of VidSch uses are in vidsch_sync.c, below them all.
  */
 #define _GNU_SOURCE /* pthread spin locks, recursive mutexes */
 #include <errno.h>
@@ -13,67 +15,6 @@
 
 #include "gpuref/gr_regmap.h"
 #include "vidsch_internal.h"
-
-bool vs_fence_done(uint32_t fence, uint32_t completed)
-{
-    return (int32_t)(fence - completed) <= 0;
-}
-
-static struct timespec deadline_ns(long ns)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_nsec += ns;
-    while (ts.tv_nsec >= 1000000000L) {
-        ts.tv_nsec -= 1000000000L;
-        ts.tv_sec++;
-    }
-    return ts;
-}
-
-void vs_cond_wait_ns(dxgk_vidsch_t *vs, long ns)
-{
-    struct timespec ts = deadline_ns(ns);
-    (void)pthread_cond_timedwait(&vs->cond, &vs->lock, &ts);
-}
-
-void vs_trace(dxgk_vidsch_t *vs, const char *fmt, ...)
-{
-    char line[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "vidsch %p @%llu: %s\n", (void *)vs, (unsigned long long)atomic_load(&vs->now), line);
-}
-
-void vs_wake(dxgk_vidsch_t *vs)
-{
-    atomic_store(&vs->kick, true);
-    pthread_cond_broadcast(&vs->cond);
-    pthread_cond_broadcast(&vs->idle_cond);
-}
-
-/*
- * The clock: the engine's free-running cycle counter (reading LO latches HI). On sim:// it is
- * the simulated time; on a board, the board's cycles. Monotonic by construction; a failed read
- * keeps the last value. Takes the link lock: callers should not hold vs->lock.
- */
-uint64_t vs_clock(dxgk_vidsch_t *vs)
-{
-    gr_adapter_t *ad = vs->ad;
-    uint32_t lo = 0, hi = 0;
-    pthread_mutex_lock(&ad->link_lock);
-    int rc = gr_link_read32(ad->link, GR_REG_DMA_TIMESTAMP_LO, &lo);
-    if (!rc)
-        rc = gr_link_read32(ad->link, GR_REG_DMA_TIMESTAMP_HI, &hi);
-    pthread_mutex_unlock(&ad->link_lock);
-    uint64_t t = ((uint64_t)hi << 32) | lo;
-    uint64_t cur = atomic_load(&vs->now);
-    while (!rc && t > cur && !atomic_compare_exchange_weak(&vs->now, &cur, t)) {
-    }
-    return atomic_load(&vs->now);
-}
 
 /* ---- callbacks ------------------------------------------------------------------------------- */
 
@@ -210,7 +151,7 @@ static void *int_main(void *arg)
         if (!b) {
             pthread_mutex_lock(&vs->idle_lock);
             if (!atomic_load(&vs->stop)) {
-                struct timespec ts = deadline_ns(VS_IDLE_POLL_NS);
+                struct timespec ts = vs_deadline_ns(VS_IDLE_POLL_NS);
                 (void)pthread_cond_timedwait(&vs->idle_cond, &vs->idle_lock, &ts);
             }
             pthread_mutex_unlock(&vs->idle_lock);
@@ -405,47 +346,6 @@ void dxgk_vidsch_fini(gr_adapter_t *ad)
     dxgk_thr_destroy(vs->thr);
     free(vs);
     ad->vidsch = NULL;
-}
-
-void dxgk_vidsch_class_lock(gr_adapter_t *ad)
-{
-    dxgk_thr_may_block(ad->vidsch->thr, "the scheduler-class lock");
-    pthread_mutex_lock(&ad->vidsch->class_lock);
-}
-
-void dxgk_vidsch_class_unlock(gr_adapter_t *ad)
-{
-    pthread_mutex_unlock(&ad->vidsch->class_lock);
-}
-
-/* ---- VidMm's waits ---------------------------------------------------------------------------- */
-
-void dxgk_vidsch_wait_open_idle(gr_adapter_t *ad, dxgk_open_t *op)
-{
-    dxgk_vidsch_t *vs = ad->vidsch;
-    if (!vs)
-        return;
-    dxgk_thr_may_block(vs->thr, "waiting for the GPU to finish with an allocation");
-    pthread_mutex_lock(&vs->lock);
-    while (op->gpu_refs) {
-        atomic_store(&vs->kick, true);
-        vs_cond_wait_ns(vs, 1000000L);
-    }
-    pthread_mutex_unlock(&vs->lock);
-}
-
-void dxgk_vidsch_wait_alloc_idle(gr_adapter_t *ad, dxgk_kalloc_t *ka)
-{
-    dxgk_vidsch_t *vs = ad->vidsch;
-    if (!vs)
-        return;
-    dxgk_thr_may_block(vs->thr, "waiting for the GPU to finish with an allocation");
-    pthread_mutex_lock(&vs->lock);
-    while (ka->gpu_refs) {
-        atomic_store(&vs->kick, true);
-        vs_cond_wait_ns(vs, 1000000L);
-    }
-    pthread_mutex_unlock(&vs->lock);
 }
 
 /* ---- knobs and counters ------------------------------------------------------------------------ */

@@ -20,6 +20,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "d3dkmddi.h"
 #include "dxgk_internal.h"
@@ -230,12 +231,14 @@ typedef struct dxgk_vidsch {
     } while (0)
 void vs_trace(dxgk_vidsch_t *vs, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* ---- vidsch_core.c ---- */
+/* ---- vidsch_sync.c: the bottom of VidSch (and vs_trace above) ---- */
 uint64_t vs_clock(dxgk_vidsch_t *vs);           /* reads DMA_TIMESTAMP (link lock) */
 void vs_wake(dxgk_vidsch_t *vs);                /* wakes the scheduler and the interrupt thread */
 bool vs_fence_done(uint32_t fence, uint32_t completed);
 /* Runs under vs->lock: waits on vs->cond for at most ns of wall time. */
 void vs_cond_wait_ns(dxgk_vidsch_t *vs, long ns);
+/* CLOCK_MONOTONIC now plus ns (the clock vs->cond waits on). */
+struct timespec vs_deadline_ns(long ns);
 
 /* ---- vidsch_ddi.c: DDI calls under the checker ---- */
 NTSTATUS vs_ddi_create_context(gr_adapter_t *ad, gr_gpu_device_t *dev, DXGKARG_CREATECONTEXT *a);

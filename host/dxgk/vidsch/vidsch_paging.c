@@ -240,3 +240,33 @@ uint64_t dxgk_vidsch_wait_retire(gr_adapter_t *ad, uint64_t gen, long ns)
     pthread_mutex_unlock(&vs->lock);
     return now;
 }
+
+/* ---- VidMm's waits (vidsch_paging.h) ------------------------------------------------------ */
+
+void dxgk_vidsch_wait_open_idle(gr_adapter_t *ad, dxgk_open_t *op)
+{
+    dxgk_vidsch_t *vs = ad->vidsch;
+    if (!vs)
+        return;
+    dxgk_thr_may_block(vs->thr, "waiting for the GPU to finish with an allocation");
+    pthread_mutex_lock(&vs->lock);
+    while (op->gpu_refs) {
+        atomic_store(&vs->kick, true);
+        vs_cond_wait_ns(vs, 1000000L);
+    }
+    pthread_mutex_unlock(&vs->lock);
+}
+
+void dxgk_vidsch_wait_alloc_idle(gr_adapter_t *ad, dxgk_kalloc_t *ka)
+{
+    dxgk_vidsch_t *vs = ad->vidsch;
+    if (!vs)
+        return;
+    dxgk_thr_may_block(vs->thr, "waiting for the GPU to finish with an allocation");
+    pthread_mutex_lock(&vs->lock);
+    while (ka->gpu_refs) {
+        atomic_store(&vs->kick, true);
+        vs_cond_wait_ns(vs, 1000000L);
+    }
+    pthread_mutex_unlock(&vs->lock);
+}
