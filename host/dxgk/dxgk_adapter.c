@@ -157,8 +157,12 @@ static gr_status_t adapter_start(const char *uri, gr_link_t *link, gr_adapter_t 
     if (dxgk_htab_init(&ad->shared))
         goto fail_proc_lock;
     /* The DDI table and the threading checker exist before the first DDI call. */
-    if (dxgk_vidsch_init(ad))
+    if (dxgk_ddi_init(ad))
         goto fail_shared_table;
+    if (dxgk_vidsch_init(ad)) {
+        dxgk_ddi_fini(ad);
+        goto fail_shared_table;
+    }
     ad->owns_link = link == NULL;
     ad->link = link;
     if (ad->owns_link) {
@@ -211,6 +215,7 @@ fail_link:
         gr_link_close(ad->link);
 fail_shared:
     dxgk_vidsch_fini(ad);
+    dxgk_ddi_fini(ad);
 fail_shared_table:
     dxgk_htab_fini(&ad->shared);
 fail_proc_lock:
@@ -262,6 +267,7 @@ void gr_adapter_close(gr_adapter_t *ad)
     if (ad->owns_link)
         gr_link_close(ad->link);
     dxgk_vidsch_fini(ad);
+    dxgk_ddi_fini(ad);
     dxgk_htab_fini(&ad->shared);
     pthread_mutex_destroy(&ad->proc_lock);
     pthread_mutex_destroy(&ad->vidmm_lock);

@@ -9,7 +9,7 @@
  * reference counts, lock state, shared table), the miniport's CPU-window lock, link_lock.
  * No lock but process->lock, the residency lock (and, for first-level DDIs, the scheduler-class
  * lock) is held while a DDI runs, so DDIs of different processes overlap. Every DDI call goes
- * through the adapter's DDI table and the threading checker (vidsch_ddi.h, dxgk_threading.h).
+ * through the adapter's DDI table and the threading checker (dxgk_ddi.h, dxgk_threading.h).
  */
 #ifndef GPUREF_DXGK_INTERNAL_H
 #define GPUREF_DXGK_INTERNAL_H
@@ -20,9 +20,12 @@
 #include <stdint.h>
 
 #include "d3dkmddi.h"
+#include "dxgk_ddi.h"
 #include "dxgk_handle.h"
+#include "dxgk_threading.h"
 #include "gpuref/gr_alloc.h"
 #include "gr_link.h"
+#include "kmd.h"
 #include "vidmm_gpuva.h"
 #include "vidmm_segment.h"
 
@@ -136,7 +139,10 @@ struct gr_adapter {
     atomic_uint_fast64_t n_create, n_open, n_close, n_destroy, n_destroy_res, n_window_moves;
     dxgk_create_hook_fn create_hook;
     void *create_hook_ctx;
-    dxgk_vidsch_t *vidsch; /* the GPU scheduler; its DDI table and threading checker */
+    dxgk_vidsch_t *vidsch; /* the GPU scheduler (vidsch/) */
+    gr_dxgk_ddi_table_t ddi;    /* the miniport's DDIs, called through dxgk_ddi.c */
+    dxgk_thr_t *thr;            /* the DDI threading checker */
+    pthread_mutex_t class_lock; /* the scheduler-class lock (first-level DDIs) */
     bool owns_link;               /* false: gr_adapter_open_link, the caller closes it */
     uint64_t test_disabled_rules; /* flag rules VidMm skips (tests only; 0) */
     /* DXGK_QUERYSEGMENTOUT4: paging buffers (0: the miniport pages nothing; no eviction). */
@@ -221,5 +227,51 @@ extern const gr_gpuva_ops_t dxgk_gpuva_ops;
         if (call) {            \
         }                      \
     } while (0)
+
+/* ---- the DDI calls through the adapter's table (dxgk_ddi.c) ---- */
+
+/**
+ * First step of adapter open, before any DDI: the DDI table (the miniport's functions), the
+ * threading checker and the scheduler-class lock.
+ * @return GR_OK, GR_E_NO_MEMORY
+ */
+gr_status_t dxgk_ddi_init(gr_adapter_t *ad);
+/** Frees what dxgk_ddi_init made (nothing when it failed or did not run). */
+void dxgk_ddi_fini(gr_adapter_t *ad);
+
+/*
+ * The DDIs VidMm and the adapter code call, through the adapter's DDI table (or, for the gpuref
+ * stand-ins that are not DDIs, directly) under the threading checker with their documented
+ * level. process: the calling process, NULL for the OS's own threads.
+ */
+NTSTATUS dxgk_call_start_adapter(gr_adapter_t *ad, const gr_kmd_start_info_t *si);
+void dxgk_call_stop_adapter(gr_adapter_t *ad);
+NTSTATUS dxgk_call_set_vpr(gr_adapter_t *ad, uint64_t base, uint64_t limit);
+NTSTATUS dxgk_call_query_adapter_info(gr_adapter_t *ad, const DXGKARG_QUERYADAPTERINFO *q);
+NTSTATUS dxgk_call_create_device(gr_process_t *p, gr_gpu_device_t *d);
+NTSTATUS dxgk_call_destroy_device(gr_process_t *p, gr_gpu_device_t *d);
+NTSTATUS dxgk_call_counts(gr_adapter_t *ad, gr_kmd_counts_t *out);
+NTSTATUS dxgk_call_create_allocation(gr_adapter_t *ad, gr_process_t *p, DXGKARG_CREATEALLOCATION *c);
+NTSTATUS dxgk_call_open_allocation(gr_gpu_device_t *dev, const DXGKARG_OPENALLOCATION *o);
+NTSTATUS dxgk_call_close_allocation(gr_gpu_device_t *dev, const DXGKARG_CLOSEALLOCATION *c);
+NTSTATUS dxgk_call_destroy_allocation(gr_adapter_t *ad, const DXGKARG_DESTROYALLOCATION *d);
+NTSTATUS dxgk_call_flush_tlb(gr_adapter_t *ad);
+/* The CPU-window pair: only inside dxgk_frame_buffer_hold (they do not take the gate again). */
+NTSTATUS dxgk_call_acquire_cpu_window(gr_adapter_t *ad, uint64_t vram, uint64_t bytes, uint64_t *out_ap_offset,
+                                      uint64_t *out_ap_bytes);
+NTSTATUS dxgk_call_release_cpu_window(gr_adapter_t *ad);
+/* Holds off a reset (third level) around the OS's own use of the frame buffer through BAR1. */
+void dxgk_frame_buffer_hold(gr_adapter_t *ad);
+void dxgk_frame_buffer_unhold(gr_adapter_t *ad);
+
+/** The scheduler-class lock (first-level DDIs made outside the scheduler thread take it). */
+void dxgk_vidsch_class_lock(gr_adapter_t *ad);
+void dxgk_vidsch_class_unlock(gr_adapter_t *ad);
+
+/*
+ * DxgkDdiBuildPagingBuffer through the DDI table: first level, so under the scheduler-class
+ * lock, from VidMm's thread (no process).
+ */
+NTSTATUS dxgk_call_build_paging_buffer(gr_adapter_t *ad, DXGKARG_BUILDPAGINGBUFFER *a);
 
 #endif

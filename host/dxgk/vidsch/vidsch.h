@@ -9,7 +9,7 @@
 #include "dxgk_internal.h"
 #include "kmd.h"
 #include "dxgk_threading.h"
-#include "vidsch_ddi.h"
+#include "dxgk_ddi.h"
 
 /**
  * First step of adapter open, before any DDI: the threading checker, the DDI table (the
@@ -46,41 +46,6 @@ void dxgk_vidsch_wait_open_idle(gr_adapter_t *ad, dxgk_open_t *op);
 
 /** Waits until no packet in flight names this allocation (before DxgkDdiDestroyAllocation). */
 void dxgk_vidsch_wait_alloc_idle(gr_adapter_t *ad, dxgk_kalloc_t *ka);
-
-/*
- * The DDIs VidMm and the adapter code call, through the adapter's DDI table (or, for the gpuref
- * stand-ins that are not DDIs, directly) under the threading checker with their documented
- * level. process: the calling process, NULL for the OS's own threads.
- */
-NTSTATUS dxgk_call_start_adapter(gr_adapter_t *ad, const gr_kmd_start_info_t *si);
-void dxgk_call_stop_adapter(gr_adapter_t *ad);
-NTSTATUS dxgk_call_set_vpr(gr_adapter_t *ad, uint64_t base, uint64_t limit);
-NTSTATUS dxgk_call_query_adapter_info(gr_adapter_t *ad, const DXGKARG_QUERYADAPTERINFO *q);
-NTSTATUS dxgk_call_create_device(gr_process_t *p, gr_gpu_device_t *d);
-NTSTATUS dxgk_call_destroy_device(gr_process_t *p, gr_gpu_device_t *d);
-NTSTATUS dxgk_call_counts(gr_adapter_t *ad, gr_kmd_counts_t *out);
-NTSTATUS dxgk_call_create_allocation(gr_adapter_t *ad, gr_process_t *p, DXGKARG_CREATEALLOCATION *c);
-NTSTATUS dxgk_call_open_allocation(gr_gpu_device_t *dev, const DXGKARG_OPENALLOCATION *o);
-NTSTATUS dxgk_call_close_allocation(gr_gpu_device_t *dev, const DXGKARG_CLOSEALLOCATION *c);
-NTSTATUS dxgk_call_destroy_allocation(gr_adapter_t *ad, const DXGKARG_DESTROYALLOCATION *d);
-NTSTATUS dxgk_call_flush_tlb(gr_adapter_t *ad);
-/* The CPU-window pair: only inside dxgk_frame_buffer_hold (they do not take the gate again). */
-NTSTATUS dxgk_call_acquire_cpu_window(gr_adapter_t *ad, uint64_t vram, uint64_t bytes, uint64_t *out_ap_offset,
-                                      uint64_t *out_ap_bytes);
-NTSTATUS dxgk_call_release_cpu_window(gr_adapter_t *ad);
-/* Holds off a reset (third level) around the OS's own use of the frame buffer through BAR1. */
-void dxgk_frame_buffer_hold(gr_adapter_t *ad);
-void dxgk_frame_buffer_unhold(gr_adapter_t *ad);
-
-/** The scheduler-class lock (first-level DDIs made outside the scheduler thread take it). */
-void dxgk_vidsch_class_lock(gr_adapter_t *ad);
-void dxgk_vidsch_class_unlock(gr_adapter_t *ad);
-
-/*
- * DxgkDdiBuildPagingBuffer through the DDI table: first level, so under the scheduler-class
- * lock, from VidMm's thread (no process).
- */
-NTSTATUS dxgk_call_build_paging_buffer(gr_adapter_t *ad, DXGKARG_BUILDPAGINGBUFFER *a);
 
 /* ---- the paging queue (vidsch_paging.c; README.md, "Residency") ------------------------------ */
 

@@ -31,7 +31,7 @@ static VOID APIENTRY cb_notify_interrupt(IN_CONST_HANDLE hAdapter, IN_CONST_PDXG
     dxgk_vidsch_t *vs = vs_of((HANDLE)hAdapter);
     if (!vs || !d)
         return;
-    dxgk_thr_callback(vs->thr, DXGK_CB_NOTIFY_INTERRUPT);
+    dxgk_thr_callback(vs->ad->thr, DXGK_CB_NOTIFY_INTERRUPT);
     vs_event_t ev;
     memset(&ev, 0, sizeof ev);
     switch (d->InterruptType) {
@@ -81,7 +81,7 @@ static BOOLEAN APIENTRY cb_queue_dpc(HANDLE DeviceHandle)
     dxgk_vidsch_t *vs = vs_of(DeviceHandle);
     if (!vs)
         return FALSE;
-    dxgk_thr_callback(vs->thr, DXGK_CB_QUEUE_DPC);
+    dxgk_thr_callback(vs->ad->thr, DXGK_CB_QUEUE_DPC);
     if (atomic_exchange(&vs->dpc_queued, true))
         return FALSE;
     sem_post(&vs->dpc_sem);
@@ -94,7 +94,7 @@ static VOID APIENTRY cb_notify_dpc(IN_CONST_HANDLE hAdapter)
     dxgk_vidsch_t *vs = vs_of((HANDLE)hAdapter);
     if (!vs)
         return;
-    dxgk_thr_callback(vs->thr, DXGK_CB_NOTIFY_DPC);
+    dxgk_thr_callback(vs->ad->thr, DXGK_CB_NOTIFY_DPC);
     atomic_store(&vs->kick, true);
     pthread_cond_broadcast(&vs->cond);
 }
@@ -106,7 +106,7 @@ static NTSTATUS APIENTRY cb_synchronize_execution(HANDLE DeviceHandle, PKSYNCHRO
     dxgk_vidsch_t *vs = vs_of(DeviceHandle);
     if (!vs || !routine || MessageNumber != 0)
         return STATUS_INVALID_PARAMETER;
-    dxgk_thr_callback(vs->thr, DXGK_CB_SYNCHRONIZE_EXECUTION);
+    dxgk_thr_callback(vs->ad->thr, DXGK_CB_SYNCHRONIZE_EXECUTION);
     pthread_mutex_lock(&vs->irq_lock);
     dxgk_irql_t old = dxgk_thr_raise(DXGK_DIRQL);
     BOOLEAN r = routine(context);
@@ -228,29 +228,25 @@ gr_status_t dxgk_vidsch_init(gr_adapter_t *ad)
     if (!vs)
         return GR_E_NO_MEMORY;
     vs->ad = ad;
-    dxgk_ddi_table_default(&vs->ddi);
     vs->params.quantum_cycles = VS_DEFAULT_QUANTUM;
     vs->params.tdr_timeout_cycles = VS_DEFAULT_TDR;
     const char *tr = getenv("GR_VIDSCH_TRACE");
     vs->trace = tr && *tr && strcmp(tr, "0") != 0;
-    if (dxgk_thr_create(0, &vs->thr))
-        goto fail_free;
     pthread_mutexattr_t ma;
     if (pthread_mutexattr_init(&ma))
-        goto fail_thr;
+        goto fail_free;
     /* The interrupt lock is recursive: an ISR may synchronize with itself. */
     pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
     int e = pthread_mutex_init(&vs->irq_lock, &ma);
     pthread_mutexattr_destroy(&ma);
     if (e)
-        goto fail_thr;
+        goto fail_free;
     pthread_condattr_t ca;
     if (pthread_condattr_init(&ca))
         goto fail_irq;
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     bool ok = !pthread_mutex_init(&vs->lock, NULL);
     ok = ok && !pthread_cond_init(&vs->cond, &ca);
-    ok = ok && !pthread_mutex_init(&vs->class_lock, NULL);
     ok = ok && !pthread_mutex_init(&vs->idle_lock, NULL);
     ok = ok && !pthread_cond_init(&vs->idle_cond, &ca);
     ok = ok && !pthread_spin_init(&vs->ev_lock, PTHREAD_PROCESS_PRIVATE);
@@ -262,8 +258,6 @@ gr_status_t dxgk_vidsch_init(gr_adapter_t *ad)
     return GR_OK;
 fail_irq:
     pthread_mutex_destroy(&vs->irq_lock);
-fail_thr:
-    dxgk_thr_destroy(vs->thr);
 fail_free:
     free(vs);
     return GR_E_NO_MEMORY;
@@ -339,11 +333,9 @@ void dxgk_vidsch_fini(gr_adapter_t *ad)
     pthread_spin_destroy(&vs->ev_lock);
     pthread_cond_destroy(&vs->idle_cond);
     pthread_mutex_destroy(&vs->idle_lock);
-    pthread_mutex_destroy(&vs->class_lock);
     pthread_cond_destroy(&vs->cond);
     pthread_mutex_destroy(&vs->lock);
     pthread_mutex_destroy(&vs->irq_lock);
-    dxgk_thr_destroy(vs->thr);
     free(vs);
     ad->vidsch = NULL;
 }
@@ -379,7 +371,7 @@ gr_status_t gr_adapter_sched_stats(gr_adapter_t *ad, gr_sched_stats_t *out)
     pthread_mutex_unlock(&vs->lock);
     s.interrupts = atomic_load(&vs->n_interrupts);
     s.dpcs = atomic_load(&vs->n_dpcs);
-    s.threading_violations = dxgk_thr_violations(vs->thr);
+    s.threading_violations = dxgk_thr_violations(vs->ad->thr);
     *out = s;
     return GR_OK;
 }
@@ -400,12 +392,12 @@ gr_status_t gr_adapter_cycles(gr_adapter_t *ad, uint64_t *out_cycles)
 
 gr_dxgk_ddi_table_t *gr_vidsch_test_ddi(gr_adapter_t *ad)
 {
-    return ad && ad->vidsch ? &ad->vidsch->ddi : NULL;
+    return ad && ad->vidsch ? &ad->ddi : NULL;
 }
 
 dxgk_thr_t *gr_vidsch_test_thr(gr_adapter_t *ad)
 {
-    return ad && ad->vidsch ? ad->vidsch->thr : NULL;
+    return ad && ad->vidsch ? ad->thr : NULL;
 }
 
 HANDLE gr_vidsch_test_hcontext(gr_gpu_device_t *dev, gr_context_t h)

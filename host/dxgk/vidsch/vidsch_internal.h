@@ -3,7 +3,7 @@
  *
  * Locks, in the order they nest (after process->lock, before adapter->vidmm_lock):
  *   vs->lock        contexts, packets, queues, requests, statistics; waiters sleep on vs->cond
- *   (class_lock)    the scheduler-class lock: held around every first-level DDI call, never
+ *   (class_lock)    the scheduler-class lock (the adapter's, dxgk_ddi.h): held around every first-level DDI call, never
  *                   with vs->lock held (the scheduler drops vs->lock around its DDI calls)
  *   vs->irq_lock    the interrupt lock (stands in for the interrupt spin lock): held by the
  *                   interrupt thread around the ISR and by DxgkCbSynchronizeExecution; taken
@@ -28,7 +28,7 @@
 #include "gpuref/gr_submit.h"
 #include "gr_link.h"
 #include "vidsch.h"
-#include "vidsch_ddi.h"
+#include "dxgk_ddi.h"
 #include "vidsch_timeline.h"
 
 #define VS_DEFAULT_QUANTUM 200000u
@@ -157,8 +157,6 @@ typedef enum vs_preempt_reason {
 
 typedef struct dxgk_vidsch {
     gr_adapter_t *ad;
-    gr_dxgk_ddi_table_t ddi;
-    dxgk_thr_t *thr;
     bool engine;        /* the miniport reports a node and the scheduling caps VidSch needs */
     bool running;       /* threads started */
     DXGK_VIDSCHCAPS caps;
@@ -166,7 +164,6 @@ typedef struct dxgk_vidsch {
 
     pthread_mutex_t lock;
     pthread_cond_t cond; /* any state change: waiters, the scheduler */
-    pthread_mutex_t class_lock;
 
     vs_context_t *contexts; /* round robin: the next turn starts after rr_last */
     vs_context_t *rr_last;

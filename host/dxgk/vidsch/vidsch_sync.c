@@ -1,7 +1,6 @@
 /*
  * vidsch_sync.c: the bottom of VidSch, which every other file of it calls and which calls none
- * of them: fence comparison, VidSch's condition wait and wake-up, the trace, the device clock,
- * and the scheduler-class lock (held around every first-level DDI call).
+ * of them: fence comparison, VidSch's condition wait and wake-up, the trace, the device clock.
  */
 #define _GNU_SOURCE /* pthread spin locks, recursive mutexes */
 #include <stdarg.h>
@@ -70,15 +69,4 @@ uint64_t vs_clock(dxgk_vidsch_t *vs)
     while (!rc && t > cur && !atomic_compare_exchange_weak(&vs->now, &cur, t)) {
     }
     return atomic_load(&vs->now);
-}
-
-void dxgk_vidsch_class_lock(gr_adapter_t *ad)
-{
-    dxgk_thr_may_block(ad->vidsch->thr, "the scheduler-class lock");
-    pthread_mutex_lock(&ad->vidsch->class_lock);
-}
-
-void dxgk_vidsch_class_unlock(gr_adapter_t *ad)
-{
-    pthread_mutex_unlock(&ad->vidsch->class_lock);
 }
