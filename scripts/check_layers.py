@@ -28,51 +28,78 @@ import subprocess
 import sys
 
 # ---- the table -----------------------------------------------------------------------------
-# name: (folder, may depend on, headers the others may include (None: all of them)).
-# A file belongs to the component with the longest folder that holds it. The order is the
-# layering, lowest first: a component depends only on components above it in this list.
+# name: (where, may depend on, headers the others may include (None: all of them)).
+# `where` lists folders, or files without their .c/.h; a file belongs to the component with
+# the longest entry that holds it. The order is the layering, lowest first: a component depends
+# only on components listed before it, but for VidMm and VidSch, which meet through the headers
+# NARROW names below.
 LAYERS = [
-    ("include", "host/include", [], None),
-    ("harness", "tb/harness", ["include"], None),
-    ("lib", "host/lib", ["include"], None),
-    ("bridge", "bridge/host", ["include", "lib", "harness"], None),
-    ("conformance", "host/conformance", ["include", "lib", "bridge"], None),
-    ("kmd", "host/kmd", ["include", "lib", "bridge"], ["kmd.h"]),
-    ("dxgk", "host/dxgk", ["include", "lib", "bridge", "kmd"], None),
-    # VidMm and VidSch meet through one small header each way, and nothing else:
-    # vidsch_paging.h (what VidMm asks of VidSch) and vidmm_packet.h (what VidSch asks of VidMm).
-    ("vidmm", "host/dxgk/vidmm", ["include", "lib", "bridge", "kmd", "dxgk", "vidsch"], None),
-    ("vidsch", "host/dxgk/vidsch", ["include", "lib", "bridge", "kmd", "dxgk", "vidmm"], None),
-    ("tools", "host/tools", ["include", "lib", "bridge", "harness", "conformance", "kmd", "dxgk",
-                             "vidmm", "vidsch"], None),
+    ("include", ["host/include"], [], None),
+    ("harness", ["tb/harness"], ["include"], None),
+    # The status words (gr_strerror) sit below the transports, which report through them.
+    ("status", ["host/lib/gr_status"], ["include"], None),
+    ("bridge", ["bridge/host"], ["include", "status", "harness"], None),
+    ("lib", ["host/lib"], ["include", "status", "bridge"], None),
+    ("conformance", ["tb/conformance", "host/conformance"], ["include", "status", "lib", "bridge"], None),
+    ("kmd", ["host/kmd"], ["include", "status", "lib", "bridge"], ["kmd.h"]),
+    # VidMm's self-contained pieces (range allocator, page tables, flag rules) use nothing of the
+    # OS stand-in, so the core's objects may hold them.
+    ("vidmm-base", ["host/dxgk/vidmm/vidmm_segment", "host/dxgk/vidmm/vidmm_gpuva",
+                    "host/dxgk/vidmm/vidmm_gpuva_dev", "host/dxgk/vidmm/vidmm_flag_rules"],
+     ["include", "status", "lib", "bridge"], None),
+    # The core below VidMm and VidSch: objects, handles, threading, the DDI table, host memory.
+    ("dxgk", ["host/dxgk"], ["include", "status", "lib", "bridge", "kmd", "vidmm-base"], None),
+    ("vidmm", ["host/dxgk/vidmm"], ["include", "status", "lib", "bridge", "kmd", "dxgk", "vidmm-base",
+                                    "vidsch"], None),
+    ("vidsch", ["host/dxgk/vidsch"], ["include", "status", "lib", "bridge", "kmd", "dxgk", "vidmm-base",
+                                      "vidmm"], None),
+    # The top of the OS stand-in: adapter open and close start and stop VidMm and VidSch.
+    ("adapter", ["host/dxgk/dxgk_adapter"], ["include", "status", "lib", "bridge", "kmd", "dxgk",
+                                             "vidmm-base", "vidmm", "vidsch"], None),
+    ("tools", ["host/tools"], ["include", "status", "lib", "bridge", "harness", "conformance", "kmd",
+                               "dxgk", "vidmm-base", "vidmm", "vidsch", "adapter"], None),
 ]
 # What one component offers another, where that is narrower than its public headers (above):
-# (user, provider) -> headers the user may include.
+# (user, provider) -> headers the user may include. VidMm asks VidSch to run paging buffers and
+# wait for them (vidsch.h's paging queue); VidSch asks VidMm to make a packet's allocations
+# resident and release them (vidmm_residency.h's submit calls, vidmm_dmabuf.h).
 NARROW = {
-    ("vidmm", "vidsch"): ["vidsch_paging.h"],
-    ("vidsch", "vidmm"): ["vidmm_packet.h"],
-    ("dxgk", "vidmm"): ["vidmm.h"],
-    ("dxgk", "vidsch"): ["vidsch.h"],
-    ("tools", "vidmm"): ["vidmm_testing.h"],
+    ("vidmm", "vidsch"): ["vidsch.h"],
+    ("vidsch", "vidmm"): ["vidmm_residency.h", "vidmm_dmabuf.h"],
+    ("adapter", "vidmm"): ["vidmm_residency.h"],
+    ("adapter", "vidsch"): ["vidsch.h"],
+    ("tools", "vidmm"): ["vidmm_residency.h"],
 }
 # The folders whose files are checked (the others are only looked up as include targets).
-CHECKED = ["host/lib", "host/conformance", "host/kmd", "host/dxgk", "host/tools", "bridge/host"]
+CHECKED = ["host/lib", "host/conformance", "host/kmd", "host/dxgk", "host/tools", "bridge/host",
+           "tb/conformance"]
+# Loops are checked among these files (bridge/host registers its backends in gr_link.c, which
+# they report errors through: outside host/, left to its own folder).
+LOOP_SCOPE = "host/"
 # Where a quoted include is looked for after the including file's own folder: the build's -I
 # paths (host/host.mk), in their order.
-INCLUDE_DIRS = ["host/include", "bridge/host", "tb/harness", "tb/harness/board", "host/conformance",
-                "host/kmd", "host/dxgk", "host/dxgk/vidmm", "host/dxgk/vidsch", "host/tools"]
-# Loops tolerated for now, each a set of files; empty when the layering holds everywhere.
-KNOWN_LOOPS = []
+INCLUDE_DIRS = ["host/include", "bridge/host", "tb/harness", "tb/harness/board", "tb/conformance",
+                "host/conformance", "host/kmd", "host/dxgk", "host/dxgk/vidmm", "host/dxgk/vidsch",
+                "host/tools"]
+# Loops tolerated for now, each the set of its files; empty when the layering holds everywhere.
+KNOWN_LOOPS = [
+    # gpuctl.c dispatches to the command files, which use its output helpers (json_str,
+    # fail_status, fmt_size, parse_size_ex); gpuctl_submit.c uses gpuctl_alloc.c's session.
+    ["host/tools/gpuctl.c", "host/tools/gpuctl_alloc.c", "host/tools/gpuctl_regs.c",
+     "host/tools/gpuctl_submit.c"],
+]
 
-COMPONENTS = {name: (folder, deps, offers) for name, folder, deps, offers in LAYERS}
+COMPONENTS = {name: (where, deps, offers) for name, where, deps, offers in LAYERS}
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
 def component_of(path):
-    best = None
-    for name, (folder, _, _) in COMPONENTS.items():
-        if path.startswith(folder + "/") and (best is None or len(folder) > len(COMPONENTS[best][0])):
-            best = name
+    best, best_len = None, -1
+    stem = os.path.splitext(path)[0]
+    for name, (where, _, _) in COMPONENTS.items():
+        for w in where:
+            if (path.startswith(w + "/") or stem == w) and len(w) > best_len:
+                best, best_len = name, len(w)
     return best
 
 
@@ -258,7 +285,7 @@ def main():
     inc_fail, inc_edges, inc_why = check_includes(args.root, files)
     results.append(("every include is allowed by the layer table", inc_fail))
     known = [set(k) for k in KNOWN_LOOPS]
-    loops = [c for c in cycles(inc_edges) if set(c) not in known]
+    loops = [c for c in cycles(inc_edges) if set(c) not in known and c[0].startswith(LOOP_SCOPE)]
     results.append(("no include loop among files",
                     ["include loop: " + loop_text(c, inc_edges, inc_why) for c in loops]))
     if args.objdir:
@@ -267,7 +294,7 @@ def main():
                         ["no object: " + m for m in missing]))
         results.append(("every symbol a file uses is defined in a component it may depend on",
                         call_fail))
-        loops = [c for c in cycles(call_edges) if set(c) not in known]
+        loops = [c for c in cycles(call_edges) if set(c) not in known and c[0].startswith(LOOP_SCOPE)]
         results.append(("no call loop among files (nm of the objects)",
                         ["call loop: " + loop_text(c, call_edges, call_why) for c in loops]))
         if args.graph:
@@ -287,8 +314,8 @@ def main():
         elif not fails:
             print("ok: " + name)
         bad += bool(fails)
-    if known:
-        print(("# " if args.tap else "") + "known loops left: %d" % len(known))
+    for k in KNOWN_LOOPS:
+        print(("# " if args.tap else "") + "known loop, tolerated: " + " ".join(k))
     return 1 if bad else 0
 
 
