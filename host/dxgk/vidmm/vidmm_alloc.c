@@ -20,7 +20,7 @@
 #include "kmd.h"
 #include "vidmm_flag_rules.h"
 #include "vidmm_residency.h"
-#include "vidsch.h"
+#include "vidsch_paging.h"
 
 #define DXGK_MAX_CREATE 64u
 #define PAGE UINT64_C(4096)
@@ -34,7 +34,7 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 
 /*
  * dxgkrnl waits until the GPU is done with an allocation before DxgkDdiDestroyAllocation:
- * VidSch counts the packets in flight whose allocation list names it (vidsch.h).
+ * VidSch counts the packets in flight whose allocation list names it (vidsch_paging.h).
  */
 static void wait_gpu_idle(dxgk_kalloc_t *ka)
 {

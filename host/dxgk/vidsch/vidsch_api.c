@@ -6,8 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vidmm_dmabuf.h"
-#include "vidmm_residency.h"
+#include "vidmm_packet.h"
 #include "vidsch_internal.h"
 
 #define VS_ROOT_ENTRIES 512u /* gpuref's L3 table (vidmm_gpuva.h) */

@@ -28,6 +28,7 @@
 #include "gpuref/gr_submit.h"
 #include "gr_link.h"
 #include "vidsch.h"
+#include "vidsch_paging.h"
 #include "dxgk_ddi.h"
 #include "vidsch_timeline.h"
 
@@ -64,7 +65,7 @@ struct vs_dmabuf {
     gr_dma_buf_t mem; /* from gr_link_dma_alloc */
     uint32_t size;
     uint32_t in_flight; /* vs->lock */
-    uint64_t gpu_va;    /* where the device's address space maps it (vidmm_dmabuf.h) */
+    uint64_t gpu_va;    /* where the device's address space maps it (vidmm_packet.h) */
     vs_dmabuf_t *next;  /* the device's list */
 };
 
