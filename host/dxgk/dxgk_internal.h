@@ -5,8 +5,9 @@
  * Locks, always taken in this order: process->lock (one API call of a process at a time, as
  * dxgkrnl never has two threads of a process in the miniport), the residency lock
  * (vidmm_residency.h: residency state, each allocation's list of opens, every GPU VA space),
- * VidSch's lock and its scheduler-class lock (vidsch_internal.h), adapter->vidmm_lock (segments,
- * reference counts, lock state, shared table), the miniport's CPU-window lock, link_lock.
+ * VidSch's lock (vidsch_internal.h) and the scheduler-class lock (adapter->class_lock,
+ * dxgk_ddi.c), adapter->vidmm_lock (segments, reference counts, lock state, shared table), the
+ * miniport's CPU-window lock, link_lock.
  * No lock but process->lock, the residency lock (and, for first-level DDIs, the scheduler-class
  * lock) is held while a DDI runs, so DDIs of different processes overlap. Every DDI call goes
  * through the adapter's DDI table and the threading checker (dxgk_ddi.h, dxgk_threading.h).

@@ -3,8 +3,8 @@
  *
  * Locks, in the order they nest (after process->lock, before adapter->vidmm_lock):
  *   vs->lock        contexts, packets, queues, requests, statistics; waiters sleep on vs->cond
- *   (class_lock)    the scheduler-class lock (the adapter's, dxgk_ddi.h): held around every first-level DDI call, never
- *                   with vs->lock held (the scheduler drops vs->lock around its DDI calls)
+ *   (class_lock)    the scheduler-class lock (the adapter's, dxgk_ddi.c): held around every
+ *                   first-level DDI call, never with vs->lock held (the scheduler drops vs->lock around its DDI calls)
  *   vs->irq_lock    the interrupt lock (stands in for the interrupt spin lock): held by the
  *                   interrupt thread around the ISR and by DxgkCbSynchronizeExecution; taken
  *                   with nothing else held
