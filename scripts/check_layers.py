@@ -39,7 +39,9 @@ LAYERS = [
     # The status words (gr_strerror) sit below the transports, which report through them.
     ("status", ["host/lib/gr_status"], ["include"], None),
     ("bridge", ["bridge/host"], ["include", "status", "harness"], None),
-    ("lib", ["host/lib"], ["include", "status", "bridge"], None),
+    # The device API: open, identify, registers; the register map as data.
+    ("lib", ["host/lib/gr_device", "host/lib/gr_regdesc", "host/lib/gr_regdesc_query"],
+     ["include", "status", "bridge"], None),
     ("conformance", ["host/conformance"], ["include", "status", "lib", "bridge"], None),
     ("kmd", ["host/kmd"], ["include", "status", "lib", "bridge"], ["kmd.h"]),
     # VidMm's self-contained pieces (range allocator, page tables, flag rules) use nothing of the
@@ -56,8 +58,12 @@ LAYERS = [
     # The top of the OS stand-in: adapter open and close start and stop VidMm and VidSch.
     ("adapter", ["host/dxgk/dxgk_adapter"], ["include", "status", "lib", "bridge", "kmd", "dxgk",
                                              "vidmm-base", "vidmm", "vidsch"], None),
+    # Any other file of host/lib: calls made of the public API (allocations, submission) sit on
+    # top of the OS stand-in.
+    ("lib-api", ["host/lib"], ["include", "status", "lib", "bridge", "kmd", "dxgk", "vidmm-base",
+                               "vidmm", "vidsch", "adapter"], None),
     ("tools", ["host/tools"], ["include", "status", "lib", "bridge", "harness", "conformance", "kmd",
-                               "dxgk", "vidmm-base", "vidmm", "vidsch", "adapter"], None),
+                               "dxgk", "vidmm-base", "vidmm", "vidsch", "adapter", "lib-api"], None),
 ]
 # What one component offers another, where that is narrower than its public headers (above):
 # (user, provider) -> headers the user may include. VidMm and VidSch meet through one small
