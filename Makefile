@@ -96,6 +96,7 @@ include tb/models/dma_ref/dma_ref.mk
 include tb/unit/vidmm_segment/vidmm_segment.mk
 include host/host.mk
 include host/install.mk
+include host/layers.mk
 include examples/examples.mk
 include tb/conformance/conformance.mk
 include tb/system/system.mk

@@ -1,15 +1,17 @@
 # host/ and bridge/host/: the gr_* library (libgpuref.a) and gpuctl.
-HOST_CFLAGS := $(CSTD) $(WARN) $(CFLAGS) $(DEBUG_FLAGS) $(CPPFLAGS_HOST) -Itb/conformance \
-               -Ihost/kmd -Ihost/dxgk -pthread -MMD -MP
+HOST_CFLAGS := $(CSTD) $(WARN) $(CFLAGS) $(DEBUG_FLAGS) $(CPPFLAGS_HOST) -Ihost/conformance \
+               -Ihost/kmd -Ihost/dxgk -Ihost/dxgk/vidmm -Ihost/dxgk/vidsch -pthread -MMD -MP
 HOST_OBJ_DIR := $(BUILD)/host
 
 # The library: status and registers, the transports, the miniport and the OS stand-in.
 LIBGPUREF_SRCS := $(sort $(wildcard host/lib/*.c)) $(sort $(wildcard bridge/host/*.c)) \
-                  $(sort $(wildcard host/kmd/*.c)) $(sort $(wildcard host/dxgk/*.c))
+                  $(sort $(wildcard host/kmd/*.c)) $(sort $(wildcard host/dxgk/*.c)) \
+                  $(sort $(wildcard host/dxgk/vidmm/*.c)) $(sort $(wildcard host/dxgk/vidsch/*.c))
 LIBGPUREF_OBJS := $(patsubst %.c,$(HOST_OBJ_DIR)/%.o,$(LIBGPUREF_SRCS))
 LIBGPUREF := $(BUILD)/lib/libgpuref.a
 
-CONFORMANCE_OBJS := $(HOST_OBJ_DIR)/tb/conformance/gr_conformance.o
+# The register conformance suite (host/conformance): gpuctl, the demo and the board checks call it.
+CONFORMANCE_OBJS := $(HOST_OBJ_DIR)/host/conformance/gr_conformance.o
 GPUCTL := $(BUILD)/bin/gpuctl
 # gpuctl: the command line and dispatch, its help, then the register, allocation and command-path commands.
 GPUCTL_SRCS := host/tools/gpuctl.c host/tools/gpuctl_help.c host/tools/gpuctl_regs.c \

@@ -1,4 +1,4 @@
-# bench/alloc: gpuref's segment allocator (host/dxgk/vidmm_segment.c) against Linux's drm_mm and
+# bench/alloc: gpuref's segment allocator (host/dxgk/vidmm/vidmm_segment.c) against Linux's drm_mm and
 # drm_buddy on the same GPU-like traces (bench/alloc/README.md).
 #
 # The two kernel allocators are never copied into the repository: at build time drm_mm.c,
@@ -23,7 +23,7 @@ BALLOC_MISSING_SRC   := bench-alloc: $(BALLOC_LINUX_TARBALL) is missing. Install
 
 # Ours, C11 with the project's warnings.
 BALLOC_C11_SRCS := bench/alloc/bench_alloc.c bench/alloc/backend_gpuref.c \
-                   host/dxgk/vidmm_segment.c host/lib/gr_status.c
+                   host/dxgk/vidmm/vidmm_segment.c host/lib/gr_status.c
 # Ours too, but they include kernel headers: GNU C (typeof, statement expressions).
 BALLOC_KBE_SRCS := bench/alloc/backend_drm_mm.c bench/alloc/backend_drm_buddy.c
 # The kernel's, as extracted: built with the kernel's own -Wall, never -Werror.
@@ -43,7 +43,7 @@ $(BALLOC_LINUX_STAMP): $(wildcard $(BALLOC_LINUX_TARBALL))
 
 $(BALLOC_C11_OBJS): $(BALLOC_BENCH_DIR)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Ihost/include -Ihost/dxgk -Ibench/alloc -MMD -MP -c $< -o $@
+	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Ihost/include -Ihost/dxgk -Ihost/dxgk/vidmm -Ibench/alloc -MMD -MP -c $< -o $@
 
 $(BALLOC_KBE_OBJS): $(BALLOC_BENCH_DIR)/obj/%.o: %.c $(BALLOC_LINUX_STAMP)
 	@mkdir -p $(@D)

@@ -1,4 +1,4 @@
-/* backend_gpuref.c: VidMm's segment allocator (host/dxgk/vidmm_segment.c) under bench_alloc. */
+/* backend_gpuref.c: VidMm's segment allocator (host/dxgk/vidmm/vidmm_segment.c) under bench_alloc. */
 #include <stdlib.h>
 
 #include "bench_alloc.h"

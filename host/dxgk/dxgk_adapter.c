@@ -1,6 +1,7 @@
 /*
- * dxgk_adapter.c: adapter start (caps, segments, VPR), the DXGKRNL_INTERFACE callbacks,
- * processes, devices, segment queries.
+ * dxgk_adapter.c: adapter start (caps, segments, VPR), processes, devices, segment queries.
+ * The top of the OS stand-in: it starts and stops VidMm and VidSch (vidmm/, vidsch/), which sit
+ * below it, and fills the miniport's DXGKRNL_INTERFACE from the callbacks of the files below.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,71 +13,6 @@
 #include "kmd.h"
 #include "vidmm_residency.h"
 #include "vidsch.h"
-
-/* ---- kernel handles and callbacks ---------------------------------------------------------- */
-
-static dxgk_htab_t kernel_handles;
-static pthread_once_t kernel_once = PTHREAD_ONCE_INIT;
-static gr_status_t kernel_init_rc;
-
-static void kernel_init(void)
-{
-    kernel_init_rc = dxgk_htab_init(&kernel_handles);
-}
-
-dxgk_htab_t *dxgk_kernel_handles(void)
-{
-    pthread_once(&kernel_once, kernel_init);
-    return kernel_init_rc ? NULL : &kernel_handles;
-}
-
-/* DxgkCbGetHandleData: the miniport's hAllocation / hResource behind a kernel handle. */
-static VOID *APIENTRY cb_get_handle_data(IN_CONST_PDXGKARGCB_GETHANDLEDATA args)
-{
-    dxgk_thr_callback(NULL, DXGK_CB_GET_HANDLE_DATA); /* no adapter argument: IRQL only */
-    dxgk_htab_t *t = dxgk_kernel_handles();
-    if (!t || !args || args->Flags.Value)
-        return NULL;
-    if (args->Type == DXGK_HANDLE_ALLOCATION) {
-        dxgk_kalloc_t *ka = dxgk_htab_lookup(t, args->hObject, DXGK_HANDLE_ALLOCATION);
-        return ka ? ka->info.hAllocation : NULL;
-    }
-    if (args->Type == DXGK_HANDLE_RESOURCE) {
-        dxgk_kres_t *kr = dxgk_htab_lookup(t, args->hObject, DXGK_HANDLE_RESOURCE);
-        return kr ? kr->hResource : NULL;
-    }
-    return NULL;
-}
-
-/* DxgkCbGetHandleParent: the resource handle of an allocation handle (0 if none). */
-static D3DKMT_HANDLE APIENTRY cb_get_handle_parent(IN_D3DKMT_HANDLE hAllocation)
-{
-    dxgk_thr_callback(NULL, DXGK_CB_GET_HANDLE_PARENT);
-    dxgk_htab_t *t = dxgk_kernel_handles();
-    dxgk_kalloc_t *ka = t ? dxgk_htab_lookup(t, hAllocation, DXGK_HANDLE_ALLOCATION) : NULL;
-    return ka && ka->res->has_resource ? ka->res->kh : 0;
-}
-
-gr_status_t dxgk_status_from_nt(NTSTATUS st)
-{
-    switch (st) {
-    case STATUS_SUCCESS:
-        return GR_OK;
-    case STATUS_NO_MEMORY:
-    case STATUS_INSUFFICIENT_RESOURCES:
-    case STATUS_GRAPHICS_NO_VIDEO_MEMORY:
-        return GR_E_NO_MEMORY;
-    case STATUS_NOT_SUPPORTED:
-    case STATUS_NOT_IMPLEMENTED:
-        return GR_E_UNSUPPORTED;
-    case STATUS_DEVICE_NOT_READY:
-        return GR_E_NO_DEVICE;
-    case STATUS_UNSUCCESSFUL:
-        return GR_E_IO;
-    default:
-        return GR_E_INVALID;
-    }
-}
 
 /* ---- adapter start ---------------------------------------------------------------------- */
 
@@ -221,8 +157,12 @@ static gr_status_t adapter_start(const char *uri, gr_link_t *link, gr_adapter_t 
     if (dxgk_htab_init(&ad->shared))
         goto fail_proc_lock;
     /* The DDI table and the threading checker exist before the first DDI call. */
-    if (dxgk_vidsch_init(ad))
+    if (dxgk_ddi_init(ad))
         goto fail_shared_table;
+    if (dxgk_vidsch_init(ad)) {
+        dxgk_ddi_fini(ad);
+        goto fail_shared_table;
+    }
     ad->owns_link = link == NULL;
     ad->link = link;
     if (ad->owns_link) {
@@ -237,8 +177,7 @@ static gr_status_t adapter_start(const char *uri, gr_link_t *link, gr_adapter_t 
     ad->dxgkrnl.Size = sizeof ad->dxgkrnl;
     ad->dxgkrnl.Version = DXGKDDI_INTERFACE_VERSION;
     ad->dxgkrnl.DeviceHandle = ad;
-    ad->dxgkrnl.DxgkCbGetHandleData = cb_get_handle_data;
-    ad->dxgkrnl.DxgkCbGetHandleParent = cb_get_handle_parent;
+    dxgk_kernel_fill_callbacks(&ad->dxgkrnl);
     dxgk_vidsch_fill_callbacks(ad, &ad->dxgkrnl);
     gr_kmd_start_info_t si = {.link = ad->link, .link_lock = &ad->link_lock, .dxgkrnl = &ad->dxgkrnl};
     NTSTATUS st = dxgk_call_start_adapter(ad, &si);
@@ -276,6 +215,7 @@ fail_link:
         gr_link_close(ad->link);
 fail_shared:
     dxgk_vidsch_fini(ad);
+    dxgk_ddi_fini(ad);
 fail_shared_table:
     dxgk_htab_fini(&ad->shared);
 fail_proc_lock:
@@ -327,6 +267,7 @@ void gr_adapter_close(gr_adapter_t *ad)
     if (ad->owns_link)
         gr_link_close(ad->link);
     dxgk_vidsch_fini(ad);
+    dxgk_ddi_fini(ad);
     dxgk_htab_fini(&ad->shared);
     pthread_mutex_destroy(&ad->proc_lock);
     pthread_mutex_destroy(&ad->vidmm_lock);

@@ -5,11 +5,12 @@
  * Locks, always taken in this order: process->lock (one API call of a process at a time, as
  * dxgkrnl never has two threads of a process in the miniport), the residency lock
  * (vidmm_residency.h: residency state, each allocation's list of opens, every GPU VA space),
- * VidSch's lock and its scheduler-class lock (vidsch_internal.h), adapter->vidmm_lock (segments,
- * reference counts, lock state, shared table), the miniport's CPU-window lock, link_lock.
+ * VidSch's lock (vidsch_internal.h) and the scheduler-class lock (adapter->class_lock,
+ * dxgk_ddi.c), adapter->vidmm_lock (segments, reference counts, lock state, shared table), the
+ * miniport's CPU-window lock, link_lock.
  * No lock but process->lock, the residency lock (and, for first-level DDIs, the scheduler-class
  * lock) is held while a DDI runs, so DDIs of different processes overlap. Every DDI call goes
- * through the adapter's DDI table and the threading checker (vidsch_ddi.h, dxgk_threading.h).
+ * through the adapter's DDI table and the threading checker (dxgk_ddi.h, dxgk_threading.h).
  */
 #ifndef GPUREF_DXGK_INTERNAL_H
 #define GPUREF_DXGK_INTERNAL_H
@@ -20,9 +21,12 @@
 #include <stdint.h>
 
 #include "d3dkmddi.h"
+#include "dxgk_ddi.h"
 #include "dxgk_handle.h"
+#include "dxgk_threading.h"
 #include "gpuref/gr_alloc.h"
 #include "gr_link.h"
+#include "kmd.h"
 #include "vidmm_gpuva.h"
 #include "vidmm_segment.h"
 
@@ -136,7 +140,10 @@ struct gr_adapter {
     atomic_uint_fast64_t n_create, n_open, n_close, n_destroy, n_destroy_res, n_window_moves;
     dxgk_create_hook_fn create_hook;
     void *create_hook_ctx;
-    dxgk_vidsch_t *vidsch; /* the GPU scheduler; its DDI table and threading checker */
+    dxgk_vidsch_t *vidsch; /* the GPU scheduler (vidsch/) */
+    gr_dxgk_ddi_table_t ddi;    /* the miniport's DDIs, called through dxgk_ddi.c */
+    dxgk_thr_t *thr;            /* the DDI threading checker */
+    pthread_mutex_t class_lock; /* the scheduler-class lock (first-level DDIs) */
     bool owns_link;               /* false: gr_adapter_open_link, the caller closes it */
     uint64_t test_disabled_rules; /* flag rules VidMm skips (tests only; 0) */
     /* DXGK_QUERYSEGMENTOUT4: paging buffers (0: the miniport pages nothing; no eviction). */
@@ -162,12 +169,15 @@ struct gr_gpu_device {
 };
 
 /* The kernel handle table behind DxgkCbGetHandleData (process-wide: the callback has no
- * adapter argument). */
+ * adapter argument; dxgk_kernel.c). */
 dxgk_htab_t *dxgk_kernel_handles(void);
+/* DxgkCbGetHandleData and DxgkCbGetHandleParent, into the table the miniport gets at start. */
+void dxgk_kernel_fill_callbacks(DXGKRNL_INTERFACE *cb);
 
 /* Closes or destroys every handle of a device; process lock held. */
 void dxgk_device_release_all(gr_gpu_device_t *dev);
 
+/* A DDI's NTSTATUS as a gr_status_t (dxgk_kernel.c). */
 gr_status_t dxgk_status_from_nt(NTSTATUS st);
 
 /* System memory the device reaches (dxgk_sysmem.c). Lookup: the process's buffer that holds
@@ -180,7 +190,7 @@ void dxgk_sysmem_get(gr_adapter_t *ad, dxgk_sysmem_t *m);
 void dxgk_sysmem_put(gr_adapter_t *ad, dxgk_sysmem_t *m);
 void dxgk_process_free_sysmem(gr_process_t *p);
 
-/* Placement (dxgk_alloc.c; vidmm_lock held). dxgk_place sets segment, offset, vram and in_vpr,
+/* Placement (vidmm/vidmm_place.c; vidmm_lock held). dxgk_place sets segment, offset, vram and in_vpr,
  * or fails with GR_E_NO_MEMORY changing nothing; dxgk_unplace gives the space back. */
 gr_status_t dxgk_place(gr_adapter_t *ad, dxgk_kalloc_t *ka);
 void dxgk_unplace(gr_adapter_t *ad, dxgk_kalloc_t *ka);
@@ -190,18 +200,23 @@ bool dxgk_place_window(const gr_adapter_t *ad, const dxgk_kalloc_t *ka, uint32_t
                        uint64_t *hi);
 /* ExistingSysMem / ExistingKernelSysMem: the caller's memory is the backing store. */
 bool dxgk_caller_backed(const dxgk_kalloc_t *ka);
+bool dxgk_flags_caller_backed(DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 fl);
 /* Bytes the allocation takes: its size in whole pages. */
 uint64_t dxgk_alloc_bytes(const dxgk_kalloc_t *ka);
 /* One 4 KiB page-table page from the heaps (the CPU-invisible segment first); not zeroed. */
 gr_status_t dxgk_pt_page_alloc(gr_adapter_t *ad, uint64_t *out_pa);
+/* The same with vidmm_lock held, and a page back to its heap (vidmm_lock held). */
+gr_status_t dxgk_pt_page_alloc_locked(gr_adapter_t *ad, uint64_t *out_pa);
+void dxgk_pt_page_free_locked(gr_adapter_t *ad, uint64_t pa);
 
-/* GPU VA of an open (dxgk_alloc.c; residency lock held). map: gives the open a VA if it has
+/* GPU VA of an open (vidmm/vidmm_place.c; residency lock held). map: gives the open a VA if it has
  * none and maps it to where the allocation is now (an evicted allocation keeps its VA
  * unmapped: an access faults); unmap: takes the mapping away, the VA stays the open's. */
 gr_status_t dxgk_gpuva_map_open(dxgk_open_t *op);
 void dxgk_gpuva_unmap_open(dxgk_open_t *op);
 
-/* The page-table callbacks of a device's address space (dxgk_alloc.c); user is the device. */
+/* The page-table callbacks of a device's address space (vidmm/vidmm_alloc.c: they take pages
+ * from the residency reserve when the heaps are full); user is the device. */
 extern const gr_gpuva_ops_t dxgk_gpuva_ops;
 /* First GPU VA handed out (4 GiB: never equal to a VRAM address, which catches mix-ups). */
 #define DXGK_VA_BASE (UINT64_C(1) << 32)
@@ -213,5 +228,51 @@ extern const gr_gpuva_ops_t dxgk_gpuva_ops;
         if (call) {            \
         }                      \
     } while (0)
+
+/* ---- the DDI calls through the adapter's table (dxgk_ddi.c) ---- */
+
+/**
+ * First step of adapter open, before any DDI: the DDI table (the miniport's functions), the
+ * threading checker and the scheduler-class lock.
+ * @return GR_OK, GR_E_NO_MEMORY
+ */
+gr_status_t dxgk_ddi_init(gr_adapter_t *ad);
+/** Frees what dxgk_ddi_init made (nothing when it failed or did not run). */
+void dxgk_ddi_fini(gr_adapter_t *ad);
+
+/*
+ * The DDIs VidMm and the adapter code call, through the adapter's DDI table (or, for the gpuref
+ * stand-ins that are not DDIs, directly) under the threading checker with their documented
+ * level. process: the calling process, NULL for the OS's own threads.
+ */
+NTSTATUS dxgk_call_start_adapter(gr_adapter_t *ad, const gr_kmd_start_info_t *si);
+void dxgk_call_stop_adapter(gr_adapter_t *ad);
+NTSTATUS dxgk_call_set_vpr(gr_adapter_t *ad, uint64_t base, uint64_t limit);
+NTSTATUS dxgk_call_query_adapter_info(gr_adapter_t *ad, const DXGKARG_QUERYADAPTERINFO *q);
+NTSTATUS dxgk_call_create_device(gr_process_t *p, gr_gpu_device_t *d);
+NTSTATUS dxgk_call_destroy_device(gr_process_t *p, gr_gpu_device_t *d);
+NTSTATUS dxgk_call_counts(gr_adapter_t *ad, gr_kmd_counts_t *out);
+NTSTATUS dxgk_call_create_allocation(gr_adapter_t *ad, gr_process_t *p, DXGKARG_CREATEALLOCATION *c);
+NTSTATUS dxgk_call_open_allocation(gr_gpu_device_t *dev, const DXGKARG_OPENALLOCATION *o);
+NTSTATUS dxgk_call_close_allocation(gr_gpu_device_t *dev, const DXGKARG_CLOSEALLOCATION *c);
+NTSTATUS dxgk_call_destroy_allocation(gr_adapter_t *ad, const DXGKARG_DESTROYALLOCATION *d);
+NTSTATUS dxgk_call_flush_tlb(gr_adapter_t *ad);
+/* The CPU-window pair: only inside dxgk_frame_buffer_hold (they do not take the gate again). */
+NTSTATUS dxgk_call_acquire_cpu_window(gr_adapter_t *ad, uint64_t vram, uint64_t bytes, uint64_t *out_ap_offset,
+                                      uint64_t *out_ap_bytes);
+NTSTATUS dxgk_call_release_cpu_window(gr_adapter_t *ad);
+/* Holds off a reset (third level) around the OS's own use of the frame buffer through BAR1. */
+void dxgk_frame_buffer_hold(gr_adapter_t *ad);
+void dxgk_frame_buffer_unhold(gr_adapter_t *ad);
+
+/** The scheduler-class lock (first-level DDIs made outside the scheduler thread take it). */
+void dxgk_vidsch_class_lock(gr_adapter_t *ad);
+void dxgk_vidsch_class_unlock(gr_adapter_t *ad);
+
+/*
+ * DxgkDdiBuildPagingBuffer through the DDI table: first level, so under the scheduler-class
+ * lock, from VidMm's thread (no process).
+ */
+NTSTATUS dxgk_call_build_paging_buffer(gr_adapter_t *ad, DXGKARG_BUILDPAGINGBUFFER *a);
 
 #endif

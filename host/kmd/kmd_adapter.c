@@ -17,28 +17,6 @@
 _Static_assert(GPU_REGS__MC_AP_BASE__PAGE_bm == KMD_PAGE_MASK, "MC_AP_BASE holds bits 31:12");
 _Static_assert(GPU_REGS__ID_CAPS__MC_bm == 0x1u, "ID_CAPS.MC is bit 0");
 
-kmd_adapter_t *kmd_adapter_from(HANDLE h)
-{
-    kmd_adapter_t *a = h;
-    return a && a->magic == KMD_MAGIC_ADAPTER ? a : NULL;
-}
-
-int kmd_reg_read(kmd_adapter_t *a, uint32_t offset, uint32_t *out_value)
-{
-    pthread_mutex_lock(a->link_lock);
-    int rc = gr_link_read32(a->link, offset, out_value);
-    pthread_mutex_unlock(a->link_lock);
-    return rc;
-}
-
-int kmd_reg_write(kmd_adapter_t *a, uint32_t offset, uint32_t value)
-{
-    pthread_mutex_lock(a->link_lock);
-    int rc = gr_link_write32(a->link, offset, value);
-    pthread_mutex_unlock(a->link_lock);
-    return rc;
-}
-
 NTSTATUS gr_kmd_start_adapter(const gr_kmd_start_info_t *info, HANDLE *out_hAdapter)
 {
     if (!info || !info->link || !info->link_lock || !info->dxgkrnl || !out_hAdapter ||

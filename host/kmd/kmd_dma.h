@@ -188,7 +188,8 @@ void kmd_engine_stop(kmd_adapter_t *a);
 int kmd_engine_reset_and_wait(kmd_adapter_t *a);
 /* Writes ring base, size and fence address unless they already hold these values. */
 int kmd_engine_program_ring(kmd_adapter_t *a);
-/* Reads the fence record under the link lock (the sim writes host memory only inside link calls). */
+/* Reads the fence record under the link lock (the sim writes host memory only inside link calls;
+ * kmd_reg.c). */
 void kmd_fence_read(kmd_adapter_t *a, uint32_t *out_done, uint32_t *out_preempt);
 
 /* ---- kmd_packet.c ------------------------------------------------------------------------- */

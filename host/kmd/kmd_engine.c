@@ -47,18 +47,6 @@ int kmd_engine_program_ring(kmd_adapter_t *a)
     return 0;
 }
 
-void kmd_fence_read(kmd_adapter_t *a, uint32_t *out_done, uint32_t *out_preempt)
-{
-    const uint8_t *rec = a->eng.fence.cpu;
-    pthread_mutex_lock(a->link_lock);
-    uint64_t done = gr_dma_get64(rec + GR_DMA_FENCE_RECORD_DONE);
-    uint64_t preempt = gr_dma_get64(rec + GR_DMA_FENCE_RECORD_PREEMPT);
-    pthread_mutex_unlock(a->link_lock);
-    *out_done = (uint32_t)done;
-    if (out_preempt)
-        *out_preempt = (uint32_t)preempt;
-}
-
 static int dma_alloc(kmd_adapter_t *a, size_t bytes, gr_dma_buf_t *out)
 {
     pthread_mutex_lock(a->link_lock);

@@ -145,7 +145,7 @@ typedef struct kmd_open {
     bool creator;
 } kmd_open_t;
 
-/* Register access under the link lock. */
+/* Register access under the link lock (kmd_reg.c, the bottom of the miniport). */
 int kmd_reg_read(kmd_adapter_t *a, uint32_t offset, uint32_t *out_value);
 int kmd_reg_write(kmd_adapter_t *a, uint32_t offset, uint32_t value);
 

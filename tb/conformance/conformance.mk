@@ -1,4 +1,4 @@
-# tb/conformance: the register conformance suite, on sim:// and against RTL mutants.
+# tb/conformance: the register conformance suite (host/conformance) run through gpuctl on sim:// and against RTL mutants.
 TEST_SUITES += conformance
 test-conformance: $(GPUCTL)
 	$(call tap_run,conformance,tb/conformance/run_conformance.sh $(GPUCTL) 'sim://?seed=1' pass && tb/conformance/run_conformance.sh $(GPUCTL) 'sim://?seed=7&stall=60&latency=20' pass)

@@ -9,7 +9,7 @@
 FUZZ_CC ?= clang-14
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_CFLAGS := $(CSTD) -O1 -g $(WARN) $(DEBUG_FLAGS) $(CPPFLAGS_HOST) -Ihost/kmd -Ihost/dxgk -pthread \
+FUZZ_CFLAGS := $(CSTD) -O1 -g $(WARN) $(DEBUG_FLAGS) $(CPPFLAGS_HOST) -Ihost/kmd -Ihost/dxgk -Ihost/dxgk/vidmm -Ihost/dxgk/vidsch -pthread \
                $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP
 FUZZERS := fuzz_uri fuzz_alloc_private fuzz_submit
 FUZZ_BINS := $(addprefix $(FUZZ_DIR)/,$(FUZZERS))

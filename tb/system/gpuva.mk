@@ -1,4 +1,4 @@
-# tb/system/gpuva.mk: host/dxgk/vidmm_gpuva (page tables) on the real RTL MMU over sim://:
+# tb/system/gpuva.mk: host/dxgk/vidmm/vidmm_gpuva (page tables) on the real RTL MMU over sim://:
 # tables written through the BAR1 aperture, checked with the MMU probe, the fault unit and the
 # TLB counters (tb/system/test_gpuva_sim.c). Included by the top Makefile after system.mk.
 GPUVA_SIM_TEST := $(BUILD)/tb/system/test_gpuva_sim

@@ -1,4 +1,4 @@
-# tb/system/residency.mk: VidMm's residency and eviction (host/dxgk/vidmm_residency.c) with the
+# tb/system/residency.mk: VidMm's residency and eviction (host/dxgk/vidmm/vidmm_residency.c) with the
 # real miniport's paging buffers on the DMA engine, over sim://. Included by the top Makefile
 # after host/host.mk and tb/system/system.mk.
 #   make test-system-residency                      build and run (seeds RESIDENCY_SEEDS, default 1 2)

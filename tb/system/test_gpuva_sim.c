@@ -1,5 +1,5 @@
 /*
- * test_gpuva_sim: the page tables host/dxgk/vidmm_gpuva.c builds, walked by the real RTL MMU on
+ * test_gpuva_sim: the page tables host/dxgk/vidmm/vidmm_gpuva.c builds, walked by the real RTL MMU on
  * sim://. Tables are written through the BAR1 aperture (vidmm_gpuva_dev.c); every check drives
  * the MMU probe (MMU_PROBE_*) and compares its answer with gr_gpuva_lookup(), the fault unit
  * (MC_FAULT_*) and the TLB counters. Usage: test_gpuva_sim [--seed N] (default $GR_TEST_SEED,

@@ -1,5 +1,5 @@
 /*
- * test_residency: VidMm's residency and eviction (host/dxgk/vidmm_residency.c) over sim://, with
+ * test_residency: VidMm's residency and eviction (host/dxgk/vidmm/vidmm_residency.c) over sim://, with
  * the real miniport building the paging buffers (DxgkDdiBuildPagingBuffer) and the real DMA
  * engine running them through VidSch's paging queue.
  *

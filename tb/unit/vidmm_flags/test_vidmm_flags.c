@@ -1,5 +1,5 @@
 /*
- * test_vidmm_flags: host/dxgk/vidmm_flag_rules.c accepts exactly the DXGK_ALLOCATIONINFO
+ * test_vidmm_flags: host/dxgk/vidmm/vidmm_flag_rules.c accepts exactly the DXGK_ALLOCATIONINFO
  * values that Microsoft's documentation allows, and names the rule an invalid one breaks.
  *
  * The expected verdicts are written a second way, not by calling the checker: the flag rules

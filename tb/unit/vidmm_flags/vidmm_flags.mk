@@ -1,4 +1,4 @@
-# tb/unit/vidmm_flags: host/dxgk/vidmm_flag_rules.c (the documented DXGK_ALLOCATIONINFO rules
+# tb/unit/vidmm_flags: host/dxgk/vidmm/vidmm_flag_rules.c (the documented DXGK_ALLOCATIONINFO rules
 # VidMm checks after DxgkDdiCreateAllocation) against a truth table written from the docs,
 # over every combination of the defined WDDM 2.0 flag bits, the caps bits the rules read and
 # the field cases, plus each rule masked off in turn.  The rules' source is compiled straight
@@ -9,9 +9,9 @@
 #   make test-vidmm-flags VIDMM_FLAGS_SEED=7    replay the VidMm level with another bus seed
 VIDMM_FLAGS_DIR  := $(BUILD)/tb/unit/vidmm_flags
 VIDMM_FLAGS_TEST := $(VIDMM_FLAGS_DIR)/test_vidmm_flags
-VIDMM_FLAGS_SRCS := tb/unit/vidmm_flags/test_vidmm_flags.c host/dxgk/vidmm_flag_rules.c \
+VIDMM_FLAGS_SRCS := tb/unit/vidmm_flags/test_vidmm_flags.c host/dxgk/vidmm/vidmm_flag_rules.c \
                     host/lib/gr_status.c
-VIDMM_FLAGS_INC  := -Ihost/include -Ihost/dxgk
+VIDMM_FLAGS_INC  := -Ihost/include -Ihost/dxgk -Ihost/dxgk/vidmm
 
 $(VIDMM_FLAGS_TEST): $(VIDMM_FLAGS_SRCS)
 	@mkdir -p $(@D)

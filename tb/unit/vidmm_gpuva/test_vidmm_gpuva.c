@@ -1,5 +1,5 @@
 /*
- * test_vidmm_gpuva: host/dxgk/vidmm_gpuva.c against an in-memory VRAM, with every translation
+ * test_vidmm_gpuva: host/dxgk/vidmm/vidmm_gpuva.c against an in-memory VRAM, with every translation
  * predicted by the reference walker of tb/models/mmu_ref/ref_walker.c (written from
  * rtl/mc/README.md, not from the library) and the page-size policy restated from
  * vidmm_gpuva.h. Usage: test_vidmm_gpuva [--seed N] [--steps N] (default $GR_TEST_SEED, else 1).

@@ -1,5 +1,5 @@
 /*
- * test_vidmm_segment.c: VidMm's segment allocator (host/dxgk/vidmm_segment.c) against a
+ * test_vidmm_segment.c: VidMm's segment allocator (host/dxgk/vidmm/vidmm_segment.c) against a
  * reference model that is a bitmap of 4 KiB pages. TAP output. Options:
  *   --seed N   base seed (decimal or 0x hex; default $GR_TEST_SEED, else 1); printed as
  *              "# seed=N" so every failure replays

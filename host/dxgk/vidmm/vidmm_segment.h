@@ -10,7 +10,7 @@
  *     lowest aligned offset;
  *   - top-down:  the highest aligned offset at which the block fits inside the range.
  * Freed blocks coalesce with free neighbours at once, so free space is always a set of maximal
- * free ranges. Design and costs: host/dxgk/SEGMENT.md.
+ * free ranges. Design and costs: host/dxgk/vidmm/SEGMENT.md.
  *
  * Every fallible call returns a gr_status_t; outputs go through out_ pointers and are left
  * untouched on failure, and a failed call changes nothing. Not thread-safe: VidMm holds its

@@ -1,6 +1,8 @@
 /*
  * vidsch_core.c: VidSch's adapter state: start and stop, the interrupt and DPC threads, the
- * DXGKRNL_INTERFACE callbacks of the command path, the clock, GPU-idle waits for VidMm.
+ * DXGKRNL_INTERFACE callbacks of the command path, the knobs and counters. The top of VidSch
+ * but for the submission API (vidsch_api.c): it starts the scheduler thread (vidsch_sched.c);
+ * the waits, locks and clock every file of VidSch uses are in vidsch_sync.c, below them all.
  */
 #define _GNU_SOURCE /* pthread spin locks, recursive mutexes */
 #include <errno.h>
@@ -13,67 +15,6 @@
 
 #include "gpuref/gr_regmap.h"
 #include "vidsch_internal.h"
-
-bool vs_fence_done(uint32_t fence, uint32_t completed)
-{
-    return (int32_t)(fence - completed) <= 0;
-}
-
-static struct timespec deadline_ns(long ns)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    ts.tv_nsec += ns;
-    while (ts.tv_nsec >= 1000000000L) {
-        ts.tv_nsec -= 1000000000L;
-        ts.tv_sec++;
-    }
-    return ts;
-}
-
-void vs_cond_wait_ns(dxgk_vidsch_t *vs, long ns)
-{
-    struct timespec ts = deadline_ns(ns);
-    (void)pthread_cond_timedwait(&vs->cond, &vs->lock, &ts);
-}
-
-void vs_trace(dxgk_vidsch_t *vs, const char *fmt, ...)
-{
-    char line[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "vidsch %p @%llu: %s\n", (void *)vs, (unsigned long long)atomic_load(&vs->now), line);
-}
-
-void vs_wake(dxgk_vidsch_t *vs)
-{
-    atomic_store(&vs->kick, true);
-    pthread_cond_broadcast(&vs->cond);
-    pthread_cond_broadcast(&vs->idle_cond);
-}
-
-/*
- * The clock: the engine's free-running cycle counter (reading LO latches HI). On sim:// it is
- * the simulated time; on a board, the board's cycles. Monotonic by construction; a failed read
- * keeps the last value. Takes the link lock: callers should not hold vs->lock.
- */
-uint64_t vs_clock(dxgk_vidsch_t *vs)
-{
-    gr_adapter_t *ad = vs->ad;
-    uint32_t lo = 0, hi = 0;
-    pthread_mutex_lock(&ad->link_lock);
-    int rc = gr_link_read32(ad->link, GR_REG_DMA_TIMESTAMP_LO, &lo);
-    if (!rc)
-        rc = gr_link_read32(ad->link, GR_REG_DMA_TIMESTAMP_HI, &hi);
-    pthread_mutex_unlock(&ad->link_lock);
-    uint64_t t = ((uint64_t)hi << 32) | lo;
-    uint64_t cur = atomic_load(&vs->now);
-    while (!rc && t > cur && !atomic_compare_exchange_weak(&vs->now, &cur, t)) {
-    }
-    return atomic_load(&vs->now);
-}
 
 /* ---- callbacks ------------------------------------------------------------------------------- */
 
@@ -90,7 +31,7 @@ static VOID APIENTRY cb_notify_interrupt(IN_CONST_HANDLE hAdapter, IN_CONST_PDXG
     dxgk_vidsch_t *vs = vs_of((HANDLE)hAdapter);
     if (!vs || !d)
         return;
-    dxgk_thr_callback(vs->thr, DXGK_CB_NOTIFY_INTERRUPT);
+    dxgk_thr_callback(vs->ad->thr, DXGK_CB_NOTIFY_INTERRUPT);
     vs_event_t ev;
     memset(&ev, 0, sizeof ev);
     switch (d->InterruptType) {
@@ -140,7 +81,7 @@ static BOOLEAN APIENTRY cb_queue_dpc(HANDLE DeviceHandle)
     dxgk_vidsch_t *vs = vs_of(DeviceHandle);
     if (!vs)
         return FALSE;
-    dxgk_thr_callback(vs->thr, DXGK_CB_QUEUE_DPC);
+    dxgk_thr_callback(vs->ad->thr, DXGK_CB_QUEUE_DPC);
     if (atomic_exchange(&vs->dpc_queued, true))
         return FALSE;
     sem_post(&vs->dpc_sem);
@@ -153,7 +94,7 @@ static VOID APIENTRY cb_notify_dpc(IN_CONST_HANDLE hAdapter)
     dxgk_vidsch_t *vs = vs_of((HANDLE)hAdapter);
     if (!vs)
         return;
-    dxgk_thr_callback(vs->thr, DXGK_CB_NOTIFY_DPC);
+    dxgk_thr_callback(vs->ad->thr, DXGK_CB_NOTIFY_DPC);
     atomic_store(&vs->kick, true);
     pthread_cond_broadcast(&vs->cond);
 }
@@ -165,7 +106,7 @@ static NTSTATUS APIENTRY cb_synchronize_execution(HANDLE DeviceHandle, PKSYNCHRO
     dxgk_vidsch_t *vs = vs_of(DeviceHandle);
     if (!vs || !routine || MessageNumber != 0)
         return STATUS_INVALID_PARAMETER;
-    dxgk_thr_callback(vs->thr, DXGK_CB_SYNCHRONIZE_EXECUTION);
+    dxgk_thr_callback(vs->ad->thr, DXGK_CB_SYNCHRONIZE_EXECUTION);
     pthread_mutex_lock(&vs->irq_lock);
     dxgk_irql_t old = dxgk_thr_raise(DXGK_DIRQL);
     BOOLEAN r = routine(context);
@@ -210,7 +151,7 @@ static void *int_main(void *arg)
         if (!b) {
             pthread_mutex_lock(&vs->idle_lock);
             if (!atomic_load(&vs->stop)) {
-                struct timespec ts = deadline_ns(VS_IDLE_POLL_NS);
+                struct timespec ts = vs_deadline_ns(VS_IDLE_POLL_NS);
                 (void)pthread_cond_timedwait(&vs->idle_cond, &vs->idle_lock, &ts);
             }
             pthread_mutex_unlock(&vs->idle_lock);
@@ -287,29 +228,25 @@ gr_status_t dxgk_vidsch_init(gr_adapter_t *ad)
     if (!vs)
         return GR_E_NO_MEMORY;
     vs->ad = ad;
-    dxgk_ddi_table_default(&vs->ddi);
     vs->params.quantum_cycles = VS_DEFAULT_QUANTUM;
     vs->params.tdr_timeout_cycles = VS_DEFAULT_TDR;
     const char *tr = getenv("GR_VIDSCH_TRACE");
     vs->trace = tr && *tr && strcmp(tr, "0") != 0;
-    if (dxgk_thr_create(0, &vs->thr))
-        goto fail_free;
     pthread_mutexattr_t ma;
     if (pthread_mutexattr_init(&ma))
-        goto fail_thr;
+        goto fail_free;
     /* The interrupt lock is recursive: an ISR may synchronize with itself. */
     pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
     int e = pthread_mutex_init(&vs->irq_lock, &ma);
     pthread_mutexattr_destroy(&ma);
     if (e)
-        goto fail_thr;
+        goto fail_free;
     pthread_condattr_t ca;
     if (pthread_condattr_init(&ca))
         goto fail_irq;
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     bool ok = !pthread_mutex_init(&vs->lock, NULL);
     ok = ok && !pthread_cond_init(&vs->cond, &ca);
-    ok = ok && !pthread_mutex_init(&vs->class_lock, NULL);
     ok = ok && !pthread_mutex_init(&vs->idle_lock, NULL);
     ok = ok && !pthread_cond_init(&vs->idle_cond, &ca);
     ok = ok && !pthread_spin_init(&vs->ev_lock, PTHREAD_PROCESS_PRIVATE);
@@ -321,8 +258,6 @@ gr_status_t dxgk_vidsch_init(gr_adapter_t *ad)
     return GR_OK;
 fail_irq:
     pthread_mutex_destroy(&vs->irq_lock);
-fail_thr:
-    dxgk_thr_destroy(vs->thr);
 fail_free:
     free(vs);
     return GR_E_NO_MEMORY;
@@ -398,54 +333,11 @@ void dxgk_vidsch_fini(gr_adapter_t *ad)
     pthread_spin_destroy(&vs->ev_lock);
     pthread_cond_destroy(&vs->idle_cond);
     pthread_mutex_destroy(&vs->idle_lock);
-    pthread_mutex_destroy(&vs->class_lock);
     pthread_cond_destroy(&vs->cond);
     pthread_mutex_destroy(&vs->lock);
     pthread_mutex_destroy(&vs->irq_lock);
-    dxgk_thr_destroy(vs->thr);
     free(vs);
     ad->vidsch = NULL;
-}
-
-void dxgk_vidsch_class_lock(gr_adapter_t *ad)
-{
-    dxgk_thr_may_block(ad->vidsch->thr, "the scheduler-class lock");
-    pthread_mutex_lock(&ad->vidsch->class_lock);
-}
-
-void dxgk_vidsch_class_unlock(gr_adapter_t *ad)
-{
-    pthread_mutex_unlock(&ad->vidsch->class_lock);
-}
-
-/* ---- VidMm's waits ---------------------------------------------------------------------------- */
-
-void dxgk_vidsch_wait_open_idle(gr_adapter_t *ad, dxgk_open_t *op)
-{
-    dxgk_vidsch_t *vs = ad->vidsch;
-    if (!vs)
-        return;
-    dxgk_thr_may_block(vs->thr, "waiting for the GPU to finish with an allocation");
-    pthread_mutex_lock(&vs->lock);
-    while (op->gpu_refs) {
-        atomic_store(&vs->kick, true);
-        vs_cond_wait_ns(vs, 1000000L);
-    }
-    pthread_mutex_unlock(&vs->lock);
-}
-
-void dxgk_vidsch_wait_alloc_idle(gr_adapter_t *ad, dxgk_kalloc_t *ka)
-{
-    dxgk_vidsch_t *vs = ad->vidsch;
-    if (!vs)
-        return;
-    dxgk_thr_may_block(vs->thr, "waiting for the GPU to finish with an allocation");
-    pthread_mutex_lock(&vs->lock);
-    while (ka->gpu_refs) {
-        atomic_store(&vs->kick, true);
-        vs_cond_wait_ns(vs, 1000000L);
-    }
-    pthread_mutex_unlock(&vs->lock);
 }
 
 /* ---- knobs and counters ------------------------------------------------------------------------ */
@@ -479,7 +371,7 @@ gr_status_t gr_adapter_sched_stats(gr_adapter_t *ad, gr_sched_stats_t *out)
     pthread_mutex_unlock(&vs->lock);
     s.interrupts = atomic_load(&vs->n_interrupts);
     s.dpcs = atomic_load(&vs->n_dpcs);
-    s.threading_violations = dxgk_thr_violations(vs->thr);
+    s.threading_violations = dxgk_thr_violations(vs->ad->thr);
     *out = s;
     return GR_OK;
 }
@@ -500,12 +392,12 @@ gr_status_t gr_adapter_cycles(gr_adapter_t *ad, uint64_t *out_cycles)
 
 gr_dxgk_ddi_table_t *gr_vidsch_test_ddi(gr_adapter_t *ad)
 {
-    return ad && ad->vidsch ? &ad->vidsch->ddi : NULL;
+    return ad && ad->vidsch ? &ad->ddi : NULL;
 }
 
 dxgk_thr_t *gr_vidsch_test_thr(gr_adapter_t *ad)
 {
-    return ad && ad->vidsch ? ad->vidsch->thr : NULL;
+    return ad && ad->vidsch ? ad->thr : NULL;
 }
 
 HANDLE gr_vidsch_test_hcontext(gr_gpu_device_t *dev, gr_context_t h)

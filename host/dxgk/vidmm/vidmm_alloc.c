@@ -1,5 +1,5 @@
 /*
- * dxgk_alloc.c: VidMm's allocation path (create, open, close, destroy, lock, unlock,
+ * vidmm_alloc.c: VidMm's allocation API, the top of VidMm (create, open, close, destroy, lock, unlock,
  * query), calling the miniport's DDIs as dxgkrnl documents them:
  *   create:  DxgkDdiCreateAllocation -> flag rules on each DXGK_ALLOCATIONINFO -> placement
  *            -> DxgkDdiOpenAllocation (Create) for the creating device
@@ -7,7 +7,8 @@
  *   close:   DxgkDdiCloseAllocation for the device's open
  *   destroy: (last reference) wait for the GPU -> DxgkDdiDestroyAllocation (DestroyResource
  *            with the resource's last allocation) -> segment space returned
- * Locking: dxgk_internal.h.
+ * It sits above residency (vidmm_residency.c), which sits above placement and GPU VA mapping
+ * (vidmm_place.c). Locking: dxgk_internal.h.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,127 +20,30 @@
 #include "kmd.h"
 #include "vidmm_flag_rules.h"
 #include "vidmm_residency.h"
-#include "vidsch.h"
+#include "vidsch_paging.h"
 
 #define DXGK_MAX_CREATE 64u
 #define PAGE UINT64_C(4096)
-#define OVERLAY_NUM 4u /* Overlay/Capture live in the last 20%: at or above 4/5 of the segment */
-#define OVERLAY_DEN 5u
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+    return (v + a - 1) & ~(a - 1);
+}
 
 /* ---- the GPU's use of allocations and GPU VAs -------------------------------------------- */
 
 /*
  * dxgkrnl waits until the GPU is done with an allocation before DxgkDdiDestroyAllocation:
- * VidSch counts the packets in flight whose allocation list names it (vidsch.h).
+ * VidSch counts the packets in flight whose allocation list names it (vidsch_paging.h).
  */
 static void wait_gpu_idle(dxgk_kalloc_t *ka)
 {
     dxgk_vidsch_wait_alloc_idle(ka->adapter, ka);
 }
 
-uint64_t dxgk_alloc_bytes(const dxgk_kalloc_t *ka)
-{
-    return (ka->info.Size + PAGE - 1) & ~(PAGE - 1);
-}
-
-/*
- * GPU virtual addresses (vidmm_gpuva.h). Each open is mapped into its device's address space:
- * writable unless opened read-only, cacheable when Cached, 2 MiB/64 KiB pages unless
- * DisableLargePageMapping. The library picks each 2 MiB slot's page size from all the mappings
- * in it, so one 4 KiB-only mapping would demote its neighbours: every mapping therefore starts
- * its own 2 MiB-aligned VA slot (VA is plentiful: 2^48 bytes), and then gets the largest page
- * its PA alignment and size allow. VAs come from a per-device cursor and are never reused; an
- * open keeps its VA for its life, across evictions (unmapped) and page-ins (mapped again to the
- * new physical address). System-memory allocations (ExistingSysMem, ExistingKernelSysMem) map
- * the caller's memory: SYSTEM PTEs at its host bus address (dxgk_sysmem.c), one contiguous run,
- * so the MMU routes the engine's accesses to m_host.
- */
-gr_status_t dxgk_gpuva_map_open(dxgk_open_t *op)
-{
-    dxgk_kalloc_t *ka = op->ka;
-    gr_gpu_device_t *dev = op->device;
-    uint64_t pa = ka->vram;
-    unsigned flags = 0;
-    if (dxgk_caller_backed(ka)) {
-        if (!ka->sysmem_buf)
-            return GR_OK; /* nothing the device can reach */
-        pa = ka->sysmem_bus;
-        flags |= GR_GPUVA_SYSTEM;
-    }
-    const uint64_t size = dxgk_alloc_bytes(ka);
-    uint64_t va = op->gpu_va;
-    if (!va) {
-        const uint64_t slot = UINT64_C(2) << 20;
-        uint64_t align = ka->info.Alignment > slot ? ka->info.Alignment : slot;
-        va = (dev->va_next + align - 1) & ~(align - 1);
-    }
-    if (ka->evicted) {
-        /* The VA is the open's from now on; nothing answers there until a page-in maps it. */
-        if (!op->gpu_va) {
-            dev->va_next = va + size;
-            op->gpu_va = va;
-        }
-        return GR_OK;
-    }
-    if (!op->read_only)
-        flags |= GR_GPUVA_WRITABLE;
-    if (ka->info.FlagsWddm2.Cached)
-        flags |= GR_GPUVA_CACHEABLE;
-    if (ka->info.FlagsWddm2.DisableLargePageMapping)
-        flags |= GR_GPUVA_NO_LARGE_PAGES;
-    gr_status_t rc = gr_gpuva_map(dev->va_space, va, pa, size, flags);
-    if (rc)
-        return rc;
-    if (!op->gpu_va) {
-        dev->va_next = va + size;
-        op->gpu_va = va;
-    }
-    op->mapped = true;
-    return GR_OK;
-}
-
-void dxgk_gpuva_unmap_open(dxgk_open_t *op)
-{
-    if (op->mapped)
-        DXGK_CANNOT_FAIL(gr_gpuva_unmap(op->device->va_space, op->gpu_va, dxgk_alloc_bytes(op->ka)));
-    op->mapped = false;
-}
 
 static gr_status_t copy_vram_ex(gr_adapter_t *ad, uint64_t vram, void *buf, uint64_t bytes, bool to_vram,
                                 bool count_moves);
-
-/* One page from the heaps, preferring the segment the CPU does not see (vidmm_lock held). */
-static gr_status_t pt_heap_alloc_locked(gr_adapter_t *ad, uint64_t *out_pa)
-{
-    for (uint32_t k = ad->nseg; k >= 1; k--) {
-        dxgk_segment_t *s = &ad->seg[k - 1];
-        uint64_t off = 0;
-        if (gr_seg_alloc(s->heap, PAGE, PAGE, 0, GR_SEG_END, 0, &off) == GR_OK) {
-            *out_pa = s->base + off;
-            return GR_OK;
-        }
-    }
-    return GR_E_NO_MEMORY;
-}
-
-gr_status_t dxgk_pt_page_alloc(gr_adapter_t *ad, uint64_t *out_pa)
-{
-    pthread_mutex_lock(&ad->vidmm_lock);
-    gr_status_t rc = pt_heap_alloc_locked(ad, out_pa);
-    pthread_mutex_unlock(&ad->vidmm_lock);
-    return rc;
-}
-
-static void pt_free_locked(gr_adapter_t *ad, uint64_t pa)
-{
-    for (uint32_t k = 0; k < ad->nseg; k++) {
-        dxgk_segment_t *s = &ad->seg[k];
-        if (pa >= s->base && pa < s->base + s->size) {
-            DXGK_CANNOT_FAIL(gr_seg_free(s->heap, pa - s->base));
-            break;
-        }
-    }
-}
 
 /*
  * Page-table pages: 4 KiB of VRAM from VidMm's heaps, else from the residency reserve (a
@@ -151,7 +55,7 @@ static gr_status_t pt_alloc(void *user, uint64_t *out_pa)
     static const uint8_t zero[4096];
     uint64_t pa = 0;
     pthread_mutex_lock(&ad->vidmm_lock);
-    gr_status_t rc = pt_heap_alloc_locked(ad, &pa);
+    gr_status_t rc = dxgk_pt_page_alloc_locked(ad, &pa);
     if (rc && dxgk_res_pt_take(ad, &pa))
         rc = GR_OK;
     pthread_mutex_unlock(&ad->vidmm_lock);
@@ -160,7 +64,7 @@ static gr_status_t pt_alloc(void *user, uint64_t *out_pa)
     rc = copy_vram_ex(ad, pa, (void *)zero, PAGE, true, false);
     if (rc) {
         pthread_mutex_lock(&ad->vidmm_lock);
-        pt_free_locked(ad, pa);
+        dxgk_pt_page_free_locked(ad, pa);
         pthread_mutex_unlock(&ad->vidmm_lock);
         return rc;
     }
@@ -172,7 +76,7 @@ static void pt_free(void *user, uint64_t pa)
 {
     gr_adapter_t *ad = ((gr_gpu_device_t *)user)->process->adapter;
     pthread_mutex_lock(&ad->vidmm_lock);
-    pt_free_locked(ad, pa);
+    dxgk_pt_page_free_locked(ad, pa);
     pthread_mutex_unlock(&ad->vidmm_lock);
 }
 
@@ -199,121 +103,6 @@ const gr_gpuva_ops_t dxgk_gpuva_ops = {
     .read_vram = pt_read,
     .invalidate = pt_invalidate,
 };
-
-/* ---- placement ----------------------------------------------------------------------------- */
-
-static uint64_t align_up(uint64_t v, uint64_t a)
-{
-    return (v + a - 1) & ~(a - 1);
-}
-
-/* The caller's memory is the backing store: no segment space, no copies at lock. */
-static bool caller_backed(DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 fl)
-{
-    return fl.ExistingSysMem || fl.ExistingKernelSysMem;
-}
-
-bool dxgk_caller_backed(const dxgk_kalloc_t *ka)
-{
-    return caller_backed(ka->info.FlagsWddm2);
-}
-
-/* Segment ids to try, in order: the preferences VidMm may honour, then the supported set. */
-static uint32_t segment_order(const gr_adapter_t *ad, const DXGK_ALLOCATIONINFO *i, uint32_t *ids, bool *topdown)
-{
-    const DXGK_SEGMENTPREFERENCE *p = &i->PreferredSegment;
-    const uint32_t pid[5] = {p->SegmentId0, p->SegmentId1, p->SegmentId2, p->SegmentId3, p->SegmentId4};
-    const bool pdir[5] = {p->Direction0, p->Direction1, p->Direction2, p->Direction3, p->Direction4};
-    uint32_t set = i->SupportedWriteSegmentSet, n = 0;
-    bool seen[GR_ALLOC_MAX_SEGMENTS + 1] = {false};
-    for (int k = 0; k < 5; k++) {
-        uint32_t id = pid[k];
-        if (id == 0 || id > ad->nseg || !(set & (1u << (id - 1))) || seen[id])
-            continue;
-        seen[id] = true;
-        ids[n] = id;
-        topdown[n++] = pdir[k];
-    }
-    for (uint32_t id = 1; id <= ad->nseg; id++)
-        if ((set & (1u << (id - 1))) && !seen[id]) {
-            ids[n] = id;
-            topdown[n++] = false;
-        }
-    return n;
-}
-
-/* The lowest offset an Overlay/Capture allocation may take in a segment. */
-static uint64_t overlay_floor(const dxgk_segment_t *s)
-{
-    return align_up(s->size / OVERLAY_DEN * OVERLAY_NUM, PAGE);
-}
-
-bool dxgk_place_window(const gr_adapter_t *ad, const dxgk_kalloc_t *ka, uint32_t segment, uint64_t *lo,
-                       uint64_t *hi)
-{
-    const DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 fl = ka->info.FlagsWddm2;
-    if (caller_backed(fl) || fl.CreateInVpr || fl.HardwareProtected || fl.Protected || segment == 0 || segment > ad->nseg ||
-        !(ka->info.SupportedWriteSegmentSet & (1u << (segment - 1))))
-        return false;
-    const dxgk_segment_t *s = &ad->seg[segment - 1];
-    *lo = (fl.Overlay || fl.Capture) ? overlay_floor(s) : 0;
-    *hi = s->size;
-    return *lo < *hi;
-}
-
-/* Places one allocation (VidMm lock held). GR_E_NO_MEMORY when no allowed segment has room. */
-gr_status_t dxgk_place(gr_adapter_t *ad, dxgk_kalloc_t *ka)
-{
-    const DXGK_ALLOCATIONINFO *i = &ka->info;
-    DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 fl = i->FlagsWddm2;
-    if (caller_backed(fl)) {
-        ka->segment = GR_SEGMENT_SYSTEM;
-        return GR_OK;
-    }
-    uint32_t ids[GR_ALLOC_MAX_SEGMENTS];
-    bool dir[GR_ALLOC_MAX_SEGMENTS];
-    uint32_t n = segment_order(ad, i, ids, dir);
-    /* Protected content goes into the VPR too: there the engine faults any copy out of it,
-     * whatever the packet lists or names (host/dxgk/README.md, "Protected content"). */
-    bool vpr = fl.CreateInVpr || fl.HardwareProtected || fl.Protected;
-    uint64_t size = align_up(i->Size, PAGE);
-    uint64_t align = i->Alignment ? i->Alignment : PAGE;
-    for (uint32_t k = 0; k < n; k++) {
-        dxgk_segment_t *s = &ad->seg[ids[k] - 1];
-        uint32_t flags = (fl.FromEndOfSegment || dir[k]) ? GR_SEG_TOP_DOWN : 0;
-        uint64_t off = 0;
-        if (vpr) {
-            if (!s->vpr_heap || gr_seg_alloc(s->vpr_heap, size, align, 0, GR_SEG_END, flags, &off))
-                continue;
-            ka->in_vpr = true;
-            off += s->vpr_offset;
-        } else {
-            uint64_t lo = 0;
-            if (fl.Overlay || fl.Capture)
-                lo = overlay_floor(s);
-            if (lo >= s->size || gr_seg_alloc(s->heap, size, align, lo, GR_SEG_END, flags, &off))
-                continue;
-        }
-        ka->segment = s->id;
-        ka->offset = off;
-        ka->vram = s->base + off;
-        return GR_OK;
-    }
-    return GR_E_NO_MEMORY;
-}
-
-void dxgk_unplace(gr_adapter_t *ad, dxgk_kalloc_t *ka)
-{
-    if (ka->segment == GR_SEGMENT_SYSTEM)
-        return;
-    dxgk_segment_t *s = &ad->seg[ka->segment - 1];
-    if (ka->in_vpr)
-        DXGK_CANNOT_FAIL(gr_seg_free(s->vpr_heap, ka->offset - s->vpr_offset));
-    else
-        DXGK_CANNOT_FAIL(gr_seg_free(s->heap, ka->offset));
-    ka->segment = GR_SEGMENT_SYSTEM;
-    ka->in_vpr = false;
-}
 
 /* ---- DDI wrappers ---------------------------------------------------------------------- */
 
@@ -543,7 +332,7 @@ static gr_status_t check_info(gr_process_t *p, const DXGK_ALLOCATIONINFO *i, con
     *out_bus = 0;
     if (i->Size == 0 || (i->Alignment & (i->Alignment - 1)) || !i->hAllocation)
         return GR_E_INVALID;
-    if (caller_backed(i->FlagsWddm2)) {
+    if (dxgk_flags_caller_backed(i->FlagsWddm2)) {
         if (!d->sysmem || (uintptr_t)d->sysmem % PAGE || d->sysmem_bytes == 0 || d->sysmem_bytes % PAGE ||
             d->sysmem_bytes < align_up(i->Size, PAGE))
             return GR_E_INVALID;
@@ -670,7 +459,7 @@ gr_status_t gr_alloc_create(gr_gpu_device_t *dev, const gr_resource_desc_t *reso
         if (rc)
             goto fail_ddi;
         kas[i]->info = infos[i];
-        kas[i]->sysmem = caller_backed(infos[i].FlagsWddm2) ? descs[i].sysmem : NULL;
+        kas[i]->sysmem = dxgk_flags_caller_backed(infos[i].FlagsWddm2) ? descs[i].sysmem : NULL;
         if (buf) {
             /* Held until the allocation is destroyed: the device may reach the memory. */
             dxgk_sysmem_get(ad, buf);
@@ -960,9 +749,9 @@ static gr_status_t lock_range(gr_gpu_device_t *dev, gr_alloc_t h, uint32_t flags
     /* Protected content is never mapped for the CPU; the VPR would refuse it anyway. */
     if (fl.Protected || fl.HardwareProtected || fl.CreateInVpr || ka->in_vpr)
         goto out;
-    if (!fl.CpuVisible && !fl.CpuVisibleOnDemand && !caller_backed(fl))
+    if (!fl.CpuVisible && !fl.CpuVisibleOnDemand && !dxgk_flags_caller_backed(fl))
         goto out;
-    const bool pms = fl.PermanentSysMem && !caller_backed(fl);
+    const bool pms = fl.PermanentSysMem && !dxgk_flags_caller_backed(fl);
     uint64_t size = align_up(ka->info.Size, PAGE);
     if (offset >= ka->info.Size || (bytes && bytes > ka->info.Size - offset)) {
         rc = GR_E_RANGE;
@@ -988,7 +777,7 @@ static gr_status_t lock_range(gr_gpu_device_t *dev, gr_alloc_t h, uint32_t flags
     rc = GR_OK;
     /* The CPU reads VRAM: an evicted allocation comes back first (the PermanentSysMem copy
      * serves as it is, evicted or not). */
-    if (!caller_backed(fl) && !pms) {
+    if (!dxgk_flags_caller_backed(fl) && !pms) {
         rc = dxgk_res_page_in(ad, ka);
         if (rc) {
             dxgk_res_unlock(ad);
@@ -1012,7 +801,7 @@ static gr_status_t lock_range(gr_gpu_device_t *dev, gr_alloc_t h, uint32_t flags
     }
     void *ptr;
     uint8_t *at;
-    if (caller_backed(fl)) {
+    if (dxgk_flags_caller_backed(fl)) {
         ptr = ka->sysmem;
         at = (uint8_t *)ptr + offset;
     } else if (pms) {
@@ -1075,7 +864,7 @@ gr_status_t gr_alloc_unlock(gr_gpu_device_t *dev, gr_alloc_t h)
     /* Under the residency lock: a PermanentSysMem allocation may have been paged in (from its
      * copy) while it was locked; an evicted one needs nothing, its copy is the truth. */
     dxgk_res_lock(ad);
-    const bool in_vram = !caller_backed(ka->info.FlagsWddm2) && !ka->evicted;
+    const bool in_vram = !dxgk_flags_caller_backed(ka->info.FlagsWddm2) && !ka->evicted;
     /* Only the locked pages go back (from the system copy or the caller's memory, which
      * hold the whole allocation, at their offset; a lock buffer holds just them). */
     const bool whole = ka->lock_buf == ka->sysmem || ka->lock_buf == ka->sys_copy;

@@ -1,10 +1,10 @@
 /*
- * vidsch_internal.h: VidSch's objects (private to host/dxgk/vidsch_*.c). README.md, "VidSch".
+ * vidsch_internal.h: VidSch's objects (private to host/dxgk/vidsch/vidsch_*.c). README.md, "VidSch".
  *
  * Locks, in the order they nest (after process->lock, before adapter->vidmm_lock):
  *   vs->lock        contexts, packets, queues, requests, statistics; waiters sleep on vs->cond
- *   (class_lock)    the scheduler-class lock: held around every first-level DDI call, never
- *                   with vs->lock held (the scheduler drops vs->lock around its DDI calls)
+ *   (class_lock)    the scheduler-class lock (the adapter's, dxgk_ddi.c): held around every
+ *                   first-level DDI call, never with vs->lock held (the scheduler drops vs->lock around its DDI calls)
  *   vs->irq_lock    the interrupt lock (stands in for the interrupt spin lock): held by the
  *                   interrupt thread around the ISR and by DxgkCbSynchronizeExecution; taken
  *                   with nothing else held
@@ -20,6 +20,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "d3dkmddi.h"
 #include "dxgk_internal.h"
@@ -27,7 +28,8 @@
 #include "gpuref/gr_submit.h"
 #include "gr_link.h"
 #include "vidsch.h"
-#include "vidsch_ddi.h"
+#include "vidsch_paging.h"
+#include "dxgk_ddi.h"
 #include "vidsch_timeline.h"
 
 #define VS_DEFAULT_QUANTUM 200000u
@@ -63,7 +65,7 @@ struct vs_dmabuf {
     gr_dma_buf_t mem; /* from gr_link_dma_alloc */
     uint32_t size;
     uint32_t in_flight; /* vs->lock */
-    uint64_t gpu_va;    /* where the device's address space maps it (vidmm_dmabuf.h) */
+    uint64_t gpu_va;    /* where the device's address space maps it (vidmm_packet.h) */
     vs_dmabuf_t *next;  /* the device's list */
 };
 
@@ -156,8 +158,6 @@ typedef enum vs_preempt_reason {
 
 typedef struct dxgk_vidsch {
     gr_adapter_t *ad;
-    gr_dxgk_ddi_table_t ddi;
-    dxgk_thr_t *thr;
     bool engine;        /* the miniport reports a node and the scheduling caps VidSch needs */
     bool running;       /* threads started */
     DXGK_VIDSCHCAPS caps;
@@ -165,7 +165,6 @@ typedef struct dxgk_vidsch {
 
     pthread_mutex_t lock;
     pthread_cond_t cond; /* any state change: waiters, the scheduler */
-    pthread_mutex_t class_lock;
 
     vs_context_t *contexts; /* round robin: the next turn starts after rr_last */
     vs_context_t *rr_last;
@@ -230,12 +229,14 @@ typedef struct dxgk_vidsch {
     } while (0)
 void vs_trace(dxgk_vidsch_t *vs, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* ---- vidsch_core.c ---- */
+/* ---- vidsch_sync.c: the bottom of VidSch (and vs_trace above) ---- */
 uint64_t vs_clock(dxgk_vidsch_t *vs);           /* reads DMA_TIMESTAMP (link lock) */
 void vs_wake(dxgk_vidsch_t *vs);                /* wakes the scheduler and the interrupt thread */
 bool vs_fence_done(uint32_t fence, uint32_t completed);
 /* Runs under vs->lock: waits on vs->cond for at most ns of wall time. */
 void vs_cond_wait_ns(dxgk_vidsch_t *vs, long ns);
+/* CLOCK_MONOTONIC now plus ns (the clock vs->cond waits on). */
+struct timespec vs_deadline_ns(long ns);
 
 /* ---- vidsch_ddi.c: DDI calls under the checker ---- */
 NTSTATUS vs_ddi_create_context(gr_adapter_t *ad, gr_gpu_device_t *dev, DXGKARG_CREATECONTEXT *a);

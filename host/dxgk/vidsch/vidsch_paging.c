@@ -149,7 +149,7 @@ gr_status_t dxgk_vidsch_paging_submit(gr_adapter_t *ad, dxgk_paging_job_t *job, 
 gr_status_t dxgk_vidsch_paging_wait(gr_adapter_t *ad, dxgk_paging_job_t *job)
 {
     dxgk_vidsch_t *vs = ad->vidsch;
-    dxgk_thr_may_block(vs->thr, "waiting for a paging buffer");
+    dxgk_thr_may_block(vs->ad->thr, "waiting for a paging buffer");
     pthread_mutex_lock(&vs->lock);
     while (job->outstanding) {
         /* The scheduler polls the fence when woken: an interrupt may be lost. */
@@ -230,7 +230,7 @@ uint32_t dxgk_vidsch_gpu_refs(gr_adapter_t *ad, const dxgk_kalloc_t *ka)
 uint64_t dxgk_vidsch_wait_retire(gr_adapter_t *ad, uint64_t gen, long ns)
 {
     dxgk_vidsch_t *vs = ad->vidsch;
-    dxgk_thr_may_block(vs->thr, "waiting for the GPU to retire a packet");
+    dxgk_thr_may_block(vs->ad->thr, "waiting for the GPU to retire a packet");
     pthread_mutex_lock(&vs->lock);
     if (vs->retire_gen == gen) {
         vs_wake(vs);
@@ -239,4 +239,34 @@ uint64_t dxgk_vidsch_wait_retire(gr_adapter_t *ad, uint64_t gen, long ns)
     uint64_t now = vs->retire_gen;
     pthread_mutex_unlock(&vs->lock);
     return now;
+}
+
+/* ---- VidMm's waits (vidsch_paging.h) ------------------------------------------------------ */
+
+void dxgk_vidsch_wait_open_idle(gr_adapter_t *ad, dxgk_open_t *op)
+{
+    dxgk_vidsch_t *vs = ad->vidsch;
+    if (!vs)
+        return;
+    dxgk_thr_may_block(vs->ad->thr, "waiting for the GPU to finish with an allocation");
+    pthread_mutex_lock(&vs->lock);
+    while (op->gpu_refs) {
+        atomic_store(&vs->kick, true);
+        vs_cond_wait_ns(vs, 1000000L);
+    }
+    pthread_mutex_unlock(&vs->lock);
+}
+
+void dxgk_vidsch_wait_alloc_idle(gr_adapter_t *ad, dxgk_kalloc_t *ka)
+{
+    dxgk_vidsch_t *vs = ad->vidsch;
+    if (!vs)
+        return;
+    dxgk_thr_may_block(vs->ad->thr, "waiting for the GPU to finish with an allocation");
+    pthread_mutex_lock(&vs->lock);
+    while (ka->gpu_refs) {
+        atomic_store(&vs->kick, true);
+        vs_cond_wait_ns(vs, 1000000L);
+    }
+    pthread_mutex_unlock(&vs->lock);
 }

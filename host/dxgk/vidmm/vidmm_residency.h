@@ -34,6 +34,7 @@
 #include "d3dkmddi.h"
 #include "dxgk_internal.h"
 #include "gpuref/gr_alloc.h"
+#include "vidmm_packet.h"
 
 /* Bytes of one TRANSFER (one MDL, one paging packet): bounds a paging packet's run time far
  * below the TDR timeout (4 MiB is about 0.7 M cycles on sim:// with stalling bus models). */
@@ -93,18 +94,8 @@ void dxgk_res_detach_open(gr_adapter_t *ad, dxgk_open_t *op);
 
 /* ---- use ---- */
 
-/**
- * Before a packet is queued: pages in every allocation of the list (evicting others, waiting
- * for packets in flight to retire when only they stand in the way), marks them used now and,
- * for written ones, dirty, and writes each one's SegmentId and PhysicalAddress into the
- * allocation list. On GR_OK the residency lock is held: the caller takes the packet's GPU
- * references, then calls dxgk_res_submit_end.
- * @return GR_OK, GR_E_NO_MEMORY (the list cannot be resident at once), paging errors
- */
-gr_status_t dxgk_res_submit_begin(gr_adapter_t *ad, dxgk_open_t *const *opens, DXGK_ALLOCATIONLIST *alist, uint32_t n);
-void dxgk_res_submit_end(gr_adapter_t *ad);
-
-/** Pages ka in if it is evicted (residency lock held). @return as dxgk_res_submit_begin */
+/** Pages ka in if it is evicted (residency lock held). @return as dxgk_res_submit_begin
+ * (vidmm_packet.h) */
 gr_status_t dxgk_res_page_in(gr_adapter_t *ad, dxgk_kalloc_t *ka);
 
 /** Marks ka used now (LRU; residency lock held). */

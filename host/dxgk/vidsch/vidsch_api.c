@@ -6,8 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vidmm_dmabuf.h"
-#include "vidmm_residency.h"
+#include "vidmm_packet.h"
 #include "vidsch_internal.h"
 
 #define VS_ROOT_ENTRIES 512u /* gpuref's L3 table (vidmm_gpuva.h) */
@@ -562,7 +561,7 @@ gr_status_t gr_wait(gr_gpu_device_t *dev, gr_context_t h, uint64_t fence, uint64
         return GR_E_INVALID;
     if (!vs->engine)
         return GR_E_UNSUPPORTED;
-    dxgk_thr_may_block(vs->thr, "gr_wait");
+    dxgk_thr_may_block(vs->ad->thr, "gr_wait");
     vs_context_t *c = ctx_get(dev, h);
     if (!c)
         return GR_E_INVALID;
@@ -603,7 +602,7 @@ gr_status_t gr_cancel(gr_gpu_device_t *dev, gr_context_t h, uint32_t *out_cancel
         return GR_E_INVALID;
     if (!vs->engine)
         return GR_E_UNSUPPORTED;
-    dxgk_thr_may_block(vs->thr, "gr_cancel");
+    dxgk_thr_may_block(vs->ad->thr, "gr_cancel");
     vs_context_t *c = ctx_get(dev, h);
     if (!c)
         return GR_E_INVALID;
@@ -624,7 +623,7 @@ gr_status_t gr_preempt(gr_gpu_device_t *dev, gr_context_t h)
         return GR_E_INVALID;
     if (!vs->engine || !vs->caps.PreemptionAware)
         return GR_E_UNSUPPORTED;
-    dxgk_thr_may_block(vs->thr, "gr_preempt");
+    dxgk_thr_may_block(vs->ad->thr, "gr_preempt");
     vs_context_t *c = ctx_get(dev, h);
     if (!c)
         return GR_E_INVALID;

@@ -7,7 +7,7 @@
 #include "d3dkmddi.h"
 #include "dxgk_threading.h"
 #include "gpuref/gr_submit.h"
-#include "vidsch_ddi.h"
+#include "dxgk_ddi.h"
 
 /**
  * The adapter's DDI table. A test may replace an entry with a shim that calls the entry it

@@ -1,9 +1,9 @@
 /*
  * vidmm_dmabuf.c: DMA buffers mapped into their device's GPU virtual address space
- * (vidmm_dmabuf.h). The mapping takes a VA slot of its own from the device's cursor, as every
- * open does (dxgk_alloc.c), under the residency lock that guards the page tables.
+ * (vidmm_packet.h). The mapping takes a VA slot of its own from the device's cursor, as every
+ * open does (vidmm_place.c), under the residency lock that guards the page tables.
  */
-#include "vidmm_dmabuf.h"
+#include "vidmm_packet.h"
 
 #include "vidmm_gpuva.h"
 #include "vidmm_residency.h"

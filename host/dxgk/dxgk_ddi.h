@@ -1,12 +1,12 @@
 /*
- * vidsch_ddi.h: the table through which the OS stand-in calls every DDI of the miniport, as
+ * dxgk_ddi.h: the table through which the OS stand-in calls every DDI of the miniport, as
  * dxgkrnl calls through the DRIVER_INITIALIZATION_DATA the miniport registered. Each adapter
  * gets a copy filled with host/kmd's functions; a test may replace an entry with a shim that
  * records its arguments and calls the original (never a mock: the real miniport still runs).
  * Private to host/dxgk and its tests.
  */
-#ifndef GPUREF_DXGK_VIDSCH_DDI_H
-#define GPUREF_DXGK_VIDSCH_DDI_H
+#ifndef GPUREF_DXGK_DDI_H
+#define GPUREF_DXGK_DDI_H
 
 #include "d3dkmddi.h"
 

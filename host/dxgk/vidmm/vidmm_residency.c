@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "vidmm_residency.h"
-#include "vidsch.h"
+#include "vidsch_paging.h"
 
 #define PAGE UINT64_C(4096)
 #define TEST_RESERVE_MAX 64u

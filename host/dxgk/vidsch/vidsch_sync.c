@@ -1,0 +1,72 @@
+/*
+ * vidsch_sync.c: the bottom of VidSch, which every other file of it calls and which calls none
+ * of them: fence comparison, VidSch's condition wait and wake-up, the trace, the device clock.
+ */
+#define _GNU_SOURCE /* pthread spin locks, recursive mutexes */
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "gpuref/gr_regmap.h"
+#include "vidsch_internal.h"
+
+bool vs_fence_done(uint32_t fence, uint32_t completed)
+{
+    return (int32_t)(fence - completed) <= 0;
+}
+
+struct timespec vs_deadline_ns(long ns)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_nsec += ns;
+    while (ts.tv_nsec >= 1000000000L) {
+        ts.tv_nsec -= 1000000000L;
+        ts.tv_sec++;
+    }
+    return ts;
+}
+
+void vs_cond_wait_ns(dxgk_vidsch_t *vs, long ns)
+{
+    struct timespec ts = vs_deadline_ns(ns);
+    (void)pthread_cond_timedwait(&vs->cond, &vs->lock, &ts);
+}
+
+void vs_trace(dxgk_vidsch_t *vs, const char *fmt, ...)
+{
+    char line[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "vidsch %p @%llu: %s\n", (void *)vs, (unsigned long long)atomic_load(&vs->now), line);
+}
+
+void vs_wake(dxgk_vidsch_t *vs)
+{
+    atomic_store(&vs->kick, true);
+    pthread_cond_broadcast(&vs->cond);
+    pthread_cond_broadcast(&vs->idle_cond);
+}
+
+/*
+ * The clock: the engine's free-running cycle counter (reading LO latches HI). On sim:// it is
+ * the simulated time; on a board, the board's cycles. Monotonic by construction; a failed read
+ * keeps the last value. Takes the link lock: callers should not hold vs->lock.
+ */
+uint64_t vs_clock(dxgk_vidsch_t *vs)
+{
+    gr_adapter_t *ad = vs->ad;
+    uint32_t lo = 0, hi = 0;
+    pthread_mutex_lock(&ad->link_lock);
+    int rc = gr_link_read32(ad->link, GR_REG_DMA_TIMESTAMP_LO, &lo);
+    if (!rc)
+        rc = gr_link_read32(ad->link, GR_REG_DMA_TIMESTAMP_HI, &hi);
+    pthread_mutex_unlock(&ad->link_lock);
+    uint64_t t = ((uint64_t)hi << 32) | lo;
+    uint64_t cur = atomic_load(&vs->now);
+    while (!rc && t > cur && !atomic_compare_exchange_weak(&vs->now, &cur, t)) {
+    }
+    return atomic_load(&vs->now);
+}

@@ -1,0 +1,329 @@
+#!/usr/bin/env python3
+"""check_layers.py: the host side's layering, checked from its includes and its object files.
+
+The components, what each may depend on, and which of a component's headers the others may
+include are the table LAYERS below: the one place they are written. Three checks:
+
+  includes  every `#include "..."` of a file in a component resolves to a header of the same
+            component or of one it may depend on (and, when that component lists the headers
+            it offers others, to one of those)
+  include cycles
+            no loop among headers through their includes
+  calls     with --objdir: from `nm` of each source's object file, which file defines a symbol
+            that another file uses; the defining file's component must be one the user's may
+            depend on, and no loop among files through those uses
+
+Run it as anyone can (make check-layers does this after building the objects):
+
+    python3 scripts/check_layers.py --objdir build/host
+
+Exit status 0 when every check holds, 1 when one fails (each failure on its own line), 2 for a
+usage error. --tap prints the checks as TAP for make test; --graph prints every file's
+dependencies, the lowest files first.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+# ---- the table -----------------------------------------------------------------------------
+# name: (where, may depend on, headers the others may include (None: all of them)).
+# `where` lists folders, or files without their .c/.h; a file belongs to the component with
+# the longest entry that holds it. The order is the layering, lowest first: a component depends
+# only on components listed before it, but for VidMm and VidSch, which meet through the headers
+# NARROW names below.
+LAYERS = [
+    ("include", ["host/include"], [], None),
+    ("harness", ["tb/harness"], ["include"], None),
+    # The status words (gr_strerror) sit below the transports, which report through them.
+    ("status", ["host/lib/gr_status"], ["include"], None),
+    ("bridge", ["bridge/host"], ["include", "status", "harness"], None),
+    # The device API: open, identify, registers; the register map as data.
+    ("lib", ["host/lib/gr_device", "host/lib/gr_regdesc", "host/lib/gr_regdesc_query"],
+     ["include", "status", "bridge"], None),
+    ("conformance", ["host/conformance"], ["include", "status", "lib", "bridge"], None),
+    ("kmd", ["host/kmd"], ["include", "status", "lib", "bridge"], ["kmd.h"]),
+    # VidMm's self-contained pieces (range allocator, page tables, flag rules) use nothing of the
+    # OS stand-in, so the core's objects may hold them.
+    ("vidmm-base", ["host/dxgk/vidmm/vidmm_segment", "host/dxgk/vidmm/vidmm_gpuva",
+                    "host/dxgk/vidmm/vidmm_gpuva_dev", "host/dxgk/vidmm/vidmm_flag_rules"],
+     ["include", "status", "lib", "bridge"], None),
+    # The core below VidMm and VidSch: objects, handles, threading, the DDI table, host memory.
+    ("dxgk", ["host/dxgk"], ["include", "status", "lib", "bridge", "kmd", "vidmm-base"], None),
+    ("vidmm", ["host/dxgk/vidmm"], ["include", "status", "lib", "bridge", "kmd", "dxgk", "vidmm-base",
+                                    "vidsch"], None),
+    ("vidsch", ["host/dxgk/vidsch"], ["include", "status", "lib", "bridge", "kmd", "dxgk", "vidmm-base",
+                                      "vidmm"], None),
+    # The top of the OS stand-in: adapter open and close start and stop VidMm and VidSch.
+    ("adapter", ["host/dxgk/dxgk_adapter"], ["include", "status", "lib", "bridge", "kmd", "dxgk",
+                                             "vidmm-base", "vidmm", "vidsch"], None),
+    # Any other file of host/lib: calls made of the public API (allocations, submission) sit on
+    # top of the OS stand-in.
+    ("lib-api", ["host/lib"], ["include", "status", "lib", "bridge", "kmd", "dxgk", "vidmm-base",
+                               "vidmm", "vidsch", "adapter"], None),
+    ("tools", ["host/tools"], ["include", "status", "lib", "bridge", "harness", "conformance", "kmd",
+                               "dxgk", "vidmm-base", "vidmm", "vidsch", "adapter", "lib-api"], None),
+]
+# What one component offers another, where that is narrower than its public headers (above):
+# (user, provider) -> headers the user may include. VidMm and VidSch meet through one small
+# header each way, and nothing else: vidsch_paging.h (what VidMm asks of VidSch: run a paging
+# buffer, wait for its fence, wait until the GPU is done with an allocation) and
+# vidmm_packet.h (what VidSch asks of VidMm: make a packet's allocation list resident and
+# release it, map a DMA buffer at a GPU VA).
+NARROW = {
+    ("vidmm", "vidsch"): ["vidsch_paging.h"],
+    ("vidsch", "vidmm"): ["vidmm_packet.h"],
+    ("adapter", "vidmm"): ["vidmm_residency.h"],
+    ("adapter", "vidsch"): ["vidsch.h"],
+    ("tools", "vidmm"): ["vidmm_residency.h"],
+}
+# The folders whose files are checked (the others are only looked up as include targets).
+CHECKED = ["host/lib", "host/conformance", "host/kmd", "host/dxgk", "host/tools", "bridge/host"]
+# Loops are checked among these files (bridge/host registers its backends in gr_link.c, which
+# they report errors through: outside host/, left to its own folder).
+LOOP_SCOPE = "host/"
+# Where a quoted include is looked for after the including file's own folder: the build's -I
+# paths (host/host.mk), in their order.
+INCLUDE_DIRS = ["host/include", "bridge/host", "tb/harness", "tb/harness/board", "host/conformance", "host/kmd", "host/dxgk", "host/dxgk/vidmm", "host/dxgk/vidsch",
+                "host/tools"]
+# Loops tolerated for now, each the set of its files; empty when the layering holds everywhere.
+KNOWN_LOOPS = [
+    # gpuctl.c dispatches to the command files, which use its output helpers (json_str,
+    # fail_status, fmt_size, parse_size_ex); gpuctl_submit.c uses gpuctl_alloc.c's session.
+    ["host/tools/gpuctl.c", "host/tools/gpuctl_alloc.c", "host/tools/gpuctl_regs.c",
+     "host/tools/gpuctl_submit.c"],
+]
+
+COMPONENTS = {name: (where, deps, offers) for name, where, deps, offers in LAYERS}
+INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def component_of(path):
+    best, best_len = None, -1
+    stem = os.path.splitext(path)[0]
+    for name, (where, _, _) in COMPONENTS.items():
+        for w in where:
+            if (path.startswith(w + "/") or stem == w) and len(w) > best_len:
+                best, best_len = name, len(w)
+    return best
+
+
+def source_files(root):
+    out = []
+    for top in CHECKED:
+        for dirpath, _, names in os.walk(os.path.join(root, top)):
+            for n in sorted(names):
+                if n.endswith((".c", ".h")):
+                    out.append(os.path.relpath(os.path.join(dirpath, n), root))
+    return sorted(out)
+
+
+def resolve(root, path, inc):
+    for d in [os.path.dirname(path)] + INCLUDE_DIRS:
+        cand = os.path.normpath(os.path.join(d, inc))
+        if os.path.isfile(os.path.join(root, cand)):
+            return cand
+    return None
+
+
+def allowed(user, target_path):
+    """None when `user` may include/use target_path, else the reason it may not."""
+    prov = component_of(target_path)
+    if prov is None or prov == user:
+        return None
+    _, deps, offers = COMPONENTS[user]
+    if prov not in deps:
+        return "%s may not depend on %s" % (user, prov)
+    name = os.path.basename(target_path)
+    narrow = NARROW.get((user, prov))
+    if target_path.endswith(".h"):
+        if narrow is not None and name not in narrow:
+            return "%s may include only %s of %s" % (user, ", ".join(narrow), prov)
+        if narrow is None and COMPONENTS[prov][2] is not None and name not in COMPONENTS[prov][2]:
+            return "%s offers only %s" % (prov, ", ".join(COMPONENTS[prov][2]))
+    return None
+
+
+def cycles(edges):
+    """Strongly connected components with more than one node (Tarjan, iterative)."""
+    index, low, onstack, stack, out, counter = {}, {}, set(), [], [], [0]
+    nodes = sorted(set(edges) | {v for vs in edges.values() for v in vs})
+    for start in nodes:
+        if start in index:
+            continue
+        work = [(start, iter(sorted(edges.get(start, ()))))]
+        index[start] = low[start] = counter[0]
+        counter[0] += 1
+        stack.append(start)
+        onstack.add(start)
+        while work:
+            node, it = work[-1]
+            advanced = False
+            for nxt in it:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = counter[0]
+                    counter[0] += 1
+                    stack.append(nxt)
+                    onstack.add(nxt)
+                    work.append((nxt, iter(sorted(edges.get(nxt, ())))))
+                    advanced = True
+                    break
+                if nxt in onstack:
+                    low[node] = min(low[node], index[nxt])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                scc = []
+                while True:
+                    v = stack.pop()
+                    onstack.discard(v)
+                    scc.append(v)
+                    if v == node:
+                        break
+                if len(scc) > 1:
+                    out.append(sorted(scc))
+    return sorted(out)
+
+
+def loop_text(scc, edges, why):
+    """The loop's members and the edges among them, with what makes each edge."""
+    parts = []
+    for a in scc:
+        for b in sorted(edges.get(a, ())):
+            if b in scc:
+                parts.append("%s -> %s (%s)" % (a, b, ", ".join(sorted(why[(a, b)])[:4])))
+    return "; ".join(parts)
+
+
+def check_includes(root, files):
+    failures, edges, why = [], {}, {}
+    for path in files:
+        with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        user = component_of(path)
+        for inc in INCLUDE_RE.findall(text):
+            target = resolve(root, path, inc)
+            if target is None:
+                continue
+            reason = allowed(user, target)
+            if reason:
+                failures.append("include: %s includes %s: %s" % (path, target, reason))
+            a, b = path, target
+            if a != b:
+                edges.setdefault(a, set()).add(b)
+                why.setdefault((a, b), set()).add(os.path.basename(target))
+    return failures, edges, why
+
+
+def nm_symbols(obj):
+    out = subprocess.run(["nm", obj], check=True, capture_output=True, text=True).stdout
+    defined, used = set(), set()
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0] == "U":
+            used.add(parts[1])
+        elif len(parts) == 3 and parts[1] in "TDBRCGSVW":
+            defined.add(parts[2])
+    return defined, used
+
+
+def check_calls(root, files, objdir):
+    sources = [p for p in files if p.endswith(".c")]
+    defs, uses, missing = {}, {}, []
+    for src in sources:
+        obj = os.path.join(objdir, os.path.splitext(src)[0] + ".o")
+        if not os.path.isfile(obj):
+            missing.append(src)
+            continue
+        d, u = nm_symbols(obj)
+        uses[src] = u
+        for s in d:
+            defs.setdefault(s, set()).add(src)
+    failures, edges, why = [], {}, {}
+    for src, used in sorted(uses.items()):
+        for sym in sorted(used):
+            for definer in sorted(defs.get(sym, ())):
+                if definer == src:
+                    continue
+                reason = allowed(component_of(src), definer)
+                if reason:
+                    failures.append("call: %s uses %s of %s: %s" % (src, sym, definer, reason))
+                a, b = src, definer
+                edges.setdefault(a, set()).add(b)
+                why.setdefault((a, b), set()).add(sym)
+    return failures, edges, why, missing
+
+
+def order(edges):
+    """Files lowest first (those that use nothing come first), for --graph."""
+    nodes = sorted(set(edges) | {v for vs in edges.values() for v in vs})
+    depth = {}
+
+    def d(n, seen=()):
+        if n in depth:
+            return depth[n]
+        if n in seen:
+            return 0
+        depth[n] = 1 + max([d(m, seen + (n,)) for m in edges.get(n, ())] or [-1])
+        return depth[n]
+    for n in nodes:
+        d(n)
+    return sorted(nodes, key=lambda n: (depth[n], n))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--root", default=".", help="the tree's top folder (default: .)")
+    ap.add_argument("--objdir", help="where host.mk puts the objects (build/host): checks calls too")
+    ap.add_argument("--tap", action="store_true", help="TAP output, for make test")
+    ap.add_argument("--graph", action="store_true", help="print each file's dependencies")
+    args = ap.parse_args()
+    if args.objdir and not os.path.isdir(args.objdir):
+        print("check_layers: no object folder %s (build it first: make all)" % args.objdir,
+              file=sys.stderr)
+        return 2
+    files = source_files(args.root)
+    results = []  # (name, failures)
+    inc_fail, inc_edges, inc_why = check_includes(args.root, files)
+    results.append(("every include is allowed by the layer table", inc_fail))
+    known = [set(k) for k in KNOWN_LOOPS]
+    loops = [c for c in cycles(inc_edges) if set(c) not in known and c[0].startswith(LOOP_SCOPE)]
+    results.append(("no include loop among files",
+                    ["include loop: " + loop_text(c, inc_edges, inc_why) for c in loops]))
+    if args.objdir:
+        call_fail, call_edges, call_why, missing = check_calls(args.root, files, args.objdir)
+        results.append(("every object file of a source exists in " + args.objdir,
+                        ["no object: " + m for m in missing]))
+        results.append(("every symbol a file uses is defined in a component it may depend on",
+                        call_fail))
+        loops = [c for c in cycles(call_edges) if set(c) not in known and c[0].startswith(LOOP_SCOPE)]
+        results.append(("no call loop among files (nm of the objects)",
+                        ["call loop: " + loop_text(c, call_edges, call_why) for c in loops]))
+        if args.graph:
+            for n in order(call_edges):
+                print("%s: %s" % (n, " ".join(sorted(call_edges.get(n, ())))))
+    elif args.graph:
+        for n in order(inc_edges):
+            print("%s: %s" % (n, " ".join(sorted(inc_edges.get(n, ())))))
+    if args.tap:
+        print("1..%d" % len(results))
+    bad = 0
+    for i, (name, fails) in enumerate(results, 1):
+        for f in fails:
+            print(("# " if args.tap else "") + f)
+        if args.tap:
+            print("%s %d - %s" % ("not ok" if fails else "ok", i, name))
+        elif not fails:
+            print("ok: " + name)
+        bad += bool(fails)
+    for k in KNOWN_LOOPS:
+        print(("# " if args.tap else "") + "known loop, tolerated: " + " ".join(k))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
