@@ -11,9 +11,10 @@ LIBGPUREF := $(BUILD)/lib/libgpuref.a
 
 CONFORMANCE_OBJS := $(HOST_OBJ_DIR)/tb/conformance/gr_conformance.o
 GPUCTL := $(BUILD)/bin/gpuctl
-# gpuctl: the command line and dispatch, then the register, allocation and command-path commands.
+# gpuctl: the command line and dispatch, then the register, allocation, command-path and
+# waveform commands.
 GPUCTL_SRCS := host/tools/gpuctl.c host/tools/gpuctl_regs.c host/tools/gpuctl_alloc.c \
-               host/tools/gpuctl_submit.c
+               host/tools/gpuctl_submit.c host/tools/gpuctl_trace.c
 GPUCTL_OBJS := $(patsubst %.c,$(HOST_OBJ_DIR)/%.o,$(GPUCTL_SRCS))
 
 # Everything a program needs to drive a device over any built-in transport (usb:// needs
