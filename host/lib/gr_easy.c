@@ -347,7 +347,8 @@ gr_status_t gr_cmd_destroy(gr_cmd_t *c)
         return GR_E_BUSY;
     }
     gr_status_t rc = gr_dma_buffer_destroy(c->device, c->buffer);
-    if (rc)
+    /* GR_E_INVALID: the buffer went with its context (gr_context_destroy); the writer goes too. */
+    if (rc && rc != GR_E_INVALID)
         return easy_failed("gr_cmd_destroy", "gr_dma_buffer_destroy", rc);
     free(c);
     return GR_OK;
@@ -573,11 +574,11 @@ gr_status_t gr_cmd_wait(gr_cmd_t *c, uint64_t timeout_cycles)
                    (unsigned long long)timeout_cycles);
         return rc;
     }
-    if (rc == GR_OK || rc == GR_E_CANCELLED || rc == GR_E_DEVICE_RESET) {
-        /* Retired one way or another: the DMA buffer is the writer's again. */
-        c->in_flight = false;
-        forget(c);
-    }
+    /* Retired one way or another (or a fence gr_wait will never answer for: the context is
+     * gone); the DMA buffer is the writer's again. Should a packet still hold it, VidSch keeps it
+     * alive: gr_dma_buffer_destroy answers GR_E_BUSY and gr_cmd_destroy with it. */
+    c->in_flight = false;
+    forget(c);
     if (rc)
         easy_failed(who, "gr_wait", rc);
     return rc;

@@ -469,6 +469,32 @@ static void writer_in_flight_refuses_until_waited(void **state)
     assert_int_equal(gr_alloc_destroy(dev, a), GR_OK);
 }
 
+static void cancelled_packet_leaves_the_writer_empty(void **state)
+{
+    gr_session_t *s = *state;
+    gr_gpu_device_t *dev = gr_session_device(s);
+    gr_alloc_t a = 0;
+    assert_int_equal(gr_buffer_create(dev, 8 << 20, 0, &a), GR_OK);
+    gr_cmd_t *c = NULL;
+    assert_int_equal(gr_cmd_create(dev, gr_session_context(s), 0, &c), GR_OK);
+    assert_int_equal(gr_cmd_fill(c, a, 0, 8 << 20, 0xdead), GR_OK);
+    assert_int_equal(gr_cmd_submit(c, NULL), GR_OK);
+    /* An 8 MiB fill runs about a million cycles: the cancel takes it off the engine. */
+    uint32_t cancelled = 0;
+    assert_int_equal(gr_cancel(dev, gr_session_context(s), &cancelled), GR_OK);
+    assert_int_equal(cancelled, 1);
+    assert_int_equal(gr_cmd_wait(c, WAIT_CYCLES), GR_E_CANCELLED);
+    gr_cmd_info_t i = cmd_info(c);
+    assert_false(i.in_flight);
+    assert_int_equal(i.used, 0);
+    assert_int_equal(i.alloc_count, 0);
+    /* It records and runs again. */
+    assert_int_equal(gr_cmd_fill(c, a, 0, 64, 1), GR_OK);
+    assert_int_equal(gr_cmd_submit_wait(c, WAIT_CYCLES), GR_OK);
+    assert_int_equal(gr_cmd_destroy(c), GR_OK);
+    assert_int_equal(gr_alloc_destroy(dev, a), GR_OK);
+}
+
 static void info_and_allocs_refuse_null(void **state)
 {
     (void)state;
@@ -521,6 +547,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(full_writer_refuses_and_keeps_what_it_has),
         cmocka_unit_test(full_allocation_list_refuses_the_next_one),
         cmocka_unit_test(writer_in_flight_refuses_until_waited),
+        cmocka_unit_test(cancelled_packet_leaves_the_writer_empty),
         cmocka_unit_test(info_and_allocs_refuse_null),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

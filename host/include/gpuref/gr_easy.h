@@ -216,11 +216,12 @@ GR_API gr_status_t gr_cmd_reset(gr_cmd_t *cmd);
 GR_API gr_status_t gr_cmd_submit(gr_cmd_t *cmd, uint64_t *out_fence);
 
 /**
- * Waits for the writer's packet to retire (gr_wait). Once it has (completed, cancelled or lost
- * in a reset), the writer is empty again and records anew.
+ * Waits for the writer's packet to retire (gr_wait). Unless the answer is GR_E_TIMEOUT (completed,
+ * cancelled, lost in a reset, or a fence gr_wait refuses: its context destroyed), the writer is
+ * empty again and records anew.
  * @param timeout_cycles  device cycles (100 a microsecond on sim://); 0: just look
  * @return GR_OK (it ran to completion), GR_E_TIMEOUT (not yet: still in flight),
- *         GR_E_CANCELLED, GR_E_DEVICE_RESET, GR_E_INVALID (NULL, nothing in flight)
+ *         GR_E_CANCELLED, GR_E_DEVICE_RESET, GR_E_INVALID (NULL, nothing in flight; or gr_wait's)
  */
 GR_API gr_status_t gr_cmd_wait(gr_cmd_t *cmd, uint64_t timeout_cycles);
 
