@@ -101,6 +101,8 @@ include examples/examples.mk
 include tb/conformance/conformance.mk
 include tb/system/system.mk
 include tb/system/errors.mk
+include tb/system/easy.mk
+include tb/system/trace.mk
 include tb/harness/usb/usb.mk
 include tb/system/gpuva.mk
 include tb/system/dma_smoke.mk

@@ -31,7 +31,7 @@ check() {
     if log=$("$@" 2>&1); then ok "$name"; else not_ok "$name" "$log"; fi
 }
 
-echo "1..14"
+echo "1..18"
 
 # ---- the installed tree ----
 check "pkg-config finds gpuref under $prefix" pkg-config --exists gpuref
@@ -90,6 +90,25 @@ if log=$("$out/fill_copy_static" 'sim://?seed=4' 2>&1) && echo "$log" | grep -q 
     ok "fill_copy (static) on sim://?seed=4: the copy reads back, no libgpuref.so loaded"
 else
     not_ok "fill_copy (static) on sim://?seed=4: the copy reads back, no libgpuref.so loaded" "$log"
+fi
+
+# ---- easy_copy.c: the convenience layer (gr_easy.h), as C and as C++ ----
+# shellcheck disable=SC2086
+check "easy_copy.c compiles as C11 with only pkg-config's flags" \
+    $CC -std=c11 -Wall -Wextra -Werror -pedantic "$here/easy_copy.c" $cflags $libs -o "$out/easy_copy"
+if log=$("$out/easy_copy" 'sim://?seed=5' 2>&1) && echo "$log" | grep -q "every word reads back"; then
+    ok "easy_copy (C) on sim://?seed=5: the copy reads back"
+else
+    not_ok "easy_copy (C) on sim://?seed=5: the copy reads back" "$log"
+fi
+# shellcheck disable=SC2086
+check "easy_copy.c compiles as C++17 (g++ -x c++) with only pkg-config's flags" \
+    $CXX -std=c++17 -Wall -Wextra -Werror -pedantic -x c++ "$here/easy_copy.c" -x none $cflags $libs \
+    -o "$out/easy_copy_cxx"
+if log=$("$out/easy_copy_cxx" 'sim://?seed=6&stall=60' 2>&1) && echo "$log" | grep -q "every word reads back"; then
+    ok "easy_copy (C++) on sim://?seed=6&stall=60: the copy reads back"
+else
+    not_ok "easy_copy (C++) on sim://?seed=6&stall=60: the copy reads back" "$log"
 fi
 
 # ---- a failed open says why, through the public API ----

@@ -12,6 +12,7 @@ PACKAGES=(
     iverilog          # second simulator for the RTL unit tests
     yosys             # synthesis check
     zlib1g-dev        # Verilator's FST waveforms
+    gtkwave           # to look at them (sim://?trace=, gpuctl trace on; the .gtkw save files)
     libcmocka-dev     # C test framework
     libusb-1.0-0-dev  # usb://ft601: the FT601 backend talks to the chip through libusb
     libftdi1-dev      # usb://ft2232h: the FT2232H backend (synchronous FIFO) through libftdi

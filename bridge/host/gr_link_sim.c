@@ -18,8 +18,9 @@ typedef struct sim_ctx {
 /* gpu_core's VRAM port has 32 address bits (VramAddrBits): the harness refuses more. */
 #define SIM_VRAM_MAX (4ull << 30)
 
-static const char *const sim_keys[] = {"seed", "stall", "latency", "norandom", "vram",
-                                       "fst",  "txlog", "axi",     "stallrun", NULL};
+static const char *const sim_keys[] = {"seed",  "stall",    "latency",    "norandom", "vram",
+                                       "fst",   "trace",    "trace_from", "trace_to", "txlog",
+                                       "axi",   "stallrun", NULL};
 
 /* Decimal digits, or 0x and hex digits; nothing else (no sign, no space: strtoull would take
  * "-1" as 2^64-1). */
@@ -107,7 +108,28 @@ static int sim_open(const gr_uri_t *uri, void **out_ctx)
         gr_link_set_error("sim://: bad value '%s' for axi (any, awaitw, awaitwlast, wawaitaw)", s);
         rc = GR_E_BAD_URI;
     }
-    c->cfg.fst_path = gr_uri_param(uri, "fst");
+    /* trace= and fst= are one key under two names (fst= came first, when FST was the only format). */
+    const char *trace = gr_uri_param(uri, "trace"), *fst = gr_uri_param(uri, "fst");
+    if (!rc && trace && fst) {
+        gr_link_set_error("sim://: trace= and fst= both name the waveform file ('%s', '%s'): give one", trace, fst);
+        rc = GR_E_BAD_URI;
+    }
+    c->cfg.fst_path = trace ? trace : fst;
+    if (!rc && (s = gr_uri_param(uri, "trace_from")) && !(rc = parse_u64("trace_from", s, 0, UINT64_MAX, &v)))
+        c->cfg.trace_from = v;
+    if (!rc && (s = gr_uri_param(uri, "trace_to")) && !(rc = parse_u64("trace_to", s, 0, UINT64_MAX, &v)))
+        c->cfg.trace_to = v;
+    if (!rc && c->cfg.trace_to && c->cfg.trace_from > c->cfg.trace_to) {
+        gr_link_set_error("sim://: trace_from=%llu is after trace_to=%llu (the window records both cycles and "
+                          "those between)", (unsigned long long)c->cfg.trace_from,
+                          (unsigned long long)c->cfg.trace_to);
+        rc = GR_E_BAD_URI;
+    }
+    const char *env_fst = getenv("GR_SIM_FST");
+    if (!rc && (c->cfg.trace_from || c->cfg.trace_to) && !c->cfg.fst_path && !(env_fst && *env_fst)) {
+        gr_link_set_error("sim://: trace_from and trace_to need a waveform file (trace=PATH, or $GR_SIM_FST)");
+        rc = GR_E_BAD_URI;
+    }
     c->cfg.txlog_path = gr_uri_param(uri, "txlog");
     if (rc) {
         free(c);

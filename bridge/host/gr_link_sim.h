@@ -1,8 +1,8 @@
 /*
  * gr_link_sim.h: the sim:// backend: gpu_core under Verilator in this process (tb/harness).
  *
- * URI: sim://[?seed=N&stall=PCT&latency=CYCLES&norandom=1&vram=BYTES[K|M|G]&fst=PATH&txlog=PATH
- *             &axi=ORDER&stallrun=CYCLES]
+ * URI: sim://[?seed=N&stall=PCT&latency=CYCLES&norandom=1&vram=BYTES[K|M|G]&trace=PATH
+ *             &trace_from=CYCLE&trace_to=CYCLE&txlog=PATH&axi=ORDER&stallrun=CYCLES]
  *   seed      1..2^64-1: random latency and backpressure of the bus models (default
  *             $GR_SIM_SEED, 0..2^64-1 with 0 as 1, else 1)
  *   stall     0..90, percent of cycles a model or the CSR driver stalls (default 25)
@@ -10,7 +10,12 @@
  *   norandom  0 or 1; 1: no stalls and no latency
  *   vram      VRAM model size, 4K..4G in whole 4 KiB pages (default 512M, what gpu_core
  *             reports in MC_VRAM_SIZE)
- *   fst       record an FST waveform of the whole run (default $GR_SIM_FST)
+ *   trace     record a waveform (default $GR_SIM_FST): VCD if PATH ends in .vcd, else FST, with a
+ *             GTKWave save file next to it (PATH's extension replaced by .gtkw); fst= is the same
+ *             key under its first name (not both)
+ *   trace_from, trace_to
+ *             record only cycles trace_from..trace_to, both included (gr_sim_cycle's count;
+ *             decimal or 0x hex; trace_to 0 or absent: to the end); they need a waveform file
  *   txlog     write a log of every AXI transaction (default $GR_SIM_TXLOG)
  *   axi       the write order the memory models impose, each one a legal AXI4 slave may choose
  *             (default $GR_SIM_AXI, else any): any (AW and W taken independently, W may come

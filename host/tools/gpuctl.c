@@ -174,7 +174,8 @@ typedef enum cmd_kind {
     CMD_FILL,
     CMD_READ,
     CMD_BENCH,
-    CMD_TIMELINE
+    CMD_TIMELINE,
+    CMD_TRACE
 } cmd_kind_t;
 
 typedef struct command {
@@ -185,6 +186,7 @@ typedef struct command {
     alloc_req_t alloc; /* alloc */
     residency_req_t res; /* evict, resident */
     xfer_req_t xfer;   /* copy, fill, read, bench */
+    trace_req_t trace; /* trace */
 } command_t;
 
 /* Parses one command and its arguments; returns how many words it took, or -1. */
@@ -208,7 +210,8 @@ static int parse_command(int argc, char **argv, unsigned allocs_before, command_
                  {"fill", CMD_FILL, 2},
                  {"read", CMD_READ, 1},
                  {"bench", CMD_BENCH, 0},
-                 {"timeline", CMD_TIMELINE, 0}};
+                 {"timeline", CMD_TIMELINE, 0},
+                 {"trace", CMD_TRACE, 1}};
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         if (strcmp(argv[0], table[i].name))
             continue;
@@ -216,8 +219,9 @@ static int parse_command(int argc, char **argv, unsigned allocs_before, command_
         memset(&cmd, 0, sizeof cmd);
         cmd.kind = table[i].kind;
         if (cmd.kind == CMD_ALLOC || cmd.kind == CMD_COPY || cmd.kind == CMD_FILL || cmd.kind == CMD_READ ||
-            cmd.kind == CMD_BENCH || cmd.kind == CMD_EVICT || cmd.kind == CMD_RESIDENT) {
-            int n = cmd.kind == CMD_ALLOC ? parse_alloc(argc, argv, &cmd.alloc)
+            cmd.kind == CMD_BENCH || cmd.kind == CMD_EVICT || cmd.kind == CMD_RESIDENT || cmd.kind == CMD_TRACE) {
+            int n = cmd.kind == CMD_TRACE ? parse_trace(argc, argv, &cmd.trace)
+                    : cmd.kind == CMD_ALLOC ? parse_alloc(argc, argv, &cmd.alloc)
                     : cmd.kind == CMD_EVICT || cmd.kind == CMD_RESIDENT
                         ? parse_residency(argc, argv, allocs_before, &cmd.res)
                     : cmd.kind == CMD_COPY ? parse_copy(argc, argv, allocs_before, &cmd.xfer)
@@ -400,7 +404,7 @@ int main(int argc, char **argv)
                                              "the command-path commands"),
                    EXIT_USAGE;
         }
-        alloc_side |= cmd->kind >= CMD_ALLOC;
+        alloc_side |= cmd->kind >= CMD_ALLOC && cmd->kind != CMD_TRACE;
     }
     init_wddm2_names();
 
@@ -455,9 +459,13 @@ int main(int argc, char **argv)
         case CMD_TIMELINE:
             rc = cmd_timeline(&o, &s);
             break;
+        case CMD_TRACE:
+            rc = cmd_trace(&o, s.dev, &cmd->trace);
+            break;
         }
     }
     session_end(&s);
+    rc = trace_finish(&o, s.dev, rc);
     gr_device_close(s.dev);
     fflush(stdout);
     return rc;

@@ -9,6 +9,7 @@
  *   gpuctl_alloc.c   alloc, free, ls, evict, resident and the session (allocations, over
  *                    gr_alloc.h)
  *   gpuctl_submit.c  copy, fill, read, bench, timeline (the command path, over gr_submit.h)
+ *   gpuctl_trace.c   trace on FILE, trace off (waveforms of sim://, over tb/harness/gr_sim.h)
  *
  * A command's entry point returns an exit code (enum exit_code) and has printed its result or
  * its error; a parser returns the words it took, or -1 with its message printed (parse_fail).
@@ -187,5 +188,19 @@ int cmd_fill(const opts_t *o, session_t *s, const xfer_req_t *q);
 int cmd_read(const opts_t *o, session_t *s, const xfer_req_t *q);
 int cmd_bench(const opts_t *o, session_t *s, const xfer_req_t *q);
 int cmd_timeline(const opts_t *o, session_t *s);
+
+/* ---- gpuctl_trace.c: waveforms on sim:// ---- */
+
+/* One trace command as parsed: trace on FILE, or trace off. */
+typedef struct trace_req {
+    bool on;
+    const char *path; /* on: the waveform file (.vcd: VCD, else FST); points into argv */
+} trace_req_t;
+
+int parse_trace(int argc, char **argv, trace_req_t *out);
+int cmd_trace(const opts_t *o, gr_device_t *dev, const trace_req_t *q);
+/* Before the device closes: closes a waveform still open (trace on without off, sim://?trace=)
+ * and prints where it is. Returns rc, or EXIT_DEVICE when rc was 0 and the file failed. */
+int trace_finish(const opts_t *o, gr_device_t *dev, int rc);
 
 #endif

@@ -101,6 +101,10 @@ static const cmd_help_t helps[] = {
      "VRAM -> VRAM copies of each size (default 256,1K,4K,16K,64K,256K,1M;\nup to 64M) by GPU VA; median of N runs",
      xfer_notes},
     {"timeline", "timeline", "the scheduler's events of this run, with device cycles", NULL},
+    {"trace", "trace on FILE | trace off",
+     "sim://: record a waveform of the commands between (FILE .vcd: VCD,\nelse FST; a GTKWave save file FILE.gtkw "
+     "next to it)",
+     NULL},
 };
 
 /* Each line of text, after indent spaces (the first line after first_indent). */

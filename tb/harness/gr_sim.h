@@ -51,8 +51,13 @@ typedef struct gr_sim_config {
     unsigned stall_run;      /**< 1..1000: a memory model's AWREADY/WREADY/ARREADY stall lasts
                                   1..stall_run cycles (long stretches of READY low); 0:
                                   $GR_SIM_STALL_RUN, else 1 */
-    const char *fst_path;    /**< FST waveform file; NULL: $GR_SIM_FST; NULL or "": none */
+    const char *fst_path;    /**< waveform file, VCD if it ends in ".vcd", else FST (with a GTKWave
+                                  save file next to it: gr_sim_trace_start); NULL: $GR_SIM_FST;
+                                  NULL or "": none */
     const char *txlog_path;  /**< AXI transaction log; NULL: $GR_SIM_TXLOG; NULL or "": none */
+    uint64_t trace_from;     /**< the waveform records cycles trace_from..trace_to (both
+                                  included; gr_sim_cycle's count, reset cycles 0..7); 0: from reset */
+    uint64_t trace_to;       /**< 0: to the end; else at least trace_from */
 } gr_sim_config_t;
 
 /**
@@ -79,10 +84,11 @@ int gr_sim_axi_order_parse(const char *name, gr_sim_axi_order_t *out_order);
 int gr_sim_create(const gr_sim_config_t *cfg, gr_sim_t **out_sim);
 
 /**
- * Why this thread's last gr_sim_create failed, in words: a file's path, the environment variable
- * it came from and the system's reason ("cannot open FST file 'x.fst' from GR_SIM_FST: No such
- * file or directory"), or the bad setting or variable with its accepted range
- * ("GR_SIM_STALL_RUN='0' is out of range (accepted: 1..1000, decimal or 0x hex)").
+ * Why this thread's last gr_sim_create (or gr_sim_trace_start, gr_sim_trace_stop) failed, in
+ * words: a file's path, the environment variable it came from and the system's reason ("cannot
+ * open FST file 'x.fst' from GR_SIM_FST: No such file or directory"), or the bad setting or
+ * variable with its accepted range ("GR_SIM_STALL_RUN='0' is out of range (accepted: 1..1000,
+ * decimal or 0x hex)").
  * @return never NULL; "no error" after a success
  */
 const char *gr_sim_error(void);
@@ -132,9 +138,45 @@ bool gr_sim_irq(const gr_sim_t *sim);
  */
 int gr_sim_wait_irq(gr_sim_t *sim, uint64_t max_cycles, bool *out_raised);
 
-/** Waveform dumping on or off from now on (needs fst_path; on from gr_sim_create when set).
- *  GR_E_UNSUPPORTED without one, GR_E_INVALID for NULL. */
+/** Waveform dumping on or off from now on, inside the window (needs an open waveform; on when
+ *  one is opened). GR_E_UNSUPPORTED without one, GR_E_INVALID for NULL. */
 int gr_sim_trace(gr_sim_t *sim, bool on);
+
+/** A waveform file as gr_sim_trace_info and gr_sim_trace_stop describe it. */
+typedef struct gr_sim_trace_info {
+    bool open;              /**< being written (gr_sim_trace_stop: false, it is closed now) */
+    bool vcd;               /**< VCD; else FST */
+    char path[1024];        /**< the waveform file */
+    char gtkw_path[1024];   /**< the GTKWave save file written next to it */
+    uint64_t from, to;      /**< the window in cycles (to: UINT64_MAX for no end) */
+    bool recorded;          /**< at least one cycle was recorded */
+    uint64_t first_cycle;   /**< the first and last cycle recorded (when recorded) */
+    uint64_t last_cycle;
+} gr_sim_trace_info_t;
+
+/**
+ * Starts writing a waveform from now on: VCD if path ends in ".vcd" (any case), else FST; every
+ * signal of gpu_core, cycles from..to (both included; 0 and 0: every cycle from now on). A
+ * GTKWave save file goes next to it at once (path with its extension replaced by ".gtkw"):
+ * gpu_core's ports, DMA engine and MMU signals in groups, the waveform named as its dumpfile.
+ * Each cycle recorded is two timestamps, the falling edge (cycle * 10 ns) and the rising one
+ * (5 ns later), in picoseconds. A VCD is made from an FST recorded beside it (path + ".part.fst",
+ * removed) when the waveform is closed. One waveform at a time per gr_sim_t.
+ * @return GR_OK, GR_E_INVALID (NULL, empty path, from after to), GR_E_BUSY (one is open),
+ *         GR_E_IO (a file cannot be written: gr_sim_error() names it and why)
+ */
+int gr_sim_trace_start(gr_sim_t *sim, const char *path, uint64_t from, uint64_t to);
+
+/**
+ * Closes the waveform (a VCD is written now) and says what it holds.
+ * @param[out] out_info  may be NULL
+ * @return GR_OK, GR_E_INVALID (NULL sim), GR_E_UNSUPPORTED (none open), GR_E_IO (the VCD could
+ *         not be written: gr_sim_error() says why; the waveform is closed all the same)
+ */
+int gr_sim_trace_stop(gr_sim_t *sim, gr_sim_trace_info_t *out_info);
+
+/** The open waveform, if any (info.open false: none). @return GR_OK, GR_E_INVALID (NULL) */
+int gr_sim_trace_info(const gr_sim_t *sim, gr_sim_trace_info_t *out_info);
 
 /**
  * Host memory the device may reach on m_host (the DMA region): page-aligned, zero-filled, rounded

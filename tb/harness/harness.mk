@@ -20,7 +20,7 @@ HARNESS_MODELS_SRC := tb/unit/harness_models
 # Objects that do not include the Verilated model (the unit tests of the models link these).
 HARNESS_MODEL_OBJS := $(addprefix $(SIM_DIR)/harness/,axi_mem_model.o axi_test_master.o csr_driver.o host_memory.o \
                         txlog.o vram_memory.o)
-HARNESS_OBJS := $(HARNESS_MODEL_OBJS) $(SIM_DIR)/harness/sim_core.o
+HARNESS_OBJS := $(HARNESS_MODEL_OBJS) $(SIM_DIR)/harness/sim_core.o $(SIM_DIR)/harness/wave.o
 
 # Verilator's include directory, asked once per make run and only when it is needed.
 SIM_VROOT = $(eval SIM_VROOT := $$(shell $(VERILATOR) --getenv VERILATOR_ROOT))$(SIM_VROOT)
@@ -56,6 +56,8 @@ $(SIM_OBJ)/.stamp: $(SIM_DIR)/verilate.cmd $(RTL_SRCS) $(wildcard $(RTL_INC)/*.v
 $(SIM_DIR)/harness/sim_core.o: $(SIM_OBJ)/.stamp
 $(SIM_DIR)/harness/sim_core.o: HARNESS_CXX += -isystem $(SIM_VROOT)/include \
     -isystem $(SIM_VROOT)/include/vltstd -I$(SIM_OBJ) $(SIM_VDEFS) -faligned-new
+# wave.cpp reads FST files with the reader in Verilator's bundled fstapi (libverilated has it).
+$(SIM_DIR)/harness/wave.o: HARNESS_CXX += -isystem $(SIM_VROOT)/include
 $(SIM_DIR)/harness/%.o: $(HARNESS_SRC)/%.cpp
 	@mkdir -p $(@D)
 	$(HARNESS_CXX) -c $< -o $@

@@ -1,6 +1,7 @@
 // sim_core.cpp: gr_sim_t, the simulated device: the Verilated gpu_core with its clock and reset,
 // the CSR driver on s_csr, AxiMemModels on m_host (HostMemory) and m_vram (VramMemory), s_ap
-// held idle, the FST waveform and the transaction log; and the gr_sim_* C API over it.
+// held idle, the waveform (FST or VCD, with a window and a GTKWave save file) and the
+// transaction log; and the gr_sim_* C API over it.
 //
 // One clock cycle (step()):
 //   1. the driver and the models set their outputs from their state (registered outputs);
@@ -37,6 +38,7 @@
 #include "host_memory.h"
 #include "txlog.h"
 #include "vram_memory.h"
+#include "wave.h"
 
 // Why the last gr_sim_create of this thread failed (defined with the C API below); resolve()
 // names the setting or environment variable and the accepted range.
@@ -77,6 +79,8 @@ struct Settings {
     std::string txlog_path;
     const char *fst_from = nullptr;   // the environment variable fst_path came from, if any
     const char *txlog_from = nullptr; // the same for txlog_path
+    uint64_t trace_from = 0;          // cycles of the waveform window, both recorded
+    uint64_t trace_to = UINT64_MAX;
 };
 
 // Verilator's run-time keeps process-wide state (Verilated::s_lastContextp, the scope table)
@@ -188,6 +192,13 @@ int resolve(const gr_sim_config_t *cfg, Settings *out)
     if (log) s.txlog_path = log;
     s.fst_from = fst && !c.fst_path ? "GR_SIM_FST" : nullptr;
     s.txlog_from = log && !c.txlog_path ? "GR_SIM_TXLOG" : nullptr;
+    if (c.trace_to && c.trace_from > c.trace_to) {
+        set_sim_error("trace_from %llu is after trace_to %llu (the window's first and last cycle)",
+                      (unsigned long long)c.trace_from, (unsigned long long)c.trace_to);
+        return GR_E_INVALID;
+    }
+    s.trace_from = c.trace_from;
+    s.trace_to = c.trace_to ? c.trace_to : UINT64_MAX;
     *out = s;
     return GR_OK;
 }
@@ -265,6 +276,19 @@ template <std::size_t W> void bytes_to_port(VlWide<W> &port, const uint8_t *src,
         (top)->pfx##_rlast_i = (p).rlast;                       \
     } while (0)
 
+// One waveform file being written: Verilator's FST writer, and for a VCD the FST it converts
+// when the file is closed (the model is verilated with --trace-fst only: building it a second
+// time for Verilator's VCD writer would double the build of gpu_core, tb/harness/README.md).
+struct Wave {
+    std::unique_ptr<VerilatedFstC> fst;
+    std::string path;     // the file asked for
+    std::string fst_path; // the file Verilator writes: path, or a temporary next to a VCD
+    std::string gtkw_path;
+    bool vcd = false;
+    uint64_t from = 0, to = UINT64_MAX; // the window: cycles recorded
+    uint64_t first = UINT64_MAX, last = 0; // cycles recorded so far
+};
+
 struct gr_sim {
     explicit gr_sim(const Settings &s);
     gr_sim(const gr_sim &) = delete;
@@ -277,6 +301,16 @@ struct gr_sim {
     int csr_finish();
     int ap_access(bool write, uint64_t offset, uint8_t *buf, size_t bytes);
     void report(); // violations found by the driver or the models, once per port, on stderr
+    void dump()
+    {
+        if (!wave || !tracing || cycle < wave->from || cycle > wave->to) return;
+        wave->fst->dump(ctx->time());
+        if (wave->first == UINT64_MAX) wave->first = cycle;
+        wave->last = cycle;
+    }
+    int open_wave(const std::string &path, uint64_t from, uint64_t to, std::string *err);
+    int close_wave(gr_sim_trace_info_t *out_info, std::string *err = nullptr);
+    void wave_info(gr_sim_trace_info_t *out) const;
 
     Settings set;
     TxLog log;
@@ -285,11 +319,11 @@ struct gr_sim {
 
     // Members are destroyed in reverse order: the trace before the model it reads, the model
     // before its context, the AXI models before the memories and the log they use (the
-    // destructor drops fst, top and ctx itself, in that order, under verilated_mutex()).
+    // destructor drops wave, top and ctx itself, in that order, under verilated_mutex()).
     std::unique_ptr<VerilatedContext> ctx;
     std::unique_ptr<Vgpu_core> top;
-    std::unique_ptr<VerilatedFstC> fst;
-    bool tracing = false;
+    std::unique_ptr<Wave> wave;
+    bool tracing = true; // gr_sim_trace: dumping on (while a waveform is open, inside its window)
     uint64_t half_period = 5; // in units of the context's time precision
 
     unsigned data_bytes;
@@ -323,7 +357,9 @@ gr_sim::gr_sim(const Settings &s)
         // is added; each of them writes Verilator's process-wide last-context pointer as it
         // starts, racing with the next simulation's context. One thread: no workers at all.
         ctx->threads(1);
-        if (!s.fst_path.empty()) ctx->traceEverOn(true);
+        // Always: a waveform may be started later (gr_sim_trace_start), and Verilator wants this
+        // before the model exists. It costs nothing until a trace is attached.
+        ctx->traceEverOn(true);
         top.reset(new Vgpu_core(ctx.get(), "TOP"));
     }
     // The data bus width is a gpu_core parameter; its WSTRB port has one bit per byte and
@@ -364,13 +400,13 @@ gr_sim::gr_sim(const Settings &s)
 gr_sim::~gr_sim()
 {
     report();
-    if (fst) fst->close();
+    if (wave) close_wave(nullptr);  // a VCD is written now; a failure has nobody to tell
     if (top) top->final();
     log.close();
     // As in the constructor: the model's and the context's destructors touch Verilator's
     // process-wide state too (scopes, the thread's context).
     std::lock_guard<std::mutex> lock(verilated_mutex());
-    fst.reset();
+    wave.reset();
     top.reset();
     ctx.reset();
 }
@@ -433,7 +469,7 @@ void gr_sim::step()
     // 2. falling edge: settle
     t->clk_i = 0;
     t->eval();
-    if (tracing) fst->dump(ctx->time());
+    dump();
 
     // 3. sample the handshakes of this cycle
     csr_pins.awready = t->s_csr_awready_o;
@@ -466,7 +502,7 @@ void gr_sim::step()
     ctx->timeInc(half_period);
     t->clk_i = 1;
     t->eval();
-    if (tracing) fst->dump(ctx->time());
+    dump();
     ctx->timeInc(half_period);
     ++cycle;
 }
@@ -498,6 +534,79 @@ void gr_sim::report()
         *p.reported = p.n;
     }
     log.flush();
+}
+
+// Files first: a bad path is the caller's likeliest mistake, and Verilator's FST writer does
+// not survive one. The save file is written at once, so that it exists while the run goes on.
+int gr_sim::open_wave(const std::string &path, uint64_t from, uint64_t to, std::string *err)
+{
+    std::unique_ptr<Wave> w(new Wave);
+    w->path = path;
+    w->vcd = wave_is_vcd(path);
+    w->fst_path = w->vcd ? path + ".part.fst" : path;
+    w->gtkw_path = wave_gtkw_path(path);
+    w->from = from;
+    w->to = to;
+    for (const std::string *p : {&w->path, &w->fst_path}) {
+        FILE *f = std::fopen(p->c_str(), "wb");
+        if (!f) {
+            *err = std::string("cannot open ") + (p == &w->path && w->vcd ? "VCD" : "FST") + " file '" + *p +
+                   "': " + std::strerror(errno);
+            if (p != &w->path) std::remove(w->path.c_str());
+            return GR_E_IO;
+        }
+        std::fclose(f);
+        if (!w->vcd) break;
+    }
+    int rc = wave_write_gtkw(w->gtkw_path, w->path, err);
+    if (rc != GR_OK) {
+        std::remove(w->path.c_str());
+        if (w->vcd) std::remove(w->fst_path.c_str());
+        return rc;
+    }
+    w->fst.reset(new VerilatedFstC);
+    top->trace(w->fst.get(), 99);
+    w->fst->open(w->fst_path.c_str());
+    wave = std::move(w);
+    return GR_OK;
+}
+
+void gr_sim::wave_info(gr_sim_trace_info_t *out) const
+{
+    gr_sim_trace_info_t i = {};
+    if (wave) {
+        i.open = true;
+        i.vcd = wave->vcd;
+        std::snprintf(i.path, sizeof i.path, "%s", wave->path.c_str());
+        std::snprintf(i.gtkw_path, sizeof i.gtkw_path, "%s", wave->gtkw_path.c_str());
+        i.from = wave->from;
+        i.to = wave->to;
+        i.recorded = wave->first != UINT64_MAX;
+        i.first_cycle = i.recorded ? wave->first : 0;
+        i.last_cycle = wave->last;
+    }
+    *out = i;
+}
+
+int gr_sim::close_wave(gr_sim_trace_info_t *out_info, std::string *err)
+{
+    gr_sim_trace_info_t info;
+    wave_info(&info);
+    wave->fst->close();
+    int rc = GR_OK;
+    if (wave->vcd) {
+        std::string why;
+        rc = wave_fst_to_vcd(wave->fst_path, wave->path, &why);
+        std::remove(wave->fst_path.c_str());
+        if (rc != GR_OK && err) *err = why;
+    }
+    {
+        std::lock_guard<std::mutex> lock(verilated_mutex());
+        wave.reset();
+    }
+    info.open = false;
+    if (out_info) *out_info = info;
+    return rc;
 }
 
 // A timed-out access keeps its valids up (AXI forbids taking them back); the next access first
@@ -688,10 +797,11 @@ int gr_sim_create(const gr_sim_config_t *cfg, gr_sim_t **out_sim)
             return GR_E_IO;
         }
         if (!s.fst_path.empty()) {
-            sim->fst.reset(new VerilatedFstC);
-            sim->top->trace(sim->fst.get(), 99);
-            sim->fst->open(s.fst_path.c_str());
-            sim->tracing = true;
+            std::string why;
+            if ((rc = sim->open_wave(s.fst_path, s.trace_from, s.trace_to, &why)) != GR_OK) {
+                set_sim_error("%s", why.c_str());
+                return rc;
+            }
         }
         sim->rst = true;
         sim->run(kResetCycles);
@@ -793,9 +903,60 @@ int gr_sim_wait_irq(gr_sim_t *sim, uint64_t max_cycles, bool *out_raised)
 int gr_sim_trace(gr_sim_t *sim, bool on)
 {
     if (!sim) return GR_E_INVALID;
-    if (!sim->fst) return GR_E_UNSUPPORTED;
+    if (!sim->wave) return GR_E_UNSUPPORTED;
     sim->tracing = on;
-    if (!on) sim->fst->flush();
+    if (!on) sim->wave->fst->flush();
+    return GR_OK;
+}
+
+int gr_sim_trace_start(gr_sim_t *sim, const char *path, uint64_t from, uint64_t to)
+{
+    g_sim_error[0] = '\0';
+    if (!sim || !path || !*path) {
+        set_sim_error("gr_sim_trace_start: %s", !sim ? "sim is NULL" : "no path");
+        return GR_E_INVALID;
+    }
+    if (to && from > to) {
+        set_sim_error("gr_sim_trace_start: the window's first cycle %" PRIu64 " is after its last %" PRIu64, from, to);
+        return GR_E_INVALID;
+    }
+    if (sim->wave) {
+        set_sim_error("a waveform is being written already ('%s'): stop it first", sim->wave->path.c_str());
+        return GR_E_BUSY;
+    }
+    try {
+        std::string why;
+        const int rc = sim->open_wave(path, from, to ? to : UINT64_MAX, &why);
+        if (rc != GR_OK) set_sim_error("%s", why.c_str());
+        else sim->tracing = true;
+        return rc;
+    } catch (const std::bad_alloc &) {
+        set_sim_error("out of memory starting a waveform");
+        return GR_E_NO_MEMORY;
+    }
+}
+
+int gr_sim_trace_stop(gr_sim_t *sim, gr_sim_trace_info_t *out_info)
+{
+    g_sim_error[0] = '\0';
+    if (!sim) {
+        set_sim_error("gr_sim_trace_stop: sim is NULL");
+        return GR_E_INVALID;
+    }
+    if (!sim->wave) {
+        set_sim_error("no waveform is being written");
+        return GR_E_UNSUPPORTED;
+    }
+    std::string why;
+    const int rc = sim->close_wave(out_info, &why);
+    if (rc != GR_OK) set_sim_error("%s", why.c_str());
+    return rc;
+}
+
+int gr_sim_trace_info(const gr_sim_t *sim, gr_sim_trace_info_t *out_info)
+{
+    if (!sim || !out_info) return GR_E_INVALID;
+    sim->wave_info(out_info);
     return GR_OK;
 }
 

@@ -482,6 +482,270 @@ static void test_trace_without_fst_path_is_unsupported(void **state)
     gr_sim_destroy(sim);
 }
 
+/* ---- waveform windows, VCD, the GTKWave save file ------------------------------------------- */
+
+/* What a VCD holds: its timestamps and its signals' full names ("TOP.gpu_core.u_dma.state_o[3:0]",
+ * as GTKWave names them). */
+typedef struct vcd_summary {
+    uint64_t first, last; /* timestamps, ps */
+    unsigned stamps;
+    char **names;
+    unsigned nnames;
+} vcd_summary_t;
+
+static void vcd_read(const char *path, vcd_summary_t *out)
+{
+    memset(out, 0, sizeof *out);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        fail_msg("cannot open %s", path);
+    char line[512], scope[1024] = "";
+    size_t cap = 0;
+    bool defs = true;
+    while (fgets(line, sizeof line, f)) {
+        if (defs) {
+            char a[256], b[256], c[256], d[256], e[64];
+            if (sscanf(line, "$scope %255s %255s", a, b) == 2) {
+                strncat(scope, scope[0] ? "." : "", sizeof scope - strlen(scope) - 1);
+                strncat(scope, b, sizeof scope - strlen(scope) - 1);
+            } else if (!strncmp(line, "$upscope", 8)) {
+                char *dot = strrchr(scope, '.');
+                *(dot ? dot : scope) = '\0';
+            } else if (sscanf(line, "$var %255s %255s %255s %255s %63s", a, b, c, d, e) == 5) {
+                if (out->nnames == cap) {
+                    cap = cap ? 2 * cap : 1024;
+                    out->names = realloc(out->names, cap * sizeof *out->names);
+                    assert_non_null(out->names);
+                }
+                char *n = malloc(strlen(scope) + strlen(d) + strlen(e) + 2);
+                assert_non_null(n);
+                sprintf(n, "%s.%s%s", scope, d, strcmp(e, "$end") ? e : "");
+                out->names[out->nnames++] = n;
+            } else if (!strncmp(line, "$enddefinitions", 15)) {
+                defs = false;
+            }
+        } else if (line[0] == '#') {
+            const uint64_t t = strtoull(line + 1, NULL, 10);
+            if (!out->stamps++)
+                out->first = t;
+            out->last = t;
+        }
+    }
+    fclose(f);
+}
+
+static bool vcd_has(const vcd_summary_t *v, const char *name)
+{
+    for (unsigned i = 0; i < v->nnames; i++)
+        if (!strcmp(v->names[i], name))
+            return true;
+    return false;
+}
+
+static void vcd_free(vcd_summary_t *v)
+{
+    for (unsigned i = 0; i < v->nnames; i++)
+        free(v->names[i]);
+    free(v->names);
+}
+
+/* Signals every waveform must carry: a port of each bus, the DMA engine's and the MMU's state. */
+static const char *const k_expected_signals[] = {
+    "TOP.gpu_core.clk_i",
+    "TOP.gpu_core.m_host_awvalid_o",
+    "TOP.gpu_core.m_vram_rdata_i[63:0]",
+    "TOP.gpu_core.s_csr_araddr_i[15:0]",
+    "TOP.gpu_core.u_dma.state_o[3:0]",
+    "TOP.gpu_core.u_mc.u_mmu.req_va_i[47:0]",
+};
+
+static void test_vcd_window_records_only_its_cycles(void **state)
+{
+    (void)state;
+    char path[4200];
+    out_path(path, sizeof path, "window.vcd");
+    gr_sim_config_t cfg = {0};
+    cfg.seed = g_seed;
+    cfg.fst_path = path;
+    cfg.trace_from = 100;
+    cfg.trace_to = 300;
+    gr_sim_t *sim = sim_with(&cfg);
+    gr_sim_trace_info_t info;
+    assert_status(gr_sim_trace_info(sim, &info), GR_OK);
+    assert_true(info.open && info.vcd);
+    assert_false(info.recorded); /* reset is cycles 0..7: before the window */
+    gr_sim_run(sim, 1000);
+    assert_status(gr_sim_trace_info(sim, &info), GR_OK);
+    assert_int_equal(info.first_cycle, 100);
+    assert_int_equal(info.last_cycle, 300);
+    gr_sim_destroy(sim); /* the VCD is written now */
+
+    vcd_summary_t v;
+    vcd_read(path, &v);
+    /* Cycle c is the falling edge at c * 10 ns and the rising one 5 ns later (ps); the clock
+     * changes at each, so every one of the 201 cycles shows twice. */
+    assert_int_equal(v.first, 100ull * 10000);
+    assert_int_equal(v.last, 300ull * 10000 + 5000);
+    assert_int_equal(v.stamps, 2 * 201);
+    for (size_t i = 0; i < sizeof k_expected_signals / sizeof *k_expected_signals; i++)
+        if (!vcd_has(&v, k_expected_signals[i]))
+            fail_msg("%s is not in %s (%u signals)", k_expected_signals[i], path, v.nnames);
+    vcd_free(&v);
+    /* The recorded FST beside it is gone. */
+    char part[4300];
+    snprintf(part, sizeof part, "%s.part.fst", path);
+    assert_int_equal(file_size(part), -1);
+}
+
+/* fstReaderIterateHier's walk: is there a variable of that name (no range) in that scope? */
+static bool fst_has(void *fst, const char *scope_path, const char *var)
+{
+    char scope[1024] = "";
+    bool found = false;
+    fstReaderIterateHierRewind(fst);
+    for (struct fstHier *h; !found && (h = fstReaderIterateHier(fst));) {
+        if (h->htyp == FST_HT_SCOPE) {
+            strncat(scope, scope[0] ? "." : "", sizeof scope - strlen(scope) - 1);
+            strncat(scope, h->u.scope.name, sizeof scope - strlen(scope) - 1);
+        } else if (h->htyp == FST_HT_UPSCOPE) {
+            char *dot = strrchr(scope, '.');
+            *(dot ? dot : scope) = '\0';
+        } else if (h->htyp == FST_HT_VAR && !strcmp(scope, scope_path)) {
+            found = !strncmp(h->u.var.name, var, strlen(var)) &&
+                    (h->u.var.name[strlen(var)] == '\0' || h->u.var.name[strlen(var)] == ' ' ||
+                     h->u.var.name[strlen(var)] == '[');
+        }
+    }
+    return found;
+}
+
+static void test_fst_window_records_only_its_cycles(void **state)
+{
+    (void)state;
+    char path[4200];
+    out_path(path, sizeof path, "window.fst");
+    gr_sim_config_t cfg = {0};
+    cfg.seed = g_seed;
+    cfg.fst_path = path;
+    cfg.trace_from = 500;
+    cfg.trace_to = 520;
+    gr_sim_t *sim = sim_with(&cfg);
+    gr_sim_run(sim, 2000);
+    gr_sim_destroy(sim);
+    assert_true(file_size(path) > 100);
+    void *fst = fstReaderOpen(path);
+    assert_non_null(fst);
+    assert_int_equal(fstReaderGetStartTime(fst), 500ull * 10000);
+    assert_int_equal(fstReaderGetEndTime(fst), 520ull * 10000 + 5000);
+    assert_true(fst_has(fst, "TOP.gpu_core", "m_host_awvalid_o"));
+    assert_true(fst_has(fst, "TOP.gpu_core.u_dma", "state_o"));
+    assert_true(fst_has(fst, "TOP.gpu_core.u_mc.u_mmu", "req_va_i"));
+    assert_false(fst_has(fst, "TOP.gpu_core.u_dma", "no_such_signal_o"));
+    fstReaderClose(fst);
+}
+
+static void test_gtkw_next_to_the_trace_names_signals_it_holds(void **state)
+{
+    (void)state;
+    char path[4200], gtkw[4200];
+    out_path(path, sizeof path, "named.vcd");
+    out_path(gtkw, sizeof gtkw, "named.gtkw");
+    gr_sim_config_t cfg = {0};
+    cfg.seed = g_seed;
+    cfg.fst_path = path;
+    cfg.trace_to = 40;
+    gr_sim_t *sim = sim_with(&cfg);
+    gr_sim_run(sim, 50);
+    gr_sim_destroy(sim);
+    vcd_summary_t v;
+    vcd_read(path, &v);
+    char *text = slurp(gtkw);
+    char want[4300];
+    snprintf(want, sizeof want, "[dumpfile] \"%s\"", path);
+    assert_non_null(strstr(text, want));
+    /* Groups (GTKWave's GRP_BEGIN comment lines) for the ports, the DMA engine and the MMU. */
+    assert_non_null(strstr(text, "@800200\n-DMA engine (u_dma)\n"));
+    assert_non_null(strstr(text, "@800200\n-MMU (u_mc.u_mmu)\n"));
+    assert_non_null(strstr(text, "@800200\n-m_host: host memory (AXI4 master)\n"));
+    assert_non_null(strstr(text, "@800200\n-m_vram: VRAM (AXI4 master)\n"));
+    assert_non_null(strstr(text, "@800200\n-s_csr: BAR0 (AXI4-Lite)\n"));
+    assert_int_equal(count_substr(text, "@800200"), count_substr(text, "@1000200"));
+    unsigned named = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        if (strncmp(line, "TOP.", 4))
+            continue;
+        named++;
+        if (!vcd_has(&v, line))
+            fail_msg("%s names '%s', which %s does not hold", gtkw, line, path);
+    }
+    assert_true(named >= 90);
+    free(text);
+    vcd_free(&v);
+}
+
+static void test_trace_started_and_stopped_at_run_time(void **state)
+{
+    (void)state;
+    char path[4200], fst_path[4200];
+    out_path(path, sizeof path, "runtime.vcd");
+    out_path(fst_path, sizeof fst_path, "runtime2.fst");
+    gr_sim_t *sim = sim_seeded(g_seed); /* no waveform at creation */
+    gr_sim_trace_info_t info;
+    memset(&info, 0x5a, sizeof info);
+    assert_status(gr_sim_trace_stop(sim, &info), GR_E_UNSUPPORTED);
+    assert_status(gr_sim_trace_info(sim, &info), GR_OK);
+    assert_false(info.open);
+    gr_sim_run(sim, 42); /* cycle 50 */
+    assert_status(gr_sim_trace_start(sim, path, 0, 0), GR_OK);
+    assert_status(gr_sim_trace_start(sim, fst_path, 0, 0), GR_E_BUSY);
+    assert_non_null(strstr(gr_sim_error(), "runtime.vcd"));
+    gr_sim_run(sim, 100);
+    assert_status(gr_sim_trace_stop(sim, &info), GR_OK);
+    assert_false(info.open);
+    assert_true(info.vcd && info.recorded);
+    assert_string_equal(info.path, path);
+    assert_int_equal(info.first_cycle, 50);
+    assert_int_equal(info.last_cycle, 149);
+    assert_status(gr_sim_trace_stop(sim, NULL), GR_E_UNSUPPORTED);
+    vcd_summary_t v;
+    vcd_read(path, &v);
+    assert_int_equal(v.first, 50ull * 10000);
+    assert_int_equal(v.last, 149ull * 10000 + 5000);
+    vcd_free(&v);
+
+    /* A second waveform on the same simulation, an FST with a window inside the run. */
+    const uint64_t now = gr_sim_cycle(sim);
+    assert_status(gr_sim_trace_start(sim, fst_path, now + 10, now + 19), GR_OK);
+    gr_sim_run(sim, 100);
+    assert_status(gr_sim_trace_stop(sim, &info), GR_OK);
+    assert_false(info.vcd);
+    assert_int_equal(info.first_cycle, now + 10);
+    assert_int_equal(info.last_cycle, now + 19);
+    void *fst = fstReaderOpen(fst_path);
+    assert_non_null(fst);
+    assert_int_equal(fstReaderGetStartTime(fst), (now + 10) * 10000);
+    fstReaderClose(fst);
+
+    /* Bad requests change nothing. */
+    assert_status(gr_sim_trace_start(sim, "/nonexistent-gpuref-dir/x.vcd", 0, 0), GR_E_IO);
+    assert_non_null(strstr(gr_sim_error(), "cannot open VCD file '/nonexistent-gpuref-dir/x.vcd'"));
+    assert_status(gr_sim_trace_start(sim, path, 20, 10), GR_E_INVALID);
+    assert_status(gr_sim_trace_start(sim, "", 0, 0), GR_E_INVALID);
+    assert_status(gr_sim_trace_start(NULL, path, 0, 0), GR_E_INVALID);
+    assert_status(gr_sim_trace_info(sim, &info), GR_OK);
+    assert_false(info.open);
+    gr_sim_destroy(sim);
+
+    gr_sim_config_t cfg = {0};
+    cfg.seed = g_seed;
+    cfg.fst_path = path;
+    cfg.trace_from = 9;
+    cfg.trace_to = 8;
+    gr_sim_t *bad = (gr_sim_t *)(uintptr_t)0x1;
+    assert_status(gr_sim_create(&cfg, &bad), GR_E_INVALID);
+    assert_ptr_equal(bad, (gr_sim_t *)(uintptr_t)0x1);
+}
+
 static void test_txlog_has_a_line_per_csr_handshake(void **state)
 {
     (void)state;
@@ -837,6 +1101,10 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_fst_file_is_written_when_configured),
         cmocka_unit_test(test_fst_path_from_env_and_empty_path_means_none),
         cmocka_unit_test(test_trace_without_fst_path_is_unsupported),
+        cmocka_unit_test(test_vcd_window_records_only_its_cycles),
+        cmocka_unit_test(test_fst_window_records_only_its_cycles),
+        cmocka_unit_test(test_gtkw_next_to_the_trace_names_signals_it_holds),
+        cmocka_unit_test(test_trace_started_and_stopped_at_run_time),
         cmocka_unit_test(test_txlog_has_a_line_per_csr_handshake),
         cmocka_unit_test(test_txlog_path_from_env_is_flushed_after_each_call),
         cmocka_unit_test(test_no_protocol_violation_in_txlog_after_stressed_accesses),

@@ -1,0 +1,111 @@
+/*
+ * gpuctl_trace.c: waveforms around gpuctl commands (trace on FILE, trace off) on sim://, where
+ * the device is gpu_core under Verilator in gpuctl's own process (tb/harness/gr_sim.h). The
+ * waveform is VCD when FILE ends in .vcd, else FST, with a GTKWave save file next to it
+ * (gpu_core's ports, DMA engine and MMU grouped). Whenever a waveform is closed, the one a
+ * `trace off` closes, one still open at the end, or the one `sim://?trace=` (or `fst=`,
+ * $GR_SIM_FST) opened, gpuctl prints where it is, its format, the cycles it holds and the
+ * gtkwave command that opens it.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpuctl.h"
+#include "gr_link_sim.h"
+#include "gr_sim.h"
+
+int parse_trace(int argc, char **argv, trace_req_t *out)
+{
+    if (argc >= 2 && !strcmp(argv[1], "off")) {
+        memset(out, 0, sizeof *out);
+        return 2;
+    }
+    if (argc >= 2 && !strcmp(argv[1], "on")) {
+        if (argc < 3 || !argv[2][0]) {
+            fprintf(stderr, "gpuctl: trace on takes a file: trace on FILE (.vcd: VCD, else FST)\n");
+            return -1;
+        }
+        memset(out, 0, sizeof *out);
+        out->on = true;
+        out->path = argv[2];
+        return 3;
+    }
+    fprintf(stderr, "gpuctl: trace takes 'on FILE' or 'off' (got '%s')\n", argc >= 2 ? argv[1] : "nothing");
+    return -1;
+}
+
+static gr_sim_t *sim_of(gr_device_t *dev)
+{
+    return dev ? gr_link_sim_of(gr_device_link(dev)) : NULL;
+}
+
+/* "wrote" or "recording": one line (or one JSON document) about a waveform. */
+static void report(const opts_t *o, const char *state, const gr_sim_trace_info_t *t, uint64_t cycle)
+{
+    const char *format = t->vcd ? "vcd" : "fst";
+    if (o->json) {
+        printf("{\"command\":\"trace\",\"state\":");
+        json_str(state);
+        printf(",\"path\":");
+        json_str(t->path);
+        printf(",\"format\":\"%s\",\"gtkw\":", format);
+        json_str(t->gtkw_path);
+        if (!strcmp(state, "recording"))
+            printf(",\"cycle\":%" PRIu64, cycle);
+        else if (t->recorded)
+            printf(",\"first_cycle\":%" PRIu64 ",\"last_cycle\":%" PRIu64, t->first_cycle, t->last_cycle);
+        printf("}\n");
+    } else if (!strcmp(state, "recording")) {
+        printf("trace: recording %s (%s) from cycle %" PRIu64 "; GTKWave save file %s\n", t->path,
+               t->vcd ? "VCD" : "FST", cycle, t->gtkw_path);
+    } else {
+        if (t->recorded)
+            printf("trace: wrote %s (%s, cycles %" PRIu64 "..%" PRIu64 "); open with: gtkwave -a %s %s\n", t->path,
+                   t->vcd ? "VCD" : "FST", t->first_cycle, t->last_cycle, t->gtkw_path, t->path);
+        else
+            printf("trace: wrote %s (%s, no cycle inside its window)\n", t->path, t->vcd ? "VCD" : "FST");
+    }
+    fflush(stdout);
+}
+
+int cmd_trace(const opts_t *o, gr_device_t *dev, const trace_req_t *q)
+{
+    const char *cmd = q->on ? "trace on" : "trace off";
+    gr_sim_t *sim = sim_of(dev);
+    if (!sim)
+        return fail_status(o, cmd, 0, EXIT_USAGE,
+                           "%s: waveforms come from the simulation: the device must be sim:// (gpu_core in "
+                           "this process)", cmd);
+    gr_sim_trace_info_t t;
+    int rc;
+    if (q->on) {
+        if ((rc = gr_sim_trace_start(sim, q->path, 0, 0)))
+            return fail_status(o, cmd, rc, rc == GR_E_IO ? EXIT_DEVICE : EXIT_USAGE, "%s: %s", cmd, gr_sim_error());
+        if (gr_sim_trace_info(sim, &t) == GR_OK)
+            report(o, "recording", &t, gr_sim_cycle(sim));
+        return EXIT_OK;
+    }
+    rc = gr_sim_trace_stop(sim, &t);
+    if (rc == GR_E_UNSUPPORTED)
+        return fail_status(o, cmd, 0, EXIT_USAGE, "trace off: no waveform is being recorded (trace on FILE first)");
+    if (rc)
+        return fail_status(o, cmd, rc, EXIT_DEVICE, "trace off: %s", gr_sim_error());
+    report(o, "wrote", &t, 0);
+    return EXIT_OK;
+}
+
+int trace_finish(const opts_t *o, gr_device_t *dev, int rc)
+{
+    gr_sim_t *sim = sim_of(dev);
+    gr_sim_trace_info_t t;
+    if (!sim || gr_sim_trace_info(sim, &t) != GR_OK || !t.open)
+        return rc;
+    const int stop = gr_sim_trace_stop(sim, &t);
+    if (stop) {
+        const int code = fail_status(o, "trace", stop, EXIT_DEVICE, "trace: %s", gr_sim_error());
+        return rc ? rc : code;
+    }
+    report(o, "wrote", &t, 0);
+    return rc;
+}
