@@ -1,7 +1,7 @@
 /*
  * test_board.c: the device end of the link protocol on its own, per board kind: frames built
  * by hand from bridge/PROTOCOL.md go into the chip's USB OUT side (the UART line, the socket
- * stream) of a gr_board (fpga_core_<kind> + chip model + VRAM), and what comes out of the
+ * stream) of a gr_board (fpga_core + PHY + chip model + VRAM), and what comes out of the
  * USB IN side must be the frames the spec says. No host protocol engine is involved, so a
  * wrong CRC, field or byte order in the RTL shows here and not as a hung link.
  *
