@@ -17,7 +17,7 @@
 //   - link_up_o and the wrapping counters are link_engine's.
 module fpga_core #(
     parameter PhyBytes      = 4,              // 1 (UART, FT245) or 4 (FT601, word stream)
-    parameter MaxPayload    = 1024,           // words (HELLO), >= 35
+    parameter MaxPayload    = 1027,           // words (HELLO), >= 35; 1027: a 4 KiB AP_WR
     parameter RxWindowLog2  = 12,             // receive buffer, log2 words (>= MaxPayload + 6)
     parameter ReplayLog2    = 12,             // replay buffer, log2 words (> MaxPayload)
     parameter DmaTags       = 8,              // DMA requests outstanding: 2, 4, 8 or 16

@@ -42,15 +42,18 @@
 static uint64_t g_seed = 1;
 static const char *g_outdir = ".";
 
+/* The largest LEN the spec allows any end before HELLO (bridge/PROTOCOL.md). */
+#define MAX_LEN 1027u
+
 typedef struct frame {
     uint8_t type, flags;
     uint16_t len, seq, ack;
-    uint32_t payload[1024];
+    uint32_t payload[MAX_LEN];
 } frame_t;
 
 static uint32_t crc_words(const uint32_t *w, unsigned n)
 {
-    uint8_t b[4 * 1024 + 8];
+    uint8_t b[4 * MAX_LEN + 8];
     for (unsigned i = 0; i < n; i++)
         for (unsigned j = 0; j < 4; j++)
             b[4 * i + j] = (uint8_t)(w[i] >> (8 * j));
@@ -61,7 +64,7 @@ static uint32_t crc_words(const uint32_t *w, unsigned n)
 static size_t build(uint8_t *out, uint8_t type, bool rel, uint16_t seq, uint16_t ack, const uint32_t *pl,
                     uint16_t len)
 {
-    uint32_t w[1024 + 5];
+    uint32_t w[MAX_LEN + 5];
     unsigned n = 0;
     w[n++] = SYNC;
     w[n++] = (uint32_t)len << 16 | (uint32_t)(rel ? 1 : 0) << 8 | type;
@@ -103,7 +106,7 @@ static bool next_frame(rx_t *rx, frame_t *f, size_t *skipped)
         if (crc_words(h, 2) != le32(rx->buf + at + 12))
             continue;
         uint16_t len = (uint16_t)(h[0] >> 16);
-        if (len > 1024)
+        if (len > MAX_LEN)
             continue;
         size_t total = 16 + (len ? 4u * len + 4 : 0);
         if (at + total > rx->n)
@@ -200,7 +203,7 @@ static void test_hello(void **state)
     assert_int_equal(f.payload[0] & 0xffffu, epoch);
     assert_int_equal(f.flags & 1u, 0);
 
-    const uint32_t hello[2] = {0x00010000u, 1024u};
+    const uint32_t hello[2] = {0x00010000u, MAX_LEN};
     send(fx->b, T_HELLO, true, 0, 0, hello, 2);
     assert_true(wait_frame(fx->b, &fx->rx, T_HELLO_RSP, &f));
     assert_int_equal(f.flags & 1u, 1);
@@ -210,7 +213,8 @@ static void test_hello(void **state)
     assert_true(f.len >= 10);
     assert_int_equal(f.payload[0], 0x00010000u);
     const uint32_t max_payload = f.payload[1] & 0xffffu;
-    assert_true(max_payload >= 35 && max_payload <= 1024);
+    /* bridge/README.md's table: 256 on the UART, a 4 KiB page's AP_WR (1027) elsewhere */
+    assert_int_equal(max_payload, fx->kind == GR_BOARD_UART ? 256u : MAX_LEN);
     assert_true((f.payload[1] >> 16) > 0); /* RxWindow */
     assert_true((f.payload[2] & 0xffu) > 0); /* DmaTags */
     assert_int_equal((f.payload[2] >> 8) & 0xffu, (unsigned)fx->kind);
@@ -232,7 +236,7 @@ static void test_registers(void **state)
     const uint32_t epoch = 7;
     send(fx->b, T_RESET, false, 0, 0, &epoch, 1);
     assert_true(wait_frame(fx->b, &fx->rx, T_RESET_ACK, &f));
-    const uint32_t hello[2] = {0x00010000u, 1024u};
+    const uint32_t hello[2] = {0x00010000u, MAX_LEN};
     send(fx->b, T_HELLO, true, 0, 0, hello, 2);
     assert_true(wait_frame(fx->b, &fx->rx, T_HELLO_RSP, &f));
 

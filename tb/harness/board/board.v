@@ -75,7 +75,7 @@ module board #(
 );
     // Per kind: the engine's beat width and buffers, as the protocol's HELLO_RSP table says.
     localparam PhyBytes      = (Kind == 1 || Kind == 3) ? 4 : 1;
-    localparam MaxPayload    = (Kind == 2) ? 256 : 1024;
+    localparam MaxPayload    = (Kind == 2) ? 256 : 1027;   // 1027: a 4 KiB page per AP_WR
     localparam RxWindowLog2  = (Kind == 2) ? 10 : 12;
     localparam ReplayLog2    = (Kind == 2) ? 11 : 12;
     localparam ReplayTimeout = (Kind == 1) ? 50000 : (Kind == 2) ? 2000000 : 100000;
