@@ -4,7 +4,7 @@
 # Included by the top Makefile after host.mk, board.mk and usb.mk.
 #   make bench-link                        the full run (about 14 min on two loaded cores), tables
 #   make bench-link BLINK_ARGS=--quick     smaller DMA copies
-#   make test-bench-link-smoke             the smoke test (TAP); not in make test yet (below)
+#   make test-bench-link-smoke             the smoke test (TAP), in make test
 BLINK_DIR     := $(BUILD)/bench/link
 BLINK_BENCH   := $(BLINK_DIR)/bench_link
 BLINK_USB     := $(BLINK_DIR)/bench_link_usb
@@ -38,9 +38,8 @@ bench-link: $(BLINK_BENCH) $(BLINK_USB) $(GPUREF_SIMD)
 
 # A tiny run over sim:// and the stream board: bytes read back exact, cycles counted.
 # (The list is a variable: a comma written inside $(call ...) would split its arguments.)
-# Not in make test for now: its first run after a build sometimes ends GR_E_TIMEOUT on
-# sim:// with a CSR read answered after the harness gave up on it (bench/link/README.md).
 BLINK_SMOKE_LINKS := sim,stream
+TEST_SUITES += bench-link-smoke
 test-bench-link-smoke: $(BLINK_BENCH) $(GPUREF_SIMD)
 	$(call tap_run,bench-link-smoke,$(BLINK_BENCH) --smoke --only $(BLINK_SMOKE_LINKS) --simd $(GPUREF_SIMD))
 

@@ -2,6 +2,7 @@
 #include "gr_link.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,19 @@
 struct gr_link {
     const gr_link_ops_t *ops;
     void *ctx;
+    /* Every operation runs under it: a backend is entered by one thread at a time (sim:// is
+     * one Verilated model that each call clocks; two threads clocking it at once lose AXI
+     * handshakes), whoever calls. */
+    pthread_mutex_t lock;
 };
+
+/* One operation on the backend, alone. */
+#define LINK_LOCKED(link, call)                                                                  \
+    do {                                                                                         \
+        pthread_mutex_lock(&(link)->lock);                                                       \
+        rc = (call);                                                                             \
+        pthread_mutex_unlock(&(link)->lock);                                                     \
+    } while (0)
 
 static const gr_link_ops_t *const backends[] = {&gr_link_sim_ops, &gr_link_simd_ops,
                                                &gr_link_uart_ops, &gr_link_usb_ops};
@@ -233,8 +246,14 @@ static int link_open_text(const char *text, gr_link_t **out_link)
         return GR_E_NO_MEMORY;
     }
     link->ops = ops;
+    if (pthread_mutex_init(&link->lock, NULL)) {
+        free(link);
+        gr_link_set_error("out of memory");
+        return GR_E_NO_MEMORY;
+    }
     rc = ops->open(&uri, &link->ctx);
     if (rc) {
+        pthread_mutex_destroy(&link->lock);
         free(link);
         return rc;
     }
@@ -247,6 +266,7 @@ void gr_link_close(gr_link_t *link)
     if (!link)
         return;
     link->ops->close(link->ctx);
+    pthread_mutex_destroy(&link->lock);
     free(link);
 }
 
@@ -265,7 +285,9 @@ int gr_link_read32(gr_link_t *link, uint32_t offset, uint32_t *out_value)
     if (!link || !out_value)
         return GR_E_INVALID;
     int rc = check_offset(offset);
-    return rc ? rc : link->ops->read32(link->ctx, offset, out_value);
+    if (!rc)
+        LINK_LOCKED(link, link->ops->read32(link->ctx, offset, out_value));
+    return rc;
 }
 
 int gr_link_write32(gr_link_t *link, uint32_t offset, uint32_t value)
@@ -273,7 +295,9 @@ int gr_link_write32(gr_link_t *link, uint32_t offset, uint32_t value)
     if (!link)
         return GR_E_INVALID;
     int rc = check_offset(offset);
-    return rc ? rc : link->ops->write32(link->ctx, offset, value);
+    if (!rc)
+        LINK_LOCKED(link, link->ops->write32(link->ctx, offset, value));
+    return rc;
 }
 
 int gr_link_ap_read(gr_link_t *link, uint64_t offset, void *dst, size_t bytes)
@@ -282,7 +306,9 @@ int gr_link_ap_read(gr_link_t *link, uint64_t offset, void *dst, size_t bytes)
         return GR_E_INVALID;
     if (!link->ops->ap_read)
         return GR_E_UNSUPPORTED;
-    return link->ops->ap_read(link->ctx, offset, dst, bytes);
+    int rc;
+    LINK_LOCKED(link, link->ops->ap_read(link->ctx, offset, dst, bytes));
+    return rc;
 }
 
 int gr_link_ap_write(gr_link_t *link, uint64_t offset, const void *src, size_t bytes)
@@ -291,7 +317,9 @@ int gr_link_ap_write(gr_link_t *link, uint64_t offset, const void *src, size_t b
         return GR_E_INVALID;
     if (!link->ops->ap_write)
         return GR_E_UNSUPPORTED;
-    return link->ops->ap_write(link->ctx, offset, src, bytes);
+    int rc;
+    LINK_LOCKED(link, link->ops->ap_write(link->ctx, offset, src, bytes));
+    return rc;
 }
 
 int gr_link_dma_alloc(gr_link_t *link, size_t bytes, gr_dma_buf_t *out_buf)
@@ -300,7 +328,9 @@ int gr_link_dma_alloc(gr_link_t *link, size_t bytes, gr_dma_buf_t *out_buf)
         return GR_E_INVALID;
     if (!link->ops->dma_alloc)
         return GR_E_UNSUPPORTED;
-    return link->ops->dma_alloc(link->ctx, bytes, out_buf);
+    int rc;
+    LINK_LOCKED(link, link->ops->dma_alloc(link->ctx, bytes, out_buf));
+    return rc;
 }
 
 int gr_link_dma_free(gr_link_t *link, const gr_dma_buf_t *buf)
@@ -309,7 +339,9 @@ int gr_link_dma_free(gr_link_t *link, const gr_dma_buf_t *buf)
         return GR_E_INVALID;
     if (!link->ops->dma_free)
         return GR_E_UNSUPPORTED;
-    return link->ops->dma_free(link->ctx, buf);
+    int rc;
+    LINK_LOCKED(link, link->ops->dma_free(link->ctx, buf));
+    return rc;
 }
 
 int gr_link_wait_irq(gr_link_t *link, uint32_t timeout_us, bool *out_raised)
@@ -318,7 +350,9 @@ int gr_link_wait_irq(gr_link_t *link, uint32_t timeout_us, bool *out_raised)
         return GR_E_INVALID;
     if (!link->ops->wait_irq)
         return GR_E_UNSUPPORTED;
-    return link->ops->wait_irq(link->ctx, timeout_us, out_raised);
+    int rc;
+    LINK_LOCKED(link, link->ops->wait_irq(link->ctx, timeout_us, out_raised));
+    return rc;
 }
 
 uint32_t gr_link_caps(gr_link_t *link)
@@ -344,7 +378,9 @@ void gr_link_describe(gr_link_t *link, char *buf, size_t len)
         snprintf(buf, len, "(none)");
         return;
     }
+    pthread_mutex_lock(&link->lock);
     link->ops->describe(link->ctx, buf, len);
+    pthread_mutex_unlock(&link->lock);
 }
 
 int gr_link_proto(gr_link_t *link, gr_proto_t **out_p)

@@ -21,7 +21,9 @@
  *   - dma_alloc/dma_free: host memory the device can reach (cpu pointer + bus address).
  *   - wait_irq: blocks until the interrupt line is high or timeout_us passes (0: just sample).
  *     An interrupt can be missed on some links; device state in registers or memory is the truth.
- *   - A gr_link_t is used by one thread at a time.
+ *   - Calls on one gr_link_t from several threads are serialized: each runs alone, under the
+ *     link's lock (a sequence of calls that must not be interleaved needs the caller's own
+ *     lock, as the miniport's link_lock). gr_link_close must not race any other call.
  */
 #ifndef GPUREF_GR_LINK_H
 #define GPUREF_GR_LINK_H

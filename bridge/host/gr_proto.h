@@ -136,7 +136,7 @@ int gr_proto_wait_irq(gr_proto_t *p, uint32_t timeout_us, bool *out_raised);
 void gr_proto_counters(gr_proto_t *p, gr_proto_counters_t *out_counters);
 /** The device's HELLO_RSP of the current link (zeros while the link is down). */
 void gr_proto_hello(gr_proto_t *p, gr_proto_hello_t *out_hello);
-/** "simd:///x up, ft601 link, MaxPayload 1024, 12 frames ..." */
+/** "simd:///x up, ft601 link, MaxPayload 1027, 12 frames ..." */
 void gr_proto_describe(gr_proto_t *p, char *buf, size_t len);
 
 /**

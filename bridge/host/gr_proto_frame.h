@@ -18,8 +18,9 @@ extern "C" {
 #define GR_PROTO_VER_MAJOR 1u
 #define GR_PROTO_VER_MINOR 0u
 #define GR_PROTO_FLAG_REL 0x01u
-/** Largest LEN any end accepts before HELLO has been answered, and the host's MaxPayload. */
-#define GR_PROTO_MAX_PAYLOAD 1024u
+/** Largest LEN any end accepts before HELLO has been answered, and the host's MaxPayload: a whole
+ *  4 KiB page of BAR1 data in one AP_WR (3 + 1024 words) or AP_RD_RSP (1 + 1024). */
+#define GR_PROTO_MAX_PAYLOAD 1027u
 #define GR_PROTO_HDR_BYTES 16u
 /** Bytes of a frame with len payload words. */
 #define GR_PROTO_FRAME_BYTES(len) (GR_PROTO_HDR_BYTES + ((len) ? 4u * (len) + 4u : 0u))

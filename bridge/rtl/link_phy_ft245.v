@@ -2,7 +2,8 @@
 `include "cmn_param.vh"
 // link_phy_ft245: the FPGA side of an FTDI FT2232H (channel A) or FT232H in FT245-style
 // synchronous FIFO mode (8-bit bus, 60 MHz CLKOUT from the chip), as byte streams in the core
-// clock domain. The same bus discipline as link_phy_ft601, on 8 bits and without BE.
+// clock domain. The same bus discipline as link_phy_ft601 (link_phy_ftfifo's), on 8 bits and
+// without BE; this adds the SIWU# pulse.
 //
 // Engine side (clk_i/rst_i): rx_* the bytes the USB host sent, tx_* the bytes for the host,
 // each through a cmn_async_fifo. The engine packs bytes into words and frames them.
@@ -67,186 +68,43 @@ module link_phy_ft245 #(
         `CMN_PARAM_ERROR("link_phy_ft245: SiwuIdle must be 0..254")
     end
 
-    // ---- reset into the chip's clock domain -----------------------------------------------
-    wire ft_rst;
-    cmn_sync2 #(.Width(1)) u_rst_sync (.clk_i(ft_clk_i), .d_i(rst_i), .q_o(ft_rst));
-
-    // ---- crossings ------------------------------------------------------------------------
-    logic        rxq_valid;              // a captured byte to push (ft_clk_i)
-    logic [7:0]  rxq_data;
-    wire         rxq_ready, rxq_afull;
-    wire         unused_rxq_ready = rxq_ready;  // RD# keeps room (asserted under GR_ASSERT)
-    cmn_async_fifo #(.Width(8), .DepthLog2(RxFifoLog2), .AfullFree(3)) u_rx_fifo (
-        .wr_clk_i(ft_clk_i), .wr_rst_i(ft_rst), .wr_data_i(rxq_data),
-        .wr_valid_i(rxq_valid), .wr_ready_o(rxq_ready), .wr_almost_full_o(rxq_afull),
-        .rd_clk_i(clk_i), .rd_rst_i(rst_i), .rd_data_o(rx_data_o), .rd_valid_o(rx_valid_o),
-        .rd_ready_i(rx_ready_i)
-    );
-
-    wire [7:0]  txq_data;
-    wire        txq_valid;
-    logic       txq_pop;
-    wire        unused_tx_afull;
-    cmn_async_fifo #(.Width(8), .DepthLog2(TxFifoLog2), .AfullFree(1)) u_tx_fifo (
-        .wr_clk_i(clk_i), .wr_rst_i(rst_i), .wr_data_i(tx_data_i), .wr_valid_i(tx_valid_i),
-        .wr_ready_o(tx_ready_o), .wr_almost_full_o(unused_tx_afull),
-        .rd_clk_i(ft_clk_i), .rd_rst_i(ft_rst), .rd_data_o(txq_data), .rd_valid_o(txq_valid),
-        .rd_ready_i(txq_pop)
-    );
-
-    // ---- bus state machine (ft_clk_i) -----------------------------------------------------
-    localparam [2:0] StIdle = 3'd0, StRdOe = 3'd1, StRead = 3'd2, StTurn1 = 3'd3,
-                     StTurn2 = 3'd4, StWrite = 3'd5;
-    logic [2:0]  st_q, st_d;
-    logic        oe_n_q, oe_n_d, rd_n_q, rd_n_d, wr_n_q, wr_n_d, drive_q, drive_d;
-    logic [7:0]  wdata_q, wdata_d;       // the byte on the bus (or next to go)
-    logic        wvalid_q, wvalid_d;
-    logic [15:0] burst_q, burst_d;
-    logic        last_wr_q, last_wr_d;   // the last burst was a write: a read goes first
-    logic        cap_q;                  // a byte was taken at the last edge
-    logic [7:0]  cap_data_q;
-    logic        siwu_n_q, siwu_n_d;
-    logic        sent_q, sent_d;         // bytes written since the last SIWU# pulse
-    logic [7:0]  idle_q, idle_d;         // cycles with nothing to send
-
-    wire rd_edge = !rd_n_q && !ft_rxf_n_i;      // a byte moves at this edge
-    wire wr_edge = !wr_n_q && !ft_txe_n_i;      // the bus byte is written at this edge
-    wire want_rd = !ft_rxf_n_i && !rxq_afull;
-    wire have_wr = wvalid_q || txq_valid;
-    wire want_wr = have_wr && !ft_txe_n_i;
-    wire burst_done = (burst_q >= 16'(BurstBytes));
-
-    always_comb begin
-        st_d = st_q;
-        oe_n_d = oe_n_q;
-        rd_n_d = 1'b1;
-        wr_n_d = 1'b1;
-        drive_d = drive_q;
-        wdata_d = wdata_q;
-        wvalid_d = wvalid_q;
-        burst_d = burst_q;
-        last_wr_d = last_wr_q;
-        txq_pop = 1'b0;
-
-        // The bus byte: written at this edge -> the next one from the FIFO.
-        if (wr_edge) wvalid_d = 1'b0;
-        if ((!wvalid_q || wr_edge) && txq_valid) begin
-            txq_pop = 1'b1;
-            wdata_d = txq_data;
-            wvalid_d = 1'b1;
-        end
-
-        case (st_q)
-            StIdle: begin
-                burst_d = 16'd0;
-                if (want_rd && (!want_wr || last_wr_q)) begin
-                    st_d = StRdOe;
-                    oe_n_d = 1'b0;
-                end else if (want_wr) begin
-                    st_d = StWrite;
-                    drive_d = 1'b1;
-                    wr_n_d = !wvalid_d;
-                end
-            end
-            StRdOe: begin                       // OE# low one cycle before RD#
-                st_d = StRead;
-                rd_n_d = rxq_afull;
-                last_wr_d = 1'b0;
-            end
-            StRead: begin
-                if (rd_edge) burst_d = burst_q + 16'd1;
-                if (want_wr && (ft_rxf_n_i || rxq_afull || burst_done)) begin
-                    st_d = StTurn1;             // RD# and OE# high; the chip lets go after
-                    oe_n_d = 1'b1;              // its next edge, the FPGA drives one later
-                end else begin
-                    rd_n_d = rxq_afull;
-                end
-            end
-            StTurn1: st_d = StTurn2;
-            StTurn2: st_d = StIdle;
-            StWrite: begin
-                last_wr_d = 1'b1;
-                if (wr_edge) burst_d = burst_q + 16'd1;
-                if (want_rd && (!wvalid_d || ft_txe_n_i || burst_done)) begin
-                    st_d = StIdle;              // release the bus; OE# only after that
-                    drive_d = 1'b0;
-                end else begin
-                    // WR# low for the next edge if there is a byte and the chip had room now
-                    wr_n_d = !(wvalid_d && !ft_txe_n_i);
-                end
-            end
-            default: begin
-                st_d = StIdle;
-                oe_n_d = 1'b1;
-                drive_d = 1'b0;
-            end
-        endcase
-    end
-
-    always_ff @(posedge ft_clk_i) begin
-        if (ft_rst) begin
-            st_q <= StIdle;
-            oe_n_q <= 1'b1;
-            rd_n_q <= 1'b1;
-            wr_n_q <= 1'b1;
-            drive_q <= 1'b0;
-            wvalid_q <= 1'b0;
-            burst_q <= 16'd0;
-            last_wr_q <= 1'b0;
-            cap_q <= 1'b0;
-            siwu_n_q <= 1'b1;
-            sent_q <= 1'b0;
-            idle_q <= 8'd0;
-        end else begin
-            st_q <= st_d;
-            oe_n_q <= oe_n_d;
-            rd_n_q <= rd_n_d;
-            wr_n_q <= wr_n_d;
-            drive_q <= drive_d;
-            wvalid_q <= wvalid_d;
-            burst_q <= burst_d;
-            last_wr_q <= last_wr_d;
-            cap_q <= rd_edge;
-            siwu_n_q <= siwu_n_d;
-            sent_q <= sent_d;
-            idle_q <= idle_d;
-        end
-        wdata_q <= wdata_d;
-        cap_data_q <= ft_data_i;      // DATA straight into flops at every edge
-    end
-
-    always_comb begin
-        rxq_valid = cap_q;
-        rxq_data = cap_data_q;
-    end
-
-    assign ft_data_o = wdata_q;
-    assign ft_data_oe_o = drive_q;
-    assign ft_rd_n_o = rd_n_q;
-    assign ft_wr_n_o = wr_n_q;
-    assign ft_oe_n_o = oe_n_q;
-    assign ft_siwu_n_o = siwu_n_q;
+    // ---- the shared FIFO bus (link_phy_ftfifo) ---------------------------------------------
+    wire ft_rst, unused_cap, have_wr, wr_edge, wr_idle;
+    link_phy_ftfifo #(.Width(8), .RxFifoLog2(RxFifoLog2), .TxFifoLog2(TxFifoLog2),
+                      .Burst(BurstBytes)) u_bus (
+        .clk_i(clk_i), .rst_i(rst_i),
+        .rx_data_o(rx_data_o), .rx_valid_o(rx_valid_o), .rx_ready_i(rx_ready_i),
+        .tx_data_i(tx_data_i), .tx_valid_i(tx_valid_i), .tx_ready_o(tx_ready_o),
+        .ft_clk_i(ft_clk_i), .ft_rst_o(ft_rst), .ft_data_i(ft_data_i), .ft_data_o(ft_data_o),
+        .ft_data_oe_o(ft_data_oe_o), .ft_rxf_n_i(ft_rxf_n_i), .ft_txe_n_i(ft_txe_n_i),
+        .ft_rd_n_o(ft_rd_n_o), .ft_wr_n_o(ft_wr_n_o), .ft_oe_n_o(ft_oe_n_o),
+        .cap_o(unused_cap), .cap_keep_i(1'b1),
+        .have_wr_o(have_wr), .wr_edge_o(wr_edge), .wr_idle_o(wr_idle));
 
     // SIWU#: one low cycle, WR# high, after SiwuIdle cycles with nothing to send.
+    logic       siwu_n_q, siwu_n_d;
+    logic       sent_q, sent_d;       // bytes written since the last SIWU# pulse
+    logic [7:0] idle_q, idle_d;       // cycles with nothing to send
     always_comb begin
         siwu_n_d = 1'b1;
         sent_d = sent_q || wr_edge;
         idle_d = (have_wr || wr_edge) ? 8'd0 : (idle_q == 8'hFF ? idle_q : idle_q + 8'd1);
-        if (SiwuIdle != 0 && sent_q && !have_wr && idle_q >= 8'(SiwuIdle) && wr_n_q && wr_n_d) begin
+        if (SiwuIdle != 0 && sent_q && !have_wr && idle_q >= 8'(SiwuIdle) && wr_idle) begin
             siwu_n_d = 1'b0;
             sent_d = 1'b0;
         end
     end
-
-`ifdef GR_ASSERT
-    logic a_rst_seen_q = 1'b0;   // no checks before the first reset
-    always @(posedge ft_clk_i) begin
-        a_rst_seen_q <= a_rst_seen_q || ft_rst;
-        if (a_rst_seen_q && !ft_rst && rxq_valid && !rxq_ready)
-            $error("link_phy_ft245 %m: a byte from the chip found the receive FIFO full");
-        if (a_rst_seen_q && !ft_rst && drive_q && !oe_n_q)
-            $error("link_phy_ft245 %m: driving the bus with OE# low");
+    always_ff @(posedge ft_clk_i) begin
+        if (ft_rst) begin
+            siwu_n_q <= 1'b1;
+            sent_q <= 1'b0;
+            idle_q <= 8'd0;
+        end else begin
+            siwu_n_q <= siwu_n_d;
+            sent_q <= sent_d;
+            idle_q <= idle_d;
+        end
     end
-`endif
+    assign ft_siwu_n_o = siwu_n_q;
 endmodule
 `default_nettype wire

@@ -1,6 +1,9 @@
 /* test_link: URI parsing, backend selection and the checks gr_link makes before any access. */
 #define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
 #include <setjmp.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -242,6 +245,59 @@ static void sim_dma_buffers_are_page_aligned_and_distinct(void **state)
     gr_link_close(link);
 }
 
+/* A tool that reads the device's clock while the miniport's interrupt thread waits on the same
+ * link (bench/link does): calls from two threads must each run alone. sim:// is one Verilated
+ * model that every call clocks; two threads clocking it at once lost or doubled AXI handshakes
+ * ("R with no read outstanding") and a read ended GR_E_TIMEOUT. Every read here must return
+ * what this thread wrote, and the waiting thread must see no error. */
+typedef struct waiter {
+    gr_link_t *link;
+    atomic_bool stop;
+    int rc;
+    unsigned waits;
+} waiter_t;
+
+static void *waiter_main(void *arg)
+{
+    waiter_t *w = arg;
+    while (!atomic_load(&w->stop) && w->rc == GR_OK) {
+        bool raised = false;
+        w->rc = gr_link_wait_irq(w->link, 20, &raised);
+        w->waits++;
+    }
+    return NULL;
+}
+
+static void link_calls_from_two_threads_run_one_at_a_time(void **state)
+{
+    (void)state;
+    gr_link_t *link = NULL;
+    assert_int_equal(gr_link_open("sim://?seed=3", &link), GR_OK);
+    waiter_t w = {.link = link, .rc = GR_OK};
+    atomic_init(&w.stop, false);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, waiter_main, &w), 0);
+    int rc = GR_OK;
+    uint32_t bad_at = 0, got = 0;
+    for (uint32_t i = 0; i < 3000 && rc == GR_OK; i++) {
+        const uint32_t v = 0x3c000000u + i * 2654435761u % 0x00ffffffu;
+        rc = gr_link_write32(link, GR_REG_SCRATCH, v);
+        if (rc == GR_OK)
+            rc = gr_link_read32(link, GR_REG_SCRATCH, &got);
+        if (rc == GR_OK && got != v) {
+            bad_at = i + 1;
+            break;
+        }
+    }
+    atomic_store(&w.stop, true);
+    pthread_join(t, NULL);
+    gr_link_close(link);
+    assert_int_equal(rc, GR_OK);
+    assert_int_equal(bad_at, 0);
+    assert_int_equal(w.rc, GR_OK);
+    assert_true(w.waits > 0);
+}
+
 static void every_status_has_a_message_and_a_unique_name(void **state)
 {
     (void)state;
@@ -272,6 +328,7 @@ int main(void)
         cmocka_unit_test(sim_takes_a_write_order_and_stall_runs),
         cmocka_unit_test(offsets_are_checked_before_the_link_is_touched),
         cmocka_unit_test(sim_dma_buffers_are_page_aligned_and_distinct),
+        cmocka_unit_test(link_calls_from_two_threads_run_one_at_a_time),
         cmocka_unit_test(every_status_has_a_message_and_a_unique_name),
     };
     return cmocka_run_group_tests_name("link", tests, NULL, NULL);

@@ -2,7 +2,7 @@
  * test_usb.c: the usb:// backends on the real libusb-1.0 and libftdi1, against an FT601 and an
  * FT2232H emulated at the usbdevfs ioctl level (tb/harness/usb: umockdev, as libusb tests its
  * own Linux backend). Every URB goes into the chip's model, the PHY RTL and the link engine of
- * fpga_core_<kind> and into gpu_core; nothing of libusb, the device or the link is mocked.
+ * fpga_core and into gpu_core; nothing of libusb, the device or the link is mocked.
  *
  * Per chip: the device is identified (gr_device_open reads ID_MAGIC, version, register map),
  * SCRATCH round-trips, an aperture burst with unaligned edges round-trips through VRAM, the DMA

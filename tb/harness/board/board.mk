@@ -1,6 +1,7 @@
 # tb/harness/board/board.mk: the board-simulation library (gr_board.h): per kind, the wrapper
-# board_<kind>.v (fpga_core_<top> + the link chip's model) verilated into its own model, one
-# BoardImpl per model, the C API, the VRAM model from tb/harness, merged into one archive.
+# board.v (fpga_core + the kind's PHY + the link chip's model) verilated with -GKind=N into its
+# own model class Vboard_<kind>, one BoardImpl per model, the C API, the VRAM model from
+# tb/harness, merged into one archive.
 # Included by the top Makefile after harness.mk (BUILD, RTL_ROOT, RTL_INC, RTL_SRCS, VERILATOR,
 # CXX, CC, WARN, CFLAGS, JOBS, SIM_DIR, HARNESS_SRC, SIM_VROOT, SIM_VDEFS come from there).
 # Exports:
@@ -9,46 +10,47 @@
 #                   and VRAM models and Verilator's run-time library, built with the same
 #                   options as these models, so one copy serves both) and its libraries
 #   BOARD_CPPFLAGS  include paths for gr_board.h and gpuref/*.h
-# A kind is built when its RTL top bridge/rtl/fpga_core_<top>.v and its chip model exist
-# (stream: no chip); gr_board_kind_built() tells a program which kinds it has.
+# Every kind is built (gr_board_kind_built() still tells a program which kinds it has).
 BOARD_SRC := tb/harness/board
 BOARD_DIR ?= $(BUILD)/board
 BOARD_LIB := $(BOARD_DIR)/libgr_board.a
 BOARD_LDLIBS = $(SIM_LIB) $(SIM_LDLIBS)
 BOARD_CPPFLAGS := -I$(BOARD_SRC) -Itb/harness -Ihost/include
 
-# kind -> the chip model file it needs (none for stream)
-BOARD_CHIP_stream :=
-BOARD_CHIP_uart := tb/models/uart/uart_line_model.v
-BOARD_CHIP_ft601 := tb/models/ft601/ft601_model.v
-BOARD_CHIP_ft245 := tb/models/ft2232h/ft2232h_model.v
+# kind -> board.v's Kind (the HELLO Link number). Every model is read for every kind: board.v
+# names them all, in generate branches of which one is elaborated.
+BOARD_KIND_stream := 1
+BOARD_KIND_uart := 2
+BOARD_KIND_ft601 := 3
+BOARD_KIND_ft245 := 4
+BOARD_CHIPS := tb/models/uart/uart_line_model.v tb/models/ft601/ft601_model.v \
+    tb/models/ft2232h/ft2232h_model.v
 BOARD_ALL_KINDS := stream uart ft601 ft245
-BOARD_KINDS := $(foreach k,$(BOARD_ALL_KINDS),$(if $(and $(wildcard bridge/rtl/fpga_core_$(k).v),\
-                 $(or $(if $(BOARD_CHIP_$(k)),,yes),$(wildcard $(BOARD_CHIP_$(k))))),$(k)))
+BOARD_KINDS := $(BOARD_ALL_KINDS)
 
 BOARD_RTL := $(sort $(wildcard bridge/rtl/*.v))
 BOARD_VLT := $(BOARD_SRC)/board.vlt $(wildcard $(RTL_ROOT)/lint.vlt)
 # -Wno-fatal: the link RTL is linted by `make lint`; a warning in it must not keep the board
 # library (and every test over a board) from building. Warnings stay in the build log.
 BOARD_VERILATE = $(VERILATOR) --cc --trace-fst -Wall -Wno-fatal --timescale 1ns/1ps \
-    -I$(RTL_INC) -Ibridge/rtl --top-module board_$(1) --Mdir $(BOARD_DIR)/$(1)/obj \
-    $(BOARD_VLT) $(RTL_SRCS) $(BOARD_RTL) $(BOARD_CHIP_$(1)) $(BOARD_SRC)/board_$(1).v
+    -I$(RTL_INC) -Ibridge/rtl --top-module board -GKind=$(BOARD_KIND_$(1)) --prefix Vboard_$(1) \
+    --Mdir $(BOARD_DIR)/$(1)/obj $(BOARD_VLT) $(RTL_SRCS) $(BOARD_RTL) $(BOARD_CHIPS) $(BOARD_SRC)/board.v
 
 BOARD_CXX = $(CXX) -std=c++17 $(SIM_CXXFLAGS) $(WARN) -MMD -MP $(BOARD_CPPFLAGS) \
     -isystem $(SIM_VROOT)/include -isystem $(SIM_VROOT)/include/vltstd $(SIM_VDEFS) -faligned-new
 BOARD_HAVE := $(foreach k,$(BOARD_ALL_KINDS),-DGR_BOARD_HAVE_$(subst stream,STREAM,$(subst uart,UART,$(subst ft,FT,$(k))))=$(if $(filter $(k),$(BOARD_KINDS)),1,0))
 
-# $(call board_kind,KIND): verilate board_KIND, build its model, compile its factory.
+# $(call board_kind,KIND): verilate board.v for KIND, build its model, compile its factory.
 define board_kind
 $(BOARD_DIR)/$(1)/verilate.cmd: _board_force
 	@mkdir -p $$(@D)
 	@echo '$$(call BOARD_VERILATE,$(1))' | cmp -s - $$@ || echo '$$(call BOARD_VERILATE,$(1))' > $$@
 
-$(BOARD_DIR)/$(1)/obj/.stamp: $(BOARD_DIR)/$(1)/verilate.cmd $(RTL_SRCS) $(BOARD_RTL) $(BOARD_CHIP_$(1)) \
-        $(BOARD_SRC)/board_$(1).v $(BOARD_VLT) $(wildcard $(RTL_INC)/*.vh)
+$(BOARD_DIR)/$(1)/obj/.stamp: $(BOARD_DIR)/$(1)/verilate.cmd $(RTL_SRCS) $(BOARD_RTL) $(BOARD_CHIPS) \
+        $(BOARD_SRC)/board.v $(BOARD_VLT) $(wildcard $(RTL_INC)/*.vh)
 	@rm -rf $(BOARD_DIR)/$(1)/obj
 	@mkdir -p $(BOARD_DIR)/$(1)/obj
-	@echo "verilator: board_$(1) (log: $(BOARD_DIR)/$(1)/obj/build.log)"
+	@echo "verilator: board Kind=$(BOARD_KIND_$(1)) ($(1); log: $(BOARD_DIR)/$(1)/obj/build.log)"
 	@$$(call BOARD_VERILATE,$(1)) >$(BOARD_DIR)/$(1)/obj/build.log 2>&1 || { cat $(BOARD_DIR)/$(1)/obj/build.log; exit 1; }
 	@$(MAKE) --no-print-directory $$(SIM_SUBMAKE_J) -C $(BOARD_DIR)/$(1)/obj -f Vboard_$(1).mk Vboard_$(1)__ALL.a \
 	  >>$(BOARD_DIR)/$(1)/obj/build.log 2>&1 || { tail -50 $(BOARD_DIR)/$(1)/obj/build.log; exit 1; }
@@ -65,7 +67,7 @@ $(BOARD_DIR)/board_api.o: $(BOARD_SRC)/board_api.cpp $(BOARD_DIR)/kinds.cmd
 	@mkdir -p $(@D)
 	$(BOARD_CXX) $(BOARD_HAVE) -c $< -o $@
 
-# The API object is rebuilt when the set of kinds changes (a top landed).
+# The API object is rebuilt when the set of kinds changes.
 $(BOARD_DIR)/kinds.cmd: _board_force
 	@mkdir -p $(@D)
 	@echo '$(BOARD_KINDS)' | cmp -s - $@ || echo '$(BOARD_KINDS)' > $@

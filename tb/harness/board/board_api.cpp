@@ -1,6 +1,6 @@
 // board_api.cpp: the gr_board_* C API over gr::Board (board_impl.h). Nothing throws across it.
-// The kinds built into this library come as -DGR_BOARD_HAVE_<KIND>=1 (board.mk builds a kind
-// when its RTL top bridge/rtl/fpga_core_<top>.v exists).
+// The kinds built into this library come as -DGR_BOARD_HAVE_<KIND>=1 (board.mk builds every
+// kind).
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>

@@ -1,9 +1,9 @@
 // board_impl.h: the simulated board inside gr_board_t. Board is what the C API (board_api.cpp)
-// sees; BoardImpl<V> runs one Verilated board wrapper (board_<kind>.v, one model class per
-// kind) with its two clocks, the VRAM model on m_vram and the host side of the link chip.
+// sees; BoardImpl<V> runs one Verilated board wrapper (board.v with -GKind=N, one model class
+// per kind) with its two clocks, the VRAM model on m_vram and the host side of the link chip.
 //
-// Every wrapper has the same ports (board_<kind>.v says how they reach fpga_core_<kind> and the
-// chip model), so one template serves every kind:
+// Every kind has the same ports (board.v says how they reach fpga_core, the PHY and the chip
+// model), so one template serves every kind:
 //   clk_i, chip_clk_i, rst_i
 //   host_out_valid_i, host_out_data_i[31:0], host_out_keep_i[3:0], host_out_last_i (the last
 //   word of one gr_board_write: a USB transfer ends there), host_out_ready_o

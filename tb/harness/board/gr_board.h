@@ -1,15 +1,15 @@
 /*
  * gr_board.h: a whole board in simulation, seen from the USB cable (or the UART line, or the
- * socket): fpga_core_<kind> (gpu_core + link engine + PHY, bridge/rtl/) verilated together with
- * the model of its link chip (tb/models/), VRAM on m_vram, and the chip's "USB side" as byte
- * queues behind a C API.
+ * socket): fpga_core (gpu_core + link engine, bridge/rtl/) and the kind's PHY verilated
+ * together with the model of its link chip (tb/models/), VRAM on m_vram, and the chip's "USB
+ * side" as byte queues behind a C API.
  *
  * Kinds and what the host side is:
  *   stream   the link engine's 32-bit word stream itself, no chip (what gpuref-simd serves on
  *            a socket): bytes in, taken four at a time (least significant first), bytes out
  *   uart     the UART line model: bytes in, 8N1 on the wire at `baud`, bytes out
  *   ft601    the FT601 model's USB side: 32-bit words OUT, IN words grouped in USB packets
- *   ft2232h  the FT2232H model (fpga_core_ft245): bytes OUT, IN packets of up to 512 bytes, each
+ *   ft2232h  the FT2232H model (link_phy_ft245): bytes OUT, IN packets of up to 512 bytes, each
  *            starting with the chip's two modem-status bytes
  *
  * Clocks: the core runs at 100 MHz (10 ns); the chip has its own clock, not phase-locked to the

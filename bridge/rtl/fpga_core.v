@@ -1,17 +1,31 @@
 `default_nettype none
-// fpga_core_stream: what a board instantiates: gpu_core, link_engine and no PHY: the link engine's 32-bit word streams are ports (a socket bridge in simulation, or a test).
-// The board puts its VRAM (BRAM, SDRAM controller) on m_vram_* (gpu_core's AXI4 master, 8-byte
-// data) and wires the chip pins; bidirectional buses are _i/_o/_oe triples for the board's
-// tristate buffers. Everything but the PHY's chip side runs on clk_i (CoreHz).
-// Contract: rst_i (synchronous to clk_i, active high) resets gpu_core, the engine and the PHY.
-// The host end speaks bridge/PROTOCOL.md: it opens with RESET, then HELLO (HELLO_RSP: Link
-// 1, MaxPayload 1024, RxWindow 4096 words, DmaTags 8, CoreHz, ReplayTimeout,
-// DmaTimeout as the parameters below). The status outputs are link_engine's; phy_err_o pulses
-// for a byte or word the PHY dropped (UART framing or overrun, FT601 byte enables).
-module fpga_core_stream #(
+// fpga_core: what a board instantiates beside its link PHY: gpu_core and link_engine, with the
+// engine's byte or word streams, gpu_core's VRAM master and its interrupt as ports. The board
+// puts the PHY of its link chip (bridge/rtl/link_phy_*.v, with the chip's clock domain inside
+// it) on rx_*/tx_*, its VRAM (block RAM, an SDRAM controller) on m_vram_* (gpu_core's AXI4
+// master, 8-byte data, VramAddrBits of address), and may use irq_o (also sent to the host as
+// IRQ messages) and the status outputs for LEDs.
+// Contract:
+//   - clk_i (CoreHz) clocks everything here; rst_i (synchronous, active high) resets gpu_core
+//     and the engine.
+//   - rx_* / tx_*: valid/ready streams of PhyBytes bytes per beat (1: an 8-bit PHY, 4: a 32-bit
+//     PHY or a word stream), least significant byte of each 32-bit protocol word first.
+//   - The host end speaks bridge/PROTOCOL.md: it opens with RESET, then HELLO (HELLO_RSP: Link
+//     LinkKind, MaxPayload, RxWindow 2^RxWindowLog2 words, DmaTags, CoreHz, ReplayTimeout,
+//     DmaTimeout as the parameters below).
+//   - ID_BUILD reads BoardId and BuildStamp (parameters, so a build script stamps them).
+//   - link_up_o and the wrapping counters are link_engine's.
+module fpga_core #(
+    parameter PhyBytes      = 4,              // 1 (UART, FT245) or 4 (FT601, word stream)
+    parameter MaxPayload    = 1027,           // words (HELLO), >= 35; 1027: a 4 KiB AP_WR
+    parameter RxWindowLog2  = 12,             // receive buffer, log2 words (>= MaxPayload + 6)
+    parameter ReplayLog2    = 12,             // replay buffer, log2 words (> MaxPayload)
+    parameter DmaTags       = 8,              // DMA requests outstanding: 2, 4, 8 or 16
+    parameter LinkKind      = 1,              // HELLO Link: 1 stream, 2 UART, 3 FT601, 4 FT245
     parameter CoreHz        = 100000000,      // clk_i, Hz (reported in HELLO)
-    parameter ReplayTimeout = 50000,          // core cycles without ACK progress before a replay
+    parameter ReplayTimeout = 100000,         // core cycles without ACK progress before a replay
     parameter DmaTimeout    = 16777216,       // core cycles before an unanswered DMA request fails
+    parameter AckDelay      = 256,            // cycles a consumed frame waits for a piggyback ACK
     parameter VramAddrBits  = 32,
     parameter VramBytes     = 48'h2000_0000,  // VRAM behind m_vram_* (gpu_core's VramBytes)
     parameter BoardId       = 8'd0,           // ID_BUILD.BOARD
@@ -19,10 +33,10 @@ module fpga_core_stream #(
 ) (
     input  wire                    clk_i,
     input  wire                    rst_i,
-    input  wire [31:0]             rx_data_i,       // host -> device words, byte 0 first
+    input  wire [PhyBytes*8-1:0]   rx_data_i,       // host -> device, from the PHY
     input  wire                    rx_valid_i,
     output wire                    rx_ready_o,
-    output wire [31:0]             tx_data_o,       // device -> host words
+    output wire [PhyBytes*8-1:0]   tx_data_o,       // device -> host, to the PHY
     output wire                    tx_valid_o,
     input  wire                    tx_ready_i,
     output wire [3:0]          m_vram_awid_o,
@@ -60,25 +74,14 @@ module fpga_core_stream #(
     input  wire                m_vram_rlast_i,
     input  wire                m_vram_rvalid_i,
     output wire                m_vram_rready_o,
+    output wire                    irq_o,           // gpu_core's interrupt line
     output wire                    link_up_o,
     output wire [15:0]             crc_errs_o,
     output wire [15:0]             naks_o,
     output wire [15:0]             replays_o,
     output wire [15:0]             bad_frames_o,
-    output wire [15:0]             dma_timeouts_o,
-    output wire                    phy_err_o
+    output wire [15:0]             dma_timeouts_o
 );
-    assign phy_err_o = 1'b0;
-    wire [31:0] e_rx_data = rx_data_i;
-    wire        e_rx_valid = rx_valid_i;
-    wire        e_rx_ready;
-    assign rx_ready_o = e_rx_ready;
-    wire [31:0] e_tx_data;
-    wire        e_tx_valid;
-    assign tx_data_o = e_tx_data;
-    assign tx_valid_o = e_tx_valid;
-    wire        e_tx_ready = tx_ready_i;
-
     wire [16-1:0]       csr_awaddr;
     wire [2:0]          csr_awprot;
     wire                csr_awvalid;
@@ -168,16 +171,16 @@ module fpga_core_stream #(
     wire                host_rlast;
     wire                host_rvalid;
     wire                host_rready;
-    wire irq;
 
     link_engine #(
-        .PhyBytes(4), .MaxPayload(1024), .RxWindowLog2(12), .ReplayLog2(12),
-        .DmaTags(8), .LinkKind(1), .CoreHz(CoreHz), .ReplayTimeout(ReplayTimeout),
-        .DmaTimeout(DmaTimeout), .AckDelay(256), .CsrAddrBits(16), .ApAddrBits(28), .IdBits(4)
+        .PhyBytes(PhyBytes), .MaxPayload(MaxPayload), .RxWindowLog2(RxWindowLog2),
+        .ReplayLog2(ReplayLog2), .DmaTags(DmaTags), .LinkKind(LinkKind), .CoreHz(CoreHz),
+        .ReplayTimeout(ReplayTimeout), .DmaTimeout(DmaTimeout), .AckDelay(AckDelay),
+        .CsrAddrBits(16), .ApAddrBits(28), .IdBits(4)
     ) u_link (
         .clk_i(clk_i), .rst_i(rst_i),
-        .rx_data_i(e_rx_data), .rx_valid_i(e_rx_valid), .rx_ready_o(e_rx_ready),
-        .tx_data_o(e_tx_data), .tx_valid_o(e_tx_valid), .tx_ready_i(e_tx_ready),
+        .rx_data_i(rx_data_i), .rx_valid_i(rx_valid_i), .rx_ready_o(rx_ready_o),
+        .tx_data_o(tx_data_o), .tx_valid_o(tx_valid_o), .tx_ready_i(tx_ready_i),
         .m_csr_awaddr_o(csr_awaddr),
         .m_csr_awprot_o(csr_awprot),
         .m_csr_awvalid_o(csr_awvalid),
@@ -267,7 +270,7 @@ module fpga_core_stream #(
         .s_host_rlast_o(host_rlast),
         .s_host_rvalid_o(host_rvalid),
         .s_host_rready_i(host_rready),
-        .irq_i(irq), .link_up_o(link_up_o), .crc_errs_o(crc_errs_o), .naks_o(naks_o),
+        .irq_i(irq_o), .link_up_o(link_up_o), .crc_errs_o(crc_errs_o), .naks_o(naks_o),
         .replays_o(replays_o), .bad_frames_o(bad_frames_o), .dma_timeouts_o(dma_timeouts_o));
 
     gpu_core #(
@@ -401,7 +404,7 @@ module fpga_core_stream #(
         .m_vram_rlast_i(m_vram_rlast_i),
         .m_vram_rvalid_i(m_vram_rvalid_i),
         .m_vram_rready_o(m_vram_rready_o),
-        .irq_o(irq)
+        .irq_o(irq_o)
     );
 endmodule
 `default_nettype wire
