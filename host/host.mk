@@ -13,10 +13,11 @@ LIBGPUREF := $(BUILD)/lib/libgpuref.a
 # The register conformance suite (host/conformance): gpuctl, the demo and the board checks call it.
 CONFORMANCE_OBJS := $(HOST_OBJ_DIR)/host/conformance/gr_conformance.o
 GPUCTL := $(BUILD)/bin/gpuctl
-# gpuctl: the command line and dispatch, its help, then the register, allocation, command-path
-# and waveform commands.
+# gpuctl: the command line and dispatch, its help, the register, allocation, command-path and
+# waveform commands, then the session and the output helpers they share.
 GPUCTL_SRCS := host/tools/gpuctl.c host/tools/gpuctl_help.c host/tools/gpuctl_regs.c \
-               host/tools/gpuctl_alloc.c host/tools/gpuctl_submit.c host/tools/gpuctl_trace.c
+               host/tools/gpuctl_alloc.c host/tools/gpuctl_submit.c host/tools/gpuctl_trace.c \
+               host/tools/gpuctl_session.c host/tools/gpuctl_out.c
 GPUCTL_OBJS := $(patsubst %.c,$(HOST_OBJ_DIR)/%.o,$(GPUCTL_SRCS))
 
 # Everything a program needs to drive a device over any built-in transport (usb:// needs

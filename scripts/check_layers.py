@@ -88,12 +88,7 @@ LOOP_SCOPE = "host/"
 INCLUDE_DIRS = ["host/include", "bridge/host", "tb/harness", "tb/harness/board", "host/conformance", "host/kmd", "host/dxgk", "host/dxgk/vidmm", "host/dxgk/vidsch",
                 "host/tools"]
 # Loops tolerated for now, each the set of its files; empty when the layering holds everywhere.
-KNOWN_LOOPS = [
-    # gpuctl.c dispatches to the command files, which use its output helpers (json_str,
-    # fail_status, fmt_size, parse_size_ex); gpuctl_submit.c uses gpuctl_alloc.c's session.
-    ["host/tools/gpuctl.c", "host/tools/gpuctl_alloc.c", "host/tools/gpuctl_regs.c",
-     "host/tools/gpuctl_submit.c"],
-]
+KNOWN_LOOPS = []
 
 COMPONENTS = {name: (where, deps, offers) for name, where, deps, offers in LAYERS}
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -3,8 +3,9 @@
  * Run `gpuctl --help` for the commands; exit codes are listed there.
  *
  * This file: the command line (global options anywhere on it, each command's words, the whole
- * line checked before the device is opened), the dispatch to the commands of gpuctl_regs.c,
- * gpuctl_alloc.c and gpuctl_submit.c, and the output and parsing helpers they share (gpuctl.h).
+ * line checked before the device is opened) and the dispatch to the commands of gpuctl_regs.c,
+ * gpuctl_alloc.c, gpuctl_submit.c and gpuctl_trace.c. It is the top of gpuctl: nothing calls
+ * into it (the helpers the commands share are gpuctl_out.c's, the session gpuctl_session.c's).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -16,132 +17,6 @@
 #include "gpuctl.h"
 #include "gpuref/gr_device.h"
 #include "gr_link.h"
-
-void json_str(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            printf("\\%c", c);
-        else if (c < 0x20)
-            printf("\\u%04x", c);
-        else
-            putchar(c);
-    }
-    putchar('"');
-}
-
-/* "1 MiB", "64 KiB", "4097 B" when a unit divides it; else "239.98 MiB" (JSON has the bytes). */
-const char *fmt_size(uint64_t v, char *buf, size_t len)
-{
-    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    unsigned u = 0, big = 0;
-    uint64_t exact = v;
-    while (u < 4 && exact && exact % 1024 == 0) {
-        exact /= 1024;
-        u++;
-    }
-    for (uint64_t t = v; big < 4 && t >= 1024; t /= 1024)
-        big++;
-    if (big > u)
-        snprintf(buf, len, "%.2f %s", (double)v / (double)(UINT64_C(1) << (10 * big)), unit[big]);
-    else
-        snprintf(buf, len, "%llu %s", (unsigned long long)exact, unit[u]);
-    return buf;
-}
-
-/* --json given anywhere on the line: parse errors are JSON documents too. */
-static bool json_errors;
-
-void note(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fflush(stdout);
-    fputs("gpuctl: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
-
-/* One error document: {"command","error","message"}. */
-static void json_error(const char *cmd, const char *error, const char *msg)
-{
-    printf("{\"command\":");
-    json_str(cmd);
-    printf(",\"error\":");
-    json_str(error);
-    printf(",\"message\":");
-    json_str(msg);
-    printf("}\n");
-}
-
-int fail_status(const opts_t *o, const char *cmd, int rc, int exit_code, const char *fmt, ...)
-{
-    char msg[320];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (o->json)
-        json_error(cmd, rc ? gr_status_name(rc) : "usage", msg);
-    if (rc)
-        note("%s: %s (%s)", msg, gr_strerror(rc), gr_status_name(rc));
-    else
-        note("%s", msg);
-    return exit_code;
-}
-
-int parse_fail(const char *cmd, const char *fmt, ...)
-{
-    char msg[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (json_errors)
-        json_error(cmd, "usage", msg);
-    note("%s", msg);
-    return -1;
-}
-
-int parse_u32(const char *text, uint32_t *out)
-{
-    char *end = NULL;
-    errno = 0;
-    unsigned long long v = strtoull(text, &end, 0);
-    if (errno || !*text || *end || v > 0xffffffffull || text[0] == '-')
-        return -1;
-    *out = (uint32_t)v;
-    return 0;
-}
-
-/* Bytes: a number (0x allowed) with an optional K, M, G or T (binary) suffix; 1 byte (0 when
- * zero_ok) to 1 TiB (SIZE_FORMS). */
-int parse_size_ex(const char *text, bool zero_ok, uint64_t *out)
-{
-    char *end = NULL;
-    errno = 0;
-    if (!*text || text[0] < '0' || text[0] > '9')
-        return -1;
-    unsigned long long v = strtoull(text, &end, 0);
-    unsigned shift = 0;
-    if (*end == 'K' || *end == 'k')
-        shift = 10;
-    else if (*end == 'M' || *end == 'm')
-        shift = 20;
-    else if (*end == 'G' || *end == 'g')
-        shift = 30;
-    else if (*end == 'T' || *end == 't')
-        shift = 40;
-    if (shift)
-        end++;
-    if (errno || end == text || *end || (v == 0 && !zero_ok) || v > (1ull << (40 - shift)))
-        return -1;
-    *out = (uint64_t)v << shift;
-    return 0;
-}
 
 static int open_device(const opts_t *o, gr_device_t **out_dev)
 {
@@ -352,7 +227,7 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     split_line(argc, argv, &o, &line);
-    json_errors = o.json; /* --json anywhere makes the line's own errors JSON too */
+    set_json_errors(o.json); /* --json anywhere makes the line's own errors JSON too */
     if (line.error[0])
         return parse_fail("gpuctl", "%s", line.error), EXIT_USAGE;
     if (line.version) {

@@ -1,15 +1,17 @@
 /*
  * gpuctl.h: what the parts of gpuctl share: the options, the session (the adapter that the
- * allocation commands and the command path use), the output and parsing helpers of gpuctl.c,
- * and each command's parser and entry point. Private to host/tools.
+ * allocation commands and the command path use), the output and parsing helpers, and each
+ * command's parser and entry point. Private to host/tools. The files, top first; each calls
+ * only files below it (make check-layers):
  *
- *   gpuctl.c         main: the command line, dispatch, exit codes, shared helpers
- *   gpuctl_help.c    the usage text, help for each command, --version
- *   gpuctl_regs.c    info, regs, peek, poke, conformance (registers, over gr_device.h)
- *   gpuctl_alloc.c   alloc, free, ls, evict, resident and the session (allocations, over
- *                    gr_alloc.h)
- *   gpuctl_submit.c  copy, fill, read, bench, timeline (the command path, over gr_submit.h)
- *   gpuctl_trace.c   trace on FILE, trace off (waveforms of sim://, over tb/harness/gr_sim.h)
+ *   gpuctl.c          main: the command line, dispatch, exit codes
+ *   gpuctl_help.c     the usage text, help for each command, --version
+ *   gpuctl_regs.c     info, regs, peek, poke, conformance (registers, over gr_device.h)
+ *   gpuctl_alloc.c    alloc, free, ls, evict, resident (allocations, over gr_alloc.h)
+ *   gpuctl_submit.c   copy, fill, read, bench, timeline (the command path, over gr_submit.h)
+ *   gpuctl_trace.c    trace on FILE, trace off (waveforms of sim://, over tb/harness/gr_sim.h)
+ *   gpuctl_session.c  the session: adapter, process and device, started on first use
+ *   gpuctl_out.c      JSON strings, messages, error reports, sizes, number parsers
  *
  * A command's entry point returns an exit code (enum exit_code) and has printed its result or
  * its error; a parser returns the words it took, or -1 with its message printed (parse_fail).
@@ -99,10 +101,15 @@ typedef struct xfer_req {
     char text[200];            /* the command as typed */
 } xfer_req_t;
 
-/* ---- gpuctl.c: output and parsing helpers ---- */
+/* ---- gpuctl_out.c: output and parsing helpers ---- */
+
+/* Whether parse_fail also prints a JSON error document (--json anywhere on the line). */
+void set_json_errors(bool on);
 
 /* Prints s as a JSON string, quoted and escaped. */
 void json_str(const char *s);
+/* Prints one error document: {"command","error","message"}. */
+void json_error(const char *cmd, const char *error, const char *msg);
 
 /* A line on stderr ("gpuctl: " and the text), after stdout is flushed. */
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -157,18 +164,21 @@ int cmd_peek(const opts_t *o, gr_device_t *dev, const reg_ref_t *r);
 int cmd_poke(const opts_t *o, gr_device_t *dev, const reg_ref_t *r, uint32_t value);
 int cmd_conformance(const opts_t *o, gr_device_t *dev);
 
-/* ---- gpuctl_alloc.c: the allocation commands and the session ---- */
+/* ---- gpuctl_session.c: the session ---- */
+
+/* Starts the adapter, gpuctl's process and its device on s->dev's link, once (cmd: the command
+ * that needs it, for the error). */
+int session_start(const opts_t *o, session_t *s, const char *cmd);
+/* Closes the adapter (with everything made on it); s->dev stays open. */
+void session_end(session_t *s);
+
+/* ---- gpuctl_alloc.c: the allocation commands ---- */
 
 int parse_alloc(int argc, char **argv, alloc_req_t *out);
 /* HANDLE of free: @N into out_ref, or a handle value into out_value; 0 or -1. */
 int parse_handle(const char *text, unsigned allocs_before, unsigned *out_ref, uint32_t *out_value);
 /* Before the first command: the names ls and alloc print for FlagsWddm2 bits. */
 void init_wddm2_names(void);
-/* Starts the adapter, gpuctl's process and its device on s->dev's link, once (cmd: the command
- * that needs it, for the error). */
-int session_start(const opts_t *o, session_t *s, const char *cmd);
-/* Closes the adapter (with everything made on it); s->dev stays open. */
-void session_end(session_t *s);
 int cmd_alloc(const opts_t *o, session_t *s, const alloc_req_t *q);
 int cmd_free(const opts_t *o, session_t *s, unsigned ref, gr_alloc_t value);
 int cmd_ls(const opts_t *o, session_t *s);

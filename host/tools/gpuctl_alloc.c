@@ -208,28 +208,6 @@ int parse_handle(const char *text, unsigned allocs_before, unsigned *out_ref, ui
     return 0;
 }
 
-int session_start(const opts_t *o, session_t *s, const char *cmd)
-{
-    if (s->ad)
-        return EXIT_OK;
-    int rc = gr_adapter_open_link(gr_device_link(s->dev), &s->ad);
-    if (rc)
-        return fail_status(o, cmd, rc, EXIT_DEVICE, "%s: cannot start the adapter (miniport and VidMm): %s", cmd,
-                           gr_last_error());
-    rc = gr_process_create(s->ad, &s->proc);
-    if (!rc)
-        rc = gr_gpu_device_create(s->proc, &s->gdev);
-    if (rc)
-        return fail_status(o, cmd, rc, EXIT_DEVICE, "%s: cannot create gpuctl's process and device", cmd);
-    return EXIT_OK;
-}
-
-void session_end(session_t *s)
-{
-    gr_adapter_close(s->ad); /* processes, devices, handles and system memory with it */
-    s->ad = NULL;
-}
-
 /* FlagsWddm2 bit -> member name, from the header's own layout. */
 static const char *wddm2_names[32];
 
