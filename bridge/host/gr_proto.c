@@ -796,6 +796,19 @@ int gr_proto_flush(gr_proto_t *p)
     return gr_proto_read32(p, 0, &v);
 }
 
+int gr_proto_set_posted(gr_proto_t *p, bool posted, bool *out_was)
+{
+    if (!p)
+        return GR_E_INVALID;
+    int rc = gr_proto_flush(p); /* what was posted before answers under the old rule */
+    pthread_mutex_lock(&p->mu);
+    if (out_was)
+        *out_was = p->o.posted;
+    p->o.posted = posted;
+    pthread_mutex_unlock(&p->mu);
+    return rc;
+}
+
 static int ap_check(gr_proto_t *p, uint64_t offset, size_t bytes)
 {
     uint64_t size = 1ull << (p->hello.bar1_log2 < 63 ? p->hello.bar1_log2 : 63);

@@ -125,6 +125,14 @@ int gr_proto_read32_batch(gr_proto_t *p, const uint32_t *offsets, unsigned count
 int gr_proto_write32(gr_proto_t *p, uint32_t offset, uint32_t value);
 /** Barrier: every earlier write has been performed; GR_OK or the first write error. */
 int gr_proto_flush(gr_proto_t *p);
+/**
+ * Turns posted writes on or off from now on (what ?posted= chose at open): a program that must
+ * see each write's own answer (the register conformance suite: a write to a hole answers a bus
+ * error) turns them off while it runs. The writes posted before are flushed first.
+ * @param[out] out_was  the setting before (may be NULL)
+ * @return the flush's status (an earlier posted write's error); the setting changes either way
+ */
+int gr_proto_set_posted(gr_proto_t *p, bool posted, bool *out_was);
 int gr_proto_ap_read(gr_proto_t *p, uint64_t offset, void *dst, size_t bytes);
 int gr_proto_ap_write(gr_proto_t *p, uint64_t offset, const void *src, size_t bytes);
 int gr_proto_dma_alloc(gr_proto_t *p, size_t bytes, gr_dma_buf_t *out_buf);

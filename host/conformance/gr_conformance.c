@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "gpuref/gr_regdesc.h"
+#include "gr_link.h"
+#include "gr_proto.h"
 
 /* Generous for any link: a soft reset takes a handful of cycles on the RTL. */
 #define RESET_TIMEOUT_US 1000u
@@ -296,6 +298,14 @@ int gr_conformance_run(gr_device_t *dev, gr_conf_emit_fn emit, void *user,
     if (!dev || !out_result)
         return GR_E_INVALID;
     run_t r = {.dev = dev, .emit = emit, .user = user};
+    /* Each write must answer for itself (a write to a hole is a bus error): on a byte-stream
+     * link whose writes are posted (gr_proto.h), an error would only surface at a later call.
+     * Posted writes are off while the suite runs, and back as they were after. An error an
+     * earlier posted write left behind belongs to that write, not to this suite. */
+    gr_proto_t *proto = NULL;
+    bool was_posted = false;
+    if (gr_link_proto(gr_device_link(dev), &proto) == GR_OK)
+        (void)gr_proto_set_posted(proto, false, &was_posted);
 
     check_soft_reset(&r);
     for (unsigned i = 0; i < gr_regdesc_count && !r.fatal; i++)
@@ -321,6 +331,8 @@ int gr_conformance_run(gr_device_t *dev, gr_conf_emit_fn emit, void *user,
             report(&r, scratch == gr_regdesc_reset(gr_regdesc_find("SCRATCH")), "RESET_CTRL",
                    "soft reset returns SCRATCH to its reset value", "read 0x%08x", scratch);
     }
+    if (proto && was_posted)
+        (void)gr_proto_set_posted(proto, true, NULL);
     *out_result = r.result;
     return r.fatal;
 }
