@@ -139,6 +139,11 @@ for kind in stream ft601 ft2232h; do
         check "$kind: the server is back: gpuctl works again" 0 "$GPUCTL" -d "simd://$sock?$L" peek SCRATCH
         check "$kind: conformance with faults between the server and the RTL" 0 \
             "$GPUCTL" -d "simd://$sock?posted=0&$L" conformance
+        # DMA through the faults too: the engine's reads and writes of host memory cross the
+        # faulty link as DMA_RD/DMA_WR requests; none may be lost or applied twice.
+        check "$kind: DMA with faults between the server and the RTL" 0 "$GPUCTL" -d "simd://$sock?$L" \
+            alloc 256K alloc 256K --cpu-visible fill @1 0x11223344 copy @1 @2 read @2 --sum
+        expect "$kind: ... the copy is exact (crc32 of 256 KiB of 0x11223344)" "crc32 0x4d1bca5a" "$out"
     else bad "$kind: the server restarts"; fi
     stop_server
     if [ $? -eq 0 ]; then ok "$kind: SIGTERM stops the server cleanly"; else bad "$kind: SIGTERM stops the server cleanly"; fi
