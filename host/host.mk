@@ -47,8 +47,6 @@ $(GR_DEMO): $(HOST_OBJ_DIR)/host/tools/gr_demo.o $(CONFORMANCE_OBJS) $(LIBGPUREF
 	$(CC) -o $@ $(filter %.o,$^) $(GPUREF_LINK)
 
 all: $(GR_DEMO)
-demo: $(GR_DEMO)
-	$(GR_DEMO)
 
 -include $(HOST_OBJ_DIR)/host/tools/gr_demo.d
 
@@ -61,3 +59,9 @@ $(GPUREF_SIMD): $(HOST_OBJ_DIR)/host/tools/gpuref_simd.o $(LIBGPUREF) $(BOARD_LI
 
 all: $(GPUREF_SIMD)
 -include $(HOST_OBJ_DIR)/host/tools/gpuref_simd.d
+
+# make demo: on sim:// by default; DEVICE=stream|ft601|ft2232h|uart runs it on that simulated
+# board behind gpuref-simd (the board's link RTL, PHY and chip model), DEVICE=URI on any device.
+DEVICE ?=
+demo: $(GR_DEMO) $(if $(filter-out sim,$(DEVICE)),$(GPUREF_SIMD))
+	scripts/demo.sh $(GR_DEMO) $(GPUREF_SIMD) $(DEVICE)

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# demo.sh: the co-simulation demo (gr_demo) on one device: `make demo DEVICE=...` runs it.
+#   demo.sh GR_DEMO GPUREF_SIMD [DEVICE]
+#   DEVICE empty or "sim"       the in-process simulation (sim://)
+#   stream|ft601|ft2232h|uart   a simulated board served by gpuref-simd (the same link RTL, PHY
+#                               and chip model a board carries); the demo reaches it over
+#                               simd:// (uart: over a pseudo-terminal with uart://)
+#   anything with "://"         that URI, as is (a board on a real cable: uart:///dev/ttyUSB0)
+# The exit status is the demo's (2: a bad DEVICE, or the server did not start).
+set -u
+demo=$1 simd=$2 device=${3:-}
+case "$device" in
+    "" | sim) exec "$demo" ;;
+    *://*) exec "$demo" "$device" ;;
+    stream | ft601 | ft2232h | uart) ;;
+    *)
+        echo "demo: DEVICE='$device' is not sim, stream, ft601, ft2232h, uart or a URI" >&2
+        exit 2
+        ;;
+esac
+
+dir=$(mktemp -d "${TMPDIR:-/tmp}/gpuref-demo.XXXXXX")
+server=
+cleanup() {
+    [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
+    rm -rf "$dir"
+}
+trap cleanup EXIT
+if [ "$device" = uart ]; then
+    "$simd" --pty --pty-link "$dir/tty" --board uart >"$dir/server.log" 2>&1 &
+else
+    "$simd" --socket "$dir/sock" --board "$device" >"$dir/server.log" 2>&1 &
+fi
+server=$!
+# The banner comes once the socket listens (or the pty is there).
+for _ in $(seq 1 600); do
+    grep -Eq "^gpuref-simd: (serving |.* board on /)" "$dir/server.log" 2>/dev/null && break
+    if ! kill -0 "$server" 2>/dev/null; then
+        cat "$dir/server.log" >&2
+        echo "demo: gpuref-simd did not start a $device board" >&2
+        exit 2
+    fi
+    sleep 0.1
+done
+if [ "$device" = uart ]; then
+    uri="uart://$(cat "$dir/tty")"
+else
+    uri="simd://$dir/sock"
+fi
+echo "demo: a simulated $device board behind gpuref-simd, reached at $uri"
+"$demo" "$uri"
