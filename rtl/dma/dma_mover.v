@@ -223,16 +223,18 @@ module dma_mover #(
     logic [RPtr:0]      rtrk_wr_q, rtrk_rd_q;
     logic               rd_port_q;               // 1: host
     logic [CntBits-1:0] rd_credit_q;             // beats asked for and not yet received
+    logic [CntBits-1:0] rd_free_q;               // FifoBeats - fifo_count - rd_credit_q
     logic [3:0]         r_beat_q;
     logic [BeatBits-1:0] pat_left_d;
 
     logic [WPtr:0]      wtrk_wr_q, wtrk_w_q, wtrk_b_q;  // write bursts: loaded, W sent, B taken
     wire [WPtr:0] wr_n = wtrk_wr_q - wtrk_b_q;
     wire [RPtr:0] rd_n = rtrk_wr_q - rtrk_rd_q;
-    wire [CntBits:0] rd_room = {1'b0, fifo_count} + {1'b0, rd_credit_q} + {{(CntBits-4){1'b0}}, rd_bst_len};
+    // Buffer room not yet reserved is kept as its own counter (rd_free_q), so that ar_load
+    // compares a register with the burst length instead of summing three counts first.
     wire ar_load = !ar_valid_q && rd_bst_valid && !stop_any && op_q && (rd_started_q || wr_n == {(WPtr+1){1'b0}}) &&
                    rd_n != MaxReads[RPtr:0] && (rd_n == {(RPtr+1){1'b0}} || rd_bst_host == rd_port_q) &&
-                   rd_room <= FifoBeats[CntBits:0];
+                   {{(CntBits-5){1'b0}}, rd_bst_len} <= rd_free_q;
     wire ar_ready = ar_host_q ? m_host_arready_i : m_vram_arready_i;
     wire ar_go = ar_valid_q && ar_ready;
 
@@ -335,6 +337,13 @@ module dma_mover #(
     assign fifo_pop = w_fire || sink_fire;
     assign fifo_flush = op_end;
 
+    // The counters' next values before a load takes its burst's beats (aw_load and ar_load
+    // come late in the cycle: they only pick between two sums).
+    wire [CntBits-1:0] unclaimed_base = unclaimed_q + {{(CntBits-1){1'b0}}, fifo_push}
+                                                    - {{(CntBits-1){1'b0}}, sink_fire};
+    wire [CntBits-1:0] rd_free_base = rd_free_q - {{(CntBits-1){1'b0}}, pat_push}
+                                                + {{(CntBits-1){1'b0}}, fifo_pop};
+
     // ---- faults: the first of an operation -----------------------------------------------------
     logic        fault_now;
     logic [3:0]  f_type;
@@ -393,6 +402,7 @@ module dma_mover #(
             rtrk_wr_q <= {(RPtr+1){1'b0}};
             rtrk_rd_q <= {(RPtr+1){1'b0}};
             rd_credit_q <= {CntBits{1'b0}};
+            rd_free_q <= FifoBeats[CntBits-1:0];
             r_beat_q <= 4'd0;
             rd_port_q <= 1'b0;
             aw_valid_q <= 1'b0;
@@ -437,6 +447,11 @@ module dma_mover #(
             end else if (ar_go) begin
                 ar_valid_q <= 1'b0;
             end
+            // Room: taken by a loaded AR's beats and by each pattern beat, given back by each
+            // beat leaving the buffer; all of it at the end (no read is outstanding then).
+            if (op_end) rd_free_q <= FifoBeats[CntBits-1:0];
+            else if (ar_load) rd_free_q <= rd_free_base - {{(CntBits-5){1'b0}}, rd_bst_len};
+            else rd_free_q <= rd_free_base;
             rd_credit_q <= rd_credit_q + (ar_load ? {{(CntBits-5){1'b0}}, rd_bst_len} : {CntBits{1'b0}})
                                        - {{(CntBits-1){1'b0}}, r_fire};
             if (r_fire) begin
@@ -459,9 +474,8 @@ module dma_mover #(
             // The buffer's beats not yet promised to a loaded AW: fifo_count - (beats of loaded
             // AWs not yet sent), kept as its own counter so that aw_load compares a register.
             if (op_end) unclaimed_q <= {CntBits{1'b0}};
-            else unclaimed_q <= unclaimed_q + {{(CntBits-1){1'b0}}, fifo_push}
-                                            - {{(CntBits-1){1'b0}}, sink_fire}
-                                            - (aw_load ? {{(CntBits-5){1'b0}}, wr_bst_len} : {CntBits{1'b0}});
+            else if (aw_load) unclaimed_q <= unclaimed_base - {{(CntBits-5){1'b0}}, wr_bst_len};
+            else unclaimed_q <= unclaimed_base;
             bnd_stale_q <= op_start || aw_load || xrsp_valid_i[0];
             if (w_fire) begin
                 wr_started_q <= 1'b1;
