@@ -75,7 +75,7 @@ def used(kind):
     return f"{u.get('used', 0)}/{u.get('available', 0)}"
 print(f"# LFE5U-45F speed {speed}, seed {seed}: LUT4 {used('TRELLIS_COMB')}, "
       f"FF {used('TRELLIS_FF')}, block RAM (DP16KD) {used('DP16KD')}, "
-      f"carry (CCU2C, in LUT4s) -, DSP (MULT18X18D) {used('MULT18X18D')}")
+      f"DSP (MULT18X18D) {used('MULT18X18D')}")
 # The critical path's two ends, as nextpnr's log names them.
 text = open(log).read()
 m = re.findall(r"Critical path report for clock '([^']*)'.*?\n((?:Info:.*\n)+?)Info: \d+\.\d+ ns logic", text, re.S)
