@@ -119,6 +119,7 @@ include bench/bench.mk
 include bench/alloc/alloc.mk
 include bench/dma/dma.mk
 include tb/fuzz/fuzz.mk
+include synth/synth.mk
 
 
 # ---- register map --------------------------------------------------------------------------

@@ -1,4 +1,5 @@
 `default_nettype none
+`include "cmn_param.vh"
 // dma_agen: one side (read or write) of a data mover operation: walks `beats` qwords from a
 // command-space address, translates each 4 KiB page once (through dma_xlate) and cuts the
 // range into INCR bursts of at most 16 beats that end on 128-byte boundaries, so that a burst
@@ -63,6 +64,10 @@ module dma_agen #(
     output wire [2:0]          fault_mmu_type_o,
     output wire [63:0]         fault_addr_o
 );
+    if (BeatBits < 7) begin : g_bad_beats
+        `CMN_PARAM_ERROR("dma_agen: BeatBits must be >= 7")
+    end
+
     localparam [3:0] CACHE_ON = 4'b1111;
     localparam [3:0] CACHE_OFF = 4'b0011;
 
@@ -83,16 +88,24 @@ module dma_agen #(
     logic [3:0]          ftype_q, ftype_d;
     logic [2:0]          fmmu_q, fmmu_d;
 
+    // What is left is also kept as two flags (small_q: left_q < 16, have_q: left_q != 0), so
+    // that the burst length and bst_valid_o depend on no wide compare: they sit on the path
+    // from the buffer's level to the write side's decision (dma_mover), which must close at
+    // 100 MHz. The flags' next values compare left_q's upper bits (a register) and its low six
+    // bits with len, never the result of the wide subtraction.
+    logic small_q, small_d, have_q, have_d;
+
     // Beats to the next 128-byte boundary, capped by what is left and by limit_i.
     wire [4:0] to_block = 5'd16 - {1'b0, vaddr_q[6:3]};
     logic [4:0] len;
     always_comb begin
         len = to_block;
-        if (left_q < {{(BeatBits-5){1'b0}}, len}) len = left_q[4:0];
+        if (small_q && left_q[4:0] < len) len = left_q[4:0];
         if (limit_i < len) len = limit_i;
     end
 
-    wire have = left_q != {BeatBits{1'b0}};
+    wire have = have_q;
+    wire upper_zero = left_q[BeatBits-1:6] == {(BeatBits-6){1'b0}};
     assign bst_valid_o = pv_q && have && !faulted_q && !stop_i && len != 5'd0;
     wire take = bst_valid_o && bst_ready_i;
     wire [63:0] next_vaddr = vaddr_q + {56'd0, len, 3'b000};
@@ -112,6 +125,8 @@ module dma_agen #(
         vpr_d = vpr_q;
         prev_vpr_d = prev_vpr_q;
         pidx_d = pidx_q;
+        small_d = small_q;
+        have_d = have_q;
         faulted_d = faulted_q;
         fault_d = 1'b0;
         ftype_d = ftype_q;
@@ -122,6 +137,8 @@ module dma_agen #(
             write_d = write_i;
             vaddr_d = addr_i;
             left_d = beats_i;
+            small_d = beats_i[BeatBits-1:4] == {(BeatBits-4){1'b0}};
+            have_d = beats_i != {BeatBits{1'b0}};
             idx_d = {BeatBits{1'b0}};
             pv_d = 1'b0;
             vpr_d = 1'b0;
@@ -132,6 +149,9 @@ module dma_agen #(
             if (take) begin
                 vaddr_d = next_vaddr;
                 left_d = left_q - {{(BeatBits-5){1'b0}}, len};
+                // left_q - len < 16 and left_q - len != 0, from left_q's register bits.
+                small_d = upper_zero && {1'b0, left_q[5:0]} < {2'b00, len} + 7'd16;
+                have_d = !(upper_zero && left_q[5:0] == {1'b0, len});
                 idx_d = idx_q + {{(BeatBits-5){1'b0}}, len};
                 if (next_vaddr[11:0] == 12'h000) pv_d = 1'b0;
             end
@@ -164,6 +184,8 @@ module dma_agen #(
     always_ff @(posedge clk_i) begin
         if (rst_i) begin
             left_q <= {BeatBits{1'b0}};
+            small_q <= 1'b1;
+            have_q <= 1'b0;
             xreq_q <= 1'b0;
             xwait_q <= 1'b0;
             pv_q <= 1'b0;
@@ -171,6 +193,8 @@ module dma_agen #(
             fault_q <= 1'b0;
         end else begin
             left_q <= left_d;
+            small_q <= small_d;
+            have_q <= have_d;
             xreq_q <= xreq_d;
             xwait_q <= xwait_d;
             pv_q <= pv_d;

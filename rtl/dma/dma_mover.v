@@ -168,13 +168,14 @@ module dma_mover #(
 );
     localparam BeatBits = 61;  // beat counts: a 64-bit byte size in qwords
     localparam CntBits = $clog2(FifoBeats) + 1;
+    localparam BndBits = 11;   // rd_page_idx - wr_bst_idx in [-512, FifoBeats]: FifoBeats < 512
     localparam RPtr = $clog2(MaxReads);
     localparam WPtr = $clog2(MaxWrites);
     localparam [3:0] T_BUS = 4'd3;
     localparam [3:0] T_VPR = 4'd5;
 
-    if (FifoBeats < 32 || (FifoBeats & (FifoBeats - 1)) != 0) begin : g_bad_fifo
-        `CMN_PARAM_ERROR("dma_mover: FifoBeats must be a power of two >= 32")
+    if (FifoBeats < 32 || FifoBeats > 256 || (FifoBeats & (FifoBeats - 1)) != 0) begin : g_bad_fifo
+        `CMN_PARAM_ERROR("dma_mover: FifoBeats must be a power of two, 32..256")
     end
     if (MaxReads < 4 || (MaxReads & (MaxReads - 1)) != 0) begin : g_bad_reads
         `CMN_PARAM_ERROR("dma_mover: MaxReads must be a power of two >= 4")
@@ -222,16 +223,18 @@ module dma_mover #(
     logic [RPtr:0]      rtrk_wr_q, rtrk_rd_q;
     logic               rd_port_q;               // 1: host
     logic [CntBits-1:0] rd_credit_q;             // beats asked for and not yet received
+    logic [CntBits-1:0] rd_free_q;               // FifoBeats - fifo_count - rd_credit_q
     logic [3:0]         r_beat_q;
     logic [BeatBits-1:0] pat_left_d;
 
     logic [WPtr:0]      wtrk_wr_q, wtrk_w_q, wtrk_b_q;  // write bursts: loaded, W sent, B taken
     wire [WPtr:0] wr_n = wtrk_wr_q - wtrk_b_q;
     wire [RPtr:0] rd_n = rtrk_wr_q - rtrk_rd_q;
-    wire [CntBits:0] rd_room = {1'b0, fifo_count} + {1'b0, rd_credit_q} + {{(CntBits-4){1'b0}}, rd_bst_len};
+    // Buffer room not yet reserved is kept as its own counter (rd_free_q), so that ar_load
+    // compares a register with the burst length instead of summing three counts first.
     wire ar_load = !ar_valid_q && rd_bst_valid && !stop_any && op_q && (rd_started_q || wr_n == {(WPtr+1){1'b0}}) &&
                    rd_n != MaxReads[RPtr:0] && (rd_n == {(RPtr+1){1'b0}} || rd_bst_host == rd_port_q) &&
-                   rd_room <= FifoBeats[CntBits:0];
+                   {{(CntBits-5){1'b0}}, rd_bst_len} <= rd_free_q;
     wire ar_ready = ar_host_q ? m_host_arready_i : m_vram_arready_i;
     wire ar_go = ar_valid_q && ar_ready;
 
@@ -260,7 +263,7 @@ module dma_mover #(
     logic [63:0]        aw_addr_q, aw1_addr_q;
     logic [4:0]         aw_len_q, aw1_len_q;
     logic [3:0]         aw_cache_q, aw1_cache_q;
-    logic [CntBits-1:0] claimed_q;               // buffered beats promised to loaded AWs
+    logic [CntBits-1:0] unclaimed_q;             // buffered beats not promised to loaded AWs
     // One entry per write burst, from its AW load to its B: address, beats, port.
     logic [63:0]        wtrk_addr_q [0:MaxWrites-1];
     logic [4:0]         wtrk_len_q [0:MaxWrites-1];
@@ -270,19 +273,30 @@ module dma_mover #(
     logic               w_wait_q;                // a W beat waited for WREADY last cycle
     logic [7:0]         w_strb_q;
 
-    wire [CntBits-1:0] unclaimed = fifo_count - claimed_q;
-
     // Where the read side's source pages enter or leave the VPR: the write side cuts its bursts
     // there and knows which beats came from inside it. The read side runs at most FifoBeats
     // (< one page) ahead of the write side, so one boundary is enough.
-    wire                in_prev = vpr_check_q && wr_bst_idx < rd_page_idx;
-    wire [BeatBits-1:0] to_bound = rd_page_idx - wr_bst_idx;
-    wire [4:0]          wr_limit = (in_prev && to_bound < {{(BeatBits-5){1'b0}}, 5'd16}) ? to_bound[4:0] : 5'd16;
-    wire                tag_vpr = vpr_check_q && (in_prev ? rd_prev_vpr : rd_page_vpr);
-    wire                vpr_leak = tag_vpr && (wr_bst_host || !wr_bst_vpr);
+    // The indices are compared modulo 2^BndBits: the read side's current page began at most one
+    // page (512 beats) before the beats it has asked for, and the write side is at most
+    // FifoBeats behind those, so rd_page_idx - wr_bst_idx lies in [-512, FifoBeats] and its
+    // BndBits-bit difference is exact. The result is registered (bnd_*_q): it is one cycle
+    // behind an index that moved, so the write side loads no burst of a COPY in the cycle after
+    // its own load, an operation's start, or the read side's translation answer (bnd_stale_q).
+    // This keeps the wide index arithmetic off the path into aw_load.
+    wire [BndBits-1:0]  to_bound = rd_page_idx[BndBits-1:0] - wr_bst_idx[BndBits-1:0];
+    wire                in_prev = vpr_check_q && !to_bound[BndBits-1] && to_bound != {BndBits{1'b0}};
+    logic [4:0]         wr_limit;
+    logic               bnd_tag_vpr_q, bnd_stale_q;
+    logic [4:0]         bnd_limit_q;
+    always_comb begin
+        wr_limit = 5'd16;
+        if (in_prev && to_bound[BndBits-2:4] == {(BndBits-5){1'b0}}) wr_limit = {1'b0, to_bound[3:0]};
+    end
+    wire                vpr_leak = bnd_tag_vpr_q && (wr_bst_host || !wr_bst_vpr);
 
     wire aw_ok = !aw1_valid_q && wr_bst_valid && !stop_any && op_q && !dst_sink_q &&
-                 unclaimed >= {{(CntBits-5){1'b0}}, wr_bst_len} && wr_n != MaxWrites[WPtr:0] &&
+                 !(bnd_stale_q && vpr_check_q) &&
+                 unclaimed_q >= {{(CntBits-5){1'b0}}, wr_bst_len} && wr_n != MaxWrites[WPtr:0] &&
                  (wr_n == {(WPtr+1){1'b0}} || wr_bst_host == wr_port_q);
     wire aw_load = aw_ok && !vpr_leak;
     wire vpr_fault = aw_ok && vpr_leak;
@@ -322,6 +336,13 @@ module dma_mover #(
     assign fifo_in = r_fire ? r_data : pattern_q;
     assign fifo_pop = w_fire || sink_fire;
     assign fifo_flush = op_end;
+
+    // The counters' next values before a load takes its burst's beats (aw_load and ar_load
+    // come late in the cycle: they only pick between two sums).
+    wire [CntBits-1:0] unclaimed_base = unclaimed_q + {{(CntBits-1){1'b0}}, fifo_push}
+                                                    - {{(CntBits-1){1'b0}}, sink_fire};
+    wire [CntBits-1:0] rd_free_base = rd_free_q - {{(CntBits-1){1'b0}}, pat_push}
+                                                + {{(CntBits-1){1'b0}}, fifo_pop};
 
     // ---- faults: the first of an operation -----------------------------------------------------
     logic        fault_now;
@@ -381,11 +402,13 @@ module dma_mover #(
             rtrk_wr_q <= {(RPtr+1){1'b0}};
             rtrk_rd_q <= {(RPtr+1){1'b0}};
             rd_credit_q <= {CntBits{1'b0}};
+            rd_free_q <= FifoBeats[CntBits-1:0];
             r_beat_q <= 4'd0;
             rd_port_q <= 1'b0;
             aw_valid_q <= 1'b0;
             aw1_valid_q <= 1'b0;
-            claimed_q <= {CntBits{1'b0}};
+            unclaimed_q <= {CntBits{1'b0}};
+            bnd_stale_q <= 1'b1;
             wtrk_wr_q <= {(WPtr+1){1'b0}};
             wtrk_w_q <= {(WPtr+1){1'b0}};
             wtrk_b_q <= {(WPtr+1){1'b0}};
@@ -424,6 +447,11 @@ module dma_mover #(
             end else if (ar_go) begin
                 ar_valid_q <= 1'b0;
             end
+            // Room: taken by a loaded AR's beats and by each pattern beat, given back by each
+            // beat leaving the buffer; all of it at the end (no read is outstanding then).
+            if (op_end) rd_free_q <= FifoBeats[CntBits-1:0];
+            else if (ar_load) rd_free_q <= rd_free_base - {{(CntBits-5){1'b0}}, rd_bst_len};
+            else rd_free_q <= rd_free_base;
             rd_credit_q <= rd_credit_q + (ar_load ? {{(CntBits-5){1'b0}}, rd_bst_len} : {CntBits{1'b0}})
                                        - {{(CntBits-1){1'b0}}, r_fire};
             if (r_fire) begin
@@ -443,9 +471,12 @@ module dma_mover #(
                 aw_valid_q <= 1'b1;
                 aw1_valid_q <= aw_valid_q;
             end
-            if (op_end) claimed_q <= {CntBits{1'b0}};
-            else claimed_q <= claimed_q + (aw_load ? {{(CntBits-5){1'b0}}, wr_bst_len} : {CntBits{1'b0}})
-                                        - {{(CntBits-1){1'b0}}, w_fire};
+            // The buffer's beats not yet promised to a loaded AW: fifo_count - (beats of loaded
+            // AWs not yet sent), kept as its own counter so that aw_load compares a register.
+            if (op_end) unclaimed_q <= {CntBits{1'b0}};
+            else if (aw_load) unclaimed_q <= unclaimed_base - {{(CntBits-5){1'b0}}, wr_bst_len};
+            else unclaimed_q <= unclaimed_base;
+            bnd_stale_q <= op_start || aw_load || xrsp_valid_i[0];
             if (w_fire) begin
                 wr_started_q <= 1'b1;
                 w_beat_q <= w_last ? 4'd0 : w_beat_q + 4'd1;
@@ -495,6 +526,8 @@ module dma_mover #(
             wtrk_host_q[wtrk_wr_q[WPtr-1:0]] <= wr_bst_host;
         end
         w_strb_q <= w_strb;
+        bnd_limit_q <= wr_limit;
+        bnd_tag_vpr_q <= vpr_check_q && (in_prev ? rd_prev_vpr : rd_page_vpr);
         if (fault_now && !fault_q) begin
             fault_type_q <= f_type;
             fault_mmu_q <= f_mmu;
@@ -531,7 +564,7 @@ module dma_mover #(
     dma_agen #(.BeatBits(BeatBits)) u_wr (
         .clk_i(clk_i), .rst_i(rst_i),
         .start_i(op_start), .space_i(op_dst_space_i), .addr_i(op_dst_addr_i),
-        .beats_i(op_dst_sink_i ? {BeatBits{1'b0}} : op_beats_i), .write_i(1'b1), .stop_i(stop_any), .limit_i(wr_limit),
+        .beats_i(op_dst_sink_i ? {BeatBits{1'b0}} : op_beats_i), .write_i(1'b1), .stop_i(stop_any), .limit_i(bnd_limit_q),
         .xreq_valid_o(xreq_valid_o[1]), .xreq_ready_i(xreq_ready_i[1]),
         .xreq_space_o(xreq_space_o[3:2]), .xreq_addr_o(xreq_addr_o[127:64]),
         .xreq_write_o(xreq_write_o[1]),
@@ -616,7 +649,7 @@ module dma_mover #(
     // IDs are constant (one per port); upper address bits of a VRAM burst are zero by
     // construction (dma_xlate refuses VRAM addresses past VramAddrBits).
     wire unused_ok = ^{m_host_bid_i, m_host_rid_i, m_vram_bid_i, m_vram_rid_i, rd_done, rd_faulted,
-                       wr_faulted, rd_bst_idx, rd_bst_vpr, wr_page_idx_unused, wr_page_vpr_unused,
+                       wr_faulted, rd_bst_idx, rd_bst_vpr, rd_page_idx[BeatBits-1:BndBits], wr_page_idx_unused, wr_page_vpr_unused,
                        wr_prev_vpr_unused, b_resp[0], r_resp[0]};
 
 `ifdef GR_ASSERT

