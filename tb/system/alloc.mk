@@ -5,9 +5,9 @@
 ALLOC_SEEDS ?= 1 2
 ALLOC_TEST := $(BUILD)/tb/system/test_alloc
 
-$(ALLOC_TEST): $(HOST_OBJ_DIR)/tb/system/test_alloc.o $(LIBGPUREF) $(SIM_LIB)
+$(ALLOC_TEST): $(HOST_OBJ_DIR)/tb/system/test_alloc.o $(SCHED_FIXTURE_OBJ) $(LIBGPUREF) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $< $(GPUREF_LINK) -lcmocka
+	$(CC) -o $@ $(filter %.o,$^) $(GPUREF_LINK) -lcmocka
 
 all: $(ALLOC_TEST)
 

@@ -6,9 +6,9 @@
 KMD_SUBMIT_SEEDS ?= 1 2
 KMD_SUBMIT_TEST := $(BUILD)/tb/system/test_kmd_submit
 
-$(KMD_SUBMIT_TEST): $(HOST_OBJ_DIR)/tb/system/test_kmd_submit.o $(LIBGPUREF) $(SIM_LIB)
+$(KMD_SUBMIT_TEST): $(HOST_OBJ_DIR)/tb/system/test_kmd_submit.o $(SCHED_FIXTURE_OBJ) $(LIBGPUREF) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $< $(GPUREF_LINK) -lcmocka
+	$(CC) -o $@ $(filter %.o,$^) $(GPUREF_LINK) -lcmocka
 
 all: $(KMD_SUBMIT_TEST)
 

@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -51,6 +52,12 @@ static unsigned long long number_or_bail(const char *what, const char *text, uns
     return v;
 }
 
+/* Sets up what the device's link needs in this process (tb/harness/usb/usb_env.c: an emulated
+ * USB chip); nothing in the plain build. */
+__attribute__((weak)) void sf_link_env_start(void)
+{
+}
+
 unsigned long long sf_start(int argc, char **argv, const char *prog, char *uri, size_t uri_size)
 {
     unsigned long long seed = 1;
@@ -63,8 +70,21 @@ unsigned long long sf_start(int argc, char **argv, const char *prog, char *uri, 
     env = getenv("GR_TEST_TIMEOUT_SCALE");
     if (env && *env)
         timeout_scale = (unsigned)number_or_bail("GR_TEST_TIMEOUT_SCALE", env, 1, 100);
-    snprintf(uri, uri_size, "sim://?seed=%llu&vram=512M", seed);
+    /* The device: sim:// for the seed, or any link's URI from $GR_TEST_DEVICE (tb/system/on_link.sh
+     * starts a board and sets it), so that the same tests run on every link. */
+    env = getenv("GR_TEST_DEVICE");
+    if (env && *env) {
+        if (strlen(env) >= uri_size) {
+            printf("Bail out! GR_TEST_DEVICE is longer than %zu characters\n", uri_size - 1);
+            exit(2);
+        }
+        snprintf(uri, uri_size, "%s", env);
+    } else
+        snprintf(uri, uri_size, "sim://?seed=%llu&vram=512M", seed);
     printf("# seed=%llu (replay: %s --seed %llu)\n", seed, prog, seed);
+    printf("# device %s\n", uri);
+    fflush(stdout);
+    sf_link_env_start();
     if (timeout_scale != 1)
         printf("# hang alarm %u s (GR_TEST_TIMEOUT_SCALE=%u)\n", SF_TEST_SECONDS, timeout_scale);
     fflush(stdout);
@@ -72,6 +92,44 @@ unsigned long long sf_start(int argc, char **argv, const char *prog, char *uri, 
              "Bail out! a test ran longer than %u s (hung); replay with the seed above\n", SF_TEST_SECONDS);
     signal(SIGALRM, on_alarm);
     return seed;
+}
+
+int sf_run_tests(const char *group, const struct CMUnitTest *tests, size_t count,
+                 int (*group_setup)(void **state), int (*group_teardown)(void **state))
+{
+    const char *filter = getenv("GR_TEST_FILTER");
+    if (!filter || !*filter)
+        return _cmocka_run_group_tests(group, tests, count, group_setup, group_teardown);
+    struct CMUnitTest *picked = calloc(count ? count : 1, sizeof *picked);
+    if (!picked) {
+        printf("Bail out! out of memory\n");
+        exit(2);
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < count; i++) {
+        /* a comma-separated list of globs: a test runs when its name matches one of them */
+        char pattern[256];
+        for (const char *p = filter; *p;) {
+            size_t len = strcspn(p, ",");
+            if (len > 0 && len < sizeof pattern) {
+                memcpy(pattern, p, len);
+                pattern[len] = 0;
+                if (!fnmatch(pattern, tests[i].name, 0)) {
+                    picked[n++] = tests[i];
+                    break;
+                }
+            }
+            p += len + (p[len] == ',');
+        }
+    }
+    if (n == 0) {
+        /* a filter that picks nothing is a mistake, not a pass */
+        printf("Bail out! GR_TEST_FILTER='%s' names no test of %s\n", filter, group);
+        exit(2);
+    }
+    int rc = _cmocka_run_group_tests(group, picked, n, group_setup, group_teardown);
+    free(picked);
+    return rc;
 }
 
 void sf_sleep_ms(unsigned ms)

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct CMUnitTest; /* cmocka.h */
+
 #include "gpuref/gr_alloc.h"
 #include "gpuref/gr_dma.h"
 #include "gpuref/gr_submit.h"
@@ -26,12 +28,24 @@
 unsigned sf_timeout_scale(void);
 
 /*
- * The start of a suite's main: the seed from $GR_TEST_SEED or --seed N (else 1), the sim:// URI
- * for it written to uri, the seed printed first with how to replay it as prog, the timeout scale
+ * The start of a suite's main: the seed from $GR_TEST_SEED or --seed N (else 1), the device's URI
+ * written to uri ($GR_TEST_DEVICE, else sim:// with the seed), the seed printed first with how to replay it as prog, the timeout scale
  * from $GR_TEST_TIMEOUT_SCALE, and the handler that ends the run with a TAP "Bail out!" when the
  * alarm fires. A bad seed or scale ends the run with a "Bail out!" naming it. Returns the seed.
  */
 unsigned long long sf_start(int argc, char **argv, const char *prog, char *uri, size_t uri_size);
+
+/* Called by sf_start before any device is opened: a weak no-op, overridden where a link needs
+ * set-up in the process (tb/harness/usb/usb_env.c puts an emulated USB chip on the bus). */
+void sf_link_env_start(void);
+
+/*
+ * cmocka_run_group_tests_name with the tests that $GR_TEST_FILTER picks: a comma-separated list
+ * of globs on the test names (unset or empty: all). A filter that picks none ends the run with a
+ * "Bail out!" naming it. The link matrix (tb/system/links.mk) runs a chosen set this way.
+ */
+int sf_run_tests(const char *group, const struct CMUnitTest *tests, size_t count,
+                 int (*group_setup)(void **state), int (*group_teardown)(void **state));
 
 void sf_sleep_ms(unsigned ms);
 

@@ -23,6 +23,7 @@
 #include "gpuref/gr_regmap.h"
 #include "gr_link.h"
 #include "kmd.h"
+#include "sched_fixture.h"
 
 #define KIB UINT64_C(1024)
 #define MIB (KIB * 1024)
@@ -1455,15 +1456,7 @@ static void concurrent_create_and_destroy_from_several_processes(void **state)
 
 int main(int argc, char **argv)
 {
-    const char *env = getenv("GR_TEST_SEED");
-    if (env)
-        seed = strtoull(env, NULL, 0);
-    for (int i = 1; i + 1 < argc; i++)
-        if (!strcmp(argv[i], "--seed"))
-            seed = strtoull(argv[i + 1], NULL, 0);
-    snprintf(uri, sizeof uri, "sim://?seed=%llu&vram=512M", seed);
-    printf("# seed=%llu (replay: test_alloc --seed %llu)\n", seed, seed);
-    fflush(stdout);
+    seed = sf_start(argc, argv, "test_alloc", uri, sizeof uri);
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
     const struct CMUnitTest tests[] = {
         T(segments_come_from_the_mc_registers),
@@ -1495,5 +1488,5 @@ int main(int argc, char **argv)
         T(shared_existing_sysmem_keeps_its_buffer_past_the_creator),
         T(concurrent_create_and_destroy_from_several_processes),
     };
-    return cmocka_run_group_tests_name("alloc", tests, NULL, NULL);
+    return sf_run_tests("alloc", tests, sizeof tests / sizeof tests[0], NULL, NULL);
 }

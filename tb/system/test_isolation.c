@@ -286,8 +286,9 @@ static int group_setup(void **state)
 
 static int group_teardown(void **state)
 {
-    fx_t *f = *state;
-    gr_adapter_close(f->ad);
+    fx_t *f = *state; /* NULL when the group's setup failed */
+    if (f)
+        gr_adapter_close(f->ad);
     return 0;
 }
 
@@ -710,5 +711,5 @@ int main(int argc, char **argv)
         T(patch_lists_are_refused_and_leak_no_address),
 #undef T
     };
-    return cmocka_run_group_tests_name("isolation", tests, group_setup, group_teardown);
+    return sf_run_tests("isolation", tests, sizeof tests / sizeof tests[0], group_setup, group_teardown);
 }

@@ -34,6 +34,7 @@
 #include "gpuref/gr_regmap.h"
 #include "gr_link.h"
 #include "kmd.h"
+#include "sched_fixture.h"
 
 #define KIB UINT64_C(1024)
 #define MIB (KIB * 1024)
@@ -2239,15 +2240,7 @@ static void concurrent_submissions_and_interrupts_retire_every_packet(void **sta
 
 int main(int argc, char **argv)
 {
-    const char *env = getenv("GR_TEST_SEED");
-    if (env)
-        seed = strtoull(env, NULL, 0);
-    for (int i = 1; i + 1 < argc; i++)
-        if (!strcmp(argv[i], "--seed"))
-            seed = strtoull(argv[i + 1], NULL, 0);
-    snprintf(uri, sizeof uri, "sim://?seed=%llu&vram=512M", seed);
-    printf("# seed=%llu (replay: test_kmd_submit --seed %llu)\n", seed, seed);
-    fflush(stdout);
+    seed = sf_start(argc, argv, "test_kmd_submit", uri, sizeof uri);
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
     const struct CMUnitTest tests[] = {
         T(engine_is_up_exactly_when_the_build_has_one),
@@ -2277,5 +2270,5 @@ int main(int argc, char **argv)
         T(bad_submissions_are_refused_and_queue_nothing),
         T(concurrent_submissions_and_interrupts_retire_every_packet),
     };
-    return cmocka_run_group_tests_name("kmd-submit", tests, NULL, NULL);
+    return sf_run_tests("kmd-submit", tests, sizeof tests / sizeof tests[0], NULL, NULL);
 }

@@ -12,7 +12,7 @@
  *
  * Usage: test_residency [--seed N] (default $GR_TEST_SEED, else 1). The seed picks the bus
  * models' timing, the patterns and the copy workload; it is printed first, and every failure
- * replays with it. RESIDENCY_TEST_FILTER='*pinned*' runs a subset.
+ * replays with it. GR_TEST_FILTER='*pinned*' runs a subset.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -1220,9 +1220,6 @@ int main(int argc, char **argv)
 {
     seed = sf_start(argc, argv, "test_residency", uri, sizeof uri);
     dxgk_thr_set_handler(on_violation, NULL);
-    const char *filter = getenv("RESIDENCY_TEST_FILTER");
-    if (filter && *filter)
-        cmocka_set_test_filter(filter);
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
     const struct CMUnitTest tests[] = {
         T(oversubscribed_by_half_a_copy_workload_keeps_every_byte),
@@ -1234,7 +1231,7 @@ int main(int argc, char **argv)
         T(paging_packet_guilty_of_a_tdr_is_undone),
         T(bad_input_is_refused_and_changes_nothing),
     };
-    int failed = cmocka_run_group_tests_name("residency", tests, NULL, NULL);
+    int failed = sf_run_tests("residency", tests, sizeof tests / sizeof tests[0], NULL, NULL);
     if (failed)
         printf("# %d failed; replay: test_residency --seed %llu\n", failed, seed);
     return failed ? 1 : 0;

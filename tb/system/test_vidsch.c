@@ -2177,9 +2177,6 @@ int main(int argc, char **argv)
     seed = sf_start(argc, argv, "test_vidsch", uri, sizeof uri);
     /* Violations are recorded for the tests to judge, never fatal here. */
     dxgk_thr_set_handler(on_violation, NULL);
-    const char *filter = getenv("VIDSCH_TEST_FILTER"); /* e.g. "*cancel*": run only those */
-    if (filter && *filter)
-        cmocka_set_test_filter(filter);
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(checker_reports_first_level_ddis_entered_concurrently),
@@ -2212,7 +2209,7 @@ int main(int argc, char **argv)
         T(two_adapters_schedule_independently_at_once),
         T(no_threading_level_is_broken_under_load),
     };
-    int failed = cmocka_run_group_tests_name("vidsch", tests, NULL, NULL);
+    int failed = sf_run_tests("vidsch", tests, sizeof tests / sizeof tests[0], NULL, NULL);
     if (failed)
         printf("# %d failed; replay: test_vidsch --seed %llu\n", failed, seed);
     return failed ? 1 : 0;

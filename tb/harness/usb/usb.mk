@@ -35,3 +35,22 @@ test-usb: $(USB_TEST)
 -include $(USB_EMU_OBJ:.o=.d) $(HOST_OBJ_DIR)/tb/system/test_usb.d
 
 .PHONY: test-usb
+
+# The usb flavour of the system suites that the link matrix runs (tb/system/links.mk): the same
+# test objects, with usb_env.o putting an emulated chip on the bus at the suite's start.
+USB_ENV_OBJ := $(USB_DIR)/usb_env.o
+USB_SUITES := alloc kmd_submit vidsch residency
+USB_SUITE_TESTS := $(patsubst %,$(USB_DIR)/test_%_usb,$(USB_SUITES))
+
+$(USB_ENV_OBJ): $(USB_SRC)/usb_env.c
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) $(CFLAGS) -MMD -MP $(BOARD_CPPFLAGS) -c $< -o $@
+
+$(USB_DIR)/test_%_usb: $(HOST_OBJ_DIR)/tb/system/test_%.o $(SCHED_FIXTURE_OBJ) $(USB_ENV_OBJ) $(USB_EMU_OBJ) \
+                       $(LIBGPUREF) $(BOARD_LIB) $(SIM_LIB)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $(filter %.o,$^) $(BOARD_LIB) $(GPUREF_LINK) $(USB_LDLIBS)
+
+all: $(USB_SUITE_TESTS)
+
+-include $(USB_ENV_OBJ:.o=.d)

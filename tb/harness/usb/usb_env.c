@@ -1,0 +1,75 @@
+/*
+ * usb_env.c: puts an emulated FT601 or FT2232H on the process's USB bus before a system test
+ * opens its device, so that the suites that run on sim:// run unchanged on usb:// (the link
+ * matrix, tb/system/links.mk).
+ *
+ * The suites' start (sf_start, tb/system/sched_fixture.c) calls sf_link_env_start(), a weak
+ * no-op there; this file's strong definition is linked into the usb flavour of each suite
+ * (build/usb/test_*_usb), along with the emulation (usb_emu.c), the boards and umockdev's
+ * preload library. $GR_USB_EMU names the chip and its serial:
+ *
+ *   GR_USB_EMU=ft601:GRSIM601A GR_TEST_DEVICE='usb://ft601?serial=GRSIM601A&...' test_alloc_usb
+ *
+ * Unset, nothing is emulated (the program then finds no device: libusb sees an empty bus).
+ * The board's seed is $GR_TEST_SEED (else 1). A bad value ends the run with a TAP "Bail out!".
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gr_board.h"
+#include "gr_usb_emu.h"
+
+void sf_link_env_start(void);
+
+static gr_usb_emu_t *g_emu;
+
+static void stop(void)
+{
+    gr_usb_emu_destroy(g_emu);
+    g_emu = NULL;
+}
+
+static void bail(const char *what, const char *detail)
+{
+    printf("Bail out! GR_USB_EMU: %s (%s)\n", what, detail);
+    fflush(stdout);
+    exit(2);
+}
+
+void sf_link_env_start(void)
+{
+    const char *spec = getenv("GR_USB_EMU");
+    if (!spec || !*spec || g_emu)
+        return;
+    char kind_name[16] = "";
+    const char *colon = strchr(spec, ':');
+    const size_t klen = colon ? (size_t)(colon - spec) : strlen(spec);
+    const char *serial = colon ? colon + 1 : "";
+    if (klen >= sizeof kind_name || !*serial)
+        bail("expected KIND:SERIAL with KIND ft601 or ft2232h", spec);
+    memcpy(kind_name, spec, klen);
+    gr_board_kind_t kind;
+    if (!strcmp(kind_name, "ft601"))
+        kind = GR_BOARD_FT601;
+    else if (!strcmp(kind_name, "ft2232h"))
+        kind = GR_BOARD_FT2232H;
+    else
+        bail("the chip is ft601 or ft2232h", spec);
+    if (!gr_board_kind_built(kind))
+        bail("no board of this kind in this build", kind_name);
+    const char *env = getenv("GR_TEST_SEED");
+    gr_board_config_t cfg = {.kind = kind, .seed = env && *env ? strtoull(env, NULL, 10) : 1};
+    if (!cfg.seed)
+        cfg.seed = 1;
+    int rc = gr_usb_emu_create(&g_emu);
+    if (rc)
+        bail("umockdev's preload library is not in this process", gr_status_name(rc));
+    rc = gr_usb_emu_add(g_emu, &cfg, serial, NULL);
+    if (rc)
+        bail("cannot add the chip to the emulated bus", gr_status_name(rc));
+    printf("# usb: an emulated %s (serial %s) on the bus, board seed %llu\n", kind_name, serial,
+           (unsigned long long)cfg.seed);
+    fflush(stdout);
+    atexit(stop);
+}
