@@ -3,7 +3,7 @@
 # after host/host.mk and tb/system/system.mk.
 #   make test-system-residency                      build and run (seeds RESIDENCY_SEEDS, default 1 2)
 #   make test-system-residency RESIDENCY_SEEDS=7    replay one seed
-# Environment: RESIDENCY_TEST_FILTER='*pinned*' runs a subset, GR_VIDSCH_TRACE=1 traces the scheduler.
+# Environment: GR_TEST_FILTER='*pinned*' runs a subset, GR_VIDSCH_TRACE=1 traces the scheduler.
 RESIDENCY_SEEDS ?= 1 2
 RESIDENCY_TEST := $(BUILD)/tb/system/test_residency
 

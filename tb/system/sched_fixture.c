@@ -52,12 +52,6 @@ static unsigned long long number_or_bail(const char *what, const char *text, uns
     return v;
 }
 
-/* Sets up what the device's link needs in this process (tb/harness/usb/usb_env.c: an emulated
- * USB chip); nothing in the plain build. */
-__attribute__((weak)) void sf_link_env_start(void)
-{
-}
-
 unsigned long long sf_start(int argc, char **argv, const char *prog, char *uri, size_t uri_size)
 {
     unsigned long long seed = 1;
@@ -83,8 +77,6 @@ unsigned long long sf_start(int argc, char **argv, const char *prog, char *uri, 
         snprintf(uri, uri_size, "sim://?seed=%llu&vram=512M", seed);
     printf("# seed=%llu (replay: %s --seed %llu)\n", seed, prog, seed);
     printf("# device %s\n", uri);
-    fflush(stdout);
-    sf_link_env_start();
     if (timeout_scale != 1)
         printf("# hang alarm %u s (GR_TEST_TIMEOUT_SCALE=%u)\n", SF_TEST_SECONDS, timeout_scale);
     fflush(stdout);

@@ -35,10 +35,6 @@ unsigned sf_timeout_scale(void);
  */
 unsigned long long sf_start(int argc, char **argv, const char *prog, char *uri, size_t uri_size);
 
-/* Called by sf_start before any device is opened: a weak no-op, overridden where a link needs
- * set-up in the process (tb/harness/usb/usb_env.c puts an emulated USB chip on the bus). */
-void sf_link_env_start(void);
-
 /*
  * cmocka_run_group_tests_name with the tests that $GR_TEST_FILTER picks: a comma-separated list
  * of globs on the test names (unset or empty: all). A filter that picks none ends the run with a

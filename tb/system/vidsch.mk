@@ -2,7 +2,7 @@
 # over sim://. Included by the top Makefile after host/host.mk and tb/system/system.mk.
 #   make test-system-vidsch                   build and run (seeds VIDSCH_SEEDS, default 1 2)
 #   make test-system-vidsch VIDSCH_SEEDS=7    replay one seed
-# Environment: VIDSCH_TEST_FILTER='*tdr*' runs a subset, GR_VIDSCH_TRACE=1 traces the scheduler.
+# Environment: GR_TEST_FILTER='*tdr*' runs a subset, GR_VIDSCH_TRACE=1 traces the scheduler.
 VIDSCH_SEEDS ?= 1 2
 VIDSCH_TEST := $(BUILD)/tb/system/test_vidsch
 

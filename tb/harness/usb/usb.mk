@@ -51,6 +51,13 @@ $(USB_DIR)/test_%_usb: $(HOST_OBJ_DIR)/tb/system/test_%.o $(SCHED_FIXTURE_OBJ) $
 	@mkdir -p $(@D)
 	$(CC) -o $@ $(filter %.o,$^) $(BOARD_LIB) $(GPUREF_LINK) $(USB_LDLIBS)
 
-all: $(USB_SUITE_TESTS)
+# ... and of the demo: `make demo DEVICE=usb-ft601` (scripts/demo.sh) runs it on the chip.
+GR_DEMO_USB := $(USB_DIR)/gr_demo_usb
+$(GR_DEMO_USB): $(HOST_OBJ_DIR)/host/tools/gr_demo.o $(CONFORMANCE_OBJS) $(USB_ENV_OBJ) $(USB_EMU_OBJ) \
+                $(LIBGPUREF) $(BOARD_LIB) $(SIM_LIB)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $(filter %.o,$^) $(BOARD_LIB) $(GPUREF_LINK) $(USB_LDLIBS)
+
+all: $(USB_SUITE_TESTS) $(GR_DEMO_USB)
 
 -include $(USB_ENV_OBJ:.o=.d)

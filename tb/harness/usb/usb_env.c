@@ -1,17 +1,15 @@
 /*
- * usb_env.c: puts an emulated FT601 or FT2232H on the process's USB bus before a system test
- * opens its device, so that the suites that run on sim:// run unchanged on usb:// (the link
- * matrix, tb/system/links.mk).
+ * usb_env.c: puts an emulated FT601 or FT2232H on the process's USB bus before main runs, so
+ * that a program built with it reaches usb:// with no change to its code: the usb flavours of
+ * the system suites (build/usb/test_*_usb, the link matrix in tb/system/links.mk) and of the
+ * demo (build/usb/gr_demo_usb, `make demo DEVICE=usb-ft601`). Linked in with the emulation
+ * (usb_emu.c), the boards and umockdev's preload library. $GR_USB_EMU names the chip and the
+ * serial it answers with:
  *
- * The suites' start (sf_start, tb/system/sched_fixture.c) calls sf_link_env_start(), a weak
- * no-op there; this file's strong definition is linked into the usb flavour of each suite
- * (build/usb/test_*_usb), along with the emulation (usb_emu.c), the boards and umockdev's
- * preload library. $GR_USB_EMU names the chip and its serial:
+ *   GR_USB_EMU=ft601:GRSIM601A build/usb/test_alloc_usb    (the device: usb://ft601?serial=GRSIM601A)
  *
- *   GR_USB_EMU=ft601:GRSIM601A GR_TEST_DEVICE='usb://ft601?serial=GRSIM601A&...' test_alloc_usb
- *
- * Unset, nothing is emulated (the program then finds no device: libusb sees an empty bus).
- * The board's seed is $GR_TEST_SEED (else 1). A bad value ends the run with a TAP "Bail out!".
+ * Unset, nothing is emulated (libusb sees an empty bus). The board's seed is $GR_TEST_SEED
+ * (else 1). A bad value ends the process with a TAP "Bail out!" before main.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,8 +17,6 @@
 
 #include "gr_board.h"
 #include "gr_usb_emu.h"
-
-void sf_link_env_start(void);
 
 static gr_usb_emu_t *g_emu;
 
@@ -37,7 +33,9 @@ static void bail(const char *what, const char *detail)
     exit(2);
 }
 
-void sf_link_env_start(void)
+/* A constructor: the chip must be on the bus before the program's first libusb_init. The
+ * preload library and glib are shared libraries, set up before this runs. */
+__attribute__((constructor)) static void usb_env_start(void)
 {
     const char *spec = getenv("GR_USB_EMU");
     if (!spec || !*spec || g_emu)

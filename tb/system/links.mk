@@ -1,0 +1,48 @@
+# tb/system/links.mk: the link matrix. The system suites that run on sim:// (allocation,
+# miniport submission, VidSch's submission, preemption, cancel and TDR, residency) run
+# unchanged on every link to a simulated board, through tb/system/on_link.sh:
+#   simd         gpuref-simd's stream board over its Unix socket
+#   uart         gpuref-simd's UART board on a pseudo-terminal (termios)
+#   usb-ft601    the FT601 and FT2232H emulated at the usbdevfs ioctl level (umockdev) under
+#   usb-ft2232h  the real libusb and libftdi, in the suite's process (build/usb/test_*_usb)
+# Each board runs the RTL packet engine and PHY that a board carries. Links are slower than
+# sim:// in wall time (a board-level simulation, a byte stream, the USB stack): a chosen set of
+# each suite runs here, the same set on every link but the UART, whose simulated 3 Mbaud line
+# moves a 4 KiB page in about 1.4M core cycles and gets the set without bulk transfers. Included
+# by the top Makefile after the system suites and tb/harness/usb/usb.mk.
+#   make test-system-links                          all links
+#   make test-system-links LINKS=usb-ft601          one
+#   make test-system-links LINKS_FULL=1             every test of every suite, on every link (long)
+LINKS ?= simd usb-ft601 usb-ft2232h uart
+LINKS_FULL ?=
+
+# The chosen set: what each suite's sim:// run proves that a link could break (allocation and
+# opens across processes, submission and fences, preemption, cancel, TDR and recovery, eviction
+# and residency notification), without the tests that move hundreds of MiB.
+LINKS_ALLOC := segments_come_from_the_mc_registers,shared_resource_opens_read_only_in_another_process,handles_of_other_processes_forged_or_stale_are_rejected,destroying_a_process_releases_everything
+LINKS_KMD_SUBMIT := create_context_fills_context_info_and_refuses_bad_requests,cancel_frees_removed_packets
+LINKS_VIDSCH := copy_through_gpu_virtual_addresses_needs_no_patching,fence_ids_increase_and_patch_and_submit_agree,long_packet_is_preempted_by_the_quantum_and_not_reset,packets_that_ran_are_never_cancelled,cancel_during_preemption_cancels_once_and_resubmits_nothing_of_it,hung_packet_times_out_resets_the_gpu_and_the_device_recovers,destroying_a_context_with_work_pending_cancels_it_first
+LINKS_RESIDENCY := pinned_allocations_are_never_evicted,residency_is_notified_and_an_evicted_va_faults_without_harm,bad_input_is_refused_and_changes_nothing
+# The UART: the same kinds of check on small buffers only.
+LINKS_UART_ALLOC := segments_come_from_the_mc_registers,handles_of_other_processes_forged_or_stale_are_rejected
+LINKS_UART_VIDSCH := fence_ids_increase_and_patch_and_submit_agree,packets_that_ran_are_never_cancelled,engine_watchdog_hang_is_a_tdr
+LINKS_UART_RESIDENCY := bad_input_is_refused_and_changes_nothing
+
+# links_run LINK SUITE FILTER: one suite on one link (the usb links run its usb flavour).
+links_bin = $(if $(filter usb-%,$(1)),$(USB_DIR)/test_$(2)_usb,$(BUILD)/tb/system/test_$(2))
+links_run = GR_TEST_FILTER='$(if $(LINKS_FULL),,$(3))' CMOCKA_MESSAGE_OUTPUT=TAP \
+  tb/system/on_link.sh $(1) $(GPUREF_SIMD) $(call links_bin,$(1),$(2))
+links_one = $(if $(filter uart,$(1)),\
+  $(call links_run,$(1),alloc,$(LINKS_UART_ALLOC)) || rc=1; \
+  $(call links_run,$(1),vidsch,$(LINKS_UART_VIDSCH)) || rc=1; \
+  $(call links_run,$(1),residency,$(LINKS_UART_RESIDENCY)) || rc=1;,\
+  $(call links_run,$(1),alloc,$(LINKS_ALLOC)) || rc=1; \
+  $(call links_run,$(1),kmd_submit,$(LINKS_KMD_SUBMIT)) || rc=1; \
+  $(call links_run,$(1),vidsch,$(LINKS_VIDSCH)) || rc=1; \
+  $(call links_run,$(1),residency,$(LINKS_RESIDENCY)) || rc=1;)
+
+TEST_SUITES += system-links
+test-system-links: $(GPUREF_SIMD) $(ALLOC_TEST) $(KMD_SUBMIT_TEST) $(VIDSCH_TEST) $(RESIDENCY_TEST) $(USB_SUITE_TESTS)
+	$(call tap_run,system-links,rc=0; $(foreach l,$(LINKS),$(call links_one,$(l))) exit $$rc)
+
+.PHONY: test-system-links

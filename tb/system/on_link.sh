@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# on_link.sh: runs a system suite (or any program that opens $GR_TEST_DEVICE) on a link to a
+# simulated board, the same RTL packet engine and PHYs a board carries:
+#   simd         gpuref-simd with the stream board, over its Unix socket (simd://)
+#   uart         gpuref-simd with the UART board on a pseudo-terminal (uart://, termios)
+#   usb-ft601    an FT601 emulated at the usbdevfs ioctl level in the suite's process (usb://,
+#   usb-ft2232h  the real libusb / libftdi); PROGRAM must be the usb flavour (build/usb/*_usb)
+# The server is started for the run and stopped after it; its log is printed on a failure.
+# Usage: on_link.sh LINK GPUREF_SIMD PROGRAM [ARGS...]   (exit status: PROGRAM's)
+set -u
+LINK=${1:?usage: on_link.sh LINK GPUREF_SIMD PROGRAM [ARGS...]}
+SIMD=${2:?usage: on_link.sh LINK GPUREF_SIMD PROGRAM [ARGS...]}
+shift 2
+[ $# -ge 1 ] || { echo "usage: on_link.sh LINK GPUREF_SIMD PROGRAM [ARGS...]" >&2; exit 2; }
+SEED=${GR_TEST_SEED:-1}
+dir=$(mktemp -d /tmp/gr-link.XXXXXX)
+server=
+cleanup() {
+    if [ -n "$server" ]; then kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; fi
+    rm -rf "$dir"
+}
+trap cleanup EXIT
+
+# The client's timers are wall time and the device runs at simulation speed (a few hundred
+# thousand core cycles a second, less on a loaded machine): room for that.
+FAST="dead_ms=30000&timeout_ms=60000"
+SLOW="dead_ms=60000&timeout_ms=120000&keepalive_ms=2000&replay_ms=5000"
+
+start_server() {
+    "$SIMD" --seed "$SEED" "$@" >"$dir/server.log" 2>&1 &
+    server=$!
+    for _ in $(seq 1 600); do
+        if grep -Eq "^gpuref-simd: (serving |.* board on /)" "$dir/server.log" 2>/dev/null; then
+            return 0
+        fi
+        kill -0 "$server" 2>/dev/null || break
+        sleep 0.1
+    done
+    echo "Bail out! gpuref-simd did not start:"
+    sed 's/^/# /' "$dir/server.log"
+    exit 1
+}
+
+case "$LINK" in
+simd)
+    start_server --socket "$dir/s.sock" --board stream
+    export GR_TEST_DEVICE="simd://$dir/s.sock?$FAST"
+    ;;
+uart)
+    start_server --pty --pty-link "$dir/pty"
+    export GR_TEST_DEVICE="uart://$(cat "$dir/pty")?$SLOW"
+    ;;
+usb-ft601 | usb-ft2232h)
+    chip=${LINK#usb-}
+    export GR_USB_EMU="$chip:GRSIMLINK1"
+    export GR_TEST_DEVICE="usb://$chip?serial=GRSIMLINK1&$SLOW"
+    ;;
+*)
+    echo "on_link.sh: unknown link '$LINK' (simd, uart, usb-ft601, usb-ft2232h)" >&2
+    exit 2
+    ;;
+esac
+echo "# link $LINK: $GR_TEST_DEVICE"
+"$@"
+rc=$?
+if [ $rc -ne 0 ] && [ -n "$server" ]; then
+    echo "# gpuref-simd's log:"
+    tail -20 "$dir/server.log" | sed 's/^/#   /'
+fi
+exit $rc
