@@ -197,7 +197,8 @@ module pcie_cpl #(
     // ---- CQ payload DWORD (DWORD d of the payload sits in lane d[0] of beat 2 + d/2) ----------
     wire [31:0] cq_dw   = d_q[0] ? s_axis_cq_tdata_i[63:32] : s_axis_cq_tdata_i[31:0];
     wire        fill_pop = (st_q == StWFill) && s_axis_cq_tvalid_i &&
-                           (d_q[0] || (d_q == len_dw - 11'd1) || s_axis_cq_tlast_i);
+                           (d_q[0] || (d_q == len_dw - 11'd1) ||
+                            (s_axis_cq_tlast_i && !s_axis_cq_tkeep_i[1]));   // ends short
     assign s_axis_cq_tready_o = (st_q == StIdle) || (st_q == StDesc) || (st_q == StDrain) || fill_pop;
 
     // ---- BAR0 ----------------------------------------------------------------------------------
@@ -423,7 +424,7 @@ module pcie_cpl #(
         end
     end
 
-    wire unused = ^{s_axis_cq_tkeep_i, s_axis_cq_tuser_i[87:42], s_axis_cq_tuser_i[40:8],
+    wire unused = ^{s_axis_cq_tkeep_i[0], s_axis_cq_tuser_i[87:42], s_axis_cq_tuser_i[40:8],
                     s_axis_cq_tdata_i[47:40], s_axis_cq_tdata_i[63], m_csr_bresp_i, m_ap_bid_i,
                     m_ap_bresp_i, m_ap_rid_i, w1_i0[11], w1_i1[11], r1_i0[11],
                     r1_i1[11], p0[11:IW], p1[11:IW], w1_beats[10:8], r1_beats[10:8],
