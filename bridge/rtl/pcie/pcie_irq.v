@@ -6,13 +6,16 @@
 //     vector 0 (cfg_interrupt_msi_int_o[0] high for one cycle), then waits for the hard IP's
 //     cfg_interrupt_msi_sent_i or _fail_i; a failed message is asked again after RetryCycles.
 //     rearm_i (one cycle: the host wrote a BAR0 register, e.g. the ISR acknowledged IRQ_STATE)
-//     while irq_i is still high asks for another message, so a source that became pending
-//     while the line stayed high is not lost.
+//     asks for another message if irq_i is still high RearmDelay cycles later (gpu_core's
+//     irq_o follows a write a cycle or two after its B response) and no rising edge came in
+//     between, so a source that became pending while the line stayed high is not lost, an
+//     acknowledge that lowers the line sends nothing, and a write that raises it sends one.
 //   - MSI disabled: cfg_interrupt_int_o[0] (INTA) follows irq_i (the hard IP sends
 //     Assert_INTA/Deassert_INTA on its edges); cfg_interrupt_pending_o[0] = irq_i in both modes.
 //   - msi_count_o counts MSI messages sent (16-bit, wrapping).
 module pcie_irq #(
-    parameter RetryCycles = 64
+    parameter RetryCycles = 64,
+    parameter RearmDelay  = 8      // 2..255
 ) (
     input  wire        clk_i,
     input  wire        rst_i,
@@ -31,6 +34,7 @@ module pcie_irq #(
     logic [1:0]  st_q;
     logic        irq_q, want_q;
     logic [15:0] cnt_q, tmr_q;
+    logic [7:0]  rearm_q;           // counts down after rearm_i; 1: look at irq_i
     wire msi_en = cfg_interrupt_msi_enable_i[0];
 
     assign cfg_interrupt_msi_int_o = {31'd0, st_q == StAsk};
@@ -43,11 +47,15 @@ module pcie_irq #(
             st_q <= StIdle;
             irq_q <= 1'b0;
             want_q <= 1'b0;
+            rearm_q <= 8'd0;
             cnt_q <= 16'd0;
             tmr_q <= 16'd0;
         end else begin
             irq_q <= irq_i;
-            if (msi_en && ((irq_i && !irq_q) || (rearm_i && irq_i))) want_q <= 1'b1;
+            if (irq_i && !irq_q) rearm_q <= 8'd0;       // the write raised the line: one MSI
+            else if (rearm_i) rearm_q <= RearmDelay[7:0];
+            else if (rearm_q != 8'd0) rearm_q <= rearm_q - 8'd1;
+            if (msi_en && ((irq_i && !irq_q) || (rearm_q == 8'd1 && irq_i))) want_q <= 1'b1;
             case (st_q)
                 StIdle: if (want_q && msi_en) begin
                     want_q <= 1'b0;

@@ -212,6 +212,42 @@ async def pcie_shell(dut):
     # a read the root complex answers UR (no memory there) -> SLVERR
     r = await with_timeout(tm.read(0x7000_0000, 64), 200, "us")
     chk.ok(r.resp == 2, f"a read of unbacked host memory answers SLVERR (resp {r.resp})")
+    # the root complex's read handler, wrapped: reads of one page are dropped (a completion
+    # timeout), of another answered with a poisoned completion
+    hole, poison = mem_base + 0x8000, mem_base + 0x9000
+    plain = rc.rx_tlp_handler[TlpType.MEM_READ]
+
+    async def odd_reads(tlp):
+        if hole <= tlp.address < hole + 0x1000:
+            return
+        if poison <= tlp.address < poison + 0x1000:
+            cpl = Tlp.create_completion_data_for_tlp(tlp, PcieId(0, 0, 0))
+            cpl.byte_count = tlp.length * 4
+            cpl.lower_address = tlp.address & 0x7f
+            cpl.set_data(bytes(tlp.length * 4))
+            cpl.ep = True
+            await rc.send(cpl)
+            return
+        await plain(tlp)
+    rc.register_rx_tlp_handler(TlpType.MEM_READ, odd_reads)
+    cyc = 0
+    t0 = cocotb.utils.get_sim_time("ns")
+    r = await with_timeout(tm.read(hole, 64), 500, "us")
+    cyc = int((cocotb.utils.get_sim_time("ns") - t0) / 4)
+    tmo = int(dut.cpl_timeouts.value)
+    chk.ok(r.resp == 2 and tmo == 1 and cyc >= int(dut.CplTimeout.value),
+           f"a read never completed answers SLVERR after the completion timeout "
+           f"({cyc} cycles >= CplTimeout {int(dut.CplTimeout.value)}; timeouts counted {tmo})")
+    r = await with_timeout(tm.read(poison, 32), 100, "us")
+    chk.ok(r.resp == 2 and int(dut.cpl_errors.value) >= 1,
+           "a poisoned completion answers SLVERR (completion errors counted "
+           f"{int(dut.cpl_errors.value)})")
+    rc.register_rx_tlp_handler(TlpType.MEM_READ, plain)
+    ok = True
+    for n in range(2 * 8):                  # every tag again, the timed-out one included
+        r = await with_timeout(tm.read(mem_base + n * 64, 64), 100, "us")
+        ok &= r.resp == 0 and r.data == bytes(mem[n * 64:n * 64 + 64])
+    chk.ok(ok, "after them reads go on byte-exact through every tag")
     # bus mastering off: SLVERR without a TLP
     await fn.set_master(False)
     r = await with_timeout(tm.read(mem_base, 16), 100, "us")
@@ -227,14 +263,31 @@ async def pcie_shell(dut):
     chk.ok(int(dut.cfg_interrupt_msi_enable.value) & 1 == 1, "MSI enabled by the root complex")
     irq_test = offs["IRQ_TEST"]
     irq_en = offs["IRQ_ENABLE"]
+    irq_state = offs["IRQ_STATE"]
+
+    async def settle(n=40):
+        for _ in range(n):
+            await RisingEdge(dut.user_clk)
     await b0.write_dword(irq_en, 0x1f)
-    await b0.write_dword(irq_test, 1)
+    await b0.write_dword(irq_test, 0x5)         # two sources: RESET_DONE and DMA_FENCE
     await with_timeout(ev.wait(), 100, "us")
-    chk.ok(ev.is_set() and int(dut.irq.value) == 1, "IRQ_TEST raises irq_o and one MSI arrives")
-    await b0.write_dword(offs["IRQ_STATE"], 0x1f)
-    await b0.read_dword(offs["IRQ_STATE"])
-    for _ in range(20):
-        await RisingEdge(dut.user_clk)
-    chk.ok(int(dut.irq.value) == 0 and int(dut.msi_count.value) >= 1,
-           f"irq_o low after the ISR's W1C; MSIs sent {int(dut.msi_count.value)}")
+    await settle()
+    n1 = int(dut.msi_count.value)
+    chk.ok(ev.is_set() and int(dut.irq.value) == 1 and n1 == 1,
+           f"IRQ_TEST raises irq_o and exactly one MSI arrives ({n1})")
+    ev.clear()
+    await b0.write_dword(irq_state, 0x1)         # the ISR acknowledges one; the other stays
+    await b0.read_dword(irq_state)
+    await with_timeout(ev.wait(), 100, "us")
+    await settle()
+    n2 = int(dut.msi_count.value)
+    chk.ok(ev.is_set() and int(dut.irq.value) == 1 and n2 == 2,
+           f"an acknowledge that leaves a source pending sends another MSI ({n2})")
+    ev.clear()
+    await b0.write_dword(irq_state, 0x4)
+    await b0.read_dword(irq_state)
+    await settle()
+    n3 = int(dut.msi_count.value)
+    chk.ok(int(dut.irq.value) == 0 and n3 == 2 and not ev.is_set(),
+           f"the last acknowledge lowers irq_o and sends nothing ({n3} MSIs in all)")
     await b0.write_dword(irq_en, 0)
