@@ -259,19 +259,19 @@ module tb_pcie_shell #(
     assign h_awcache = host_sel ? tm_awcache : g_m_host_awcache;
     assign h_awprot = host_sel ? tm_awprot : g_m_host_awprot;
     assign h_awvalid = host_sel ? tm_awvalid : g_m_host_awvalid;
-    assign tm_awready = h_awready;
+    assign tm_awready = host_sel && h_awready;
     assign g_m_host_awready = host_sel ? 1'b0 : h_awready;
     assign h_wdata = host_sel ? tm_wdata : g_m_host_wdata;
     assign h_wstrb = host_sel ? tm_wstrb : g_m_host_wstrb;
     assign h_wlast = host_sel ? tm_wlast : g_m_host_wlast;
     assign h_wvalid = host_sel ? tm_wvalid : g_m_host_wvalid;
-    assign tm_wready = h_wready;
+    assign tm_wready = host_sel && h_wready;
     assign g_m_host_wready = host_sel ? 1'b0 : h_wready;
     assign tm_bid = h_bid;
     assign g_m_host_bid = host_sel ? {$bits(h_bid){1'b0}} : h_bid;
     assign tm_bresp = h_bresp;
     assign g_m_host_bresp = host_sel ? {$bits(h_bresp){1'b0}} : h_bresp;
-    assign tm_bvalid = h_bvalid;
+    assign tm_bvalid = host_sel && h_bvalid;
     assign g_m_host_bvalid = host_sel ? {$bits(h_bvalid){1'b0}} : h_bvalid;
     assign h_bready = host_sel ? tm_bready : g_m_host_bready;
     assign h_arid = host_sel ? tm_arid : g_m_host_arid;
@@ -283,7 +283,7 @@ module tb_pcie_shell #(
     assign h_arcache = host_sel ? tm_arcache : g_m_host_arcache;
     assign h_arprot = host_sel ? tm_arprot : g_m_host_arprot;
     assign h_arvalid = host_sel ? tm_arvalid : g_m_host_arvalid;
-    assign tm_arready = h_arready;
+    assign tm_arready = host_sel && h_arready;
     assign g_m_host_arready = host_sel ? 1'b0 : h_arready;
     assign tm_rid = h_rid;
     assign g_m_host_rid = host_sel ? {$bits(h_rid){1'b0}} : h_rid;
@@ -293,7 +293,7 @@ module tb_pcie_shell #(
     assign g_m_host_rresp = host_sel ? {$bits(h_rresp){1'b0}} : h_rresp;
     assign tm_rlast = h_rlast;
     assign g_m_host_rlast = host_sel ? {$bits(h_rlast){1'b0}} : h_rlast;
-    assign tm_rvalid = h_rvalid;
+    assign tm_rvalid = host_sel && h_rvalid;
     assign g_m_host_rvalid = host_sel ? {$bits(h_rvalid){1'b0}} : h_rvalid;
     assign h_rready = host_sel ? tm_rready : g_m_host_rready;
 

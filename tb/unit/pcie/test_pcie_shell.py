@@ -291,3 +291,43 @@ async def pcie_shell(dut):
     chk.ok(int(dut.irq.value) == 0 and n3 == 2 and not ev.is_set(),
            f"the last acknowledge lowers irq_o and sends nothing ({n3} MSIs in all)")
     await b0.write_dword(irq_en, 0)
+
+    # ---- gpu_core's DMA engine through the requester ------------------------------------------
+    # One kernel ring entry in host memory whose DMA buffer FILLs host memory, COPYs host memory
+    # into VRAM and VRAM back to host memory; the engine fetches ring and buffer with MRd,
+    # writes with MWr, writes the fence record and raises DMA_FENCE (an MSI).
+    ring_base, ring = rc.alloc_region(0x4000)
+    ring[0:0x4000] = bytes(0x4000)
+    src = bytes(rnd.getrandbits(8) for _ in range(4096))
+    ring[0x1000:0x2000] = src                       # COPY source
+    vaddr = 0x10_0000                               # VRAM physical
+    pattern = rnd.getrandbits(32)
+
+    def q(v):
+        return int(v).to_bytes(8, "little")
+    HOST, VRAM = 2, 1
+    buf = (q(0x02 | HOST << 10 | pattern << 32) + q(ring_base + 0x2000) + q(2048) +
+           q(0x01 | HOST << 8 | VRAM << 10) + q(ring_base + 0x1000) + q(vaddr) + q(4096) +
+           q(0x01 | VRAM << 8 | HOST << 10) + q(vaddr) + q(ring_base + 0x3000) + q(4096))
+    ring[0x800:0x800 + len(buf)] = buf
+    fence_id = 0x1234_0000 | rnd.getrandbits(16)
+    ring[0:32] = q(ring_base + 0x800) + q(len(buf) | fence_id << 32) + q(0) + q(0x3)
+    ev.clear()
+    n0 = int(dut.msi_count.value)
+    await b0.write_dword(irq_en, 0x4)
+    await b0.write_dword(offs["DMA_RING_BASE_LO"], (ring_base & 0xffffffff) & ~0xfff)
+    await b0.write_dword(offs["DMA_RING_BASE_HI"], ring_base >> 32)
+    await b0.write_dword(offs["DMA_FENCE_ADDR_LO"], (ring_base + 0x700) & 0xffffffff)
+    await b0.write_dword(offs["DMA_FENCE_ADDR_HI"], (ring_base + 0x700) >> 32)
+    await b0.write_dword(offs["DMA_CTRL"], 1)
+    await b0.write_dword(offs["DMA_RING_TAIL"], 1)
+    await with_timeout(ev.wait(), 2, "ms")
+    fence = int.from_bytes(ring[0x700:0x708], "little")
+    chk.ok(fence == fence_id and int(dut.msi_count.value) == n0 + 1,
+           f"a DMA ring entry fetched over PCIe completes: fence record 0x{fence:x}, one MSI")
+    chk.ok(bytes(ring[0x2000:0x2800]) == pattern.to_bytes(4, "little") * 512,
+           "the engine's FILL of 2 KiB host memory arrived as MWr")
+    chk.ok(vram.read(vaddr, 4096) == src and bytes(ring[0x3000:0x4000]) == src,
+           "its COPY host -> VRAM -> host of 4 KiB is byte-exact (MRd completions reassembled)")
+    await b0.write_dword(offs["IRQ_STATE"], 0x4)
+    await b0.write_dword(irq_en, 0)
