@@ -167,6 +167,7 @@ async def pcie_shell(dut):
     # ---- requester: a test master on m_host into the root complex's memory --------------------
     dut.host_sel.value = 1
     mem_base, mem = rc.alloc_region(64 * 1024)
+    mem[0:64 * 1024] = bytes(rnd.getrandbits(8) for _ in range(64 * 1024))
     ok = True
     for n in range(12):
         off = rnd.randrange(0, 60 * 1024) & ~7
