@@ -213,6 +213,27 @@ async def pcie_shell(dut):
     # a read the root complex answers UR (no memory there) -> SLVERR
     r = await with_timeout(tm.read(0x7000_0000, 64), 200, "us")
     chk.ok(r.resp == 2, f"a read of unbacked host memory answers SLVERR (resp {r.resp})")
+    # Max_Payload_Size and Max_Read_Request_Size 128 (as the root complex would program them):
+    # 128-byte bursts not 128-aligned become two MWr / two MRd, and BAR1 completions split at 128
+    pcap = dev.functions[0].pcie_cap
+    pcap.max_payload_size, pcap.max_read_request_size = 0, 0
+    for _ in range(4):
+        await RisingEdge(dut.user_clk)
+    ok = int(dut.cfg_max_payload.value) == 0 and int(dut.cfg_max_read_req.value) == 0
+    for n in range(6):
+        off = 0xa000 + n * 0x100 + 0x40
+        data = bytes(rnd.getrandbits(8) for _ in range(128))
+        await with_timeout(tm.write(mem_base + off, data), 100, "us")
+        got = await with_timeout(tm.read(mem_base + off, 128), 100, "us")
+        ok &= bytes(mem[off:off + 128]) == data and got.data == data
+    data = bytes(rnd.getrandbits(8) for _ in range(512))
+    await b1.write(0x6040, data)
+    ok &= await b1.read(0x6040, 512) == data
+    pcap.max_payload_size, pcap.max_read_request_size = 1, 2
+    chk.ok(ok, "with Max_Payload_Size and Max_Read_Request_Size 128: unaligned 128-byte bursts "
+               "cut in two MWr / MRd, BAR1 completions at 128 bytes, all byte-exact")
+    v = await b0.read(offs["SCRATCH"], 0)
+    chk.ok(v == b"", "a zero-length read of BAR0 completes (Byte Count 1, nothing read)")
     # the root complex's read handler, wrapped: reads of one page are dropped (a completion
     # timeout), of another answered with a poisoned completion
     hole, poison = mem_base + 0x8000, mem_base + 0x9000
