@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Builds tb_pcie_shell (pcie_shell + gpu_core) under Icarus through cocotb's runner and runs
 test_pcie_shell.py; prints TAP: one line per check the test recorded, and a failed line if the
-test did not finish. Usage: run.py BUILD_DIR [--seed N] [--extra ok|"not ok" NAME]: --extra adds one more TAP line
+test did not finish. Usage: run.py BUILD_DIR [--seed N] [--sim icarus|verilator] [--extra ok|"not ok" NAME]: --extra adds one more TAP line
 (make test-pcie puts the shell's lint result there)."""
 import glob
 import json
@@ -30,12 +30,13 @@ os.makedirs(build, exist_ok=True)
 checks = os.path.join(build, "checks.json")
 if os.path.exists(checks):
     os.remove(checks)
-runner = get_runner("icarus")
+sim = sys.argv[sys.argv.index("--sim") + 1] if "--sim" in sys.argv else "icarus"
+runner = get_runner(sim)
 log = open(os.path.join(build, "build.log"), "w")
 sys.stdout.flush()
 runner.build(verilog_sources=srcs, includes=[os.path.join(root, "rtl", "common")],
              hdl_toplevel="tb_pcie_shell", build_dir=build, always=True,
-             build_args=["-g2012"], timescale=("1ns", "1ps"), log_file=os.path.join(build, "build.log"))
+             build_args=["-g2012"] if sim == "icarus" else ["-Wno-fatal", "-j", "2"], timescale=("1ns", "1ps"), log_file=os.path.join(build, "build.log"))
 env = {"PCIE_TAP_CHECKS": checks, "RANDOM_SEED": str(seed), "COCOTB_REDUCED_LOG_FMT": "1",
        "COCOTB_RESOLVE_X": "ZEROS"}
 os.environ.update(env)
