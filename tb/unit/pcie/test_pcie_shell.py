@@ -18,6 +18,7 @@ from cocotbext.pcie.core import RootComplex
 from cocotbext.pcie.core.tlp import Tlp, TlpType, CplStatus
 from cocotbext.pcie.core.utils import PcieId
 from cocotbext.pcie.xilinx.us import UltraScalePlusPcieDevice
+from cocotbext.pcie.xilinx.us.tlp import Tlp_us
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 
@@ -163,6 +164,42 @@ async def pcie_shell(dut):
     chk.ok(ur == 1, f"the shell counted one UR completion ({ur})")
     v = await b0.read_dword(offs["SCRATCH"])
     chk.ok(v == pat, "BAR0 works after the UR and CA")
+
+    # requests the root complex model does not route, put on CQ as the hard IP would
+    async def on_cq(fmt_type, addr, data, bar_id=0, aperture=None, discontinue=False):
+        tag = await rc.alloc_tag()
+        t = Tlp_us()
+        t.fmt_type = fmt_type
+        t.requester_id = PcieId(0, 0, 0)
+        t.completer_id = fn.pcie_id
+        t.tag = tag
+        t.address = addr
+        t.length = max(len(data) // 4, 1)
+        t.first_be = 0xf
+        t.last_be = 0xf if t.length > 1 else 0
+        t.data = bytearray(data)
+        t.bar_id = bar_id
+        t.bar_aperture = csr_bits if aperture is None else aperture
+        t.discontinue = discontinue
+        await dev.cq_source.send(t.pack_us_cq())
+        cpl = None
+        if fmt_type not in (TlpType.MEM_WRITE, TlpType.MEM_WRITE_64):
+            cpl = await rc.recv_cpl(tag, timeout=20000, timeout_unit="ns")
+        rc.release_tag(tag)
+        return cpl
+    scratch = (fn.bar[0] & ~0xf) + offs["SCRATCH"]
+    cpl = await on_cq(TlpType.FETCH_ADD, scratch, b"\1\0\0\0")
+    chk.ok(cpl is not None and cpl.status == CplStatus.UR,
+           f"an atomic FetchAdd to BAR0 completes UR ({cpl.status if cpl else None})")
+    cpl = await on_cq(TlpType.MEM_READ, scratch, b"", aperture=csr_bits + 1)
+    chk.ok(cpl is not None and cpl.status == CplStatus.UR,
+           "a read whose BAR aperture is not the RTL's BAR0 size completes UR")
+    await on_cq(TlpType.MEM_WRITE, scratch, (pat ^ 0xffffffff).to_bytes(4, "little"),
+                discontinue=True)
+    await on_cq(TlpType.MEM_WRITE, scratch, (pat ^ 0xffffffff).to_bytes(4, "little") * 2,
+                discontinue=True)
+    v = await b0.read_dword(offs["SCRATCH"])
+    chk.ok(v == pat, "writes carrying discontinue (poisoned) change nothing")
 
     # ---- requester: a test master on m_host into the root complex's memory --------------------
     dut.host_sel.value = 1
