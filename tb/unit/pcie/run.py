@@ -32,15 +32,13 @@ if os.path.exists(checks):
     os.remove(checks)
 sim = sys.argv[sys.argv.index("--sim") + 1] if "--sim" in sys.argv else "icarus"
 runner = get_runner(sim)
-log = open(os.path.join(build, "build.log"), "w")
-sys.stdout.flush()
 runner.build(verilog_sources=srcs, includes=[os.path.join(root, "rtl", "common")],
              hdl_toplevel="tb_pcie_shell", build_dir=build, always=True,
              build_args=["-g2012"] if sim == "icarus" else ["-Wno-fatal", "-j", "2"], timescale=("1ns", "1ps"), log_file=os.path.join(build, "build.log"))
 env = {"PCIE_TAP_CHECKS": checks, "RANDOM_SEED": str(seed), "COCOTB_REDUCED_LOG_FMT": "1",
        "COCOTB_RESOLVE_X": "ZEROS"}
 os.environ.update(env)
-results = runner.test(test_module="test_pcie_shell", hdl_toplevel="tb_pcie_shell",
+runner.test(test_module="test_pcie_shell", hdl_toplevel="tb_pcie_shell",
                       build_dir=build, test_dir=here, seed=seed, extra_env=env,
                       log_file=os.path.join(build, "sim.log"), results_xml=os.path.join(build, "results.xml"))
 items = json.load(open(checks)) if os.path.exists(checks) else []
