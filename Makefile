@@ -86,6 +86,7 @@ include tb/harness/board/board.mk
 include tb/unit/unit.mk
 include tb/unit/link_engine.mk
 include tb/unit/link_phy.mk
+include tb/unit/pcie/pcie.mk
 include tb/unit/ddi_layout/ddi_layout.mk
 include tb/unit/mc_aperture/mc_aperture.mk
 include tb/unit/vidmm_flags/vidmm_flags.mk

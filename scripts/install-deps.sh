@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what gpuref needs on Debian 12 / Ubuntu 22.04+: the toolchain and simulators from the
-# distribution, the register-map tools from PyPI (pinned, in build/venv). Idempotent.
+# distribution, the register-map tools, the ECP5 flow and the cocotb test tools (tb/unit/pcie) from
+# PyPI (pinned, in build/venv). Idempotent.
 #   install-deps.sh          what building and testing need
 #   install-deps.sh --bench  also what `make bench` needs (bench/*/DEPS: kernel source, gnuplot)
 set -euo pipefail
