@@ -57,7 +57,10 @@ enum {
     GR_LINK_CAP_DMA = 1u << 0,      /**< dma_alloc works: the device can reach host memory */
     GR_LINK_CAP_IRQ = 1u << 1,      /**< wait_irq sees the device's interrupt line */
     GR_LINK_CAP_WAVEFORM = 1u << 2, /**< simulation: waveforms can be recorded */
-    GR_LINK_CAP_SIMULATED = 1u << 3 /**< the device is a simulation (time advances only in calls) */
+    GR_LINK_CAP_SIMULATED = 1u << 3, /**< the device is a simulation (time advances only in calls) */
+    /** The open made the device: its VRAM holds nothing any earlier user wrote (sim://). Without
+     * it VidMm zeroes VRAM before it first hands a page out (host/dxgk/README.md). */
+    GR_LINK_CAP_FRESH_VRAM = 1u << 4
 };
 
 typedef struct gr_dma_buf {

@@ -202,7 +202,7 @@ static int sim_wait_irq(void *ctx, uint32_t timeout_us, bool *out_raised)
 static uint32_t sim_caps(void *ctx)
 {
     (void)ctx;
-    return GR_LINK_CAP_DMA | GR_LINK_CAP_IRQ | GR_LINK_CAP_WAVEFORM | GR_LINK_CAP_SIMULATED;
+    return GR_LINK_CAP_DMA | GR_LINK_CAP_IRQ | GR_LINK_CAP_WAVEFORM | GR_LINK_CAP_SIMULATED | GR_LINK_CAP_FRESH_VRAM;
 }
 
 static void sim_describe(void *ctx, char *buf, size_t len)

@@ -52,6 +52,19 @@ static gr_status_t setup_vpr(gr_adapter_t *ad, dxgk_segment_t *s)
     return GR_OK;
 }
 
+/* The segment's stale-page map (dxgk_segment_t): every page, or none. */
+static gr_status_t stale_init(dxgk_segment_t *s, bool all)
+{
+    const uint64_t pages = s->size / 4096u;
+    s->stale = calloc((size_t)((pages + 63) / 64), sizeof *s->stale);
+    if (!s->stale)
+        return GR_E_NO_MEMORY;
+    if (all)
+        for (uint64_t p = 0; p < pages; p++)
+            s->stale[p / 64] |= UINT64_C(1) << (p % 64);
+    return GR_OK;
+}
+
 static gr_status_t query_adapter(gr_adapter_t *ad)
 {
     DXGKARG_QUERYADAPTERINFO q;
@@ -102,6 +115,10 @@ static gr_status_t query_adapter(gr_adapter_t *ad)
         gr_status_t rc = gr_seg_init(s->size, &s->heap);
         if (rc)
             return rc;
+        /* VRAM holds what earlier users of the device left, unless the open made the device. */
+        rc = stale_init(s, !(gr_link_caps(ad->link) & GR_LINK_CAP_FRESH_VRAM));
+        if (rc)
+            return rc;
     }
     for (uint32_t i = 0; i < ad->nseg; i++)
         if (ad->seg[i].desc.Flags.VprSupported) {
@@ -119,6 +136,8 @@ static void free_segments(gr_adapter_t *ad)
         gr_seg_fini(ad->seg[i].vpr_heap);
         gr_seg_fini(ad->seg[i].heap);
         ad->seg[i].vpr_heap = ad->seg[i].heap = NULL;
+        free(ad->seg[i].stale);
+        ad->seg[i].stale = NULL;
     }
 }
 

@@ -48,6 +48,9 @@ typedef struct dxgk_segment {
     /* The VPR, when in this segment: reserved in heap, sub-allocated by vpr_heap. */
     uint64_t vpr_offset, vpr_size;
     gr_seg_t *vpr_heap;
+    /* A bit per 4 KiB page: it may hold what an allocation that left it wrote (vidmm_place.c).
+     * A new allocation's stale pages are zeroed before it is handed out. */
+    uint64_t *stale;
 } dxgk_segment_t;
 
 typedef struct dxgk_kres dxgk_kres_t;
@@ -194,6 +197,13 @@ void dxgk_process_free_sysmem(gr_process_t *p);
  * or fails with GR_E_NO_MEMORY changing nothing; dxgk_unplace gives the space back. */
 gr_status_t dxgk_place(gr_adapter_t *ad, dxgk_kalloc_t *ka);
 void dxgk_unplace(gr_adapter_t *ad, dxgk_kalloc_t *ka);
+/* The next run of ka's stale pages (dxgk_segment_t.stale) at or after byte *from of ka, as a
+ * byte offset into ka and a length; the run is no longer stale (the caller zeroes it, or
+ * unplaces ka, which marks all of ka stale again). False when no stale page is left. */
+bool dxgk_stale_next(gr_adapter_t *ad, const dxgk_kalloc_t *ka, uint64_t *from, uint64_t *out_off,
+                     uint64_t *out_len);
+/* ka's pages are no longer stale: a page-in writes all of them. */
+void dxgk_stale_clear(gr_adapter_t *ad, const dxgk_kalloc_t *ka);
 /* Where in a segment placement may put ka: [*lo, *hi); false when it may not use the segment
  * (not in its set) or takes no ordinary segment space (VPR, caller-backed). */
 bool dxgk_place_window(const gr_adapter_t *ad, const dxgk_kalloc_t *ka, uint32_t segment, uint64_t *lo,

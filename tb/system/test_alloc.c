@@ -999,6 +999,57 @@ static void opening_an_allocation_not_laid_out_for_sharing_fails(void **state)
     gr_process_destroy(p2);
 }
 
+/* ---- what VRAM holds when an allocation is handed out --------------------------------------- */
+
+/* A new allocation reads zeroes, never what an allocation of another process left in the same
+ * VRAM (host/dxgk/README.md, "Stale VRAM"); pages nothing has used cost no zeroing. */
+static void new_allocation_never_holds_what_another_process_left(void **state)
+{
+    fx_t *f = *state;
+    const size_t n = 5 * 4096;
+    gr_process_t *pb;
+    gr_gpu_device_t *db;
+    assert_int_equal(gr_process_create(f->ad, &pb), GR_OK);
+    assert_int_equal(gr_gpu_device_create(pb, &db), GR_OK);
+    /* A writes its secret through the aperture and destroys the allocation. */
+    gr_alloc_t ha;
+    assert_int_equal(create1(f->dev, buffer_priv(n, GR_CPU_ACCESS_READ_WRITE, 0), &ha), GR_OK);
+    const uint64_t where = query(f->dev, ha).vram_address;
+    const uint64_t zeroed0 = stats(f).bytes_zeroed;
+    uint8_t *secret = malloc(n), *got = malloc(n), *zero = calloc(1, n);
+    fill_pattern(secret, n, 77);
+    void *ptr = NULL;
+    assert_int_equal(gr_alloc_lock(f->dev, ha, 0, &ptr), GR_OK);
+    memcpy(ptr, secret, n);
+    assert_int_equal(gr_alloc_unlock(f->dev, ha), GR_OK);
+    assert_int_equal(gr_alloc_destroy(f->dev, ha), GR_OK);
+    /* The bytes are still in VRAM: nothing erases memory when it is freed. */
+    vram_read_raw(f, where, got, n);
+    assert_memory_equal(got, secret, n);
+    /* B gets the same VRAM (the first fit) and reads zeroes through its lock and raw VRAM. */
+    gr_alloc_t hb;
+    assert_int_equal(create1(db, buffer_priv(n, GR_CPU_ACCESS_READ_WRITE, 0), &hb), GR_OK);
+    assert_int_equal(query(db, hb).vram_address, where);
+    assert_int_equal(gr_alloc_lock(db, hb, GR_LOCK_READ_ONLY, &ptr), GR_OK);
+    assert_memory_equal(ptr, zero, n);
+    assert_int_equal(gr_alloc_unlock(db, hb), GR_OK);
+    vram_read_raw(f, where, got, n);
+    assert_memory_equal(got, zero, n);
+    assert_int_equal(stats(f).bytes_zeroed - zeroed0, n);
+    /* Pages nothing has used since the device was made are not zeroed (on a link to a device
+     * that outlives its users every page starts stale). */
+    gr_alloc_t hc;
+    assert_int_equal(create1(db, buffer_priv(n, GR_CPU_ACCESS_READ_WRITE, 0), &hc), GR_OK);
+    if (gr_link_caps(gr_adapter_link(f->ad)) & GR_LINK_CAP_FRESH_VRAM)
+        assert_int_equal(stats(f).bytes_zeroed - zeroed0, n);
+    assert_int_equal(gr_alloc_destroy(db, hc), GR_OK);
+    assert_int_equal(gr_alloc_destroy(db, hb), GR_OK);
+    gr_process_destroy(pb);
+    free(secret);
+    free(got);
+    free(zero);
+}
+
 /* ---- handle security ---------------------------------------------------------------------- */
 
 static void handles_of_other_processes_forged_or_stale_are_rejected(void **state)
@@ -1404,7 +1455,8 @@ static void *worker_main(void *arg)
         if (n < 16 && (r & 1)) {
             uint32_t cpu = (r >> 1) % 3 == 0 ? GR_CPU_ACCESS_WRITE : GR_CPU_ACCESS_NONE;
             uint32_t fl = (r >> 3) & 1 ? GR_ALLOC_PRIV_FROM_END : 0;
-            uint64_t size = 4096u * (1 + (r >> 5) % 300);
+            /* up to 128 KiB: the VRAM one process frees, another's next allocation gets zeroed */
+            uint64_t size = 4096u * (1 + (r >> 5) % 32);
             gr_alloc_private_t pr = buffer_priv(size, cpu, fl);
             gr_alloc_desc_t dd = desc_of(&pr);
             if (gr_alloc_create(d, NULL, &dd, 1, &live[n], NULL)) {
@@ -1472,6 +1524,7 @@ int main(int argc, char **argv)
         T(vpr_allocations_land_inside_the_vpr),
         T(no_memory_when_nothing_fits_changes_nothing),
         T(lock_round_trips_through_the_aperture),
+        T(new_allocation_never_holds_what_another_process_left),
         T(range_lock_moves_only_its_pages),
         T(on_demand_lock_moves_the_window_and_puts_it_back),
         T(lock_refuses_gpu_only_protected_and_vpr_allocations),

@@ -72,6 +72,27 @@ static gr_status_t pt_alloc(void *user, uint64_t *out_pa)
     return GR_OK;
 }
 
+static gr_status_t zero_stale_through_aperture(gr_adapter_t *ad, dxgk_kalloc_t *const *kas, uint32_t count)
+{
+    static const uint8_t zero[4096];
+    for (uint32_t i = 0; i < count; i++) {
+        uint64_t from = 0, off = 0, len = 0;
+        for (;;) {
+            pthread_mutex_lock(&ad->vidmm_lock);
+            bool more = dxgk_stale_next(ad, kas[i], &from, &off, &len);
+            pthread_mutex_unlock(&ad->vidmm_lock);
+            if (!more)
+                break;
+            for (uint64_t p = 0; p < len; p += PAGE) {
+                gr_status_t rc = copy_vram_ex(ad, kas[i]->vram + off + p, (void *)zero, PAGE, true, false);
+                if (rc)
+                    return rc;
+            }
+        }
+    }
+    return GR_OK;
+}
+
 static void pt_free(void *user, uint64_t pa)
 {
     gr_adapter_t *ad = ((gr_gpu_device_t *)user)->process->adapter;
@@ -486,6 +507,13 @@ gr_status_t gr_alloc_create(gr_gpu_device_t *dev, const gr_resource_desc_t *reso
         rc = dxgk_res_place(ad, kas[placed]);
         if (rc)
             break;
+    }
+    /* New allocations read zeroes, never what another allocation left (vidmm_residency.h).
+     * Without an engine to page with, through the aperture. */
+    if (!rc) {
+        rc = dxgk_res_zero_stale(ad, kas, count);
+        if (rc == GR_E_UNSUPPORTED)
+            rc = zero_stale_through_aperture(ad, kas, count);
     }
     pthread_mutex_lock(&ad->vidmm_lock);
     if (rc) {

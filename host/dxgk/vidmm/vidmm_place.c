@@ -80,6 +80,57 @@ void dxgk_gpuva_unmap_open(dxgk_open_t *op)
 }
 
 /* One page from the heaps, preferring the segment the CPU does not see (vidmm_lock held). */
+/* ---- stale pages (dxgk_segment_t.stale) ---------------------------------------------------- */
+
+static bool stale_get(const dxgk_segment_t *s, uint64_t page)
+{
+    return (s->stale[page / 64] >> (page % 64)) & 1u;
+}
+
+static void stale_set(dxgk_segment_t *s, uint64_t off, uint64_t bytes, bool stale)
+{
+    if (!s->stale)
+        return;
+    for (uint64_t p = off / PAGE; p < (off + bytes + PAGE - 1) / PAGE && p < s->size / PAGE; p++) {
+        if (stale)
+            s->stale[p / 64] |= UINT64_C(1) << (p % 64);
+        else
+            s->stale[p / 64] &= ~(UINT64_C(1) << (p % 64));
+    }
+}
+
+bool dxgk_stale_next(gr_adapter_t *ad, const dxgk_kalloc_t *ka, uint64_t *from, uint64_t *out_off,
+                     uint64_t *out_len)
+{
+    if (ka->segment == GR_SEGMENT_SYSTEM)
+        return false;
+    dxgk_segment_t *s = &ad->seg[ka->segment - 1];
+    if (!s->stale)
+        return false;
+    const uint64_t size = dxgk_alloc_bytes(ka);
+    uint64_t at = *from;
+    while (at < size && !stale_get(s, (ka->offset + at) / PAGE))
+        at += PAGE;
+    if (at >= size) {
+        *from = size;
+        return false;
+    }
+    uint64_t end = at;
+    while (end < size && stale_get(s, (ka->offset + end) / PAGE))
+        end += PAGE;
+    stale_set(s, ka->offset + at, end - at, false);
+    *out_off = at;
+    *out_len = end - at;
+    *from = end;
+    return true;
+}
+
+void dxgk_stale_clear(gr_adapter_t *ad, const dxgk_kalloc_t *ka)
+{
+    if (ka->segment != GR_SEGMENT_SYSTEM)
+        stale_set(&ad->seg[ka->segment - 1], ka->offset, dxgk_alloc_bytes(ka), false);
+}
+
 gr_status_t dxgk_pt_page_alloc_locked(gr_adapter_t *ad, uint64_t *out_pa)
 {
     for (uint32_t k = ad->nseg; k >= 1; k--) {
@@ -87,6 +138,8 @@ gr_status_t dxgk_pt_page_alloc_locked(gr_adapter_t *ad, uint64_t *out_pa)
         uint64_t off = 0;
         if (gr_seg_alloc(s->heap, PAGE, PAGE, 0, GR_SEG_END, 0, &off) == GR_OK) {
             *out_pa = s->base + off;
+            /* Page-table pages are zeroed by their users before use. */
+            stale_set(s, off, PAGE, false);
             return GR_OK;
         }
     }
@@ -106,6 +159,7 @@ void dxgk_pt_page_free_locked(gr_adapter_t *ad, uint64_t pa)
     for (uint32_t k = 0; k < ad->nseg; k++) {
         dxgk_segment_t *s = &ad->seg[k];
         if (pa >= s->base && pa < s->base + s->size) {
+            stale_set(s, pa - s->base, PAGE, true);
             DXGK_CANNOT_FAIL(gr_seg_free(s->heap, pa - s->base));
             break;
         }
@@ -220,6 +274,8 @@ void dxgk_unplace(gr_adapter_t *ad, dxgk_kalloc_t *ka)
     if (ka->segment == GR_SEGMENT_SYSTEM)
         return;
     dxgk_segment_t *s = &ad->seg[ka->segment - 1];
+    /* What ka wrote stays in VRAM: the next allocation there gets zeroes, not ka's content. */
+    stale_set(s, ka->offset, dxgk_alloc_bytes(ka), true);
     if (ka->in_vpr)
         DXGK_CANNOT_FAIL(gr_seg_free(s->vpr_heap, ka->offset - s->vpr_offset));
     else

@@ -42,7 +42,8 @@ struct dxgk_res {
     /* Page-table pages kept aside (vidmm_lock). */
     uint64_t pt[DXGK_RES_PT_RESERVE_MAX];
     uint32_t pt_n;
-    atomic_uint_fast64_t evictions, discards, page_ins, bytes_out, bytes_in, packets, failures, evicted_now;
+    atomic_uint_fast64_t evictions, discards, page_ins, bytes_out, bytes_in, packets, failures, evicted_now,
+        bytes_zeroed;
     /* Tests. */
     uint32_t test_buffer_bytes;
     struct {
@@ -424,6 +425,29 @@ static gr_status_t job_discard(pg_job_t *j, const dxgk_kalloc_t *ka)
     return job_op(j, &a);
 }
 
+/* FILL with 0 over bytes of the allocation from off, one operation per DXGK_RES_TRANSFER_CHUNK,
+ * each in its own paging packet (bounded run time, as transfers). */
+static gr_status_t job_zero(pg_job_t *j, const dxgk_kalloc_t *ka, uint64_t off, uint64_t bytes)
+{
+    for (uint64_t done = 0; done < bytes; done += DXGK_RES_TRANSFER_CHUNK) {
+        const uint64_t len = bytes - done < DXGK_RES_TRANSFER_CHUNK ? bytes - done : DXGK_RES_TRANSFER_CHUNK;
+        DXGKARG_BUILDPAGINGBUFFER a;
+        memset(&a, 0, sizeof a);
+        a.Operation = DXGK_OPERATION_FILL;
+        a.Fill.hAllocation = ka->info.hAllocation;
+        a.Fill.FillSize = (SIZE_T)len;
+        a.Fill.FillPattern = 0;
+        a.Fill.Destination.SegmentId = ka->segment;
+        a.Fill.Destination.SegmentAddress.QuadPart = (LONGLONG)(ka->vram + off + done);
+        gr_status_t rc = job_op(j, &a);
+        if (!rc)
+            rc = job_flush(j);
+        if (rc)
+            return rc;
+    }
+    return GR_OK;
+}
+
 /* ---- GPU VAs of every open ---------------------------------------------------------------------- */
 
 static void unmap_all(dxgk_kalloc_t *ka)
@@ -686,6 +710,36 @@ gr_status_t dxgk_res_place(gr_adapter_t *ad, dxgk_kalloc_t *ka)
     return place_evicting(ad, ka, false, &meanwhile);
 }
 
+gr_status_t dxgk_res_zero_stale(gr_adapter_t *ad, dxgk_kalloc_t *const *kas, uint32_t count)
+{
+    if (!dxgk_res_paging(ad))
+        return GR_E_UNSUPPORTED;
+    pg_job_t j;
+    job_init(&j, ad);
+    gr_status_t rc = GR_OK;
+    uint64_t zeroed = 0;
+    for (uint32_t i = 0; i < count && !rc; i++) {
+        uint64_t from = 0, off = 0, len = 0;
+        for (;;) {
+            pthread_mutex_lock(&ad->vidmm_lock);
+            bool more = dxgk_stale_next(ad, kas[i], &from, &off, &len);
+            pthread_mutex_unlock(&ad->vidmm_lock);
+            if (!more)
+                break;
+            rc = job_zero(&j, kas[i], off, len);
+            if (rc)
+                break;
+            zeroed += len;
+        }
+    }
+    gr_status_t w = job_finish(&j);
+    if (!rc)
+        rc = w;
+    if (!rc)
+        atomic_fetch_add(&ad->res->bytes_zeroed, zeroed);
+    return rc;
+}
+
 static gr_status_t page_in(gr_adapter_t *ad, dxgk_kalloc_t *ka, bool wait_busy)
 {
     dxgk_res_t *r = ad->res;
@@ -711,6 +765,9 @@ static gr_status_t page_in(gr_adapter_t *ad, dxgk_kalloc_t *ka, bool wait_busy)
     if (!rc)
         rc = w;
     if (!rc) {
+        pthread_mutex_lock(&ad->vidmm_lock);
+        dxgk_stale_clear(ad, ka); /* the transfer wrote every page */
+        pthread_mutex_unlock(&ad->vidmm_lock);
         ka->evicted = false; /* its opens map the new place now */
         rc = map_all(ka);
         ka->evicted = rc != GR_OK;
@@ -1003,6 +1060,7 @@ void dxgk_res_stats(gr_adapter_t *ad, gr_adapter_stats_t *out)
     out->paging_packets = atomic_load(&r->packets);
     out->paging_failures = atomic_load(&r->failures);
     out->evicted_now = atomic_load(&r->evicted_now);
+    out->bytes_zeroed = atomic_load(&r->bytes_zeroed);
 }
 
 /* ---- test hooks ---------------------------------------------------------------------------------- */

@@ -66,6 +66,16 @@ bool dxgk_res_paging(gr_adapter_t *ad);
  */
 gr_status_t dxgk_res_place(gr_adapter_t *ad, dxgk_kalloc_t *ka);
 
+/**
+ * Zeroes the stale pages (dxgk_segment_t.stale) of allocations just placed, with FILL paging
+ * operations on the engine, and waits for them: VRAM keeps what earlier allocations, processes
+ * and users of the device left there, and no process may read what another wrote. Pages no
+ * allocation has used since the device was made cost nothing.
+ * @return GR_OK, GR_E_UNSUPPORTED (no paging: the caller zeroes through the aperture), or the
+ *         paging error (the caller unplaces the allocations, which makes their pages stale again)
+ */
+gr_status_t dxgk_res_zero_stale(gr_adapter_t *ad, dxgk_kalloc_t *const *kas, uint32_t count);
+
 /** A placed VRAM allocation joins the residency list (NOTIFY_RESIDENCY committed, if asked). */
 void dxgk_res_track(gr_adapter_t *ad, dxgk_kalloc_t *ka);
 

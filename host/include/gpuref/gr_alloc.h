@@ -198,6 +198,7 @@ typedef struct gr_adapter_stats {
     uint64_t paging_packets;        /**< paging buffers submitted to the engine */
     uint64_t paging_failures;       /**< evictions or page-ins undone (a paging buffer failed) */
     uint64_t evicted_now;           /**< allocations evicted at this moment */
+    uint64_t bytes_zeroed;          /**< VRAM bytes zeroed for new allocations (pages others had left) */
 } gr_adapter_stats_t;
 
 /**
