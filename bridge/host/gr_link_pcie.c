@@ -121,7 +121,12 @@ static int link_name(const char *path, char *out, size_t cap)
         return -1;
     target[n] = '\0';
     const char *slash = strrchr(target, '/');
-    snprintf(out, cap, "%s", slash ? slash + 1 : target);
+    const char *name = slash ? slash + 1 : target;
+    size_t len = strlen(name);
+    if (len >= cap) /* no driver or group name is this long: cut, the message still shows it */
+        len = cap - 1;
+    memcpy(out, name, len);
+    out[len] = '\0';
     return 0;
 }
 
