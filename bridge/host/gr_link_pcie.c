@@ -146,7 +146,7 @@ static int open_vfio(pcie_ctx_t *c, const char *devroot, const char *sysdev)
     if (link_name(path, name, sizeof name) != 0) {
         gr_link_set_error("pcie://%s: the device has no IOMMU group (%s missing): VFIO needs an "
                           "IOMMU; enable it (intel_iommu=on or amd_iommu=on on the kernel command "
-                          "line, and in the firmware) or use vfio's noiommu mode (unsafe)",
+                          "line, and in the firmware), or bind the device to uio_pci_generic (no DMA)",
                           c->bdf, path);
         return GR_E_UNSUPPORTED;
     }
@@ -573,7 +573,9 @@ static int pcie_dma_alloc(void *ctx, size_t bytes, gr_dma_buf_t *out_buf)
     pcie_dma_t *d = calloc(1, sizeof *d);
     if (!d)
         return GR_E_NO_MEMORY;
-    d->cpu = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    /* Shared, not private: after a fork a private page the parent writes would be copied away
+     * from the one the IOMMU maps. */
+    d->cpu = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (d->cpu == MAP_FAILED) {
         free(d);
         return GR_E_NO_MEMORY;

@@ -45,8 +45,9 @@
  *     GR_E_BUSY      bound to another driver (named, with the commands that rebind it), the
  *                    group held by another process or not viable (another device in the group
  *                    is bound to a host driver);
- *     GR_E_UNSUPPORTED no `iommu_group` (no IOMMU: intel_iommu=on / amd_iommu=on, or vfio's
- *                    noiommu mode), no type 1 IOMMU, a BAR that cannot be mmapped;
+ *     GR_E_UNSUPPORTED no `iommu_group` (no IOMMU: intel_iommu=on / amd_iommu=on, or
+ *                    uio_pci_generic without DMA; vfio's noiommu mode is not supported), no
+ *                    type 1 IOMMU, a BAR that cannot be mmapped;
  *     GR_E_IO        permission denied (the file is named; a udev rule giving the group's node
  *                    to a `vfio` group the user is in is the usual fix), an ioctl or read that
  *                    fails (a node that is not VFIO's answers ENOTTY), a BAR0 too small.
