@@ -49,6 +49,7 @@ typedef struct pcie_ctx {
     volatile uint8_t *bar0, *bar1;
     size_t bar0_len, bar1_len;
     pcie_dma_t *dma;
+    uint64_t iova_lo, iova_hi; /* dma_alloc's window: [lo, hi) */
 } pcie_ctx_t;
 
 /* Parses DDDD:BB:DD.F strictly into lower case (sysfs spells it so). */
@@ -138,6 +139,68 @@ static int ioctl_error(const pcie_ctx_t *c, const char *what, const char *node)
     return GR_E_IO;
 }
 
+/* Narrows dma_alloc's window to the largest part of [GR_PCIE_IOVA_BASE, GR_PCIE_IOVA_END) that
+ * the IOMMU can map, when the kernel reports its valid IOVA ranges (reserved regions such as an
+ * MSI window or HyperTransport's hole are outside them). Without the report the window stays. */
+static int narrow_iova(pcie_ctx_t *c)
+{
+    c->iova_lo = GR_PCIE_IOVA_BASE;
+    c->iova_hi = GR_PCIE_IOVA_END;
+    struct vfio_iommu_type1_info head = {.argsz = sizeof head};
+    if (ioctl(c->container, VFIO_IOMMU_GET_INFO, &head) != 0 ||
+        !(head.flags & VFIO_IOMMU_INFO_CAPS) || head.argsz <= sizeof head)
+        return GR_OK;
+    uint32_t size = head.argsz;
+    struct vfio_iommu_type1_info *info = calloc(1, size);
+    if (!info)
+        return GR_E_NO_MEMORY;
+    info->argsz = size;
+    if (ioctl(c->container, VFIO_IOMMU_GET_INFO, info) != 0 || info->argsz > size) {
+        free(info);
+        return GR_OK;
+    }
+    uint64_t best_lo = 0, best_hi = 0;
+    bool reported = false;
+    for (uint32_t off = info->cap_offset; off && off + sizeof(struct vfio_info_cap_header) <= size;) {
+        const struct vfio_info_cap_header *h = (const void *)((const char *)info + off);
+        if (h->id == VFIO_IOMMU_TYPE1_INFO_CAP_IOVA_RANGE &&
+            off + sizeof(struct vfio_iommu_type1_info_cap_iova_range) <= size) {
+            const struct vfio_iommu_type1_info_cap_iova_range *r = (const void *)h;
+            reported = true;
+            for (uint32_t i = 0; i < r->nr_iovas; i++) {
+                if (off + sizeof *r + (i + 1u) * sizeof r->iova_ranges[0] > size)
+                    break;
+                /* end is inclusive */
+                uint64_t lo = r->iova_ranges[i].start > GR_PCIE_IOVA_BASE ? r->iova_ranges[i].start
+                                                                          : GR_PCIE_IOVA_BASE;
+                uint64_t hi = r->iova_ranges[i].end < GR_PCIE_IOVA_END - 1u
+                                  ? r->iova_ranges[i].end + 1u
+                                  : GR_PCIE_IOVA_END;
+                if (lo < hi && hi - lo > best_hi - best_lo) {
+                    best_lo = lo;
+                    best_hi = hi;
+                }
+            }
+        }
+        if (h->next <= off)
+            break;
+        off = h->next;
+    }
+    free(info);
+    if (reported) {
+        if (best_hi - best_lo < (1u << 20)) {
+            gr_link_set_error("pcie://%s: the IOMMU maps nothing between 0x%llx and 0x%llx for "
+                              "DMA buffers",
+                              c->bdf, (unsigned long long)GR_PCIE_IOVA_BASE,
+                              (unsigned long long)GR_PCIE_IOVA_END);
+            return GR_E_UNSUPPORTED;
+        }
+        c->iova_lo = (best_lo + 0xfffu) & ~0xfffull;
+        c->iova_hi = best_hi & ~0xfffull;
+    }
+    return GR_OK;
+}
+
 /* VFIO: container, group, device; BARs, command register, MSI. */
 static int open_vfio(pcie_ctx_t *c, const char *devroot, const char *sysdev)
 {
@@ -202,6 +265,9 @@ static int open_vfio(pcie_ctx_t *c, const char *devroot, const char *sysdev)
         return ioctl_error(c, "VFIO_GROUP_SET_CONTAINER", gpath);
     if (ioctl(c->container, VFIO_SET_IOMMU, type) != 0)
         return ioctl_error(c, "VFIO_SET_IOMMU", cpath);
+    int rc = narrow_iova(c);
+    if (rc)
+        return rc;
     c->device_fd = ioctl(c->group_fd, VFIO_GROUP_GET_DEVICE_FD, c->bdf);
     if (c->device_fd < 0)
         return ioctl_error(c, "VFIO_GROUP_GET_DEVICE_FD", gpath);
@@ -556,17 +622,19 @@ static int pcie_dma_alloc(void *ctx, size_t bytes, gr_dma_buf_t *out_buf)
         return GR_E_UNSUPPORTED;
     }
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    if (bytes > GR_PCIE_IOVA_END - GR_PCIE_IOVA_BASE)
+    if (bytes > c->iova_hi - c->iova_lo) {
+        gr_link_set_error("pcie://%s: %zu bytes do not fit the DMA window", c->bdf, bytes);
         return GR_E_NO_MEMORY;
+    }
     size_t len = (bytes + page - 1) / page * page;
     /* First fit in the IOVA-ordered list. */
-    uint64_t at = GR_PCIE_IOVA_BASE;
+    uint64_t at = c->iova_lo;
     pcie_dma_t **link = &c->dma;
     while (*link && (*link)->iova - at < len) {
         at = (*link)->iova + (*link)->bytes;
         link = &(*link)->next;
     }
-    if (at + len > GR_PCIE_IOVA_END) {
+    if (len > c->iova_hi - at) {
         gr_link_set_error("pcie://%s: IOVA range full (%zu bytes asked)", c->bdf, bytes);
         return GR_E_NO_MEMORY;
     }

@@ -69,7 +69,9 @@ extern const gr_link_ops_t gr_link_pcie_ops;
 #define GR_PCIE_DEVICE_ID 0x6770u
 
 /** First IOVA dma_alloc hands out (4 GiB: above the 32-bit MMIO and MSI windows), and the end
- *  of its range (64 GiB; every IOMMU has at least 39 address bits). */
+ *  of its range (64 GiB; every IOMMU has at least 39 address bits). When the kernel reports the
+ *  IOMMU's valid IOVA ranges (VFIO_IOMMU_GET_INFO), the window is narrowed to the largest part
+ *  of this one inside them; none of 1 MiB or more fails the open with GR_E_UNSUPPORTED. */
 #define GR_PCIE_IOVA_BASE 0x100000000ull
 #define GR_PCIE_IOVA_END 0x1000000000ull
 
