@@ -102,6 +102,7 @@ include examples/examples.mk
 include tb/conformance/conformance.mk
 include tb/system/system.mk
 include tb/system/errors.mk
+include tb/system/pcie_host.mk
 include tb/system/easy.mk
 include tb/system/trace.mk
 include tb/harness/usb/usb.mk

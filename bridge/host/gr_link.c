@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gr_link_pcie.h"
 #include "gr_link_sim.h"
 #include "gr_link_simd.h"
 #include "gr_link_uart.h"
@@ -33,7 +34,8 @@ struct gr_link {
     } while (0)
 
 static const gr_link_ops_t *const backends[] = {&gr_link_sim_ops, &gr_link_simd_ops,
-                                               &gr_link_uart_ops, &gr_link_usb_ops};
+                                               &gr_link_uart_ops, &gr_link_usb_ops,
+                                               &gr_link_pcie_ops};
 #define BACKEND_COUNT (sizeof backends / sizeof backends[0])
 
 static _Thread_local char last_error[512];

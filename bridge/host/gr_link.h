@@ -5,6 +5,8 @@
  *   sim://[?key=value&...]   the RTL in-process under Verilator (the default)
  *   simd://PATH[?...]        gpuref-simd, the simulation server, on a Unix socket
  *   uart://DEVICE[?baud=N&...]  a serial line to a board (or gpuref-simd --pty)
+ *   usb://ft601, usb://ft2232h  a board's USB FIFO chip
+ *   pcie://DDDD:BB:DD.F[?...]   a board on PCIe through VFIO (gr_link_pcie.h)
  * Byte-stream links speak bridge/PROTOCOL.md through one engine (gr_proto.h).
  * The miniport and the tools see the hardware only through these calls, so the same code runs
  * against the simulation and, with another backend, against a board.
