@@ -61,7 +61,8 @@ all: $(GPUREF_SIMD)
 -include $(HOST_OBJ_DIR)/host/tools/gpuref_simd.d
 
 # make demo: on sim:// by default; DEVICE=stream|ft601|ft2232h|uart runs it on that simulated
-# board behind gpuref-simd (the board's link RTL, PHY and chip model), DEVICE=URI on any device.
+# board behind gpuref-simd (the board's link RTL, PHY and chip model), DEVICE=usb-ft601 or
+# usb-ft2232h on the chip emulated under libusb (tb/harness/usb), DEVICE=URI on any device.
 DEVICE ?=
-demo: $(GR_DEMO) $(if $(filter-out sim,$(DEVICE)),$(GPUREF_SIMD))
-	scripts/demo.sh $(GR_DEMO) $(GPUREF_SIMD) $(DEVICE)
+demo: $(GR_DEMO) $(if $(filter-out sim,$(DEVICE)),$(GPUREF_SIMD)) $(if $(filter usb-%,$(DEVICE)),$(BUILD)/usb/gr_demo_usb)
+	GR_DEMO_USB=$(BUILD)/usb/gr_demo_usb scripts/demo.sh $(GR_DEMO) $(GPUREF_SIMD) $(DEVICE)

@@ -5,6 +5,9 @@
 #   stream|ft601|ft2232h|uart   a simulated board served by gpuref-simd (the same link RTL, PHY
 #                               and chip model a board carries); the demo reaches it over
 #                               simd:// (uart: over a pseudo-terminal with uart://)
+#   usb-ft601|usb-ft2232h       the chip emulated at the usbdevfs ioctl level in the demo's own
+#                               process (umockdev), under the real libusb / libftdi: the demo's
+#                               usb flavour, $GR_DEMO_USB (build/usb/gr_demo_usb)
 #   anything with "://"         that URI, as is (a board on a real cable: uart:///dev/ttyUSB0)
 # The exit status is the demo's (2: a bad DEVICE, or the server did not start).
 set -u
@@ -12,9 +15,17 @@ demo=$1 simd=$2 device=${3:-}
 case "$device" in
     "" | sim) exec "$demo" ;;
     *://*) exec "$demo" "$device" ;;
+    usb-ft601 | usb-ft2232h)
+        chip=${device#usb-}
+        [ -x "${GR_DEMO_USB:-}" ] || { echo "demo: GR_DEMO_USB is not the demo's usb flavour" >&2; exit 2; }
+        echo "demo: an emulated $chip on the USB bus, reached at usb://$chip?serial=GRSIMDEMO1"
+        # The board runs at simulation speed: the link's wall-clock timers get room for that.
+        GR_USB_EMU="$chip:GRSIMDEMO1" exec "$GR_DEMO_USB" \
+            "usb://$chip?serial=GRSIMDEMO1&dead_ms=60000&timeout_ms=120000&keepalive_ms=2000&replay_ms=5000"
+        ;;
     stream | ft601 | ft2232h | uart) ;;
     *)
-        echo "demo: DEVICE='$device' is not sim, stream, ft601, ft2232h, uart or a URI" >&2
+        echo "demo: DEVICE='$device' is not sim, stream, ft601, ft2232h, uart, usb-ft601, usb-ft2232h or a URI" >&2
         exit 2
         ;;
 esac
