@@ -866,7 +866,10 @@ static int demo_commands(const char *uri)
         goto out;
     printf("   the CPU-written allocation it would have filled: %s (%llu of 16384 words differ)\n",
            bad ? "CHANGED" : "intact", (unsigned long long)bad);
-    gr_sched_params_t normal = {.tdr_timeout_cycles = 2000000};
+    /* Back to a timeout for real work: 2 s at 100 MHz, Windows' TdrDelay. A paging packet of
+     * step 13 crosses the link twice (the engine's DMA to host memory), and a slow link (a UART,
+     * USB at simulation speed) takes far longer than the scheduler's 20 ms default. */
+    gr_sched_params_t normal = {.tdr_timeout_cycles = 200000000};
     if ((rc = gr_adapter_set_scheduling(ad, &normal)) || (rc = gr_context_create(dev, NULL, 0, &c_after)))
         goto out;
     if ((rc = run_one(dev, c_after, "COPY destination -> read-back (again)", dst, rb, 64 << 10, 0)))
