@@ -29,6 +29,7 @@ module tb_mc_aperture;
     logic [VramBits-1:0] window_base = '0;
     logic                vpr_en = 1'b0;
     logic [VramBits-13:0] vpr_base = '0, vpr_limit = '0;
+    logic [VramBits-12:0] vram_pages = {1'b1, {(VramBits-12){1'b0}}};  // all of the VRAM space
     wire                 fault_wr, fault_rd, idle;
     wire [VramBits-1:0]  fault_wr_addr, fault_rd_addr;
 
@@ -52,7 +53,7 @@ module tb_mc_aperture;
     mc_aperture #(.ApAddrBits(ApBits), .VramAddrBits(VramBits), .DataBytes(8), .IdBits(4),
                   .Outstanding(4)) dut (
         .clk_i(clk), .rst_i(rst), .window_base_i(window_base), .vpr_en_i(vpr_en),
-        .vpr_base_i(vpr_base), .vpr_limit_i(vpr_limit), .fault_wr_o(fault_wr),
+        .vpr_base_i(vpr_base), .vpr_limit_i(vpr_limit), .vram_pages_i(vram_pages), .fault_wr_o(fault_wr),
         .fault_wr_addr_o(fault_wr_addr), .fault_rd_o(fault_rd), .fault_rd_addr_o(fault_rd_addr),
         .idle_o(idle),
         .s_ap_awid_i(awid), .s_ap_awaddr_i(awaddr), .s_ap_awlen_i(awlen), .s_ap_awsize_i(3'd3),

@@ -32,6 +32,7 @@ module tb_mc_mmu #(
     // ---- DUT ------------------------------------------------------------------------------
     logic enable = 1'b1;
     logic [VramBits-1:0] root = T_L3;
+    logic [VramBits-12:0] vram_pages = {1'b1, {(VramBits-12){1'b0}}};  // all of the VRAM space
     logic inv = 1'b0, inv_page = 1'b0;
     logic [47:0] inv_va = 48'd0;
     logic req_valid = 1'b0, req_write = 1'b0, req_phys = 1'b0;
@@ -59,7 +60,7 @@ module tb_mc_mmu #(
 
     mc_mmu #(.VramAddrBits(VramBits), .IdBits(4), .TlbEntries(8), .DataBytes(DataBytes),
              .PtIdBits(2)) dut (
-        .clk_i(clk), .rst_i(rst), .enable_i(enable), .root_i(root),
+        .clk_i(clk), .rst_i(rst), .enable_i(enable), .root_i(root), .vram_pages_i(vram_pages),
         .tlb_invalidate_i(inv), .tlb_inv_page_i(inv_page), .tlb_inv_page_va_i(inv_va),
         .req_valid_i(req_valid), .req_ready_o(req_ready), .req_va_i(req_va),
         .req_write_i(req_write), .req_physical_i(req_phys), .req_id_i(req_id),
