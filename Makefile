@@ -115,6 +115,7 @@ include tb/system/residency.mk
 include tb/system/timeline.mk
 include tb/system/link_proto.mk
 include tb/system/isolation.mk
+include tb/system/vram_size.mk
 include bench/bench.mk
 include bench/alloc/alloc.mk
 include bench/dma/dma.mk
