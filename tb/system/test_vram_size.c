@@ -31,7 +31,7 @@
 #define KIB UINT64_C(1024)
 #define MIB (KIB * 1024)
 #define BUF_BYTES (16 * KIB)
-#define MAX_BUFS 8u
+#define MAX_BUFS 12u
 /* Device cycles one packet may take: a 16 KiB copy with its paging needs a few 10,000. */
 #define WAIT_CYCLES 20000000ull
 
@@ -205,13 +205,14 @@ static void alloc_fill_copy_evict(uint64_t vram, unsigned n, const want_seg_t *s
     gr_session_close(s);
 }
 
-/* 128 KiB: one CPU-visible segment, the VPR its 1/16 (8 KiB); six 16 KiB buffers do not fit
- * beside the page tables, so VidMm evicts for room as well as on request. */
+/* 128 KiB: one CPU-visible segment, the VPR its 1/16 (8 KiB); ten 16 KiB buffers, each in its
+ * own 2 MiB of VA (a table page each), are more than twice what fits beside the page tables,
+ * so VidMm evicts for room (freeing the tables of what it unmaps) as well as on request. */
 static void works_at_128k(void **state)
 {
     (void)state;
     const want_seg_t segs[] = {{0, 128 * KIB, true, true, 8 * KIB}};
-    alloc_fill_copy_evict(128 * KIB, 6, segs, 1);
+    alloc_fill_copy_evict(128 * KIB, 10, segs, 1);
 }
 
 /* 512 MiB: BAR1's 256 MiB CPU-visible, the rest GPU-only with the VPR (16 MiB). */
