@@ -10,8 +10,14 @@
 //             buffers, fences, system-memory pages). ID 0, INCR bursts of at most 16 beats that
 //             never cross 4 KiB; BREADY and RREADY are always high.
 //   m_vram_*  AXI4 master to VRAM: aperture, page walker and DMA engine through the memory
-//             controller's arbiter. VramBytes of VRAM answer from address 0; the register
-//             MC_VRAM_SIZE tells the host.
+//             controller's arbiter. VRAM answers from address 0 up to its size (below).
+//   vram_bytes_i  strap: the bytes of VRAM behind m_vram, taken while rst_i is high (as a chip
+//             samples its straps at reset) and held until the next rst_i; change it only then.
+//             Rounded down to 64 KiB and clipped to the parameter VramBytes (the most this
+//             build addresses). The register MC_VRAM_SIZE reports the result; the memory
+//             controller treats every VRAM address at or past it as out of range (BAR1 answers
+//             DECERR, the MMU and the DMA engine fault; rtl/mc/README.md "VRAM size"). Boards
+//             tie it to their memory's size; the simulation sets it per run.
 //   irq_o     level interrupt (see IRQ_STATE / IRQ_ENABLE / IRQ_TEST).
 //   Write order on every port, against any legal partner (AXI4 IHI0022 A3.3.1): m_host and
 //   m_vram present a burst's W without waiting for AWREADY (the slave may hold AWREADY until it
@@ -24,13 +30,15 @@ module gpu_core #(
     parameter VramAddrBits = 32,      // VRAM: up to 4 GiB
     parameter DataBytes    = 8,       // AXI4 data bus width in bytes (s_ap, m_host, m_vram): 8
     parameter IdBits       = 4,       // AXI4 ID width
-    parameter VramBytes    = 48'h2000_0000,  // VRAM behind m_vram_* (512 MiB: twice BAR1)
+    parameter VramBytes    = 48'h2000_0000,  // most VRAM vram_bytes_i may strap (512 MiB: twice BAR1)
     parameter TlbEntries   = 16,      // GPU MMU TLB entries
     parameter BoardId      = 8'd0,    // ID_BUILD.BOARD
-    parameter BuildStamp   = 24'd0    // ID_BUILD.STAMP
+    parameter BuildStamp   = 24'd0    // ID_BUILD.STAMP (24 bits; a wider value, e.g. an integer
+                                      // from Verilator's -G, is cut to them)
 ) (
     input  wire                    clk_i,
     input  wire                    rst_i,  // synchronous, active high
+    input  wire [47:0]             vram_bytes_i,  // strap: VRAM bytes, taken during rst_i
     // BAR0: AXI4-Lite CSR slave
     input  wire [CsrAddrBits-1:0]  s_csr_awaddr_i,
     input  wire [2:0]              s_csr_awprot_i,
@@ -168,6 +176,11 @@ module gpu_core #(
     if (VramAddrBits != 32) begin : g_bad_vram_bits
         `CMN_PARAM_ERROR("gpu_core: VramAddrBits must be 32 (the MC_*, VPR_* and MMU_ROOT fields)")
     end
+    // 64 KiB granules: VramBytes / 16 (the VPR the driver sets aside) stays page-aligned.
+    localparam [48:0] VramMax = {1'b0, VramBytes};
+    if (VramMax < 49'h2_0000 || VramMax[15:0] != 16'd0 || VramMax > (49'd1 << VramAddrBits)) begin : g_bad_vram_bytes
+        `CMN_PARAM_ERROR("gpu_core: VramBytes must be a multiple of 64 KiB, 128 KiB..2^VramAddrBits")
+    end
     if (HostAddrBits != 64) begin : g_bad_host_bits
         `CMN_PARAM_ERROR("gpu_core: HostAddrBits must be 64 (the DMA_* host address registers)")
     end
@@ -176,6 +189,18 @@ module gpu_core #(
     end
 
     wire soft_rst;
+
+    // The VRAM size strap, in 64 KiB units, clipped to VramBytes and held from reset on.
+    localparam [31:0] VramMaxUnits = VramMax[47:16];
+    wire [31:0] strap_units = vram_bytes_i[47:16];
+    wire [31:0] vram_units = (strap_units > VramMaxUnits) ? VramMaxUnits : strap_units;
+    logic [16:0] vram_units_q;  // VramAddrBits is 32: at most 2^16 units
+    always_ff @(posedge clk_i) begin
+        if (rst_i) vram_units_q <= vram_units[16:0];
+    end
+    wire [VramAddrBits-12:0] vram_pages = {vram_units_q, 4'h0};
+    // Bits below 64 KiB are rounded away; above 2^16 units VramMax has clipped them to zero.
+    wire unused_strap = ^{vram_bytes_i[15:0], vram_units[31:17]};
     wire mc_idle, dma_idle;
 
     // Register fields between csr_block and mc_top.
@@ -226,7 +251,7 @@ module gpu_core #(
     csr_block #(
         .AddrBits(CsrAddrBits),
         .BoardId(BoardId),
-        .BuildStamp(BuildStamp)
+        .BuildStamp(BuildStamp[23:0])
     ) u_csr (
         .clk_i(clk_i), .rst_i(rst_i),
         .s_csr_awaddr_i(s_csr_awaddr_i), .s_csr_awprot_i(s_csr_awprot_i),
@@ -242,7 +267,7 @@ module gpu_core #(
         .idle_i(mc_idle && dma_idle),
         .soft_rst_o(soft_rst),
         .irq_o(irq_o),
-        .mc_vram_bytes_i(VramBytes),
+        .mc_vram_bytes_i({15'd0, vram_units_q, 16'h0000}),
         .mc_ap_bytes_i(32'd1 << ApAddrBits),
         .mc_ap_base_page_o(ap_base_page),
         .vpr_base_page_o(vpr_base_page),
@@ -317,7 +342,7 @@ module gpu_core #(
     ) u_mc (
         .clk_i(clk_i), .rst_i(rst_i), .soft_rst_i(soft_rst),
         .ap_base_i({ap_base_page, 12'h000}), .vpr_en_i(vpr_enable),
-        .vpr_base_i(vpr_base_page), .vpr_limit_i(vpr_limit_page),
+        .vpr_base_i(vpr_base_page), .vpr_limit_i(vpr_limit_page), .vram_pages_i(vram_pages),
         .mmu_enable_i(mmu_enable), .mmu_root_i({mmu_root_page, 12'h000}),
         .mmu_invalidate_i(mmu_invalidate),
         .probe_go_i(probe_go), .probe_va_i(probe_va), .probe_write_i(probe_write),
@@ -398,6 +423,7 @@ module gpu_core #(
         .irq_fence_o(dma_fence_irq), .irq_preempted_o(dma_preempted_irq),
         .irq_fault_o(dma_fault_irq),
         .vpr_en_i(vpr_enable), .vpr_base_i(vpr_base_page), .vpr_limit_i(vpr_limit_page),
+        .vram_pages_i(vram_pages),
         .mmu_req_valid_o(dma_req_valid), .mmu_req_ready_i(dma_req_ready),
         .mmu_req_va_o(dma_req_va), .mmu_req_write_o(dma_req_write),
         .mmu_req_use_root_o(dma_req_use_root), .mmu_req_root_o(dma_req_root),

@@ -13,10 +13,12 @@ typedef struct sim_ctx {
     gr_sim_config_t cfg;
 } sim_ctx_t;
 
-/* The VRAM model's page: vram= must be whole pages (the harness refuses anything else). */
-#define SIM_PAGE 4096u
-/* gpu_core's VRAM port has 32 address bits (VramAddrBits): the harness refuses more. */
-#define SIM_VRAM_MAX (4ull << 30)
+/* vram= is gpu_core's VRAM size strap: whole 64 KiB granules, from 128 KiB (the least the
+ * driver runs in) to the VramBytes gpu_core is verilated with (512 MiB). The harness refuses
+ * anything else. */
+#define SIM_VRAM_GRANULE (64u << 10)
+#define SIM_VRAM_MIN (128u << 10)
+#define SIM_VRAM_MAX (512ull << 20)
 
 static const char *const sim_keys[] = {"seed",  "stall",    "latency",    "norandom", "vram",
                                        "fst",   "trace",    "trace_from", "trace_to", "txlog",
@@ -44,7 +46,7 @@ static bool parse_number(const char *text, uint64_t *out, const char **out_end)
     return true;
 }
 
-/* A number in [min, max]; vram also takes a K, M or G suffix and must be whole pages. The
+/* A number in [min, max]; vram also takes a K, M or G suffix and must be whole 64 KiB. The
  * message names the key (or variable) and the accepted range. */
 static int parse_u64(const char *key, const char *text, uint64_t min, uint64_t max, uint64_t *out)
 {
@@ -58,10 +60,10 @@ static int parse_u64(const char *key, const char *text, uint64_t min, uint64_t m
         v <<= shift;
         end++;
     }
-    ok = ok && !*end && v >= min && v <= max && (!size || v % SIM_PAGE == 0);
+    ok = ok && !*end && v >= min && v <= max && (!size || v % SIM_VRAM_GRANULE == 0);
     if (!ok) {
         if (size)
-            gr_link_set_error("sim://: bad value '%s' for %s (accepted: 4K..4G in whole 4K pages; "
+            gr_link_set_error("sim://: bad value '%s' for %s (accepted: 128K..512M in whole 64K; "
                               "bytes, or a K, M or G suffix)", text, key);
         else
             gr_link_set_error("sim://: bad value '%s' for %s (accepted: %llu..%llu, decimal or 0x hex)",
@@ -100,7 +102,7 @@ static int sim_open(const gr_uri_t *uri, void **out_ctx)
         c->cfg.max_latency = (unsigned)v;
     if (!rc && (s = gr_uri_param(uri, "norandom")) && !(rc = parse_u64("norandom", s, 0, 1, &v)))
         c->cfg.no_random = v != 0;
-    if (!rc && (s = gr_uri_param(uri, "vram")) && !(rc = parse_u64("vram", s, SIM_PAGE, SIM_VRAM_MAX, &v)))
+    if (!rc && (s = gr_uri_param(uri, "vram")) && !(rc = parse_u64("vram", s, SIM_VRAM_MIN, SIM_VRAM_MAX, &v)))
         c->cfg.vram_bytes = v;
     if (!rc && (s = gr_uri_param(uri, "stallrun")) && !(rc = parse_u64("stallrun", s, 1, 1000, &v)))
         c->cfg.stall_run = (unsigned)v;

@@ -8,8 +8,9 @@
  *   stall     0..90, percent of cycles a model or the CSR driver stalls (default 25)
  *   latency   0..1000 extra cycles a model may wait before answering (default 8)
  *   norandom  0 or 1; 1: no stalls and no latency
- *   vram      VRAM model size, 4K..4G in whole 4 KiB pages (default 512M, what gpu_core
- *             reports in MC_VRAM_SIZE)
+ *   vram      VRAM size, 128K..512M in whole 64 KiB (default 512M): the VRAM model's and
+ *             gpu_core's size strap, so MC_VRAM_SIZE reports it and the driver sizes its
+ *             segments from it
  *   trace     record a waveform (default $GR_SIM_FST): VCD if PATH ends in .vcd, else FST, with a
  *             GTKWave save file next to it (PATH's extension replaced by .gtkw); fst= is the same
  *             key under its first name (not both)

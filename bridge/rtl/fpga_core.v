@@ -14,6 +14,8 @@
 //     LinkKind, MaxPayload, RxWindow 2^RxWindowLog2 words, DmaTags, CoreHz, ReplayTimeout,
 //     DmaTimeout as the parameters below).
 //   - ID_BUILD reads BoardId and BuildStamp (parameters, so a build script stamps them).
+//   - vram_bytes_i: gpu_core's VRAM size strap (the memory on m_vram_*; taken while rst_i is
+//     high, clipped to VramBytes), which MC_VRAM_SIZE reports; a board ties it to a constant.
 //   - link_up_o and the wrapping counters are link_engine's.
 module fpga_core #(
     parameter PhyBytes      = 4,              // 1 (UART, FT245) or 4 (FT601, word stream)
@@ -27,12 +29,13 @@ module fpga_core #(
     parameter DmaTimeout    = 16777216,       // core cycles before an unanswered DMA request fails
     parameter AckDelay      = 256,            // cycles a consumed frame waits for a piggyback ACK
     parameter VramAddrBits  = 32,
-    parameter VramBytes     = 48'h2000_0000,  // VRAM behind m_vram_* (gpu_core's VramBytes)
+    parameter VramBytes     = 48'h2000_0000,  // most VRAM vram_bytes_i may strap (gpu_core's)
     parameter BoardId       = 8'd0,           // ID_BUILD.BOARD
     parameter BuildStamp    = 24'd0           // ID_BUILD.STAMP
 ) (
     input  wire                    clk_i,
     input  wire                    rst_i,
+    input  wire [47:0]             vram_bytes_i,    // strap: VRAM bytes on m_vram_* (gpu_core)
     input  wire [PhyBytes*8-1:0]   rx_data_i,       // host -> device, from the PHY
     input  wire                    rx_valid_i,
     output wire                    rx_ready_o,
@@ -280,6 +283,7 @@ module fpga_core #(
     ) u_core (
         .clk_i(clk_i),
         .rst_i(rst_i),
+        .vram_bytes_i(vram_bytes_i),
         .s_csr_awaddr_i(csr_awaddr),
         .s_csr_awprot_i(csr_awprot),
         .s_csr_awvalid_i(csr_awvalid),

@@ -179,7 +179,13 @@ static void fill_segment(const kmd_adapter_t *a, uint32_t id, DXGK_SEGMENTDESCRI
     if (id == a->vpr_segment) {
         d->Flags.VprSupported = 1;
         d->NumVprSupported = 1;
-        d->VprAlignment = 64u * 1024u;
+        /* 64 KiB (protected allocations keep their 64 KiB pages), but never more than 1/16 of
+         * the segment, the share VidMm gives the VPR: a 128 KiB VRAM keeps 120 KiB for the rest.
+         * The RTL's VPR is page-granular, so 4 KiB at least. */
+        uint32_t align = 64u * 1024u;
+        while (align > KMD_PAGE && align > d->Size / 16)
+            align /= 2;
+        d->VprAlignment = align;
         /* 0/0: the whole segment may hold the VPR; VidMm picks the range. */
         d->VprRangeStartOffset = 0;
         d->VprRangeSize = 0;

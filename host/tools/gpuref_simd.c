@@ -804,7 +804,8 @@ static void usage(FILE *f)
             "                  onto the UART board's line; prints the slave's path\n"
             "  --pty-link FILE also write the slave's path to FILE (for scripts)\n"
             "  --seed N        VRAM latency and host-side stalls (default $GR_SIM_SEED, else 1)\n"
-            "  --vram BYTES    VRAM size (default 512M; K, M, G suffixes)\n"
+            "  --vram BYTES    VRAM size, gpu_core's strap: 128K..512M in whole 64K (default 512M;\n"
+            "                  K, M, G suffixes)\n"
             "  --baud N        the UART board's line rate (default 3000000, the rate its PHY\n"
             "                  and line model were built for; the board takes no other)\n"
             "  --fst FILE      record an FST waveform of the whole board\n"
@@ -833,7 +834,7 @@ static int parse_u64(const char *opt, const char *s, uint64_t *out, bool suffix)
         scale = *end == 'K' ? 1ull << 10 : *end == 'M' ? 1ull << 20 : *end == 'G' ? 1ull << 30 : 0;
         end += scale ? 1 : 0;
     }
-    if (errno || !*s || s[0] == '-' || !end || *end || !scale) {
+    if (errno || !*s || s[0] == '-' || !end || *end || !scale || v > UINT64_MAX / scale) {
         fprintf(stderr, "gpuref-simd: bad value '%s' for %s\n", s, opt);
         return -1;
     }
@@ -865,7 +866,15 @@ int main(int argc, char **argv)
         case 's': path = optarg; break;
         case 'b': board_name = optarg; break;
         case 'S': if (parse_u64("--seed", optarg, &cfg.seed, false)) return 2; break;
-        case 'V': if (parse_u64("--vram", optarg, &cfg.vram_bytes, true)) return 2; break;
+        case 'V':
+            /* gpu_core's VRAM size strap, as sim://?vram= takes it (gr_board_config_t). */
+            if (parse_u64("--vram", optarg, &cfg.vram_bytes, true)) return 2;
+            if (cfg.vram_bytes % (64u << 10) || cfg.vram_bytes < (128u << 10) || cfg.vram_bytes > (512ull << 20)) {
+                fprintf(stderr, "gpuref-simd: bad value '%s' for --vram (accepted: 128K..512M in whole 64K; "
+                                "bytes, or a K, M or G suffix)\n", optarg);
+                return 2;
+            }
+            break;
         case 'B':
             if (parse_u64("--baud", optarg, &v, false) || v == 0 || v > 25000000u) {
                 fprintf(stderr, "gpuref-simd: --baud takes 1..25000000\n");

@@ -591,7 +591,7 @@ static int demo_pressure(gr_adapter_t *ad, gr_gpu_device_t *dev, gr_context_t *o
         (rc = retire(dev, ctx, &ring[0])) || (rc = gr_alloc_query(dev, overlay, &ov0)))
         goto out;
 
-    /* gpu_core's VRAM is 512 MiB (MC_VRAM_SIZE is fixed in the RTL): reserve most of it. GPU-only
+    /* The demo's VRAM is 512 MiB (sim://'s default strap): reserve most of it. GPU-only
      * buffers may live in the CPU-visible segment too, so both are made small. */
     if ((rc = gr_adapter_segments(ad, seg, GR_ALLOC_MAX_SEGMENTS, &nseg)))
         goto out;

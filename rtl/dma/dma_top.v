@@ -69,6 +69,7 @@ module dma_top #(
     input  wire                    vpr_en_i,
     input  wire [VramAddrBits-13:0] vpr_base_i,
     input  wire [VramAddrBits-13:0] vpr_limit_i,
+    input  wire [VramAddrBits-12:0] vram_pages_i,  // VRAM size in 4 KiB pages (a strap)
     // memory controller
     output wire                    mmu_req_valid_o,
     input  wire                    mmu_req_ready_i,
@@ -310,6 +311,7 @@ module dma_top #(
     dma_xlate #(.VramAddrBits(VramAddrBits)) u_xlate (
         .clk_i(clk_i), .rst_i(rst_i), .use_root_i(use_root), .root_i(root),
         .vpr_en_i(vpr_en_i), .vpr_base_i(vpr_base_i), .vpr_limit_i(vpr_limit_i),
+        .vram_pages_i(vram_pages_i),
         .req_valid_i(xreq_valid), .req_ready_o(xreq_ready), .req_space_i(xreq_space),
         .req_addr_i(xreq_addr), .req_write_i(xreq_write), .rsp_valid_o(xrsp_valid),
         .rsp_host_o(xrsp_host), .rsp_pa_o(xrsp_pa), .rsp_cacheable_o(xrsp_cacheable),

@@ -10,8 +10,12 @@
 //     controller's mc_mmu with this entry's root when use_root_i). A leaf with SYSTEM routes to
 //     the host port. VA bits 63:48 set fault as unmapped and a root at or above 4 GiB as a
 //     page-table decode error, without asking the MMU.
-//   - VRAM physical at or above 2^VramAddrBits answers a bus error (fault type 3): nothing
-//     would answer it. Host physical never faults here.
+//   - VRAM physical at or above the VRAM present (vram_pages_i 4 KiB pages, a strap static
+//     after reset, at most 2^(VramAddrBits-12)) answers a bus error (fault type 3): nothing
+//     would answer it. A GPU virtual address whose page the MMU places in VRAM at or above it
+//     (the part of a large page that lies past VRAM's end) faults as a page-table decode error
+//     (MMU type 3), as the walker does for a page that starts there. Host physical never
+//     faults here.
 //   - rsp_vpr_o: the page is in VRAM inside the enabled VPR.
 //   - idle_o: nothing accepted and not answered.
 module dma_xlate #(
@@ -24,6 +28,7 @@ module dma_xlate #(
     input  wire                    vpr_en_i,
     input  wire [VramAddrBits-13:0] vpr_base_i,  // VRAM page numbers: [base, limit)
     input  wire [VramAddrBits-13:0] vpr_limit_i,
+    input  wire [VramAddrBits-12:0] vram_pages_i, // VRAM size in 4 KiB pages
     input  wire [1:0]              req_valid_i,
     output wire [1:0]              req_ready_o,
     input  wire [3:0]              req_space_i,  // {requester 1, requester 0}
@@ -87,6 +92,10 @@ module dma_xlate #(
     wire        accept = (state_q == StIdle) && (req_valid_i != 2'b00);
     wire        root_far = use_root_i && root_i[51:VramAddrBits] != {(52-VramAddrBits){1'b0}};
 
+    // A VRAM page from the MMU at or past the end of VRAM.
+    wire        mmu_beyond = mmu_rsp_pa_i[51:VramAddrBits] != {(52-VramAddrBits){1'b0}} ||
+                             {1'b0, mmu_rsp_pa_i[VramAddrBits-1:12]} >= vram_pages_i;
+
     assign req_ready_o = {accept && pick, accept && !pick};
 
     always_comb begin
@@ -128,7 +137,8 @@ module dma_xlate #(
                     end
                 end else if (space == 2'd2) begin
                     host_d = 1'b1;
-                end else if (addr[63:VramAddrBits] != {(64-VramAddrBits){1'b0}}) begin
+                end else if (addr[63:VramAddrBits] != {(64-VramAddrBits){1'b0}} ||
+                             {1'b0, addr[VramAddrBits-1:12]} >= vram_pages_i) begin
                     fault_d = 1'b1;
                     type_d = T_BUS;
                 end
@@ -142,6 +152,14 @@ module dma_xlate #(
                 fault_d = mmu_rsp_fault_i;
                 type_d = mmu_rsp_fault_i ? T_MMU : 4'd0;
                 mmu_d = mmu_rsp_fault_type_i;
+                if (!mmu_rsp_fault_i && !mmu_rsp_system_i && mmu_beyond) begin
+                    host_d = 1'b0;
+                    pa_d = 64'd0;
+                    cache_d = 1'b0;
+                    fault_d = 1'b1;
+                    type_d = T_MMU;
+                    mmu_d = MMU_DECODE;
+                end
             end
             StRsp: state_d = StIdle;
             default: state_d = StIdle;

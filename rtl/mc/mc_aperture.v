@@ -18,6 +18,10 @@
 //     but with every strobe cleared (dropped), a read returns zeros; each logs a fault (a
 //     fault_wr_o / fault_rd_o pulse with the burst's VRAM address). Protected content never
 //     reaches the CPU.
+//   - VRAM ends at vram_pages_i 4 KiB pages (a strap: static after reset). A burst at or past
+//     that page is out of range: it is still passed on (AXI cannot cancel one) but a write with
+//     every strobe cleared and a read's data replaced by zeros, and it answers DECERR (each
+//     beat of a read). It logs no fault: the CPU sees the error in its own response.
 //   - window_base_i and the VPR inputs are sampled when a burst's address is accepted; change
 //     them only while the aperture is idle.
 module mc_aperture #(
@@ -33,6 +37,7 @@ module mc_aperture #(
     input  wire                    vpr_en_i,
     input  wire [VramAddrBits-13:0] vpr_base_i,   // first protected 4 KiB page
     input  wire [VramAddrBits-13:0] vpr_limit_i,  // first page past the VPR
+    input  wire [VramAddrBits-12:0] vram_pages_i, // VRAM size in 4 KiB pages
     output wire                    fault_wr_o,    // one cycle: a write burst hit the VPR
     output wire [VramAddrBits-1:0] fault_wr_addr_o,
     output wire                    fault_rd_o,    // one cycle: a read burst hit the VPR
@@ -120,9 +125,11 @@ module mc_aperture #(
     // read by the W path (w_rd) before the B path retires it (b_rd).
     logic [IdBits-1:0] aw_id_q [0:Outstanding-1];
     logic              aw_vpr_q [0:Outstanding-1];
+    logic              aw_oob_q [0:Outstanding-1];
     logic [PtrBits:0]  aw_wr_q, w_rd_q, b_rd_q;
     logic [IdBits-1:0] ar_id_q [0:Outstanding-1];
     logic              ar_vpr_q [0:Outstanding-1];
+    logic              ar_oob_q [0:Outstanding-1];
     logic [PtrBits:0]  ar_wr_q, r_rd_q;
 
     wire [VramAddrBits-1:0] aw_vram = window_base_i + {{(VramAddrBits-ApAddrBits){1'b0}}, s_ap_awaddr_i};
@@ -131,6 +138,8 @@ module mc_aperture #(
     wire [VramAddrBits-13:0] ar_page = ar_vram[VramAddrBits-1:12];
     wire aw_in_vpr = vpr_en_i && aw_page >= vpr_base_i && aw_page < vpr_limit_i;
     wire ar_in_vpr = vpr_en_i && ar_page >= vpr_base_i && ar_page < vpr_limit_i;
+    wire aw_oob = {1'b0, aw_page} >= vram_pages_i;
+    wire ar_oob = {1'b0, ar_page} >= vram_pages_i;
 
     wire aw_full = (aw_wr_q - b_rd_q) == Outstanding[PtrBits:0];
     wire ar_full = (ar_wr_q - r_rd_q) == Outstanding[PtrBits:0];
@@ -156,6 +165,10 @@ module mc_aperture #(
 
     wire w_vpr = aw_vpr_q[w_rd_q[PtrBits-1:0]];
     wire r_vpr = ar_vpr_q[r_rd_q[PtrBits-1:0]];
+    wire w_oob = aw_oob_q[w_rd_q[PtrBits-1:0]];
+    wire b_oob = aw_oob_q[b_rd_q[PtrBits-1:0]];
+    wire r_oob = ar_oob_q[r_rd_q[PtrBits-1:0]];
+    localparam [1:0] DECERR = 2'b11;
 
     assign m_vram_awaddr_o  = awq_addr_q;
     assign m_vram_awlen_o   = awq_len_q;
@@ -168,13 +181,13 @@ module mc_aperture #(
     assign s_ap_awready_o   = awq_free && !aw_full;
 
     assign m_vram_wdata_o  = s_ap_wdata_i;
-    assign m_vram_wstrb_o  = w_vpr ? {DataBytes{1'b0}} : s_ap_wstrb_i;
+    assign m_vram_wstrb_o  = (w_vpr || w_oob) ? {DataBytes{1'b0}} : s_ap_wstrb_i;
     assign m_vram_wlast_o  = s_ap_wlast_i;
     assign m_vram_wvalid_o = s_ap_wvalid_i && w_have;
     assign s_ap_wready_o   = m_vram_wready_i && w_have;
 
     assign s_ap_bid_o      = aw_id_q[b_rd_q[PtrBits-1:0]];
-    assign s_ap_bresp_o    = m_vram_bresp_i;
+    assign s_ap_bresp_o    = b_oob ? DECERR : m_vram_bresp_i;
     assign s_ap_bvalid_o   = m_vram_bvalid_i && b_have;
     assign m_vram_bready_o = s_ap_bready_i && b_have;
 
@@ -189,8 +202,8 @@ module mc_aperture #(
     assign s_ap_arready_o   = m_vram_arready_i && !ar_full;
 
     assign s_ap_rid_o      = ar_id_q[r_rd_q[PtrBits-1:0]];
-    assign s_ap_rdata_o    = r_vpr ? {DataBytes*8{1'b0}} : m_vram_rdata_i;
-    assign s_ap_rresp_o    = m_vram_rresp_i;
+    assign s_ap_rdata_o    = (r_vpr || r_oob) ? {DataBytes*8{1'b0}} : m_vram_rdata_i;
+    assign s_ap_rresp_o    = r_oob ? DECERR : m_vram_rresp_i;
     assign s_ap_rlast_o    = m_vram_rlast_i;
     assign s_ap_rvalid_o   = m_vram_rvalid_i && r_have;
     assign m_vram_rready_o = s_ap_rready_i && r_have;
@@ -231,6 +244,7 @@ module mc_aperture #(
             if (aw_go) begin
                 aw_id_q[aw_wr_q[PtrBits-1:0]] <= s_ap_awid_i;
                 aw_vpr_q[aw_wr_q[PtrBits-1:0]] <= aw_in_vpr;
+                aw_oob_q[aw_wr_q[PtrBits-1:0]] <= aw_oob;
                 aw_wr_q <= aw_wr_q + 1'b1;
             end
             if (w_go && s_ap_wlast_i) w_rd_q <= w_rd_q + 1'b1;
@@ -238,6 +252,7 @@ module mc_aperture #(
             if (ar_go) begin
                 ar_id_q[ar_wr_q[PtrBits-1:0]] <= s_ap_arid_i;
                 ar_vpr_q[ar_wr_q[PtrBits-1:0]] <= ar_in_vpr;
+                ar_oob_q[ar_wr_q[PtrBits-1:0]] <= ar_oob;
                 ar_wr_q <= ar_wr_q + 1'b1;
             end
             if (r_go && m_vram_rlast_i) r_rd_q <= r_rd_q + 1'b1;

@@ -18,6 +18,8 @@
 //     cover tlb_inv_page_va_i. Either pulse empties the page-walk cache. Every request accepted
 //     in or after the pulse's cycle sees the invalidation. A walk in progress at the pulse still
 //     answers its own request with what it read, but fills neither the TLB nor the cache.
+//   - vram_pages_i: the 4 KiB pages of VRAM present, at most 2^(VramAddrBits-12); static while
+//     translations run. A table or a VRAM page at or above it is a decode error (type 3).
 //   - root_i (the L3 table in VRAM, 4 KiB aligned) is taken when a walk starts. After changing
 //     it, or any page-table entry that may be cached, invalidate. (The page-walk cache is also
 //     tagged with its root: a walk from another root never uses it.)
@@ -38,6 +40,7 @@ module mc_mmu #(
     // control
     input  wire                    enable_i,            // 0: every request is physical
     input  wire [VramAddrBits-1:0] root_i,              // L3 table; bits [11:0] ignored
+    input  wire [VramAddrBits-12:0] vram_pages_i,       // VRAM size in 4 KiB pages (a strap)
     input  wire                    tlb_invalidate_i,    // pulse: drop every TLB entry
     input  wire                    tlb_inv_page_i,      // pulse: drop the entries covering ...
     input  wire [47:0]             tlb_inv_page_va_i,   // ... this VA
@@ -289,6 +292,7 @@ module mc_mmu #(
         .walk_ready_o(walk_ready),
         .walk_vpn_i(a_va_q[47:12]),
         .walk_root_i(root_i),
+        .vram_pages_i(vram_pages_i),
         .res_valid_o(res_valid),
         .res_ready_i(res_ready),
         .res_size_o(res_size),

@@ -15,6 +15,9 @@
 //   dma_fault_*: a DMA engine fault for the fault unit (SOURCE 2).
 //   m_vram_*  AXI4 master to VRAM. IDs: {master, id}: master 0 aperture, 1 page walker, 2 DMA.
 //   cfg/status ports: the MC_*, VPR_* and MMU_* register fields (rtl/csr/REGISTERS.md).
+//   vram_pages_i: VRAM present, in 4 KiB pages (gpu_core's strap, static after reset): BAR1
+//             bursts at or past it answer DECERR, page tables and VRAM pages at or past it are
+//             MMU decode errors (see mc_aperture, mc_walker).
 //   soft_rst_i empties the TLB and clears the fault unit; nothing on a bus is cut short (AXI
 //   cannot abort a burst), which is why the aperture, walker and probe reset on rst_i only.
 //   idle_o: nothing in flight on either bus or in the MMU.
@@ -30,6 +33,7 @@ module mc_top #(
     input  wire                    clk_i,
     input  wire                    rst_i,       // synchronous, active high
     input  wire                    soft_rst_i,  // core soft reset
+    input  wire [VramAddrBits-12:0] vram_pages_i,  // VRAM size in 4 KiB pages (a strap)
     // configuration (registers)
     input  wire [VramAddrBits-1:0] ap_base_i,
     input  wire                    vpr_en_i,
@@ -218,7 +222,7 @@ module mc_top #(
     ) u_aperture (
         .clk_i(clk_i), .rst_i(rst_i),
         .window_base_i(ap_base_i), .vpr_en_i(vpr_en_i), .vpr_base_i(vpr_base_i),
-        .vpr_limit_i(vpr_limit_i),
+        .vpr_limit_i(vpr_limit_i), .vram_pages_i(vram_pages_i),
         .fault_wr_o(ap_fault_wr), .fault_wr_addr_o(ap_fault_wr_addr),
         .fault_rd_o(ap_fault_rd), .fault_rd_addr_o(ap_fault_rd_addr), .idle_o(ap_idle),
         .s_ap_awid_i(s_ap_awid_i), .s_ap_awaddr_i(s_ap_awaddr_i), .s_ap_awlen_i(s_ap_awlen_i),
@@ -319,7 +323,7 @@ module mc_top #(
         .DataBytes(DataBytes), .PtIdBits(LocalIdBits), .PwcEntries(PwcEntries)
     ) u_mmu (
         .clk_i(clk_i), .rst_i(rst_i),
-        .enable_i(sel_enable), .root_i({tlb_root_q, 12'h000}),
+        .enable_i(sel_enable), .root_i({tlb_root_q, 12'h000}), .vram_pages_i(vram_pages_i),
         .tlb_invalidate_i(mmu_invalidate_i | soft_rst_i | dma_tlb_invalidate_i | root_change),
         .tlb_inv_page_i(1'b0), .tlb_inv_page_va_i(48'd0),
         .req_valid_i(req_valid), .req_ready_o(req_ready), .req_va_i(req_va),

@@ -14,8 +14,11 @@
 //     With PwcEntries 0 there is no cache: every walk reads from the root.
 //   - res_valid_o/res_ready_i: the walk's one result, held until taken: a page (size, PA,
 //     leaf attributes) or a fault (type 1 unmapped: an invalid entry, or LEAF in an L3/L2 entry;
-//     type 3 decode error: a read answered SLVERR/DECERR, or a table or VRAM page beyond
-//     VramAddrBits, which is not read). On a fault the page fields are zero.
+//     type 3 decode error: a read answered SLVERR/DECERR, or a table (the root included) or a
+//     VRAM page at or above vram_pages_i pages, which is not read). On a fault the page fields
+//     are zero.
+//   - vram_pages_i: 4 KiB pages of VRAM present (a strap, static while walks run), at most
+//     2^(VramAddrBits-12).
 //   - m_pt_*: one read outstanding at most (ARLEN 0, ARSIZE 3, INCR, ID 0); ARVALID and the
 //     address hold until ARREADY; RREADY is high only while the read is outstanding. With
 //     DataBytes > 8 the entry is taken from the byte lane of its address. Nothing but rst_i
@@ -35,6 +38,7 @@ module mc_walker #(
     output wire                    walk_ready_o,
     input  wire [35:0]             walk_vpn_i,       // VA[47:12]
     input  wire [VramAddrBits-1:0] walk_root_i,      // L3 table; bits [11:0] ignored
+    input  wire [VramAddrBits-12:0] vram_pages_i,    // VRAM size in 4 KiB pages
     // walk result
     output wire                    res_valid_o,
     input  wire                    res_ready_i,
@@ -79,7 +83,7 @@ module mc_walker #(
     localparam integer PTE_CACHEABLE = 3;
     localparam integer PTE_LEAF = 4;
     localparam integer PTE_PT64 = 5;
-    // Page numbers (PA[51:12]) at or above this bit lie beyond VRAM.
+    // Page-number bits of a VRAM address (PA[VramAddrBits-1:12]).
     localparam integer PpnBits = VramAddrBits - 12;
     // Walk reads are the MMU's own: privileged data; normal non-cacheable non-bufferable, so a
     // walk after an invalidate sees the newest tables.
@@ -133,10 +137,12 @@ module mc_walker #(
     // EXOKAY bit of RRESP (an ordinary read never gets EXOKAY; only bit 1, an error, counts).
     wire unused_ok = ^{walk_root_i[11:0], m_pt_rid_i, m_pt_rlast_i, m_pt_rresp_i[0]};
 
-    // Does a page number lie beyond VRAM?
-    function automatic logic beyond(input [39:0] p);
-        beyond = ((p >> PpnBits) != 40'd0);
+    // Does a page number lie beyond VRAM (at or above the pages present)?
+    wire [39:0] vram_pages = {{(40-PpnBits-1){1'b0}}, vram_pages_i};
+    function automatic logic beyond(input [39:0] p, input [39:0] limit);
+        beyond = p >= limit;
     endfunction
+    wire root_beyond = beyond({{(40-PpnBits){1'b0}}, walk_root_i[VramAddrBits-1:12]}, vram_pages);
 
     // The entry's index in the current table.
     wire [8:0] index = (level_q == 2'd3) ? vpn_q[35:27] :
@@ -196,6 +202,16 @@ module mc_walker #(
                     2'd2:    table_d = pwc_l2;
                     default: table_d = walk_root_i[VramAddrBits-1:12];
                 endcase
+                // A walk from a root beyond VRAM ends before any read, as a decode error.
+                if (pwc_level == 2'd3 && root_beyond) begin
+                    state_d = StDone;
+                    size_d = SIZE_4K;
+                    ppn_d = 40'd0;
+                    writable_d = 1'b0;
+                    system_d = 1'b0;
+                    cacheable_d = 1'b0;
+                    fault_d = FAULT_DECODE;
+                end
             end
             StAr: if (m_pt_arready_i) state_d = StR;
             StR: if (m_pt_rvalid_i) begin
@@ -215,7 +231,7 @@ module mc_walker #(
                     // A table pointer. LEAF above L1 is not a page size this format has.
                     if (level_q != 2'd1 && entry[PTE_LEAF]) begin
                         fault_d = FAULT_UNMAPPED;
-                    end else if (beyond(next_ppn)) begin
+                    end else if (beyond(next_ppn, vram_pages)) begin
                         fault_d = FAULT_DECODE;
                     end else begin
                         state_d = StAr;
@@ -230,7 +246,7 @@ module mc_walker #(
                     end
                 end else begin
                     // A leaf: L1 with LEAF (2 MiB) or any level-0 entry (4 KiB or 64 KiB).
-                    if (!entry[PTE_SYSTEM] && beyond(page_ppn)) begin
+                    if (!entry[PTE_SYSTEM] && beyond(page_ppn, vram_pages)) begin
                         fault_d = FAULT_DECODE;
                     end else begin
                         size_d = (level_q == 2'd1) ? SIZE_2M : (pt64_q ? SIZE_64K : SIZE_4K);

@@ -40,8 +40,9 @@ typedef enum gr_sim_axi_order {
 typedef struct gr_sim_config {
     uint64_t seed;           /**< random latency and backpressure; 0: $GR_SIM_SEED (decimal or
                                   0x hex; 0 there means 1), else 1 */
-    uint64_t vram_bytes;     /**< VRAM model size, sparse, whole 4 KiB pages, at most the VRAM
-                                  address space (4 GiB); 0: 512 MiB, gpu_core's VramBytes */
+    uint64_t vram_bytes;     /**< VRAM size: the sparse model's and gpu_core's strap
+                                  (vram_bytes_i, so MC_VRAM_SIZE reports it): 128 KiB..512 MiB
+                                  (the VramBytes it is verilated with) in whole 64 KiB; 0: 512 MiB */
     unsigned stall_pct;      /**< 0..90: percent of cycles a model or the CSR driver stalls; 0: 25 */
     unsigned max_latency;    /**< extra cycles (0..N, N <= 1000) a model waits before answering; 0: 8 */
     bool no_random;          /**< true: no stalls, no latency, no reordering across AXI IDs

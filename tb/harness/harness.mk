@@ -31,7 +31,18 @@ HARNESS_CXX = $(CXX) -std=c++17 $(SIM_CXXFLAGS) $(WARN) -MMD -MP $(SIM_CPPFLAGS)
 
 # SIM_VFLAGS adds Verilator options (mutant builds pass -Wno-fatal: a mutant may leave a signal unused).
 SIM_VFLAGS ?=
-SIM_VERILATE := $(VERILATOR) --cc --trace-fst -Wall $(SIM_VFLAGS) -I$(RTL_INC) --top-module $(RTL_TOP) \
+# ID_BUILD.STAMP of the simulated gpu_core: a date as the hex digits YYMMDD (0x261126), of
+# $SOURCE_DATE_EPOCH when set, else of the checkout's last commit (UTC), else 0; the same tree
+# always gets the same stamp. GR_BUILD_STAMP=N (0..0xffffff, decimal or 0x hex) sets it. A new
+# stamp changes the Verilator command below, which re-verilates.
+GR_BUILD_STAMP ?= $(shell if [ -n "$$SOURCE_DATE_EPOCH" ]; then date -u -d "@$$SOURCE_DATE_EPOCH" +0x%y%m%d; \
+                    else TZ=UTC git log -1 --format=%cd --date=format-local:0x%y%m%d 2>/dev/null | grep . || echo 0; fi)
+SIM_BUILD_STAMP := $(shell echo '$(GR_BUILD_STAMP)' | grep -Eqx '0[xX][0-9a-fA-F]{1,6}|0|[1-9][0-9]{0,7}' && \
+                     v=$$(( $(GR_BUILD_STAMP) )) && [ "$$v" -le 16777215 ] && echo $$v)
+ifeq ($(SIM_BUILD_STAMP),)
+$(error GR_BUILD_STAMP='$(GR_BUILD_STAMP)' is not a stamp (accepted: 0..0xffffff, decimal or 0x hex))
+endif
+SIM_VERILATE := $(VERILATOR) --cc --trace-fst -Wall $(SIM_VFLAGS) -GBuildStamp=$(SIM_BUILD_STAMP) -I$(RTL_INC) --top-module $(RTL_TOP) \
                 --Mdir $(SIM_OBJ) $(wildcard $(RTL_ROOT)/lint.vlt) $(RTL_SRCS)
 # Run the model's sub-make in parallel unless we already share make's job server.
 SIM_SUBMAKE_J = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(JOBS))

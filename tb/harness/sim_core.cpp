@@ -50,7 +50,12 @@ using namespace gr;
 
 constexpr uint64_t kResetCycles = 8;
 constexpr uint64_t kMmioTimeout = 10000; // cycles
-constexpr uint64_t kDefaultVramBytes = 512ull << 20; // as gpu_core's default VramBytes
+// The VRAM size strap (gpu_core's vram_bytes_i): up to the VramBytes it is verilated with (its
+// default, 512 MiB), in 64 KiB granules, from 128 KiB (the smallest the driver runs in).
+constexpr uint64_t kMaxVramBytes = 512ull << 20;
+constexpr uint64_t kMinVramBytes = 128ull << 10;
+constexpr uint64_t kVramGranule = 64ull << 10;
+constexpr uint64_t kDefaultVramBytes = kMaxVramBytes;
 constexpr unsigned kDefaultStallPct = 25;
 constexpr unsigned kMaxStallPct = 90;
 constexpr unsigned kDefaultMaxLatency = 8;
@@ -128,8 +133,9 @@ int resolve(const gr_sim_config_t *cfg, Settings *out)
     }
 
     if (c.vram_bytes) {
-        if (c.vram_bytes % VramMemory::kPage) {
-            set_sim_error("vram_bytes %llu is not a whole number of 4 KiB pages",
+        if (c.vram_bytes % kVramGranule || c.vram_bytes < kMinVramBytes || c.vram_bytes > kMaxVramBytes) {
+            set_sim_error("vram_bytes %llu is out of range (accepted: 128K..512M in whole 64K, "
+                          "gpu_core's VRAM size strap)",
                           (unsigned long long)c.vram_bytes);
             return GR_E_INVALID;
         }
@@ -421,6 +427,7 @@ void gr_sim::step()
     vram->drive(vram_pins, cycle);
 
     t->rst_i = rst;
+    t->vram_bytes_i = set.vram_bytes; // the strap: the model's size, taken while rst_i is high
     t->s_csr_awaddr_i = uint16_t(csr_pins.awaddr);
     t->s_csr_awprot_i = csr_pins.awprot;
     t->s_csr_awvalid_i = csr_pins.awvalid;

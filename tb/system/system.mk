@@ -15,9 +15,10 @@ SCHED_FIXTURE_OBJ := $(HOST_OBJ_DIR)/tb/system/sched_fixture.o
 TEST_SUITES += system-link system-device system-gpuctl
 test-system-link: $(BUILD)/tb/system/test_link
 	$(call tap_run,system-link,CMOCKA_MESSAGE_OUTPUT=TAP $<)
-# Two seeds: the bus models' timing differs, the results must not.
+# Two seeds: the bus models' timing differs, the results must not. ID_BUILD.STAMP must be the
+# stamp the model was verilated with (harness.mk).
 test-system-device: $(BUILD)/tb/system/test_device
-	$(call tap_run,system-device,CMOCKA_MESSAGE_OUTPUT=TAP $< --seed 1 && CMOCKA_MESSAGE_OUTPUT=TAP $< --seed 2)
+	$(call tap_run,system-device,export GR_EXPECT_BUILD_STAMP=$(SIM_BUILD_STAMP); CMOCKA_MESSAGE_OUTPUT=TAP $< --seed 1 && CMOCKA_MESSAGE_OUTPUT=TAP $< --seed 2)
 test-system-gpuctl: $(GPUCTL)
 	$(call tap_run,system-gpuctl,tb/system/test_gpuctl.sh $(GPUCTL))
 

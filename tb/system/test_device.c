@@ -48,7 +48,13 @@ static void header_identifies_this_build(void **state)
     assert_int_equal(info.regmap_hash, GR_REGMAP_HASH);
     assert_true(info.regmap_matches);
     assert_int_equal(info.board, 0);
-    assert_int_equal(info.build_stamp, 0);
+    /* The stamp the build verilated gpu_core with (tb/harness/harness.mk, GR_BUILD_STAMP);
+     * system.mk passes it. Run by hand without it, the stamp is shown, not compared. */
+    const char *want = getenv("GR_EXPECT_BUILD_STAMP");
+    if (want && *want)
+        assert_int_equal(info.build_stamp, strtoul(want, NULL, 0));
+    else
+        printf("# ID_BUILD.STAMP 0x%06x (GR_EXPECT_BUILD_STAMP unset: not compared)\n", info.build_stamp);
     assert_int_equal(info.caps, GPU_REGS__ID_CAPS__MC_bm | GPU_REGS__ID_CAPS__DMA_bm); /* MC and DMA */
     assert_non_null(strstr(info.transport, "sim"));
 }

@@ -180,7 +180,7 @@ static void sim_create_names_a_setting_out_of_range(void **state)
     cfg.max_latency = 0;
     cfg.vram_bytes = 4097;
     assert_int_equal(gr_sim_create(&cfg, &sim), GR_E_INVALID);
-    assert_says(gr_sim_error(), "vram_bytes 4097 is not a whole number of 4 KiB pages");
+    assert_says(gr_sim_error(), "vram_bytes 4097 is out of range (accepted: 128K..512M in whole 64K");
     assert_null(sim);
 }
 

@@ -474,6 +474,7 @@ static void random_maps_and_unmaps_probe_as_the_tables_say(void **state)
     } live[16];
     unsigned n = 0;
     static const uint64_t grain[] = {K4, K64, M2};
+    const uint64_t vram = rd(f, GR_REG_MC_VRAM_SIZE_LO) | (uint64_t)rd(f, GR_REG_MC_VRAM_SIZE_HI) << 32;
     for (int step = 0; step < 120; step++) {
         if (n == 16 || (n && rnd(f) % 3 == 0)) {
             unsigned i = (unsigned)(rnd(f) % n);
@@ -487,8 +488,10 @@ static void random_maps_and_unmaps_probe_as_the_tables_say(void **state)
         uint64_t g = grain[rnd(f) % 3];
         uint64_t va = VA_BASE + (rnd(f) % (8 * M2) & ~(g - 1));
         uint64_t size = g * (1 + rnd(f) % (g == M2 ? 2 : 20)) + (rnd(f) % 4 ? 0 : K4);
-        uint64_t pa = (rnd(f) % (UINT64_C(1) << 31)) & ~(g - 1);
         unsigned flags = (unsigned)(rnd(f) % 16);
+        /* A VRAM page lies inside MC_VRAM_SIZE (past it the MMU answers a decode error); a
+         * host page anywhere. */
+        uint64_t pa = (rnd(f) % ((flags & GR_GPUVA_SYSTEM) ? UINT64_C(1) << 31 : vram - size)) & ~(g - 1);
         if (flags & GR_GPUVA_SYSTEM)
             pa |= (rnd(f) % 0xfff00) << 32;
         gr_status_t rc = gr_gpuva_map(f->space, va, pa, size, flags);

@@ -112,13 +112,15 @@ static void sim_numbers_are_strict_and_errors_name_the_accepted_range(void **sta
         {"sim://?stall=91", "stall", "0..90"},
         {"sim://?latency=1001", "latency", "0..1000"},
         {"sim://?norandom=2", "norandom", "0..1"},
-        {"sim://?vram=0", "vram", "4K..4G"},
-        {"sim://?vram=4097", "vram", "4K..4G"},
-        {"sim://?vram=-4K", "vram", "4K..4G"},
-        {"sim://?vram=4194305K", "vram", "4K..4G"},
-        {"sim://?vram=1024G", "vram", "4K..4G"},
-        {"sim://?vram=17179869184G", "vram", "4K..4G"}, /* 2^34 G: the shift overflows */
-        {"sim://?vram=4MM", "vram", "4K..4G"},
+        {"sim://?vram=0", "vram", "128K..512M"},
+        {"sim://?vram=64K", "vram", "128K..512M"},   /* below the least the driver runs in */
+        {"sim://?vram=196607", "vram", "128K..512M"}, /* not whole 64 KiB */
+        {"sim://?vram=132K", "vram", "128K..512M"},
+        {"sim://?vram=-128K", "vram", "128K..512M"},
+        {"sim://?vram=524352K", "vram", "128K..512M"}, /* 512M + 64K: past gpu_core's VramBytes */
+        {"sim://?vram=1G", "vram", "128K..512M"},
+        {"sim://?vram=17179869184G", "vram", "128K..512M"}, /* 2^34 G: the shift overflows */
+        {"sim://?vram=4MM", "vram", "128K..512M"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         gr_link_t *link = (gr_link_t *)(uintptr_t)0x1;
@@ -136,9 +138,9 @@ static void sim_numbers_are_strict_and_errors_name_the_accepted_range(void **sta
         unsigned long long seed;
     } good[] = {
         {"sim://?seed=18446744073709551615&stall=90&latency=1000&norandom=0", 18446744073709551615ull},
-        {"sim://?seed=0xFFFFFFFFFFFFFFFF&vram=4G", 18446744073709551615ull},
-        {"sim://?seed=010&vram=4K", 10},
-        {"sim://?seed=0x10&vram=4096", 16},
+        {"sim://?seed=0xFFFFFFFFFFFFFFFF&vram=512M", 18446744073709551615ull},
+        {"sim://?seed=010&vram=128K", 10},
+        {"sim://?seed=0x10&vram=196608", 16},
         {"sim://?seed=1&stall=0&latency=0&norandom=1", 1},
     };
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {

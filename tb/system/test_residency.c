@@ -3,9 +3,9 @@
  * the real miniport building the paging buffers (DxgkDdiBuildPagingBuffer) and the real DMA
  * engine running them through VidSch's paging queue.
  *
- * MC_VRAM_SIZE is fixed by the RTL (gpu_core's VramBytes, 512 MiB: the model's vram= only sizes
- * the memory behind it), so a small VRAM is made by a test hook that takes all but a little of
- * a segment's free space out of use (gr_vidmm_test_reserve). Every test checks real bytes
+ * The device keeps its 512 MiB (two segments; test_vram_size.c runs a 128 KiB one), and a
+ * small VRAM is made by a test hook that takes all but a little of a segment's free space out
+ * of use (gr_vidmm_test_reserve), which decides exactly how much of which segment is free. Every test checks real bytes
  * through the engine or the aperture against a host copy. A recording shim around
  * BuildPagingBuffer, Patch and SubmitCommand (the adapter's DDI table; it calls the real DDIs)
  * shows which paging operations VidMm asked for and how paging packets were submitted.

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test_simd: gpuref-simd and the byte-stream transports against the RTL (a simulated board):
+# --vram straps the board's VRAM size (MC_VRAM_SIZE);
 # the conformance suite and gpuctl over simd:// (the DMA engine through the server included),
 # gpuctl over uart:// on the server's pseudo-terminal, two gpuctl processes sharing one device,
 # link faults on the client's link and on the server's link to the RTL, and the server killed
@@ -81,6 +82,21 @@ expect "... naming the variable and the range" "GR_SIM_SEED='abc' is not a seed 
 check "gpuref-simd: an FST file that cannot be opened" 1 env GR_BOARD_FST=/nonexistent/b.fst "$SIMD" --socket "$dir/bad.sock"
 expect "... names the path, the variable and the reason" \
     "cannot open FST file '/nonexistent/b\.fst' from GR_BOARD_FST: No such file or directory" "$err"
+check "gpuref-simd --vram 64K is a usage error" 2 "$SIMD" --vram 64K --socket "$dir/bad.sock"
+expect "... naming the range" "bad value '64K' for --vram \(accepted: 128K\.\.512M in whole 64K" "$err"
+# The VRAM size strap reaches gpu_core through the board (board.v, fpga_core): MC_VRAM_SIZE.
+if grep -qw stream <<<"$built"; then
+    sock=$dir/vram.sock
+    if start_server --socket "$sock" --board stream --vram 192K; then
+        check "--vram 192K: MC_VRAM_SIZE_LO over simd://" 0 "$GPUCTL" -d "simd://$sock?$L" peek MC_VRAM_SIZE_LO
+        expect "... reads 0x30000" "0x00030000" "$out"
+        stop_server
+    else
+        bad "gpuref-simd starts a stream board with --vram 192K"
+    fi
+else
+    skip "--vram on a board" "no stream board in this build"
+fi
 
 for kind in stream ft601 ft2232h; do
     if ! grep -qw "$kind" <<<"$built"; then

@@ -127,8 +127,8 @@ void dxgk_res_stats(gr_adapter_t *ad, gr_adapter_stats_t *out);
 
 /**
  * Takes every free byte of a segment but leave_bytes (the low end of its largest free range)
- * out of use, as if something VidMm cannot evict held it: a small VRAM for tests on a device
- * whose MC_VRAM_SIZE is fixed. Undone by gr_vidmm_test_unreserve or adapter close.
+ * out of use, as if something VidMm cannot evict held it: a small window of one segment for
+ * tests, with the other segments' layout kept. Undone by gr_vidmm_test_unreserve or adapter close.
  * @return GR_OK, GR_E_INVALID (no such segment), GR_E_NO_MEMORY (less than leave_bytes free
  *         in one range), GR_E_RANGE (too many reserved blocks)
  */

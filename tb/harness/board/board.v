@@ -19,13 +19,15 @@
 //   kinds take lane 0 only.
 // - host_in_*: the chip's USB IN side toward the host, last on the final word of each USB
 //   packet (never on stream and uart), valid/ready.
-// - m_vram_*: gpu_core's AXI4 master to VRAM, served by the harness's VRAM model.
+// - m_vram_*: gpu_core's AXI4 master to VRAM, served by the harness's VRAM model;
+//   vram_bytes_i: gpu_core's VRAM size strap (the model's size), taken while rst_i is high.
 module board #(
     parameter Kind = 1     // 1 stream, 2 uart, 3 ft601, 4 ft245
 ) (
     input  wire        clk_i,
     input  wire        chip_clk_i,
     input  wire        rst_i,
+    input  wire [47:0] vram_bytes_i,
     input  wire [31:0] host_out_data_i,
     input  wire [3:0]  host_out_keep_i,
     input  wire        host_out_last_i,
@@ -89,6 +91,7 @@ module board #(
     ) u_fpga (
         .clk_i          (clk_i),
         .rst_i          (rst_i),
+        .vram_bytes_i   (vram_bytes_i),
         .rx_data_i      (e_rx_data),
         .rx_valid_i     (e_rx_valid),
         .rx_ready_o     (e_rx_ready),

@@ -135,7 +135,9 @@ int gr_board_create(const gr_board_config_t *cfg, gr_board_t **out_board)
         s.seed = v ? v : 1;
     }
     if (cfg->vram_bytes) {
-        if (cfg->vram_bytes % gr::VramMemory::kPage || cfg->vram_bytes > (1ull << 32)) return GR_E_INVALID;
+        // gpu_core's VRAM size strap: whole 64 KiB, 128 KiB..VramBytes (512 MiB as verilated).
+        if (cfg->vram_bytes % (64ull << 10) || cfg->vram_bytes < (128ull << 10) || cfg->vram_bytes > (512ull << 20))
+            return GR_E_INVALID;
         s.vram_bytes = cfg->vram_bytes;
     }
     // The line rate is a parameter of the UART PHY and line model, fixed when they are built.

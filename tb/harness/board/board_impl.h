@@ -181,6 +181,7 @@ public:
         top->clk_i = 0;
         top->chip_clk_i = 0;
         top->rst_i = 1;
+        top->vram_bytes_i = set.vram_bytes; // gpu_core's size strap: the model's size
         top->eval();
     }
 

@@ -47,7 +47,8 @@ typedef struct gr_board_config {
     gr_board_kind_t kind;
     uint64_t seed;        /**< VRAM model latency/backpressure and the host side's IN stalls;
                                0: $GR_SIM_SEED (decimal or 0x hex), else 1 */
-    uint64_t vram_bytes;  /**< VRAM model size, whole 4 KiB pages, at most 4 GiB; 0: 512 MiB */
+    uint64_t vram_bytes;  /**< VRAM size: the model's and gpu_core's strap (MC_VRAM_SIZE),
+                               128 KiB..512 MiB in whole 64 KiB; 0: 512 MiB */
     uint32_t baud;        /**< uart only: line rate; 0 or 3000000 (the rate the UART PHY and
                                line model are built for; others: GR_E_UNSUPPORTED) */
     bool no_random;       /**< VRAM answers at full speed and the host takes IN data every cycle */

@@ -163,6 +163,7 @@ module tb_dma_mover;
     dma_xlate #(.VramAddrBits(32)) u_xlate (
         .clk_i(clk), .rst_i(rst), .use_root_i(1'b0), .root_i(52'd0),
         .vpr_en_i(vpr_en), .vpr_base_i(vpr_base), .vpr_limit_i(vpr_limit),
+        .vram_pages_i(21'h10_0000),  // all of the 32-bit VRAM space
         .req_valid_i(xreq_valid), .req_ready_o(xreq_ready), .req_space_i(xreq_space),
         .req_addr_i(xreq_addr), .req_write_i(xreq_write), .rsp_valid_o(xrsp_valid),
         .rsp_host_o(xrsp_host), .rsp_pa_o(xrsp_pa), .rsp_cacheable_o(xrsp_cacheable),

@@ -117,6 +117,7 @@ module tb_dma_top;
         .perf_last_cmd_o(perf_last),
         .irq_fence_o(irq_fence), .irq_preempted_o(irq_pre), .irq_fault_o(irq_fault),
         .vpr_en_i(1'b0), .vpr_base_i(20'd0), .vpr_limit_i(20'd0),
+        .vram_pages_i(21'h10_0000),  // all of the 32-bit VRAM space
         .mmu_req_valid_o(mmu_req_valid), .mmu_req_ready_i(mmu_req_ready),
         .mmu_req_va_o(mmu_req_va), .mmu_req_write_o(mmu_req_write),
         .mmu_req_use_root_o(mmu_use_root), .mmu_req_root_o(mmu_root),

@@ -17,7 +17,7 @@ module tb_mc_aperture;
     localparam integer ApBits = 16;      // 64 KiB window
     localparam integer VramBits = 18;    // 256 KiB VRAM
     localparam integer VRAM_BYTES = 1 << VramBits;
-    localparam integer PLAN = 9;
+    localparam integer PLAN = 11;
     localparam integer OPS = 600;
     localparam integer TIMEOUT = 5000;
 
@@ -29,6 +29,7 @@ module tb_mc_aperture;
     logic [VramBits-1:0] window_base = '0;
     logic                vpr_en = 1'b0;
     logic [VramBits-13:0] vpr_base = '0, vpr_limit = '0;
+    logic [VramBits-12:0] vram_pages = {1'b1, {(VramBits-12){1'b0}}};  // all of the VRAM space
     wire                 fault_wr, fault_rd, idle;
     wire [VramBits-1:0]  fault_wr_addr, fault_rd_addr;
 
@@ -52,7 +53,7 @@ module tb_mc_aperture;
     mc_aperture #(.ApAddrBits(ApBits), .VramAddrBits(VramBits), .DataBytes(8), .IdBits(4),
                   .Outstanding(4)) dut (
         .clk_i(clk), .rst_i(rst), .window_base_i(window_base), .vpr_en_i(vpr_en),
-        .vpr_base_i(vpr_base), .vpr_limit_i(vpr_limit), .fault_wr_o(fault_wr),
+        .vpr_base_i(vpr_base), .vpr_limit_i(vpr_limit), .vram_pages_i(vram_pages), .fault_wr_o(fault_wr),
         .fault_wr_addr_o(fault_wr_addr), .fault_rd_o(fault_rd), .fault_rd_addr_o(fault_rd_addr),
         .idle_o(idle),
         .s_ap_awid_i(awid), .s_ap_awaddr_i(awaddr), .s_ap_awlen_i(awlen), .s_ap_awsize_i(3'd3),
@@ -160,6 +161,12 @@ module tb_mc_aperture;
         in_vpr = vpr_en && (vaddr >> 12) >= vpr_base && (vaddr >> 12) < vpr_limit;
     endfunction
 
+    // At or past the VRAM size (vram_pages): the burst answers DECERR, writes nothing, reads 0.
+    integer oob_leaks = 0, oob_bursts = 0;
+    function automatic logic oob(input integer vaddr);
+        oob = (vaddr >> 12) >= vram_pages;
+    endfunction
+
     // One write burst: AW and W run concurrently (W may lead), then B.
     task automatic write_burst(input integer off, input integer beats, input [3:0] id);
         integer b, i, v, waited;
@@ -178,7 +185,7 @@ module tb_mc_aperture;
                     d = {$random(seed), $random(seed)}; s = urand(256);
                     wdata = d; wstrb = s; wlast = (b == beats - 1); wvalid = 1'b1;
                     @(posedge clk); while (!wready) @(posedge clk);
-                    if (!in_vpr(v))
+                    if (!in_vpr(v) && !oob(v))
                         for (i = 0; i < 8; i = i + 1) if (s[i]) ref_vram[v + b * 8 + i] = d[i*8 +: 8];
                     @(negedge clk); wvalid = 1'b0;
                 end
@@ -192,7 +199,8 @@ module tb_mc_aperture;
             @(posedge clk); waited = waited + 1;
             if (waited > TIMEOUT) begin $display("# write response timeout"); $fatal(1); end
         end
-        if (bid !== id || bresp !== 2'b00) begin
+        if (oob(v)) oob_bursts = oob_bursts + 1;
+        if (bid !== id || bresp !== (oob(v) ? 2'b11 : 2'b00)) begin
             if (id_errors == 0) $display("# first B error: id %0d want %0d resp %0d at %0t", bid, id, bresp, $time);
             id_errors = id_errors + 1;
         end
@@ -228,13 +236,16 @@ module tb_mc_aperture;
                         if (waited > TIMEOUT) begin $display("# read timeout"); $fatal(1); end
                     end
                     v = window_base + offs[kr] + b * 8;
-                    if (rid !== ids[kr] || rresp !== 2'b00 || rlast !== (b == lens[kr] - 1)) begin
+                    if (b == 0 && oob(v)) oob_bursts = oob_bursts + 1;
+                    if (rid !== ids[kr] || rresp !== (oob(v) ? 2'b11 : 2'b00) || rlast !== (b == lens[kr] - 1)) begin
                         if (id_errors == 0) $display("# first R error: id %0d want %0d last %0d beat %0d/%0d at %0t", rid, ids[kr], rlast, b, lens[kr], $time);
                         id_errors = id_errors + 1;
                     end
                     for (i = 0; i < 8; i = i + 1) begin
                         got = rdata[i*8 +: 8];
-                        if (in_vpr(v)) begin
+                        if (oob(v)) begin
+                            if (got != 0) oob_leaks = oob_leaks + 1;
+                        end else if (in_vpr(v)) begin
                             if (got != 0) vpr_leaks = vpr_leaks + 1;
                         end else if (got != ref_vram[v + i]) data_errors = data_errors + 1;
                     end
@@ -302,6 +313,23 @@ module tb_mc_aperture;
         write_burst(((vpr_base - (window_base >> 12)) << 12), 4, 4'd3);
         read_bursts(1);
         check(data_errors == 0 && vpr_leaks == 0, "with the VPR disabled its pages round-trip");
+        // VRAM ends two pages into the window (the size strap): past it every burst answers
+        // DECERR, reads zeros and writes nothing, with no fault; below it bytes round-trip.
+        vram_pages = (window_base >> 12) + 2;
+        data_errors = 0; id_errors = 0; faults_seen = 0;
+        for (k = 0; k < 40; k = k + 1) begin
+            beats = 1 + urand(16);
+            off = (urand(4) << 12) + 8 * urand(512 - beats + 1);
+            if (urand(2)) write_burst(off, beats, urand(16));
+            else read_bursts(1 + urand(4));
+        end
+        repeat (20) @(negedge clk);
+        for (k = 0; k < VRAM_BYTES; k = k + 1)
+            if (vram[k] !== ref_vram[k]) data_errors = data_errors + 1;
+        $display("# VRAM ends at page 0x%0x: %0d bursts past it", vram_pages, oob_bursts);
+        check(oob_bursts > 0 && id_errors == 0 && faults_seen == 0,
+              "bursts past the VRAM size answer DECERR (others OKAY), no fault");
+        check(data_errors == 0 && oob_leaks == 0, "past the VRAM size writes change nothing, reads return zeros");
         if (failures) $fatal(1, "%0d checks failed (seed %0d)", failures, seed0);
         $finish;
     end

@@ -13,7 +13,7 @@ module tb_mc_mmu #(
     parameter DataBytes = 8
 );
     localparam integer VramBits = 24;      // 16 MiB VRAM: a 2 MiB page fits
-    localparam integer PLAN = 14;
+    localparam integer PLAN = 15;
     localparam integer TIMEOUT = 4000;
     localparam integer LaneBits = (DataBytes > 8) ? $clog2(DataBytes / 8) : 1;
     // Table region: 16 tables at 0x10000..0x1ffff; any other page-table address answers DECERR.
@@ -32,6 +32,7 @@ module tb_mc_mmu #(
     // ---- DUT ------------------------------------------------------------------------------
     logic enable = 1'b1;
     logic [VramBits-1:0] root = T_L3;
+    logic [VramBits-12:0] vram_pages = {1'b1, {(VramBits-12){1'b0}}};  // all of the VRAM space
     logic inv = 1'b0, inv_page = 1'b0;
     logic [47:0] inv_va = 48'd0;
     logic req_valid = 1'b0, req_write = 1'b0, req_phys = 1'b0;
@@ -59,7 +60,7 @@ module tb_mc_mmu #(
 
     mc_mmu #(.VramAddrBits(VramBits), .IdBits(4), .TlbEntries(8), .DataBytes(DataBytes),
              .PtIdBits(2)) dut (
-        .clk_i(clk), .rst_i(rst), .enable_i(enable), .root_i(root),
+        .clk_i(clk), .rst_i(rst), .enable_i(enable), .root_i(root), .vram_pages_i(vram_pages),
         .tlb_invalidate_i(inv), .tlb_inv_page_i(inv_page), .tlb_inv_page_va_i(inv_va),
         .req_valid_i(req_valid), .req_ready_o(req_ready), .req_va_i(req_va),
         .req_write_i(req_write), .req_physical_i(req_phys), .req_id_i(req_id),
@@ -382,6 +383,24 @@ module tb_mc_mmu #(
         check(ok && is(52'd0, 1'b0, 1'b0, 5'd0, 3'd1) && got_reads == 4 && last_ar == T_L0B + 24'd7 * 8,
               "a walk from another root never uses the page-walk cache of the old one (no invalidate)");
         set_pte(T_L1, 1, T_L0 | V);
+        @(negedge clk); inv = 1'b1; @(negedge clk); inv = 1'b0;
+
+        // ---- the VRAM size (vram_pages_i, gpu_core's strap) ----
+        // VRAM ends at T_L0's page: L3, L2 and L1 lie inside it, T_L0 and every page above not.
+        vram_pages = T_L0 >> 12;
+        translate(k_va[0] | 48'h10, 1'b0, 1'b0);
+        ok = is(52'd0, 1'b0, 1'b0, 5'd0, 3'd3) && got_reads == 3 && last_ar == T_L1 + 24'd1 * 8;
+        translate(k_va[2] | 48'h10, 1'b0, 1'b0);
+        ok = ok && is(52'd0, 1'b0, 1'b0, 5'd0, 3'd3) && got_reads == 3;
+        translate(k_va[4] | 48'h10, 1'b0, 1'b0);
+        ok = ok && is(52'd0, 1'b0, 1'b0, 5'd0, 3'd3) && got_reads == 3;
+        vram_pages = T_L3 >> 12;
+        translate(k_va[0] | 48'h10, 1'b0, 1'b0);
+        ok = ok && is(52'd0, 1'b0, 1'b0, 5'd0, 3'd3) && got_reads == 0;
+        vram_pages = {1'b1, {(VramBits-12){1'b0}}};
+        translate(k_va[0] | 48'h10, 1'b0, 1'b0);
+        check(ok && is(52'h00abc010, 1'b0, 1'b0, 5'd12, 3'd0) && got_reads == 4,
+              "past the VRAM size: a next table or a VRAM leaf faults 3 unread, a root beyond it with no read");
         @(negedge clk); inv = 1'b1; @(negedge clk); inv = 1'b0;
 
         // ---- random mix ----

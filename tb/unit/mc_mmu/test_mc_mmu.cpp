@@ -576,6 +576,7 @@ public:
             enable = !enable;
         top->enable_i = enable;
         top->root_i = uint32_t(root);
+        top->vram_pages_i = 1u << (VRAM_BITS - 12); // all of the VRAM space: beyond() is its end
         bool inv = force_inv || (inv_permille && rng.below(1000) < inv_permille);
         bool invp = invpage_permille && !invpage_vas.empty() && rng.below(1000) < invpage_permille;
         force_inv = false;
