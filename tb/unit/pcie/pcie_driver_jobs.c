@@ -189,7 +189,7 @@ int pcie_job_smoke(void *arg)
     if (!rc)
         rc = gated_fill(dev, ctx, gate, a_dst, 0x600d0001u, &g);
     if (!rc)
-        rc = gr_cmd_wait(g, 20000) == GR_E_TIMEOUT ? GR_OK : GR_E_INVALID;
+        rc = gr_cmd_wait(g, 5000) == GR_E_TIMEOUT ? GR_OK : GR_E_INVALID;
     check(r, rc == GR_OK, "a packet waiting on a closed gate does not retire", rc);
     if (!rc)
         rc = gr_preempt(dev, ctx);
@@ -225,7 +225,7 @@ int pcie_job_smoke(void *arg)
 
     /* TDR: a packet that never finishes (the gate stays closed) is preempted at the timeout,
      * times out again, and the GPU is reset; its context is lost, the device works on. */
-    gr_sched_params_t sp = {.quantum_cycles = 20000, .tdr_timeout_cycles = 20000};
+    gr_sched_params_t sp = {.quantum_cycles = 10000, .tdr_timeout_cycles = 10000};
     g = NULL;
     rc = gr_adapter_set_scheduling(ad, &sp);
     if (!rc)
