@@ -257,3 +257,76 @@ out:
     gr_session_close(ss);
     return r->rc = rc;
 }
+
+/* ---- the registry (no simulation needed) ---------------------------------------------------- */
+
+static int never_open(const gr_uri_t *uri, void **out_ctx)
+{
+    (void)uri;
+    (void)out_ctx;
+    return GR_E_UNSUPPORTED;
+}
+static void never_close(void *ctx)
+{
+    (void)ctx;
+}
+static int never_read32(void *ctx, uint32_t offset, uint32_t *out_value)
+{
+    (void)ctx, (void)offset, (void)out_value;
+    return GR_E_UNSUPPORTED;
+}
+static int never_write32(void *ctx, uint32_t offset, uint32_t value)
+{
+    (void)ctx, (void)offset, (void)value;
+    return GR_E_UNSUPPORTED;
+}
+static uint32_t never_caps(void *ctx)
+{
+    (void)ctx;
+    return 0;
+}
+static void never_describe(void *ctx, char *buf, size_t len)
+{
+    (void)ctx;
+    snprintf(buf, len, "never");
+}
+
+/** gr_link_register and cocotb:// outside a run, after gr_link_cocotb_install: bad tables are
+ *  refused and change nothing, the added scheme is listed and opens, its operations outside
+ *  gr_link_cocotb_run fail with GR_E_LINK. Called directly (not through gr_link_cocotb_run). */
+int pcie_job_registry(void *arg)
+{
+    pcie_job_result_t *r = arg;
+    gr_link_ops_t taken = {.scheme = "sim", .open = never_open, .close = never_close,
+                           .read32 = never_read32, .write32 = never_write32,
+                           .caps = never_caps, .describe = never_describe};
+    gr_link_ops_t partial = taken;
+    partial.scheme = "never";
+    partial.read32 = NULL;
+    char before[256];
+    snprintf(before, sizeof before, "%s", gr_link_schemes());
+    int rc = gr_link_register(NULL);
+    check(r, rc == GR_E_INVALID, "gr_link_register(NULL) is refused (GR_E_INVALID)", rc);
+    rc = gr_link_register(&partial);
+    check(r, rc == GR_E_INVALID && strstr(gr_last_error(), "mandatory"),
+          "a table without read32 is refused (GR_E_INVALID), the message says why", rc);
+    rc = gr_link_register(&taken);
+    check(r, rc == GR_E_BUSY && strstr(gr_last_error(), "'sim://' is taken"),
+          "a second table for sim:// is refused (GR_E_BUSY), the message names the scheme", rc);
+    check(r, strcmp(before, gr_link_schemes()) == 0 && strstr(before, "cocotb://"),
+          "the refusals change nothing; gr_link_schemes lists cocotb://", GR_OK);
+    gr_link_t *l = NULL;
+    rc = gr_link_open("cocotb://x", &l);
+    check(r, rc == GR_E_BAD_URI && !l, "cocotb:// with a path is refused (GR_E_BAD_URI)", rc);
+    rc = gr_link_open("cocotb://?seed=1", &l);
+    check(r, rc == GR_E_BAD_URI && !l, "cocotb:// with a parameter is refused (GR_E_BAD_URI)", rc);
+    rc = gr_link_open("cocotb://", &l);
+    uint32_t v = 0x5a5a5a5au;
+    int rrc = rc ? rc : gr_link_read32(l, 0, &v);
+    check(r, rc == GR_OK && rrc == GR_E_LINK && v == 0x5a5a5a5au &&
+                 strstr(gr_last_error(), "outside gr_link_cocotb_run"),
+          "cocotb:// opens; a read outside gr_link_cocotb_run fails with GR_E_LINK and writes nothing",
+          rc ? rc : rrc);
+    gr_link_close(l);
+    return r->rc = GR_OK;
+}

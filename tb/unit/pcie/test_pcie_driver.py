@@ -276,6 +276,16 @@ async def pcie_driver(dut):
 
     jobs = os.environ.get("PCIE_DRIVER_JOBS", "conformance,smoke").split(",")
 
+    # ---- the registry and cocotb:// outside a run (no simulation) -----------------------------
+    res = JobResult()
+    lib.pcie_job_registry(ctypes.byref(res))
+    for line in res.log.decode(errors="replace").splitlines():
+        if line.startswith("ok: "):
+            chk.ok(True, "registry: " + line[4:])
+        elif line.startswith("not ok: "):
+            chk.ok(False, "registry: " + line[8:])
+    chk.ok(res.passed == 7 and res.failed == 0, f"registry: {res.passed} of 7 checks ran and passed")
+
     # ---- the register conformance suite ------------------------------------------------------
     if "conformance" in jobs:
         res = JobResult()
