@@ -23,6 +23,13 @@ $(PCIE_DRV_SO): $(LIBGPUREF_PIC_OBJS) $(PCIE_DRV_OBJS) $(SIM_PIC_LIB)
 
 -include $(PCIE_DRV_OBJS:.o=.d)
 
+# test-examples builds the same PIC objects and simulation library in a make of its own (its
+# install): when both run in one make (make test, maybe -j2), this waits for it instead of
+# writing the same files at the same time.
+ifneq ($(filter test-examples,$(MAKECMDGOALS)),)
+$(PCIE_DRV_SO): | test-examples
+endif
+
 TEST_SUITES += pcie-driver
 test-pcie-driver: $(VENV)/.stamp $(PCIE_DRV_SO)
 	@mkdir -p $(PCIE_DRV_OUT)
