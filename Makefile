@@ -97,6 +97,7 @@ include tb/models/dma_ref/dma_ref.mk
 include tb/unit/vidmm_segment/vidmm_segment.mk
 include host/host.mk
 include host/install.mk
+include tb/unit/pcie/pcie_driver.mk
 include host/layers.mk
 include examples/examples.mk
 include tb/conformance/conformance.mk

@@ -38,6 +38,13 @@ static const gr_link_ops_t *const backends[] = {&gr_link_sim_ops, &gr_link_simd_
                                                &gr_link_pcie_ops};
 #define BACKEND_COUNT (sizeof backends / sizeof backends[0])
 
+/* Backends a program adds at run time (gr_link_register): a test's transport that is not part
+ * of the library, as tb/unit/pcie's cocotb:// is. */
+#define EXTRA_MAX 4
+static const gr_link_ops_t *extra_backends[EXTRA_MAX];
+static unsigned extra_count;
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static _Thread_local char last_error[512];
 
 void gr_link_set_error(const char *fmt, ...)
@@ -69,17 +76,67 @@ const char *gr_link_error(void)
     return gr_last_error();
 }
 
+/* The backend for a scheme, built-in or registered; NULL if none. */
+static const gr_link_ops_t *find_backend(const char *scheme)
+{
+    for (size_t i = 0; i < BACKEND_COUNT; i++)
+        if (strcmp(backends[i]->scheme, scheme) == 0)
+            return backends[i];
+    const gr_link_ops_t *ops = NULL;
+    pthread_mutex_lock(&registry_lock);
+    for (unsigned i = 0; i < extra_count && !ops; i++)
+        if (strcmp(extra_backends[i]->scheme, scheme) == 0)
+            ops = extra_backends[i];
+    pthread_mutex_unlock(&registry_lock);
+    return ops;
+}
+
 const char *gr_link_schemes(void)
 {
-    static char list[128];
-    if (!list[0]) {
-        for (size_t i = 0; i < BACKEND_COUNT; i++) {
+    /* Rebuilt only when gr_link_register has added one since, so a caller's copy stays valid
+     * as long as the registry does not change. */
+    static char list[160];
+    static size_t listed;
+    pthread_mutex_lock(&registry_lock);
+    size_t total = BACKEND_COUNT + extra_count;
+    if (listed != total) {
+        list[0] = '\0';
+        for (size_t i = 0; i < total; i++) {
+            const gr_link_ops_t *ops = i < BACKEND_COUNT ? backends[i] : extra_backends[i - BACKEND_COUNT];
             strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
-            strncat(list, backends[i]->scheme, sizeof list - strlen(list) - 1);
+            strncat(list, ops->scheme, sizeof list - strlen(list) - 1);
             strncat(list, "://", sizeof list - strlen(list) - 1);
         }
+        listed = total;
     }
+    pthread_mutex_unlock(&registry_lock);
     return list;
+}
+
+int gr_link_register(const gr_link_ops_t *ops)
+{
+    if (!ops || !ops->scheme || !ops->open || !ops->close || !ops->read32 || !ops->write32 ||
+        !ops->caps || !ops->describe) {
+        gr_link_set_error("gr_link_register: NULL ops, scheme or mandatory operation");
+        return GR_E_INVALID;
+    }
+    const gr_link_ops_t *have = find_backend(ops->scheme);
+    if (have == ops)
+        return GR_OK;
+    if (have) {
+        gr_link_set_error("gr_link_register: scheme '%s://' is taken", ops->scheme);
+        return GR_E_BUSY;
+    }
+    int rc = GR_OK;
+    pthread_mutex_lock(&registry_lock);
+    if (extra_count == EXTRA_MAX) {
+        gr_link_set_error("gr_link_register: at most %d added backends", EXTRA_MAX);
+        rc = GR_E_NO_MEMORY;
+    } else {
+        extra_backends[extra_count++] = ops;
+    }
+    pthread_mutex_unlock(&registry_lock);
+    return rc;
 }
 
 /* Copies [s, s+n) into dst (size cap) and fails if it does not fit. */
@@ -230,10 +287,7 @@ static int link_open_text(const char *text, gr_link_t **out_link)
     int rc = gr_uri_parse(text, &uri);
     if (rc)
         return rc;
-    const gr_link_ops_t *ops = NULL;
-    for (size_t i = 0; i < BACKEND_COUNT; i++)
-        if (strcmp(backends[i]->scheme, uri.scheme) == 0)
-            ops = backends[i];
+    const gr_link_ops_t *ops = find_backend(uri.scheme);
     if (!ops) {
         gr_link_set_error("unknown transport scheme '%s://'; accepted schemes: %s", uri.scheme,
                           gr_link_schemes());

@@ -60,9 +60,12 @@ enum {
     GR_LINK_CAP_IRQ = 1u << 1,      /**< wait_irq sees the device's interrupt line */
     GR_LINK_CAP_WAVEFORM = 1u << 2, /**< simulation: waveforms can be recorded */
     GR_LINK_CAP_SIMULATED = 1u << 3, /**< the device is a simulation (time advances only in calls) */
+    /** write32 is posted and no error response to it ever comes back (PCIe memory writes):
+     *  GR_OK says the write left, not that the device took it */
+    GR_LINK_CAP_POSTED_WRITES = 1u << 4,
     /** The open made the device: its VRAM holds nothing any earlier user wrote (sim://). Without
      * it VidMm zeroes VRAM before it first hands a page out (host/dxgk/README.md). */
-    GR_LINK_CAP_FRESH_VRAM = 1u << 4
+    GR_LINK_CAP_FRESH_VRAM = 1u << 5
 };
 
 typedef struct gr_dma_buf {
@@ -119,8 +122,17 @@ void gr_link_close(gr_link_t *link);
  *  The same text as the public gr_last_error() (gpuref/gr_status.h). */
 const char *gr_link_error(void);
 
-/** "sim" (the schemes built into this binary, comma-separated). */
+/** "sim://, simd://, ..." (the schemes built into this binary and those registered, comma-separated). */
 const char *gr_link_schemes(void);
+
+/**
+ * Adds a backend that is not built into the library (a test's transport: tb/unit/pcie's
+ * cocotb://); gr_link_open finds it by ops->scheme from then on. ops must outlive every link.
+ * Registering the same table again does nothing.
+ * @return GR_OK, GR_E_INVALID (NULL ops or a mandatory operation missing), GR_E_BUSY (another
+ *         table has that scheme), GR_E_NO_MEMORY (the few slots are full)
+ */
+int gr_link_register(const gr_link_ops_t *ops);
 
 int gr_link_read32(gr_link_t *link, uint32_t offset, uint32_t *out_value);
 int gr_link_write32(gr_link_t *link, uint32_t offset, uint32_t value);

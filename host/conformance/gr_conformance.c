@@ -279,8 +279,11 @@ static void check_holes(run_t *r)
     report(r, read_bad == 0, "", "reads of holes answer a bus error",
            "%u holes (0x%03x..0x%04x), %u answered otherwise", holes_n, holes[0],
            holes[holes_n - 1], read_bad);
-    report(r, write_bad == 0, "", "writes to holes answer a bus error", "%u answered otherwise",
-           write_bad);
+    /* A link whose writes are posted for good (PCIe) never hears a write's error: the check
+     * cannot be made there; that the writes changed nothing still is, below. */
+    if (!(gr_link_caps(gr_device_link(r->dev)) & GR_LINK_CAP_POSTED_WRITES))
+        report(r, write_bad == 0, "", "writes to holes answer a bus error", "%u answered otherwise",
+               write_bad);
     unsigned changed = 0;
     for (unsigned i = 0; i < n; i++) {
         if (!rd(r, gr_regdesc[i].name, gr_regdesc[i].offset, &after[i]))

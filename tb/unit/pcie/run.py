@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Builds tb_pcie_shell (pcie_shell + gpu_core) under Icarus through cocotb's runner and runs
-test_pcie_shell.py; prints TAP: one line per check the test recorded, and a failed line if the
-test did not finish. Usage: run.py BUILD_DIR [--seed N] [--sim icarus|verilator] [--extra ok|"not ok" NAME]: --extra adds one more TAP line
+test_pcie_shell.py (or --module test_pcie_driver); prints TAP: one line per check the test recorded, and a failed line if the
+test did not finish. Usage: run.py BUILD_DIR [--seed N] [--sim icarus|verilator] [--module NAME] [--extra ok|"not ok" NAME]: --extra adds one more TAP line
 (make test-pcie puts the shell's lint result there)."""
 import glob
 import json
@@ -31,6 +31,7 @@ checks = os.path.join(build, "checks.json")
 if os.path.exists(checks):
     os.remove(checks)
 sim = sys.argv[sys.argv.index("--sim") + 1] if "--sim" in sys.argv else "icarus"
+module = sys.argv[sys.argv.index("--module") + 1] if "--module" in sys.argv else "test_pcie_shell"
 runner = get_runner(sim)
 runner.build(verilog_sources=srcs, includes=[os.path.join(root, "rtl", "common")],
              hdl_toplevel="tb_pcie_shell", build_dir=build, always=True,
@@ -38,7 +39,7 @@ runner.build(verilog_sources=srcs, includes=[os.path.join(root, "rtl", "common")
 env = {"PCIE_TAP_CHECKS": checks, "RANDOM_SEED": str(seed), "COCOTB_REDUCED_LOG_FMT": "1",
        "COCOTB_RESOLVE_X": "ZEROS"}
 os.environ.update(env)
-runner.test(test_module="test_pcie_shell", hdl_toplevel="tb_pcie_shell",
+runner.test(test_module=module, hdl_toplevel="tb_pcie_shell",
                       build_dir=build, test_dir=here, seed=seed, extra_env=env,
                       log_file=os.path.join(build, "sim.log"), results_xml=os.path.join(build, "results.xml"))
 items = json.load(open(checks)) if os.path.exists(checks) else []

@@ -1,0 +1,44 @@
+# tb/unit/pcie/pcie_driver.mk: the C driver over TLPs (suite pcie-driver). Included by the top
+# Makefile after host/install.mk (libgpuref's PIC objects and the PIC simulation library).
+#   make test-pcie-driver    libgpuref's register conformance suite (gr_conformance_run) in a
+#                            cocotb test through cocotbext-pcie's root complex, pcie_shell and
+#                            gpu_core under Icarus (tb/unit/pcie/run.py --module test_pcie_driver;
+#                            GR_TEST_SEED=N or PCIE_SEED=N replays a seed); part of make test
+#   make test-pcie-driver-smoke
+#                            the DDI smoke test the same way (allocate, fill, copy, preempt,
+#                            cancel, TDR): about 370 us simulated, twice the conformance suite's
+#                            run time, so not part of make test (add it to TEST_SUITES to make it so)
+# The test loads $(PCIE_DRV_SO) with ctypes: libgpuref's PIC objects, the conformance suite, the
+# test-only cocotb:// backend and the jobs, with the PIC simulation library libgpuref carries
+# (sim://) folded in and hidden.
+PCIE_DRV_OUT := $(BUILD)/unit/pcie-driver
+PCIE_DRV_SRCS := tb/unit/pcie/gr_link_cocotb.c tb/unit/pcie/pcie_driver_jobs.c host/conformance/gr_conformance.c
+PCIE_DRV_OBJS := $(patsubst %.c,$(GPUREF_PIC_OBJ_DIR)/%.o,$(PCIE_DRV_SRCS))
+PCIE_DRV_SO := $(PCIE_DRV_OUT)/libgpuref_cocotb.so
+
+$(PCIE_DRV_SO): $(LIBGPUREF_PIC_OBJS) $(PCIE_DRV_OBJS) $(SIM_PIC_LIB)
+	@mkdir -p $(@D)
+	$(CXX) -shared -o $@ -Wl,--no-undefined -Wl,--exclude-libs,ALL $(LIBGPUREF_PIC_OBJS) \
+	  $(PCIE_DRV_OBJS) $(SIM_PIC_LIB) $(GPUREF_SO_LDLIBS)
+
+-include $(PCIE_DRV_OBJS:.o=.d)
+
+# test-examples builds the same PIC objects and simulation library in a make of its own (its
+# install): when both run in one make (make test, maybe -j2), this waits for it instead of
+# writing the same files at the same time.
+ifneq ($(filter test-examples,$(MAKECMDGOALS)),)
+$(PCIE_DRV_SO): | test-examples
+endif
+
+TEST_SUITES += pcie-driver
+test-pcie-driver: $(VENV)/.stamp $(PCIE_DRV_SO)
+	@mkdir -p $(PCIE_DRV_OUT)
+	$(call tap_run,pcie-driver,PCIE_LIBGPUREF=$(abspath $(PCIE_DRV_SO)) PCIE_DRIVER_JOBS=conformance \
+	  $(VENV_PY) tb/unit/pcie/run.py $(PCIE_DRV_OUT)/conformance --seed $(PCIE_SEED) --module test_pcie_driver)
+
+test-pcie-driver-smoke: $(VENV)/.stamp $(PCIE_DRV_SO)
+	@mkdir -p $(PCIE_DRV_OUT)
+	$(call tap_run,pcie-driver-smoke,PCIE_LIBGPUREF=$(abspath $(PCIE_DRV_SO)) PCIE_DRIVER_JOBS=smoke \
+	  $(VENV_PY) tb/unit/pcie/run.py $(PCIE_DRV_OUT)/smoke --seed $(PCIE_SEED) --module test_pcie_driver)
+
+.PHONY: test-pcie-driver test-pcie-driver-smoke
