@@ -746,7 +746,8 @@ static int pcie_wait_irq(void *ctx, uint32_t timeout_us, bool *out_raised)
 static uint32_t pcie_caps(void *ctx)
 {
     pcie_ctx_t *c = ctx;
-    return (c->mode == MODE_VFIO ? GR_LINK_CAP_DMA : 0u) | (c->irq_fd >= 0 ? GR_LINK_CAP_IRQ : 0u);
+    /* Memory writes are posted TLPs: no completion, so no error, ever comes back for one. */
+    return (c->mode == MODE_VFIO ? GR_LINK_CAP_DMA : 0u) | (c->irq_fd >= 0 ? GR_LINK_CAP_IRQ : 0u) | GR_LINK_CAP_POSTED_WRITES;
 }
 
 static void pcie_describe(void *ctx, char *buf, size_t len)
