@@ -28,7 +28,9 @@
  *     link) while the call's transaction was outstanding: it may or may not have happened. The
  *     next call resets the link (and reopens the pipe if it died) and goes on.
  *   - ap_read/ap_write are split at the device's MaxPayload and at every 4 KiB, pipelined;
- *     unaligned edges use FBE/LBE. GR_E_RANGE past BAR1 (size from HELLO_RSP).
+ *     unaligned edges use FBE/LBE. A transfer of more than two full requests (MaxPayload of
+ *     at least 512 words) starts (a read) or ends (a write) with shorter requests, so that the
+ *     device's store-and-forward of one frame overlaps the next on the link. GR_E_RANGE past BAR1 (size from HELLO_RSP).
  *   - dma_alloc: page-aligned zeroed host memory; bus addresses inside HELLO_RSP's DmaBase window
  *     when the device gives one (gpuref-simd does, one per client), else from this host's own
  *     space at 0x1_0000_0000. The device reaches only these buffers: any other address, or a

@@ -14,13 +14,15 @@
 // unaligned or 4 KiB-crossing address, an answer that would exceed MaxPayload) is consumed with
 // no answer and pulses bad_frame_o.
 // Contract:
-//   - Reads the receive buffer through buf_* (data one cycle after buf_re_o) up to buf_wptr_i;
+//   - Reads the receive buffer two words at a time through buf_* (buf_rdata_i: the word at
+//     buf_raddr_o and the one after it, one cycle after buf_re_o) up to buf_wptr_i;
 //     buf_rptr_o is the end of the frames consumed; consumed_o pulses once per frame, after it
 //     has been executed and its answer committed to link_tx.
 //   - Responses are written through a link_tx producer port (tw_*, see link_tx).
-//   - BAR1 write data stream from the buffer to W at one 32-bit word per cycle (one beat per two
-//     cycles); AW bursts are issued ahead of W; AP_RD data go from R to link_tx one word per
-//     cycle.
+//   - BAR1 write data stream from the buffer to W at one 8-byte beat (two words) per cycle;
+//     AW bursts are issued ahead of W; AP_RD data go from R to link_tx one beat (two words,
+//     tw_wvalid2_o) per cycle. Either is twice a 32-bit link's word rate, so a frame is executed
+//     in about half the time it took to arrive.
 //   - lreset_i: the frame being executed is finished on the AXI ports but answers nothing and is
 //     not counted consumed; the frames stored before lreset_ptr_i are dropped unexecuted.
 module link_dispatch #(
@@ -40,7 +42,7 @@ module link_dispatch #(
     // receive buffer
     output wire                    buf_re_o,
     output wire [RxWindowLog2-1:0] buf_raddr_o,
-    input  wire [31:0]             buf_rdata_i,
+    input  wire [63:0]             buf_rdata_i,
     input  wire [RxWindowLog2:0]   buf_wptr_i,
     output wire [RxWindowLog2:0]   buf_rptr_o,
     output reg                     consumed_o,
@@ -52,6 +54,8 @@ module link_dispatch #(
     input  wire                    tw_gnt_i,
     output reg                     tw_wvalid_o,
     output reg  [31:0]             tw_wdata_o,
+    output wire                    tw_wvalid2_o,   // tw_wdata2_o is the word after tw_wdata_o
+    output wire [31:0]             tw_wdata2_o,
     output reg                     tw_done_o,
     output reg                     tw_commit_o,
     output reg  [7:0]              tw_type_o,
@@ -146,19 +150,26 @@ module link_dispatch #(
         end
     endgenerate
 
-    // ---- word reader: a 4-word FIFO fed from the receive buffer ---------------------------
+    // ---- word reader: an 8-word FIFO fed from the receive buffer, up to two words a cycle --
     reg  [PB-1:0] rp_q, pos_q, rptr_q;
-    reg  [31:0]   rf_q [0:3];
-    reg  [1:0]    rf_rd_q, rf_wr_q;
-    reg  [2:0]    rf_cnt_q;
-    reg           rf_inf_q;
-    wire          rd_issue = (rp_q != buf_wptr_i) && (({1'b0, rf_cnt_q} + {3'd0, rf_inf_q}) < 4'd3);
+    reg  [31:0]   rf_q [0:7];
+    reg  [2:0]    rf_rd_q, rf_wr_q;
+    reg  [3:0]    rf_cnt_q;
+    reg  [1:0]    rf_inf_q;             // words arriving from the buffer this cycle
+    wire [PB-1:0] rd_avail = buf_wptr_i - rp_q;
+    wire          rd_issue = (rp_q != buf_wptr_i) && ((rf_cnt_q + {2'd0, rf_inf_q}) <= 4'd4);
+    wire [1:0]    rd_n = !rd_issue ? 2'd0 : (rd_avail == {{(PB-1){1'b0}}, 1'b1}) ? 2'd1 : 2'd2;
     assign buf_re_o = rd_issue;
     assign buf_raddr_o = rp_q[RxWindowLog2-1:0];
     assign buf_rptr_o = rptr_q;
-    wire          wv = rf_cnt_q != 3'd0;
+    wire          wv = rf_cnt_q != 4'd0;
+    wire          wv2 = rf_cnt_q >= 4'd2;
+    wire [2:0]    rf_rd1 = rf_rd_q + 3'd1;  // 3 bits: an index expression is not cut to them
+    wire [2:0]    rf_wr1 = rf_wr_q + 3'd1;
     wire [31:0]   w = rf_q[rf_rd_q];
+    wire [31:0]   w2 = rf_q[rf_rd1];
     reg           pop;
+    reg           pop2;                 // with pop: the second word goes too
 
     // ---- frame state ----------------------------------------------------------------------
     reg  [4:0]    ds_q;
@@ -270,7 +281,12 @@ module link_dispatch #(
     assign m_ap_wvalid_o = w_v_q;
     assign m_ap_bready_o = (ds_q == D_APW) || (ds_q == D_APW_B);
     wire   apr_take = (ds_q == D_APR) && rng_q && m_ap_rvalid_i;
-    assign m_ap_rready_o = apr_take && (h_q || wleft_q == 16'd1);
+    // a whole beat at once: both halves of R, or two words to W (no half beat pending)
+    wire   apr_dbl = rng_q && !h_q && (wleft_q >= 16'd2);
+    wire   apw_dbl = (ds_q == D_APW) && rng_q && !h_q && (wleft_q >= 16'd2) && wv2 && w_free;
+    assign m_ap_rready_o = apr_take;
+    assign tw_wvalid2_o = apr_take && apr_dbl;
+    assign tw_wdata2_o = m_ap_rdata_i[63:32];
     wire   unused_ids = ^{m_ap_bid_i, m_ap_rid_i, m_ap_rlast_i};
 
     assign hs_wr_o = type_q[0];
@@ -282,10 +298,12 @@ module link_dispatch #(
     wire [3:0] fbe = p_q[0][19:16];
     wire [3:0] lbe = p_q[0][23:20];
     wire [3:0] wstrb_k = (widx_q == 16'd0) ? fbe : ((widx_q == n_q - 16'd1) ? lbe : 4'hF);
+    wire [3:0] wstrb_k2 = (widx_q + 16'd1 == n_q - 16'd1) ? lbe : 4'hF;  // word widx_q + 1
     wire       w_free = !w_v_q || m_ap_wready_i;
 
     always @(*) begin
         pop = 1'b0;
+        pop2 = 1'b0;
         tw_req_o = 1'b0;
         tw_max_o = 16'd1;
         tw_wvalid_o = 1'b0;
@@ -335,9 +353,15 @@ module link_dispatch #(
                 tw_wdata_o = !rng_q ? 32'd0 : (h_q ? m_ap_rdata_i[63:32] : m_ap_rdata_i[31:0]);
             end
             D_APW: begin
-                if (!rng_q) pop = wv && (rem_q != 16'd0);
-                else pop = wv && (wleft_q != 16'd0) && (!h_q ? (wleft_q != 16'd1 || w_free)
-                                                             : w_free);
+                if (!rng_q) begin
+                    pop = wv && (rem_q != 16'd0);
+                end else if (apw_dbl) begin
+                    pop = 1'b1;
+                    pop2 = 1'b1;
+                end else begin
+                    pop = wv && (wleft_q != 16'd0) && (!h_q ? (wleft_q != 16'd1 || w_free)
+                                                        : w_free);
+                end
             end
             D_APW_G: begin
                 tw_req_o = !stale_q;
@@ -360,10 +384,10 @@ module link_dispatch #(
             rp_q <= {PB{1'b0}};
             pos_q <= {PB{1'b0}};
             rptr_q <= {PB{1'b0}};
-            rf_rd_q <= 2'd0;
-            rf_wr_q <= 2'd0;
-            rf_cnt_q <= 3'd0;
-            rf_inf_q <= 1'b0;
+            rf_rd_q <= 3'd0;
+            rf_wr_q <= 3'd0;
+            rf_cnt_q <= 4'd0;
+            rf_inf_q <= 2'd0;
             ds_q <= D_IDLE;
             type_q <= 8'd0;
             len_q <= 16'd0;
@@ -411,16 +435,15 @@ module link_dispatch #(
             tw_head_o <= 32'd0;
         end else begin
             // ---- reader ----
-            rf_inf_q <= rd_issue;
-            if (rd_issue) rp_q <= rp_q + {{(PB-1){1'b0}}, 1'b1};
-            if (rf_inf_q) begin
-                rf_q[rf_wr_q] <= buf_rdata_i;
-                rf_wr_q <= rf_wr_q + 2'd1;
-            end
-            rf_cnt_q <= rf_cnt_q + {2'd0, rf_inf_q} - {2'd0, pop};
+            rf_inf_q <= rd_n;
+            rp_q <= rp_q + {{(PB-2){1'b0}}, rd_n};
+            if (rf_inf_q != 2'd0) rf_q[rf_wr_q] <= buf_rdata_i[31:0];
+            if (rf_inf_q == 2'd2) rf_q[rf_wr1] <= buf_rdata_i[63:32];
+            rf_wr_q <= rf_wr_q + {1'b0, rf_inf_q};
+            rf_cnt_q <= rf_cnt_q + {2'd0, rf_inf_q} - {2'd0, pop && pop2, pop && !pop2};
             if (pop) begin
-                rf_rd_q <= rf_rd_q + 2'd1;
-                pos_q <= pos_q + {{(PB-1){1'b0}}, 1'b1};
+                rf_rd_q <= rf_rd_q + {1'b0, pop2, !pop2};
+                pos_q <= pos_q + {{(PB-2){1'b0}}, pop2, !pop2};
             end
 
             // ---- AP address issuer ----
@@ -628,12 +651,12 @@ module link_dispatch #(
                 D_APR_G: if (gnt) ds_q <= D_APR;
                 D_APR: begin
                     if (tw_wvalid_o) begin
-                        wleft_q <= wleft_q - 16'd1;
+                        wleft_q <= wleft_q - (tw_wvalid2_o ? 16'd2 : 16'd1);
                         if (rng_q) begin
-                            h_q <= !h_q;
+                            h_q <= tw_wvalid2_o ? 1'b0 : !h_q;
                             resp_q <= worst(resp_q, m_ap_rresp_i);
                         end
-                        if (wleft_q == 16'd1) begin
+                        if (wleft_q == (tw_wvalid2_o ? 16'd2 : 16'd1)) begin
                             tw_head_o <= {14'd0, rng_q ? worst(resp_q, m_ap_rresp_i) : 2'd3, id};
                             tw_type_o <= 8'h93;
                             tw_len_o <= n_q + 16'd1;
@@ -648,7 +671,17 @@ module link_dispatch #(
                         if (pop) rem_q <= rem_q - 16'd1;
                         if (rem_q == 16'd0) ds_q <= D_APW_G;
                     end else begin
-                        if (pop) begin
+                        if (pop && pop2) begin
+                            // a whole beat: this word low, the next one high
+                            widx_q <= widx_q + 16'd2;
+                            wleft_q <= wleft_q - 16'd2;
+                            w_v_q <= 1'b1;
+                            w_d_q <= {w2, w};
+                            w_s_q <= {wstrb_k2, wstrb_k};
+                            w_last_q <= (wb_left_q == 5'd1) || (wbeats_q == 10'd1);
+                            wb_left_q <= (wb_left_q == 5'd1) ? 5'd16 : wb_left_q - 5'd1;
+                            wbeats_q <= wbeats_q - 10'd1;
+                        end else if (pop) begin
                             widx_q <= widx_q + 16'd1;
                             wleft_q <= wleft_q - 16'd1;
                             if (!h_q && wleft_q != 16'd1) begin

@@ -159,7 +159,7 @@ module link_engine #(
 
     wire                    buf_re;
     wire [RxWindowLog2-1:0] buf_raddr;
-    wire [31:0]             buf_rdata;
+    wire [63:0]             buf_rdata;
     wire [PB-1:0]           buf_wptr, buf_rptr, lreset_ptr;
     wire                    consumed;
     wire [15:0]             ack_seq, peer_ack, lreset_epoch;
@@ -177,9 +177,9 @@ module link_engine #(
         .crc_err_o(pcrc_err), .bad_frame_o(rx_bad));
 
     // ---- execute ------------------------------------------------------------------------
-    wire        tw0_req, tw0_gnt, tw0_wvalid, tw0_done, tw0_commit;
+    wire        tw0_req, tw0_gnt, tw0_wvalid, tw0_wvalid2, tw0_done, tw0_commit;
     wire [15:0] tw0_max, tw0_len;
-    wire [31:0] tw0_wdata, tw0_head;
+    wire [31:0] tw0_wdata, tw0_wdata2, tw0_head;
     wire [7:0]  tw0_type;
     wire        tw1_req, tw1_gnt, tw1_wvalid, tw1_done, tw1_commit;
     wire [15:0] tw1_max, tw1_len;
@@ -198,7 +198,8 @@ module link_engine #(
         .buf_wptr_i(buf_wptr), .buf_rptr_o(buf_rptr), .consumed_o(consumed),
         .lreset_i(lreset), .lreset_ptr_i(lreset_ptr),
         .tw_req_o(tw0_req), .tw_max_o(tw0_max), .tw_gnt_i(tw0_gnt), .tw_wvalid_o(tw0_wvalid),
-        .tw_wdata_o(tw0_wdata), .tw_done_o(tw0_done), .tw_commit_o(tw0_commit),
+        .tw_wdata_o(tw0_wdata), .tw_wvalid2_o(tw0_wvalid2), .tw_wdata2_o(tw0_wdata2),
+        .tw_done_o(tw0_done), .tw_commit_o(tw0_commit),
         .tw_type_o(tw0_type), .tw_len_o(tw0_len), .tw_head_o(tw0_head),
         .hs_valid_o(hs_valid), .hs_ready_i(hs_ready), .hs_wr_o(hs_wr), .hs_head_o(hs_head),
         .hs_data_o(hs_data), .hs_last_o(hs_last),
@@ -312,7 +313,8 @@ module link_engine #(
         .peer_nak_i(peer_nak), .send_ack_i(send_ack), .send_nak_i(send_nak), .irq_i(irq_i),
         .irq_resend_i(hello),
         .tw0_req_i(tw0_req), .tw0_max_i(tw0_max), .tw0_gnt_o(tw0_gnt),
-        .tw0_wvalid_i(tw0_wvalid), .tw0_wdata_i(tw0_wdata), .tw0_done_i(tw0_done),
+        .tw0_wvalid_i(tw0_wvalid), .tw0_wdata_i(tw0_wdata), .tw0_wvalid2_i(tw0_wvalid2),
+        .tw0_wdata2_i(tw0_wdata2), .tw0_done_i(tw0_done),
         .tw0_commit_i(tw0_commit), .tw0_type_i(tw0_type), .tw0_len_i(tw0_len),
         .tw0_head_i(tw0_head),
         .tw1_req_i(tw1_req), .tw1_max_i(tw1_max), .tw1_gnt_o(tw1_gnt),

@@ -19,8 +19,9 @@
 //   - every good frame's ACK field is passed on (peer_ack_valid_o, peer_ack_o).
 // Contract:
 //   - fr_ready_o is always 1: the buffer space is checked at the header.
-//   - The reader (link_dispatch) reads words through buf_re_i/buf_raddr_i (data next cycle),
-//     reports the end of the consumed area (buf_rptr_i) and pulses consumed_i once per frame
+//   - The reader (link_dispatch) reads two words at a time through buf_re_i/buf_raddr_i (next
+//     cycle: buf_rdata_o[31:0] the word at buf_raddr_i, [63:32] the one after it; the buffer is
+//     two banks of even and odd words, so any two neighbours come in one cycle), reports the end of the consumed area (buf_rptr_i) and pulses consumed_i once per frame
 //     that left the buffer: ack_seq_o counts those (the ACK field the device sends).
 //   - lreset_o (one cycle, a good RESET): rx_next, ack_seq and the NAK state restart at 0;
 //     lreset_ptr_o is buf_wptr_o at that moment: the reader drops the frames before it that it
@@ -39,7 +40,7 @@ module link_rx #(
     // receive buffer, read side
     input  wire                    buf_re_i,
     input  wire [RxWindowLog2-1:0] buf_raddr_i,
-    output wire [31:0]             buf_rdata_o,
+    output wire [63:0]             buf_rdata_o,
     output wire [RxWindowLog2:0]   buf_wptr_o,
     input  wire [RxWindowLog2:0]   buf_rptr_i,
     input  wire                    consumed_i,
@@ -91,9 +92,23 @@ module link_rx #(
     wire [31:0] crc_next;
     link_crc32 u_crc (.crc_i(crc_q), .data_i(fr_data_i[31:0]), .crc_o(crc_next));
 
-    link_ram #(.AddrBits(RxWindowLog2), .DataBits(32)) u_buf (
-        .clk_i(clk_i), .we_i(we), .waddr_i(waddr_a), .wdata_i(wdata),
-        .re_i(buf_re_i), .raddr_i(buf_raddr_i), .rdata_o(buf_rdata_o));
+    // two banks: even words in u_buf0, odd words in u_buf1; a read of words a and a + 1 reads
+    // row (a + 1) / 2 of the even bank and row a / 2 of the odd one
+    localparam integer RB = RxWindowLog2 - 1;
+    wire [RB-1:0] rrow_odd = buf_raddr_i[RxWindowLog2-1:1];
+    wire [RB-1:0] rrow_even = rrow_odd + {{(RB-1){1'b0}}, buf_raddr_i[0]};
+    wire [31:0]   bank0_q, bank1_q;
+    reg           rsel_q;               // buf_raddr_i[0] of the last read
+    link_ram #(.AddrBits(RB), .DataBits(32)) u_buf0 (
+        .clk_i(clk_i), .we_i(we && !waddr_a[0]), .waddr_i(waddr_a[RxWindowLog2-1:1]), .wdata_i(wdata),
+        .re_i(buf_re_i), .raddr_i(rrow_even), .rdata_o(bank0_q));
+    link_ram #(.AddrBits(RB), .DataBits(32)) u_buf1 (
+        .clk_i(clk_i), .we_i(we && waddr_a[0]), .waddr_i(waddr_a[RxWindowLog2-1:1]), .wdata_i(wdata),
+        .re_i(buf_re_i), .raddr_i(rrow_odd), .rdata_o(bank1_q));
+    always @(posedge clk_i) begin
+        if (buf_re_i) rsel_q <= buf_raddr_i[0];
+    end
+    assign buf_rdata_o = rsel_q ? {bank0_q, bank1_q} : {bank1_q, bank0_q};
 
     assign fr_ready_o = 1'b1;
     assign buf_wptr_o = wptr_q;

@@ -11,7 +11,8 @@
 //   - tw_req_i with tw_max_i (the most payload words the frame will have, >= 1) asks for the
 //     writer; tw_gnt_o rises once that space is free and the port owns the writer (one owner at
 //     a time; IRQ first, then the two ports in turn). The producer then writes payload words
-//     1, 2, ... in order (tw_wvalid_i, always taken) and ends with one tw_done_i cycle (no write
+//     1, 2, ... in order (tw_wvalid_i, always taken; port 0 may give two in a cycle, the next
+//     one on tw0_wdata2_i with tw0_wvalid2_i, only beside tw0_wvalid_i) and ends with one tw_done_i cycle (no write
 //     in it) that gives word 0 (tw_head_i), TYPE and LEN (<= tw_max_i) and tw_commit_i: 1 sends
 //     the frame, 0 drops it (a posted write that needs no answer). tw_gnt_o falls after done.
 //   - lreset_i takes the writer from its owner at once; that port's writes and its done are then
@@ -49,6 +50,8 @@ module link_tx #(
     output wire        tw0_gnt_o,
     input  wire        tw0_wvalid_i,
     input  wire [31:0] tw0_wdata_i,
+    input  wire        tw0_wvalid2_i,
+    input  wire [31:0] tw0_wdata2_i,
     input  wire        tw0_done_i,
     input  wire        tw0_commit_i,
     input  wire [7:0]  tw0_type_i,
@@ -151,9 +154,29 @@ module link_tx #(
     wire [ReplayLog2-1:0] waddr_a = waddr[ReplayLog2-1:0];
     wire [ReplayLog2-1:0] raddr_a = raddr[ReplayLog2-1:0];
     wire unused_ptr_msb = waddr[PB-1] ^ raddr[PB-1];
-    link_ram #(.AddrBits(ReplayLog2), .DataBits(32)) u_rpl (
-        .clk_i(clk_i), .we_i(we), .waddr_i(waddr_a), .wdata_i(wdata),
-        .re_i(re), .raddr_i(raddr_a), .rdata_o(rdata));
+    // two banks, even words in u_rpl0 and odd ones in u_rpl1, so that port 0 can write two
+    // neighbouring words in one cycle (one in each bank); the sender reads one word a cycle
+    localparam integer RB = ReplayLog2 - 1;
+    wire          w2 = own_q && owner_q == 2'd0 && w_act && tw0_wvalid2_i && !irq_go && !d_act;
+    wire [RB-1:0] wrow = waddr_a[ReplayLog2-1:1];
+    wire [RB-1:0] wrow2 = wrow + {{(RB-1){1'b0}}, waddr_a[0]};  // row of the word after waddr
+    wire          we0 = (we && !waddr_a[0]) || (w2 && waddr_a[0]);
+    wire          we1 = (we && waddr_a[0]) || (w2 && !waddr_a[0]);
+    wire [RB-1:0] wa0 = waddr_a[0] ? wrow2 : wrow;
+    wire [31:0]   wd0 = waddr_a[0] ? tw0_wdata2_i : wdata;
+    wire [31:0]   wd1 = waddr_a[0] ? wdata : tw0_wdata2_i;
+    wire [31:0]   rbank0, rbank1;
+    reg           rsel_q;
+    link_ram #(.AddrBits(RB), .DataBits(32)) u_rpl0 (
+        .clk_i(clk_i), .we_i(we0), .waddr_i(wa0), .wdata_i(wd0),
+        .re_i(re), .raddr_i(raddr_a[ReplayLog2-1:1]), .rdata_o(rbank0));
+    link_ram #(.AddrBits(RB), .DataBits(32)) u_rpl1 (
+        .clk_i(clk_i), .we_i(we1), .waddr_i(wrow), .wdata_i(wd1),
+        .re_i(re), .raddr_i(raddr_a[ReplayLog2-1:1]), .rdata_o(rbank1));
+    always @(posedge clk_i) begin
+        if (re) rsel_q <= raddr_a[0];
+    end
+    assign rdata = rsel_q ? rbank1 : rbank0;
 
     // ---- output FIFO (4 words) fed through one pipeline stage -----------------------------
     reg  [31:0] ff_q [0:3];
@@ -256,7 +279,7 @@ module link_tx #(
                 rr_q <= g0;
                 wp_q <= tail_q + {{(PB-1){1'b0}}, 1'b1};
             end
-            if (own_q && w_act) wp_q <= wp_q + {{(PB-1){1'b0}}, 1'b1};
+            if (own_q && w_act) wp_q <= wp_q + {{(PB-2){1'b0}}, w2, !w2};
             if (own_q && d_act) begin
                 own_q <= 1'b0;
                 if (d_commit) begin

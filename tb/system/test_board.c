@@ -261,15 +261,46 @@ static void test_registers(void **state)
     assert_int_equal(f.payload[4], value);
 }
 
-/* The FT601 board fed by a host that reacts at once (this test, between 32-cycle slices): 64 KiB
- * through BAR1 as 16 posted AP_WR of a 4 KiB page each, within the device's credit, and 64 KiB
- * back as 16 AP_RD; the FIFO cycles of each (core cycles x 10 / 9.97) against its 16384 payload
- * words, and the data read back exact. This is the RTL's share with the host's software out of
- * the way (bench/link measures it through gpuref-simd). */
-static void ft601_bar1_share(void **state)
+/* Splits 16 pages (16384 dwords) into requests: the first page's head sizes, the rest of that
+ * page, whole pages, then the last page's rest and its tail sizes. Returns the count. */
+static unsigned share_plan(const unsigned *head, unsigned nh, const unsigned *tail, unsigned nt, uint16_t *sz)
 {
-    fixture_t *fx = *state;
-    open_board(fx);
+    unsigned n = 0, ts = 0;
+    for (unsigned i = 0; i < nt; i++)
+        ts += tail[i];
+    for (unsigned pg = 0; pg < 16; pg++) {
+        unsigned left = 1024;
+        if (pg == 0)
+            for (unsigned i = 0; i < nh; i++) {
+                sz[n++] = (uint16_t)head[i];
+                left -= head[i];
+            }
+        if (pg == 15)
+            left -= ts;
+        if (left)
+            sz[n++] = (uint16_t)left;
+        if (pg == 15)
+            for (unsigned i = 0; i < nt; i++)
+                sz[n++] = (uint16_t)tail[i];
+    }
+    return n;
+}
+
+/* The data of dword k of the 64 KiB. */
+static uint32_t share_word(uint32_t k)
+{
+    return (k * 0x9e3779b9u) ^ (uint32_t)g_seed ^ 0x5a5a0000u;
+}
+
+/* 64 KiB through BAR1 each way on a fresh FT601 board, from a host that reacts at once (this
+ * test, between 32-cycle slices), in the requests sz[] says; returns the core cycles of the
+ * write (first AP_WR sent to the last one's AP_WR_RSP: every request posted but the last) and
+ * of the read (the AP_RDs sent to the last AP_RD_RSP), with the data read back exact. */
+static void bar1_share_run(fixture_t *fx, bool no_random, const uint16_t *wsz, unsigned nw, const uint16_t *rsz,
+                           unsigned nr, uint64_t *out_wr, uint64_t *out_rd)
+{
+    gr_board_config_t cfg = {.kind = GR_BOARD_FT601, .seed = g_seed, .no_random = no_random};
+    assert_int_equal(gr_board_create(&cfg, &fx->b), GR_OK);
     frame_t f;
     const uint32_t epoch = 0x601u;
     send(fx->b, T_RESET, false, 0, 0, &epoch, 1);
@@ -277,21 +308,28 @@ static void ft601_bar1_share(void **state)
     const uint32_t hello[2] = {0x00010000u, MAX_LEN};
     send(fx->b, T_HELLO, true, 0, 0, hello, 2);
     assert_true(wait_frame(fx->b, &fx->rx, T_HELLO_RSP, &f));
-    const uint32_t window = f.payload[1] >> 16, frame_words = 4 + 1027 + 1;
+    const uint32_t window = f.payload[1] >> 16;
     static uint32_t pl[MAX_LEN];
-    const uint64_t base = 1u << 20;
+    static uint32_t fw[64]; /* words of each AP_WR frame, by SEQ - 1 */
+    const uint32_t base = 1u << 20;
     uint16_t next = 1, acked = 1; /* SEQ of the next AP_WR, and the device's ACK */
+    uint32_t at = 0, inflight = 0;  /* dwords sent; words of unacknowledged frames */
     size_t skipped = 0;
     unsigned errors = 0;
+    bool done = false;
     const uint64_t t0 = gr_board_cycle(fx->b);
-    while (acked != 17 && gr_board_cycle(fx->b) - t0 < 400000) {
-        while (next <= 16 && (uint32_t)(next + 1 - acked) * frame_words <= window) {
-            pl[0] = 1u << 24 | 0xffu << 16 | next;
-            pl[1] = (uint32_t)(base + 4096u * (next - 1u));
+    while (!done && gr_board_cycle(fx->b) - t0 < 400000) {
+        while (next <= nw && inflight + 4 + 3 + wsz[next - 1] + 1 <= window) {
+            const unsigned n = wsz[next - 1];
+            pl[0] = (next == nw ? 0u : 1u << 24) | 0xffu << 16 | next;
+            pl[1] = base + 4u * at;
             pl[2] = 0;
-            for (uint32_t i = 0; i < 1024; i++)
-                pl[3 + i] = (uint32_t)(next * 0x10001u) ^ (i * 0x9e3779b9u) ^ (uint32_t)g_seed;
-            send(fx->b, T_AP_WR, true, next, 1, pl, 3 + 1024);
+            for (uint32_t i = 0; i < n; i++)
+                pl[3 + i] = share_word(at + i);
+            send(fx->b, T_AP_WR, true, next, 1, pl, (uint16_t)(3 + n));
+            fw[next - 1] = 4 + 3 + n + 1;
+            inflight += fw[next - 1];
+            at += n;
             next++;
         }
         gr_board_run(fx->b, 32);
@@ -299,25 +337,34 @@ static void ft601_bar1_share(void **state)
         assert_int_equal(gr_board_read(fx->b, fx->rx.buf + fx->rx.n, sizeof fx->rx.buf - fx->rx.n, &got), GR_OK);
         fx->rx.n += got;
         while (next_frame(&fx->rx, &f, &skipped)) {
-            if (f.type == T_AP_WR_RSP)
-                errors++;
-            if ((uint16_t)(f.ack - acked) < 0x8000u)
-                acked = f.ack;
+            if (f.type == T_AP_WR_RSP) {
+                if ((f.payload[0] & 0xffffu) != nw || ((f.payload[0] >> 16) & 3u) != 0)
+                    errors++;
+                else
+                    done = true;
+            }
+            while ((uint16_t)(f.ack - acked) < 0x8000u && acked != f.ack)
+                inflight -= fw[acked++ - 1];
         }
     }
-    const uint64_t wr_cycles = gr_board_cycle(fx->b) - t0;
-    assert_int_equal(acked, 17);
+    *out_wr = gr_board_cycle(fx->b) - t0;
+    assert_true(done);
     assert_int_equal(errors, 0);
+    assert_int_equal(at, 16384);
 
-    /* 16 AP_RD of a page each, all sent at once (4 words of credit each); answers in order. */
+    /* The AP_RDs, all sent at once (4 words of payload each); answers in order. */
+    const uint16_t seq0 = next;
     const uint64_t t1 = gr_board_cycle(fx->b);
-    for (uint16_t k = 0; k < 16; k++) {
-        const uint32_t rd[4] = {0x100u + k, (uint32_t)(base + 4096u * k), 0, 1024};
-        send(fx->b, T_AP_RD, true, (uint16_t)(17 + k), 1, rd, 4);
+    at = 0;
+    for (unsigned k = 0; k < nr; k++) {
+        const uint32_t rd[4] = {0x100u + k, base + 4u * at, 0, rsz[k]};
+        send(fx->b, T_AP_RD, true, (uint16_t)(seq0 + k), 1, rd, 4);
+        at += rsz[k];
     }
     unsigned answers = 0, bad = 0;
     uint16_t dev_next = 0; /* the device's next SEQ: acknowledged as its answers come in */
-    while (answers < 16 && gr_board_cycle(fx->b) - t1 < 400000) {
+    at = 0;
+    while (answers < nr && gr_board_cycle(fx->b) - t1 < 400000) {
         gr_board_run(fx->b, 32);
         size_t got = 0;
         assert_int_equal(gr_board_read(fx->b, fx->rx.buf + fx->rx.n, sizeof fx->rx.buf - fx->rx.n, &got), GR_OK);
@@ -329,28 +376,61 @@ static void ft601_bar1_share(void **state)
             if (f.type != T_AP_RD_RSP)
                 continue;
             const uint32_t k = (f.payload[0] & 0xffffu) - 0x100u;
-            if (f.len != 1025 || ((f.payload[0] >> 16) & 3u) != 0 || k != answers)
+            if (k != answers || f.len != 1u + rsz[answers] || ((f.payload[0] >> 16) & 3u) != 0)
                 bad++;
-            for (uint32_t i = 0; i < 1024 && f.len == 1025; i++)
-                if (f.payload[1 + i] != ((uint32_t)((k + 1) * 0x10001u) ^ (i * 0x9e3779b9u) ^ (uint32_t)g_seed))
+            for (uint32_t i = 0; i < rsz[answers] && f.len == 1u + rsz[answers]; i++)
+                if (f.payload[1 + i] != share_word(at + i))
                     bad++;
+            at += rsz[answers];
             answers++;
         }
         if (dev_next != had)
             send(fx->b, T_ACK, false, 0, dev_next, NULL, 0);
     }
-    const uint64_t rd_cycles = gr_board_cycle(fx->b) - t1;
-    assert_int_equal(answers, 16);
+    *out_rd = gr_board_cycle(fx->b) - t1;
+    assert_int_equal(answers, nr);
     assert_int_equal(bad, 0);
-    const double wr_share = 16384.0 / ((double)wr_cycles * 10.0 / 9.97);
-    const double rd_share = 16384.0 / ((double)rd_cycles * 10.0 / 9.97);
-    print_message("# ft601 BAR1 64 KiB, an immediate host: write %llu core cycles (payload share %.1f%%), "
-                  "read %llu (%.1f%%)\n", (unsigned long long)wr_cycles, 100.0 * wr_share,
-                  (unsigned long long)rd_cycles, 100.0 * rd_share);
-    /* Seeds 1-4 measure 86.4-86.7% and 79.1-79.4% (bridge/README.md says where the rest goes):
-     * a floor under each, so that a slower engine shows here. */
-    assert_true(wr_share >= 0.85);
-    assert_true(rd_share >= 0.77);
+    gr_board_destroy(fx->b);
+    fx->b = NULL;
+    fx->rx.n = 0;
+}
+
+/* Floors of the seeded runs (randomness on), a little under what seeds 1-4 measure. */
+#define WR_SHARE_FLOOR 0.93 /* seeds 1-4: 94.2-94.4% */
+#define RD_SHARE_FLOOR 0.85 /* seeds 1-4: 86.4-87.0% */
+
+static double fifo_share(uint64_t core_cycles)
+{
+    return 16384.0 / ((double)core_cycles * 10.0 / 9.97);
+}
+
+/* The FT601 board fed by a host that reacts at once: 64 KiB written and read back through BAR1
+ * in the requests gr_proto makes of a long transfer (bridge/host/gr_proto.c, ap_piece: a
+ * write's last page ends in requests of 256, 128, 64 and 32 dwords, a read's first requests
+ * are of 64, 128, 256 and 512 dwords), each on a fresh board, with the seed's randomness (VRAM
+ * latency and backpressure, the host side refusing IN data on 10% of chip cycles) and without it. The
+ * payload share is the 16384 payload words over the FIFO cycles (core cycles x 10 / 9.97).
+ * Without randomness both directions must reach the 95% target; with it, the host side's
+ * refusals cap the read (it drains the chip at 90% of the FIFO's rate once the chip's IN
+ * buffer is full), so floors under what seeds 1-4 measure hold it there. */
+static void ft601_bar1_share(void **state)
+{
+    fixture_t *fx = *state;
+    static const unsigned whead[1] = {0}, wtail[4] = {256, 128, 64, 32}, rhead[4] = {64, 128, 256, 512}, rtail[1] = {0};
+    uint16_t wsz[40], rsz[40];
+    const unsigned nw = share_plan(whead, 0, wtail, 4, wsz), nr = share_plan(rhead, 4, rtail, 0, rsz);
+    uint64_t wr, rd, wr_q, rd_q;
+    bar1_share_run(fx, false, wsz, nw, rsz, nr, &wr, &rd);
+    bar1_share_run(fx, true, wsz, nw, rsz, nr, &wr_q, &rd_q);
+    print_message("# ft601 BAR1 64 KiB, an immediate host, seed %llu: write %llu core cycles (payload share %.1f%%), "
+                  "read %llu (%.1f%%); without randomness: write %llu (%.1f%%), read %llu (%.1f%%)\n",
+                  (unsigned long long)g_seed, (unsigned long long)wr, 100.0 * fifo_share(wr),
+                  (unsigned long long)rd, 100.0 * fifo_share(rd), (unsigned long long)wr_q,
+                  100.0 * fifo_share(wr_q), (unsigned long long)rd_q, 100.0 * fifo_share(rd_q));
+    assert_true(fifo_share(wr_q) >= 0.95);
+    assert_true(fifo_share(rd_q) >= 0.95);
+    assert_true(fifo_share(wr) >= WR_SHARE_FLOOR);
+    assert_true(fifo_share(rd) >= RD_SHARE_FLOOR);
 }
 
 /* The library's own contract, whatever kinds are built. */
