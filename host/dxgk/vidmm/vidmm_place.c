@@ -2,8 +2,10 @@
  * vidmm_place.c: where an allocation lives, below residency and the allocation API: placement
  * in the segments (the order of segments an allocation may use, the overlay floor, the VPR),
  * page-table pages from the segments' heaps, and the GPU VA mapping of an open (vidmm_gpuva.h)
- * to where its allocation is now. It calls nothing above it: residency (vidmm_residency.c) and
- * the allocation API (vidmm_alloc.c) call down into it. Locking: dxgk_internal.h.
+ * to where its allocation is now, and which pages may still hold what an allocation that left
+ * them wrote (stale pages: host/dxgk/README.md, "Stale VRAM"; heap offsets are whole pages,
+ * GR_SEG_UNIT). It calls nothing above it: residency (vidmm_residency.c) and the allocation API
+ * (vidmm_alloc.c) call down into it. Locking: dxgk_internal.h.
  */
 #include "dxgk_internal.h"
 
@@ -79,7 +81,6 @@ void dxgk_gpuva_unmap_open(dxgk_open_t *op)
     op->mapped = false;
 }
 
-/* One page from the heaps, preferring the segment the CPU does not see (vidmm_lock held). */
 /* ---- stale pages (dxgk_segment_t.stale) ---------------------------------------------------- */
 
 static bool stale_get(const dxgk_segment_t *s, uint64_t page)
@@ -131,6 +132,7 @@ void dxgk_stale_clear(gr_adapter_t *ad, const dxgk_kalloc_t *ka)
         stale_set(&ad->seg[ka->segment - 1], ka->offset, dxgk_alloc_bytes(ka), false);
 }
 
+/* One page from the heaps, preferring the segment the CPU does not see (vidmm_lock held). */
 gr_status_t dxgk_pt_page_alloc_locked(gr_adapter_t *ad, uint64_t *out_pa)
 {
     for (uint32_t k = ad->nseg; k >= 1; k--) {
