@@ -209,7 +209,8 @@ module sdr_ctrl #(
     // read return
     logic [TOK_LEN-1:0]   tok_q, tok_d;       // tok_q[k]: a READ issued k cycles ago
     logic [47:0]          asm_q, asm_d;       // words 0..2 of the beat being captured
-    logic [15:0]          dqin_q [0:ReadDelay];
+    logic [16*ReadDelay+15:0] dqin_q;         // DQ input registers, newest in [15:0]
+    wire [15:0]           dqin = dqin_q[16*ReadDelay +: 16];
 
     // ---- FIFOs ------------------------------------------------------------------------------
     wire [DataBytes*8-1:0] wf_data;
@@ -295,6 +296,7 @@ module sdr_ctrl #(
         logic beat_done;   // the current beat is issued (or answered) this cycle
         logic all_act_ok, all_pre_ok;
         logic take_w, take_r;
+        logic ev_act, ev_pre, ev_rd, ev_wr;   // a command for the current beat's bank
         integer b;
 
         aw_v_d = aw_v_q; aw_id_d = aw_id_q; aw_ba_d = aw_ba_q; aw_len_d = aw_len_q;
@@ -316,6 +318,10 @@ module sdr_ctrl #(
         beat_done = 1'b0;
         take_w = 1'b0;
         take_r = 1'b0;
+        ev_act = 1'b0;
+        ev_pre = 1'b0;
+        ev_rd = 1'b0;
+        ev_wr = 1'b0;
 
         for (b = 0; b < 4; b = b + 1) begin
             act_w_d[b*TW +: TW] = tdec(act_w_q[b*TW +: TW]);
@@ -359,12 +365,12 @@ module sdr_ctrl #(
         end
 
         // read data: words captured TOK0..TOK0+3 cycles after their READ
-        if (tok_q[TOK0]) asm_d[15:0] = dqin_q[ReadDelay];
-        if (tok_q[TOK0+1]) asm_d[31:16] = dqin_q[ReadDelay];
-        if (tok_q[TOK0+2]) asm_d[47:32] = dqin_q[ReadDelay];
+        if (tok_q[TOK0]) asm_d[15:0] = dqin;
+        if (tok_q[TOK0+1]) asm_d[31:16] = dqin;
+        if (tok_q[TOK0+2]) asm_d[47:32] = dqin;
         if (tok_q[TOK0+3]) begin
             rf_push = 1'b1;
-            rf_in = {mf_last, RESP_OKAY, mf_id, dqin_q[ReadDelay], asm_q};
+            rf_in = {mf_last, RESP_OKAY, mf_id, dqin, asm_q};
             mf_pop = 1'b1;
         end
 
@@ -459,7 +465,7 @@ module sdr_ctrl #(
                                     wsn_d = 2'd3;
                                     wf_pop = 1'b1;
                                     col_w_d = L_BL;
-                                    pre_w_d[c_bank*TW +: TW] = tmax(pre_w_d[c_bank*TW +: TW], L_WR_PRE);
+                                    ev_wr = 1'b1;
                                     bf_push = (cur_left_q == 8'd0);
                                     beat_done = 1'b1;
                                 end
@@ -472,7 +478,7 @@ module sdr_ctrl #(
                                 mf_in = {cur_left_q == 8'd0, cur_id_q};
                                 col_w_d = L_BL;
                                 wr_w_d = tmax(wr_w_d, L_RD_WR);
-                                pre_w_d[c_bank*TW +: TW] = tmax(pre_w_d[c_bank*TW +: TW], L_BL);
+                                ev_rd = 1'b1;
                                 beat_done = 1'b1;
                             end
                         end
@@ -481,23 +487,38 @@ module sdr_ctrl #(
                             cmd_d = CMD_PRE;
                             ba_d = c_bank;
                             a_d = 13'h0000;
-                            open_d[c_bank] = 1'b0;
-                            act_w_d[c_bank*TW +: TW] = tmax(act_w_d[c_bank*TW +: TW], L_RP);
+                            ev_pre = 1'b1;
                         end
                     end else if (act_w_q[c_bank*TW +: TW] == {TW{1'b0}} && rrd_w_q == {TW{1'b0}}) begin
                         cmd_d = CMD_ACT;
                         ba_d = c_bank;
                         a_d = {{(13-RowBits){1'b0}}, c_row};
-                        open_d[c_bank] = 1'b1;
-                        row_d[c_bank*RowBits +: RowBits] = c_row;
-                        act_w_d[c_bank*TW +: TW] = tmax(act_w_d[c_bank*TW +: TW], L_RC);
-                        rw_w_d[c_bank*TW +: TW] = tmax(rw_w_d[c_bank*TW +: TW], L_RCD);
-                        pre_w_d[c_bank*TW +: TW] = tmax(pre_w_d[c_bank*TW +: TW], L_RAS);
+                        ev_act = 1'b1;
                         rrd_w_d = tmax(rrd_w_d, L_RRD);
                     end
                 end
             end
         endcase
+
+        // the current beat's bank: written with constant indices (a variable part-select
+        // write costs a shifter over the whole vector)
+        for (b = 0; b < 4; b = b + 1) begin
+            if (c_bank == b[1:0]) begin
+                if (ev_act) begin
+                    open_d[b] = 1'b1;
+                    row_d[b*RowBits +: RowBits] = c_row;
+                    act_w_d[b*TW +: TW] = tmax(act_w_d[b*TW +: TW], L_RC);
+                    rw_w_d[b*TW +: TW] = tmax(rw_w_d[b*TW +: TW], L_RCD);
+                    pre_w_d[b*TW +: TW] = tmax(pre_w_d[b*TW +: TW], L_RAS);
+                end
+                if (ev_pre) begin
+                    open_d[b] = 1'b0;
+                    act_w_d[b*TW +: TW] = tmax(act_w_d[b*TW +: TW], L_RP);
+                end
+                if (ev_wr) pre_w_d[b*TW +: TW] = tmax(pre_w_d[b*TW +: TW], L_WR_PRE);
+                if (ev_rd) pre_w_d[b*TW +: TW] = tmax(pre_w_d[b*TW +: TW], L_BL);
+            end
+        end
 
         // next beat, or the next burst once this one is done (or when there is none)
         if (beat_done) begin
@@ -584,10 +605,10 @@ module sdr_ctrl #(
     end
 
     // DQ input registers: the first is the pin's capture flop
-    always_ff @(posedge clk_i) begin : p_dqin
-        integer i;
-        dqin_q[0] <= sdr_dq_i;
-        for (i = 1; i <= ReadDelay; i = i + 1) dqin_q[i] <= dqin_q[i-1];
+    if (ReadDelay == 0) begin : g_dqin0
+        always_ff @(posedge clk_i) dqin_q <= sdr_dq_i;
+    end else begin : g_dqin
+        always_ff @(posedge clk_i) dqin_q <= {dqin_q[16*ReadDelay-1:0], sdr_dq_i};
     end
 
     assign sdr_cke_o = 1'b1;

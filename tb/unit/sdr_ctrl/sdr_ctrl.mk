@@ -14,3 +14,9 @@ UNIT_INCS_sdr_ctrl_cl2 := $(UNIT_SRC)/sdr_ctrl
 UNIT_DEPS_sdr_ctrl_cl2 := $(UNIT_SRC)/sdr_ctrl/tb_sdr_ctrl.sv
 UNIT_ICARUS_SEEDS_sdr_ctrl_cl2 := 1
 $(eval $(call unit_tb,sdr_ctrl_cl2,$(SDR_RTL)))
+
+# The controller is outside rtl/, so make lint does not see it: the same three checks here.
+TEST_SUITES += lint-sdr_ctrl
+.PHONY: test-lint-sdr_ctrl
+test-lint-sdr_ctrl:
+	$(call tap_run,lint-sdr_ctrl,VERILATOR=$(VERILATOR) IVERILOG=$(IVERILOG) YOSYS=$(YOSYS) tb/unit/sdr_ctrl/lint.sh $(BUILD)/lint-sdr_ctrl)
