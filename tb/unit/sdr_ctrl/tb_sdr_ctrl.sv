@@ -3,7 +3,8 @@
 // (tb/models/sdram, the IS42S16160G from its data sheet), under Icarus 11 and Verilator 5.006
 // --timing. TAP output; +seed=N replays a run.
 // Configuration by define: SDR_TCK_PS (clock period, default 7000: 143 MHz) and SDR_CL (CAS
-// latency, default 3); tb_sdr_ctrl_cl2 includes this file at 10000 ps and CL 2.
+// latency, default 3), SDR_READ_DELAY (the controller's ReadDelay, default 0); tb_sdr_ctrl_cl2
+// includes this file at 10000 ps, CL 2 and ReadDelay 1.
 // - The controller's pins go straight to the model; DQ reads 16'hDEAD when nobody drives it,
 //   so a capture at the wrong edge returns wrong data. The model stops the run ($fatal) at the
 //   first timing or protocol violation.
@@ -13,8 +14,8 @@
 //   model stores, random gaps on AW/W/AR and random BREADY/RREADY with long stalls. Checked
 //   against a byte reference updated at each B: every R beat's data, ID, RRESP and RLAST, every
 //   B's ID and BRESP, R and B in request order, and nothing lost (cycle budget). A read is
-//   issued only when no write overlapping it is outstanding and vice versa (AXI does not order
-//   reads against writes).
+//   presented only when no write overlapping it is outstanding or presented, and vice versa
+//   (AXI does not order reads against writes).
 // - Efficiency phases (every READY high, no gaps): sequential 4 KiB read and write streams in
 //   16-beat bursts (the DMA engine's), 64-byte bursts at random addresses, and a 64 KiB read
 //   stream for the refresh cost; the share of SDRAM clock cycles with a data word on DQ is
@@ -37,6 +38,9 @@ module `SDR_TB_NAME;
 `endif
 `ifndef SDR_CL
 `define SDR_CL 3
+`endif
+`ifndef SDR_READ_DELAY
+`define SDR_READ_DELAY 0
 `endif
     localparam integer TCK = `SDR_TCK_PS;
     localparam integer CL = `SDR_CL;
@@ -120,7 +124,8 @@ module `SDR_TB_NAME;
     wire [31:0] m_err, m_cycles, m_data, m_act, m_pre, m_ref, m_rd, m_wr, m_gap;
     wire [7:0] m_first;
 
-    sdr_ctrl #(.AddrBits(32), .IdBits(IDB), .TckPs(TCK), .CasLatency(CL)) dut (
+    sdr_ctrl #(.AddrBits(32), .IdBits(IDB), .TckPs(TCK), .CasLatency(CL),
+               .ReadDelay(`SDR_READ_DELAY)) dut (
         .clk_i(clk), .rst_i(rst),
         .s_awid_i(awid), .s_awaddr_i(awaddr), .s_awlen_i(awlen), .s_awsize_i(awsize),
         .s_awburst_i(awburst), .s_awvalid_i(awvalid), .s_awready_o(awready),
@@ -228,7 +233,8 @@ module `SDR_TB_NAME;
             if (aw_p < nw) begin
                 x = wq[aw_p];
                 blocked = 1'b0;
-                for (k = r_p; k < ar_p; k = k + 1) if (overlap(x, rq[k])) blocked = 1'b1;
+                // the reads outstanding, and the one presented on AR (not yet taken)
+                for (k = r_p; k < ar_p + (arvalid ? 1 : 0); k = k + 1) if (overlap(x, rq[k])) blocked = 1'b1;
                 if (!awvalid || aw_hs) begin
                     rndn(4, i);
                     awvalid = !blocked && (!stalls || i != 0);
@@ -248,7 +254,7 @@ module `SDR_TB_NAME;
             if (ar_p < nr) begin
                 x = rq[ar_p];
                 blocked = 1'b0;
-                for (k = b_p; k < aw_p; k = k + 1) if (overlap(x, wq[k])) blocked = 1'b1;
+                for (k = b_p; k < aw_p + (awvalid ? 1 : 0); k = k + 1) if (overlap(x, wq[k])) blocked = 1'b1;
                 if (!arvalid || ar_hs) begin
                     rndn(4, i);
                     arvalid = !blocked && (!stalls || i != 0);
@@ -501,7 +507,7 @@ module `SDR_TB_NAME;
         rng_q = (seed == 0) ? 64'h1 : seed;
         $display("1..%0d", PLAN);
         $display("# seed=%0d", seed);
-        $display("# sdr_ctrl at %0d ps, CAS latency %0d", TCK, CL);
+        $display("# sdr_ctrl at %0d ps, CAS latency %0d, ReadDelay %0d", TCK, CL, `SDR_READ_DELAY);
         for (i = 0; i < MEMB; i = i + 1) refm[i] = 8'h00;
         want[0] = E_TRCD; want[1] = E_TRP; want[2] = E_TWR; want[3] = E_TRFC;
         want[4] = E_REFRESH; want[5] = E_MODE;
