@@ -91,6 +91,7 @@ include tb/unit/ddi_layout/ddi_layout.mk
 include tb/unit/mc_aperture/mc_aperture.mk
 include tb/unit/vidmm_flags/vidmm_flags.mk
 include tb/unit/mc_vram_arb/mc_vram_arb.mk
+include tb/unit/sdr_ctrl/sdr_ctrl.mk
 include tb/unit/vidmm_gpuva/vidmm_gpuva.mk
 include tb/unit/mc_mmu/mc_mmu.mk
 include tb/models/dma_ref/dma_ref.mk
