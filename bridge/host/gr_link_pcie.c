@@ -305,17 +305,19 @@ static int open_vfio(pcie_ctx_t *c, const char *devroot, const char *sysdev)
             gr_link_set_error("pcie://%s: eventfd: %s", c->bdf, strerror(errno));
             return GR_E_IO;
         }
-        struct {
+        /* The header, then its data (one eventfd) in the flexible array that ends it. */
+        union {
             struct vfio_irq_set s;
-            int32_t fd;
+            uint8_t bytes[sizeof(struct vfio_irq_set) + sizeof(int32_t)];
         } set;
         memset(&set, 0, sizeof set);
-        set.s.argsz = sizeof set;
+        set.s.argsz = sizeof set.bytes;
         set.s.flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER;
         set.s.index = VFIO_PCI_MSI_IRQ_INDEX;
         set.s.start = 0;
         set.s.count = 1;
-        set.fd = efd;
+        const int32_t fd32 = efd;
+        memcpy(set.bytes + sizeof(struct vfio_irq_set), &fd32, sizeof fd32);
         if (ioctl(c->device_fd, VFIO_DEVICE_SET_IRQS, &set) != 0) {
             close(efd);
             return ioctl_error(c, "VFIO_DEVICE_SET_IRQS (MSI)", gpath);
