@@ -300,6 +300,7 @@ module tb_pcie_shell #(
     gpu_core #(.CsrAddrBits(CsrAddrBits), .ApAddrBits(ApAddrBits)) u_core (
         .clk_i(user_clk),
         .rst_i(user_reset),
+        .vram_bytes_i(48'h2000_0000),  // the strap at the core's largest VRAM (VramBytes)
         .s_csr_awaddr_i(g_s_csr_awaddr),
         .s_csr_awprot_i(g_s_csr_awprot),
         .s_csr_awvalid_i(g_s_csr_awvalid),
