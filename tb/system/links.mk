@@ -7,9 +7,8 @@
 #   usb-ft2232h  the real libusb and libftdi, in the suite's process (build/usb/test_*_usb)
 # Each board runs the RTL packet engine and PHY that a board carries. Links are slower than
 # sim:// in wall time (a board-level simulation, a byte stream, the USB stack): a chosen set of
-# each suite runs here, the same set on every link but the UART, whose simulated 3 Mbaud line
-# moves a 4 KiB page in about 1.4M core cycles and gets the set without bulk transfers. Included
-# by the top Makefile after the system suites and tb/harness/usb/usb.mk.
+# the suites runs here, the larger on simd://, a smaller one on USB and the UART (below).
+# Included by the top Makefile after the system suites and tb/harness/usb/usb.mk.
 #   make test-system-links                          all links
 #   make test-system-links LINKS=usb-ft601          one
 #   make test-system-links LINKS_FULL=1             every test of every suite, on every link (long)
@@ -38,7 +37,7 @@ LINKS_USB_RESIDENCY := residency_is_notified_and_an_evicted_va_faults_without_ha
 links_bin = $(if $(filter usb-%,$(1)),$(USB_DIR)/test_$(2)_usb,$(BUILD)/tb/system/test_$(2))
 links_run = GR_TEST_FILTER='$(if $(LINKS_FULL),,$(3))' CMOCKA_MESSAGE_OUTPUT=TAP \
   tb/system/on_link.sh $(1) $(GPUREF_SIMD) $(call links_bin,$(1),$(2))
-links_one = $(if $(filter simd,$(1)),\
+links_one = $(if $(or $(LINKS_FULL),$(filter simd,$(1))),\
   $(call links_run,$(1),alloc,$(LINKS_ALLOC)) || rc=1; \
   $(call links_run,$(1),kmd_submit,$(LINKS_KMD_SUBMIT)) || rc=1; \
   $(call links_run,$(1),vidsch,$(LINKS_VIDSCH)) || rc=1; \
