@@ -157,8 +157,9 @@ lint:
 define tap_run
 	@mkdir -p $(BUILD)/test
 	@echo "== $(1)"
-	@set -o pipefail; ( $(2) ) 2>&1 | tee $(BUILD)/test/$(1).tap | grep -E "^(not ok|ok|Bail out)" ; \
-	  echo "# exit $${PIPESTATUS[0]}" >> $(BUILD)/test/$(1).tap; true
+	@t0=$$(date +%s); set -o pipefail; ( $(2) ) 2>&1 | tee $(BUILD)/test/$(1).tap | grep -E "^(not ok|ok|Bail out)" ; \
+	  echo "# exit $${PIPESTATUS[0]}" >> $(BUILD)/test/$(1).tap; \
+	  echo "# wall seconds $$(( $$(date +%s) - t0 ))" >> $(BUILD)/test/$(1).tap; true
 endef
 
 test: $(if $(SAN),,all)
