@@ -145,6 +145,7 @@ typedef struct server {
     double fault_rate;
     const char *up_path;
     gr_board_kind_t kind;
+    bool quiet; /* --quiet: the board without randomness */
     gr_pipe_t bpipe;
     gr_proto_link_t rtl;
     int rtl_state;
@@ -617,8 +618,8 @@ static int serve_socket(const char *path)
         return 1;
     }
     if (S->board)
-        printf("gpuref-simd: serving a %s board on %s (seed %llu)\n", gr_board_kind_name(S->kind),
-               path, (unsigned long long)gr_board_seed(S->board));
+        printf("gpuref-simd: serving a %s board on %s (seed %llu%s)\n", gr_board_kind_name(S->kind),
+               path, (unsigned long long)gr_board_seed(S->board), S->quiet ? ", quiet" : "");
     else
         printf("gpuref-simd: serving the device at %s on %s\n", S->up_path, path);
     fflush(stdout);
@@ -789,10 +790,10 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: gpuref-simd [--socket PATH] [--board stream|uart|ft601|ft2232h] [--seed N]\n"
-            "                   [--vram BYTES] [--baud N] [--fst FILE] [--faults SEED:RATE]\n"
-            "                   [--verbose]\n"
-            "       gpuref-simd --pty [--pty-link FILE] [--seed N] [--vram BYTES] [--baud N]"
-            " [--fst FILE]\n"
+            "                   [--quiet] [--vram BYTES] [--baud N] [--fst FILE]\n"
+            "                   [--faults SEED:RATE] [--verbose]\n"
+            "       gpuref-simd --pty [--pty-link FILE] [--seed N] [--quiet] [--vram BYTES]\n"
+            "                   [--baud N] [--fst FILE]\n"
             "       gpuref-simd --connect DEVSOCK [--socket PATH] [--faults SEED:RATE] [--verbose]\n"
             "       gpuref-simd --help | --version\n"
             "Runs a simulated gpuref board (fpga_core with its link chip's model and VRAM) and\n"
@@ -804,6 +805,8 @@ static void usage(FILE *f)
             "                  onto the UART board's line; prints the slave's path\n"
             "  --pty-link FILE also write the slave's path to FILE (for scripts)\n"
             "  --seed N        VRAM latency and host-side stalls (default $GR_SIM_SEED, else 1)\n"
+            "  --quiet         no randomness: VRAM answers at once and the board's host side\n"
+            "                  takes every byte the chip offers (the link at its best)\n"
             "  --vram BYTES    VRAM size, gpu_core's strap: 128K..512M in whole 64K (default 512M;\n"
             "                  K, M, G suffixes)\n"
             "  --baud N        the UART board's line rate (default 3000000, the rate its PHY\n"
@@ -851,7 +854,8 @@ int main(int argc, char **argv)
         {"pty", no_argument, 0, 'p'},          {"pty-link", required_argument, 0, 'l'},
         {"verbose", no_argument, 0, 'v'},      {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'r'},      {"connect", required_argument, 0, 'c'},
-        {"faults", required_argument, 0, 'F'}, {0, 0, 0, 0},
+        {"faults", required_argument, 0, 'F'}, {"quiet", no_argument, 0, 'q'},
+        {0, 0, 0, 0},
     };
     const char *path = getenv("GR_SIMD_SOCKET");
     const char *board_name = NULL, *link_file = NULL, *connect_path = NULL;
@@ -883,6 +887,7 @@ int main(int argc, char **argv)
             cfg.baud = (uint32_t)v;
             break;
         case 'f': cfg.fst_path = optarg; break;
+        case 'q': cfg.no_random = true; break;
         case 'p': pty = true; break;
         case 'l': link_file = optarg; break;
         case 'v': verbose = true; break;
@@ -930,9 +935,9 @@ int main(int argc, char **argv)
     }
     if (!path || !*path)
         path = GR_SIMD_DEFAULT_SOCKET;
-    if (connect_path && (pty || board_name || cfg.fst_path)) {
+    if (connect_path && (pty || board_name || cfg.fst_path || cfg.no_random)) {
         fprintf(stderr, "gpuref-simd: --connect serves a device that runs elsewhere: no --pty, "
-                        "--board or --fst with it\n");
+                        "--board, --fst or --quiet with it\n");
         return 2;
     }
     if (!connect_path && !gr_board_kind_built(cfg.kind)) {
@@ -973,6 +978,7 @@ int main(int argc, char **argv)
         return 1;
     S->verbose = verbose;
     S->kind = cfg.kind;
+    S->quiet = cfg.no_random;
     S->up_fd = -1;
     S->faults = faults;
     S->fault_seed = fault_seed;

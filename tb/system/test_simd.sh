@@ -84,10 +84,13 @@ expect "... names the path, the variable and the reason" \
     "cannot open FST file '/nonexistent/b\.fst' from GR_BOARD_FST: No such file or directory" "$err"
 check "gpuref-simd --vram 64K is a usage error" 2 "$SIMD" --vram 64K --socket "$dir/bad.sock"
 expect "... naming the range" "bad value '64K' for --vram \(accepted: 128K\.\.512M in whole 64K" "$err"
-# The VRAM size strap reaches gpu_core through the board (board.v, fpga_core): MC_VRAM_SIZE.
+check "gpuref-simd --quiet goes with a board, not --connect" 2 "$SIMD" --connect "$dir/none.sock" --quiet
+# The VRAM size strap reaches gpu_core through the board (board.v, fpga_core): MC_VRAM_SIZE
+# (on a --quiet board).
 if grep -qw stream <<<"$built"; then
     sock=$dir/vram.sock
-    if start_server --socket "$sock" --board stream --vram 192K; then
+    if start_server --socket "$sock" --board stream --vram 192K --quiet; then
+        expect "--quiet: the banner says the board runs without randomness" "\(seed [0-9]+, quiet\)" "$dir/server.log"
         check "--vram 192K: MC_VRAM_SIZE_LO over simd://" 0 "$GPUCTL" -d "simd://$sock?$L" peek MC_VRAM_SIZE_LO
         expect "... reads 0x30000" "0x00030000" "$out"
         stop_server
