@@ -10,7 +10,8 @@
  * with other memory intact and the device working after it, VRAM made small (VidMm's test hook
  * gr_vidmm_test_reserve: the RTL's VRAM size is fixed) and over-subscribed by half so that VidMm
  * evicts and pages in through paging packets while every byte survives, and the scheduler's
- * timeline.
+ * timeline. On a slow link (a UART, USB's round trips) the demo moves a sixteenth of its usual
+ * bytes across it (demo_shrink): the same steps, smaller buffers.
  * Usage: gr_demo [URI]   (default $GR_DEVICE, else sim://; GR_SIM_FST=wave.fst records a waveform)
  */
 #include <stdio.h>
@@ -25,9 +26,19 @@
 #include "gpuref/gr_regdesc.h"
 #include "gpuref/gr_submit.h"
 #include "gr_conformance.h"
+#include "gr_link.h"
 #include "vidmm_residency.h" /* gr_vidmm_test_reserve: the demo makes VRAM small with it */
 
 #define STEP(fmt, ...) printf("\n== " fmt "\n", ##__VA_ARGS__)
+
+/*
+ * The bytes the demo moves across the link (BAR1 locks and read-backs, the pressure step's
+ * evictions and page-ins) are divided by this: 1, or 16 on a slow link (demo_shrink: a 3 Mbaud
+ * UART moves 300 KB/s, so in simulation a 4 KiB page costs 1.4 M core cycles, seconds of wall
+ * time). What stays on the device (FILLs, COPYs, the 8 MiB preemption) keeps its size.
+ */
+static uint32_t g_shrink = 1;
+#define DEMO_RB_BYTES ((64u << 10) / g_shrink) /* the read-back and CPU-written buffers */
 
 static int check(int rc, const char *what)
 {
@@ -138,7 +149,7 @@ static int demo_allocations(const char *uri)
         (rc = create_one(d1, "overlay (pinned, last 20%)", buffer(4 << 20, GR_CPU_ACCESS_NONE, GR_ALLOC_PRIV_OVERLAY), &overlay, NULL)) ||
         (rc = create_one(d1, "FromEndOfSegment", buffer(2 << 20, GR_CPU_ACCESS_NONE, GR_ALLOC_PRIV_FROM_END), &top, NULL)) ||
         (rc = create_one(d1, "protected content (in the VPR)", buffer(1 << 20, GR_CPU_ACCESS_NONE, GR_ALLOC_PRIV_IN_VPR), &protected_buf, NULL)) ||
-        (rc = create_one(d1, "shared buffer", buffer(64 << 10, GR_CPU_ACCESS_WRITE, GR_ALLOC_PRIV_SHARED), &shared_buf, &sh)))
+        (rc = create_one(d1, "shared buffer", buffer(DEMO_RB_BYTES, GR_CPU_ACCESS_WRITE, GR_ALLOC_PRIV_SHARED), &shared_buf, &sh)))
         goto out;
     print_segments(ad);
 
@@ -146,7 +157,7 @@ static int demo_allocations(const char *uri)
     void *ptr = NULL;
     if ((rc = gr_alloc_lock(d1, shared_buf, 0, &ptr)))
         goto out;
-    memset(ptr, 0xab, 64 << 10);
+    memset(ptr, 0xab, DEMO_RB_BYTES);
     if ((rc = gr_alloc_unlock(d1, shared_buf)))
         goto out;
     gr_alloc_t ro;
@@ -433,12 +444,13 @@ static void print_timeline(gr_adapter_t *ad, uint64_t since, uint64_t busy, cons
 /* ---- residency: VRAM under pressure ----------------------------------------------------------- */
 
 #define PR_BUFFERS 18u            /* GPU-only buffers: 1.5x the VRAM the step leaves free */
-#define PR_BYTES (128u << 10)     /* each */
-#define PR_COPIES 24u             /* COPYs between random pairs of them */
-#define PR_COPY_BYTES (64u << 10) /* each */
-#define PR_IN_FLIGHT 3u           /* COPY packets queued at once */
-#define PR_LEAVE_GPU (1u << 20)   /* what the reservation leaves free of the GPU-only segment */
-#define PR_LEAVE_CPU (512u << 10) /* ... and of the CPU-visible one */
+#define PR_BYTES ((128u << 10) / g_shrink)     /* each */
+#define PR_COPIES 24u                          /* COPYs between random pairs of them */
+#define PR_COPY_BYTES ((64u << 10) / g_shrink) /* each */
+#define PR_IN_FLIGHT 3u                        /* COPY packets queued at once */
+#define PR_LEAVE_GPU ((1u << 20) / g_shrink)   /* what the reservation leaves free of the GPU-only segment */
+#define PR_LEAVE_CPU ((512u << 10) / g_shrink) /* ... and of the CPU-visible one */
+#define PR_PSM_BYTES ((64u << 10) / g_shrink)  /* the PermanentSysMem allocation */
 
 static void put32_le(uint8_t *b, uint32_t v)
 {
@@ -617,8 +629,8 @@ static int demo_pressure(gr_adapter_t *ad, gr_gpu_device_t *dev, gr_context_t *o
            PR_LEAVE_GPU >> 10, gpu_seg, PR_LEAVE_CPU >> 10, cpu_seg, (unsigned long long)(free_bytes >> 10));
 
     /* A clean PermanentSysMem allocation: its system copy is the truth, so eviction drops it. */
-    const uint32_t psm_bytes = 64u << 10;
-    uint8_t psm_model[64u << 10];
+    const uint32_t psm_bytes = PR_PSM_BYTES;
+    static uint8_t psm_model[64u << 10];
     model_fill(psm_model, psm_bytes, 0x5a5c0b1eu);
     void *m = NULL;
     if ((rc = create_quiet(dev, buffer(psm_bytes, GR_CPU_ACCESS_WRITE, GR_ALLOC_PRIV_PERMANENT_SYSMEM), &psm)) ||
@@ -628,9 +640,9 @@ static int demo_pressure(gr_adapter_t *ad, gr_gpu_device_t *dev, gr_context_t *o
     if ((rc = gr_alloc_unlock(dev, psm)) || (rc = gr_adapter_stats(ad, &a1)) || (rc = gr_alloc_evict(dev, &psm, 1)) ||
         (rc = gr_adapter_stats(ad, &a2)))
         goto out;
-    printf("   PermanentSysMem, 64 KiB written by a lock (VRAM and its system copy agree), then gr_alloc_evict:\n"
+    printf("   PermanentSysMem, %u KiB written by a lock (VRAM and its system copy agree), then gr_alloc_evict:\n"
            "   %llu eviction, %llu discard (DISCARD_CONTENT), %llu bytes copied\n",
-           (unsigned long long)(a2.evictions - a1.evictions), (unsigned long long)(a2.discards - a1.discards),
+           psm_bytes >> 10, (unsigned long long)(a2.evictions - a1.evictions), (unsigned long long)(a2.discards - a1.discards),
            (unsigned long long)(a2.bytes_evicted - a1.bytes_evicted));
 
     /* Over-subscription: each buffer made and filled in turn; later ones evict earlier ones. */
@@ -659,8 +671,9 @@ static int demo_pressure(gr_adapter_t *ad, gr_gpu_device_t *dev, gr_context_t *o
         const uint32_t src = next_rand(&rnd) % PR_BUFFERS;
         uint32_t dst = next_rand(&rnd) % (PR_BUFFERS - 1);
         dst += dst >= src;
-        const uint32_t slots = (PR_BYTES - PR_COPY_BYTES) / (8u << 10) + 1;
-        const uint32_t so = (next_rand(&rnd) % slots) * (8u << 10), d_o = (next_rand(&rnd) % slots) * (8u << 10);
+        const uint32_t grain = PR_COPY_BYTES / 8; /* where a COPY may start */
+        const uint32_t slots = (PR_BYTES - PR_COPY_BYTES) / grain + 1;
+        const uint32_t so = (next_rand(&rnd) % slots) * grain, d_o = (next_rand(&rnd) % slots) * grain;
         pkt_t *p = &ring[k % PR_IN_FLIGHT];
         if ((rc = retire(dev, ctx, p)) ||
             (rc = queue_one(dev, ctx, p, bufs[src], so, bufs[dst], d_o, PR_COPY_BYTES, 0)))
@@ -781,8 +794,8 @@ static int demo_commands(const char *uri)
     if ((rc = gr_process_create(ad, &proc)) || (rc = gr_gpu_device_create(proc, &dev)) ||
         (rc = create_one(dev, "source (GPU-only)", buffer(1 << 20, GR_CPU_ACCESS_NONE, 0), &src, NULL)) ||
         (rc = create_one(dev, "destination (GPU-only)", buffer(1 << 20, GR_CPU_ACCESS_NONE, 0), &dst, NULL)) ||
-        (rc = create_one(dev, "read-back (CpuVisible, Cached)", buffer(64 << 10, GR_CPU_ACCESS_READ_WRITE, 0), &rb, NULL)) ||
-        (rc = create_one(dev, "CPU-written (CpuVisible, Cached)", buffer(64 << 10, GR_CPU_ACCESS_READ_WRITE, 0), &keep, NULL)) ||
+        (rc = create_one(dev, "read-back (CpuVisible, Cached)", buffer(DEMO_RB_BYTES, GR_CPU_ACCESS_READ_WRITE, 0), &rb, NULL)) ||
+        (rc = create_one(dev, "CPU-written (CpuVisible, Cached)", buffer(DEMO_RB_BYTES, GR_CPU_ACCESS_READ_WRITE, 0), &keep, NULL)) ||
         (rc = create_one(dev, "8 MiB source", buffer(8 << 20, GR_CPU_ACCESS_NONE, 0), &big_src, NULL)) ||
         (rc = create_one(dev, "8 MiB destination", buffer(8 << 20, GR_CPU_ACCESS_NONE, 0), &big_dst, NULL)) ||
         (rc = gr_context_create(dev, NULL, 0, &c_copy)) || (rc = gr_context_create(dev, NULL, 0, &c_long)) ||
@@ -791,13 +804,13 @@ static int demo_commands(const char *uri)
     const uint32_t pattern = 0x600dcafeu;
     if ((rc = run_one(dev, c_copy, "FILL source with 0x600dcafe", 0, src, 1 << 20, pattern)) ||
         (rc = run_one(dev, c_copy, "COPY source -> destination (GPU VA)", src, dst, 1 << 20, 0)) ||
-        (rc = run_one(dev, c_copy, "COPY destination -> read-back", dst, rb, 64 << 10, 0)))
+        (rc = run_one(dev, c_copy, "COPY destination -> read-back", dst, rb, DEMO_RB_BYTES, 0)))
         goto out;
     uint64_t bad = 0;
-    if ((rc = check_words(dev, rb, 0, 64 << 10, pattern, &bad)))
+    if ((rc = check_words(dev, rb, 0, DEMO_RB_BYTES, pattern, &bad)))
         goto out;
-    printf("   read-back locked through BAR1: %s (%llu of 16384 words differ)\n", bad ? "WRONG" : "the pattern",
-           (unsigned long long)bad);
+    printf("   read-back locked through BAR1: %s (%llu of %u words differ)\n", bad ? "WRONG" : "the pattern",
+           (unsigned long long)bad, DEMO_RB_BYTES / 4);
 
     STEP("11. a long copy preempted (gr_preempt), then cancelled (gr_cancel)");
     gr_sched_stats_t st0, st1;
@@ -834,7 +847,7 @@ static int demo_commands(const char *uri)
     void *m = NULL;
     if ((rc = gr_alloc_lock(dev, keep, 0, &m)))
         goto out;
-    for (uint32_t i = 0; i < (64 << 10) / 4; i++)
+    for (uint32_t i = 0; i < DEMO_RB_BYTES / 4; i++)
         memcpy((uint8_t *)m + 4 * i, &kept, 4);
     if ((rc = gr_alloc_unlock(dev, keep)))
         goto out;
@@ -843,7 +856,7 @@ static int demo_commands(const char *uri)
         goto out;
     /* The qword it waits on is in its own DMA buffer, zero, and nobody writes it. */
     (void)gr_dma_wait(&hp.w, GR_DMA_SPACE_GPUVA, hp.va + 2048, 1);
-    (void)gr_dma_fill(&hp.w, GR_DMA_SPACE_GPUVA, va(dev, keep), 64 << 10, 0xdeadu);
+    (void)gr_dma_fill(&hp.w, GR_DMA_SPACE_GPUVA, va(dev, keep), DEMO_RB_BYTES, 0xdeadu);
     pkt_ref(&hp, keep, true);
     uint64_t t0 = 0, t1 = 0;
     if ((rc = gr_adapter_cycles(ad, &t0)) || (rc = gr_adapter_sched_stats(ad, &st0)) ||
@@ -862,23 +875,25 @@ static int demo_commands(const char *uri)
     uint64_t f2 = 0;
     printf("   its context is %s: gr_submit on it says %s\n", ci.lost ? "lost" : "NOT lost",
            gr_status_name(gr_submit(dev, c_hang, &again, &f2)));
-    if ((rc = check_words(dev, keep, 0, 64 << 10, kept, &bad)))
+    if ((rc = check_words(dev, keep, 0, DEMO_RB_BYTES, kept, &bad)))
         goto out;
-    printf("   the CPU-written allocation it would have filled: %s (%llu of 16384 words differ)\n",
-           bad ? "CHANGED" : "intact", (unsigned long long)bad);
+    printf("   the CPU-written allocation it would have filled: %s (%llu of %u words differ)\n",
+           bad ? "CHANGED" : "intact", (unsigned long long)bad, DEMO_RB_BYTES / 4);
     /* Back to a timeout for real work: 2 s at 100 MHz, Windows' TdrDelay. A paging packet of
      * step 13 crosses the link twice (the engine's DMA to host memory), and a slow link (a UART,
      * USB at simulation speed) takes far longer than the scheduler's 20 ms default. */
     gr_sched_params_t normal = {.tdr_timeout_cycles = 200000000};
     if ((rc = gr_adapter_set_scheduling(ad, &normal)) || (rc = gr_context_create(dev, NULL, 0, &c_after)))
         goto out;
-    if ((rc = run_one(dev, c_after, "COPY destination -> read-back (again)", dst, rb, 64 << 10, 0)))
+    /* The read-back's first sixteenth refilled, the rest still step 10's copy. */
+    const uint32_t head = DEMO_RB_BYTES / 16;
+    if ((rc = run_one(dev, c_after, "COPY destination -> read-back (again)", dst, rb, DEMO_RB_BYTES, 0)))
         goto out;
-    if ((rc = run_one(dev, c_after, "FILL read-back with 0x0a6a1000", 0, rb, 4 << 10, 0x0a6a1000u)) ||
-        (rc = check_words(dev, rb, 0, 4 << 10, 0x0a6a1000u, &bad)))
+    if ((rc = run_one(dev, c_after, "FILL read-back's head with 0x0a6a1000", 0, rb, head, 0x0a6a1000u)) ||
+        (rc = check_words(dev, rb, 0, head, 0x0a6a1000u, &bad)))
         goto out;
     uint64_t bad2 = 0;
-    if ((rc = check_words(dev, rb, 4 << 10, 60 << 10, pattern, &bad2)))
+    if ((rc = check_words(dev, rb, head, DEMO_RB_BYTES - head, pattern, &bad2)))
         goto out;
     printf("   after the reset the device works: step 10's copy is still in the destination and the new\n"
            "   fill landed (%llu words wrong)\n",
@@ -895,14 +910,14 @@ static int demo_commands(const char *uri)
         (rc = gr_gpu_device_create(p2, &d2)) || (rc = gr_context_create(d2, NULL, 0, &c2)) ||
         (rc = pkt_new(d2, c2, &ap)))
         goto out;
-    (void)gr_dma_fill(&ap.w, GR_DMA_SPACE_VRAM, ri.vram_address, 4 << 10, 0xbadbad00u);
+    (void)gr_dma_fill(&ap.w, GR_DMA_SPACE_VRAM, ri.vram_address, head, 0xbadbad00u);
     if ((rc = pkt_submit(d2, c2, &ap))) {
         gr_process_destroy(p2);
         goto out;
     }
     const gr_status_t attack = gr_wait(d2, c2, ap.fence, DEMO_WAIT);
     gr_process_destroy(p2);
-    if ((rc = check_words(dev, rb, 0, 4 << 10, 0x0a6a1000u, &bad)))
+    if ((rc = check_words(dev, rb, 0, head, 0x0a6a1000u, &bad)))
         goto out;
     printf("   a second process's FILL aimed at the read-back's VRAM address 0x%llx: gr_wait says %s\n"
            "   (the engine refuses a physical address in a user packet: a privilege fault, then TDR);\n"
@@ -942,6 +957,30 @@ out:
     return rc;
 }
 
+/*
+ * Sets g_shrink from two measurements in device cycles (DMA_TIMESTAMP_LO, 100 MHz): a 4 KiB BAR1
+ * read (a read, not a write: another client of a shared device, simd://, may own that VRAM) and
+ * a register round trip. The device's DMA over a link is bound by round trips (a few 64-byte
+ * bursts in flight), so a link with a round trip over 20 us (USB) is slow for it too.
+ */
+static void demo_shrink(gr_device_t *dev)
+{
+    static uint8_t page[4096];
+    uint32_t t0 = 0, t1 = 0, t2 = 0, v = 0;
+    if (gr_reg_read(dev, GR_REG_DMA_TIMESTAMP_LO, &t0) ||
+        gr_link_ap_read(gr_device_link(dev), 0, page, sizeof page) ||
+        gr_reg_read(dev, GR_REG_DMA_TIMESTAMP_LO, &t1) || gr_reg_read(dev, GR_REG_SCRATCH, &v) ||
+        gr_reg_read(dev, GR_REG_DMA_TIMESTAMP_LO, &t2))
+        return;
+    const uint32_t ap = t1 - t0 ? t1 - t0 : 1, rtt = (t2 - t1) / 2; /* t1->t2: two reads */
+    const double mbs = 4096.0 * 100.0 / ap; /* bytes per cycle x 100 MHz, in MB/s */
+    g_shrink = mbs < 4.0 || rtt > 2000 ? 16u : 1u;
+    printf("   BAR1: a 4 KiB read takes %u device cycles (%.2f MB/s at 100 MHz); a register read %u\n", ap, mbs, rtt);
+    if (g_shrink > 1)
+        printf("   a slow link (under 4 MB/s, or round trips over 20 us): the demo moves a sixteenth of its\n"
+               "   usual bytes across it (smaller buffers, the same steps)\n");
+}
+
 int main(int argc, char **argv)
 {
     const char *uri = argc > 1 ? argv[1] : NULL;
@@ -973,6 +1012,7 @@ int main(int argc, char **argv)
         check(gr_reg_read(dev, GR_REG_ID_MAGIC, &v), "read ID_MAGIC"))
         goto fail;
     printf("   ID_MAGIC <- 0, reads 0x%08x (read-only)\n", v);
+    demo_shrink(dev);
 
     STEP("3. an interrupt, handled as an ISR would");
     bool line = false;
