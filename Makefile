@@ -162,10 +162,26 @@ define tap_run
 	  echo "# wall seconds $$(( $$(date +%s) - t0 ))" >> $(BUILD)/test/$(1).tap; true
 endef
 
+# Two lanes, one per core: the RTL's own suites (unit tests under Icarus and Verilator, lint, the
+# PCIe shell's cocotb tests; each builds into its own directory) and the fuzzers and regtool run
+# beside the host suites (the library, the miniport, VidMm, VidSch, the links), which are most of
+# the time. Each lane is one make, one suite at a time; everything both lanes share (the
+# simulation library, libgpuref, the venv) is built by "all" before they start. The RTL lane's
+# output is printed after the host lane's. TEST_LANES=1 runs every suite in one lane.
+TEST_LANES ?= 2
+TEST_LANE_RTL = $(if $(filter 2,$(TEST_LANES)),$(filter-out unit-mc_mmu unit-mc_mmu-gpu_core,\
+  $(filter unit-% lint lint-% bridge-lint pcie fuzz regtool,$(TEST_SUITES))))
+TEST_LANE_HOST = $(filter-out $(TEST_LANE_RTL),$(TEST_SUITES))
 test: $(if $(SAN),,all)
-	@rm -rf $(BUILD)/test
-	@$(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) $(addprefix test-,$(TEST_SUITES))
-	@python3 tb/tap_summary.py $(addprefix $(BUILD)/test/,$(addsuffix .tap,$(TEST_SUITES)))
+	@rm -rf $(BUILD)/test $(BUILD)/test-lane-rtl.log
+	@mkdir -p $(BUILD)
+	@rrc=0; $(if $(TEST_LANE_RTL),$(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) \
+	  $(addprefix test-,$(TEST_LANE_RTL)) >$(BUILD)/test-lane-rtl.log 2>&1 & rtl=$$!;) \
+	  $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) $(addprefix test-,$(TEST_LANE_HOST)); hrc=$$?; \
+	  $(if $(TEST_LANE_RTL),wait $$rtl; rrc=$$?; echo "== the RTL lane (beside the host suites)"; \
+	  cat $(BUILD)/test-lane-rtl.log;) \
+	  python3 tb/tap_summary.py $(addprefix $(BUILD)/test/,$(addsuffix .tap,$(TEST_SUITES))); src=$$?; \
+	  exit $$(( hrc | rrc | src ))
 
 # The generated register files are fresh, and regtool catches a stale or unsupported map.
 TEST_SUITES += regtool
