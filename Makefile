@@ -87,6 +87,7 @@ include tb/unit/unit.mk
 include tb/unit/link_engine.mk
 include tb/unit/link_phy.mk
 include tb/unit/pcie/pcie.mk
+include boards/alveo_u200/u200.mk
 include tb/unit/ddi_layout/ddi_layout.mk
 include tb/unit/mc_aperture/mc_aperture.mk
 include tb/unit/vidmm_flags/vidmm_flags.mk

@@ -6,7 +6,9 @@
  * kind built (stream, ft601, ft2232h, uart; the FT601 board also --quiet, without the
  * harness's randomness), uart:// on gpuref-simd --pty, and, in the
  * bench_link_usb build of this file (GR_BENCH_USB), usb://ft601 and usb://ft2232h on the
- * emulated chips (tb/harness/usb). Per link:
+ * emulated chips (tb/harness/usb), and, in the PCIe build (GR_BENCH_COCOTB, linked into the
+ * cocotb test's library by tb/unit/pcie/pcie_driver.mk and run as its job pcie_job_bench),
+ * cocotb:// through cocotbext-pcie's root complex, pcie_shell and gpu_core. Per link:
  *   - MMIO round trip: SCRATCH reads, in device cycles (DMA_TIMESTAMP_LO read before and after
  *     a batch) and in wall time; posted writes likewise (the batch ends with a read);
  *   - BAR1 write and read throughput in simulated time, against the link's ceiling;
@@ -20,6 +22,7 @@
  * Nothing is asserted about wall time; --smoke checks bytes read back and that cycles counted.
  *
  * Usage: bench_link [--seed N] [--simd PATH] [--quick] [--smoke] [--only a,b] [--out FILE]
+ * (the PCIe build takes the same options from bench_link_main's argv).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -45,12 +48,19 @@
 #include "gr_link.h"
 #include "gr_proto.h"
 
+#include "bench_link.h"
+
 #ifdef GR_BENCH_USB
 #include "gr_board.h"
 #include "gr_usb_emu.h"
+#elif defined(GR_BENCH_COCOTB)
+#include "gr_link_cocotb.h"
+#else
+#define GR_BENCH_SIMD 1 /* the links through gpuref-simd */
 #endif
 
 #define CORE_HZ 100000000.0 /* every board's core clock, and sim://'s nominal one */
+#define PCIE_HZ 250000000.0 /* the PCIe hard IP's user_clk, which gpu_core shares (tb_pcie_shell) */
 #define FT601_CLK_NS 9.97   /* the board's FT601 clock (tb/harness/board/README.md) */
 #define CMD_AREA 4096u      /* a packet's commands; the DMA data follows */
 #define TS_AT (CMD_AREA - 16u)
@@ -115,7 +125,9 @@ typedef struct link_res {
     char uri[512];
     double ceiling_mbs;  /* the link's ceiling, MB/s */
     const char *ceiling_why;
-    bool ok, has_proto, ft601;
+    double core_hz;      /* gpu_core's clock: its cycles are the device cycles */
+    size_t alloc_bytes;  /* the buffer of gr_alloc_create */
+    bool ok, has_proto, ft601; /* has_proto: counters() counts (an engine's, or cocotb://'s TLPs) */
     double rd_cycles, rd_us, wr_cycles, wr_us;
     size_t ap_bytes;
     double ap_wr_cycles, ap_rd_cycles;
@@ -150,6 +162,32 @@ static void counters(gr_link_t *l, gr_proto_counters_t *c)
     gr_proto_t *p;
     if (gr_link_proto(l, &p) == GR_OK)
         gr_proto_counters(p, c);
+#ifdef GR_BENCH_COCOTB
+    /* PCIe has no engine: a round trip is a non-posted request the host waited for, a frame
+     * a TLP on the root port (the device's DMA requests and their completions included) */
+    gr_link_cocotb_counts_t k;
+    if (!strcmp(gr_link_scheme(l), "cocotb") && gr_link_cocotb_counts(&k) == GR_OK) {
+        c->round_trips = k.round_trips;
+        c->link.tx_frames = k.tlps_down;
+        c->link.rx_frames = k.tlps_up;
+        c->link.tx_bytes = k.bytes_down;
+        c->link.rx_bytes = k.bytes_up;
+    }
+#endif
+}
+
+/* The link counts round trips and frames (the protocol engine, or cocotb://'s TLPs). */
+static bool link_counts(gr_link_t *l)
+{
+    gr_proto_t *p;
+    if (gr_link_proto(l, &p) == GR_OK)
+        return true;
+#ifdef GR_BENCH_COCOTB
+    gr_link_cocotb_counts_t k;
+    return !strcmp(gr_link_scheme(l), "cocotb") && gr_link_cocotb_counts(&k) == GR_OK;
+#else
+    return false;
+#endif
 }
 
 /* MMIO: reads of SCRATCH back to back, then posted writes ended by one read. */
@@ -285,6 +323,11 @@ static int bench_speed(gr_link_t *l, link_res_t *r)
         /* sim:// waits in simulated time: 2M cycles, however long that takes */
         if (!rc)
             rc = gr_link_wait_irq(l, g_smoke ? 2000 : 20000, &raised);
+    } else if (!strcmp(gr_link_scheme(l), "cocotb")) {
+        /* so does cocotb://, in simulated microseconds, under an event-driven simulator: 20 us
+         * (5000 cycles at 250 MHz) */
+        if (!rc)
+            rc = gr_link_wait_irq(l, g_smoke ? 2 : 20, &raised);
     } else {
         while (!rc && (w1 = wall_s()) - w0 < (g_smoke ? 0.2 : 1.0))
             rc = gr_link_wait_irq(l, 50000, &raised);
@@ -398,7 +441,7 @@ static int bench_driver(gr_link_t *l, link_res_t *r, size_t copy_bytes)
     snap_t s;
     call_cost_t *cc = r->calls;
     cc[CALL_ADAPTER].name = "adapter start (gr_adapter_open_link, process, device, context)";
-    cc[CALL_ALLOC].name = "gr_alloc_create (1 MiB buffer)";
+    cc[CALL_ALLOC].name = "gr_alloc_create";
     cc[CALL_SUBMIT].name = "gr_submit + gr_wait (one TIMESTAMP)";
     cc[CALL_COPY_IN].name = "COPY host->VRAM (gr_submit + gr_wait)";
     cc[CALL_COPY_OUT].name = "COPY VRAM->host (gr_submit + gr_wait)";
@@ -424,7 +467,7 @@ static int bench_driver(gr_link_t *l, link_res_t *r, size_t copy_bytes)
     p.struct_size = sizeof p;
     p.kind = GR_ALLOC_KIND_BUFFER;
     p.cpu_access = GR_CPU_ACCESS_NONE;
-    p.buffer_bytes = 1u << 20;
+    p.buffer_bytes = (uint32_t)r->alloc_bytes;
     gr_alloc_desc_t desc = {.private_data = &p, .private_size = sizeof p};
     gr_alloc_t a = 0;
     gr_alloc_info_t ai;
@@ -471,6 +514,8 @@ typedef struct link_plan {
     unsigned mmio_n;
     size_t ap_bytes, copy_bytes;
     bool ft601;
+    double core_hz;
+    size_t alloc_bytes; /* the buffer gr_alloc_create makes (and the copies use) */
 } link_plan_t;
 
 static bool wanted(const char *name)
@@ -494,6 +539,8 @@ static void run_link(const link_plan_t *pl, const char *uri)
     snprintf(r->uri, sizeof r->uri, "%s", uri);
     r->ceiling_mbs = pl->ceiling_mbs;
     r->ceiling_why = pl->ceiling_why;
+    r->core_hz = pl->core_hz;
+    r->alloc_bytes = pl->alloc_bytes;
     r->ft601 = pl->ft601;
     fprintf(stderr, "bench_link: %s (%s)\n", pl->name, uri);
     gr_link_t *l;
@@ -502,8 +549,7 @@ static void run_link(const link_plan_t *pl, const char *uri)
         fail("%s: cannot open %s: %s (%s)", pl->name, uri, gr_status_name(rc), gr_link_error());
         return;
     }
-    gr_proto_t *p;
-    r->has_proto = gr_link_proto(l, &p) == GR_OK;
+    r->has_proto = link_counts(l);
     rc = bench_speed(l, r);
     if (!rc)
         rc = bench_mmio(l, r, pl->mmio_n);
@@ -519,7 +565,7 @@ static void run_link(const link_plan_t *pl, const char *uri)
 /* ---- gpuref-simd ----------------------------------------------------------------------------- */
 
 static char g_dir[64];
-#ifndef GR_BENCH_USB
+#ifdef GR_BENCH_SIMD
 
 static void server_stop(void)
 {
@@ -623,19 +669,28 @@ static bool has_word(const char *list, const char *w)
 
 /* Sizes: BAR1 transfers and copies scale with the link (a 3 Mbaud line moves 300 KB/s). */
 #define KB 1024u
-static link_plan_t plan_sim = {"sim://", 800.0, "8 B x 100 MHz data bus", 200, 64 * KB, 1024 * KB, false};
-#ifndef GR_BENCH_USB
-static link_plan_t plan_stream = {"simd:// stream", 400.0, "4 B x 100 MHz engine words", 100, 64 * KB, 1024 * KB, false};
-static link_plan_t plan_ft601 = {"simd:// ft601", 400.0, "FT601 4 B x 100 MHz, both ways", 100, 64 * KB, 1024 * KB, true};
+static link_plan_t plan_sim = {"sim://", 800.0, "8 B x 100 MHz data bus", 200, 64 * KB, 1024 * KB, false, CORE_HZ, 1024 * KB};
+#ifdef GR_BENCH_SIMD
+static link_plan_t plan_stream = {"simd:// stream", 400.0, "4 B x 100 MHz engine words", 100, 64 * KB, 1024 * KB, false, CORE_HZ, 1024 * KB};
+static link_plan_t plan_ft601 = {"simd:// ft601", 400.0, "FT601 4 B x 100 MHz, both ways", 100, 64 * KB, 1024 * KB, true, CORE_HZ, 1024 * KB};
 /* The same board with --quiet: VRAM at once and a host side that takes every IN word, the
  * FT601 link at its best (the 95% FIFO target is the RTL's, not the harness host's). */
-static link_plan_t plan_ft601q = {"simd:// ft601 quiet", 400.0, "FT601 4 B x 100 MHz, both ways", 100, 64 * KB, 1024 * KB, true};
-static link_plan_t plan_ft2232h = {"simd:// ft2232h", 60.0, "FT2232H 60 MB/s", 100, 64 * KB, 1024 * KB, false};
-static link_plan_t plan_uart = {"simd:// uart", 0.3, "3 Mbaud / 10", 20, 1 * KB, 4 * KB, false};
-static link_plan_t plan_pty = {"uart:// pty", 0.3, "3 Mbaud / 10", 20, 1 * KB, 4 * KB, false};
+static link_plan_t plan_ft601q = {"simd:// ft601 quiet", 400.0, "FT601 4 B x 100 MHz, both ways", 100, 64 * KB, 1024 * KB, true, CORE_HZ, 1024 * KB};
+static link_plan_t plan_ft2232h = {"simd:// ft2232h", 60.0, "FT2232H 60 MB/s", 100, 64 * KB, 1024 * KB, false, CORE_HZ, 1024 * KB};
+static link_plan_t plan_uart = {"simd:// uart", 0.3, "3 Mbaud / 10", 20, 1 * KB, 4 * KB, false, CORE_HZ, 1024 * KB};
+static link_plan_t plan_pty = {"uart:// pty", 0.3, "3 Mbaud / 10", 20, 1 * KB, 4 * KB, false, CORE_HZ, 1024 * KB};
+#elif defined(GR_BENCH_USB)
+static link_plan_t plan_usb601 = {"usb://ft601", 400.0, "FT601 4 B x 100 MHz, both ways", 100, 64 * KB, 1024 * KB, true, CORE_HZ, 1024 * KB};
+static link_plan_t plan_usb2232 = {"usb://ft2232h", 60.0, "FT2232H 60 MB/s", 100, 64 * KB, 1024 * KB, false, CORE_HZ, 1024 * KB};
 #else
-static link_plan_t plan_usb601 = {"usb://ft601", 400.0, "FT601 4 B x 100 MHz, both ways", 100, 64 * KB, 1024 * KB, true};
-static link_plan_t plan_usb2232 = {"usb://ft2232h", 60.0, "FT2232H 60 MB/s", 100, 64 * KB, 1024 * KB, false};
+/* PCIe in simulation, with smaller copies and buffer than the others (256 KiB: Icarus runs
+ * gpu_core, the shell and the hard IP model at a few thousand cycles per CPU second, and every
+ * byte of a new buffer is zeroed by a paging FILL first): the link cocotbext-pcie's UltraScale+
+ * model trains with a 64-bit interface at a 250 MHz user_clk, Gen3 x2: 2 lanes x 8 GT/s x
+ * 128/130 / 8 = 1969 MB/s each way (the interface, 8 B x 250 MHz = 2000 MB/s, is a little
+ * wider). */
+static link_plan_t plan_pcie = {"cocotb:// pcie", 1969.2, "Gen3 x2, 64-bit at 250 MHz, each way", 50, 64 * KB, 256 * KB,
+                                false, PCIE_HZ, 256 * KB};
 #endif
 
 static void scale(link_plan_t *p)
@@ -651,7 +706,7 @@ static void scale(link_plan_t *p)
 
 #define SLOW "replay_ms=5000&dead_ms=60000&timeout_ms=120000&keepalive_ms=2000"
 
-#ifndef GR_BENCH_USB
+#ifdef GR_BENCH_SIMD
 static void run_simd_links(void)
 {
     char kinds[256];
@@ -712,9 +767,10 @@ static void run_simd_links(void)
 
 /* ---- tables ------------------------------------------------------------------------------- */
 
-static double mbs(size_t bytes, double cycles)
+/* MB/s of `bytes` in `cycles` of the link's gpu_core clock */
+static double mbs(const link_res_t *r, size_t bytes, double cycles)
 {
-    return cycles > 0 ? (double)bytes / (cycles / CORE_HZ) / 1e6 : 0;
+    return cycles > 0 ? (double)bytes / (cycles / r->core_hz) / 1e6 : 0;
 }
 
 static const link_res_t *ref_sim(void)
@@ -746,18 +802,18 @@ static void size_str(size_t b, char *s, size_t n)
 static void print_tables(void)
 {
     const link_res_t *sim = ref_sim();
-    out("\n### MMIO round trip (SCRATCH; device cycles at 100 MHz, wall time)\n\n");
-    out("| link | read: cycles | read: wall us | x sim:// cycles | posted write: device cycles | posted write: caller's wall us |\n");
-    out("|---|---:|---:|---:|---:|---:|\n");
+    out("\n### MMIO round trip (SCRATCH; device cycles of gpu_core's clock: 100 MHz, PCIe 250 MHz; wall time)\n\n");
+    out("| link | read: cycles | read: device ns | read: wall us | x sim:// cycles | posted write: device cycles | posted write: caller's wall us |\n");
+    out("|---|---:|---:|---:|---:|---:|---:|\n");
     for (unsigned i = 0; i < g_nres; i++) {
         const link_res_t *r = &g_res[i];
         if (!r->ok) {
-            out("| %s | failed | | | | |\n", r->name);
+            out("| %s | failed | | | | | |\n", r->name);
             continue;
         }
         char x[32];
-        out("| %s | %.0f | %.1f | %s | %.1f | %.2f |\n", r->name, r->rd_cycles, r->rd_us,
-            ratio(r->rd_cycles, sim ? sim->rd_cycles : 0, x, sizeof x), r->wr_cycles, r->wr_us);
+        out("| %s | %.0f | %.0f | %.1f | %s | %.1f | %.2f |\n", r->name, r->rd_cycles, r->rd_cycles * 1e9 / r->core_hz,
+            r->rd_us, ratio(r->rd_cycles, sim ? sim->rd_cycles : 0, x, sizeof x), r->wr_cycles, r->wr_us);
     }
     out("\n### Throughput in simulated time, against the link's ceiling\n\n");
     out("| link | ceiling | BAR1 size | BAR1 write MB/s | %% | BAR1 read MB/s | %% | DMA size | DMA host->VRAM MB/s | %% | DMA VRAM->host MB/s | %% |\n");
@@ -769,13 +825,14 @@ static void print_tables(void)
         char as[32], ds[32];
         size_str(r->ap_bytes, as, sizeof as);
         size_str(r->dma_bytes, ds, sizeof ds);
-        const double aw = mbs(r->ap_bytes, r->ap_wr_cycles), ar = mbs(r->ap_bytes, r->ap_rd_cycles);
-        const double di = mbs(r->dma_bytes, r->dma_in_cycles), dout = mbs(r->dma_bytes, r->dma_out_cycles);
+        const double aw = mbs(r, r->ap_bytes, r->ap_wr_cycles), ar = mbs(r, r->ap_bytes, r->ap_rd_cycles);
+        const double di = mbs(r, r->dma_bytes, r->dma_in_cycles), dout = mbs(r, r->dma_bytes, r->dma_out_cycles);
         out("| %s | %.1f MB/s (%s) | %s | %.2f | %.1f%% | %.2f | %.1f%% | %s | %.2f | %.1f%% | %.2f | %.1f%% |\n", r->name,
             r->ceiling_mbs, r->ceiling_why, as, aw, 100 * aw / r->ceiling_mbs, ar, 100 * ar / r->ceiling_mbs, ds, di,
             100 * di / r->ceiling_mbs, dout, 100 * dout / r->ceiling_mbs);
     }
-    out("\n### What public calls cost (protocol engine counters; sim:// has no engine)\n\n");
+    out("\n### What public calls cost (protocol engine counters; cocotb:// pcie: TLPs on the root port, "
+        "wire bytes; sim:// has neither)\n\n");
     out("| link | call | round trips | frames out/in | bytes out/in | device cycles | wall ms |\n");
     out("|---|---|---:|---:|---:|---:|---:|\n");
     for (unsigned i = 0; i < g_nres; i++) {
@@ -790,6 +847,10 @@ static void print_tables(void)
                 char ds[32];
                 size_str(r->dma_bytes, ds, sizeof ds);
                 snprintf(nm, sizeof nm, "%s %s", ds, c->name);
+            } else if (k == CALL_ALLOC) {
+                char as[32];
+                size_str(r->alloc_bytes, as, sizeof as);
+                snprintf(nm, sizeof nm, "%s (%s buffer)", c->name, as);
             }
             if (r->has_proto)
                 out("| %s | %s | %" PRIu64 " | %" PRIu64 "/%" PRIu64 " | %" PRIu64 "/%" PRIu64 " | %" PRIu64 " | %.1f |\n",
@@ -836,7 +897,7 @@ static void print_tables(void)
             size_str(r->ap_bytes, as, sizeof as);
             out("| %s | BAR1 %s %s | %s | %.0f | %.0f | %.1f%% | %.0f | %.1f%% | %.1f | %s |\n", r->name,
                 dir ? "read" : "write", as, how, fifo, words, fifo > 0 ? 100 * words / fifo : 0.0, pw,
-                fifo > 0 ? 100 * pw / fifo : 0.0, mbs(r->ap_bytes, cyc), fifo > 0 && 100 * pw / fifo >= 95.0 ? "met" : "not met");
+                fifo > 0 ? 100 * pw / fifo : 0.0, mbs(r, r->ap_bytes, cyc), fifo > 0 && 100 * pw / fifo >= 95.0 ? "met" : "not met");
         }
     }
 }
@@ -865,11 +926,11 @@ static int usage(void)
 {
     fprintf(stderr, "usage: bench_link [--seed N] [--simd PATH] [--quick] [--smoke] [--only LIST] [--out FILE]\n"
                     "  LIST: comma-separated of sim, stream, ft601, ft601-quiet, ft2232h, uart, pty\n"
-                    "        (bench_link_usb: ft601, ft2232h)\n");
+                    "        (bench_link_usb: ft601, ft2232h; the PCIe build: sim, pcie)\n");
     return 2;
 }
 
-int main(int argc, char **argv)
+int bench_link_main(int argc, char **argv)
 {
     const char *outpath = NULL;
     const char *env = getenv("GR_TEST_SEED");
@@ -947,8 +1008,13 @@ int main(int argc, char **argv)
         scale(&plan_sim);
         run_link(&plan_sim, uri);
     }
-#ifndef GR_BENCH_USB
+#ifdef GR_BENCH_SIMD
     run_simd_links();
+#elif defined(GR_BENCH_COCOTB)
+    if (wanted("pcie")) {
+        scale(&plan_pcie);
+        run_link(&plan_pcie, "cocotb://");
+    }
 #endif
     if (g_nres)
         print_tables();
@@ -983,3 +1049,10 @@ int main(int argc, char **argv)
     }
     return g_failures ? 1 : 0;
 }
+
+#ifndef GR_BENCH_COCOTB
+int main(int argc, char **argv)
+{
+    return bench_link_main(argc, argv);
+}
+#endif

@@ -5,6 +5,7 @@
 #   make bench-link                        the full run (about 14 min on two loaded cores), tables
 #   make bench-link BLINK_ARGS=--quick     smaller DMA copies
 #   make test-bench-link-smoke             the smoke test (TAP), in make test
+#   (PCIe in simulation: make bench-link-pcie, tb/unit/pcie/pcie_driver.mk)
 BLINK_DIR     := $(BUILD)/bench/link
 BLINK_BENCH   := $(BLINK_DIR)/bench_link
 BLINK_USB     := $(BLINK_DIR)/bench_link_usb

@@ -9,7 +9,7 @@
 
 #include "gpuref/gr_status.h"
 
-enum op_kind { OP_READ32, OP_WRITE32, OP_AP_READ, OP_AP_WRITE, OP_DMA_ALLOC, OP_DMA_FREE, OP_WAIT_IRQ };
+enum op_kind { OP_READ32, OP_WRITE32, OP_AP_READ, OP_AP_WRITE, OP_DMA_ALLOC, OP_DMA_FREE, OP_WAIT_IRQ, OP_COUNTS };
 
 /* One operation handed from a driver thread to the serving thread. */
 typedef struct op {
@@ -21,6 +21,7 @@ typedef struct op {
     size_t bytes;
     uint64_t cpu, bus;
     int raised;
+    uint64_t counts[4]; /* OP_COUNTS */
     int rc;
 } op_t;
 
@@ -34,9 +35,10 @@ static bool job_done; /* its job has returned */
 static op_t *posted;  /* handed over, not yet answered */
 static bool slot_busy; /* a driver thread owns the mailbox (posted or about to be) */
 static uint64_t served;
+static uint64_t round_trips; /* read32 and ap_read served */
 
 static const char *const op_names[] = {"read32", "write32", "ap_read", "ap_write",
-                                       "dma_alloc", "dma_free", "wait_irq"};
+                                       "dma_alloc", "dma_free", "wait_irq", "counts"};
 
 /* Hands an operation to the serving thread and waits for its answer. */
 static int call(op_t *o)
@@ -91,6 +93,9 @@ static void serve(op_t *o)
     case OP_WAIT_IRQ:
         o->rc = cb.wait_irq(o->value, &o->raised);
         break;
+    case OP_COUNTS:
+        o->rc = cb.tlp_counts ? cb.tlp_counts(o->counts) : GR_OK;
+        break;
     }
 }
 
@@ -143,6 +148,7 @@ int gr_link_cocotb_run(gr_link_cocotb_job_fn fn, void *arg)
         serve(o);
         pthread_mutex_lock(&mu);
         served++;
+        round_trips += o->kind == OP_READ32 || o->kind == OP_AP_READ;
         posted = NULL;
         pthread_cond_broadcast(&cv);
     }
@@ -160,6 +166,24 @@ uint64_t gr_link_cocotb_ops_served(void)
     uint64_t n = served;
     pthread_mutex_unlock(&mu);
     return n;
+}
+
+int gr_link_cocotb_counts(gr_link_cocotb_counts_t *out)
+{
+    if (!out)
+        return GR_E_INVALID;
+    op_t o = {.kind = OP_COUNTS};
+    int rc = call(&o);
+    if (rc)
+        return rc;
+    pthread_mutex_lock(&mu);
+    out->round_trips = round_trips;
+    pthread_mutex_unlock(&mu);
+    out->tlps_down = o.counts[0];
+    out->tlps_up = o.counts[1];
+    out->bytes_down = o.counts[2];
+    out->bytes_up = o.counts[3];
+    return GR_OK;
 }
 
 /* ---- the ops table ------------------------------------------------------------------------ */

@@ -41,6 +41,9 @@ typedef struct gr_link_cocotb_cb {
     int (*dma_alloc)(size_t bytes, uint64_t *out_cpu, uint64_t *out_bus);
     int (*dma_free)(uint64_t bus);
     int (*wait_irq)(uint32_t timeout_us, int *out_raised);
+    /* optional (NULL: gr_link_cocotb_counts reports no TLPs): TLPs and their wire bytes on the
+     * root port so far, out[0..3] = TLPs down, TLPs up, bytes down, bytes up */
+    int (*tlp_counts)(uint64_t *out4);
 } gr_link_cocotb_cb_t;
 
 /**
@@ -62,6 +65,23 @@ int gr_link_cocotb_run(gr_link_cocotb_job_fn job, void *arg);
 
 /** The number of operations served since the library was loaded (the test reports it). */
 uint64_t gr_link_cocotb_ops_served(void);
+
+/** What crossed the link since the library was loaded (bench/link measures calls with it). */
+typedef struct gr_link_cocotb_counts {
+    uint64_t round_trips;          /**< read32 and ap_read served: the host waited for the device */
+    uint64_t tlps_down, tlps_up;   /**< TLPs root complex -> device and back, the device's DMA
+                                        requests and the completions to them included */
+    uint64_t bytes_down, bytes_up; /**< their bytes on the wire: header, payload and 8 bytes of
+                                        framing, sequence number and LCRC each (no DLLPs) */
+} gr_link_cocotb_counts_t;
+
+/**
+ * Reads the counts; the TLP fields come from the tlp_counts callback (zero without one).
+ * Call it inside gr_link_cocotb_run (the callback is served like an operation).
+ * @param[out] out  untouched on failure
+ * @return GR_OK, GR_E_INVALID (NULL), GR_E_LINK (outside gr_link_cocotb_run), or the callback's
+ */
+int gr_link_cocotb_counts(gr_link_cocotb_counts_t *out);
 
 #ifdef __cplusplus
 }

@@ -3,6 +3,7 @@
 #   make test-pcie            pcie_shell + gpu_core under cocotb and Icarus against cocotbext-pcie's
 #                             UltraScale+ hard IP model (tb/unit/pcie/run.py; GR_TEST_SEED=N or
 #                             PCIE_SEED=N replays a seed), and the shell's lint without Yosys
+#   make test-pcie-verilator  the same cocotb test under Verilator (suite pcie-verilator)
 #   make test-unit-pcie_req_split-icarus / -verilator   the TLP cutting rule (tb/unit/unit.mk)
 PCIE_RTL_DIR := bridge/rtl/pcie
 PCIE_RTL := $(sort $(wildcard $(PCIE_RTL_DIR)/*.v))
@@ -30,5 +31,12 @@ test-pcie: $(VENV)/.stamp
 	  then lint="ok"; else lint="not ok"; fi; \
 	  $(VENV_PY) tb/unit/pcie/run.py $(PCIE_OUT)/cocotb --seed $(PCIE_SEED) --extra "$$lint" \
 	    "pcie_shell: verilator -Wall clean and icarus elaborates (log: $(PCIE_OUT)/lint.log)")
+
+# The same cocotb test under Verilator (tb_pcie_shell inside the port-less top run.py writes for
+# it): the whole test, about 55 s of CPU to build and 6 s to run.
+TEST_SUITES += pcie-verilator
+test-pcie-verilator: $(VENV)/.stamp
+	@mkdir -p $(PCIE_OUT)
+	$(call tap_run,pcie-verilator,$(VENV_PY) tb/unit/pcie/run.py $(PCIE_OUT)/verilator --seed $(PCIE_SEED) --sim verilator)
 
 $(eval $(call unit_tb,pcie_req_split,$(PCIE_RTL_DIR)/pcie_req_split.v))

@@ -1,10 +1,12 @@
 /* pcie_driver_jobs.c: the driver's work that test_pcie_driver.py runs over cocotb:// (through
- * gr_link_cocotb_run): the register conformance suite, and a DDI smoke test. Each job fills a
- * result the test reads with ctypes. */
+ * gr_link_cocotb_run): the register conformance suite, a DDI smoke test, and the link
+ * benchmark (bench/link). Each job fills a result the test reads with ctypes. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "bench_link.h"
 #include "gr_conformance.h"
 #include "gr_link.h"
 #include "gpuref/gr_alloc.h"
@@ -256,6 +258,32 @@ int pcie_job_smoke(void *arg)
 out:
     gr_session_close(ss);
     return r->rc = rc;
+}
+
+/* ---- the link benchmark -------------------------------------------------------------------- */
+
+/** bench/link's measurements on cocotb:// (and sim:// beside it, as the other links' reference):
+ *  bench_link_main with the options in $PCIE_BENCH_ARGS (split at spaces; e.g. "--out
+ *  build/bench/link-pcie.md --quick"), the seed r->seed unless they name one. Its tables go to
+ *  stdout (the simulation's log) and to --out. */
+int pcie_job_bench(void *arg)
+{
+    pcie_job_result_t *r = arg;
+    static char args[1024], seed[24];
+    const char *env = getenv("PCIE_BENCH_ARGS");
+    snprintf(args, sizeof args, "%s", env ? env : "");
+    snprintf(seed, sizeof seed, "%u", r->seed ? r->seed : 1u);
+    char *argv[34] = {"bench_link", "--seed", seed};
+    int argc = 3;
+    for (char *save = NULL, *t = strtok_r(args, " ", &save); t && argc < 33; t = strtok_r(NULL, " ", &save))
+        argv[argc++] = t;
+    argv[argc] = NULL;
+    fflush(stdout);
+    int st = bench_link_main(argc, argv);
+    fflush(stdout);
+    if (st)
+        note(r, "bench_link_main ended %d (its failures are on stderr)\n", st);
+    return r->rc = st ? GR_E_IO : GR_OK;
 }
 
 /* ---- the registry (no simulation needed) ---------------------------------------------------- */

@@ -38,12 +38,37 @@ APW = CFUNCTYPE(c_int, c_uint64, c_void_p, c_size_t)
 DMA_ALLOC = CFUNCTYPE(c_int, c_size_t, POINTER(c_uint64), POINTER(c_uint64))
 DMA_FREE = CFUNCTYPE(c_int, c_uint64)
 WAIT_IRQ = CFUNCTYPE(c_int, c_uint32, POINTER(c_int))
+TLP_COUNTS = CFUNCTYPE(c_int, POINTER(c_uint64))
 
 
 class Callbacks(Structure):
     """gr_link_cocotb_cb_t"""
     _fields_ = [("read32", R32), ("write32", W32), ("ap_read", APR), ("ap_write", APW),
-                ("dma_alloc", DMA_ALLOC), ("dma_free", DMA_FREE), ("wait_irq", WAIT_IRQ)]
+                ("dma_alloc", DMA_ALLOC), ("dma_free", DMA_FREE), ("wait_irq", WAIT_IRQ),
+                ("tlp_counts", TLP_COUNTS)]
+
+
+class TlpCount:
+    """TLPs and their wire bytes (Tlp.get_wire_size: header, payload, 8 bytes of framing,
+    sequence number and LCRC) each way on the root complex's port to the device, the device's
+    DMA requests and the completions to them included; DLLPs are not counted."""
+
+    def __init__(self, bridge):
+        self.n = [0, 0, 0, 0]    # TLPs down, TLPs up, bytes down, bytes up
+        send = bridge.downstream_tx_handler
+        recv = bridge.downstream_port.rx_handler
+
+        async def down(tlp):
+            self.n[0] += 1
+            self.n[2] += tlp.get_wire_size()
+            await send(tlp)
+
+        async def up(tlp):
+            self.n[1] += 1
+            self.n[3] += tlp.get_wire_size()
+            await recv(tlp)
+        bridge.downstream_tx_handler = down
+        bridge.downstream_port.rx_handler = up
 
 
 class JobResult(Structure):
@@ -53,7 +78,7 @@ class JobResult(Structure):
 
 
 async def make_env(dut):
-    """Root complex, hard IP model and VRAM, enumerated; returns (rc, fn, vram)."""
+    """Root complex, hard IP model and VRAM, enumerated; returns (rc, fn, vram, tlps)."""
     csr_bits = int(dut.CsrAddrBits.value)
     ap_bits = int(dut.ApAddrBits.value)
     dut.host_sel.value = 0
@@ -88,7 +113,9 @@ async def make_env(dut):
     )
     dev.functions[0].configure_bar(0, 2 ** csr_bits)
     dev.functions[0].configure_bar(1, 2 ** ap_bits, ext=True, prefetch=True)
-    rc.make_port().connect(dev)
+    port = rc.make_port()
+    port.connect(dev)
+    tlps = TlpCount(port)
     vram = AxiRam(AxiBus.from_prefix(dut, "vram"), dut.user_clk, dut.user_reset, size=2 ** 32)
     await RisingEdge(dut.user_clk)
     await with_timeout(rc.enumerate(), 2, "ms")
@@ -100,15 +127,16 @@ async def make_env(dut):
     # simulation they describe.
     for name in ("cocotb.pcie", "cocotb." + dut._name):
         logging.getLogger(name).setLevel(logging.WARNING)
-    return rc, fn, vram
+    return rc, fn, vram, tlps
 
 
 class Link:
     """The root complex's side of cocotb://: each method is one gr_link operation."""
 
-    def __init__(self, rc, fn):
+    def __init__(self, rc, fn, tlps):
         self.rc = rc
         self.fn = fn
+        self.tlps = tlps
         self.bar0 = fn.bar[0] & ~0xf
         self.b0 = fn.bar_window[0]
         self.b1 = fn.bar_window[1]
@@ -118,13 +146,16 @@ class Link:
         self.counts = {"read32": 0, "write32": 0, "ap": 0, "dma_alloc": 0, "msi_seen": 0}
 
     async def read32(self, off):
-        """A MRd TLP of one DWORD; (status, value): a UR or CA completion is GR_E_BUS."""
+        """A MRd TLP of one DWORD; (status, value): a UR or CA completion is GR_E_BUS, none within
+        1 ms GR_E_TIMEOUT (inside the PCIe Base Specification's default completion timeout range,
+        50 us to 50 ms: the read waits behind posted writes, which a 64 KiB BAR1 write makes
+        about 100 us of)."""
         self.counts["read32"] += 1
         req = Tlp()
         req.fmt_type = TlpType.MEM_READ
         req.requester_id = PcieId(0, 0, 0)
         req.set_addr_be(self.bar0 + off, 4)
-        cpls = await self.rc.perform_nonposted_operation(req, timeout=100, timeout_unit="us")
+        cpls = await self.rc.perform_nonposted_operation(req, timeout=1000, timeout_unit="us")
         if not cpls:
             return GR_E_TIMEOUT, 0
         if cpls[0].status != CplStatus.SC:
@@ -238,8 +269,15 @@ def callbacks(link):
         out[0] = 1 if co_wait_irq(us) else 0
         return GR_OK
 
+    @guard
+    def tlp_counts(out):
+        for i, v in enumerate(link.tlps.n):
+            out[i] = v
+        return GR_OK
+
     return Callbacks(R32(read32), W32(write32), APR(ap_read), APW(ap_write),
-                     DMA_ALLOC(dma_alloc), DMA_FREE(dma_free), WAIT_IRQ(wait_irq))
+                     DMA_ALLOC(dma_alloc), DMA_FREE(dma_free), WAIT_IRQ(wait_irq),
+                     TLP_COUNTS(tlp_counts))
 
 
 def load_lib():
@@ -267,8 +305,8 @@ async def pcie_driver(dut):
     chk = Checks(os.environ.get("PCIE_TAP_CHECKS"))
     seed = int(os.environ.get("RANDOM_SEED", cocotb.RANDOM_SEED))
     random.seed(seed)
-    rc, fn, vram = await make_env(dut)
-    link = Link(rc, fn)
+    rc, fn, vram, tlps = await make_env(dut)
+    link = Link(rc, fn, tlps)
     lib = load_lib()
     cbs = callbacks(link)
     st = lib.gr_link_cocotb_install(ctypes.byref(cbs))
@@ -321,3 +359,14 @@ async def pcie_driver(dut):
         chk.ok(st == GR_OK and res.failed == 0 and res.passed > 0,
                f"the DDI smoke test over cocotb:// ran to its end ({res.passed} checks, {ops} link "
                f"operations, {us:.0f} us simulated)")
+
+    # ---- the link benchmark (make bench-link-pcie; not part of make test) --------------------
+    if "bench" in jobs:
+        res = JobResult()
+        res.seed = seed & 0xffffffff
+        st, us, ops = await run_job(lib, "pcie_job_bench", res)
+        log = res.log.decode(errors="replace")
+        cocotb.log.info("bench over TLPs: %.1f us simulated, %d link operations, %s TLPs "
+                        "down/up, %s wire bytes down/up\n%s", us, ops, tlps.n[:2], tlps.n[2:], log)
+        chk.ok(st == GR_OK, f"bench_link on cocotb:// ran to its end, bytes read back exact "
+                            f"({ops} link operations, {us:.0f} us simulated){': ' + log if st else ''}")
