@@ -171,7 +171,7 @@ endef
 # output is printed after the host lane's. TEST_LANES=1 runs every suite in one lane.
 TEST_LANES ?= 2
 TEST_LANE_RTL = $(if $(filter 2,$(TEST_LANES)),$(filter-out unit-mc_mmu unit-mc_mmu-gpu_core,\
-  $(filter unit-% lint lint-% bridge-lint pcie fuzz regtool,$(TEST_SUITES))))
+  $(filter unit-% lint lint-% bridge-lint pcie pcie-verilator u200-vram fuzz regtool,$(TEST_SUITES))))
 TEST_LANE_HOST = $(filter-out $(TEST_LANE_RTL),$(TEST_SUITES))
 test: $(if $(SAN),,all)
 	@rm -rf $(BUILD)/test $(BUILD)/test-lane-rtl.log

@@ -11,7 +11,7 @@
 #   make test-pcie-driver-smoke
 #                            the DDI smoke test the same way (allocate, fill, copy, preempt,
 #                            cancel, TDR): about 370 us simulated, twice the conformance suite's
-#                            run time, so not part of make test (add it to TEST_SUITES to make it so)
+#                            run time; part of make test
 # The test loads $(PCIE_DRV_SO) with ctypes: libgpuref's PIC objects, the conformance suite, the
 # test-only cocotb:// backend and the jobs, with the PIC simulation library libgpuref carries
 # (sim://) folded in and hidden.
@@ -48,6 +48,7 @@ test-pcie-driver: $(VENV)/.stamp $(PCIE_DRV_SO)
 	$(call tap_run,pcie-driver,PCIE_LIBGPUREF=$(abspath $(PCIE_DRV_SO)) PCIE_DRIVER_JOBS=conformance \
 	  $(VENV_PY) tb/unit/pcie/run.py $(PCIE_DRV_OUT)/conformance --seed $(PCIE_SEED) --module test_pcie_driver)
 
+TEST_SUITES += pcie-driver-smoke
 test-pcie-driver-smoke: $(VENV)/.stamp $(PCIE_DRV_SO)
 	@mkdir -p $(PCIE_DRV_OUT)
 	$(call tap_run,pcie-driver-smoke,PCIE_LIBGPUREF=$(abspath $(PCIE_DRV_SO)) PCIE_DRIVER_JOBS=smoke \
