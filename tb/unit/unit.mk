@@ -103,6 +103,9 @@ $(eval $(call unit_tb,cmn_axi_err_slave,$(RTL_ROOT)/common/cmn_axi_err_slave.v))
 # the AXI port model tb_dma_axi_mem).
 UNIT_DMA_MEM := $(UNIT_SRC)/common/tb_dma_mems.sv $(UNIT_SRC)/common/tb_dma_axi_mem.sv
 UNIT_DMA_RTL = $(filter $(RTL_ROOT)/dma/%,$(RTL_SRCS))
+# Icarus runs the DMA benches for half a minute a seed: one seed there, every seed under Verilator.
+UNIT_ICARUS_SEEDS_dma_mover := 1
+UNIT_ICARUS_SEEDS_dma_top := 1
 $(eval $(call unit_tb,dma_mover,$(UNIT_DMA_MEM) $(addprefix $(RTL_ROOT)/dma/,dma_fifo.v dma_agen.v dma_mover.v dma_xlate.v)))
 $(eval $(call unit_tb,dma_top,$(UNIT_DMA_MEM) $(UNIT_DMA_RTL)))
 
