@@ -5,6 +5,7 @@
 #                             PCIE_SEED=N replays a seed), and the shell's lint without Yosys
 #   make test-pcie-verilator  the same cocotb test under Verilator (suite pcie-verilator)
 #   make test-unit-pcie_req_split-icarus / -verilator   the TLP cutting rule (tb/unit/unit.mk)
+#   make test-unit-pcie_irq-icarus / -verilator         pcie_irq alone (MSI, retry, INTA)
 PCIE_RTL_DIR := bridge/rtl/pcie
 PCIE_RTL := $(sort $(wildcard $(PCIE_RTL_DIR)/*.v))
 PCIE_OUT := $(BUILD)/unit/pcie
@@ -40,3 +41,4 @@ test-pcie-verilator: $(VENV)/.stamp
 	$(call tap_run,pcie-verilator,$(VENV_PY) tb/unit/pcie/run.py $(PCIE_OUT)/verilator --seed $(PCIE_SEED) --sim verilator)
 
 $(eval $(call unit_tb,pcie_req_split,$(PCIE_RTL_DIR)/pcie_req_split.v))
+$(eval $(call unit_tb,pcie_irq,$(PCIE_RTL_DIR)/pcie_irq.v))
