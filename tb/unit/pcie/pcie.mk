@@ -6,6 +6,7 @@
 #   make test-pcie-verilator  the same cocotb test under Verilator (suite pcie-verilator)
 #   make test-unit-pcie_req_split-icarus / -verilator   the TLP cutting rule (tb/unit/unit.mk)
 #   make test-unit-pcie_irq-icarus / -verilator         pcie_irq alone (MSI, retry, INTA)
+#   make test-unit-pcie_cpl-icarus / -verilator         pcie_cpl alone (CQ in, CC out, BAR0/BAR1 models)
 PCIE_RTL_DIR := bridge/rtl/pcie
 PCIE_RTL := $(sort $(wildcard $(PCIE_RTL_DIR)/*.v))
 PCIE_OUT := $(BUILD)/unit/pcie
@@ -42,3 +43,4 @@ test-pcie-verilator: $(VENV)/.stamp
 
 $(eval $(call unit_tb,pcie_req_split,$(PCIE_RTL_DIR)/pcie_req_split.v))
 $(eval $(call unit_tb,pcie_irq,$(PCIE_RTL_DIR)/pcie_irq.v))
+$(eval $(call unit_tb,pcie_cpl,$(PCIE_RTL_DIR)/pcie_cpl.v))
