@@ -7,6 +7,7 @@
 #   make test-unit-pcie_req_split-icarus / -verilator   the TLP cutting rule (tb/unit/unit.mk)
 #   make test-unit-pcie_irq-icarus / -verilator         pcie_irq alone (MSI, retry, INTA)
 #   make test-unit-pcie_cpl-icarus / -verilator         pcie_cpl alone (CQ in, CC out, BAR0/BAR1 models)
+#   make test-unit-pcie_req-icarus / -verilator         pcie_req alone (AXI4 master, RQ sink, RC source)
 PCIE_RTL_DIR := bridge/rtl/pcie
 PCIE_RTL := $(sort $(wildcard $(PCIE_RTL_DIR)/*.v))
 PCIE_OUT := $(BUILD)/unit/pcie
@@ -44,3 +45,7 @@ test-pcie-verilator: $(VENV)/.stamp
 $(eval $(call unit_tb,pcie_req_split,$(PCIE_RTL_DIR)/pcie_req_split.v))
 $(eval $(call unit_tb,pcie_irq,$(PCIE_RTL_DIR)/pcie_irq.v))
 $(eval $(call unit_tb,pcie_cpl,$(PCIE_RTL_DIR)/pcie_cpl.v))
+# pcie_req's loops over its tag and slot arrays assign them with <=, which Verilator 5.006 only
+# builds unrolled (BLKLOOPINIT): its testbench's build unrolls loops as a default build does.
+UNIT_VFLAGS_pcie_req := --unroll-count 64
+$(eval $(call unit_tb,pcie_req,$(PCIE_RTL_DIR)/pcie_req.v $(PCIE_RTL_DIR)/pcie_req_split.v))
