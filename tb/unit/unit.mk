@@ -65,7 +65,7 @@ UNIT_VVP_$(1) := $(UNIT_OUT)/$(1)/icarus/tb_$(1).vvp
 UNIT_VBIN_$(1) := $(UNIT_OUT)/$(1)/verilator/Vtb_$(1)
 UNIT_ICMD_$(1) = $(IVERILOG) $(UNIT_IFLAGS) $$(addprefix -I,$$(UNIT_INCS_$(1)) $(RTL_INC)) \
     $$(UNIT_DEFS_$(1)) -s tb_$(1) -o $$(UNIT_VVP_$(1)) $$(UNIT_TB_$(1)) $$(UNIT_RTL_$(1))
-UNIT_VCMD_$(1) = $(VERILATOR) $$(UNIT_VFLAGS) $$(UNIT_VFLAGS_$(1)) $$(addprefix -I,$$(UNIT_INCS_$(1)) $(RTL_INC)) \
+UNIT_VCMD_$(1) = $(VERILATOR) $$(UNIT_VFLAGS)$$(if $$(UNIT_VFLAGS_$(1)), $$(UNIT_VFLAGS_$(1))) $$(addprefix -I,$$(UNIT_INCS_$(1)) $(RTL_INC)) \
     $$(UNIT_DEFS_$(1)) \
     --top-module tb_$(1) --Mdir $(UNIT_OUT)/$(1)/verilator -o Vtb_$(1) \
     $(UNIT_VLT) $$(UNIT_TB_$(1)) $$(UNIT_RTL_$(1))
