@@ -16,7 +16,8 @@ VVP ?= vvp
 UNIT_VLT := $(wildcard $(RTL_ROOT)/lint.vlt)
 
 # Per testbench, optional: UNIT_DEFS_<tb> preprocessor flags (the same for both simulators;
-# quoted for the shell), UNIT_INCS_<tb> include directories, UNIT_DEPS_<tb> what else the
+# quoted for the shell), UNIT_VFLAGS_<tb> Verilator options after UNIT_VFLAGS (a later
+# --unroll-count wins), UNIT_INCS_<tb> include directories, UNIT_DEPS_<tb> what else the
 # build reads or needs made first, UNIT_ICARUS_SEEDS_<tb> the seeds of its Icarus suite when
 # they should be fewer than UNIT_SEEDS (a bench that Icarus runs for minutes a seed: the
 # Verilator suite still runs every seed).
@@ -64,7 +65,7 @@ UNIT_VVP_$(1) := $(UNIT_OUT)/$(1)/icarus/tb_$(1).vvp
 UNIT_VBIN_$(1) := $(UNIT_OUT)/$(1)/verilator/Vtb_$(1)
 UNIT_ICMD_$(1) = $(IVERILOG) $(UNIT_IFLAGS) $$(addprefix -I,$$(UNIT_INCS_$(1)) $(RTL_INC)) \
     $$(UNIT_DEFS_$(1)) -s tb_$(1) -o $$(UNIT_VVP_$(1)) $$(UNIT_TB_$(1)) $$(UNIT_RTL_$(1))
-UNIT_VCMD_$(1) = $(VERILATOR) $$(UNIT_VFLAGS) $$(addprefix -I,$$(UNIT_INCS_$(1)) $(RTL_INC)) \
+UNIT_VCMD_$(1) = $(VERILATOR) $$(UNIT_VFLAGS)$$(if $$(UNIT_VFLAGS_$(1)), $$(UNIT_VFLAGS_$(1))) $$(addprefix -I,$$(UNIT_INCS_$(1)) $(RTL_INC)) \
     $$(UNIT_DEFS_$(1)) \
     --top-module tb_$(1) --Mdir $(UNIT_OUT)/$(1)/verilator -o Vtb_$(1) \
     $(UNIT_VLT) $$(UNIT_TB_$(1)) $$(UNIT_RTL_$(1))

@@ -28,8 +28,9 @@
 //   - A completion with a status other than SC, an error code from the hard IP (poisoned,
 //     length or address mismatch), or discontinue fails its slot: all its beats answer SLVERR.
 //     A completion for a tag not outstanding is dropped. A tag unanswered for CplTimeout cycles
-//     fails its slot and stays unused for another CplTimeout cycles unless its late completion
-//     comes first (which is dropped). A read burst of more than 16 beats, or any while bus
+//     fails its slot and stays unused for another CplTimeout cycles unless the last completion
+//     of its late answer (Byte Count <= its DWORD count * 4, or a failed one) comes first (all
+//     its pieces are dropped). A read burst of more than 16 beats, or any while bus
 //     mastering is off, is answered SLVERR without a TLP.
 //   - RC descriptor: DW0 {request completed [30], byte count [28:16], error code [15:12], lower
 //     address [11:0]}, DW1 {poisoned [14], status [13:11], DWORD count}, DW2 {tag}; payload
@@ -267,9 +268,9 @@ module pcie_req #(
     wire [5:0]     rc_i0 = rc_base + rc_m0[5:0];
     wire [5:0]     rc_i1 = rc_base + ((ck_q == 2'd1) ? 6'd0 : rc_m1[5:0]);
     wire           rc_end = rc_fire && s_axis_rc_tlast_i && (ck_q != 2'd0);
-    // the tag is done: a failed completion, or the last bytes of its request
-    wire           rc_tag_done = rc_end && rc_live &&
-                                 (rc_bad || {1'b0, cdw_q, 2'b00} >= {1'b0, cbc_q} + {12'd0, cla_q[1:0]});
+    // the completion ends its request: a failed one, or the last bytes
+    wire           rc_last = rc_bad || {1'b0, cdw_q, 2'b00} >= {1'b0, cbc_q} + {12'd0, cla_q[1:0]};
+    wire           rc_tag_done = rc_end && rc_live && rc_last;
     assign cpl_error_o   = rc_end && rc_live && rc_bad;
     assign cpl_timeout_o = tmo_ok && (tst_q[tmo] == TOut);
 
@@ -432,7 +433,9 @@ module pcie_req #(
                     if (rc_v0) rbuf_q[{rc_slot, rc_i0[4:0]}] <= s_axis_rc_tdata_i[31:0];
                     if (rc_v1) rbuf_q[{rc_slot, rc_i1[4:0]}] <= s_axis_rc_tdata_i[63:32];
                 end
-                if (rc_end && rc_tag_ok && tst_q[rc_tag] == TLate) tst_q[rc_tag] <= TFree;
+                // a timed-out tag is free again only after the last piece of its late
+                // answer: a piece before it would otherwise land in the tag's next request
+                if (rc_end && rc_tag_ok && tst_q[rc_tag] == TLate && rc_last) tst_q[rc_tag] <= TFree;
                 if (rc_end && rc_live && rc_bad) serr_q[rc_slot] <= 1'b1;
                 if (rc_tag_done) tst_q[rc_tag] <= TFree;
             end
