@@ -961,7 +961,8 @@ out:
  * Sets g_shrink from two measurements in device cycles (DMA_TIMESTAMP_LO, 100 MHz): a 4 KiB BAR1
  * read (a read, not a write: another client of a shared device, simd://, may own that VRAM) and
  * a register round trip. The device's DMA over a link is bound by round trips (a few 64-byte
- * bursts in flight), so a link with a round trip over 20 us (USB) is slow for it too.
+ * bursts in flight), so a link with round trips over 10 us is slow for it too (USB: 15-25 us in
+ * the emulation, about 100 us on a cable; an FT601 board over simd:// about 3 us).
  */
 static void demo_shrink(gr_device_t *dev)
 {
@@ -974,10 +975,10 @@ static void demo_shrink(gr_device_t *dev)
         return;
     const uint32_t ap = t1 - t0 ? t1 - t0 : 1, rtt = (t2 - t1) / 2; /* t1->t2: two reads */
     const double mbs = 4096.0 * 100.0 / ap; /* bytes per cycle x 100 MHz, in MB/s */
-    g_shrink = mbs < 4.0 || rtt > 2000 ? 16u : 1u;
+    g_shrink = mbs < 4.0 || rtt > 1000 ? 16u : 1u;
     printf("   BAR1: a 4 KiB read takes %u device cycles (%.2f MB/s at 100 MHz); a register read %u\n", ap, mbs, rtt);
     if (g_shrink > 1)
-        printf("   a slow link (under 4 MB/s, or round trips over 20 us): the demo moves a sixteenth of its\n"
+        printf("   a slow link (under 4 MB/s, or round trips over 10 us): the demo moves a sixteenth of its\n"
                "   usual bytes across it (smaller buffers, the same steps)\n");
 }
 
