@@ -416,6 +416,11 @@ uint32_t gr_link_caps(gr_link_t *link)
     return link ? link->ops->caps(link->ctx) : 0;
 }
 
+uint32_t gr_link_dma_wait_cycles(gr_link_t *link)
+{
+    return link && link->ops->dma_wait_cycles ? link->ops->dma_wait_cycles(link->ctx) : 0;
+}
+
 void *gr_link_backend_ctx(gr_link_t *link, const gr_link_ops_t *ops)
 {
     return link && link->ops == ops ? link->ctx : NULL;

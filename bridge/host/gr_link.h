@@ -90,6 +90,11 @@ typedef struct gr_link_ops {
     uint32_t (*caps)(void *ctx);
     /** Writes a short description of the open link ("sim seed=1 vram=256MiB"). */
     void (*describe)(void *ctx, char *buf, size_t len);
+    /** Optional (NULL: 0). The longest, in the device's core cycles, that one DMA request of
+     *  the device may wait for its answer from host memory before the link itself fails it
+     *  (HELLO_RSP's DmaTimeout on a byte-stream link); 0 where the device is on a bus with no
+     *  such wait (sim://, PCIe). */
+    uint32_t (*dma_wait_cycles)(void *ctx);
 } gr_link_ops_t;
 
 typedef struct gr_link gr_link_t;
@@ -142,6 +147,9 @@ int gr_link_dma_alloc(gr_link_t *link, size_t bytes, gr_dma_buf_t *out_buf);
 int gr_link_dma_free(gr_link_t *link, const gr_dma_buf_t *buf);
 int gr_link_wait_irq(gr_link_t *link, uint32_t timeout_us, bool *out_raised);
 uint32_t gr_link_caps(gr_link_t *link);
+/** gr_link_ops_t.dma_wait_cycles of the open link (0 for NULL, or a backend without it). The
+ *  miniport sizes the engine's watchdog from it (host/kmd/README.md). */
+uint32_t gr_link_dma_wait_cycles(gr_link_t *link);
 /** The backend's own context when the link is served by ops (a backend's accessors use it); else NULL. */
 void *gr_link_backend_ctx(gr_link_t *link, const gr_link_ops_t *ops);
 const char *gr_link_scheme(const gr_link_t *link);

@@ -142,4 +142,5 @@ const gr_link_ops_t gr_link_uart_ops = {
     .wait_irq = gr_proto_op_wait_irq,
     .caps = gr_proto_op_caps,
     .describe = gr_proto_op_describe,
+    .dma_wait_cycles = gr_proto_op_dma_wait_cycles,
 };

@@ -47,6 +47,31 @@ int kmd_engine_program_ring(kmd_adapter_t *a)
     return 0;
 }
 
+/*
+ * DMA_WATCHDOG counts cycles without progress on the running entry. Across a byte-stream link
+ * one answer from host memory may legally take up to the link's DMA wait (HELLO_RSP's
+ * DmaTimeout): a 3 Mbaud UART busy with one 4 KiB BAR1 write holds it back 1.4M cycles, past
+ * the register's 1M-cycle reset value, and the engine would be reset as hung. So the watchdog
+ * gets that wait on top of its reset value: a slow link is not a hang, a dead one still ends
+ * in the link engine's bus error (the clearer fault), and a hung engine is still caught. On
+ * sim:// and PCIe (no such wait) the reset value stays. Raised only: a test may have set it.
+ */
+static int program_watchdog(kmd_adapter_t *a)
+{
+    pthread_mutex_lock(a->link_lock);
+    const uint64_t wait = gr_link_dma_wait_cycles(a->link);
+    pthread_mutex_unlock(a->link_lock);
+    if (!wait)
+        return 0;
+    uint64_t want = wait + GPU_REGS__DMA_WATCHDOG__CYCLES_reset;
+    if (want > UINT32_MAX)
+        want = UINT32_MAX;
+    uint32_t have = 0;
+    if (kmd_reg_read(a, KMD_DMA_WATCHDOG, &have))
+        return -1;
+    return have && have < want ? kmd_reg_write(a, KMD_DMA_WATCHDOG, (uint32_t)want) : 0;
+}
+
 static int dma_alloc(kmd_adapter_t *a, size_t bytes, gr_dma_buf_t *out)
 {
     pthread_mutex_lock(a->link_lock);
@@ -100,7 +125,7 @@ static NTSTATUS engine_bring_up(kmd_adapter_t *a)
 
     st = STATUS_UNSUCCESSFUL;
     uint32_t head = 0;
-    if (kmd_engine_reset_and_wait(a) || kmd_engine_program_ring(a) ||
+    if (kmd_engine_reset_and_wait(a) || kmd_engine_program_ring(a) || program_watchdog(a) ||
         kmd_reg_read(a, KMD_DMA_RING_HEAD, &head))
         goto fail_stubs;
     /* The engine takes TAIL modulo the ring size; so does the sequence number's index. */

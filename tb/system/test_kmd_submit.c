@@ -2102,6 +2102,69 @@ static void watchdog_hang_is_an_engine_timeout_and_a_bad_command_a_fault(void **
     assert_int_equal(DxgkDdiDestroyContext(ctx), STATUS_SUCCESS);
 }
 
+/*
+ * The engine's watchdog allows the link's longest DMA answer (kmd_engine.c): on sim:// it keeps
+ * its reset value, on a byte-stream link it gets HELLO_RSP's DmaTimeout on top.
+ */
+static void the_watchdog_allows_the_links_longest_dma_answer(void **state)
+{
+    fx_t *f = *state;
+    SKIP_WITHOUT_ENGINE(f);
+    pthread_mutex_lock(&f->link_lock);
+    const uint64_t wait = gr_link_dma_wait_cycles(f->link);
+    const bool on_sim = !strcmp(gr_link_scheme(f->link), "sim");
+    pthread_mutex_unlock(&f->link_lock);
+    const uint64_t reset = GPU_REGS__DMA_WATCHDOG__CYCLES_reset;
+    print_message("# link %s: DMA wait %llu cycles, DMA_WATCHDOG %u\n", uri, (unsigned long long)wait,
+                  reg_read(f, R_DMA_WATCHDOG));
+    if (on_sim) {
+        assert_int_equal(wait, 0);
+        assert_int_equal(reg_read(f, R_DMA_WATCHDOG), reset);
+    } else {
+        assert_true(wait >= reset); /* the boards' DmaTimeout: 16M cycles */
+        assert_int_equal(reg_read(f, R_DMA_WATCHDOG), wait + reset > UINT32_MAX ? UINT32_MAX : wait + reset);
+    }
+}
+
+/*
+ * The engine's DMA answers share the host-to-device direction with BAR1 writes. A COPY from
+ * host memory runs while the host writes 16 KiB through BAR1: on the UART its answers wait
+ * behind up to a receive window of those frames (over a million cycles), which the watchdog's
+ * reset value took for a hang. The COPY completes, nothing hangs, and both writes land.
+ */
+static void dma_answers_held_back_by_a_long_bar1_write_are_not_a_hang(void **state)
+{
+    fx_t *f = *state;
+    SKIP_WITHOUT_ENGINE(f);
+    HANDLE ctx = make_context(f, KERNEL_CTX);
+    enum { DMA_BYTES = 4 * 1024, BAR1_BYTES = 8 * 1024 };
+    static uint8_t bar1[BAR1_BYTES], got[BAR1_BYTES];
+    gr_dma_buf_t *src = dma_buf(f, DMA_BYTES);
+    fill_pattern(src->cpu, DMA_BYTES, 91);
+    fill_pattern(bar1, BAR1_BYTES, 92);
+    packet_t p = {dma_buf(f, 4096), 0, {0}};
+    gr_dma_writer_t w;
+    gr_dma_writer_init(&w, p.buf->cpu, p.buf->bytes);
+    assert_int_equal(gr_dma_copy(&w, GR_DMA_SPACE_HOST, src->bus, GR_DMA_SPACE_VRAM, 0xc00000, DMA_BYTES), 0);
+    p.bytes = (uint32_t)w.used;
+    const unsigned from = f->nnotes;
+    submit(f, ctx, &p, 51);
+    vram_write(f, 0xd00000, bar1, BAR1_BYTES);
+    for (unsigned i = 0; i < 40000 && !completed_reported(f, 51) && !find_note(f, DXGK_INTERRUPT_GPU_ENGINE_TIMEOUT, from);
+         i++) {
+        run(f, 20);
+        (void)service(f);
+    }
+    assert_null(find_note(f, DXGK_INTERRUPT_GPU_ENGINE_TIMEOUT, from));
+    assert_false(reg_read(f, R_DMA_STATUS) & DMA_STATUS_HUNG);
+    assert_true(completed_reported(f, 51));
+    vram_read(f, 0xc00000, got, DMA_BYTES);
+    assert_memory_equal(got, src->cpu, DMA_BYTES);
+    vram_read(f, 0xd00000, got, BAR1_BYTES);
+    assert_memory_equal(got, bar1, BAR1_BYTES);
+    assert_int_equal(DxgkDdiDestroyContext(ctx), STATUS_SUCCESS);
+}
+
 static void bad_submissions_are_refused_and_queue_nothing(void **state)
 {
     fx_t *f = *state;
@@ -2267,6 +2330,8 @@ int main(int argc, char **argv)
         T(reset_from_timeout_stops_a_hung_wait_and_keeps_vram),
         T(a_full_ring_refuses_more_and_changes_nothing),
         T(watchdog_hang_is_an_engine_timeout_and_a_bad_command_a_fault),
+        T(the_watchdog_allows_the_links_longest_dma_answer),
+        T(dma_answers_held_back_by_a_long_bar1_write_are_not_a_hang),
         T(bad_submissions_are_refused_and_queue_nothing),
         T(concurrent_submissions_and_interrupts_retire_every_packet),
     };
