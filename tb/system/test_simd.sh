@@ -47,7 +47,10 @@ expect() { if grep -Eq -- "$2" "$3"; then ok "$1"; else echo "# no /$2/ in:"; se
 
 # start_server ARGS...: starts gpuref-simd in the background and waits for its socket or pty.
 start_server() {
-    "$SIMD" --seed "$SEED" "$@" >"$dir/server.log" 2>&1 &
+    # Emptied here, not by the background job's redirection: that runs in the forked child,
+    # and until it does, the loop below could read the last server's banner.
+    : >"$dir/server.log"
+    "$SIMD" --seed "$SEED" "$@" >>"$dir/server.log" 2>&1 &
     server=$!
     for _ in $(seq 1 600); do
         # the banner comes once the socket listens (or the pty is there)
