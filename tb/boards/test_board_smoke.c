@@ -13,11 +13,13 @@
  * Usage: test_board_smoke URI   (or $GR_TEST_DEVICE). Exit status 0 when every test passed.
  * Nothing random happens here: the device's seed is the server's (the suite prints it).
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gpuref/gr_easy.h"
 
@@ -32,9 +34,22 @@
 #define TDR_SHORT 200000ull
 
 static int n_test, n_fail;
+static struct timespec t_last;
+
+/* Wall seconds since the last result, printed as a comment (never asserted): where a slow
+ * link spends its time. */
+static double lap(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    double d = (double)(t.tv_sec - t_last.tv_sec) + (double)(t.tv_nsec - t_last.tv_nsec) / 1e9;
+    t_last = t;
+    return d;
+}
 
 static void tap(bool ok, const char *what, gr_status_t rc)
 {
+    printf("# %.1f s\n", lap());
     ++n_test;
     if (ok) {
         printf("ok %d - %s\n", n_test, what);
@@ -95,6 +110,7 @@ int main(int argc, char **argv)
         return 2;
     }
     printf("TAP version 13\n1..10\n# device %s\n", uri);
+    (void)lap();
     gr_session_t *s = NULL;
     gr_status_t rc = gr_session_open(uri, &s);
     if (rc) {
