@@ -1,7 +1,8 @@
-# tb/harness/board/board.mk: the board-simulation library (gr_board.h): per kind, the wrapper
-# board.v (fpga_core + the kind's PHY + the link chip's model) verilated with -GKind=N into its
-# own model class Vboard_<kind>, one BoardImpl per model, the C API, the VRAM model from
-# tb/harness, merged into one archive.
+# tb/harness/board/board.mk: the board-simulation library (gr_board.h): per kind, a wrapper
+# verilated into its own model class Vboard_<kind> (the link-chip kinds: board.v, fpga_core + the
+# kind's PHY + the link chip's model, with -GKind=N; limesdr and ulx3s: board_<kind>.v around the
+# exact ECP5 top from boards/ with the primitives' and chips' models), one BoardImpl per model,
+# the C API, the VRAM model from tb/harness, merged into one archive.
 # Included by the top Makefile after harness.mk (BUILD, RTL_ROOT, RTL_INC, RTL_SRCS, VERILATOR,
 # CXX, CC, WARN, CFLAGS, JOBS, SIM_DIR, HARNESS_SRC, SIM_VROOT, SIM_VDEFS come from there).
 # Exports:
