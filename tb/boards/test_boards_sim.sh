@@ -53,6 +53,8 @@ check() {
 expect() { if grep -Eq -- "$2" "$3"; then ok "$1"; else echo "# no /$2/ in:"; sed 's/^/#   /' "$3" | head -8; bad "$1"; fi; }
 
 start_server() {
+    # A fresh log: the last server's banner must not pass for this one's.
+    rm -f "$dir/server.log"
     "$SIMD" --seed "$SEED" "$@" >"$dir/server.log" 2>&1 &
     server=$!
     for _ in $(seq 1 600); do

@@ -35,8 +35,12 @@ BOARD_VLT := $(BOARD_SRC)/board.vlt $(wildcard $(RTL_ROOT)/lint.vlt)
 # around the top as a bitstream build reads it, with the simulation models of the ECP5
 # primitives it instantiates (boards/common/sim) and its chips' models.
 BOARD_ECP5_SIM := boards/common/sim/EHXPLLL.v boards/common/sim/ODDRX1F.v
+# An exact top's parameter checks (the PLL arithmetic, the primitives' settings) stop the build:
+# -Wno-fatal below must not let their $error through.
+BOARD_VFLAGS_limesdr := -Werror-USERERROR
+BOARD_VFLAGS_ulx3s := -Werror-USERERROR
 BOARD_TOP_limesdr := board_limesdr
-BOARD_SRCS_limesdr := $(BOARD_ECP5_SIM) boards/alveo_u200/u200_vram.v \
+BOARD_SRCS_limesdr := $(BOARD_ECP5_SIM) boards/common/vram_bram.v \
     boards/limesdr_mini_v2/limesdr_top.v tb/models/ft601/ft601_model.v $(BOARD_SRC)/board_limesdr.v
 BOARD_TOP_ulx3s := board_ulx3s
 BOARD_SRCS_ulx3s := $(BOARD_ECP5_SIM) boards/common/sdram/sdr_fifo.v boards/common/sdram/sdr_ctrl.v \
@@ -49,7 +53,7 @@ BOARD_GKIND = $(if $(BOARD_KIND_$(1)),-GKind=$(BOARD_KIND_$(1)))
 # -Wno-fatal: the link RTL is linted by `make lint`; a warning in it must not keep the board
 # library (and every test over a board) from building. Warnings stay in the build log.
 BOARD_VERILATE = $(VERILATOR) --cc --trace-fst -Wall -Wno-fatal --timescale 1ns/1ps \
-    -I$(RTL_INC) -Ibridge/rtl --top-module $(BOARD_TOP_$(1)) $(call BOARD_GKIND,$(1)) --prefix Vboard_$(1) \
+    -I$(RTL_INC) -Ibridge/rtl --top-module $(BOARD_TOP_$(1)) $(call BOARD_GKIND,$(1)) $(BOARD_VFLAGS_$(1)) --prefix Vboard_$(1) \
     --Mdir $(BOARD_DIR)/$(1)/obj $(BOARD_VLT) $(wildcard boards/common/sim/boards.vlt) $(RTL_SRCS) $(BOARD_RTL) $(BOARD_SRCS_$(1))
 
 BOARD_CXX = $(CXX) -std=c++17 $(SIM_CXXFLAGS) $(WARN) -MMD -MP $(BOARD_CPPFLAGS) \
