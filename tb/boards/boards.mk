@@ -47,7 +47,7 @@ ECP5_YOSYS = $(YOSYS) -q -l $(ECP5_OUT)/$(1).log -p "read_verilog -lib +/ecp5/ce
 .PHONY: lint-ecp5
 lint-ecp5:
 	@mkdir -p $(ECP5_OUT)
-	$(foreach t,limesdr_top ulx3s_top,\
+	@$(foreach t,limesdr_top ulx3s_top,echo "lint-ecp5: $(t)" && \
 	  $(VERILATOR) --lint-only -Wall -I$(RTL_INC) -Ibridge/rtl --top-module $(t) $(ECP5_VLT) $(ECP5_CORE) \
 	    $(ECP5_SIM) $(ECP5_TOP_$(t)) && \
 	  $(IVERILOG) -g2012 -I$(RTL_INC) -s $(t) -o $(ECP5_OUT)/$(t).vvp $(ECP5_CORE) $(ECP5_SIM) $(ECP5_TOP_$(t)) && \
