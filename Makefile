@@ -121,6 +121,7 @@ include tb/system/timeline.mk
 include tb/system/link_proto.mk
 include tb/system/isolation.mk
 include tb/system/links.mk
+include tb/boards/boards.mk
 include tb/system/vram_size.mk
 include bench/bench.mk
 include bench/alloc/alloc.mk

@@ -553,7 +553,7 @@ static int rtl_open(void)
     uint32_t replay = 5;
     if (!S->board)
         replay = 200;
-    else if (S->kind == GR_BOARD_UART)
+    else if (gr_board_link_kind(S->kind) == GR_BOARD_UART)
         replay = 500;
     if (gr_proto_link_init(&S->rtl, &S->bpipe, true, replay, 0, &rtl_cb, NULL))
         return GR_E_NO_MEMORY;
@@ -746,7 +746,8 @@ static int wrap_faults(void)
         return 0;
     /* A socket or the FT601 moves whole 32-bit words: their faults never split one (and the
      * stream and FT601 PHYs look for frames at word offsets only). */
-    unsigned unit = S->board && (S->kind == GR_BOARD_STREAM || S->kind == GR_BOARD_FT601) ? 4 : 1;
+    gr_board_kind_t link = gr_board_link_kind(S->kind);
+    unsigned unit = S->board && (link == GR_BOARD_STREAM || link == GR_BOARD_FT601) ? 4 : 1;
     gr_pipe_t w;
     if (gr_pipe_faults_create_units(S->bpipe, S->fault_seed, S->fault_rate, unit, &w))
         return 1;
@@ -789,10 +790,11 @@ static int serve_connected(const char *dev_path, const char *path)
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: gpuref-simd [--socket PATH] [--board stream|uart|ft601|ft2232h] [--seed N]\n"
+            "usage: gpuref-simd [--socket PATH] [--board KIND] [--seed N]\n"
             "                   [--quiet] [--vram BYTES] [--baud N] [--fst FILE]\n"
             "                   [--faults SEED:RATE] [--verbose]\n"
-            "       gpuref-simd --pty [--pty-link FILE] [--seed N] [--quiet] [--vram BYTES]\n"
+            "       gpuref-simd --pty [--board uart|ulx3s] [--pty-link FILE] [--seed N] [--quiet]\n"
+            "                   [--vram BYTES]\n"
             "                   [--baud N] [--fst FILE]\n"
             "       gpuref-simd --connect DEVSOCK [--socket PATH] [--faults SEED:RATE] [--verbose]\n"
             "       gpuref-simd --help | --version\n"
@@ -800,16 +802,21 @@ static void usage(FILE *f)
             "serves it until SIGTERM or SIGINT:\n"
             "  --socket PATH   clients connect with simd://PATH; several at once share the device\n"
             "                  (default $GR_SIMD_SOCKET, else %s)\n"
-            "  --board KIND    the board top and link chip (default stream: no chip)\n"
+            "  --board KIND    the board top and link chip (default stream: no chip):\n"
+            "                  stream, uart, ft601, ft2232h: fpga_core with that link's PHY and\n"
+            "                  chip model; limesdr: the LimeSDR Mini v2's top as its bitstream is\n"
+            "                  built (PLL, FT601 PHY, 128 KiB block RAM VRAM) with the FT601\n"
+            "                  model; ulx3s: the ULX3S's top (PLL, UART PHY, 32 MiB SDRAM\n"
+            "                  controller) with the UART line and SDRAM models\n"
             "  --pty           one client on a pseudo-terminal (uart://SLAVE), its bytes straight\n"
-            "                  onto the UART board's line; prints the slave's path\n"
+            "                  onto the UART board's (or ulx3s's) line; prints the slave's path\n"
             "  --pty-link FILE also write the slave's path to FILE (for scripts)\n"
             "  --seed N        VRAM latency and host-side stalls (default $GR_SIM_SEED, else 1)\n"
             "  --quiet         no randomness: VRAM answers at once and the board's host side\n"
             "                  takes every byte the chip offers (the link at its best)\n"
             "  --vram BYTES    VRAM size, gpu_core's strap: 128K..512M in whole 64K (default 512M;\n"
-            "                  K, M, G suffixes)\n"
-            "  --baud N        the UART board's line rate (default 3000000, the rate its PHY\n"
+            "                  K, M, G suffixes); limesdr and ulx3s have their own (128K, 32M)\n"
+            "  --baud N        the UART (or ulx3s) board's line rate (default 3000000, the rate its PHY\n"
             "                  and line model were built for; the board takes no other)\n"
             "  --fst FILE      record an FST waveform of the whole board\n"
             "  --faults SEED:RATE  drop, corrupt, repeat and reorder bytes on the server's link\n"
@@ -818,10 +825,10 @@ static void usage(FILE *f)
             "                  (another gpuref-simd, a device model) among the clients\n"
             "Built-in board kinds:",
             GR_SIMD_DEFAULT_SOCKET);
-    static const gr_board_kind_t kinds[] = {GR_BOARD_STREAM, GR_BOARD_UART, GR_BOARD_FT601,
-                                            GR_BOARD_FT2232H};
+    static const gr_board_kind_t kinds[] = {GR_BOARD_STREAM, GR_BOARD_UART,    GR_BOARD_FT601,
+                                            GR_BOARD_FT2232H, GR_BOARD_LIMESDR, GR_BOARD_ULX3S};
     int any = 0;
-    for (size_t i = 0; i < 4; i++)
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (gr_board_kind_built(kinds[i]))
             any = fprintf(f, " %s", gr_board_kind_name(kinds[i]));
     fprintf(f, "%s\n", any ? "" : " none (no board top in bridge/rtl when this was built)");
@@ -914,15 +921,22 @@ int main(int argc, char **argv)
         return 2;
     }
     if (board_name && gr_board_kind_parse(board_name, &cfg.kind)) {
-        fprintf(stderr, "gpuref-simd: unknown board '%s' (stream, uart, ft601, ft2232h)\n",
+        fprintf(stderr, "gpuref-simd: unknown board '%s' (stream, uart, ft601, ft2232h, limesdr, ulx3s)\n",
                 board_name);
         return 2;
     }
-    if (pty && board_name && cfg.kind != GR_BOARD_UART) {
-        fprintf(stderr, "gpuref-simd: --pty serves the uart board only\n");
+    /* The exact board tops carry their own VRAM: --vram may only name its size. */
+    uint64_t top_vram = cfg.kind == GR_BOARD_LIMESDR ? 128u << 10 : cfg.kind == GR_BOARD_ULX3S ? 32u << 20 : 0;
+    if (top_vram && cfg.vram_bytes && cfg.vram_bytes != top_vram) {
+        fprintf(stderr, "gpuref-simd: the %s board has %lluK of VRAM in its top; --vram cannot change it\n",
+                gr_board_kind_name(cfg.kind), (unsigned long long)(top_vram >> 10));
         return 2;
     }
-    if (pty)
+    if (pty && board_name && gr_board_link_kind(cfg.kind) != GR_BOARD_UART) {
+        fprintf(stderr, "gpuref-simd: --pty serves the uart and ulx3s boards only\n");
+        return 2;
+    }
+    if (pty && !board_name)
         cfg.kind = GR_BOARD_UART;
     if (faults && pty) {
         fprintf(stderr, "gpuref-simd: --pty passes bytes straight through; inject faults in the "

@@ -25,20 +25,35 @@ BOARD_KIND_ft601 := 3
 BOARD_KIND_ft245 := 4
 BOARD_CHIPS := tb/models/uart/uart_line_model.v tb/models/ft601/ft601_model.v \
     tb/models/ft2232h/ft2232h_model.v
-BOARD_ALL_KINDS := stream uart ft601 ft245
+BOARD_ALL_KINDS := stream uart ft601 ft245 limesdr ulx3s
 BOARD_KINDS := $(BOARD_ALL_KINDS)
 
 BOARD_RTL := $(sort $(wildcard bridge/rtl/*.v))
 BOARD_VLT := $(BOARD_SRC)/board.vlt $(wildcard $(RTL_ROOT)/lint.vlt)
+# The exact board tops (boards/): each has its own wrapper (board_<kind>.v, board.v's ports)
+# around the top as a bitstream build reads it, with the simulation models of the ECP5
+# primitives it instantiates (boards/common/sim) and its chips' models.
+BOARD_ECP5_SIM := boards/common/sim/EHXPLLL.v boards/common/sim/ODDRX1F.v
+BOARD_TOP_limesdr := board_limesdr
+BOARD_SRCS_limesdr := $(BOARD_ECP5_SIM) boards/alveo_u200/u200_vram.v \
+    boards/limesdr_mini_v2/limesdr_top.v tb/models/ft601/ft601_model.v $(BOARD_SRC)/board_limesdr.v
+BOARD_TOP_ulx3s := board_ulx3s
+BOARD_SRCS_ulx3s := $(BOARD_ECP5_SIM) boards/common/sdram/sdr_fifo.v boards/common/sdram/sdr_ctrl.v \
+    boards/ulx3s/ulx3s_top.v tb/models/uart/uart_line_model.v tb/models/sdram/sdram_model.v \
+    $(BOARD_SRC)/board_ulx3s.v
+# The link-chip kinds: board.v with -GKind=N.
+$(foreach k,stream uart ft601 ft245,$(eval BOARD_TOP_$(k) := board)\
+  $(eval BOARD_SRCS_$(k) := $(BOARD_CHIPS) $(BOARD_SRC)/board.v))
+BOARD_GKIND = $(if $(BOARD_KIND_$(1)),-GKind=$(BOARD_KIND_$(1)))
 # -Wno-fatal: the link RTL is linted by `make lint`; a warning in it must not keep the board
 # library (and every test over a board) from building. Warnings stay in the build log.
 BOARD_VERILATE = $(VERILATOR) --cc --trace-fst -Wall -Wno-fatal --timescale 1ns/1ps \
-    -I$(RTL_INC) -Ibridge/rtl --top-module board -GKind=$(BOARD_KIND_$(1)) --prefix Vboard_$(1) \
-    --Mdir $(BOARD_DIR)/$(1)/obj $(BOARD_VLT) $(RTL_SRCS) $(BOARD_RTL) $(BOARD_CHIPS) $(BOARD_SRC)/board.v
+    -I$(RTL_INC) -Ibridge/rtl --top-module $(BOARD_TOP_$(1)) $(call BOARD_GKIND,$(1)) --prefix Vboard_$(1) \
+    --Mdir $(BOARD_DIR)/$(1)/obj $(BOARD_VLT) $(wildcard boards/common/sim/boards.vlt) $(RTL_SRCS) $(BOARD_RTL) $(BOARD_SRCS_$(1))
 
 BOARD_CXX = $(CXX) -std=c++17 $(SIM_CXXFLAGS) $(WARN) -MMD -MP $(BOARD_CPPFLAGS) \
     -isystem $(SIM_VROOT)/include -isystem $(SIM_VROOT)/include/vltstd $(SIM_VDEFS) -faligned-new
-BOARD_HAVE := $(foreach k,$(BOARD_ALL_KINDS),-DGR_BOARD_HAVE_$(subst stream,STREAM,$(subst uart,UART,$(subst ft,FT,$(k))))=$(if $(filter $(k),$(BOARD_KINDS)),1,0))
+BOARD_HAVE := $(foreach k,$(BOARD_ALL_KINDS),-DGR_BOARD_HAVE_$(shell echo $(k) | tr a-z A-Z)=$(if $(filter $(k),$(BOARD_KINDS)),1,0))
 
 # $(call board_kind,KIND): verilate board.v for KIND, build its model, compile its factory.
 define board_kind
@@ -46,11 +61,11 @@ $(BOARD_DIR)/$(1)/verilate.cmd: _board_force
 	@mkdir -p $$(@D)
 	@echo '$$(call BOARD_VERILATE,$(1))' | cmp -s - $$@ || echo '$$(call BOARD_VERILATE,$(1))' > $$@
 
-$(BOARD_DIR)/$(1)/obj/.stamp: $(BOARD_DIR)/$(1)/verilate.cmd $(RTL_SRCS) $(BOARD_RTL) $(BOARD_CHIPS) \
-        $(BOARD_SRC)/board.v $(BOARD_VLT) $(wildcard $(RTL_INC)/*.vh)
+$(BOARD_DIR)/$(1)/obj/.stamp: $(BOARD_DIR)/$(1)/verilate.cmd $(RTL_SRCS) $(BOARD_RTL) $(BOARD_SRCS_$(1)) \
+        $(BOARD_VLT) $(wildcard $(RTL_INC)/*.vh)
 	@rm -rf $(BOARD_DIR)/$(1)/obj
 	@mkdir -p $(BOARD_DIR)/$(1)/obj
-	@echo "verilator: board Kind=$(BOARD_KIND_$(1)) ($(1); log: $(BOARD_DIR)/$(1)/obj/build.log)"
+	@echo "verilator: board $(1) ($(BOARD_TOP_$(1))$(if $(BOARD_KIND_$(1)), Kind=$(BOARD_KIND_$(1))); log: $(BOARD_DIR)/$(1)/obj/build.log)"
 	@$$(call BOARD_VERILATE,$(1)) >$(BOARD_DIR)/$(1)/obj/build.log 2>&1 || { cat $(BOARD_DIR)/$(1)/obj/build.log; exit 1; }
 	@$(MAKE) --no-print-directory $$(SIM_SUBMAKE_J) -C $(BOARD_DIR)/$(1)/obj -f Vboard_$(1).mk Vboard_$(1)__ALL.a \
 	  >>$(BOARD_DIR)/$(1)/obj/build.log 2>&1 || { tail -50 $(BOARD_DIR)/$(1)/obj/build.log; exit 1; }

@@ -24,6 +24,12 @@ Board *gr_board_new_ft601(const BoardSettings &s);
 #if GR_BOARD_HAVE_FT245
 Board *gr_board_new_ft245(const BoardSettings &s);
 #endif
+#if GR_BOARD_HAVE_LIMESDR
+Board *gr_board_new_limesdr(const BoardSettings &s);
+#endif
+#if GR_BOARD_HAVE_ULX3S
+Board *gr_board_new_ulx3s(const BoardSettings &s);
+#endif
 } // namespace gr
 
 using gr::Board;
@@ -71,6 +77,12 @@ Board *make(const BoardSettings &s)
 #if GR_BOARD_HAVE_FT245
     case GR_BOARD_FT2232H: return gr::gr_board_new_ft245(s);
 #endif
+#if GR_BOARD_HAVE_LIMESDR
+    case GR_BOARD_LIMESDR: return gr::gr_board_new_limesdr(s);
+#endif
+#if GR_BOARD_HAVE_ULX3S
+    case GR_BOARD_ULX3S: return gr::gr_board_new_ulx3s(s);
+#endif
     default: return nullptr;
     }
 }
@@ -86,7 +98,22 @@ const char *gr_board_kind_name(gr_board_kind_t kind)
     case GR_BOARD_UART: return "uart";
     case GR_BOARD_FT601: return "ft601";
     case GR_BOARD_FT2232H: return "ft2232h";
+    case GR_BOARD_LIMESDR: return "limesdr";
+    case GR_BOARD_ULX3S: return "ulx3s";
     default: return "?";
+    }
+}
+
+gr_board_kind_t gr_board_link_kind(gr_board_kind_t kind)
+{
+    switch (kind) {
+    case GR_BOARD_STREAM:
+    case GR_BOARD_UART:
+    case GR_BOARD_FT601:
+    case GR_BOARD_FT2232H: return kind;
+    case GR_BOARD_LIMESDR: return GR_BOARD_FT601;
+    case GR_BOARD_ULX3S: return GR_BOARD_UART;
+    default: return gr_board_kind_t(0);
     }
 }
 
@@ -100,7 +127,9 @@ int gr_board_kind_parse(const char *name, gr_board_kind_t *out_kind)
                  {"uart", GR_BOARD_UART},
                  {"ft601", GR_BOARD_FT601},
                  {"ft2232h", GR_BOARD_FT2232H},
-                 {"ft245", GR_BOARD_FT2232H}};
+                 {"ft245", GR_BOARD_FT2232H},
+                 {"limesdr", GR_BOARD_LIMESDR},
+                 {"ulx3s", GR_BOARD_ULX3S}};
     for (const auto &n : names) {
         if (std::strcmp(n.name, name) == 0) {
             *out_kind = n.kind;
@@ -117,6 +146,8 @@ bool gr_board_kind_built(gr_board_kind_t kind)
     case GR_BOARD_UART: return GR_BOARD_HAVE_UART;
     case GR_BOARD_FT601: return GR_BOARD_HAVE_FT601;
     case GR_BOARD_FT2232H: return GR_BOARD_HAVE_FT245;
+    case GR_BOARD_LIMESDR: return GR_BOARD_HAVE_LIMESDR;
+    case GR_BOARD_ULX3S: return GR_BOARD_HAVE_ULX3S;
     default: return false;
     }
 }
@@ -125,8 +156,10 @@ int gr_board_create(const gr_board_config_t *cfg, gr_board_t **out_board)
 {
     if (!cfg || !out_board) return GR_E_INVALID;
     BoardSettings s;
-    if (cfg->kind < GR_BOARD_STREAM || cfg->kind > GR_BOARD_FT2232H) return GR_E_INVALID;
+    if (cfg->kind < GR_BOARD_STREAM || cfg->kind > GR_BOARD_ULX3S) return GR_E_INVALID;
     s.kind = cfg->kind;
+    // The exact board tops carry their own VRAM, of their own size.
+    const uint64_t top_vram = s.kind == GR_BOARD_LIMESDR ? 128ull << 10 : s.kind == GR_BOARD_ULX3S ? 32ull << 20 : 0;
     if (cfg->seed) {
         s.seed = cfg->seed;
     } else if (const char *env = std::getenv("GR_SIM_SEED"); env && *env) {
@@ -138,11 +171,13 @@ int gr_board_create(const gr_board_config_t *cfg, gr_board_t **out_board)
         // gpu_core's VRAM size strap: whole 64 KiB, 128 KiB..VramBytes (512 MiB as verilated).
         if (cfg->vram_bytes % (64ull << 10) || cfg->vram_bytes < (128ull << 10) || cfg->vram_bytes > (512ull << 20))
             return GR_E_INVALID;
+        if (top_vram && cfg->vram_bytes != top_vram) return GR_E_INVALID;
         s.vram_bytes = cfg->vram_bytes;
     }
+    if (top_vram) s.vram_bytes = top_vram;
     // The line rate is a parameter of the UART PHY and line model, fixed when they are built.
     s.baud = cfg->baud ? cfg->baud : kDefaultBaud;
-    if (s.baud != kDefaultBaud) return s.kind == GR_BOARD_UART ? GR_E_UNSUPPORTED : GR_E_INVALID;
+    if (s.baud != kDefaultBaud) return gr_board_link_kind(s.kind) == GR_BOARD_UART ? GR_E_UNSUPPORTED : GR_E_INVALID;
     s.no_random = cfg->no_random;
     const char *fst = cfg->fst_path ? cfg->fst_path : std::getenv("GR_BOARD_FST");
     if (fst) s.fst_path = fst;
@@ -298,6 +333,7 @@ int gr_board_trace(gr_board_t *board, bool on)
 int gr_board_vram_read(gr_board_t *board, uint64_t addr, void *dst, size_t bytes)
 {
     if (!board || !dst || bytes == 0) return GR_E_INVALID;
+    if (board->b->vram_inside()) return GR_E_UNSUPPORTED;
     if (!board->b->vram_mem.contains(addr, bytes)) return GR_E_RANGE;
     board->b->vram_mem.read(addr, static_cast<uint8_t *>(dst), bytes);
     return GR_OK;
@@ -306,6 +342,7 @@ int gr_board_vram_read(gr_board_t *board, uint64_t addr, void *dst, size_t bytes
 int gr_board_vram_write(gr_board_t *board, uint64_t addr, const void *src, size_t bytes)
 {
     if (!board || !src || bytes == 0) return GR_E_INVALID;
+    if (board->b->vram_inside()) return GR_E_UNSUPPORTED;
     if (!board->b->vram_mem.contains(addr, bytes)) return GR_E_RANGE;
     try {
         board->b->vram_mem.write(addr, static_cast<const uint8_t *>(src), bytes);

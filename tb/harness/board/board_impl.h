@@ -68,8 +68,12 @@ public:
     virtual void core_cycle() = 0;
     virtual void reset(uint64_t cycles) = 0;
 
-    bool packets_kind() const { return set.kind == GR_BOARD_FT601 || set.kind == GR_BOARD_FT2232H; }
-    size_t status_bytes() const { return set.kind == GR_BOARD_FT2232H ? 2 : 0; }
+    /** The link chip whose host side this board shows (limesdr: FT601, ulx3s: UART). */
+    gr_board_kind_t link() const { return gr_board_link_kind(set.kind); }
+    /** limesdr and ulx3s: VRAM is inside the top, the harness's VRAM model idles. */
+    bool vram_inside() const { return set.kind == GR_BOARD_LIMESDR || set.kind == GR_BOARD_ULX3S; }
+    bool packets_kind() const { return link() == GR_BOARD_FT601 || link() == GR_BOARD_FT2232H; }
+    size_t status_bytes() const { return link() == GR_BOARD_FT2232H ? 2 : 0; }
 
     size_t readable() const
     {
@@ -168,8 +172,8 @@ public:
         vc.reorder = !s.no_random;
         vc.seed = Prng::derive(s.seed, kBoardSaltVram);
         vram.reset(new AxiMemModel(vc, vram_mem, &log));
-        lane_bytes = s.kind == GR_BOARD_FT601 || s.kind == GR_BOARD_STREAM ? 4 : 1;
-        chip_half = s.kind == GR_BOARD_FT601 ? kFt601HalfPs : s.kind == GR_BOARD_FT2232H ? kFt2232hHalfPs : 0;
+        lane_bytes = link() == GR_BOARD_FT601 || link() == GR_BOARD_STREAM ? 4 : 1;
+        chip_half = link() == GR_BOARD_FT601 ? kFt601HalfPs : link() == GR_BOARD_FT2232H ? kFt2232hHalfPs : 0;
         // The context counts in its time precision; the scheduler in picoseconds.
         ps_scale = 1;
         for (int p = ctx->timeprecision(); p < -12; ++p)
@@ -328,10 +332,10 @@ private:
         // stream: the engine takes whole 32-bit words, and a socket has no transfers, so a
         // word waits for its four bytes whatever the writes were. USB chips: a word never
         // spans two transfers, and the last word of one carries last.
-        const bool word_ready = set.kind == GR_BOARD_STREAM ? out_q.size() >= 4 : !out_q.empty();
+        const bool word_ready = link() == GR_BOARD_STREAM ? out_q.size() >= 4 : !out_q.empty();
         if (!out_valid && word_ready) {
             const uint64_t to_end = out_ends.front() - out_popped;
-            const unsigned n = set.kind == GR_BOARD_STREAM ? 4u : unsigned(std::min<uint64_t>(lane_bytes, to_end));
+            const unsigned n = link() == GR_BOARD_STREAM ? 4u : unsigned(std::min<uint64_t>(lane_bytes, to_end));
             out_last = n == to_end;
             out_data = 0;
             for (unsigned i = 0; i < n; ++i)

@@ -11,6 +11,12 @@
  *   ft601    the FT601 model's USB side: 32-bit words OUT, IN words grouped in USB packets
  *   ft2232h  the FT2232H model (link_phy_ft245): bytes OUT, IN packets of up to 512 bytes, each
  *            starting with the chip's two modem-status bytes
+ *   limesdr  the exact LimeSDR Mini v2 top (boards/limesdr_mini_v2/limesdr_top.v: PLL, FT601
+ *            PHY, fpga_core, 128 KiB of block RAM VRAM) with the FT601 model: as ft601
+ *   ulx3s    the exact ULX3S top (boards/ulx3s/ulx3s_top.v: PLL, UART PHY, fpga_core, the SDRAM
+ *            controller) with the UART line model and the SDRAM model: as uart
+ * The last two are whole boards as their bitstreams are built: VRAM is inside them (the
+ * harness's VRAM model and the backdoor below are not there), its size is the top's.
  *
  * Clocks: the core runs at 100 MHz (10 ns); the chip has its own clock, not phase-locked to the
  * core: FT601 9.97 ns (100.3 MHz), FT2232H 60 MHz (16.667 ns); stream and uart run on the core
@@ -34,12 +40,18 @@ extern "C" {
 
 typedef struct gr_board gr_board_t;
 
-/** The link a board speaks over (the HELLO_RSP `Link` field uses the same numbers). */
+/**
+ * The board: 1..4 are the link chips on the generic board (board.v; the HELLO_RSP `Link` field
+ * uses the same numbers), 5 and 6 the exact tops of two boards, which speak over one of those
+ * links (gr_board_link_kind).
+ */
 typedef enum gr_board_kind {
     GR_BOARD_STREAM = 1,
     GR_BOARD_UART = 2,
     GR_BOARD_FT601 = 3,
-    GR_BOARD_FT2232H = 4
+    GR_BOARD_FT2232H = 4,
+    GR_BOARD_LIMESDR = 5, /**< LimeSDR Mini v2 top, FT601 */
+    GR_BOARD_ULX3S = 6    /**< ULX3S top, UART */
 } gr_board_kind_t;
 
 /** Options; zero-initialise and set what matters (kind is required). */
@@ -48,15 +60,22 @@ typedef struct gr_board_config {
     uint64_t seed;        /**< VRAM model latency/backpressure and the host side's IN stalls;
                                0: $GR_SIM_SEED (decimal or 0x hex), else 1 */
     uint64_t vram_bytes;  /**< VRAM size: the model's and gpu_core's strap (MC_VRAM_SIZE),
-                               128 KiB..512 MiB in whole 64 KiB; 0: 512 MiB */
-    uint32_t baud;        /**< uart only: line rate; 0 or 3000000 (the rate the UART PHY and
-                               line model are built for; others: GR_E_UNSUPPORTED) */
+                               128 KiB..512 MiB in whole 64 KiB; 0: 512 MiB. limesdr and
+                               ulx3s: 0 or their top's size (128 KiB, 32 MiB) only */
+    uint32_t baud;        /**< uart and ulx3s only: line rate; 0 or 3000000 (the rate the UART
+                               PHY and line model are built for; others: GR_E_UNSUPPORTED) */
     bool no_random;       /**< VRAM answers at full speed and the host takes IN data every cycle */
     const char *fst_path; /**< FST waveform of the whole board; NULL: $GR_BOARD_FST; "": none */
 } gr_board_config_t;
 
-/** "stream", "uart", "ft601", "ft2232h"; "?" for anything else. */
+/** "stream", "uart", "ft601", "ft2232h", "limesdr", "ulx3s"; "?" for anything else. */
 const char *gr_board_kind_name(gr_board_kind_t kind);
+
+/**
+ * The link chip whose host side a board shows: the kind itself for 1..4, GR_BOARD_FT601 for
+ * limesdr, GR_BOARD_UART for ulx3s; 0 for anything else.
+ */
+gr_board_kind_t gr_board_link_kind(gr_board_kind_t kind);
 
 /**
  * The kind a name denotes ("ft245" is accepted for ft2232h).
@@ -69,10 +88,11 @@ int gr_board_kind_parse(const char *name, gr_board_kind_t *out_kind);
 bool gr_board_kind_built(gr_board_kind_t kind);
 
 /**
- * Builds the board, holds reset for 8 core cycles and releases it.
+ * Builds the board, holds reset for 8 core cycles and releases it (limesdr and ulx3s then
+ * still hold their core in reset until their PLL model locks, about 220 core cycles).
  * @param[out] out_board  untouched on failure
  * @return GR_OK, GR_E_INVALID (NULL, unknown kind, bad vram_bytes/$GR_SIM_SEED, a baud on
- *         another kind), GR_E_UNSUPPORTED (kind not built into this library, another baud on
+ *         another kind, a vram_bytes limesdr or ulx3s do not have), GR_E_UNSUPPORTED (kind not built into this library, another baud on
  *         uart), GR_E_IO (waveform file),
  *         GR_E_NO_MEMORY
  */
@@ -141,7 +161,8 @@ size_t gr_board_packets(const gr_board_t *board);
 /** Waveform dumping on or off (needs fst_path). GR_E_UNSUPPORTED without one. */
 int gr_board_trace(gr_board_t *board, bool on);
 
-/** VRAM backdoor (no bus cycles). GR_OK, GR_E_INVALID (NULL, bytes 0), GR_E_RANGE. */
+/** VRAM backdoor (no bus cycles). GR_OK, GR_E_INVALID (NULL, bytes 0), GR_E_RANGE,
+ *  GR_E_UNSUPPORTED (limesdr, ulx3s: their VRAM is inside the top). */
 int gr_board_vram_read(gr_board_t *board, uint64_t addr, void *dst, size_t bytes);
 int gr_board_vram_write(gr_board_t *board, uint64_t addr, const void *src, size_t bytes);
 

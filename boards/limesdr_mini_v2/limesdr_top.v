@@ -1,0 +1,187 @@
+`default_nettype none
+`include "cmn_param.vh"
+// limesdr_top: gpuref on the LimeSDR Mini v2 (Lattice LFE5U-45F-8MG285C), reached over the
+// board's FTDI FT601 (USB 3.0) in 245 synchronous FIFO mode, one channel.
+//   LMK_CLK (40 MHz) -> EHXPLLL -> the core clock (CoreHz, 100 MHz) for fpga_core and VRAM;
+//   the FT601's own FT_CLK (100 MHz) clocks the FIFO bus side of link_phy_ft601, which crosses
+//   into the core clock inside the PHY; VRAM is 128 KiB of block RAM (u200_vram as an ECP5
+//   block RAM array: 64 DP16KD of the 45F's 108), strapped through vram_bytes_i.
+// Pins (the names of the board's published constraint file; directions as the FPGA sees them):
+//   input         LMK_CLK        40 MHz reference from the board's clock (PLL input)
+//   input         FT_CLK         FT601 CLK, 100 MHz
+//   inout  [31:0] FT_D           FT601 DATA[31:0]
+//   inout  [3:0]  FT_BE          FT601 BE[3:0]
+//   input         FT_RXFn        FT601 RXF_N (low: data to read)
+//   input         FT_TXEn        FT601 TXE_N (low: room to write)
+//   output        FT_WRn         FT601 WR_N
+//   output        FT_RDn         FT601 RD_N
+//   output        FT_OEn         FT601 OE_N
+//   output        FT_RESETn      FT601 RESET_N, held high (the FPGA never resets the chip)
+//   output        FPGA_LED1_R    LED1 red: low while the core is in reset (PLL not locked)
+//   output        FPGA_LED1_G    LED1 green: low while the link is up (the protocol's HELLO done)
+// The LEDs' pins are open drain on the board (the constraint file sets OPENDRAIN=ON): a low
+// pin sinks the LED's current. The FT601's SIWU_N/WAKEUP_N are not wired to the FPGA on this
+// board (the PHY holds SIWU# high in 245 mode anyway; its output is left open here).
+// Contract:
+//   - Reset: the core is held in reset until the PLL's LOCK has been seen high (through
+//     cmn_sync2) for ResetHold core cycles, and again whenever LOCK falls; there is no reset
+//     pin. ResetHold covers the PHY's FT_CLK-side reset synchronizer (four chip clocks).
+//   - Bidirectional pins: the PHY's in/out/output-enable trios meet the tristate only here, at
+//     the inout ports (the simulation wrapper resolves the bus with the chip model).
+//   - Parameters BoardId and BuildStamp go to fpga_core's ID_BUILD (a build script sets them,
+//     e.g. yosys `chparam -set BuildStamp 24'h...`), as do the engine's FT601 settings
+//     (bridge/README.md, kind ft601: Link 3, MaxPayload 1027, RxWindow 4096, DmaTags 8).
+//   - The PLL arithmetic is checked at elaboration: OscHz / PllClkiDiv * PllClkfbDiv must be
+//     CoreHz, the PFD 3.125..400 MHz and the VCO (CoreHz * PllClkopDiv) 400..800 MHz.
+module limesdr_top #(
+    parameter BoardId    = 8'h20,   // ID_BUILD.BOARD: the LimeSDR Mini v2
+    parameter BuildStamp = 24'd0    // ID_BUILD.STAMP, set by the build
+) (
+    input  wire        LMK_CLK,
+    input  wire        FT_CLK,
+    inout  wire [31:0] FT_D,
+    inout  wire [3:0]  FT_BE,
+    input  wire        FT_RXFn,
+    input  wire        FT_TXEn,
+    output wire        FT_WRn,
+    output wire        FT_RDn,
+    output wire        FT_OEn,
+    output wire        FT_RESETn,
+    output wire        FPGA_LED1_R,
+    output wire        FPGA_LED1_G
+);
+    localparam OscHz       = 40000000;
+    localparam CoreHz      = 100000000;
+    localparam PllClkiDiv  = 2;      // PFD 20 MHz
+    localparam PllClkfbDiv = 5;      // 20 MHz * 5 = 100 MHz
+    localparam PllClkopDiv = 6;      // VCO 600 MHz
+    localparam VramLog2    = 17;     // 128 KiB
+    localparam ResetHold   = 16;     // core cycles after LOCK before reset is released
+
+    if (OscHz / PllClkiDiv * PllClkfbDiv != CoreHz || OscHz % PllClkiDiv != 0 ||
+        OscHz / PllClkiDiv < 3125000 || OscHz / PllClkiDiv > 400000000 ||
+        CoreHz * PllClkopDiv < 400000000 || CoreHz * PllClkopDiv > 800000000) begin : g_bad_pll
+        `CMN_PARAM_ERROR("limesdr_top: the PLL settings do not make CoreHz from OscHz")
+    end
+
+    // ---- clock and reset ----------------------------------------------------------------
+    wire clk;
+    wire pll_lock;
+
+    EHXPLLL #(
+        .CLKI_DIV(PllClkiDiv), .CLKFB_DIV(PllClkfbDiv), .CLKOP_DIV(PllClkopDiv),
+        .CLKOP_CPHASE(PllClkopDiv - 1), .CLKOP_FPHASE(0), .CLKOP_ENABLE("ENABLED"),
+        .FEEDBK_PATH("CLKOP")
+    ) u_pll (
+        .CLKI(LMK_CLK), .CLKFB(clk), .PHASESEL1(1'b0), .PHASESEL0(1'b0), .PHASEDIR(1'b0),
+        .PHASESTEP(1'b0), .PHASELOADREG(1'b0), .STDBY(1'b0), .PLLWAKESYNC(1'b0), .RST(1'b0),
+        .ENCLKOP(1'b1), .ENCLKOS(1'b0), .ENCLKOS2(1'b0), .ENCLKOS3(1'b0),
+        .CLKOP(clk), .CLKOS(), .CLKOS2(), .CLKOS3(), .LOCK(pll_lock), .INTLOCK(), .REFCLK(),
+        .CLKINTFB());
+
+    wire lock_s;
+    cmn_sync2 #(.Width(1)) u_lock_sync (.clk_i(clk), .d_i(pll_lock), .q_o(lock_s));
+
+    // Power-up: in reset (the FPGA's configuration sets these flops' initial values).
+    reg [4:0] rst_cnt_q = 5'd0;
+    reg       rst_q = 1'b1;
+    always @(posedge clk) begin
+        if (!lock_s) begin
+            rst_cnt_q <= 5'd0;
+            rst_q <= 1'b1;
+        end else if (rst_cnt_q != ResetHold[4:0] - 5'd1) begin
+            rst_cnt_q <= rst_cnt_q + 5'd1;
+        end else begin
+            rst_q <= 1'b0;
+        end
+    end
+    wire rst = rst_q;
+
+    // ---- the FT601's FIFO bus -------------------------------------------------------------
+    wire [31:0] ft_d_in, ft_d_out;
+    wire        ft_d_oe;
+    wire [3:0]  ft_be_in, ft_be_out;
+    wire        ft_be_oe;
+
+    assign FT_D = ft_d_oe ? ft_d_out : 32'bz;
+    assign ft_d_in = FT_D;
+    assign FT_BE = ft_be_oe ? ft_be_out : 4'bz;
+    assign ft_be_in = FT_BE;
+    assign FT_RESETn = 1'b1;
+
+    wire [31:0] e_rx_data, e_tx_data;
+    wire        e_rx_valid, e_rx_ready, e_tx_valid, e_tx_ready;
+
+    link_phy_ft601 u_phy (
+        .clk_i(clk), .rst_i(rst),
+        .rx_data_o(e_rx_data), .rx_valid_o(e_rx_valid), .rx_ready_i(e_rx_ready),
+        .rx_be_err_o(),
+        .tx_data_i(e_tx_data), .tx_valid_i(e_tx_valid), .tx_ready_o(e_tx_ready),
+        .ft_clk_i(FT_CLK), .ft_data_i(ft_d_in), .ft_data_o(ft_d_out), .ft_data_oe_o(ft_d_oe),
+        .ft_be_i(ft_be_in), .ft_be_o(ft_be_out), .ft_be_oe_o(ft_be_oe),
+        .ft_rxf_n_i(FT_RXFn), .ft_txe_n_i(FT_TXEn), .ft_rd_n_o(FT_RDn), .ft_wr_n_o(FT_WRn),
+        .ft_oe_n_o(FT_OEn), .ft_siwu_n_o());
+
+    // ---- fpga_core and VRAM ---------------------------------------------------------------
+    wire [3:0]  vram_awid, vram_arid, vram_bid, vram_rid;
+    wire [31:0] vram_awaddr, vram_araddr;
+    wire [7:0]  vram_awlen, vram_arlen;
+    wire [2:0]  vram_awsize, vram_arsize, vram_awprot, vram_arprot;
+    wire [1:0]  vram_awburst, vram_arburst, vram_bresp, vram_rresp;
+    wire        vram_awlock, vram_arlock;
+    wire [3:0]  vram_awcache, vram_arcache;
+    wire        vram_awvalid, vram_awready, vram_wlast, vram_wvalid, vram_wready;
+    wire        vram_bvalid, vram_bready, vram_arvalid, vram_arready;
+    wire        vram_rlast, vram_rvalid, vram_rready;
+    wire [63:0] vram_wdata, vram_rdata;
+    wire [7:0]  vram_wstrb;
+    wire        link_up;
+
+    fpga_core #(
+        .PhyBytes(4), .MaxPayload(1027), .RxWindowLog2(12), .ReplayLog2(12), .DmaTags(8),
+        .LinkKind(3), .CoreHz(CoreHz), .ReplayTimeout(100000),
+        .BoardId(BoardId), .BuildStamp(BuildStamp)
+    ) u_core (
+        .clk_i(clk), .rst_i(rst), .vram_bytes_i(48'd1 << VramLog2),
+        .rx_data_i(e_rx_data), .rx_valid_i(e_rx_valid), .rx_ready_o(e_rx_ready),
+        .tx_data_o(e_tx_data), .tx_valid_o(e_tx_valid), .tx_ready_i(e_tx_ready),
+        .m_vram_awid_o(vram_awid), .m_vram_awaddr_o(vram_awaddr), .m_vram_awlen_o(vram_awlen),
+        .m_vram_awsize_o(vram_awsize), .m_vram_awburst_o(vram_awburst),
+        .m_vram_awlock_o(vram_awlock), .m_vram_awcache_o(vram_awcache),
+        .m_vram_awprot_o(vram_awprot), .m_vram_awvalid_o(vram_awvalid),
+        .m_vram_awready_i(vram_awready),
+        .m_vram_wdata_o(vram_wdata), .m_vram_wstrb_o(vram_wstrb), .m_vram_wlast_o(vram_wlast),
+        .m_vram_wvalid_o(vram_wvalid), .m_vram_wready_i(vram_wready),
+        .m_vram_bid_i(vram_bid), .m_vram_bresp_i(vram_bresp), .m_vram_bvalid_i(vram_bvalid),
+        .m_vram_bready_o(vram_bready),
+        .m_vram_arid_o(vram_arid), .m_vram_araddr_o(vram_araddr), .m_vram_arlen_o(vram_arlen),
+        .m_vram_arsize_o(vram_arsize), .m_vram_arburst_o(vram_arburst),
+        .m_vram_arlock_o(vram_arlock), .m_vram_arcache_o(vram_arcache),
+        .m_vram_arprot_o(vram_arprot), .m_vram_arvalid_o(vram_arvalid),
+        .m_vram_arready_i(vram_arready),
+        .m_vram_rid_i(vram_rid), .m_vram_rdata_i(vram_rdata), .m_vram_rresp_i(vram_rresp),
+        .m_vram_rlast_i(vram_rlast), .m_vram_rvalid_i(vram_rvalid), .m_vram_rready_o(vram_rready),
+        .irq_o(), .link_up_o(link_up), .crc_errs_o(), .naks_o(), .replays_o(), .bad_frames_o(),
+        .dma_timeouts_o());
+
+    u200_vram #(.AddrBits(VramLog2), .IdBits(4)) u_vram (
+        .clk_i(clk), .rst_i(rst),
+        .s_awid_i(vram_awid), .s_awaddr_i(vram_awaddr), .s_awlen_i(vram_awlen),
+        .s_awsize_i(vram_awsize), .s_awburst_i(vram_awburst), .s_awlock_i(vram_awlock),
+        .s_awcache_i(vram_awcache), .s_awprot_i(vram_awprot), .s_awvalid_i(vram_awvalid),
+        .s_awready_o(vram_awready),
+        .s_wdata_i(vram_wdata), .s_wstrb_i(vram_wstrb), .s_wlast_i(vram_wlast),
+        .s_wvalid_i(vram_wvalid), .s_wready_o(vram_wready),
+        .s_bid_o(vram_bid), .s_bresp_o(vram_bresp), .s_bvalid_o(vram_bvalid),
+        .s_bready_i(vram_bready),
+        .s_arid_i(vram_arid), .s_araddr_i(vram_araddr), .s_arlen_i(vram_arlen),
+        .s_arsize_i(vram_arsize), .s_arburst_i(vram_arburst), .s_arlock_i(vram_arlock),
+        .s_arcache_i(vram_arcache), .s_arprot_i(vram_arprot), .s_arvalid_i(vram_arvalid),
+        .s_arready_o(vram_arready),
+        .s_rid_o(vram_rid), .s_rdata_o(vram_rdata), .s_rresp_o(vram_rresp),
+        .s_rlast_o(vram_rlast), .s_rvalid_o(vram_rvalid), .s_rready_i(vram_rready));
+
+    assign FPGA_LED1_R = !rst;
+    assign FPGA_LED1_G = !link_up;
+endmodule
+`default_nettype wire

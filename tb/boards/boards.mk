@@ -1,0 +1,52 @@
+# tb/boards/boards.mk: the exact ECP5 board tops (boards/limesdr_mini_v2, boards/ulx3s) in
+# simulation and lint. Included by the top Makefile after host.mk and the system suites.
+#   make test-boards-sim   suite boards-sim: gpuref-simd --board limesdr and --board ulx3s (the
+#                          tops as their bitstreams are built, with the primitives' models),
+#                          ID_BUILD, VRAM size, register conformance and the DDI smoke test
+#                          over simd:// (tb/boards/test_boards_sim.sh; BOARDS_SIM_KINDS picks)
+#   make lint-ecp5         both tops: Verilator -Wall and Icarus -g2012 with the primitive models
+#                          (boards/common/sim), Yosys 0.23 elaborating them against its own ECP5
+#                          cells (part of make lint); BOARDS_SYNTH=1 also runs a generic
+#                          `synth -top` of each (several minutes each)
+BOARDS_SIM_OUT := $(BUILD)/boards-sim
+BOARD_SMOKE := $(BOARDS_SIM_OUT)/test_board_smoke
+$(HOST_OBJ_DIR)/tb/boards/test_board_smoke.o: tb/boards/test_board_smoke.c
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(CFLAGS) $(WARN) -MMD -MP -Ihost/include -c $< -o $@
+$(BOARD_SMOKE): $(HOST_OBJ_DIR)/tb/boards/test_board_smoke.o $(LIBGPUREF) $(SIM_LIB)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $< $(GPUREF_LINK)
+
+all: $(BOARD_SMOKE)
+-include $(HOST_OBJ_DIR)/tb/boards/test_board_smoke.d
+
+BOARDS_SIM_KINDS ?= limesdr ulx3s
+TEST_SUITES += boards-sim
+.PHONY: test-boards-sim
+test-boards-sim: $(GPUREF_SIMD) $(GPUCTL) $(BOARD_SMOKE)
+	$(call tap_run,boards-sim,tb/boards/test_boards_sim.sh $(GPUREF_SIMD) $(GPUCTL) $(BOARD_SMOKE) \
+	  $(or $(GR_TEST_SEED),1) $(BOARDS_SIM_KINDS))
+
+# ---- lint of the tops ----------------------------------------------------------------------
+ECP5_SIM := boards/common/sim/EHXPLLL.v boards/common/sim/ODDRX1F.v
+ECP5_VLT := $(RTL_ROOT)/lint.vlt boards/common/sim/boards.vlt
+ECP5_CORE := $(RTL_SRCS) $(sort $(wildcard bridge/rtl/*.v))
+ECP5_TOP_limesdr_top := boards/alveo_u200/u200_vram.v boards/limesdr_mini_v2/limesdr_top.v
+ECP5_TOP_ulx3s_top := boards/common/sdram/sdr_fifo.v boards/common/sdram/sdr_ctrl.v boards/ulx3s/ulx3s_top.v
+ECP5_OUT := $(BUILD)/lint/ecp5
+# Yosys reads its own ECP5 cell library (blackboxes) for EHXPLLL and ODDRX1F, as a bitstream
+# build does; `hierarchy -check` then proves every instance matches a cell's ports and
+# parameters, `proc` and `check -assert` the rest of the elaboration.
+ECP5_YOSYS = $(YOSYS) -q -l $(ECP5_OUT)/$(1).log -p "read_verilog -lib +/ecp5/cells_bb.v; \
+  read_verilog -sv -I$(RTL_INC) $(ECP5_CORE) $(ECP5_TOP_$(1)); hierarchy -check -top $(1); \
+  $(if $(BOARDS_SYNTH),synth -top $(1); tee -o $(ECP5_OUT)/$(1).stat stat;,proc;) check -assert"
+
+.PHONY: lint-ecp5
+lint-ecp5:
+	@mkdir -p $(ECP5_OUT)
+	$(foreach t,limesdr_top ulx3s_top,\
+	  $(VERILATOR) --lint-only -Wall -I$(RTL_INC) -Ibridge/rtl --top-module $(t) $(ECP5_VLT) $(ECP5_CORE) \
+	    $(ECP5_SIM) $(ECP5_TOP_$(t)) && \
+	  $(IVERILOG) -g2012 -I$(RTL_INC) -s $(t) -o $(ECP5_OUT)/$(t).vvp $(ECP5_CORE) $(ECP5_SIM) $(ECP5_TOP_$(t)) && \
+	  $(call ECP5_YOSYS,$(t)) && echo "$(t): verilator -Wall clean, icarus elaborated, yosys $(if $(BOARDS_SYNTH),synthesized,elaborated) (ECP5 cells)" &&) true
+lint: lint-ecp5

@@ -1,0 +1,182 @@
+`default_nettype none
+// board_ulx3s: the board simulation (gr_board.h kind ulx3s) of the exact ULX3S top,
+// boards/ulx3s/ulx3s_top.v, with the UART line model (tb/models/uart, the FT231X's serial
+// side at 3 Mbaud) on ftdi_txd/ftdi_rxd and the IS42S16160G model (tb/models/sdram) on the
+// SDRAM pins. The top's PLL (boards/common/sim/EHXPLLL.v) passes its input through, so clk_i,
+// the core clock the harness schedules, drives the board's clk_25mhz pin, and the line model
+// runs on it too; chip_clk_i is unused. The SDRAM model is clocked by the top's sdram_clk pin
+// (the core clock forwarded through the ODDRX1F model) and stops the simulation ($fatal) at
+// the first timing or protocol violation. rst_i resets the line model and presses btn[1],
+// the top's reset button, so the core is reset with it as well.
+// The ports are board.v's, so one harness driver (board_impl.h) serves it; m_vram_* are tied
+// off and vram_bytes_i is unused (the top's VRAM is the 32 MiB SDRAM).
+// sdram_d is resolved here: the top drives it through its tristate port, the model through the
+// assign below; the model's contention check reads the controller's output enable.
+module board_ulx3s (
+    input  wire        clk_i,
+    input  wire        chip_clk_i,
+    input  wire        rst_i,
+    input  wire [47:0] vram_bytes_i,
+    input  wire [31:0] host_out_data_i,
+    input  wire [3:0]  host_out_keep_i,
+    input  wire        host_out_last_i,
+    input  wire        host_out_valid_i,
+    output wire        host_out_ready_o,
+    output wire [31:0] host_in_data_o,
+    output wire [3:0]  host_in_keep_o,
+    output wire        host_in_last_o,
+    output wire        host_in_valid_o,
+    input  wire        host_in_ready_i,
+    // m_vram: gpu_core's AXI4 master to VRAM, to the harness's VRAM model
+    output wire [3:0]  m_vram_awid_o,
+    output wire [31:0] m_vram_awaddr_o,
+    output wire [7:0]  m_vram_awlen_o,
+    output wire [2:0]  m_vram_awsize_o,
+    output wire [1:0]  m_vram_awburst_o,
+    output wire        m_vram_awlock_o,
+    output wire [3:0]  m_vram_awcache_o,
+    output wire [2:0]  m_vram_awprot_o,
+    output wire        m_vram_awvalid_o,
+    input  wire        m_vram_awready_i,
+    output wire [63:0] m_vram_wdata_o,
+    output wire [7:0]  m_vram_wstrb_o,
+    output wire        m_vram_wlast_o,
+    output wire        m_vram_wvalid_o,
+    input  wire        m_vram_wready_i,
+    input  wire [3:0]  m_vram_bid_i,
+    input  wire [1:0]  m_vram_bresp_i,
+    input  wire        m_vram_bvalid_i,
+    output wire        m_vram_bready_o,
+    output wire [3:0]  m_vram_arid_o,
+    output wire [31:0] m_vram_araddr_o,
+    output wire [7:0]  m_vram_arlen_o,
+    output wire [2:0]  m_vram_arsize_o,
+    output wire [1:0]  m_vram_arburst_o,
+    output wire        m_vram_arlock_o,
+    output wire [3:0]  m_vram_arcache_o,
+    output wire [2:0]  m_vram_arprot_o,
+    output wire        m_vram_arvalid_o,
+    input  wire        m_vram_arready_i,
+    input  wire [3:0]  m_vram_rid_i,
+    input  wire [63:0] m_vram_rdata_i,
+    input  wire [1:0]  m_vram_rresp_i,
+    input  wire        m_vram_rlast_i,
+    input  wire        m_vram_rvalid_i,
+    output wire        m_vram_rready_o
+);
+    // VRAM is inside the top: gpu_core's m_vram never leaves the FPGA, so the harness's VRAM
+    // model sees an idle master.
+    assign m_vram_awid_o = 4'd0;
+    assign m_vram_awaddr_o = 32'd0;
+    assign m_vram_awlen_o = 8'd0;
+    assign m_vram_awsize_o = 3'd0;
+    assign m_vram_awburst_o = 2'd0;
+    assign m_vram_awlock_o = 1'b0;
+    assign m_vram_awcache_o = 4'd0;
+    assign m_vram_awprot_o = 3'd0;
+    assign m_vram_awvalid_o = 1'b0;
+    assign m_vram_wdata_o = 64'd0;
+    assign m_vram_wstrb_o = 8'd0;
+    assign m_vram_wlast_o = 1'b0;
+    assign m_vram_wvalid_o = 1'b0;
+    assign m_vram_bready_o = 1'b0;
+    assign m_vram_arid_o = 4'd0;
+    assign m_vram_araddr_o = 32'd0;
+    assign m_vram_arlen_o = 8'd0;
+    assign m_vram_arsize_o = 3'd0;
+    assign m_vram_arburst_o = 2'd0;
+    assign m_vram_arlock_o = 1'b0;
+    assign m_vram_arcache_o = 4'd0;
+    assign m_vram_arprot_o = 3'd0;
+    assign m_vram_arvalid_o = 1'b0;
+    assign m_vram_rready_o = 1'b0;
+    wire unused_vram = &{1'b0, vram_bytes_i, m_vram_awready_i, m_vram_wready_i, m_vram_bid_i,
+                         m_vram_bresp_i, m_vram_bvalid_i, m_vram_arready_i, m_vram_rid_i,
+                         m_vram_rdata_i, m_vram_rresp_i, m_vram_rlast_i, m_vram_rvalid_i};
+
+    wire        line_to_fpga, line_to_chip, chip_rts_n;
+    wire        sd_clk, sd_cke, sd_cs_n, sd_ras_n, sd_cas_n, sd_we_n;
+    wire [1:0]  sd_ba, sd_dqm;
+    wire [12:0] sd_a;
+    wire [15:0] sd_d, chip_dq;
+    wire        chip_dq_oe;
+    wire [7:0]  in_data;
+
+    assign sd_d = chip_dq_oe ? chip_dq : 16'bz;
+    assign host_in_data_o = {24'd0, in_data};
+    assign host_in_keep_o = 4'b0001;
+    assign host_in_last_o = 1'b0;
+    wire unused_host = &{1'b0, chip_clk_i, host_out_data_i[31:8], host_out_keep_i, host_out_last_i};
+
+    ulx3s_top u_top (
+        .clk_25mhz  (clk_i),
+        .ftdi_rxd   (line_to_chip),
+        .ftdi_txd   (line_to_fpga),
+        .ftdi_nrts  (chip_rts_n),
+        .ftdi_ndtr  (1'b1),
+        .sdram_clk  (sd_clk),
+        .sdram_cke  (sd_cke),
+        .sdram_csn  (sd_cs_n),
+        .sdram_rasn (sd_ras_n),
+        .sdram_casn (sd_cas_n),
+        .sdram_wen  (sd_we_n),
+        .sdram_ba   (sd_ba),
+        .sdram_a    (sd_a),
+        .sdram_dqm  (sd_dqm),
+        .sdram_d    (sd_d),
+        .led        (),
+        .btn        ({5'd0, rst_i, 1'b1})
+    );
+
+    uart_line_model #(
+        .ClkHz (100000000),
+        .Baud  (3000000)
+    ) u_chip (
+        .clk_i         (clk_i),
+        .rst_i         (rst_i),
+        .rx_i          (line_to_chip),
+        .tx_o          (line_to_fpga),
+        .cts_n_i       (1'b0),
+        .rts_n_o       (chip_rts_n),
+        .in_data_i     (host_out_data_i[7:0]),
+        .in_valid_i    (host_out_valid_i),
+        .in_ready_o    (host_out_ready_o),
+        .out_data_o    (in_data),
+        .out_valid_o   (host_in_valid_o),
+        .out_ready_i   (host_in_ready_i),
+        .err_data_i    (1'b0),
+        .err_frame_i   (1'b0),
+        .frame_err_o   (),
+        .out_overrun_o (),
+        .tx_bytes_o    ()
+    );
+
+    sdram_model #(
+        .TckPs (10000)
+    ) u_sdram (
+        .clk_i         (sd_clk),
+        .cke_i         (sd_cke),
+        .cs_n_i        (sd_cs_n),
+        .ras_n_i       (sd_ras_n),
+        .cas_n_i       (sd_cas_n),
+        .we_n_i        (sd_we_n),
+        .ba_i          (sd_ba),
+        .a_i           (sd_a),
+        .dqm_i         (sd_dqm),
+        .dq_i          (sd_d),
+        .dq_oe_i       (u_top.sdr_dq_oe),
+        .dq_o          (chip_dq),
+        .dq_oe_o       (chip_dq_oe),
+        .err_count_o   (),
+        .first_err_o   (),
+        .cycles_o      (),
+        .data_cycles_o (),
+        .act_o         (),
+        .pre_o         (),
+        .ref_o         (),
+        .rd_o          (),
+        .wr_o          (),
+        .ref_gap_o     ()
+    );
+endmodule
+`default_nettype wire
