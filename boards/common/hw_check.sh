@@ -12,13 +12,17 @@
 #   3. gpuctl conformance: every register of the map;
 #   4. the DDI path end to end: two allocations, a FILL, a COPY through the DMA engine, the copy
 #      read back through the engine and compared with the fill's pattern;
-#   5. the same copy read back through BAR1 (--cpu) on a CPU-visible allocation.
+#   5. the same copy read back through BAR1 (--cpu) on a CPU-visible allocation;
+#   6. the DDI smoke test of the simulated boards' suite (tb/boards/test_board_smoke: allocate,
+#      FILL, COPY, read back, preempt and cancel, a TDR), sized for the boards' VRAM, when it is
+#      built (make; or $BOARD_SMOKE), else a skip.
 # Exit 0 when every step passes, 1 when one fails, 2 when no board is found.
 set -u
 cd "$(dirname "$0")/../.."
 BOARD=${1:?usage: hw_check.sh BOARD URI}
 URI=${2:?usage: hw_check.sh BOARD URI}
 GPUCTL=${GPUCTL:-build/bin/gpuctl}
+BOARD_SMOKE=${BOARD_SMOKE:-build/boards-sim/test_board_smoke}
 if [ ! -x "$GPUCTL" ]; then
     echo "hw_check: no $GPUCTL: run 'make gpuctl' first (or set GPUCTL)" >&2
     exit 2
@@ -82,7 +86,7 @@ if ! "$GPUCTL" -d "$URI" info > "$info" 2>&1; then
     exit 2
 fi
 sed 's/^/# /' "$info"
-echo "1..5"
+echo "1..6"
 n=1
 echo "ok 1 - a device answers on $URI (gpuctl info)"
 step "the device is a gpuref build for $BOARD (ID_BUILD.BOARD)" \
@@ -107,6 +111,14 @@ step "alloc --cpu-visible, FILL $pat, read back through BAR1 (crc32 $crc)" bash 
     echo "$out"
     echo "$out" | grep -q "crc32 $3\$" || { echo "BAR1 does not show the pattern $2"; exit 1; }' \
     "$GPUCTL" "$URI" "$pat" "$crc"
+
+# 6. The DDI smoke test, as the simulated boards run it.
+if [ -x "$BOARD_SMOKE" ]; then
+    step "the DDI smoke test ($BOARD_SMOKE)" "$BOARD_SMOKE" "$URI"
+else
+    n=$((n + 1))
+    echo "ok $n - the DDI smoke test # SKIP no $BOARD_SMOKE (make builds it)"
+fi
 
 [ "$fails" = 0 ] && echo "# $BOARD: every check passed" || echo "# $BOARD: $fails check(s) failed"
 [ "$fails" = 0 ]

@@ -79,8 +79,8 @@ int main(int argc, char **argv)
     ok(folders, "every board but sim has its folder under boards/");
     ok(board_is(0x00, "sim"), "0x00 decodes as sim");
     ok(board_is(0x10, "alveo_u200"), "0x10 decodes as alveo_u200");
-    ok(board_is(0x11, "limesdr_mini_v2"), "0x11 decodes as limesdr_mini_v2");
-    ok(board_is(0x12, "ulx3s"), "0x12 decodes as ulx3s");
+    ok(board_is(0x20, "limesdr_mini_v2"), "0x20 decodes as limesdr_mini_v2");
+    ok(board_is(0x21, "ulx3s"), "0x21 decodes as ulx3s");
     ok(board_is(0xfe, "unknown"), "an id not in the table decodes as unknown");
     ok(date_is(0, "none"), "ID_DATE 0 reads as no date");
     ok(date_is(0x20261126u, "2026-11-26"), "ID_DATE 0x20261126 reads 2026-11-26");
