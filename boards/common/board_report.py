@@ -3,7 +3,7 @@
 
   board_report.py --board B --part P --report report.json --log nextpnr.log
                   [--stat synth.stat] [--seconds SYNTH,PNR,PACK] [--bit FILE]
-  board_report.py --area area.stat      cells per module of a hierarchical synthesis
+  (--netlist BOARD.json --top TOP adds LUT4 and FF per instance of the flattened netlist)
 
 Prints every clock's Fmax against its constraint (MET / MISSED), the utilisation of LUT4, FF,
 block RAM (DP16KD) and DSP (MULT18X18D) as a share of the part, the build's seconds and the
@@ -16,33 +16,31 @@ import re
 import sys
 
 
-def area(path):
-    """The cells of each module in a `stat` of a hierarchy that was not flattened, biggest
-    first, by LUT4 (and FF)."""
-    mods, cur = {}, None
-    for line in open(path):
-        m = re.match(r"=== (\S+) ===", line.strip())
-        if m:
-            cur = m.group(1)
-            mods[cur] = {}
+def by_instance(netlist, top, depth):
+    """LUT4 and FF of the flattened netlist per instance path (depth levels below the top),
+    attributed by the hierarchical name of the net each cell drives: the synthesized design's
+    area by block, without a second synthesis."""
+    m = json.load(open(netlist))["modules"][top]
+    name_of = {}
+    for n, v in m["netnames"].items():
+        if v.get("hide_name", 0):
             continue
-        m = re.match(r"\s+(\d+)\s+(?:\S+\s+)?\$?(\w+)\s*$", line) or re.match(r"\s+(\w+)\s+(\d+)\s*$", line)
-        if cur and m:
-            a, b = m.groups()
-            n, cell = (int(a), b) if a.isdigit() else (int(b), a)
-            mods[cur][cell] = mods[cur].get(cell, 0) + n
-    rows = []
-    for name, cells in mods.items():
-        lut = cells.get("LUT4", 0)
-        ff = sum(v for k, v in cells.items() if k.startswith("TRELLIS_FF"))
-        ram = cells.get("DP16KD", 0)
-        ccu = cells.get("CCU2C", 0)
-        rows.append((lut, ff, ram, ccu, name))
-    rows.sort(reverse=True)
-    print("module (own cells, not its submodules')        LUT4      FF  DP16KD  CCU2C")
-    for lut, ff, ram, ccu, name in rows[:15]:
-        print(f"  {name[:44]:44} {lut:7} {ff:7} {ram:7} {ccu:6}")
-    return 0
+        for b in v["bits"]:
+            if isinstance(b, int):
+                name_of.setdefault(b, n)
+    rows, total = {}, {"LUT4": 0, "FF": 0}
+    for c in m["cells"].values():
+        kind = {"LUT4": "LUT4", "TRELLIS_FF": "FF"}.get(c["type"])
+        if not kind:
+            continue
+        out = c["connections"].get("Z" if kind == "LUT4" else "Q", [None])[0]
+        path = name_of.get(out, "").split(".")[:-1]
+        key = ".".join(path[:depth]) or "(top)"
+        rows.setdefault(key, {"LUT4": 0, "FF": 0})[kind] += 1
+        total[kind] += 1
+    print(f"  area by instance (LUT4 / FF by the name of the net each drives, {depth} levels):")
+    for key, v in sorted(rows.items(), key=lambda kv: -kv[1]["LUT4"])[:12]:
+        print(f"    {key:38} LUT4 {v['LUT4']:6} ({100.0 * v['LUT4'] / max(total['LUT4'], 1):4.1f}%)  FF {v['FF']:6}")
 
 
 def main():
@@ -54,14 +52,12 @@ def main():
     ap.add_argument("--stat")
     ap.add_argument("--seconds", default="")
     ap.add_argument("--bit")
-    ap.add_argument("--area")
+    ap.add_argument("--netlist", help="yosys JSON netlist: area by instance")
+    ap.add_argument("--top")
     ap.add_argument("--floor", type=float, default=0.0,
                     help="MHz every clock must reach instead of its constraint (a check that "
                          "holds today where the constraint is not met yet)")
     a = ap.parse_args()
-    if a.area:
-        return area(a.area)
-
     r = json.load(open(a.report))
     use = r.get("utilization", {})
 
@@ -113,6 +109,8 @@ def main():
         if ends:
             print(f"  critical path of {clk}: {ends[0]}")
             print(f"      to {ends[-1]}")
+    if a.netlist and a.top:
+        by_instance(a.netlist, a.top, 3)
     if a.bit:
         if missed:
             print(f"  bitstream {a.bit}: written, but TIMING NOT MET ({', '.join(missed)}): "

