@@ -2,7 +2,7 @@
 # (boards/README.md). Included by the top Makefile (BUILD, VENV and tap_run come from there).
 #   make boards                  every ECP5 board: build/boards/<board>/<board>.bit
 #   make board-limesdr_mini_v2   one board (also board-ulx3s)
-#   make boards BOARD_ARGS="--seed 2 --area"   options of boards/common/build.sh
+#   make boards BOARD_ARGS="--seed 2"   options of boards/common/build.sh
 #   make boards BOARD_ARGS=--allow-timing-fail  exit 0 although a clock misses its constraint
 #   make test-boards             suite boards: each top with a stand-in core, the .lpf against
 #                                its ports, place, route and timing of the board's own logic
