@@ -128,6 +128,7 @@ include bench/alloc/alloc.mk
 include bench/dma/dma.mk
 include tb/fuzz/fuzz.mk
 include synth/synth.mk
+include boards/boards.mk
 
 
 # ---- register map --------------------------------------------------------------------------

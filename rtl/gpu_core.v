@@ -33,8 +33,9 @@ module gpu_core #(
     parameter VramBytes    = 48'h2000_0000,  // most VRAM vram_bytes_i may strap (512 MiB: twice BAR1)
     parameter TlbEntries   = 16,      // GPU MMU TLB entries
     parameter BoardId      = 8'd0,    // ID_BUILD.BOARD
-    parameter BuildStamp   = 24'd0    // ID_BUILD.STAMP (24 bits; a wider value, e.g. an integer
+    parameter BuildStamp   = 24'd0,   // ID_BUILD.STAMP (24 bits; a wider value, e.g. an integer
                                       // from Verilator's -G, is cut to them)
+    parameter BuildDate    = 32'd0    // ID_DATE: the build's date as BCD YYYYMMDD, 0 for none
 ) (
     input  wire                    clk_i,
     input  wire                    rst_i,  // synchronous, active high
@@ -251,7 +252,8 @@ module gpu_core #(
     csr_block #(
         .AddrBits(CsrAddrBits),
         .BoardId(BoardId),
-        .BuildStamp(BuildStamp[23:0])
+        .BuildStamp(BuildStamp[23:0]),
+        .BuildDate(BuildDate[31:0])
     ) u_csr (
         .clk_i(clk_i), .rst_i(rst_i),
         .s_csr_awaddr_i(s_csr_awaddr_i), .s_csr_awprot_i(s_csr_awprot_i),

@@ -13,7 +13,8 @@
 //   - The host end speaks bridge/PROTOCOL.md: it opens with RESET, then HELLO (HELLO_RSP: Link
 //     LinkKind, MaxPayload, RxWindow 2^RxWindowLog2 words, DmaTags, CoreHz, ReplayTimeout,
 //     DmaTimeout as the parameters below).
-//   - ID_BUILD reads BoardId and BuildStamp (parameters, so a build script stamps them).
+//   - ID_BUILD reads BoardId and BuildStamp, ID_DATE BuildDate (parameters, so a build script
+//     stamps them).
 //   - vram_bytes_i: gpu_core's VRAM size strap (the memory on m_vram_*; taken while rst_i is
 //     high, clipped to VramBytes), which MC_VRAM_SIZE reports; a board ties it to a constant.
 //   - link_up_o and the wrapping counters are link_engine's.
@@ -31,7 +32,8 @@ module fpga_core #(
     parameter VramAddrBits  = 32,
     parameter VramBytes     = 48'h2000_0000,  // most VRAM vram_bytes_i may strap (gpu_core's)
     parameter BoardId       = 8'd0,           // ID_BUILD.BOARD
-    parameter BuildStamp    = 24'd0           // ID_BUILD.STAMP
+    parameter BuildStamp    = 24'd0,          // ID_BUILD.STAMP
+    parameter BuildDate     = 32'd0           // ID_DATE (BCD YYYYMMDD, 0 for none)
 ) (
     input  wire                    clk_i,
     input  wire                    rst_i,
@@ -279,7 +281,7 @@ module fpga_core #(
     gpu_core #(
         .CsrAddrBits(16), .ApAddrBits(28), .HostAddrBits(64), .VramAddrBits(VramAddrBits),
         .DataBytes(8), .IdBits(4), .VramBytes(VramBytes), .BoardId(BoardId),
-        .BuildStamp(BuildStamp)
+        .BuildStamp(BuildStamp), .BuildDate(BuildDate)
     ) u_core (
         .clk_i(clk_i),
         .rst_i(rst_i),

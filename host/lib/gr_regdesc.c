@@ -14,11 +14,14 @@ static const gr_field_desc_t fields_id_caps[] = {
     {"DMA", 1, 1, GR_ACCESS_CONST, 0x1u, "DMA engine present (rtl/dma): DMA_* registers.", 0},
 };
 static const gr_field_desc_t fields_id_regmap[] = {
-    {"HASH", 0, 32, GR_ACCESS_CONST, 0x167f3e77u, "Hash of the register map source (the reset value shown is filled in by regtool).", 0},
+    {"HASH", 0, 32, GR_ACCESS_CONST, 0x4284df4eu, "Hash of the register map source (the reset value shown is filled in by regtool).", 0},
 };
 static const gr_field_desc_t fields_id_build[] = {
     {"STAMP", 0, 24, GR_ACCESS_HW_RO, 0x0u, "Build stamp chosen by the build (for example a commit hash).", 0},
-    {"BOARD", 24, 8, GR_ACCESS_HW_RO, 0x0u, "Platform: 0 simulation, others per boards/.", 0},
+    {"BOARD", 24, 8, GR_ACCESS_HW_RO, 0x0u, "Platform: 0 simulation, others per boards/board_ids.def.", 0},
+};
+static const gr_field_desc_t fields_id_date[] = {
+    {"VALUE", 0, 32, GR_ACCESS_HW_RO, 0x0u, "Date as eight BCD digits YYYYMMDD (0x20261126 is 26 November 2026), or 0.", 0},
 };
 static const gr_field_desc_t fields_scratch[] = {
     {"VALUE", 0, 32, GR_ACCESS_RW, 0x0u, "Any value.", 0},
@@ -223,6 +226,7 @@ const gr_reg_desc_t gr_regdesc[] = {
     {"ID_CAPS", 0x008u, fields_id_caps, 2u, "Capabilities"},
     {"ID_REGMAP", 0x00cu, fields_id_regmap, 1u, "Register map hash"},
     {"ID_BUILD", 0x010u, fields_id_build, 2u, "Build identification"},
+    {"ID_DATE", 0x014u, fields_id_date, 1u, "Build date"},
     {"SCRATCH", 0x020u, fields_scratch, 1u, "Scratch"},
     {"RESET_CTRL", 0x024u, fields_reset_ctrl, 1u, "Reset control"},
     {"IRQ_STATE", 0x040u, fields_irq_state, 5u, "Interrupt state"},

@@ -11,6 +11,7 @@
 #include "gpuref/gr_regdesc.h"
 #include "gr_conformance.h"
 #include "gr_link.h"
+#include "gpuctl_build.h"
 
 static int fail_access(const opts_t *o, const char *cmd, const char *what, uint32_t off, int rc)
 {
@@ -51,12 +52,23 @@ int cmd_info(const opts_t *o, gr_device_t *dev)
     if (rc)
         return fail_access(o, "info", "reading the header at", 0, rc);
     const gr_reg_desc_t *caps = gr_regdesc_find("ID_CAPS");
+    uint32_t date_v;
+    rc = gr_reg_read(dev, GR_REG_ID_DATE, &date_v);
+    if (rc)
+        return fail_access(o, "info", "reading ID_DATE at", GR_REG_ID_DATE, rc);
+    const char *bname, *bdesc;
+    char date[32];
+    gpuctl_board_of(info.board, &bname, &bdesc);
+    gpuctl_date_of(date_v, date, sizeof date);
     if (o->json) {
         printf("{\"command\":\"info\",\"magic\":%u,\"version\":\"%u.%u.%u\",\"regmap_hash\":%u,\"regmap_matches\":%s,"
-               "\"board\":%u,\"build_stamp\":%u,\"transport\":",
+               "\"board\":%u,\"board_name\":",
                info.magic, info.version_major, info.version_minor, info.version_patch,
-               info.regmap_hash, info.regmap_matches ? "true" : "false", info.board,
-               info.build_stamp);
+               info.regmap_hash, info.regmap_matches ? "true" : "false", info.board);
+        json_str(bname);
+        printf(",\"build_stamp\":%u,\"build_date\":%u,\"build_date_text\":", info.build_stamp, date_v);
+        json_str(date);
+        printf(",\"transport\":");
         json_str(info.transport);
         printf(",\"caps\":{");
         for (unsigned i = 0; i < caps->field_count; i++) {
@@ -74,8 +86,8 @@ int cmd_info(const opts_t *o, gr_device_t *dev)
     printf("regmap      version %u.%u.%u, hash 0x%08x (%s)\n", info.version_major,
            info.version_minor, info.version_patch, info.regmap_hash,
            info.regmap_matches ? "matches this host" : "DIFFERS from this host");
-    printf("build       board %u%s, stamp 0x%06x\n", info.board,
-           info.board == 0 ? " (simulation)" : "", info.build_stamp);
+    printf("build       board 0x%02x %s (%s), stamp 0x%06x, date %s\n", info.board, bname, bdesc,
+           info.build_stamp, date);
     printf("caps        0x%08x:", info.caps);
     for (unsigned i = 0; i < caps->field_count; i++)
         printf(" %s=%s", caps->fields[i].name,

@@ -9,7 +9,8 @@
 module csr_block #(
     parameter AddrBits   = 16,        // BAR0 byte address bits; must match regtool's map
     parameter BoardId    = 8'd0,      // ID_BUILD.BOARD: 0 simulation, others per boards/
-    parameter BuildStamp = 24'd0      // ID_BUILD.STAMP: chosen by the build
+    parameter BuildStamp = 24'd0,     // ID_BUILD.STAMP: chosen by the build
+    parameter BuildDate  = 32'd0      // ID_DATE: the build's date, BCD YYYYMMDD, 0 for none
 ) (
     input  wire                clk_i,
     input  wire                rst_i,  // synchronous, active high
@@ -137,6 +138,7 @@ module csr_block #(
         .rdata_o(rdata), .err_o(err),
         .id_build_stamp_i(BuildStamp),
         .id_build_board_i(BoardId),
+        .id_date_value_i(BuildDate),
         .reset_ctrl_core_o(reset_req),
         .irq_state_reset_done_set_i(irq_set[0]),
         .irq_state_reset_done_o(irq_state[0]),

@@ -64,9 +64,13 @@ expect "info shows the map version and that it matches" \
     "version $V_MAJOR\.$V_MINOR\.$V_PATCH, hash 0x[0-9a-f]{8} \(matches this host\)" "$out"
 expect "info shows capabilities" "caps +0x0000000$((1 + 2 * CAP_DMA)): MC=yes DMA=$(yes_no "$CAP_DMA")" "$out"
 
+expect "info names the simulation board, the stamp in hex and no date (ID_BUILD, ID_DATE)" \
+    "^build +board 0x00 sim \(simulation[^)]*\), stamp 0x[0-9a-f]{6}, date none$" "$out"
 check "info --json succeeds" 0 "$GPUCTL" -d sim:// --json info
 check "info --json is valid JSON with the magic" 0 python3 -c \
     'import json,sys; d=json.load(open(sys.argv[1])); assert d["magic"]==0x47505552 and d["regmap_matches"] is True and d["caps"]=={"MC":True,"DMA":'"$(py_bool "$CAP_DMA")"'}, d' "$prev"
+check "info --json: board 0 is sim, build_date 0 reads none" 0 bash -c \
+    '"$0" -d sim:// --json info | python3 -c "import json,sys; d=json.load(sys.stdin); assert (d[\"board\"], d[\"board_name\"], d[\"build_date\"], d[\"build_date_text\"]) == (0, \"sim\", 0, \"none\"), d"' "$GPUCTL"
 
 check "bogus:// fails" 2 "$GPUCTL" -d bogus:// info
 expect "bogus:// message names the accepted schemes" "unknown transport scheme 'bogus://'; accepted schemes: sim://" "$err"

@@ -3,16 +3,17 @@
 #define GPUREF_GR_REGMAP_H
 
 /** Hash of the register map source; the device reports it in ID_REGMAP. */
-#define GR_REGMAP_HASH 0x167f3e77u
+#define GR_REGMAP_HASH 0x4284df4eu
 /** Bytes of BAR0 decoded by the CSR port (offsets at or past this are out of range). */
 #define GR_REGMAP_BAR0_BYTES 0x10000u
-#define GR_REGMAP_REG_COUNT 59u
+#define GR_REGMAP_REG_COUNT 60u
 
 #define GR_REG_ID_MAGIC 0x000u
 #define GR_REG_ID_VERSION 0x004u
 #define GR_REG_ID_CAPS 0x008u
 #define GR_REG_ID_REGMAP 0x00cu
 #define GR_REG_ID_BUILD 0x010u
+#define GR_REG_ID_DATE 0x014u
 #define GR_REG_SCRATCH 0x020u
 #define GR_REG_RESET_CTRL 0x024u
 #define GR_REG_IRQ_STATE 0x040u

@@ -44,7 +44,7 @@ extern "C" {
 #define GPU_REGS__ID_REGMAP__HASH_bm 0xffffffff
 #define GPU_REGS__ID_REGMAP__HASH_bp 0
 #define GPU_REGS__ID_REGMAP__HASH_bw 32
-#define GPU_REGS__ID_REGMAP__HASH_reset 0x167f3e77
+#define GPU_REGS__ID_REGMAP__HASH_reset 0x4284df4e
 
 // reg - gpu_regs.ID_BUILD
 #define GPU_REGS__ID_BUILD__STAMP_bm 0xffffff
@@ -55,6 +55,12 @@ extern "C" {
 #define GPU_REGS__ID_BUILD__BOARD_bp 24
 #define GPU_REGS__ID_BUILD__BOARD_bw 8
 #define GPU_REGS__ID_BUILD__BOARD_reset 0x0
+
+// reg - gpu_regs.ID_DATE
+#define GPU_REGS__ID_DATE__VALUE_bm 0xffffffff
+#define GPU_REGS__ID_DATE__VALUE_bp 0
+#define GPU_REGS__ID_DATE__VALUE_bw 32
+#define GPU_REGS__ID_DATE__VALUE_reset 0x0
 
 // reg - gpu_regs.SCRATCH
 #define GPU_REGS__SCRATCH__VALUE_bm 0xffffffff
@@ -523,7 +529,8 @@ typedef struct __attribute__ ((__packed__)) {
     uint32_t ID_CAPS;
     uint32_t ID_REGMAP;
     uint32_t ID_BUILD;
-    uint8_t RESERVED_14_1f[0xc];
+    uint32_t ID_DATE;
+    uint8_t RESERVED_18_1f[0x8];
     uint32_t SCRATCH;
     uint32_t RESET_CTRL;
     uint8_t RESERVED_28_3f[0x18];

@@ -33,6 +33,7 @@ module tb_csr_block;
     localparam integer AddrBits = 16;
     localparam [7:0]   BOARD_ID = 8'h5A;
     localparam [23:0]  BUILD_STAMP = 24'h123456;
+    localparam [31:0]  BUILD_DATE = 32'h20261126;
 `ifdef REGMAP_HASH
     localparam [31:0]  EXP_REGMAP = `REGMAP_HASH;
     localparam         HAVE_REGMAP = 1'b1;
@@ -115,7 +116,8 @@ module tb_csr_block;
     csr_block #(
         .AddrBits(AddrBits),
         .BoardId(BOARD_ID),
-        .BuildStamp(BUILD_STAMP)
+        .BuildStamp(BUILD_STAMP),
+        .BuildDate(BUILD_DATE)
     ) dut (
         .clk_i(clk), .rst_i(rst),
         .s_csr_awaddr_i(awaddr), .s_csr_awprot_i(awprot),
@@ -293,6 +295,7 @@ module tb_csr_block;
         o = map_off(i);  // (in a case expression Verilator would call it once per item)
         case (o)
             R_ID_BUILD:          v = {BOARD_ID, BUILD_STAMP};
+            R_ID_DATE:           v = BUILD_DATE;
             R_MC_VRAM_SIZE_LO:   v = hw_vram[31:0];
             R_MC_VRAM_SIZE_HI:   v = {16'h0, hw_vram[47:32]};
             R_MC_AP_SIZE:        v = hw_ap;
@@ -344,7 +347,7 @@ module tb_csr_block;
         logic [15:0] o;
         o = map_off(i);
         case (o)
-            R_ID_BUILD, R_MC_VRAM_SIZE_LO, R_MC_VRAM_SIZE_HI, R_MC_AP_SIZE, R_MC_FAULT_STATUS,
+            R_ID_BUILD, R_ID_DATE, R_MC_VRAM_SIZE_LO, R_MC_VRAM_SIZE_HI, R_MC_AP_SIZE, R_MC_FAULT_STATUS,
             R_MC_FAULT_ADDR_LO, R_MC_FAULT_ADDR_HI, R_MC_FAULT_COUNT, R_MMU_TLB_HITS,
             R_MMU_TLB_MISSES, R_MMU_PROBE_STATUS, R_MMU_PROBE_PA_LO, R_MMU_PROBE_PA_HI,
             R_DMA_STATUS, R_DMA_RING_HEAD, R_DMA_COMPLETED_FENCE, R_DMA_STOP_HEAD,
@@ -978,7 +981,8 @@ module tb_csr_block;
         axil_read(R_ID_MAGIC);   all = all & (x_rdata == MAGIC);
         axil_read(R_ID_VERSION); all = all & (x_rdata == VERSION);
         axil_read(R_ID_BUILD);   all = all & (x_rdata == {BOARD_ID, BUILD_STAMP});
-        check(all, "identification: ID_MAGIC 0x47505552, ID_VERSION 0x00020000, ID_BUILD 0x5a123456");
+        axil_read(R_ID_DATE);    all = all & (x_rdata == BUILD_DATE);
+        check(all, "identification: ID_MAGIC 0x47505552, ID_VERSION 0x00020000, ID_BUILD 0x5a123456, ID_DATE 0x20261126");
         n_hw = 0;
         all = 1'b1;
         for (i = 0; i < MAP_NREGS; i = i + 1)
@@ -1079,7 +1083,7 @@ module tb_csr_block;
         wr(R_SCRATCH, 32'hC0FFEE11, 4'hF, ok);
         for (k = 0; k < 4; k = k + 1) begin
             case (k)
-                0: a = 16'h0014;
+                0: a = 16'h0018;
                 1: a = 16'h0028;
                 2: a = 16'h0100;
                 default: a = 16'hFFFC;
