@@ -258,6 +258,8 @@ module mc_mmu #(
     ) u_tlb (
         .clk_i(clk_i),
         .rst_i(rst_i),
+        .lookup_load_i(req_valid_i && req_ready_o),
+        .lookup_next_vpn_i(req_va_i[47:12]),
         .lookup_vpn_i(a_va_q[47:12]),
         .lookup_count_i(use_hit || walk_start),
         .lookup_hit_o(tlb_hit),
