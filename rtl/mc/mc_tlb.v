@@ -78,7 +78,8 @@ module mc_tlb #(
     logic [31:0]              misses_q, misses_d;
 
     logic [TlbEntries-1:0]    victim;          // one-hot: the entry a fill would write
-    logic [TlbEntries-1:0]    write;           // one-hot or zero: the entry written now
+    logic [TlbEntries-1:0]    write;           // one-hot or zero: the entry filled now
+    logic [TlbEntries-1:0]    wdata;           // one-hot or zero: the entry whose fields are written
     integer                   i;
 
     // Does an entry with tag e and size s cover the page v?
@@ -178,9 +179,13 @@ module mc_tlb #(
         if (inv_all_i) valid_d = {TlbEntries{1'b0}};
         else if (inv_page_i) valid_d = valid_q & ~inv_match;
         write = (fill_i && !inv_all_i && !inv_page_i) ? victim : {TlbEntries{1'b0}};
+        // The victim's fields are written without regard to inv_all_i (the entry is dropped
+        // anyway then), so that the late invalidate (a change of root at the request's accept)
+        // drives only the valid bits, not the enables of every entry's fields.
+        wdata = (fill_i && !inv_page_i) ? victim : {TlbEntries{1'b0}};
         for (i = 0; i < TlbEntries; i = i + 1) begin
-            if (write[i]) begin
-                valid_d[i] = 1'b1;
+            if (write[i]) valid_d[i] = 1'b1;
+            if (wdata[i]) begin
                 vpn_d[i*36 +: 36] = mask_vpn(fill_vpn_i, fill_size_i);
                 size_d[i*2 +: 2] = fill_size_i;
                 ppn_d[i*40 +: 40] = mask_ppn(fill_ppn_i, fill_size_i);
