@@ -95,18 +95,17 @@ module dma_agen #(
     // bits with len, never the result of the wide subtraction.
     logic small_q, small_d, have_q, have_d;
 
-    // Beats to the next 128-byte boundary, capped by what is left and by limit_i.
-    wire [4:0] to_block = 5'd16 - {1'b0, vaddr_q[6:3]};
-    logic [4:0] len;
-    always_comb begin
-        len = to_block;
-        if (small_q && left_q[4:0] < len) len = left_q[4:0];
-        if (limit_i < len) len = limit_i;
-    end
+    // The burst length before limit_i is a register too (len0_q: the beats to the next 128-byte
+    // boundary, tb_q = 16 - vaddr_q[6:3], capped by what is left when that is below 16), its
+    // next value computed from this cycle's length; only the cap by limit_i is left to the cycle
+    // the burst is taken in.
+    logic [4:0] tb_q, tb_d, len0_q, len0_d;
+    wire  [4:0] len = (limit_i < len0_q) ? limit_i : len0_q;
 
     wire have = have_q;
     wire upper_zero = left_q[BeatBits-1:6] == {(BeatBits-6){1'b0}};
-    assign bst_valid_o = pv_q && have && !faulted_q && !stop_i && len != 5'd0;
+    // len is never 0 while have_q: len0_q is 1..16 then and limit_i is 1..16.
+    assign bst_valid_o = pv_q && have && !faulted_q && !stop_i;
     wire take = bst_valid_o && bst_ready_i;
     wire [63:0] next_vaddr = vaddr_q + {56'd0, len, 3'b000};
 
@@ -129,6 +128,7 @@ module dma_agen #(
         have_d = have_q;
         faulted_d = faulted_q;
         fault_d = 1'b0;
+        tb_d = tb_q;
         ftype_d = ftype_q;
         fmmu_d = fmmu_q;
 
@@ -139,6 +139,7 @@ module dma_agen #(
             left_d = beats_i;
             small_d = beats_i[BeatBits-1:4] == {(BeatBits-4){1'b0}};
             have_d = beats_i != {BeatBits{1'b0}};
+            tb_d = 5'd16 - {1'b0, addr_i[6:3]};
             idx_d = {BeatBits{1'b0}};
             pv_d = 1'b0;
             vpr_d = 1'b0;
@@ -152,6 +153,7 @@ module dma_agen #(
                 // left_q - len < 16 and left_q - len != 0, from left_q's register bits.
                 small_d = upper_zero && {1'b0, left_q[5:0]} < {2'b00, len} + 7'd16;
                 have_d = !(upper_zero && left_q[5:0] == {1'b0, len});
+                tb_d = (tb_q == len) ? 5'd16 : tb_q - len;
                 idx_d = idx_q + {{(BeatBits-5){1'b0}}, len};
                 if (next_vaddr[11:0] == 12'h000) pv_d = 1'b0;
             end
@@ -179,6 +181,9 @@ module dma_agen #(
                 end
             end
         end
+        // left_d[4:0] is left_q[4:0] - len after a take: only the low bits' subtraction is on
+        // this path, not the wide one.
+        len0_d = (small_d && left_d[4:0] < tb_d) ? left_d[4:0] : tb_d;
     end
 
     always_ff @(posedge clk_i) begin
@@ -186,6 +191,8 @@ module dma_agen #(
             left_q <= {BeatBits{1'b0}};
             small_q <= 1'b1;
             have_q <= 1'b0;
+            tb_q <= 5'd16;
+            len0_q <= 5'd0;
             xreq_q <= 1'b0;
             xwait_q <= 1'b0;
             pv_q <= 1'b0;
@@ -195,6 +202,8 @@ module dma_agen #(
             left_q <= left_d;
             small_q <= small_d;
             have_q <= have_d;
+            tb_q <= tb_d;
+            len0_q <= len0_d;
             xreq_q <= xreq_d;
             xwait_q <= xwait_d;
             pv_q <= pv_d;

@@ -345,17 +345,21 @@ module dma_mover #(
                                                 + {{(CntBits-1){1'b0}}, fifo_pop};
 
     // ---- faults: the first of an operation -----------------------------------------------------
-    logic        fault_now;
+    // fault_now decides only fault_q and the pulse. The fault's fields (f_*) are the candidate of
+    // the highest-priority source, the VPR fault when no other: they are taken every cycle until
+    // the operation faults (fault_q), so the cycle of the fault leaves them holding its own, and
+    // the late VPR decision (aw_ok) drives no enable of the 70-odd fault registers. Their value
+    // matters only with fault_o.
+    wire fault_now = (b_fire && b_resp[1]) || (r_fire && r_resp[1]) || rd_fault || wr_fault ||
+                     vpr_fault;
     logic [3:0]  f_type;
     logic [2:0]  f_mmu;
     logic        f_write;
     logic [63:0] f_addr;
     always_comb begin
-        fault_now = 1'b1;
         f_type = T_BUS;
         f_mmu = 3'd0;
         f_write = 1'b0;
-        f_addr = 64'd0;
         if (b_fire && b_resp[1]) begin
             f_write = 1'b1;
             f_addr = b_addr;
@@ -370,11 +374,9 @@ module dma_mover #(
             f_mmu = wr_fault_mmu;
             f_write = 1'b1;
             f_addr = wr_fault_addr;
-        end else if (vpr_fault) begin
+        end else begin
             f_type = T_VPR;
             f_addr = src_addr_q + {wr_bst_idx, 3'b000};
-        end else begin
-            fault_now = 1'b0;
         end
     end
     logic        fault_pulse_q;
@@ -528,7 +530,7 @@ module dma_mover #(
         w_strb_q <= w_strb;
         bnd_limit_q <= wr_limit;
         bnd_tag_vpr_q <= vpr_check_q && (in_prev ? rd_prev_vpr : rd_page_vpr);
-        if (fault_now && !fault_q) begin
+        if (!fault_q) begin
             fault_type_q <= f_type;
             fault_mmu_q <= f_mmu;
             fault_write_q <= f_write;

@@ -137,7 +137,9 @@ module mc_mmu #(
     wire use_walk = res_valid && res_ready;
     wire a_done = use_phys || use_hit || use_walk;
     wire inv_any = tlb_invalidate_i || tlb_inv_page_i;
-    wire fill = use_walk && !res_fault && !stale_q && !inv_any;
+    // The TLB and the page-walk cache drop a fill in the cycle of an invalidate themselves
+    // (inv_any may come late: mc_top's change of root at a request's accept).
+    wire fill = use_walk && !res_fault && !stale_q;
 
     assign req_ready_o = !a_valid_q || a_done;
 
@@ -258,6 +260,8 @@ module mc_mmu #(
     ) u_tlb (
         .clk_i(clk_i),
         .rst_i(rst_i),
+        .lookup_load_i(req_valid_i && req_ready_o),
+        .lookup_next_vpn_i(req_va_i[47:12]),
         .lookup_vpn_i(a_va_q[47:12]),
         .lookup_count_i(use_hit || walk_start),
         .lookup_hit_o(tlb_hit),

@@ -70,7 +70,8 @@ module mc_pwc #(
     logic [IdxBits-1:0] rr_q, rr_d;
 
     logic [N-1:0]    victim;              // one-hot: the entry a fill writes
-    logic [N-1:0]    write;               // one-hot or zero
+    logic [N-1:0]    write;               // one-hot or zero: the entry filled
+    logic [N-1:0]    wdata;               // one-hot or zero: the entry whose fields are written
     logic [N-1:0]    keep;                // entries that survive this cycle's fill
     integer          i;
 
@@ -127,6 +128,10 @@ module mc_pwc #(
         else if (free_found) victim = lowest(~keep);
         else victim = onehot(rr_q);
         write = (fill_i && !flush_i) ? victim : {N{1'b0}};
+        // The victim's fields are written whether or not a flush drops the fill (the flush
+        // drops every entry then): flush_i (late, a change of root at the MMU's accept) drives
+        // only the valid bits and the root, not the enables of the fields.
+        wdata = fill_i ? victim : {N{1'b0}};
 
         if (flush_i) valid_d = {N{1'b0}};
         else if (fill_i) begin
@@ -134,8 +139,8 @@ module mc_pwc #(
             root_d = fill_root_i;
         end
         for (i = 0; i < N; i = i + 1) begin
-            if (write[i]) begin
-                valid_d[i] = 1'b1;
+            if (write[i]) valid_d[i] = 1'b1;
+            if (wdata[i]) begin
                 tag_d[i*27 +: 27] = fill_tag_i;
                 has_l0_d[i] = fill_has_l0_i;
                 pt64_d[i] = fill_has_l0_i && fill_pt64_i;

@@ -4,10 +4,17 @@
 // one page of 4 KiB, 64 KiB or 2 MiB (tag = the VA bits above the page offset) with its physical
 // page and the leaf's WRITABLE, SYSTEM and CACHEABLE bits.
 // Contract:
-//   - Lookup is combinational: lookup_hit_o and the entry's fields follow lookup_vpn_i in the
-//     same cycle. When several entries cover the VA (possible only when software changed a page
-//     size without invalidating), the lowest index answers. lookup_count_i marks the cycle whose
-//     answer the user acts on: it counts one hit or one miss.
+//   - Lookup: lookup_load_i loads lookup_next_vpn_i as the VPN looked up from the next cycle on
+//     (the caller keeps it in its own register and presents it as lookup_vpn_i). In every cycle
+//     lookup_hit_o and the entry's fields answer for that VPN against the entries of that cycle
+//     (fills and invalidates of earlier cycles included), as a combinational lookup of
+//     lookup_vpn_i would. Which entries cover it is registered (match_q): its next value is
+//     compared from lookup_next_vpn_i and the entries one cycle ahead, and this cycle's fill or
+//     invalidate only masks or sets its bits, so no tag compare lies on the path from the
+//     answer to the caller's decisions. When several entries cover the VA (possible only when
+//     software changed a page size without invalidating), the lowest index answers.
+//     lookup_count_i marks the cycle whose answer the user acts on: it counts one hit or one
+//     miss.
 //   - fill_i writes one entry: the lowest-index invalid entry if there is one, else the entry
 //     under a round-robin pointer, which then advances. The caller fills only after a miss for
 //     that VA. An invalidate (either kind) in the same cycle drops the fill.
@@ -20,8 +27,10 @@ module mc_tlb #(
 ) (
     input  wire        clk_i,
     input  wire        rst_i,               // synchronous, active high
-    // lookup (combinational)
-    input  wire [35:0] lookup_vpn_i,        // VA[47:12]
+    // lookup (answers for the VPN loaded last)
+    input  wire        lookup_load_i,       // look up lookup_next_vpn_i from the next cycle on
+    input  wire [35:0] lookup_next_vpn_i,   // VA[47:12]
+    input  wire [35:0] lookup_vpn_i,        // VA[47:12] loaded last (the caller's register)
     input  wire        lookup_count_i,      // count this cycle's answer as a hit or a miss
     output wire        lookup_hit_o,
     output wire [1:0]  lookup_size_o,       // 0: 4 KiB, 1: 64 KiB, 2: 2 MiB
@@ -69,7 +78,8 @@ module mc_tlb #(
     logic [31:0]              misses_q, misses_d;
 
     logic [TlbEntries-1:0]    victim;          // one-hot: the entry a fill would write
-    logic [TlbEntries-1:0]    write;           // one-hot or zero: the entry written now
+    logic [TlbEntries-1:0]    write;           // one-hot or zero: the entry filled now
+    logic [TlbEntries-1:0]    wdata;           // one-hot or zero: the entry whose fields are written
     integer                   i;
 
     // Does an entry with tag e and size s cover the page v?
@@ -126,17 +136,23 @@ module mc_tlb #(
             if (idx == k[IdxBits-1:0]) onehot[k] = 1'b1;
     endfunction
 
-    // Lookup: which entries cover the VA; the lowest one answers.
-    wire [TlbEntries-1:0]     match;
+    // Lookup: which entries cover the VA (match_q, kept for lookup_vpn_i); the lowest one answers.
+    logic [TlbEntries-1:0]    match_q, match_d;
+    wire [TlbEntries-1:0]     match_next;      // valid entries covering lookup_next_vpn_i
     wire [TlbEntries-1:0]     inv_match;       // entries covering inv_vpn_i
-    wire                      hit = |match;
-    wire [TlbEntries-1:0]     hit_sel = lowest(match);
+    wire                      hit = |match_q;
+    wire [TlbEntries-1:0]     hit_sel = lowest(match_q);
     wire                      free_found = ~&valid_q;
     wire [TlbEntries-1:0]     free_sel = lowest(~valid_q);
+    // Does the entry a fill writes cover the VPN looked up next (either candidate)?
+    wire [35:0]               fill_tag = mask_vpn(fill_vpn_i, fill_size_i);
+    wire                      fill_covers_next = covers(fill_tag, fill_size_i, lookup_next_vpn_i);
+    wire                      fill_covers_cur = covers(fill_tag, fill_size_i, lookup_vpn_i);
 
     genvar g;
     for (g = 0; g < TlbEntries; g = g + 1) begin : g_match
-        assign match[g] = valid_q[g] && covers(vpn_q[g*36 +: 36], size_q[g*2 +: 2], lookup_vpn_i);
+        assign match_next[g] = valid_q[g] && covers(vpn_q[g*36 +: 36], size_q[g*2 +: 2],
+                                                   lookup_next_vpn_i);
         assign inv_match[g] = covers(vpn_q[g*36 +: 36], size_q[g*2 +: 2], inv_vpn_i);
     end
 
@@ -163,9 +179,13 @@ module mc_tlb #(
         if (inv_all_i) valid_d = {TlbEntries{1'b0}};
         else if (inv_page_i) valid_d = valid_q & ~inv_match;
         write = (fill_i && !inv_all_i && !inv_page_i) ? victim : {TlbEntries{1'b0}};
+        // The victim's fields are written without regard to inv_all_i (the entry is dropped
+        // anyway then), so that the late invalidate (a change of root at the request's accept)
+        // drives only the valid bits, not the enables of every entry's fields.
+        wdata = (fill_i && !inv_page_i) ? victim : {TlbEntries{1'b0}};
         for (i = 0; i < TlbEntries; i = i + 1) begin
-            if (write[i]) begin
-                valid_d[i] = 1'b1;
+            if (write[i]) valid_d[i] = 1'b1;
+            if (wdata[i]) begin
                 vpn_d[i*36 +: 36] = mask_vpn(fill_vpn_i, fill_size_i);
                 size_d[i*2 +: 2] = fill_size_i;
                 ppn_d[i*40 +: 40] = mask_ppn(fill_ppn_i, fill_size_i);
@@ -174,17 +194,26 @@ module mc_tlb #(
                 cacheable_d[i] = fill_cacheable_i;
             end
         end
+        // The looked-up VPN's matches in the next cycle: this cycle's (or the new VPN's, from
+        // the entries as they are now), less what is invalidated, with the entry filled now.
+        match_d = lookup_load_i ? match_next : match_q;
+        if (inv_all_i) match_d = {TlbEntries{1'b0}};
+        else if (inv_page_i) match_d = match_d & ~inv_match;
+        match_d = (match_d & ~write) |
+                  (write & {TlbEntries{lookup_load_i ? fill_covers_next : fill_covers_cur}});
         if ((|write) && !free_found) rr_d = (rr_q == LAST[IdxBits-1:0]) ? {IdxBits{1'b0}} : rr_q + 1'b1;
     end
 
     always_ff @(posedge clk_i) begin
         if (rst_i) begin
             valid_q <= {TlbEntries{1'b0}};
+            match_q <= {TlbEntries{1'b0}};
             rr_q <= {IdxBits{1'b0}};
             hits_q <= 32'd0;
             misses_q <= 32'd0;
         end else begin
             valid_q <= valid_d;
+            match_q <= match_d;
             rr_q <= rr_d;
             hits_q <= hits_d;
             misses_q <= misses_d;
