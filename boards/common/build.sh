@@ -58,7 +58,6 @@ EXTRA=
 case "$BOARD" in
     limesdr_mini_v2)  # LFE5U-45F-8MG285C
         TOP=limesdr_top; LPF=boards/limesdr_mini_v2/limesdr.lpf
-        EXTRA=boards/alveo_u200/u200_vram.v   # its VRAM: u200_vram as ECP5 block RAM
         DEVICE=45k; PACKAGE=CSFBGA285; SPEED=8; PART=LFE5U-45F-8MG285C ;;
     ulx3s)            # LFE5U-85F-6BG381C
         TOP=ulx3s_top; LPF=boards/ulx3s/ulx3s.lpf
@@ -97,7 +96,7 @@ mkdir -p "$OUT"
 if [ "$CI" = 1 ]; then
     echo "1..3"
     python3 boards/common/check_top.py stub bridge/rtl/fpga_core.v "$OUT/fpga_core_stub.v"
-    COMMON=$(ls boards/common/*/*.v | grep -v '^boards/common/sim/' | tr '\n' ' ')
+    COMMON=$(ls boards/common/*.v boards/common/*/*.v | grep -v '^boards/common/sim/' | tr '\n' ' ')
     CSRCS="$(ls rtl/common/*.v $COMMON $EXTRA "$TOPDIR"/*.v | sort | tr '\n' ' ')"
     CSRCS="$CSRCS $(ls bridge/rtl/*.v | grep -v '/fpga_core\.v$' | sort | tr '\n' ' ') $OUT/fpga_core_stub.v"
     {
@@ -174,7 +173,7 @@ fi
 
 # ---- synthesis -------------------------------------------------------------------------------
 # boards/common/sim holds simulation models of ECP5 primitives: never synthesized.
-COMMON=$(ls boards/common/*/*.v | grep -v '^boards/common/sim/' | tr '\n' ' ')
+COMMON=$(ls boards/common/*.v boards/common/*/*.v | grep -v '^boards/common/sim/' | tr '\n' ' ')
 SRCS="rtl/gpu_core.v $(ls rtl/*/*.v bridge/rtl/*.v $COMMON $EXTRA "$TOPDIR"/*.v | sort | tr '\n' ' ')"
 synth_s=0
 if [ "$SYNTH" = 1 ] || [ ! -f "$OUT/$BOARD.json" ]; then
@@ -182,9 +181,7 @@ if [ "$SYNTH" = 1 ] || [ ! -f "$OUT/$BOARD.json" ]; then
         echo "read_verilog -sv -Irtl/common $SRCS"
         [ -z "$chp" ] || echo "chparam$chp $TOP"
         [ -z "$chp_core" ] || echo "chparam$chp_core fpga_core"
-        # u200_vram asks Vivado for UltraRAM; on an ECP5 yosys picks block RAM by itself
-        # (the attribute is taken off the derived modules, after hierarchy).
-        echo "hierarchy -top $TOP; setattr -unset ram_style a:ram_style=ultra"
+        echo "hierarchy -top $TOP"
         echo "synth_ecp5 -top $TOP -json $OUT/$BOARD.json"
         echo "tee -q -o $OUT/synth.stat stat"
     } > "$OUT/synth.ys"
