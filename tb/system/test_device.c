@@ -80,7 +80,7 @@ static void holes_answer_bus_errors_and_change_nothing(void **state)
     assert_int_equal(gr_reg_read(*state, 0x100, &v), GR_E_BUS);
     assert_int_equal(v, 0xabcdef01u); /* untouched on failure */
     assert_int_equal(gr_reg_write(*state, 0x100, 0xffffffffu), GR_E_BUS);
-    assert_int_equal(gr_reg_write(*state, 0x014, 0xffffffffu), GR_E_BUS);
+    assert_int_equal(gr_reg_write(*state, 0x018, 0xffffffffu), GR_E_BUS);
     assert_int_equal(gr_reg_read(*state, GR_REG_SCRATCH, &v), GR_OK);
     assert_int_equal(v, 0x600d600du);
 }
