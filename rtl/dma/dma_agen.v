@@ -48,6 +48,7 @@ module dma_agen #(
     output wire                bst_host_o,
     output wire [63:0]         bst_addr_o,    // bus address of the first beat
     output wire [4:0]          bst_len_o,     // beats, 1..16
+    output wire [4:0]          bst_len0_o,    // bst_len_o before the cap by limit_i (a register)
     output wire [3:0]          bst_cache_o,
     output wire [63:0]         bst_vaddr_o,   // command-space address of the first beat
     output wire [BeatBits-1:0] bst_idx_o,     // beats before it in the operation
@@ -231,6 +232,7 @@ module dma_agen #(
     assign bst_host_o = host_q;
     assign bst_addr_o = {ppage_q, vaddr_q[11:0]};
     assign bst_len_o = len;
+    assign bst_len0_o = len0_q;
     assign bst_cache_o = cache_q ? CACHE_ON : CACHE_OFF;
     assign bst_vaddr_o = vaddr_q;
     assign bst_idx_o = idx_q;

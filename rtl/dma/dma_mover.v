@@ -251,7 +251,7 @@ module dma_mover #(
     // ---- write side --------------------------------------------------------------------------
     wire                wr_bst_valid, wr_bst_host, wr_done, wr_busy, wr_fault, wr_faulted;
     wire [63:0]         wr_bst_addr, wr_bst_vaddr, wr_fault_addr;
-    wire [4:0]          wr_bst_len;
+    wire [4:0]          wr_bst_len, wr_bst_len0, rd_bst_len0_unused;
     wire [3:0]          wr_bst_cache, wr_fault_type;
     wire [2:0]          wr_fault_mmu;
     wire [BeatBits-1:0] wr_bst_idx, wr_page_idx_unused;
@@ -294,9 +294,14 @@ module dma_mover #(
     end
     wire                vpr_leak = bnd_tag_vpr_q && (wr_bst_host || !wr_bst_vpr);
 
+    // unclaimed_q >= wr_bst_len, where wr_bst_len is min(wr_bst_len0, bnd_limit_q): two compares
+    // of registers side by side instead of one behind the other (aw_load drives the enables of
+    // a few hundred flip-flops, so it must come early in the cycle).
+    wire ucl_ok = unclaimed_q >= {{(CntBits-5){1'b0}}, wr_bst_len0} ||
+                  unclaimed_q >= {{(CntBits-5){1'b0}}, bnd_limit_q};
+    wire wtrk_free = wr_n != MaxWrites[WPtr:0];
     wire aw_ok = !aw1_valid_q && wr_bst_valid && !stop_any && op_q && !dst_sink_q &&
-                 !(bnd_stale_q && vpr_check_q) &&
-                 unclaimed_q >= {{(CntBits-5){1'b0}}, wr_bst_len} && wr_n != MaxWrites[WPtr:0] &&
+                 !(bnd_stale_q && vpr_check_q) && ucl_ok && wtrk_free &&
                  (wr_n == {(WPtr+1){1'b0}} || wr_bst_host == wr_port_q);
     wire aw_load = aw_ok && !vpr_leak;
     wire vpr_fault = aw_ok && vpr_leak;
@@ -504,25 +509,25 @@ module dma_mover #(
             ar_cache_q <= rd_bst_cache;
             rtrk_q[rtrk_wr_q[RPtr-1:0]] <= rd_bst_vaddr;
         end
-        // The presented slot takes the next one's AW when it goes, else a new one if it is empty.
-        if (aw_go && aw1_valid_q) begin
-            aw_host_q <= aw1_host_q;
-            aw_addr_q <= aw1_addr_q;
-            aw_len_q <= aw1_len_q;
-            aw_cache_q <= aw1_cache_q;
-        end else if (aw_load && (!aw_valid_q || aw_go)) begin
-            aw_host_q <= wr_bst_host;
-            aw_addr_q <= wr_bst_addr;
-            aw_len_q <= wr_bst_len;
-            aw_cache_q <= wr_bst_cache;
+        // The AW slots and the free tracker entry take the write side's burst whenever they are
+        // free, whether or not aw_load takes it (their valid bits and wtrk_wr_q say whether it
+        // did), so that aw_load enables none of them. The presented slot, when it may change,
+        // takes the next slot's AW if that one is held, else the burst on offer; the next slot
+        // is loaded only while empty (aw_ok requires that), and a loaded burst lands in it only
+        // when the presented slot stays.
+        if (!aw_valid_q || aw_go) begin
+            aw_host_q <= aw1_valid_q ? aw1_host_q : wr_bst_host;
+            aw_addr_q <= aw1_valid_q ? aw1_addr_q : wr_bst_addr;
+            aw_len_q <= aw1_valid_q ? aw1_len_q : wr_bst_len;
+            aw_cache_q <= aw1_valid_q ? aw1_cache_q : wr_bst_cache;
         end
-        if (aw_load && aw_valid_q && (aw1_valid_q || !aw_go)) begin
+        if (!aw1_valid_q) begin
             aw1_host_q <= wr_bst_host;
             aw1_addr_q <= wr_bst_addr;
             aw1_len_q <= wr_bst_len;
             aw1_cache_q <= wr_bst_cache;
         end
-        if (aw_load) begin
+        if (wtrk_free) begin
             wtrk_addr_q[wtrk_wr_q[WPtr-1:0]] <= wr_bst_vaddr;
             wtrk_len_q[wtrk_wr_q[WPtr-1:0]] <= wr_bst_len;
             wtrk_host_q[wtrk_wr_q[WPtr-1:0]] <= wr_bst_host;
@@ -556,7 +561,7 @@ module dma_mover #(
         .xrsp_cacheable_i(xrsp_cacheable_i), .xrsp_vpr_i(xrsp_vpr_i), .xrsp_fault_i(xrsp_fault_i),
         .xrsp_type_i(xrsp_type_i), .xrsp_mmu_type_i(xrsp_mmu_type_i),
         .bst_valid_o(rd_bst_valid), .bst_ready_i(ar_load), .bst_host_o(rd_bst_host),
-        .bst_addr_o(rd_bst_addr), .bst_len_o(rd_bst_len), .bst_cache_o(rd_bst_cache),
+        .bst_addr_o(rd_bst_addr), .bst_len_o(rd_bst_len), .bst_len0_o(rd_bst_len0_unused), .bst_cache_o(rd_bst_cache),
         .bst_vaddr_o(rd_bst_vaddr), .bst_idx_o(rd_bst_idx), .bst_vpr_o(rd_bst_vpr),
         .done_o(rd_done), .busy_o(rd_busy), .page_idx_o(rd_page_idx), .page_vpr_o(rd_page_vpr),
         .prev_vpr_o(rd_prev_vpr), .fault_o(rd_fault), .faulted_o(rd_faulted),
@@ -574,7 +579,7 @@ module dma_mover #(
         .xrsp_cacheable_i(xrsp_cacheable_i), .xrsp_vpr_i(xrsp_vpr_i), .xrsp_fault_i(xrsp_fault_i),
         .xrsp_type_i(xrsp_type_i), .xrsp_mmu_type_i(xrsp_mmu_type_i),
         .bst_valid_o(wr_bst_valid), .bst_ready_i(aw_load), .bst_host_o(wr_bst_host),
-        .bst_addr_o(wr_bst_addr), .bst_len_o(wr_bst_len), .bst_cache_o(wr_bst_cache),
+        .bst_addr_o(wr_bst_addr), .bst_len_o(wr_bst_len), .bst_len0_o(wr_bst_len0), .bst_cache_o(wr_bst_cache),
         .bst_vaddr_o(wr_bst_vaddr), .bst_idx_o(wr_bst_idx), .bst_vpr_o(wr_bst_vpr),
         .done_o(wr_done), .busy_o(wr_busy), .page_idx_o(wr_page_idx_unused),
         .page_vpr_o(wr_page_vpr_unused), .prev_vpr_o(wr_prev_vpr_unused), .fault_o(wr_fault),
@@ -652,7 +657,7 @@ module dma_mover #(
     // construction (dma_xlate refuses VRAM addresses past VramAddrBits).
     wire unused_ok = ^{m_host_bid_i, m_host_rid_i, m_vram_bid_i, m_vram_rid_i, rd_done, rd_faulted,
                        wr_faulted, rd_bst_idx, rd_bst_vpr, rd_page_idx[BeatBits-1:BndBits], wr_page_idx_unused, wr_page_vpr_unused,
-                       wr_prev_vpr_unused, b_resp[0], r_resp[0]};
+                       wr_prev_vpr_unused, rd_bst_len0_unused, b_resp[0], r_resp[0]};
 
 `ifdef GR_ASSERT
     always @(posedge clk_i) begin
