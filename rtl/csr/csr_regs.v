@@ -327,7 +327,9 @@ module csr_regs (
                    sel_dma_perf_cmds |
                    sel_dma_perf_last_cmd;
     assign err_o = req_i & (~hit_o | (we_i & (wstrb_i != 4'hf)));
-    wire write_ok = req_i & we_i & ~err_o;
+    // Every write below is also gated by its register's select, which implies a hit: the
+    // hole decode (an OR over every register) stays off the write enables.
+    wire write_ok = req_i & we_i & (wstrb_i == 4'hf);
 
     always_comb begin
         case (word)
