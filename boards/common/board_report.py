@@ -54,9 +54,6 @@ def main():
     ap.add_argument("--bit")
     ap.add_argument("--netlist", help="yosys JSON netlist: area by instance")
     ap.add_argument("--top")
-    ap.add_argument("--floor", type=float, default=0.0,
-                    help="MHz every clock must reach instead of its constraint (a check that "
-                         "holds today where the constraint is not met yet)")
     a = ap.parse_args()
     r = json.load(open(a.report))
     use = r.get("utilization", {})
@@ -87,9 +84,6 @@ def main():
         got, want = v.get("achieved", 0.0), v.get("constraint", 0.0)
         ok = got >= want
         verdict = "MET" if ok else "MISSED"
-        if a.floor:
-            ok = got >= min(a.floor, want)
-            verdict += f" (required here: {min(a.floor, want):.2f} MHz, {'reached' if ok else 'NOT reached'})"
         if not ok:
             missed.append(clk)
         print(f"  clock {clk}: Fmax {got:.2f} MHz, constraint {want:.2f} MHz: {verdict}")

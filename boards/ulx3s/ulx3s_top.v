@@ -2,9 +2,14 @@
 `include "cmn_param.vh"
 // ulx3s_top: gpuref on the Radiona ULX3S (Lattice LFE5U-85F), reached over the board's FTDI
 // FT231X USB-UART at 3 Mbaud, 8N1, with VRAM in its 32 MiB SDR SDRAM (IS42S16160G).
-//   clk_25mhz -> EHXPLLL -> the core clock (CoreHz, 100 MHz) for everything: link_phy_uart
-//   (sampled in the core clock), fpga_core with the UART kind's engine settings, sdr_ctrl
-//   (boards/common/sdram) at 100 MHz, CAS latency 2, ReadDelay 1, on gpu_core's m_vram.
+//   clk_25mhz -> EHXPLLL -> the core clock (CoreHz, 60 MHz) for everything: link_phy_uart
+//   (sampled in the core clock: 20 cycles per bit at 3 Mbaud), fpga_core with the UART kind's
+//   engine settings, sdr_ctrl (boards/common/sdram) at 60 MHz, CAS latency 2, ReadDelay 1, on
+//   gpu_core's m_vram.
+// Why 60 MHz: the part is speed grade 6, where gpu_core is about a quarter slower than its
+// out-of-context Fmax at speed 8 (synth/README.md), well below 100 MHz; the 3 Mbaud line,
+// not the core, bounds what this board moves; and 60 MHz is a whole number of core cycles
+// per UART bit (20), made from 25 MHz with the PFD and VCO in range (below).
 // Pins (the names of the board's published constraint file, ulx3s_v20.lpf; directions as the
 // FPGA sees them):
 //   input         clk_25mhz      25 MHz oscillator (PLL input)
@@ -33,10 +38,17 @@
 //   - The SDRAM clock: the core clock through an ODDRX1F (D0 1, D1 0), so the pin carries the
 //     same edges with the delay of an I/O register, like the command and data pins the
 //     controller registers: the SDRAM takes each command at the edge after the controller
-//     issued it, which is the timing sdr_ctrl is verified with at 100 MHz, CL 2, ReadDelay 1
-//     (tb/unit/sdr_ctrl_cl2). Whether the board's trace and pad delays leave the SDRAM's
-//     setup and hold (and the read data's capture) met is for place and route to show; a PLL
-//     output with a phase shift is the knob if they do not.
+//     issued it, which is the timing sdr_ctrl is verified with at CL 2, ReadDelay 1
+//     (tb/unit/sdr_ctrl_cl2 at 100 MHz; this top at 60 MHz in the board simulation, kind
+//     ulx3s, against the SDRAM model at 16.666 ns). CL 2 is legal up to 100 MHz on the -7
+//     part. The controller's TckPs follows CoreHz (16666 ps, the period rounded down, so
+//     every interval rounded up to whole cycles is at least the data sheet's). ReadDelay 1
+//     is one more register on the read data: the edge that captures a word from the pins is
+//     a cycle count (1 + CL + ReadDelay after READ), the same as at 10 ns, and a longer
+//     period only widens the time the SDRAM's data has to reach it. Whether the board's trace
+//     and pad delays leave the SDRAM's setup and hold (and the read data's capture) met is
+//     for place and route to show; a PLL output with a phase shift is the knob if they do
+//     not.
 //   - Bidirectional pins: the controller's dq in/out/output-enable trio meets the tristate only
 //     here, at the inout port (the simulation wrapper resolves the bus with the SDRAM model).
 //   - No UART flow control: the FT231X's RTS#/CTS# are not both wired to the FPGA on this
@@ -44,7 +56,9 @@
 //     PHY hands each byte to the engine at once, so nothing overruns.
 //   - Parameters BoardId and BuildStamp go to fpga_core's ID_BUILD (a build script sets them,
 //     e.g. yosys `chparam -set BuildStamp 24'h...`), with the engine's UART settings
-//     (bridge/README.md, kind uart: Link 2, MaxPayload 256, RxWindow 1024, DmaTags 8).
+//     (bridge/README.md, kind uart: Link 2, MaxPayload 256, RxWindow 1024, DmaTags 8,
+//     ReplayTimeout 2000000 cycles: 33 ms at 60 MHz, about ten of the largest frames on the
+//     line).
 //   - The PLL arithmetic is checked at elaboration: OscHz / PllClkiDiv * PllClkfbDiv must be
 //     CoreHz, the PFD 3.125..400 MHz and the VCO (CoreHz * PllClkopDiv) 400..800 MHz.
 module ulx3s_top #(
@@ -70,10 +84,10 @@ module ulx3s_top #(
     input  wire [6:0]  btn
 );
     localparam OscHz       = 25000000;
-    localparam CoreHz      = 100000000;
-    localparam PllClkiDiv  = 1;      // PFD 25 MHz
-    localparam PllClkfbDiv = 4;      // 25 MHz * 4 = 100 MHz
-    localparam PllClkopDiv = 6;      // VCO 600 MHz
+    localparam CoreHz      = 60000000;
+    localparam PllClkiDiv  = 5;      // PFD 5 MHz
+    localparam PllClkfbDiv = 12;     // 5 MHz * 12 = 60 MHz
+    localparam PllClkopDiv = 10;     // VCO 600 MHz
     localparam Baud        = 3000000;
     localparam ResetHold   = 16;     // core cycles after LOCK before reset is released
 

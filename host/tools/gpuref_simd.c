@@ -46,8 +46,8 @@
 #define MAX_CLIENTS 32u
 #define WINDOW_BASE 0x100000000ull
 #define WINDOW_SIZE 0x40000000ull /* 1 GiB of bus addresses per client */
-#define CYCLES_PER_TICK 10000u    /* the link to a board counts 100 us ticks of the 100 MHz core */
-#define RUN_SLICE 2000u           /* cycles run per turn when the RTL is quiet (20 us) */
+#define PS_PER_TICK 100000000ull  /* the link to a board counts 100 us ticks of simulated time */
+#define RUN_SLICE 2000u           /* cycles run per turn when the RTL is quiet (20 us at 100 MHz) */
 #define RTL_BACKLOG 1024u         /* frames queued toward the RTL before clients wait */
 #define CLIENT_WINDOW 4096u       /* a client's credit: at most ~700 frames per read */
 #define OUT_LIMIT (64u << 20)     /* a client that reads nothing is dropped */
@@ -164,10 +164,12 @@ typedef struct server {
 static server_t *S;
 
 /* The server's link to the device counts device time on a board, in 100 us ticks (its replays
- * then do not depend on the host's load or the simulation's speed), wall ms on a socket. */
+ * then do not depend on the host's load or the simulation's speed), wall ms on a socket. The
+ * ticks are of the board's simulated time, not of its core cycles: the ULX3S's core runs at
+ * 60 MHz, the other boards' at 100 MHz, and a tick is 100 us on each. */
 static uint64_t dev_ms(void)
 {
-    return S->board ? gr_board_cycle(S->board) / CYCLES_PER_TICK : wall_ms();
+    return S->board ? gr_board_time_ps(S->board) / PS_PER_TICK : wall_ms();
 }
 
 /* Bus addresses a client may hand out: its slice of the device's DMA window, or of the space
@@ -562,7 +564,8 @@ static int rtl_open(void)
     S->rtl_state = RTL_RESETTING;
     uint32_t e = S->epoch;
     gr_proto_link_ctrl(&S->rtl, GR_PT_RESET, &e, 1);
-    /* 200 ms of device time is plenty for RESET and HELLO on any link */
+    /* 20 million core cycles (200 ms at 100 MHz, 333 ms on the ULX3S's 60 MHz) is plenty for
+     * RESET and HELLO on any link */
     uint64_t t0 = wall_ms();
     for (int i = 0; i < 10000 && S->rtl_state != RTL_UP && !stop_flag; i++) {
         if (!S->board && wall_ms() - t0 > 5000)

@@ -4,8 +4,8 @@
 #                          tops as their bitstreams are built, with the primitives' models),
 #                          ID_BUILD, VRAM size, register conformance and the DDI smoke test
 #                          over simd:// (tb/boards/test_boards_sim.sh; BOARDS_SIM_KINDS picks the
-#                          boards, BOARDS_SIM_CONFORMANCE those that run conformance: limesdr; on
-#                          ulx3s, a simulated 3 Mbaud line, it takes minutes)
+#                          boards, BOARDS_SIM_CONFORMANCE those that run conformance: both; on
+#                          ulx3s, a simulated 3 Mbaud line, it takes about 70 s)
 #   make lint-ecp5         both tops: Verilator -Wall and Icarus -g2012 with the primitive models
 #                          (boards/common/sim), Yosys 0.23 elaborating them against its own ECP5
 #                          cells (part of make lint); BOARDS_SYNTH=1 also runs a generic
@@ -25,7 +25,7 @@ all: $(BOARD_SMOKE)
 BOARDS_SIM_KINDS ?= limesdr ulx3s
 TEST_SUITES += boards-sim
 .PHONY: test-boards-sim
-BOARDS_SIM_CONFORMANCE ?= limesdr
+BOARDS_SIM_CONFORMANCE ?= limesdr ulx3s
 test-boards-sim: $(GPUREF_SIMD) $(GPUCTL) $(BOARD_SMOKE)
 	$(call tap_run,boards-sim,BOARDS_SIM_CONFORMANCE='$(BOARDS_SIM_CONFORMANCE)' tb/boards/test_boards_sim.sh $(GPUREF_SIMD) $(GPUCTL) $(BOARD_SMOKE) \
 	  $(or $(GR_TEST_SEED),1) $(BOARDS_SIM_KINDS))

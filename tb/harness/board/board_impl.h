@@ -145,7 +145,14 @@ template <std::size_t W> inline void board_bytes_to_port(VlWide<W> &port, const 
         port[i / 4] |= EData(src[i]) << (8 * (i % 4));
 }
 
-constexpr uint64_t kCoreHalfPs = 5000; // 100 MHz
+// The core clock: 100 MHz on every kind but ulx3s, whose top runs its core at 60 MHz
+// (boards/ulx3s/ulx3s_top.v's CoreHz; 16.666 ns here, the scheduler counts whole ps).
+constexpr uint64_t kCoreHalfPs = 5000;
+constexpr uint64_t kUlx3sCoreHalfPs = 8333;
+inline uint64_t board_core_half_ps(gr_board_kind_t kind)
+{
+    return kind == GR_BOARD_ULX3S ? kUlx3sCoreHalfPs : kCoreHalfPs;
+}
 // The chip's clock, never phase-locked to the core's: the FT601 drives CLK at 100 MHz from
 // its own crystal, modelled 0.3% fast so that the two clocks slide past each other; the
 // FT2232H's 245 synchronous FIFO clock is 60 MHz.
@@ -178,7 +185,8 @@ public:
         ps_scale = 1;
         for (int p = ctx->timeprecision(); p < -12; ++p)
             ps_scale *= 10;
-        core_next = kCoreHalfPs; // clocks start low; the first edge of each is a rising one
+        core_half = board_core_half_ps(s.kind);
+        core_next = core_half; // clocks start low; the first edge of each is a rising one
         chip_next = chip_half ? chip_half : ~0ull;
         apply_inputs_core();
         apply_inputs_chip();
@@ -251,7 +259,7 @@ private:
 
         if (core_edge) {
             top->clk_i = core_rise;
-            core_next += kCoreHalfPs;
+            core_next += core_half;
         }
         if (chip_edge) {
             top->chip_clk_i = chip_rise;
@@ -382,6 +390,7 @@ private:
     Prng rng;
     unsigned data_bytes = 8;
     unsigned lane_bytes = 1;
+    uint64_t core_half = kCoreHalfPs;
     uint64_t chip_half = 0;
     uint64_t ps_scale = 1;
     uint64_t core_next = 0, chip_next = 0;
