@@ -2,7 +2,7 @@
 # Included by the top Makefile (BUILD, VENV and tap_run come from there).
 #   make timing                      synth_ecp5 + nextpnr-ecp5 (LFE5U-45F, speed 8, seed 1)
 #   make timing TIMING_ARGS="--speed 6 --no-synth"   another speed grade on the same netlist
-#   make test-timing                 the same as a TAP suite: fails below 100 MHz
+#   make test-timing                 the same as a TAP suite in make test: fails below TIMING_FLOOR
 # The YoWASP tools compile their WebAssembly on the first run (about two minutes of CPU) and
 # cache it here, in the build tree, not in the user's home.
 TIMING_DIR := $(BUILD)/timing
@@ -13,7 +13,12 @@ export YOWASP_CACHE_DIR := $(CURDIR)/build/yowasp-cache
 timing: $(VENV)/.stamp
 	VENV=$(VENV) synth/timing.sh --out $(TIMING_DIR) $(TIMING_ARGS)
 
-# Not yet in make test: gpu_core does not meet 100 MHz (synth/README.md, "Status"); the suite
-# joins TEST_SUITES once it does. make test-timing runs it by hand.
+# In make test: the same synthesis, place and route, failing below TIMING_FLOOR until gpu_core
+# meets the 100 MHz target and the floor becomes the target (synth/README.md, "Status"). The
+# result is deterministic for the pinned tools and seed, but any change to the RTL places it
+# anew, which moves Fmax by a few percent either way: the floor sits about 8% under today's
+# 81.6 MHz, so that it catches a new long path rather than placement noise.
+TIMING_FLOOR ?= 75
+TEST_SUITES += timing
 test-timing: $(VENV)/.stamp
-	$(call tap_run,timing,VENV=$(VENV) synth/timing.sh --out $(TIMING_DIR))
+	$(call tap_run,timing,VENV=$(VENV) synth/timing.sh --out $(TIMING_DIR) --floor $(TIMING_FLOOR))
