@@ -295,6 +295,36 @@ module dma_seq (
 
         if (sink_fire) qn_d = qn_q + 3'd1;
 
+        // Payload registers that only their own state reads later: they load in every cycle of
+        // the state that fetches them, so their enables are a state compare and not the end of
+        // the priority chain below (reset, fault, hang, then the state's branch). The last load
+        // is in the cycle the state ends, with the values the branch used to take; when a
+        // reset, fault or hang ends it instead, nothing reads them before the next fetch.
+        // The entry's buffer, length, fence and interrupt bit: read from StCmd on.
+        if (state_q == StEntry) begin
+            buf_d = entry_buf_i;
+            len_d = entry_len_i;
+            fence_id_d = entry_fence_i;
+            eirq_d = entry_irq_i;
+        end
+        if (state_q == StCmdRd) begin
+            // A FENCE or TIMESTAMP's target, read in StWrDrain and StWrResp (wr_kind_q says).
+            wr_space_d = dec_dst_i;
+            wr_addr_d = q1;
+            wr_value_d = q2;
+            wr_irq_d = dec_irq_i;
+            // A WAIT's address and value, read in StData and StPoll (wait_q says).
+            wspace_d = dec_src_i;
+            waddr_d = q1;
+            wval_d = q2;
+            // An INDIRECT's buffer: not while inside one (dma_decode refuses a nested INDIRECT).
+            if (!ind_q) begin
+                ibuf_d = q1;
+                ilen_d = q2[31:0];
+                ind_ts_d = cmd_ts_q;
+            end
+        end
+
         if (reset_i || (soft_rst_i && state_q != StIdle && state_q != StReset)) begin
             // Engine reset: drain, then drop the queue (StReset).
             state_d = StReset;
@@ -393,13 +423,9 @@ module dma_seq (
                         irq_fault_d = 1'b1;
                         state_d = StHalt;
                     end else begin
-                        buf_d = entry_buf_i;
-                        len_d = entry_len_i;
                         pos_d = 32'd0;
-                        fence_id_d = entry_fence_i;
                         use_root_d = entry_use_root_i;
                         root_d = entry_root_i;
-                        eirq_d = entry_irq_i;
                         priv_d = entry_priv_i;
                         state_d = StCmd;
                     end
@@ -469,25 +495,15 @@ module dma_seq (
                             end
                             OP_FENCE, OP_TIMESTAMP: begin
                                 wr_kind_d = dec_op_i == OP_FENCE ? WR_FENCE : WR_TS;
-                                wr_space_d = dec_dst_i;
-                                wr_addr_d = q1;
-                                wr_value_d = q2;
-                                wr_irq_d = dec_irq_i;
                                 state_d = StWrDrain;
                             end
                             OP_INDIRECT: begin
                                 ind_d = 1'b1;
-                                ibuf_d = q1;
-                                ilen_d = q2[31:0];
                                 ipos_d = 32'd0;
-                                ind_ts_d = cmd_ts_q;
                             end
                             OP_TLB_INV: tlb_inv_d = 1'b1;
                             OP_WAIT: begin
                                 wait_d = 1'b1;
-                                wspace_d = dec_src_i;
-                                waddr_d = q1;
-                                wval_d = q2;
                                 qn_d = 3'd0;
                                 op_valid_d = 1'b1;
                                 op_src_mem_d = 1'b1;
