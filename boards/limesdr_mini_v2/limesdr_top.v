@@ -2,9 +2,10 @@
 `include "cmn_param.vh"
 // limesdr_top: gpuref on the LimeSDR Mini v2 (Lattice LFE5U-45F-8MG285C), reached over the
 // board's FTDI FT601 (USB 3.0) in 245 synchronous FIFO mode, one channel.
-//   LMK_CLK (40 MHz) -> EHXPLLL -> the core clock (CoreHz, 100 MHz) for fpga_core and VRAM;
+//   LMK_CLK (40 MHz) -> EHXPLLL -> the core clock (CoreHz, 35 MHz) for fpga_core and VRAM;
 //   the FT601's own FT_CLK (100 MHz) clocks the FIFO bus side of link_phy_ft601, which crosses
-//   into the core clock inside the PHY; VRAM is 128 KiB of block RAM (vram_bram, boards/common: an ECP5
+//   into the core clock inside the PHY (its FIFOs and the chip's RXF_N/TXE_N absorb the slower
+//   core); VRAM is 128 KiB of block RAM (vram_bram, boards/common: an ECP5
 //   block RAM array of 64 DP16KD of the 45F's 108), strapped through vram_bytes_i.
 // Pins (the names of the board's published constraint file; directions as the FPGA sees them):
 //   input         LMK_CLK        40 MHz reference from the board's clock (PLL input)
@@ -51,10 +52,13 @@ module limesdr_top #(
     output wire        FPGA_LED1_G
 );
     localparam OscHz       = 40000000;
-    localparam CoreHz      = 100000000;
-    localparam PllClkiDiv  = 2;      // PFD 20 MHz
-    localparam PllClkfbDiv = 5;      // 20 MHz * 5 = 100 MHz
-    localparam PllClkopDiv = 6;      // VCO 600 MHz
+    // 35 MHz, not the 100 MHz target: the whole design placed and routed reaches 42.5 MHz,
+    // held back by the link engine's receive path (boards/README.md); gpu_core alone makes
+    // 81 MHz (synth/README.md).
+    localparam CoreHz      = 35000000;
+    localparam PllClkiDiv  = 8;      // PFD 5 MHz
+    localparam PllClkfbDiv = 7;      // 5 MHz * 7 = 35 MHz
+    localparam PllClkopDiv = 17;     // VCO 595 MHz
     localparam VramLog2    = 17;     // 128 KiB
     localparam ResetHold   = 16;     // core cycles after LOCK before reset is released
 

@@ -2,14 +2,15 @@
 `include "cmn_param.vh"
 // ulx3s_top: gpuref on the Radiona ULX3S (Lattice LFE5U-85F), reached over the board's FTDI
 // FT231X USB-UART at 3 Mbaud, 8N1, with VRAM in its 32 MiB SDR SDRAM (IS42S16160G).
-//   clk_25mhz -> EHXPLLL -> the core clock (CoreHz, 60 MHz) for everything: link_phy_uart
-//   (sampled in the core clock: 20 cycles per bit at 3 Mbaud), fpga_core with the UART kind's
-//   engine settings, sdr_ctrl (boards/common/sdram) at 60 MHz, CAS latency 2, ReadDelay 1, on
+//   clk_25mhz -> EHXPLLL -> the core clock (CoreHz, 30 MHz) for everything: link_phy_uart
+//   (sampled in the core clock: 10 cycles per bit at 3 Mbaud), fpga_core with the UART kind's
+//   engine settings, sdr_ctrl (boards/common/sdram) at 30 MHz, CAS latency 2, ReadDelay 1, on
 //   gpu_core's m_vram.
-// Why 60 MHz: the part is speed grade 6, where gpu_core is about a quarter slower than its
-// out-of-context Fmax at speed 8 (synth/README.md), well below 100 MHz; the 3 Mbaud line,
-// not the core, bounds what this board moves; and 60 MHz is a whole number of core cycles
-// per UART bit (20), made from 25 MHz with the PFD and VCO in range (below).
+// Why 30 MHz: the part is speed grade 6, and the whole design placed and routed reaches
+// 31.0 MHz there (boards/README.md), held back by the link engine's receive path, not by
+// gpu_core; the 3 Mbaud line, not the core, bounds what this board moves; and 30 MHz is the
+// slowest clock made from 25 MHz (PFD and VCO in range, below) with a whole number of core
+// cycles per UART bit (10; the PHY needs at least 8).
 // Pins (the names of the board's published constraint file, ulx3s_v20.lpf; directions as the
 // FPGA sees them):
 //   input         clk_25mhz      25 MHz oscillator (PLL input)
@@ -39,9 +40,9 @@
 //     same edges with the delay of an I/O register, like the command and data pins the
 //     controller registers: the SDRAM takes each command at the edge after the controller
 //     issued it, which is the timing sdr_ctrl is verified with at CL 2, ReadDelay 1
-//     (tb/unit/sdr_ctrl_cl2 at 100 MHz; this top at 60 MHz in the board simulation, kind
-//     ulx3s, against the SDRAM model at 16.666 ns). CL 2 is legal up to 100 MHz on the -7
-//     part. The controller's TckPs follows CoreHz (16666 ps, the period rounded down, so
+//     (tb/unit/sdr_ctrl_cl2 at 100 MHz; this top at 30 MHz in the board simulation, kind
+//     ulx3s, against the SDRAM model at 33.334 ns). CL 2 is legal up to 100 MHz on the -7
+//     part. The controller's TckPs follows CoreHz (33333 ps, the period rounded down, so
 //     every interval rounded up to whole cycles is at least the data sheet's). ReadDelay 1
 //     is one more register on the read data: the edge that captures a word from the pins is
 //     a cycle count (1 + CL + ReadDelay after READ), the same as at 10 ns, and a longer
@@ -57,8 +58,8 @@
 //   - Parameters BoardId and BuildStamp go to fpga_core's ID_BUILD (a build script sets them,
 //     e.g. yosys `chparam -set BuildStamp 24'h...`), with the engine's UART settings
 //     (bridge/README.md, kind uart: Link 2, MaxPayload 256, RxWindow 1024, DmaTags 8,
-//     ReplayTimeout 2000000 cycles: 33 ms at 60 MHz, about ten of the largest frames on the
-//     line).
+//     ReplayTimeout 2000000 cycles: 67 ms at 30 MHz, about twenty of the largest frames on
+//     the line).
 //   - The PLL arithmetic is checked at elaboration: OscHz / PllClkiDiv * PllClkfbDiv must be
 //     CoreHz, the PFD 3.125..400 MHz and the VCO (CoreHz * PllClkopDiv) 400..800 MHz.
 module ulx3s_top #(
@@ -84,10 +85,10 @@ module ulx3s_top #(
     input  wire [6:0]  btn
 );
     localparam OscHz       = 25000000;
-    localparam CoreHz      = 60000000;
+    localparam CoreHz      = 30000000;
     localparam PllClkiDiv  = 5;      // PFD 5 MHz
-    localparam PllClkfbDiv = 12;     // 5 MHz * 12 = 60 MHz
-    localparam PllClkopDiv = 10;     // VCO 600 MHz
+    localparam PllClkfbDiv = 6;      // 5 MHz * 6 = 30 MHz
+    localparam PllClkopDiv = 20;     // VCO 600 MHz
     localparam Baud        = 3000000;
     localparam ResetHold   = 16;     // core cycles after LOCK before reset is released
 

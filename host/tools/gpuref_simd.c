@@ -165,8 +165,8 @@ static server_t *S;
 
 /* The server's link to the device counts device time on a board, in 100 us ticks (its replays
  * then do not depend on the host's load or the simulation's speed), wall ms on a socket. The
- * ticks are of the board's simulated time, not of its core cycles: the ULX3S's core runs at
- * 60 MHz, the other boards' at 100 MHz, and a tick is 100 us on each. */
+ * ticks are of the board's simulated time, not of its core cycles: the LimeSDR's core runs at
+ * 35 MHz, the ULX3S's at 30 MHz, the other boards' at 100 MHz, and a tick is 100 us on each. */
 static uint64_t dev_ms(void)
 {
     return S->board ? gr_board_time_ps(S->board) / PS_PER_TICK : wall_ms();
@@ -564,7 +564,7 @@ static int rtl_open(void)
     S->rtl_state = RTL_RESETTING;
     uint32_t e = S->epoch;
     gr_proto_link_ctrl(&S->rtl, GR_PT_RESET, &e, 1);
-    /* 20 million core cycles (200 ms at 100 MHz, 333 ms on the ULX3S's 60 MHz) is plenty for
+    /* 20 million core cycles (200 ms at 100 MHz, 667 ms on the ULX3S's 30 MHz) is plenty for
      * RESET and HELLO on any link */
     uint64_t t0 = wall_ms();
     for (int i = 0; i < 10000 && S->rtl_state != RTL_UP && !stop_flag; i++) {

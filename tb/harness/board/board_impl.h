@@ -145,13 +145,16 @@ template <std::size_t W> inline void board_bytes_to_port(VlWide<W> &port, const 
         port[i / 4] |= EData(src[i]) << (8 * (i % 4));
 }
 
-// The core clock: 100 MHz on every kind but ulx3s, whose top runs its core at 60 MHz
-// (boards/ulx3s/ulx3s_top.v's CoreHz; 16.666 ns here, the scheduler counts whole ps).
+// The core clock: 100 MHz on every kind but the exact board tops, which run theirs at their
+// CoreHz: limesdr 35 MHz (28.572 ns here, the scheduler counts whole ps), ulx3s 30 MHz
+// (33.334 ns).
 constexpr uint64_t kCoreHalfPs = 5000;
-constexpr uint64_t kUlx3sCoreHalfPs = 8333;
+constexpr uint64_t kLimesdrCoreHalfPs = 14286;
+constexpr uint64_t kUlx3sCoreHalfPs = 16667;
 inline uint64_t board_core_half_ps(gr_board_kind_t kind)
 {
-    return kind == GR_BOARD_ULX3S ? kUlx3sCoreHalfPs : kCoreHalfPs;
+    return kind == GR_BOARD_ULX3S ? kUlx3sCoreHalfPs
+         : kind == GR_BOARD_LIMESDR ? kLimesdrCoreHalfPs : kCoreHalfPs;
 }
 // The chip's clock, never phase-locked to the core's: the FT601 drives CLK at 100 MHz from
 // its own crystal, modelled 0.3% fast so that the two clocks slide past each other; the

@@ -3,11 +3,11 @@
 // boards/ulx3s/ulx3s_top.v, with the UART line model (tb/models/uart, the FT231X's serial
 // side at 3 Mbaud) on ftdi_txd/ftdi_rxd and the IS42S16160G model (tb/models/sdram) on the
 // SDRAM pins. The top's PLL (boards/common/sim/EHXPLLL.v) passes its input through, so clk_i,
-// the core clock the harness schedules (60 MHz, the top's CoreHz: 16.666 ns, board_impl.h),
-// drives the board's clk_25mhz pin, and the line model runs on it too (ClkHz 60 MHz, so its
+// the core clock the harness schedules (30 MHz, the top's CoreHz: 33.334 ns, board_impl.h),
+// drives the board's clk_25mhz pin, and the line model runs on it too (ClkHz 30 MHz, so its
 // bits last 3 Mbaud's 333 ns); chip_clk_i is unused. The SDRAM model is clocked by the top's
 // sdram_clk pin (the core clock forwarded through the ODDRX1F model), checks the data sheet's
-// timings at TckPs 16666, the period the harness runs, and stops the simulation ($fatal) at
+// timings at TckPs 33334, the period the harness runs, and stops the simulation ($fatal) at
 // the first timing or protocol violation. rst_i resets the line model and presses btn[1],
 // the top's reset button, so the core is reset with it as well.
 // The ports are board.v's, so one harness driver (board_impl.h) serves it; m_vram_* are tied
@@ -131,7 +131,7 @@ module board_ulx3s (
     );
 
     uart_line_model #(
-        .ClkHz (60000000),
+        .ClkHz (30000000),
         .Baud  (3000000)
     ) u_chip (
         .clk_i         (clk_i),
@@ -154,7 +154,7 @@ module board_ulx3s (
     );
 
     sdram_model #(
-        .TckPs (16666)
+        .TckPs (33334)
     ) u_sdram (
         .clk_i         (sd_clk),
         .cke_i         (sd_cke),
