@@ -31,21 +31,17 @@ module dma_ring (
     output wire         priv_o
 );
     logic [15:0] head_q;
-    // The size's mask is a register (a cycle behind a write of DMA_RING_SIZE, which the driver
-    // makes with the engine stopped, before the TAIL write that gives it work), so that no
-    // barrel shift sits in front of the head's adder and the compares behind it.
-    logic [15:0] mask_q;
-    wire  [15:0] head = head_q & mask_q;
+    wire  [15:0] mask = ~(16'hffff << log2_i);
+    wire  [15:0] head = head_q & mask;
 
     always_ff @(posedge clk_i) begin
         if (rst_i || clear_i) head_q <= 16'd0;
         else if (drop_i) head_q <= tail_o;
-        else if (advance_i) head_q <= (head + 16'd1) & mask_q;
-        mask_q <= ~(16'hffff << log2_i);
+        else if (advance_i) head_q <= (head + 16'd1) & mask;
     end
 
     assign head_o = head;
-    assign tail_o = tail_i & mask_q;
+    assign tail_o = tail_i & mask;
     assign work_o = head != tail_o;
     assign entry_addr_o = base_i + {43'd0, head, 5'd0};
 
