@@ -111,7 +111,6 @@ module mc_mmu #(
     logic              rsp_cacheable_q, rsp_cacheable_d;
     logic [4:0]        rsp_shift_q, rsp_shift_d;
     logic [2:0]        rsp_fault_q, rsp_fault_d;
-    logic              rsp_ok_q, rsp_ok_d;        // no fault: the payload registers are the answer
     logic [31:0]       walks_q, walks_d;
 
     // TLB and walker
@@ -178,7 +177,6 @@ module mc_mmu #(
         rsp_cacheable_d = rsp_cacheable_q;
         rsp_shift_d = rsp_shift_q;
         rsp_fault_d = rsp_fault_q;
-        rsp_ok_d = rsp_ok_q;
         walks_d = walks_q;
 
         if (rsp_ready_i) rsp_valid_d = 1'b0;
@@ -196,16 +194,18 @@ module mc_mmu #(
             a_walking_d = 1'b0;
             rsp_valid_d = 1'b1;
             rsp_id_d = a_id_q;
-            // The payload is the page's whatever the fault checks decide (they only pick
-            // rsp_fault_d and rsp_ok_d): the outputs read zero on a fault through rsp_ok_q, so
-            // the TLB's and the walk's permission checks drive no reset of the 60-odd payload
-            // registers.
+            rsp_pa_d = 52'd0;
+            rsp_system_d = 1'b0;
+            rsp_cacheable_d = 1'b0;
+            rsp_shift_d = 5'd0;
             rsp_fault_d = FAULT_NONE;
             if (use_phys) begin
                 rsp_pa_d = {{(52 - VramAddrBits){1'b0}}, a_va_q[VramAddrBits-1:0]};
-                rsp_system_d = 1'b0;
-                rsp_cacheable_d = 1'b0;
                 rsp_shift_d = 5'd12;
+            end else if (use_walk && res_fault) begin
+                rsp_fault_d = res_fault_type;
+            end else if (a_write_q && !(use_hit ? tlb_writable : res_writable)) begin
+                rsp_fault_d = FAULT_READ_ONLY;
             end else if (use_hit) begin
                 rsp_pa_d = page_pa(tlb_ppn, tlb_size, a_va_q[20:0]);
                 rsp_system_d = tlb_system;
@@ -217,15 +217,6 @@ module mc_mmu #(
                 rsp_cacheable_d = res_cacheable;
                 rsp_shift_d = page_shift(res_size);
             end
-            if (use_phys) begin
-                rsp_fault_d = FAULT_NONE;
-            end else if (use_walk && res_fault) begin
-                rsp_fault_d = res_fault_type;
-            end else if (a_write_q && !(use_hit ? tlb_writable : res_writable)) begin
-                rsp_fault_d = FAULT_READ_ONLY;
-            end
-            rsp_ok_d = use_phys || !((use_walk && res_fault) ||
-                                     (a_write_q && !(use_hit ? tlb_writable : res_writable)));
         end
 
         if (req_valid_i && req_ready_o) begin
@@ -262,7 +253,6 @@ module mc_mmu #(
         rsp_cacheable_q <= rsp_cacheable_d;
         rsp_shift_q <= rsp_shift_d;
         rsp_fault_q <= rsp_fault_d;
-        rsp_ok_q <= rsp_ok_d;
     end
 
     mc_tlb #(
@@ -338,10 +328,10 @@ module mc_mmu #(
 
     assign rsp_valid_o = rsp_valid_q;
     assign rsp_id_o = rsp_id_q;
-    assign rsp_pa_o = rsp_ok_q ? rsp_pa_q : 52'd0;
-    assign rsp_system_o = rsp_ok_q && rsp_system_q;
-    assign rsp_cacheable_o = rsp_ok_q && rsp_cacheable_q;
-    assign rsp_page_shift_o = rsp_ok_q ? rsp_shift_q : 5'd0;
+    assign rsp_pa_o = rsp_pa_q;
+    assign rsp_system_o = rsp_system_q;
+    assign rsp_cacheable_o = rsp_cacheable_q;
+    assign rsp_page_shift_o = rsp_shift_q;
     assign rsp_fault_o = (rsp_fault_q != FAULT_NONE);
     assign rsp_fault_type_o = rsp_fault_q;
     assign walks_o = walks_q;
@@ -353,8 +343,8 @@ module mc_mmu #(
     logic [IdBits+61:0]  rsp_seen_q;
     logic                req_wait_q = 1'b0;
     logic [IdBits+49:0]  req_seen_q;
-    wire  [IdBits+61:0]  rsp_now = {rsp_id_o, rsp_pa_o, rsp_system_o, rsp_cacheable_o,
-                                    rsp_page_shift_o, rsp_fault_q};
+    wire  [IdBits+61:0]  rsp_now = {rsp_id_q, rsp_pa_q, rsp_system_q, rsp_cacheable_q,
+                                    rsp_shift_q, rsp_fault_q};
     wire  [IdBits+49:0]  req_now = {req_id_i, req_va_i, req_write_i, req_physical_i};
     always @(posedge clk_i) begin
         if (!rst_i && rsp_wait_q && !(rsp_valid_o && rsp_now == rsp_seen_q))
