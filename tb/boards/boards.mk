@@ -5,7 +5,7 @@
 #                          ID_BUILD, VRAM size, register conformance and the DDI smoke test
 #                          over simd:// (tb/boards/test_boards_sim.sh; BOARDS_SIM_KINDS picks the
 #                          boards, BOARDS_SIM_CONFORMANCE those that run conformance: both; on
-#                          ulx3s, a simulated 3 Mbaud line, it takes about 70 s)
+#                          ulx3s, a simulated 3 Mbaud line, it takes about a minute)
 #   make lint-ecp5         both tops: Verilator -Wall and Icarus -g2012 with the primitive models
 #                          (boards/common/sim), Yosys 0.23 elaborating them against its own ECP5
 #                          cells (part of make lint); BOARDS_SYNTH=1 also runs a generic
