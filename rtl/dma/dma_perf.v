@@ -32,14 +32,21 @@ module dma_perf (
     logic [31:0] wd_q;
     logic [31:0] busy_q, stalls_q, cmds_q, last_q;
     logic [63:0] bytes_q;
+    // The watchdog's compare is registered (hang_o starts dma_seq's priority chain): wd_hit_q
+    // says wd_q >= watchdog_i - 1, from the count and limit of the cycle before. wlim_q and
+    // wd_on_q follow DMA_WATCHDOG a cycle late.
+    logic [31:0] wlim_q;
+    logic        wd_on_q, wd_hit_q;
 
-    wire wd_run = armed_i && !progress_i && watchdog_i != 32'd0;
+    wire        wd_run = armed_i && !progress_i && wd_on_q;
+    wire [31:0] wd_d = (wd_run && !hang_o) ? wd_q + 32'd1 : 32'd0;
 
     always_ff @(posedge clk_i) begin
         if (rst_i || clear_i) begin
             ts_q <= 64'd0;
             ts_hi_q <= 32'd0;
             wd_q <= 32'd0;
+            wd_hit_q <= 1'b0;
             busy_q <= 32'd0;
             stalls_q <= 32'd0;
             cmds_q <= 32'd0;
@@ -48,7 +55,8 @@ module dma_perf (
         end else begin
             ts_q <= ts_q + 64'd1;
             if (ts_lo_read_i) ts_hi_q <= ts_q[63:32];
-            wd_q <= (wd_run && !hang_o) ? wd_q + 32'd1 : 32'd0;
+            wd_q <= wd_d;
+            wd_hit_q <= wd_d >= wlim_q;
             if (busy_i) busy_q <= busy_q + 32'd1;
             if (busy_i && stall_i) stalls_q <= stalls_q + 32'd1;
             if (bytes_i) bytes_q <= bytes_q + 64'd8;
@@ -59,7 +67,12 @@ module dma_perf (
         end
     end
 
-    assign hang_o = wd_run && wd_q >= watchdog_i - 32'd1;
+    always_ff @(posedge clk_i) begin
+        wlim_q <= watchdog_i - 32'd1;
+        wd_on_q <= watchdog_i != 32'd0;
+    end
+
+    assign hang_o = wd_run && wd_hit_q;
     assign timestamp_o = ts_q;
     assign timestamp_reg_o = {ts_hi_q, ts_q[31:0]};
     assign busy_o = busy_q;

@@ -123,7 +123,7 @@ module dma_seq (
         StIdle    = 4'd0,   // no entry in progress
         StEntry   = 4'd1,   // reading the ring entry
         StCmd     = 4'd2,   // at a command boundary
-        StCmdRd   = 4'd3,   // reading a command
+        StCmdRd   = 4'd3,   // reading a command, then (cmd_in_q) acting on its decode
         StData    = 4'd4,   // COPY or FILL moving, or WAIT reading
         StWrDrain = 4'd5,   // a qword write waits for the earlier writes' responses
         StWrOp    = 4'd6,   // the qword write is sent
@@ -143,70 +143,81 @@ module dma_seq (
                      T_BAD_ENTRY = 4'd6, T_PRIV = 4'd7;
     localparam [2:0] MC_VPR = 3'd4;
 
+    // Timing: the priority chain below (reset, halt, fault, hang, then the state's branch)
+    // decides the state and the control bits only. Every wide register loads through an
+    // enable of its own (its state and, at most, one event), in the always_ff blocks after
+    // the chain: the operation's payload, the entry's and the command's fields, the fault
+    // record and the stop registers (synth/README.md).
     state_e      state_q, state_d;
     // the qwords read into the sequencer
     logic [63:0] q_q [0:3];
-    logic [2:0]  qn_q, qn_d;
+    logic [2:0]  qn_q;
+    // the command's decode (dma_decode), registered: StCmdRd acts in the cycle after its read
+    logic        cmd_in_q;
+    logic [7:0]  dop_q;
+    logic [1:0]  dsrc_q, ddst_q;
+    logic        dirq_q, dbad_q, dunpriv_q, dsize_nz_q;
+    logic [31:0] dimm_q;
     // the entry
     logic        active_q, active_d;          // an entry is in progress
-    logic [63:0] buf_q, buf_d;
-    logic [31:0] len_q, len_d, pos_q, pos_d;
-    logic [31:0] fence_id_q, fence_id_d;
-    logic        use_root_q, use_root_d;
-    logic [51:0] root_q, root_d;
-    logic        eirq_q, eirq_d;
-    logic        priv_q, priv_d;              // the entry is privileged (PRIV)
+    logic [63:0] buf_q;
+    logic [31:0] len_q, pos_q;
+    logic [31:0] fence_id_q;
+    logic        use_root_q;
+    logic [51:0] root_q;
+    logic        eirq_q;
+    logic        priv_q;                      // the entry is privileged (PRIV)
     logic        ind_q, ind_d;                // inside an INDIRECT buffer
-    logic [63:0] ibuf_q, ibuf_d;
-    logic [31:0] ilen_q, ilen_d, ipos_q, ipos_d;
-    logic [63:0] ind_ts_q, ind_ts_d;          // the INDIRECT's fetch time
+    logic [63:0] ibuf_q;
+    logic [31:0] ilen_q, ipos_q;
+    logic [63:0] ind_ts_q;                    // the INDIRECT's fetch time
     // the command
-    logic [63:0] cur_q, cur_d;                // host address of the command (or entry)
-    logic [2:0]  avail_q, avail_d;
-    logic [2:0]  nq_q, nq_d;
-    logic [63:0] cmd_ts_q, cmd_ts_d;
+    logic [63:0] cur_q;                       // host address of the command (or entry)
+    logic [2:0]  avail_q;
+    logic [2:0]  nq_q;                        // the command's qwords
+    logic [63:0] cmd_ts_q;
     logic        data_cmd_q, data_cmd_d;      // the command is a COPY or FILL
     logic        wait_q, wait_d;              // the command is a WAIT
-    logic [63:0] wval_q, wval_d;
-    logic [1:0]  wspace_q, wspace_d;
-    logic [63:0] waddr_q, waddr_d;
-    logic [5:0]  poll_q, poll_d;
+    logic [63:0] wval_q;
+    logic [1:0]  wspace_q;
+    logic [63:0] waddr_q;
+    logic [5:0]  poll_q;
     // a qword write
-    logic [1:0]  wr_kind_q, wr_kind_d;
-    logic [1:0]  wr_space_q, wr_space_d;
-    logic [63:0] wr_addr_q, wr_addr_d;
-    logic [63:0] wr_value_q, wr_value_d;
-    logic        wr_irq_q, wr_irq_d;
+    logic [1:0]  wr_kind_q;
+    logic [1:0]  wr_space_q;
+    logic [63:0] wr_addr_q;
+    logic [63:0] wr_value_q;
+    logic        wr_irq_q;
     // state seen by the host
     logic        pend_q, pend_d;              // a preemption is requested
     logic        stop_data_q, stop_data_d;    // the preemption stopped a COPY or FILL
     logic        preempted_q, preempted_d, hung_q, hung_d, faulted_q, faulted_d;
-    logic [31:0] completed_q, completed_d;
-    logic [15:0] stop_head_q, stop_head_d, stop_tail_q, stop_tail_d;
-    logic [31:0] stop_off_q, stop_off_d, stop_done_q, stop_done_d;
-    logic [3:0]  ftype_q, ftype_d;
-    logic [2:0]  fmmu_q, fmmu_d;
-    logic        fwrite_q, fwrite_d;
-    logic [15:0] fentry_q, fentry_d;
-    logic [63:0] faddr_q, faddr_d;
+    logic [31:0] completed_q;
+    logic [15:0] stop_head_q, stop_tail_q;
+    logic [31:0] stop_off_q, stop_done_q;
+    // the fault record: what a halt in this cycle would record (fc_*, loaded in every cycle
+    // before the halt), and what the host sees (loaded from fc_* in the halt's first cycle)
+    logic [3:0]  fc_type_q, ftype_q;
+    logic [2:0]  fc_mmu_q, fmmu_q;
+    logic        fc_write_q, fwrite_q;
+    logic [15:0] fc_entry_q, fentry_q;
+    logic [63:0] fc_addr_q, faddr_q;
+    logic        fc_mc_q;                     // ... an MMU or VPR fault (MC_FAULT_*)
+    logic        halt_prev_q;
     // pulses
-    logic        irq_fence_d, irq_pre_d, irq_fault_d, mc_fault_d, tlb_inv_d, advance_d, drop_d;
+    logic        irq_fence_d, irq_pre_d, tlb_inv_d, advance_d, drop_d;
     logic        progress_d, cmd_done_d;
-    logic [63:0] cmd_start_d;
-    logic        irq_fence_q, irq_pre_q, irq_fault_q, mc_fault_q, tlb_inv_q;
+    logic        irq_fence_q, irq_pre_q, tlb_inv_q, advance_q, drop_q;
     logic        progress_q, cmd_done_q;
     logic [63:0] cmd_start_q;
-    logic [2:0]  mc_type_q, mc_type_d;
-    logic [47:0] mc_addr_q, mc_addr_d;
-    logic        mc_write_q, mc_write_d;
     // the data mover operation being handed over
     logic        op_valid_q, op_valid_d;
-    logic        op_src_mem_q, op_src_mem_d, op_dst_sink_q, op_dst_sink_d;
-    logic [1:0]  op_src_space_q, op_src_space_d, op_dst_space_q, op_dst_space_d;
-    logic [63:0] op_src_addr_q, op_src_addr_d, op_dst_addr_q, op_dst_addr_d;
-    logic [60:0] op_beats_q, op_beats_d;
-    logic [63:0] op_pattern_q, op_pattern_d;
-    logic        op_vpr_q, op_vpr_d, op_data_q, op_data_d, op_prog_q, op_prog_d;
+    logic        op_src_mem_q, op_dst_sink_q;
+    logic [1:0]  op_src_space_q, op_dst_space_q;
+    logic [63:0] op_src_addr_q, op_dst_addr_q;
+    logic [60:0] op_beats_q;
+    logic [63:0] op_pattern_q;
+    logic        op_vpr_q, op_data_q, op_prog_q;
 
     wire [63:0]  q0 = q_q[0], q1 = q_q[1], q2 = q_q[2], q3 = q_q[3];
     wire [255:0] qwords = {q3, q2, q1, q0};
@@ -219,111 +230,48 @@ module dma_seq (
     wire [63:0] cmd_addr = ind_q ? ibuf_q + {32'd0, ipos_q} : buf_q + {32'd0, pos_q};
     wire [31:0] nq_bytes = {26'd0, nq_q, 3'b000};
     wire        unused_ok = ^{rest[2:0]};  // lengths and offsets are multiples of 8
+    // StCmd's own outcome, before the chain: the INDIRECT ends, the entry ends, or the
+    // next command is fetched (when no preemption is pending).
+    wire ind_end = ind_q && ipos_q == ilen_q;
+    wire buf_end = !ind_q && pos_q == len_q;
+    wire fetch = state_q == StCmd && !ind_end && !buf_end && !pend_q;
+    // The ring's head moves a cycle after advance_d or drop_d (registered for timing): StIdle
+    // acts (a new entry, or a preemption's stop registers) only once head_i and work_i show it.
+    wire ring_moving = advance_q || drop_q;
+    wire halt_first = state_q == StHalt && !halt_prev_q;
+    // The chain's head takes none of this cycle (no engine reset, halt, fault or hang): the
+    // state's own branch runs. The counters below use it beside their state's condition.
+    wire go = !reset_i && !soft_rst_i && state_q != StReset && state_q != StHalt && !fault_i &&
+              !hang_i;
+    // A command of the current buffer completes and its qwords are passed: one with nothing
+    // to move (after its decode), a COPY, FILL or WAIT that ended, a FENCE or TIMESTAMP
+    // written.
+    wire quick_cmd = dop_q == OP_NOP || dop_q == OP_TLB_INV ||
+                     ((dop_q == OP_COPY || dop_q == OP_FILL) && !dsize_nz_q);
+    wire step = go && (
+        (state_q == StCmdRd && cmd_in_q && !dbad_q && !dunpriv_q && quick_cmd) ||
+        (state_q == StData && op_done_i && !(wait_q && q0 < wval_q)) ||
+        (state_q == StWrResp && !wr_pending_i && (wr_kind_q == WR_FENCE || wr_kind_q == WR_TS)));
 
     always_comb begin
         state_d = state_q;
-        qn_d = qn_q;
         active_d = active_q;
-        buf_d = buf_q;
-        len_d = len_q;
-        pos_d = pos_q;
-        fence_id_d = fence_id_q;
-        use_root_d = use_root_q;
-        root_d = root_q;
-        eirq_d = eirq_q;
-        priv_d = priv_q;
         ind_d = ind_q;
-        ibuf_d = ibuf_q;
-        ilen_d = ilen_q;
-        ipos_d = ipos_q;
-        ind_ts_d = ind_ts_q;
-        cur_d = cur_q;
-        avail_d = avail_q;
-        nq_d = nq_q;
-        cmd_ts_d = cmd_ts_q;
         data_cmd_d = data_cmd_q;
         wait_d = wait_q;
-        wval_d = wval_q;
-        wspace_d = wspace_q;
-        waddr_d = waddr_q;
-        poll_d = poll_q;
-        wr_kind_d = wr_kind_q;
-        wr_space_d = wr_space_q;
-        wr_addr_d = wr_addr_q;
-        wr_value_d = wr_value_q;
-        wr_irq_d = wr_irq_q;
         pend_d = pend_q || preempt_i;
         stop_data_d = stop_data_q;
         preempted_d = preempted_q;
         hung_d = hung_q;
         faulted_d = faulted_q;
-        completed_d = completed_q;
-        stop_head_d = stop_head_q;
-        stop_tail_d = stop_tail_q;
-        stop_off_d = stop_off_q;
-        stop_done_d = stop_done_q;
-        ftype_d = ftype_q;
-        fmmu_d = fmmu_q;
-        fwrite_d = fwrite_q;
-        fentry_d = fentry_q;
-        faddr_d = faddr_q;
         irq_fence_d = 1'b0;
         irq_pre_d = 1'b0;
-        irq_fault_d = 1'b0;
-        mc_fault_d = 1'b0;
-        mc_type_d = mc_type_q;
-        mc_addr_d = mc_addr_q;
-        mc_write_d = mc_write_q;
         tlb_inv_d = 1'b0;
         advance_d = 1'b0;
         drop_d = 1'b0;
         progress_d = 1'b0;
         cmd_done_d = 1'b0;
-        cmd_start_d = cmd_ts_q;
         op_valid_d = op_valid_q && !op_ready_i;
-        op_src_mem_d = op_src_mem_q;
-        op_src_space_d = op_src_space_q;
-        op_src_addr_d = op_src_addr_q;
-        op_dst_sink_d = op_dst_sink_q;
-        op_dst_space_d = op_dst_space_q;
-        op_dst_addr_d = op_dst_addr_q;
-        op_beats_d = op_beats_q;
-        op_pattern_d = op_pattern_q;
-        op_vpr_d = op_vpr_q;
-        op_data_d = op_data_q;
-        op_prog_d = op_prog_q;
-
-        if (sink_fire) qn_d = qn_q + 3'd1;
-
-        // Payload registers that only their own state reads later: they load in every cycle of
-        // the state that fetches them, so their enables are a state compare and not the end of
-        // the priority chain below (reset, fault, hang, then the state's branch). The last load
-        // is in the cycle the state ends, with the values the branch used to take; when a
-        // reset, fault or hang ends it instead, nothing reads them before the next fetch.
-        // The entry's buffer, length, fence and interrupt bit: read from StCmd on.
-        if (state_q == StEntry) begin
-            buf_d = entry_buf_i;
-            len_d = entry_len_i;
-            fence_id_d = entry_fence_i;
-            eirq_d = entry_irq_i;
-        end
-        if (state_q == StCmdRd) begin
-            // A FENCE or TIMESTAMP's target, read in StWrDrain and StWrResp (wr_kind_q says).
-            wr_space_d = dec_dst_i;
-            wr_addr_d = q1;
-            wr_value_d = q2;
-            wr_irq_d = dec_irq_i;
-            // A WAIT's address and value, read in StData and StPoll (wait_q says).
-            wspace_d = dec_src_i;
-            waddr_d = q1;
-            wval_d = q2;
-            // An INDIRECT's buffer: not while inside one (dma_decode refuses a nested INDIRECT).
-            if (!ind_q) begin
-                ibuf_d = q1;
-                ilen_d = q2[31:0];
-                ind_ts_d = cmd_ts_q;
-            end
-        end
 
         if (reset_i || (soft_rst_i && state_q != StIdle && state_q != StReset)) begin
             // Engine reset: drain, then drop the queue (StReset).
@@ -332,10 +280,6 @@ module dma_seq (
         end else if (state_q == StReset) begin
             pend_d = 1'b0;
             if (quiet) begin
-                stop_head_d = head_i;
-                stop_tail_d = tail_i;
-                stop_off_d = active_q ? pos_q : 32'd0;
-                stop_done_d = data_cmd_q ? done_bytes_i : 32'd0;
                 drop_d = 1'b1;
                 active_d = 1'b0;
                 ind_d = 1'b0;
@@ -348,199 +292,94 @@ module dma_seq (
         end else if (state_q == StHalt) begin
             pend_d = 1'b0;  // a halted engine takes no preemption; the reset clears it
         end else if (fault_i) begin
-            ftype_d = fault_type_i;
-            fmmu_d = fault_mmu_type_i;
-            fwrite_d = fault_write_i;
-            fentry_d = head_i;
-            faddr_d = fault_addr_i;
             faulted_d = 1'b1;
-            irq_fault_d = 1'b1;
-            mc_fault_d = fault_type_i == T_MMU || fault_type_i == T_VPR;
-            mc_type_d = fault_type_i == T_VPR ? MC_VPR : fault_mmu_type_i;
-            mc_addr_d = fault_addr_i[47:0];
-            mc_write_d = fault_write_i;
             state_d = StHalt;
         end else if (hang_i) begin
-            ftype_d = T_HANG;
-            fmmu_d = 3'd0;
-            fwrite_d = 1'b0;
-            fentry_d = head_i;
-            faddr_d = cur_q;
             hung_d = 1'b1;
-            irq_fault_d = 1'b1;
             state_d = StHalt;
         end else begin
             case (state_q)
-                StIdle: if (!soft_rst_i) begin
+                StIdle: if (!soft_rst_i && !ring_moving) begin
                     if (pend_q) begin
                         // Nothing in progress: the preemption completes at once.
-                        stop_head_d = head_i;
-                        stop_tail_d = tail_i;
-                        stop_off_d = 32'd0;
-                        stop_done_d = 32'd0;
                         drop_d = 1'b1;
                         pend_d = preempt_i;
-                        wr_kind_d = WR_PREEMPT;
                         state_d = StWrDrain;
                     end else if (enable_i && work_i) begin
                         active_d = 1'b1;
                         preempted_d = 1'b0;
                         ind_d = 1'b0;
-                        pos_d = 32'd0;
-                        cur_d = entry_addr_i;
-                        qn_d = 3'd0;
                         op_valid_d = 1'b1;
-                        op_src_mem_d = 1'b1;
-                        op_src_space_d = SPACE_HOST;
-                        op_src_addr_d = entry_addr_i;
-                        op_dst_sink_d = 1'b1;
-                        op_beats_d = 61'd4;
-                        op_vpr_d = 1'b0;
-                        op_data_d = 1'b0;
-                        op_prog_d = 1'b1;
                         state_d = StEntry;
                     end
                 end
                 StEntry: if (op_done_i) begin
-                    if (entry_bad_i) begin
-                        ftype_d = T_BAD_ENTRY;
-                        fmmu_d = 3'd0;
-                        fwrite_d = 1'b0;
-                        fentry_d = head_i;
-                        faddr_d = cur_q;
-                        faulted_d = 1'b1;
-                        irq_fault_d = 1'b1;
-                        state_d = StHalt;
-                    end else if (!entry_priv_i && !entry_use_root_i) begin
+                    if (entry_bad_i || (!entry_priv_i && !entry_use_root_i)) begin
                         // A user entry without its own root would translate through MMU_ROOT
                         // (another address space) or, with the MMU off, not at all.
-                        ftype_d = T_PRIV;
-                        fmmu_d = 3'd0;
-                        fwrite_d = 1'b0;
-                        fentry_d = head_i;
-                        faddr_d = cur_q;
                         faulted_d = 1'b1;
-                        irq_fault_d = 1'b1;
                         state_d = StHalt;
                     end else begin
-                        pos_d = 32'd0;
-                        use_root_d = entry_use_root_i;
-                        root_d = entry_root_i;
-                        priv_d = entry_priv_i;
                         state_d = StCmd;
                     end
                 end
                 StCmd: begin
-                    if (ind_q && ipos_q == ilen_q) begin
+                    if (ind_end) begin
                         // The INDIRECT buffer is done: so is the INDIRECT command.
                         ind_d = 1'b0;
-                        pos_d = pos_q + 32'd24;
                         cmd_done_d = 1'b1;
-                        cmd_start_d = ind_ts_q;
                         progress_d = 1'b1;
-                    end else if (!ind_q && pos_q == len_q) begin
-                        wr_kind_d = WR_DONE;
+                    end else if (buf_end) begin
                         state_d = StWrDrain;
                     end else if (pend_q) begin
                         stop_data_d = 1'b0;
                         state_d = StStop;
                     end else begin
-                        cur_d = cmd_addr;
-                        avail_d = avail;
-                        cmd_ts_d = timestamp_i;
-                        qn_d = 3'd0;
                         op_valid_d = 1'b1;
-                        op_src_mem_d = 1'b1;
-                        op_src_space_d = SPACE_HOST;
-                        op_src_addr_d = cmd_addr;
-                        op_dst_sink_d = 1'b1;
-                        op_beats_d = {58'd0, avail};
-                        op_vpr_d = 1'b0;
-                        op_data_d = 1'b0;
-                        op_prog_d = 1'b1;
                         state_d = StCmdRd;
                     end
                 end
-                StCmdRd: if (op_done_i) begin
-                    nq_d = dec_nq_i;
+                StCmdRd: if (cmd_in_q) begin
                     wait_d = 1'b0;
                     data_cmd_d = 1'b0;
                     state_d = StCmd;
-                    if (dec_bad_i || dec_unpriv_i) begin
-                        ftype_d = dec_bad_i ? T_BAD_CMD : T_PRIV;
-                        fmmu_d = 3'd0;
-                        fwrite_d = 1'b0;
-                        fentry_d = head_i;
-                        faddr_d = cur_q;
+                    if (dbad_q || dunpriv_q) begin
                         faulted_d = 1'b1;
-                        irq_fault_d = 1'b1;
                         state_d = StHalt;
                     end else begin
-                        case (dec_op_i)
-                            OP_COPY, OP_FILL: if (size_nz) begin
+                        case (dop_q)
+                            OP_COPY, OP_FILL: if (dsize_nz_q) begin
                                 data_cmd_d = 1'b1;
                                 op_valid_d = 1'b1;
-                                op_src_mem_d = dec_op_i == OP_COPY;
-                                op_src_space_d = dec_src_i;
-                                op_src_addr_d = q1;
-                                op_dst_sink_d = 1'b0;
-                                op_dst_space_d = dec_dst_i;
-                                op_dst_addr_d = dec_op_i == OP_COPY ? q2 : q1;
-                                op_beats_d = dec_op_i == OP_COPY ? q3[63:3] : q2[63:3];
-                                op_pattern_d = {dec_imm_i, dec_imm_i};
-                                op_vpr_d = dec_op_i == OP_COPY;
-                                op_data_d = 1'b1;
-                                op_prog_d = 1'b1;
                                 state_d = StData;
                             end
-                            OP_FENCE, OP_TIMESTAMP: begin
-                                wr_kind_d = dec_op_i == OP_FENCE ? WR_FENCE : WR_TS;
-                                state_d = StWrDrain;
-                            end
-                            OP_INDIRECT: begin
-                                ind_d = 1'b1;
-                                ipos_d = 32'd0;
-                            end
+                            OP_FENCE, OP_TIMESTAMP: state_d = StWrDrain;
+                            OP_INDIRECT: ind_d = 1'b1;
                             OP_TLB_INV: tlb_inv_d = 1'b1;
                             OP_WAIT: begin
                                 wait_d = 1'b1;
-                                qn_d = 3'd0;
                                 op_valid_d = 1'b1;
-                                op_src_mem_d = 1'b1;
-                                op_src_space_d = dec_src_i;
-                                op_src_addr_d = q1;
-                                op_dst_sink_d = 1'b1;
-                                op_beats_d = 61'd1;
-                                op_vpr_d = 1'b0;
-                                op_data_d = 1'b0;
-                                op_prog_d = 1'b0;  // WAIT's reads are not progress
                                 state_d = StData;
                             end
                             OP_NOP: ;
                             default: ;  // dma_decode refused every other opcode
                         endcase
                         // Commands with nothing (left) to move complete here.
-                        if (dec_op_i != OP_INDIRECT && state_d == StCmd) begin
+                        if (dop_q != OP_INDIRECT && state_d == StCmd) begin
                             cmd_done_d = 1'b1;
-                            cmd_start_d = cmd_ts_q;
                             progress_d = 1'b1;
-                            if (ind_q) ipos_d = ipos_q + {26'd0, dec_nq_i, 3'b000};
-                            else pos_d = pos_q + {26'd0, dec_nq_i, 3'b000};
                         end
                     end
                 end
                 StData: begin
                     if (op_done_i) begin
                         if (wait_q && q0 < wval_q) begin
-                            poll_d = 6'd0;
                             state_d = StPoll;
                         end else begin
                             cmd_done_d = 1'b1;
                             progress_d = 1'b1;
                             data_cmd_d = 1'b0;
                             wait_d = 1'b0;
-                            if (ind_q) ipos_d = ipos_q + nq_bytes;
-                            else pos_d = pos_q + nq_bytes;
                             state_d = StCmd;
                         end
                     end else if (pend_q && data_cmd_q) begin
@@ -553,51 +392,13 @@ module dma_seq (
                         stop_data_d = 1'b0;
                         state_d = StStop;
                     end else if (poll_q == 6'd63) begin
-                        qn_d = 3'd0;
                         op_valid_d = 1'b1;
-                        op_src_mem_d = 1'b1;
-                        op_src_space_d = wspace_q;
-                        op_src_addr_d = waddr_q;
-                        op_dst_sink_d = 1'b1;
-                        op_beats_d = 61'd1;
-                        op_vpr_d = 1'b0;
-                        op_data_d = 1'b0;
-                        op_prog_d = 1'b0;
                         state_d = StData;
                     end else begin
-                        poll_d = poll_q + 6'd1;
                     end
                 end
                 StWrDrain: if (!op_valid_q && !op_active_i && !wr_pending_i) begin
                     op_valid_d = 1'b1;
-                    op_src_mem_d = 1'b0;
-                    op_dst_sink_d = 1'b0;
-                    op_beats_d = 61'd1;
-                    op_vpr_d = 1'b0;
-                    op_data_d = 1'b0;
-                    op_prog_d = 1'b1;
-                    case (wr_kind_q)
-                        WR_FENCE: begin
-                            op_dst_space_d = wr_space_q;
-                            op_dst_addr_d = wr_addr_q;
-                            op_pattern_d = wr_value_q;
-                        end
-                        WR_TS: begin
-                            op_dst_space_d = wr_space_q;
-                            op_dst_addr_d = wr_addr_q;
-                            op_pattern_d = timestamp_i;
-                        end
-                        WR_DONE: begin
-                            op_dst_space_d = SPACE_HOST;
-                            op_dst_addr_d = fence_addr_i;
-                            op_pattern_d = {32'd0, fence_id_q};
-                        end
-                        default: begin
-                            op_dst_space_d = SPACE_HOST;
-                            op_dst_addr_d = fence_addr_i + 64'd8;
-                            op_pattern_d = {32'd0, preempt_fence_i};
-                        end
-                    endcase
                     state_d = StWrOp;
                 end
                 StWrOp: if (op_done_i) state_d = StWrResp;
@@ -607,12 +408,9 @@ module dma_seq (
                             irq_fence_d = wr_kind_q == WR_FENCE && wr_irq_q;
                             cmd_done_d = 1'b1;
                             progress_d = 1'b1;
-                            if (ind_q) ipos_d = ipos_q + nq_bytes;
-                            else pos_d = pos_q + nq_bytes;
                             state_d = StCmd;
                         end
                         WR_DONE: begin
-                            completed_d = fence_id_q;
                             irq_fence_d = eirq_q;
                             advance_d = 1'b1;
                             active_d = 1'b0;
@@ -627,17 +425,12 @@ module dma_seq (
                     endcase
                 end
                 StStop: if (quiet && !wr_pending_i) begin
-                    stop_head_d = head_i;
-                    stop_tail_d = tail_i;
-                    stop_off_d = pos_q;
-                    stop_done_d = stop_data_q ? done_bytes_i : 32'd0;
                     drop_d = 1'b1;
                     active_d = 1'b0;
                     ind_d = 1'b0;
                     data_cmd_d = 1'b0;
                     wait_d = 1'b0;
                     pend_d = preempt_i;
-                    wr_kind_d = WR_PREEMPT;
                     state_d = StWrDrain;
                 end
                 default: state_d = StIdle;
@@ -650,6 +443,7 @@ module dma_seq (
             // A soft reset takes effect here once the engine is drained (idle).
             state_q <= StIdle;
             qn_q <= 3'd0;
+            cmd_in_q <= 1'b0;
             active_q <= 1'b0;
             ind_q <= 1'b0;
             data_cmd_q <= 1'b0;
@@ -660,29 +454,22 @@ module dma_seq (
             hung_q <= 1'b0;
             faulted_q <= 1'b0;
             completed_q <= 32'd0;
-            stop_head_q <= 16'd0;
-            stop_tail_q <= 16'd0;
-            stop_off_q <= 32'd0;
-            stop_done_q <= 32'd0;
-            ftype_q <= 4'd0;
-            fmmu_q <= 3'd0;
-            fwrite_q <= 1'b0;
-            fentry_q <= 16'd0;
-            faddr_q <= 64'd0;
+            halt_prev_q <= 1'b0;
             irq_fence_q <= 1'b0;
             irq_pre_q <= 1'b0;
-            irq_fault_q <= 1'b0;
-            mc_fault_q <= 1'b0;
             tlb_inv_q <= 1'b0;
+            advance_q <= 1'b0;
+            drop_q <= 1'b0;
             progress_q <= 1'b0;
             cmd_done_q <= 1'b0;
             op_valid_q <= 1'b0;
-            use_root_q <= 1'b0;
-            root_q <= 52'd0;
-            priv_q <= 1'b0;
         end else begin
             state_q <= state_d;
-            qn_q <= qn_d;
+            // The qword counter restarts when the mover takes an operation: a sink
+            // operation's beats all come after that.
+            if (op_valid_q && op_ready_i) qn_q <= 3'd0;
+            else if (sink_fire) qn_q <= qn_q + 3'd1;
+            cmd_in_q <= state_q == StCmdRd && op_done_i && !cmd_in_q;
             active_q <= active_d;
             ind_q <= ind_d;
             data_cmd_q <= data_cmd_d;
@@ -692,75 +479,257 @@ module dma_seq (
             preempted_q <= preempted_d;
             hung_q <= hung_d;
             faulted_q <= faulted_d;
-            completed_q <= completed_d;
-            stop_head_q <= stop_head_d;
-            stop_tail_q <= stop_tail_d;
-            stop_off_q <= stop_off_d;
-            stop_done_q <= stop_done_d;
-            ftype_q <= ftype_d;
-            fmmu_q <= fmmu_d;
-            fwrite_q <= fwrite_d;
-            fentry_q <= fentry_d;
-            faddr_q <= faddr_d;
+            if (go && state_q == StWrResp && !wr_pending_i && wr_kind_q == WR_DONE)
+                completed_q <= fence_id_q;
+            halt_prev_q <= state_q == StHalt;
             irq_fence_q <= irq_fence_d;
             irq_pre_q <= irq_pre_d;
-            irq_fault_q <= irq_fault_d;
-            mc_fault_q <= mc_fault_d;
             tlb_inv_q <= tlb_inv_d;
+            advance_q <= advance_d;
+            drop_q <= drop_d;
             progress_q <= progress_d;
             cmd_done_q <= cmd_done_d;
             op_valid_q <= op_valid_d;
-            use_root_q <= use_root_d;
-            root_q <= root_d;
-            priv_q <= priv_d;
         end
         // Data registers, qualified by the state above.
         if (sink_fire) q_q[qn_q[1:0]] <= sink_data_i;
-        buf_q <= buf_d;
-        len_q <= len_d;
-        pos_q <= pos_d;
-        fence_id_q <= fence_id_d;
-        eirq_q <= eirq_d;
-        ibuf_q <= ibuf_d;
-        ilen_q <= ilen_d;
-        ipos_q <= ipos_d;
-        ind_ts_q <= ind_ts_d;
-        cur_q <= cur_d;
-        avail_q <= avail_d;
-        nq_q <= nq_d;
-        cmd_ts_q <= cmd_ts_d;
-        wval_q <= wval_d;
-        wspace_q <= wspace_d;
-        waddr_q <= waddr_d;
-        poll_q <= poll_d;
-        wr_kind_q <= wr_kind_d;
-        wr_space_q <= wr_space_d;
-        wr_addr_q <= wr_addr_d;
-        wr_value_q <= wr_value_d;
-        wr_irq_q <= wr_irq_d;
-        mc_type_q <= mc_type_d;
-        mc_addr_q <= mc_addr_d;
-        mc_write_q <= mc_write_d;
-        cmd_start_q <= cmd_start_d;
-        op_src_mem_q <= op_src_mem_d;
-        op_src_space_q <= op_src_space_d;
-        op_src_addr_q <= op_src_addr_d;
-        op_dst_sink_q <= op_dst_sink_d;
-        op_dst_space_q <= op_dst_space_d;
-        op_dst_addr_q <= op_dst_addr_d;
-        op_beats_q <= op_beats_d;
-        op_pattern_q <= op_pattern_d;
-        op_vpr_q <= op_vpr_d;
-        op_data_q <= op_data_d;
-        op_prog_q <= op_prog_d;
+        // The offsets: the entry's buffer from 0 (an ended INDIRECT counts its 24 bytes there),
+        // the INDIRECT's from 0 while inside one.
+        if (state_q == StIdle) pos_q <= 32'd0;
+        else if (go && state_q == StCmd && ind_end) pos_q <= pos_q + 32'd24;
+        else if (step && !ind_q) pos_q <= pos_q + nq_bytes;
+        if (!ind_q) ipos_q <= 32'd0;
+        else if (step) ipos_q <= ipos_q + nq_bytes;
+        // The command's size: loaded through its read, so that it holds the decode's in the
+        // cycle StCmdRd acts (cmd_in_q), and after.
+        if (state_q == StCmdRd) nq_q <= dec_nq_i;
+        poll_q <= state_q == StPoll ? poll_q + 6'd1 : 6'd0;
+        // The kind of qword write StWrDrain makes, from the state that goes there.
+        case (state_q)
+            StIdle, StStop: wr_kind_q <= WR_PREEMPT;
+            StCmd: wr_kind_q <= WR_DONE;
+            StCmdRd: wr_kind_q <= dop_q == OP_FENCE ? WR_FENCE : WR_TS;
+            default: ;
+        endcase
+        // Read with cmd_done_q only: an INDIRECT completes at StCmd's ind_end, every other
+        // command with its own fetch time.
+        cmd_start_q <= (state_q == StCmd && ind_end) ? ind_ts_q : cmd_ts_q;
+        // The decode of the qwords as they stand: read in StCmdRd's cycle after the read.
+        dop_q <= dec_op_i;
+        dsrc_q <= dec_src_i;
+        ddst_q <= dec_dst_i;
+        dirq_q <= dec_irq_i;
+        dimm_q <= dec_imm_i;
+        dbad_q <= dec_bad_i;
+        dunpriv_q <= dec_unpriv_i;
+        dsize_nz_q <= size_nz;
+    end
+
+    // Payload registers that only their own state reads later: they load in every cycle of
+    // the state that fetches them, so their enables are a state compare and not the end of
+    // the priority chain. The last load is in the cycle the state ends, with the values the
+    // branch acts on; when a reset, fault or hang ends it instead, nothing reads them before
+    // the next fetch loads them again.
+    always_ff @(posedge clk_i) begin
+        if (rst_i || (soft_rst_i && state_q == StIdle)) begin
+            use_root_q <= 1'b0;
+            root_q <= 52'd0;
+            priv_q <= 1'b0;
+        end else if (state_q == StEntry) begin
+            // The entry's root and privilege: the commands' translation and decode use them.
+            use_root_q <= entry_use_root_i;
+            root_q <= entry_root_i;
+            priv_q <= entry_priv_i;
+        end
+        if (state_q == StEntry) begin
+            // The entry's buffer, length, fence and interrupt bit: read from StCmd on.
+            buf_q <= entry_buf_i;
+            len_q <= entry_len_i;
+            fence_id_q <= entry_fence_i;
+            eirq_q <= entry_irq_i;
+        end
+        // The command's address, size in the buffer and fetch time: loaded at each fetch
+        // (and the entry's address when an entry starts), read by a hang's fault record and
+        // DMA_PERF_LAST_CMD.
+        if (state_q == StIdle) cur_q <= entry_addr_i;
+        if (fetch) begin
+            cur_q <= cmd_addr;
+            avail_q <= avail;
+            cmd_ts_q <= timestamp_i;
+        end
+        if (state_q == StCmdRd) begin
+            // A FENCE or TIMESTAMP's target, read in StWrDrain and StWrResp (wr_kind_q says).
+            wr_space_q <= ddst_q;
+            wr_addr_q <= q1;
+            wr_value_q <= q2;
+            wr_irq_q <= dirq_q;
+            // A WAIT's address and value, read in StData and StPoll (wait_q says).
+            wspace_q <= dsrc_q;
+            waddr_q <= q1;
+            wval_q <= q2;
+            // An INDIRECT's buffer: not while inside one (dma_decode refuses a nested INDIRECT).
+            if (!ind_q) begin
+                ibuf_q <= q1;
+                ilen_q <= q2[31:0];
+                ind_ts_q <= cmd_ts_q;
+            end
+        end
+    end
+
+    // The data mover operation's payload loads while no operation waits to be taken (the mover
+    // copies it when it takes one), chosen by the state alone: the chain sets only op_valid_q,
+    // in the cycle of the payload's last load.
+    always_ff @(posedge clk_i) begin
+        if (!op_valid_q) begin
+            case (state_q)
+                StIdle: begin  // the ring entry
+                    op_src_mem_q <= 1'b1;
+                    op_src_space_q <= SPACE_HOST;
+                    op_src_addr_q <= entry_addr_i;
+                    op_dst_sink_q <= 1'b1;
+                    op_beats_q <= 61'd4;
+                    op_vpr_q <= 1'b0;
+                    op_data_q <= 1'b0;
+                    op_prog_q <= 1'b1;
+                end
+                StCmd: begin  // the next command's qwords
+                    op_src_mem_q <= 1'b1;
+                    op_src_space_q <= SPACE_HOST;
+                    op_src_addr_q <= cmd_addr;
+                    op_dst_sink_q <= 1'b1;
+                    op_beats_q <= {58'd0, avail};
+                    op_vpr_q <= 1'b0;
+                    op_data_q <= 1'b0;
+                    op_prog_q <= 1'b1;
+                end
+                StCmdRd: if (dop_q == OP_WAIT) begin  // a WAIT's first read
+                    op_src_mem_q <= 1'b1;
+                    op_src_space_q <= dsrc_q;
+                    op_src_addr_q <= q1;
+                    op_dst_sink_q <= 1'b1;
+                    op_beats_q <= 61'd1;
+                    op_vpr_q <= 1'b0;
+                    op_data_q <= 1'b0;
+                    op_prog_q <= 1'b0;  // WAIT's reads are not progress
+                end else begin  // a COPY or FILL
+                    op_src_mem_q <= dop_q == OP_COPY;
+                    op_src_space_q <= dsrc_q;
+                    op_src_addr_q <= q1;
+                    op_dst_sink_q <= 1'b0;
+                    op_dst_space_q <= ddst_q;
+                    op_dst_addr_q <= dop_q == OP_COPY ? q2 : q1;
+                    op_beats_q <= dop_q == OP_COPY ? q3[63:3] : q2[63:3];
+                    op_pattern_q <= {dimm_q, dimm_q};
+                    op_vpr_q <= dop_q == OP_COPY;
+                    op_data_q <= 1'b1;
+                    op_prog_q <= 1'b1;
+                end
+                StPoll: begin  // a WAIT's next read
+                    op_src_mem_q <= 1'b1;
+                    op_src_space_q <= wspace_q;
+                    op_src_addr_q <= waddr_q;
+                    op_dst_sink_q <= 1'b1;
+                    op_beats_q <= 61'd1;
+                    op_vpr_q <= 1'b0;
+                    op_data_q <= 1'b0;
+                    op_prog_q <= 1'b0;
+                end
+                StWrDrain: begin  // a qword write
+                    op_src_mem_q <= 1'b0;
+                    op_dst_sink_q <= 1'b0;
+                    op_beats_q <= 61'd1;
+                    op_vpr_q <= 1'b0;
+                    op_data_q <= 1'b0;
+                    op_prog_q <= 1'b1;
+                    case (wr_kind_q)
+                        WR_FENCE: begin
+                            op_dst_space_q <= wr_space_q;
+                            op_dst_addr_q <= wr_addr_q;
+                            op_pattern_q <= wr_value_q;
+                        end
+                        WR_TS: begin
+                            op_dst_space_q <= wr_space_q;
+                            op_dst_addr_q <= wr_addr_q;
+                            op_pattern_q <= timestamp_i;
+                        end
+                        WR_DONE: begin
+                            op_dst_space_q <= SPACE_HOST;
+                            op_dst_addr_q <= fence_addr_i;
+                            op_pattern_q <= {32'd0, fence_id_q};
+                        end
+                        default: begin
+                            op_dst_space_q <= SPACE_HOST;
+                            op_dst_addr_q <= fence_addr_i + 64'd8;
+                            op_pattern_q <= {32'd0, preempt_fence_i};
+                        end
+                    endcase
+                end
+                default: ;
+            endcase
+        end
+    end
+
+    // The stop registers: loaded where a preemption or engine reset removes the queue (the
+    // cycles that set drop_d), with enables that leave out the chain's reset and halt terms.
+    // A reset that lands in the same cycle loads them again when its own drain ends.
+    wire stop_reset = state_q == StReset && quiet;
+    wire stop_idle = state_q == StIdle && pend_q && !soft_rst_i && !ring_moving;
+    wire stop_pre = go && state_q == StStop && quiet && !wr_pending_i;
+    always_ff @(posedge clk_i) begin
+        if (rst_i || (soft_rst_i && state_q == StIdle)) begin
+            stop_head_q <= 16'd0;
+            stop_tail_q <= 16'd0;
+            stop_off_q <= 32'd0;
+            stop_done_q <= 32'd0;
+        end else if (stop_reset || stop_idle || stop_pre) begin
+            stop_head_q <= head_i;
+            stop_tail_q <= tail_i;
+            // (by the state alone: the enable has chosen the cycle)
+            stop_off_q <= (state_q == StIdle || (state_q == StReset && !active_q)) ? 32'd0 :
+                          pos_q;
+            stop_done_q <= (state_q == StReset ? data_cmd_q :
+                            state_q == StStop && stop_data_q) ? done_bytes_i : 32'd0;
+        end
+    end
+
+    // The fault record. fc_* hold what a halt in this cycle records, in the chain's order
+    // (a data mover fault, the watchdog, a bad or unprivileged entry, a bad or unprivileged
+    // command), and stop loading once halted; the host's copy takes them in the halt's first
+    // cycle, with the interrupt.
+    always_ff @(posedge clk_i) begin
+        if (state_q != StHalt) begin
+            fc_type_q <= fault_i ? fault_type_i :
+                         hang_i ? T_HANG :
+                         state_q == StEntry ? (entry_bad_i ? T_BAD_ENTRY : T_PRIV) :
+                         dbad_q ? T_BAD_CMD : T_PRIV;
+            fc_mmu_q <= fault_i ? fault_mmu_type_i : 3'd0;
+            fc_write_q <= fault_i && fault_write_i;
+            fc_entry_q <= head_i;
+            fc_addr_q <= fault_i ? fault_addr_i : cur_q;
+            fc_mc_q <= fault_i && (fault_type_i == T_MMU || fault_type_i == T_VPR);
+        end
+        if (rst_i || (soft_rst_i && state_q == StIdle)) begin
+            ftype_q <= 4'd0;
+            fmmu_q <= 3'd0;
+            fwrite_q <= 1'b0;
+            fentry_q <= 16'd0;
+            faddr_q <= 64'd0;
+        end else if (halt_first) begin
+            ftype_q <= fc_type_q;
+            fmmu_q <= fc_mmu_q;
+            fwrite_q <= fc_write_q;
+            fentry_q <= fc_entry_q;
+            faddr_q <= fc_addr_q;
+        end
     end
 
     wire halted = state_q == StHalt || state_q == StReset;
-    assign idle_o = state_q == StIdle && quiet;
+    assign idle_o = state_q == StIdle && quiet && !ring_moving;
     assign preempted_o = preempted_q;
     assign hung_o = hung_q;
     assign faulted_o = faulted_q;
-    assign resetting_o = state_q == StReset;
+    // The reset's last step is the head moving to the tail, in the cycle after StReset ends.
+    assign resetting_o = state_q == StReset || (state_q == StIdle && drop_q);
     assign state_o = state_q;
     assign completed_fence_o = completed_q;
     assign stop_head_o = stop_head_q;
@@ -774,15 +743,15 @@ module dma_seq (
     assign fault_addr_o = faddr_q;
     assign irq_fence_o = irq_fence_q;
     assign irq_preempted_o = irq_pre_q;
-    assign irq_fault_o = irq_fault_q;
-    assign mc_fault_o = mc_fault_q;
-    assign mc_fault_type_o = mc_type_q;
-    assign mc_fault_addr_o = mc_addr_q;
-    assign mc_fault_write_o = mc_write_q;
+    assign irq_fault_o = halt_first;
+    assign mc_fault_o = halt_first && fc_mc_q;
+    assign mc_fault_type_o = fc_type_q == T_VPR ? MC_VPR : fc_mmu_q;
+    assign mc_fault_addr_o = fc_addr_q[47:0];
+    assign mc_fault_write_o = fc_write_q;
     assign tlb_invalidate_o = tlb_inv_q;
     assign entry_o = qwords;
-    assign advance_o = advance_d;
-    assign drop_o = drop_d;
+    assign advance_o = advance_q;
+    assign drop_o = drop_q;
     assign use_root_o = use_root_q;
     assign root_o = root_q;
     assign priv_o = priv_q;
