@@ -189,33 +189,40 @@ module mc_mmu #(
             stale_d = 1'b1;
         end
 
-        if (a_done) begin
-            a_valid_d = 1'b0;
-            a_walking_d = 1'b0;
-            rsp_valid_d = 1'b1;
+        // The answer's page fields load whenever the output is free, chosen by the request's
+        // own registers (physical, walked, or else a TLB hit): their enable and select leave
+        // out the TLB's compare and the fault checks, which decide rsp_valid_d and
+        // rsp_fault_d alone. A fault's answer reads as zeros at the outputs.
+        if (out_free) begin
             rsp_id_d = a_id_q;
-            rsp_pa_d = 52'd0;
-            rsp_system_d = 1'b0;
-            rsp_cacheable_d = 1'b0;
-            rsp_shift_d = 5'd0;
-            rsp_fault_d = FAULT_NONE;
-            if (use_phys) begin
+            if (a_phys_q) begin
                 rsp_pa_d = {{(52 - VramAddrBits){1'b0}}, a_va_q[VramAddrBits-1:0]};
+                rsp_system_d = 1'b0;
+                rsp_cacheable_d = 1'b0;
                 rsp_shift_d = 5'd12;
-            end else if (use_walk && res_fault) begin
-                rsp_fault_d = res_fault_type;
-            end else if (a_write_q && !(use_hit ? tlb_writable : res_writable)) begin
-                rsp_fault_d = FAULT_READ_ONLY;
-            end else if (use_hit) begin
-                rsp_pa_d = page_pa(tlb_ppn, tlb_size, a_va_q[20:0]);
-                rsp_system_d = tlb_system;
-                rsp_cacheable_d = tlb_cacheable;
-                rsp_shift_d = page_shift(tlb_size);
-            end else begin
+            end else if (a_walking_q) begin
                 rsp_pa_d = page_pa(res_ppn, res_size, a_va_q[20:0]);
                 rsp_system_d = res_system;
                 rsp_cacheable_d = res_cacheable;
                 rsp_shift_d = page_shift(res_size);
+            end else begin
+                rsp_pa_d = page_pa(tlb_ppn, tlb_size, a_va_q[20:0]);
+                rsp_system_d = tlb_system;
+                rsp_cacheable_d = tlb_cacheable;
+                rsp_shift_d = page_shift(tlb_size);
+            end
+        end
+        if (a_done) begin
+            a_valid_d = 1'b0;
+            a_walking_d = 1'b0;
+            rsp_valid_d = 1'b1;
+            rsp_fault_d = FAULT_NONE;
+            if (use_phys) begin
+                rsp_fault_d = FAULT_NONE;
+            end else if (use_walk && res_fault) begin
+                rsp_fault_d = res_fault_type;
+            end else if (a_write_q && !(use_hit ? tlb_writable : res_writable)) begin
+                rsp_fault_d = FAULT_READ_ONLY;
             end
         end
 
@@ -328,11 +335,12 @@ module mc_mmu #(
 
     assign rsp_valid_o = rsp_valid_q;
     assign rsp_id_o = rsp_id_q;
-    assign rsp_pa_o = rsp_pa_q;
-    assign rsp_system_o = rsp_system_q;
-    assign rsp_cacheable_o = rsp_cacheable_q;
-    assign rsp_page_shift_o = rsp_shift_q;
-    assign rsp_fault_o = (rsp_fault_q != FAULT_NONE);
+    wire   rsp_ok = rsp_fault_q == FAULT_NONE;
+    assign rsp_pa_o = rsp_ok ? rsp_pa_q : 52'd0;
+    assign rsp_system_o = rsp_ok && rsp_system_q;
+    assign rsp_cacheable_o = rsp_ok && rsp_cacheable_q;
+    assign rsp_page_shift_o = rsp_ok ? rsp_shift_q : 5'd0;
+    assign rsp_fault_o = !rsp_ok;
     assign rsp_fault_type_o = rsp_fault_q;
     assign walks_o = walks_q;
     assign idle_o = !a_valid_q && !rsp_valid_q && walker_idle;

@@ -16,7 +16,7 @@
 //     leaf attributes) or a fault (type 1 unmapped: an invalid entry, or LEAF in an L3/L2 entry;
 //     type 3 decode error: a read answered SLVERR/DECERR, or a table (the root included) or a
 //     VRAM page at or above vram_pages_i pages, which is not read). On a fault the page fields
-//     are zero.
+//     hold whatever the last entry read left there (mc_mmu reads them only without one).
 //   - vram_pages_i: 4 KiB pages of VRAM present (a strap, static while walks run), at most
 //     2^(VramAddrBits-12).
 //   - m_pt_*: one read outstanding at most (ARLEN 0, ARSIZE 3, INCR, ID 0); ARVALID and the
@@ -205,23 +205,29 @@ module mc_walker #(
                 // A walk from a root beyond VRAM ends before any read, as a decode error.
                 if (pwc_level == 2'd3 && root_beyond) begin
                     state_d = StDone;
-                    size_d = SIZE_4K;
-                    ppn_d = 40'd0;
-                    writable_d = 1'b0;
-                    system_d = 1'b0;
-                    cacheable_d = 1'b0;
                     fault_d = FAULT_DECODE;
                 end
             end
             StAr: if (m_pt_arready_i) state_d = StR;
             StR: if (m_pt_rvalid_i) begin
-                // Decide from this entry: a result (StDone) or the next table (StAr).
+                // Decide from this entry: a result (StDone) or the next table (StAr). The
+                // page fields and the table pointer load from every entry (their enable is
+                // RVALID alone, for timing); the fault and the state say which is meant.
                 state_d = StDone;
-                size_d = SIZE_4K;
-                ppn_d = 40'd0;
-                writable_d = 1'b0;
-                system_d = 1'b0;
-                cacheable_d = 1'b0;
+                size_d = (level_q == 2'd1) ? SIZE_2M : (pt64_q ? SIZE_64K : SIZE_4K);
+                ppn_d = page_ppn;
+                writable_d = entry[PTE_WRITABLE];
+                system_d = entry[PTE_SYSTEM];
+                cacheable_d = entry[PTE_CACHEABLE];
+                table_d = next_ppn[PpnBits-1:0];
+                // The walk's path as well: the table this entry points to, at the level below.
+                // A walk that ends here (a leaf or a fault) fills nothing from it.
+                case (level_q)
+                    2'd3:    l2_d = next_ppn[PpnBits-1:0];
+                    2'd2:    l1_d = next_ppn[PpnBits-1:0];
+                    2'd1:    l0_d = next_ppn[PpnBits-1:0];
+                    default: ;
+                endcase
                 fault_d = FAULT_NONE;
                 if (m_pt_rresp_i[1]) begin
                     fault_d = FAULT_DECODE;
@@ -235,25 +241,13 @@ module mc_walker #(
                         fault_d = FAULT_DECODE;
                     end else begin
                         state_d = StAr;
-                        table_d = next_ppn[PpnBits-1:0];
                         level_d = level_q - 2'd1;
                         pt64_d = (level_q == 2'd1) && entry[PTE_PT64];
-                        case (level_q)
-                            2'd3:    l2_d = next_ppn[PpnBits-1:0];
-                            2'd2:    l1_d = next_ppn[PpnBits-1:0];
-                            default: l0_d = next_ppn[PpnBits-1:0];
-                        endcase
                     end
                 end else begin
                     // A leaf: L1 with LEAF (2 MiB) or any level-0 entry (4 KiB or 64 KiB).
                     if (!entry[PTE_SYSTEM] && beyond(page_ppn, vram_pages)) begin
                         fault_d = FAULT_DECODE;
-                    end else begin
-                        size_d = (level_q == 2'd1) ? SIZE_2M : (pt64_q ? SIZE_64K : SIZE_4K);
-                        ppn_d = page_ppn;
-                        writable_d = entry[PTE_WRITABLE];
-                        system_d = entry[PTE_SYSTEM];
-                        cacheable_d = entry[PTE_CACHEABLE];
                     end
                 end
             end
