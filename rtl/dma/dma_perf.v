@@ -3,7 +3,7 @@
 // performance counters (DMA_TIMESTAMP_*, DMA_WATCHDOG, DMA_PERF_*).
 // Contract: every counter wraps; clear_i (core soft reset) zeroes them all as rst_i does.
 // hang_o is high while armed_i has been high for `watchdog_i` cycles with no progress_i
-// (0 disables it); the caller disarms it. ts_lo_read_i (a read of DMA_TIMESTAMP_LO) latches
+// (0 disables it; each progress_i counts from the cycle after it); the caller disarms it. ts_lo_read_i (a read of DMA_TIMESTAMP_LO) latches
 // the high word that timestamp_reg_o shows beside the live low word.
 module dma_perf (
     input  wire        clk_i,
@@ -32,13 +32,14 @@ module dma_perf (
     logic [31:0] wd_q;
     logic [31:0] busy_q, stalls_q, cmds_q, last_q;
     logic [63:0] bytes_q;
-    // The watchdog's compare is registered (hang_o starts dma_seq's priority chain): wd_hit_q
-    // says wd_q >= watchdog_i - 1, from the count and limit of the cycle before. wlim_q and
-    // wd_on_q follow DMA_WATCHDOG a cycle late.
+    // hang_o starts dma_seq's priority chain, so it comes from registers and armed_i alone:
+    // wd_hit_q says wd_q >= watchdog_i - 1, from the count and limit of the cycle before;
+    // wlim_q and wd_on_q follow DMA_WATCHDOG a cycle late, and prog_q is progress_i a cycle
+    // late (the data mover's progress is its bus handshakes of the cycle).
     logic [31:0] wlim_q;
-    logic        wd_on_q, wd_hit_q;
+    logic        wd_on_q, wd_hit_q, prog_q;
 
-    wire        wd_run = armed_i && !progress_i && wd_on_q;
+    wire        wd_run = armed_i && !prog_q && wd_on_q;
     wire [31:0] wd_d = (wd_run && !hang_o) ? wd_q + 32'd1 : 32'd0;
 
     always_ff @(posedge clk_i) begin
@@ -47,6 +48,7 @@ module dma_perf (
             ts_hi_q <= 32'd0;
             wd_q <= 32'd0;
             wd_hit_q <= 1'b0;
+            prog_q <= 1'b0;
             busy_q <= 32'd0;
             stalls_q <= 32'd0;
             cmds_q <= 32'd0;
@@ -57,6 +59,7 @@ module dma_perf (
             if (ts_lo_read_i) ts_hi_q <= ts_q[63:32];
             wd_q <= wd_d;
             wd_hit_q <= wd_d >= wlim_q;
+            prog_q <= progress_i;
             if (busy_i) busy_q <= busy_q + 32'd1;
             if (busy_i && stall_i) stalls_q <= stalls_q + 32'd1;
             if (bytes_i) bytes_q <= bytes_q + 64'd8;

@@ -195,6 +195,12 @@ module dma_seq (
     logic [31:0] completed_q;
     logic [15:0] stop_head_q, stop_tail_q;
     logic [31:0] stop_off_q, stop_done_q;
+    // ... and their candidates, loaded in every cycle: the host's copy takes them in the cycle
+    // after the one that removes the queue (stop_en_q)
+    logic [15:0] sc_head_q, sc_tail_q;
+    logic [31:0] sc_off_q, sc_done_q;
+    logic        stop_en_q;
+    logic        done_en_q;                   // an entry completed: COMPLETED_FENCE loads
     // the fault record: what a halt in this cycle would record (fc_*, loaded in every cycle
     // before the halt), and what the host sees (loaded from fc_* in the halt's first cycle)
     logic [3:0]  fc_type_q, ftype_q;
@@ -454,6 +460,7 @@ module dma_seq (
             hung_q <= 1'b0;
             faulted_q <= 1'b0;
             completed_q <= 32'd0;
+            done_en_q <= 1'b0;
             halt_prev_q <= 1'b0;
             irq_fence_q <= 1'b0;
             irq_pre_q <= 1'b0;
@@ -479,8 +486,10 @@ module dma_seq (
             preempted_q <= preempted_d;
             hung_q <= hung_d;
             faulted_q <= faulted_d;
-            if (go && state_q == StWrResp && !wr_pending_i && wr_kind_q == WR_DONE)
-                completed_q <= fence_id_q;
+            // A cycle after the entry completes (fence_id_q holds until the next entry's
+            // StEntry, at least two cycles on), so that the enable is a register.
+            done_en_q <= go && state_q == StWrResp && !wr_pending_i && wr_kind_q == WR_DONE;
+            if (done_en_q) completed_q <= fence_id_q;
             halt_prev_q <= state_q == StHalt;
             irq_fence_q <= irq_fence_d;
             irq_pre_q <= irq_pre_d;
@@ -669,26 +678,34 @@ module dma_seq (
         end
     end
 
-    // The stop registers: loaded where a preemption or engine reset removes the queue (the
-    // cycles that set drop_d), with enables that leave out the chain's reset and halt terms.
-    // A reset that lands in the same cycle loads them again when its own drain ends.
+    // The stop registers: they take what the cycle that removes the queue (a preemption's or
+    // engine reset's, the cycle that sets drop_d) saw, in the cycle after it. The enables
+    // leave out the chain's reset and halt terms: a reset that lands in the same cycle loads
+    // them again when its own drain ends.
     wire stop_reset = state_q == StReset && quiet;
     wire stop_idle = state_q == StIdle && pend_q && !soft_rst_i && !ring_moving;
     wire stop_pre = go && state_q == StStop && quiet && !wr_pending_i;
     always_ff @(posedge clk_i) begin
+        // (by the state alone: stop_en_q chooses the cycle)
+        sc_head_q <= head_i;
+        sc_tail_q <= tail_i;
+        sc_off_q <= (state_q == StIdle || (state_q == StReset && !active_q)) ? 32'd0 : pos_q;
+        sc_done_q <= (state_q == StReset ? data_cmd_q : state_q == StStop && stop_data_q) ?
+                     done_bytes_i : 32'd0;
         if (rst_i || (soft_rst_i && state_q == StIdle)) begin
+            stop_en_q <= 1'b0;
             stop_head_q <= 16'd0;
             stop_tail_q <= 16'd0;
             stop_off_q <= 32'd0;
             stop_done_q <= 32'd0;
-        end else if (stop_reset || stop_idle || stop_pre) begin
-            stop_head_q <= head_i;
-            stop_tail_q <= tail_i;
-            // (by the state alone: the enable has chosen the cycle)
-            stop_off_q <= (state_q == StIdle || (state_q == StReset && !active_q)) ? 32'd0 :
-                          pos_q;
-            stop_done_q <= (state_q == StReset ? data_cmd_q :
-                            state_q == StStop && stop_data_q) ? done_bytes_i : 32'd0;
+        end else begin
+            stop_en_q <= stop_reset || stop_idle || stop_pre;
+            if (stop_en_q) begin
+                stop_head_q <= sc_head_q;
+                stop_tail_q <= sc_tail_q;
+                stop_off_q <= sc_off_q;
+                stop_done_q <= sc_done_q;
+            end
         end
     end
 
