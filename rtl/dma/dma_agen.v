@@ -110,6 +110,20 @@ module dma_agen #(
     wire take = bst_valid_o && bst_ready_i;
     wire [63:0] next_vaddr = vaddr_q + {56'd0, len, 3'b000};
 
+    // What a take leaves, computed beside the take itself (from registers and limit_i), so that
+    // bst_ready_i (the data mover's decision) selects among finished values at the end of the
+    // cone: left_q - len < 16 and left_q - len != 0 from left_q's register bits, the beats to
+    // the next 128-byte boundary, and the next burst's length before the cap.
+    wire [4:0] left_t = left_q[4:0] - len;
+    wire       small_t = upper_zero && {1'b0, left_q[5:0]} < {2'b00, len} + 7'd16;
+    wire       have_t = !(upper_zero && left_q[5:0] == {1'b0, len});
+    wire [4:0] tb_t = (tb_q == len) ? 5'd16 : tb_q - len;
+    wire [4:0] len0_t = (small_t && left_t < tb_t) ? left_t : tb_t;
+    // ... and what a start loads.
+    wire [4:0] tb_s = 5'd16 - {1'b0, addr_i[6:3]};
+    wire       small_s = beats_i[BeatBits-1:4] == {(BeatBits-4){1'b0}};
+    wire [4:0] len0_s = (small_s && beats_i[4:0] < tb_s) ? beats_i[4:0] : tb_s;
+
     always_comb begin
         space_d = space_q;
         write_d = write_q;
@@ -138,9 +152,9 @@ module dma_agen #(
             write_d = write_i;
             vaddr_d = addr_i;
             left_d = beats_i;
-            small_d = beats_i[BeatBits-1:4] == {(BeatBits-4){1'b0}};
+            small_d = small_s;
             have_d = beats_i != {BeatBits{1'b0}};
-            tb_d = 5'd16 - {1'b0, addr_i[6:3]};
+            tb_d = tb_s;
             idx_d = {BeatBits{1'b0}};
             pv_d = 1'b0;
             vpr_d = 1'b0;
@@ -151,10 +165,9 @@ module dma_agen #(
             if (take) begin
                 vaddr_d = next_vaddr;
                 left_d = left_q - {{(BeatBits-5){1'b0}}, len};
-                // left_q - len < 16 and left_q - len != 0, from left_q's register bits.
-                small_d = upper_zero && {1'b0, left_q[5:0]} < {2'b00, len} + 7'd16;
-                have_d = !(upper_zero && left_q[5:0] == {1'b0, len});
-                tb_d = (tb_q == len) ? 5'd16 : tb_q - len;
+                small_d = small_t;
+                have_d = have_t;
+                tb_d = tb_t;
                 idx_d = idx_q + {{(BeatBits-5){1'b0}}, len};
                 if (next_vaddr[11:0] == 12'h000) pv_d = 1'b0;
             end
@@ -182,9 +195,8 @@ module dma_agen #(
                 end
             end
         end
-        // left_d[4:0] is left_q[4:0] - len after a take: only the low bits' subtraction is on
-        // this path, not the wide one.
-        len0_d = (small_d && left_d[4:0] < tb_d) ? left_d[4:0] : tb_d;
+        // len0_q is a function of small_q, left_q and tb_q, which change only here.
+        len0_d = start_i ? len0_s : take ? len0_t : len0_q;
     end
 
     always_ff @(posedge clk_i) begin

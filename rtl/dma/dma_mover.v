@@ -228,12 +228,17 @@ module dma_mover #(
     logic [BeatBits-1:0] pat_left_d;
 
     logic [WPtr:0]      wtrk_wr_q, wtrk_w_q, wtrk_b_q;  // write bursts: loaded, W sent, B taken
-    wire [WPtr:0] wr_n = wtrk_wr_q - wtrk_b_q;
-    wire [RPtr:0] rd_n = rtrk_wr_q - rtrk_rd_q;
+    // The trackers' fill as pointer compares, not a subtraction and a compare (they sit at the
+    // start of ar_load and aw_load): none when the pointers are equal, full when they differ
+    // only in the wrap bit.
+    wire wr_none = wtrk_wr_q == wtrk_b_q;
+    wire wr_full = wtrk_wr_q[WPtr] != wtrk_b_q[WPtr] && wtrk_wr_q[WPtr-1:0] == wtrk_b_q[WPtr-1:0];
+    wire rd_none = rtrk_wr_q == rtrk_rd_q;
+    wire rd_full = rtrk_wr_q[RPtr] != rtrk_rd_q[RPtr] && rtrk_wr_q[RPtr-1:0] == rtrk_rd_q[RPtr-1:0];
     // Buffer room not yet reserved is kept as its own counter (rd_free_q), so that ar_load
     // compares a register with the burst length instead of summing three counts first.
-    wire ar_load = !ar_valid_q && rd_bst_valid && !stop_any && op_q && (rd_started_q || wr_n == {(WPtr+1){1'b0}}) &&
-                   rd_n != MaxReads[RPtr:0] && (rd_n == {(RPtr+1){1'b0}} || rd_bst_host == rd_port_q) &&
+    wire ar_load = !ar_valid_q && rd_bst_valid && !stop_any && op_q && (rd_started_q || wr_none) &&
+                   !rd_full && (rd_none || rd_bst_host == rd_port_q) &&
                    {{(CntBits-5){1'b0}}, rd_bst_len} <= rd_free_q;
     wire ar_ready = ar_host_q ? m_host_arready_i : m_vram_arready_i;
     wire ar_go = ar_valid_q && ar_ready;
@@ -242,7 +247,7 @@ module dma_mover #(
     wire [63:0] r_data = rd_port_q ? m_host_rdata_i : m_vram_rdata_i;
     wire [1:0]  r_resp = rd_port_q ? m_host_rresp_i : m_vram_rresp_i;
     wire        r_last = rd_port_q ? m_host_rlast_i : m_vram_rlast_i;
-    wire        r_fire = r_valid && rd_n != {(RPtr+1){1'b0}};
+    wire        r_fire = r_valid && !rd_none;
     wire [63:0] r_addr = rtrk_q[rtrk_rd_q[RPtr-1:0]] + {57'd0, r_beat_q, 3'b000};
 
     wire pat_push = op_q && !src_mem_q && pat_left_q != {BeatBits{1'b0}} && !stop_any &&
@@ -299,10 +304,10 @@ module dma_mover #(
     // a few hundred flip-flops, so it must come early in the cycle).
     wire ucl_ok = unclaimed_q >= {{(CntBits-5){1'b0}}, wr_bst_len0} ||
                   unclaimed_q >= {{(CntBits-5){1'b0}}, bnd_limit_q};
-    wire wtrk_free = wr_n != MaxWrites[WPtr:0];
+    wire wtrk_free = !wr_full;
     wire aw_ok = !aw1_valid_q && wr_bst_valid && !stop_any && op_q && !dst_sink_q &&
                  !(bnd_stale_q && vpr_check_q) && ucl_ok && wtrk_free &&
-                 (wr_n == {(WPtr+1){1'b0}} || wr_bst_host == wr_port_q);
+                 (wr_none || wr_bst_host == wr_port_q);
     wire aw_load = aw_ok && !vpr_leak;
     wire vpr_fault = aw_ok && vpr_leak;
     wire aw_ready = aw_host_q ? m_host_awready_i : m_vram_awready_i;
@@ -321,7 +326,7 @@ module dma_mover #(
 
     wire          b_valid = wr_port_q ? m_host_bvalid_i : m_vram_bvalid_i;
     wire [1:0]    b_resp = wr_port_q ? m_host_bresp_i : m_vram_bresp_i;
-    wire          b_fire = b_valid && wr_n != {(WPtr+1){1'b0}};
+    wire          b_fire = b_valid && !wr_none;
     wire [63:0]   b_addr = wtrk_addr_q[wtrk_b_q[WPtr-1:0]];
 
     // ---- sink ----------------------------------------------------------------------------------
@@ -333,7 +338,7 @@ module dma_mover #(
     // ---- end of an operation -------------------------------------------------------------------
     wire all_w_sent = !aw_valid_q && wtrk_w_q == wtrk_wr_q;
     wire normal_end = op_q && (dst_sink_q ? sink_left_q == {BeatBits{1'b0}} : (wr_done && all_w_sent));
-    wire stop_end = op_q && stop_any && !ar_valid_q && rd_n == {(RPtr+1){1'b0}} && all_w_sent &&
+    wire stop_end = op_q && stop_any && !ar_valid_q && rd_none && all_w_sent &&
                     !rd_busy && !wr_busy;
     wire op_end = normal_end || stop_end;
 
@@ -592,8 +597,8 @@ module dma_mover #(
     assign op_active_o = op_q;
     assign op_done_o = done_q;
     assign op_stopped_o = stopped_q;
-    assign wr_pending_o = wr_n != {(WPtr+1){1'b0}};
-    assign idle_o = !op_q && wr_n == {(WPtr+1){1'b0}} && rd_n == {(RPtr+1){1'b0}} &&
+    assign wr_pending_o = !wr_none;
+    assign idle_o = !op_q && wr_none && rd_none &&
                     !ar_valid_q && !aw_valid_q && !rd_busy && !wr_busy;
     assign done_bytes_o = done_bytes_q;
     assign progress_o = progress_q && (r_fire || w_fire);

@@ -3,8 +3,9 @@
 // performance counters (DMA_TIMESTAMP_*, DMA_WATCHDOG, DMA_PERF_*).
 // Contract: every counter wraps; clear_i (core soft reset) zeroes them all as rst_i does.
 // hang_o is high while armed_i has been high for `watchdog_i` cycles with no progress_i
-// (0 disables it; each progress_i counts from the cycle after it); the caller disarms it. ts_lo_read_i (a read of DMA_TIMESTAMP_LO) latches
-// the high word that timestamp_reg_o shows beside the live low word.
+// (0 disables it; each progress_i counts from the cycle after it); the caller disarms it.
+// ts_lo_read_i (a read of DMA_TIMESTAMP_LO) latches the high word that timestamp_reg_o shows
+// beside the live low word.
 module dma_perf (
     input  wire        clk_i,
     input  wire        rst_i,        // synchronous, active high
