@@ -5,7 +5,9 @@
 // reaches the register bus from there in the next cycle, so the register file's decode and read
 // mux start at a flip-flop (the arbitration is not on that path); reads and writes alternate
 // when both wait. Responses are registered and held until the master takes them. A bus error
-// from the register file answers SLVERR; data is zero then.
+// from the register file answers SLVERR. A read's error is a hole, which csr_regs reads as
+// zero itself (regtool's default), so the data goes through unmasked: the hole decode (an OR
+// over every register) stays off the read data's path.
 // AxPROT is accepted and ignored: every BAR0 access is allowed.
 module csr_axil #(
     parameter AddrBits = 16  // byte address bits of the CSR window
@@ -151,7 +153,7 @@ module csr_axil #(
         end
         if (cmd_valid_q && !cmd_we_q) begin
             r_valid_d = 1'b1;
-            r_data_d = err_i ? 32'h0 : rdata_i;
+            r_data_d = rdata_i;
             r_resp_d = err_i ? RESP_SLVERR : RESP_OKAY;
         end
     end

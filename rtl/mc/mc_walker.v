@@ -109,7 +109,6 @@ module mc_walker #(
 
     state_e                   state_q, state_d;
     logic [35:0]              vpn_q, vpn_d;
-    logic [PpnBits-1:0]       table_q, table_d;     // current table, PA[VramAddrBits-1:12]
     logic [1:0]               level_q, level_d;     // 3..0
     logic                     pt64_q, pt64_d;       // level 0 is a 64 KiB-page table
     logic [1:0]               size_q, size_d;
@@ -150,7 +149,14 @@ module mc_walker #(
                        (level_q == 2'd1) ? vpn_q[17:9] :
                        pt64_q ? {4'd0, vpn_q[8:4]} : vpn_q[8:0];
 
-    assign m_pt_araddr_o = {table_q, index, 3'b000};
+    // The table being read, PA[VramAddrBits-1:12]: the walk's path at its level. No register of
+    // its own: loading one at the handshake put the page-walk cache's lookup and a level mux
+    // in front of it.
+    wire [PpnBits-1:0] table_cur = (level_q == 2'd0) ? l0_q :
+                                   (level_q == 2'd1) ? l1_q :
+                                   (level_q == 2'd2) ? l2_q : root_q;
+
+    assign m_pt_araddr_o = {table_cur, index, 3'b000};
 
     // The entry's byte lane on a bus wider than 8 bytes.
     if (DataBytes == 8) begin : g_lane8
@@ -166,7 +172,6 @@ module mc_walker #(
     always_comb begin
         state_d = state_q;
         vpn_d = vpn_q;
-        table_d = table_q;
         level_d = level_q;
         pt64_d = pt64_q;
         size_d = size_q;
@@ -196,12 +201,6 @@ module mc_walker #(
                 l0_d = pwc_l0;
                 level_d = pwc_level;
                 pt64_d = (pwc_level == 2'd0) && pwc_pt64;
-                case (pwc_level)
-                    2'd0:    table_d = pwc_l0;
-                    2'd1:    table_d = pwc_l1;
-                    2'd2:    table_d = pwc_l2;
-                    default: table_d = walk_root_i[VramAddrBits-1:12];
-                endcase
                 // A walk from a root beyond VRAM ends before any read, as a decode error.
                 if (pwc_level == 2'd3 && root_beyond) begin
                     state_d = StDone;
@@ -211,17 +210,17 @@ module mc_walker #(
             StAr: if (m_pt_arready_i) state_d = StR;
             StR: if (m_pt_rvalid_i) begin
                 // Decide from this entry: a result (StDone) or the next table (StAr). The
-                // page fields and the table pointer load from every entry (their enable is
-                // RVALID alone, for timing); the fault and the state say which is meant.
+                // page fields and the walk's path load from every entry (their enable is
+                // RVALID alone, for timing); the fault, the level and the state say which is
+                // meant.
                 state_d = StDone;
                 size_d = (level_q == 2'd1) ? SIZE_2M : (pt64_q ? SIZE_64K : SIZE_4K);
                 ppn_d = page_ppn;
                 writable_d = entry[PTE_WRITABLE];
                 system_d = entry[PTE_SYSTEM];
                 cacheable_d = entry[PTE_CACHEABLE];
-                table_d = next_ppn[PpnBits-1:0];
-                // The walk's path as well: the table this entry points to, at the level below.
-                // A walk that ends here (a leaf or a fault) fills nothing from it.
+                // The table this entry points to, at the level below: read next when the walk
+                // goes on; a walk that ends here (a leaf or a fault) fills nothing from it.
                 case (level_q)
                     2'd3:    l2_d = next_ppn[PpnBits-1:0];
                     2'd2:    l1_d = next_ppn[PpnBits-1:0];
@@ -261,7 +260,6 @@ module mc_walker #(
         else state_q <= state_d;
         // Data path: no reset needed, qualified by the state.
         vpn_q <= vpn_d;
-        table_q <= table_d;
         level_q <= level_d;
         pt64_q <= pt64_d;
         size_q <= size_d;
