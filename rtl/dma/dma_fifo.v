@@ -1,7 +1,8 @@
 `default_nettype none
 `include "cmn_param.vh"
 // dma_fifo: the data mover's beat buffer: a synchronous first-word-fall-through FIFO.
-// Contract: data_o is the oldest entry whenever count_o != 0. push_i while full and pop_i while
+// Contract: data_o is the oldest entry whenever !empty_o. empty_o and full_o come from the
+// pointers alone (compares, no subtraction). push_i while full and pop_i while
 // empty are the caller's bugs (asserted under GR_ASSERT); a push and a pop may share a cycle.
 // flush_i empties it (a push in the same cycle is dropped).
 module dma_fifo #(
@@ -15,7 +16,8 @@ module dma_fifo #(
     input  wire [Width-1:0]           data_i,
     input  wire                       pop_i,
     output wire [Width-1:0]           data_o,
-    output wire [$clog2(Depth):0]     count_o
+    output wire                       empty_o,
+    output wire                       full_o
 );
     localparam PtrBits = $clog2(Depth);
 
@@ -27,7 +29,8 @@ module dma_fifo #(
     logic [PtrBits:0] wr_q, rd_q;
 
     assign data_o = mem_q[rd_q[PtrBits-1:0]];
-    assign count_o = wr_q - rd_q;
+    assign empty_o = wr_q == rd_q;
+    assign full_o = wr_q[PtrBits] != rd_q[PtrBits] && wr_q[PtrBits-1:0] == rd_q[PtrBits-1:0];
 
     always_ff @(posedge clk_i) begin
         if (rst_i || flush_i) begin
@@ -46,9 +49,9 @@ module dma_fifo #(
 
 `ifdef GR_ASSERT
     always @(posedge clk_i) begin
-        if (!rst_i && !flush_i && push_i && !pop_i && count_o == Depth[PtrBits:0])
+        if (!rst_i && !flush_i && push_i && !pop_i && full_o)
             $error("dma_fifo %m: push while full");
-        if (!rst_i && !flush_i && pop_i && count_o == {(PtrBits+1){1'b0}})
+        if (!rst_i && !flush_i && pop_i && empty_o)
             $error("dma_fifo %m: pop while empty");
     end
 `endif

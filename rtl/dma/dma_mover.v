@@ -204,7 +204,11 @@ module dma_mover #(
     // ---- beat buffer ---------------------------------------------------------------------------
     wire               fifo_push, fifo_pop, fifo_flush;
     wire [63:0]        fifo_in, fifo_out;
-    wire [CntBits-1:0] fifo_count;
+    wire               fifo_empty, fifo_full;
+    // A counter's step: +1 (up alone), -1 (down alone) or 0.
+    function automatic [CntBits-1:0] step(input up, input down);
+        step = {{(CntBits-1){down && !up}}, up ^ down};
+    endfunction
 
     // ---- read side ---------------------------------------------------------------------------
     wire                rd_bst_valid, rd_bst_host, rd_done, rd_busy, rd_fault, rd_faulted;
@@ -223,7 +227,7 @@ module dma_mover #(
     logic [RPtr:0]      rtrk_wr_q, rtrk_rd_q;
     logic               rd_port_q;               // 1: host
     logic [CntBits-1:0] rd_credit_q;             // beats asked for and not yet received
-    logic [CntBits-1:0] rd_free_q;               // FifoBeats - fifo_count - rd_credit_q
+    logic [CntBits-1:0] rd_free_q;               // FifoBeats - buffered beats - rd_credit_q
     logic [3:0]         r_beat_q;
     logic [BeatBits-1:0] pat_left_d;
 
@@ -251,7 +255,7 @@ module dma_mover #(
     wire [63:0] r_addr = rtrk_q[rtrk_rd_q[RPtr-1:0]] + {57'd0, r_beat_q, 3'b000};
 
     wire pat_push = op_q && !src_mem_q && pat_left_q != {BeatBits{1'b0}} && !stop_any &&
-                    fifo_count != FifoBeats[CntBits-1:0];
+                    !fifo_full;
 
     // ---- write side --------------------------------------------------------------------------
     wire                wr_bst_valid, wr_bst_host, wr_done, wr_busy, wr_fault, wr_faulted;
@@ -330,7 +334,7 @@ module dma_mover #(
     wire [63:0]   b_addr = wtrk_addr_q[wtrk_b_q[WPtr-1:0]];
 
     // ---- sink ----------------------------------------------------------------------------------
-    assign sink_valid_o = op_q && dst_sink_q && fifo_count != {CntBits{1'b0}} &&
+    assign sink_valid_o = op_q && dst_sink_q && !fifo_empty &&
                           sink_left_q != {BeatBits{1'b0}};
     assign sink_data_o = fifo_out;
     wire sink_fire = sink_valid_o && sink_ready_i;
@@ -349,10 +353,9 @@ module dma_mover #(
 
     // The counters' next values before a load takes its burst's beats (aw_load and ar_load
     // come late in the cycle: they only pick between two sums).
-    wire [CntBits-1:0] unclaimed_base = unclaimed_q + {{(CntBits-1){1'b0}}, fifo_push}
-                                                    - {{(CntBits-1){1'b0}}, sink_fire};
-    wire [CntBits-1:0] rd_free_base = rd_free_q - {{(CntBits-1){1'b0}}, pat_push}
-                                                + {{(CntBits-1){1'b0}}, fifo_pop};
+    // Each adds one step of -1, 0 or +1 (one carry chain, not two in series).
+    wire [CntBits-1:0] unclaimed_base = unclaimed_q + step(fifo_push, sink_fire);
+    wire [CntBits-1:0] rd_free_base = rd_free_q + step(fifo_pop, pat_push);
 
     // ---- faults: the first of an operation -----------------------------------------------------
     // fault_now decides only fault_q and the pulse. The fault's fields (f_*) are the candidate of
@@ -552,7 +555,8 @@ module dma_mover #(
     dma_fifo #(.Width(64), .Depth(FifoBeats)) u_fifo (
         .clk_i(clk_i), .rst_i(rst_i), .flush_i(fifo_flush),
         .push_i(fifo_push), .data_i(fifo_in),
-        .pop_i(fifo_pop), .data_o(fifo_out), .count_o(fifo_count)
+        .pop_i(fifo_pop), .data_o(fifo_out), .empty_o(fifo_empty),
+        .full_o(fifo_full)
     );
 
     dma_agen #(.BeatBits(BeatBits)) u_rd (
@@ -670,7 +674,7 @@ module dma_mover #(
             $error("dma_mover %m: read burst crosses 4 KiB");
         if (!rst_i && aw_valid_q && aw_addr_q[11:0] + {4'd0, aw_len_q, 3'b000} > 13'h1000)
             $error("dma_mover %m: write burst crosses 4 KiB");
-        if (!rst_i && w_valid && {1'b0, fifo_count} == {(CntBits+1){1'b0}})
+        if (!rst_i && w_valid && fifo_empty)
             $error("dma_mover %m: W beat without data");
         if (!rst_i && r_fire && {1'b0, rd_credit_q} == {(CntBits+1){1'b0}})
             $error("dma_mover %m: R beat without reserved room");

@@ -139,7 +139,11 @@ module mc_mmu #(
     wire inv_any = tlb_invalidate_i || tlb_inv_page_i;
     // The TLB and the page-walk cache drop a fill in the cycle of an invalidate themselves
     // (inv_any may come late: mc_top's change of root at a request's accept).
-    wire fill = use_walk && !res_fault && !stale_q;
+    // The fill goes in the first cycle the walk's good result is held, not when it is taken:
+    // rsp_ready_i (the client's) stays off the TLB's and the cache's write enables. An
+    // invalidate after that cycle flushes what it filled, as it would have dropped the fill.
+    logic filled_q;
+    wire fill = res_valid && a_walking_q && !res_fault && !stale_q && !filled_q;
 
     assign req_ready_o = !a_valid_q || a_done;
 
@@ -240,12 +244,14 @@ module mc_mmu #(
             a_valid_q <= 1'b0;
             a_walking_q <= 1'b0;
             stale_q <= 1'b0;
+            filled_q <= 1'b0;
             rsp_valid_q <= 1'b0;
             walks_q <= 32'd0;
         end else begin
             a_valid_q <= a_valid_d;
             a_walking_q <= a_walking_d;
             stale_q <= stale_d;
+            filled_q <= !use_walk && (filled_q || fill);
             rsp_valid_q <= rsp_valid_d;
             walks_q <= walks_d;
         end

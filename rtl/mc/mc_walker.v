@@ -8,7 +8,7 @@
 //     are taken at the handshake, and so is the page-walk cache's answer for them. walk_ready_o
 //     is high exactly while the walker is idle. The first read's ARVALID rises the cycle after
 //     the handshake (unit tests date walks by it).
-//   - pwc_fill_i: in the cycle a result without a fault is taken (res_valid_o && res_ready_i),
+//   - pwc_fill_i: in a cycle a result without a fault is held (res_valid_o, once per result),
 //     the walk's table pointers go into the page-walk cache; the caller leaves it low when an
 //     invalidate met the walk. pwc_flush_i empties the cache (and drops a fill of its cycle).
 //     With PwcEntries 0 there is no cache: every walk reads from the root.
@@ -337,8 +337,8 @@ module mc_walker #(
             $error("mc_walker %m: ARVALID or ARADDR changed before ARREADY");
         if (!rst_i && m_pt_rvalid_i && m_pt_rready_o && !m_pt_rlast_i)
             $error("mc_walker %m: RLAST low on the only beat of a single-beat read");
-        if (!rst_i && pwc_fill_i && !(res_valid_o && res_ready_i && !res_fault_o))
-            $error("mc_walker %m: page-walk cache fill outside the taking of a good result");
+        if (!rst_i && pwc_fill_i && !(res_valid_o && !res_fault_o))
+            $error("mc_walker %m: page-walk cache fill without a good result");
         ar_wait_q <= !rst_i && m_pt_arvalid_o && !m_pt_arready_i;
         ar_addr_q <= m_pt_araddr_o;
     end
