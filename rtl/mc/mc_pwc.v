@@ -149,7 +149,8 @@ module mc_pwc #(
                 l0_d[i*P +: P] = fill_l0_i;
             end
         end
-        if ((|write) && !free_found && !(|same))
+        // (a fill a flush drops moves it too: flush_i stays off its enable)
+        if (fill_i && !free_found && !(|same))
             rr_d = (rr_q == LAST[IdxBits-1:0]) ? {IdxBits{1'b0}} : rr_q + 1'b1;
     end
 

@@ -201,7 +201,10 @@ module mc_tlb #(
         else if (inv_page_i) match_d = match_d & ~inv_match;
         match_d = (match_d & ~write) |
                   (write & {TlbEntries{lookup_load_i ? fill_covers_next : fill_covers_cur}});
-        if ((|write) && !free_found) rr_d = (rr_q == LAST[IdxBits-1:0]) ? {IdxBits{1'b0}} : rr_q + 1'b1;
+        // The round-robin pointer moves on a fill an invalidate drops as well: the invalidates
+        // (late) stay off its enable.
+        if (fill_i && !free_found)
+            rr_d = (rr_q == LAST[IdxBits-1:0]) ? {IdxBits{1'b0}} : rr_q + 1'b1;
     end
 
     always_ff @(posedge clk_i) begin
