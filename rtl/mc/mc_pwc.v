@@ -10,9 +10,12 @@
 //   - Lookup is combinational on lookup_tag_i and lookup_root_i. lookup_level_o is the level of
 //     the table the walk starts at: 0 (lookup_l0_o, a 64 KiB-page table when lookup_pt64_o),
 //     1 (lookup_l1_o), 2 (lookup_l2_o) or 3 (nothing known: the root). Every entry belongs to
-//     one root: while lookup_root_i differs from it, the answer is 3. Among entries that match
-//     at the same level the lowest index answers; the pointers of shallower levels come from
-//     the same entry.
+//     one root: while lookup_root_i differs from it, the answer is 3. Each pointer comes from
+//     the lowest-index entry that knows it for the VA (lookup_l1_o from the lowest entry in
+//     the VA's 1 GiB region, whatever the level), so the three are picked side by side and not
+//     behind the level's priority (timing); the tables being consistent, which is the flush
+//     rule below, they are the pointers of one walk. Outside the answer's level and those above
+//     it, a pointer is zero or meaningless.
 //   - fill_i writes one entry from a walk that ended with a page: the entry with the same tag
 //     if there is one, else the lowest-index invalid entry, else the entry under a round-robin
 //     pointer, which then advances. A fill for another root than the entries' drops them all
@@ -105,8 +108,6 @@ module mc_pwc #(
     end
     wire         root_ok = (root_q == lookup_root_i);
     wire [1:0]   level = !root_ok ? 2'd3 : (|m0) ? 2'd0 : (|m1) ? 2'd1 : (|m2) ? 2'd2 : 2'd3;
-    wire [N-1:0] sel = (level == 2'd0) ? lowest(m0) : (level == 2'd1) ? lowest(m1) :
-                       (level == 2'd2) ? lowest(m2) : {N{1'b0}};
 
     // Fill: with another root, every entry goes and the first one takes the walk.
     wire         new_root = (fill_root_i != root_q);
@@ -174,9 +175,9 @@ module mc_pwc #(
     end
 
     assign lookup_level_o = level;
-    assign lookup_l2_o = pick(sel, l2_q);
-    assign lookup_l1_o = pick(sel, l1_q);
-    assign lookup_l0_o = pick(sel, l0_q);
-    assign lookup_pt64_o = |(sel & pt64_q);
+    assign lookup_l2_o = pick(lowest(m2), l2_q);
+    assign lookup_l1_o = pick(lowest(m1), l1_q);
+    assign lookup_l0_o = pick(lowest(m0), l0_q);
+    assign lookup_pt64_o = |(lowest(m0) & pt64_q);
 endmodule
 `default_nettype wire
