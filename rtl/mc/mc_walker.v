@@ -136,12 +136,13 @@ module mc_walker #(
     // EXOKAY bit of RRESP (an ordinary read never gets EXOKAY; only bit 1, an error, counts).
     wire unused_ok = ^{walk_root_i[11:0], m_pt_rid_i, m_pt_rlast_i, m_pt_rresp_i[0]};
 
-    // Does a page number lie beyond VRAM (at or above the pages present)?
-    wire [39:0] vram_pages = {{(40-PpnBits-1){1'b0}}, vram_pages_i};
-    function automatic logic beyond(input [39:0] p, input [39:0] limit);
-        beyond = p >= limit;
+    // Does a page number lie beyond VRAM (at or above the pages present)? Its bits above the
+    // strap's width are an OR beside a compare as wide as the strap (not one 40-bit compare).
+    function automatic logic beyond(input [39:0] p, input [PpnBits:0] limit);
+        beyond = p[39:PpnBits+1] != {(39-PpnBits){1'b0}} || p[PpnBits:0] >= limit;
     endfunction
-    wire root_beyond = beyond({{(40-PpnBits){1'b0}}, walk_root_i[VramAddrBits-1:12]}, vram_pages);
+    wire root_beyond = beyond({{(40-PpnBits){1'b0}}, walk_root_i[VramAddrBits-1:12]},
+                              vram_pages_i);
 
     // The entry's index in the current table.
     wire [8:0] index = (level_q == 2'd3) ? vpn_q[35:27] :
@@ -236,7 +237,7 @@ module mc_walker #(
                     // A table pointer. LEAF above L1 is not a page size this format has.
                     if (level_q != 2'd1 && entry[PTE_LEAF]) begin
                         fault_d = FAULT_UNMAPPED;
-                    end else if (beyond(next_ppn, vram_pages)) begin
+                    end else if (beyond(next_ppn, vram_pages_i)) begin
                         fault_d = FAULT_DECODE;
                     end else begin
                         state_d = StAr;
@@ -245,7 +246,7 @@ module mc_walker #(
                     end
                 end else begin
                     // A leaf: L1 with LEAF (2 MiB) or any level-0 entry (4 KiB or 64 KiB).
-                    if (!entry[PTE_SYSTEM] && beyond(page_ppn, vram_pages)) begin
+                    if (!entry[PTE_SYSTEM] && beyond(page_ppn, vram_pages_i)) begin
                         fault_d = FAULT_DECODE;
                     end
                 end
