@@ -19,8 +19,10 @@
 // per cached level, dropped by either invalidate and by a change of root, refilled after).
 //
 // Output: TAP. Options: --seed N (default 1), --bursts N, --verbose.
-// Test-only assumption about the RTL's timing: a walk's first ARVALID rises the cycle after the
-// walk started (mc_walker's StIdle -> StAr), which dates the TLB decision of a miss.
+// Test-only assumptions about the RTL's timing: a walk's first ARVALID rises the cycle after the
+// walk started (mc_walker's StIdle -> StAr), which dates the TLB decision of a miss; the walk's
+// result is held from the cycle after its last page-table R beat (StDone), which dates its fill
+// of the TLB and the page-walk cache (rtl/mc/README.md).
 #include "Vmc_mmu.h"
 #include "verilated.h"
 
@@ -104,6 +106,15 @@ struct TlbModel {
                 return int(i);
         return -1;
     }
+    // A fill that an invalidate of its own cycle drops still moves the round-robin pointer
+    // when it would have taken it (no entry free).
+    void rotate()
+    {
+        for (const Entry &x : e)
+            if (!x.valid)
+                return;
+        rr = (rr + 1) % unsigned(e.size());
+    }
     void fill(uint64_t vpn, const gr_ref_result_t &r)
     {
         unsigned v = 0;
@@ -179,6 +190,18 @@ struct PwcModel {
                 }
             }
         return st;
+    }
+    // As the TLB's: a dropped fill moves the pointer when it would have taken it (same root,
+    // no entry with its tag, none free).
+    void rotate(uint64_t vpn, uint64_t r)
+    {
+        uint64_t tag = vpn >> 9;
+        if (root_key(r) != root)
+            return;
+        for (const Entry &x : e)
+            if (!x.valid || x.tag == tag)
+                return;
+        rr = (rr + 1) % unsigned(e.size());
     }
     void fill(uint64_t vpn, uint64_t r, const Entry &path)
     {
@@ -359,6 +382,7 @@ public:
     std::vector<Obs> log;
     std::vector<uint64_t> reads_since_load;
     int64_t first_ar_cycle = -1;  // first cycle with ARVALID since the last response
+    int64_t last_r_cycle = -1;    // the last page-table R beat's cycle since the last response
     std::deque<Pulse> pulses;
 
     // model
@@ -474,6 +498,8 @@ public:
         reads.swap(reads_since_load);
         int64_t far = first_ar_cycle;
         first_ar_cycle = -1;
+        int64_t last_r = last_r_cycle;
+        last_r_cycle = -1;
         o.walked = !reads.empty();
         o.reads = unsigned(reads.size());
         o.read_addrs = reads;
@@ -521,17 +547,29 @@ public:
                 o.expect = from_ref(ref, o.req.id);
                 m_misses++;
                 m_walks++;
-                bool stale = false;
-                apply_pulses_before(u + 1, &stale);
-                if (stale)
-                    cov_inv_in_flight++;
+                // The fill's cycle: the first the walker holds its result, the cycle after the
+                // last page-table read's R beat (not the cycle the response is taken). A pulse
+                // before it stops the fill; one in it drops the fill, which still moves the
+                // round-robin pointers; later ones act on what it filled.
+                uint64_t f = (o.walked && last_r >= 0) ? uint64_t(last_r + 1) : u;
+                bool early = false, late = false;
+                apply_pulses_before(f, &early);
+                bool dropped = !pulses.empty() && pulses.front().cycle == f;
                 o.pwc_level = st.level;
                 if (o.walked)
                     cov_pwc.insert(st.level);
-                if (ref.have_page && !stale) {
-                    tlb.fill(vpn, ref);
-                    pwc.fill(vpn, root, walk_path(ref));
+                if (ref.have_page && !early) {
+                    if (dropped) {
+                        tlb.rotate();
+                        pwc.rotate(vpn, root);
+                    } else {
+                        tlb.fill(vpn, ref);
+                        pwc.fill(vpn, root, walk_path(ref));
+                    }
                 }
+                apply_pulses_before(u + 1, &late);
+                if (early || late)
+                    cov_inv_in_flight++;
                 if (o.walked) {
                     bool same = ref.reads > skip && reads.size() == ref.reads - skip;
                     for (size_t i = 0; same && i < reads.size(); i++)
@@ -641,6 +679,7 @@ public:
                           cyc + 1 + rlat_min + rng.below(rlat_max - rlat_min + 1)});
         }
         if (r_hs) {
+            last_r_cycle = int64_t(cyc);
             rq.pop_front();
             r_presenting = false;
             if (outstanding)
@@ -762,6 +801,7 @@ public:
         loaded.clear();
         reads_since_load.clear();
         first_ar_cycle = -1;
+        last_r_cycle = -1;
         pulses.clear();
         rq.clear();
         r_presenting = false;
