@@ -400,7 +400,6 @@ module dma_seq (
                     end else if (poll_q == 6'd63) begin
                         op_valid_d = 1'b1;
                         state_d = StData;
-                    end else begin
                     end
                 end
                 StWrDrain: if (!op_valid_q && !op_active_i && !wr_pending_i) begin
