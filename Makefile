@@ -44,7 +44,7 @@ CXX := g++
 CSTD := -std=c11
 WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
-CPPFLAGS_HOST := -Ihost/include -Ibridge/host -Itb/harness
+CPPFLAGS_HOST := -Ihost/include -Ibridge/host -Isim/harness
 DEBUG_FLAGS ?= -DGR_DEBUG
 
 # ---- sanitizers ----------------------------------------------------------------------------
@@ -54,11 +54,11 @@ DEBUG_FLAGS ?= -DGR_DEBUG
 # the tests and the tools. `make test` then builds only what its suites need and runs the suites
 # that exercise C and C++ (SAN_TEST_SUITES below; the RTL unit tests, lint and the RTL mutants
 # run no host code). A report fails the suite: UBSan halts, ASan and TSan exit 66. The one
-# suppression (tb/harness/ubsan.supp) is third-party code: Verilator's bundled FST writer.
+# suppression (sim/harness/ubsan.supp) is third-party code: Verilator's bundled FST writer.
 # Sanitized code runs several times slower: GR_TEST_TIMEOUT_SCALE (exported here, override it
 # on the command line) multiplies the system suites' hang alarm.
 ifneq ($(SAN),)
-# UBSan reports stay recoverable so that tb/harness/ubsan.supp can suppress those in Verilator's
+# UBSan reports stay recoverable so that sim/harness/ubsan.supp can suppress those in Verilator's
 # waveform writer (third-party code); UBSAN_OPTIONS halt_on_error=1 still ends the run on any other.
 SAN_FLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer
 CC := $(CC) $(SAN_FLAGS)
@@ -71,7 +71,7 @@ endif
 GR_TEST_TIMEOUT_SCALE ?= 10
 export GR_TEST_TIMEOUT_SCALE
 export ASAN_OPTIONS ?= exitcode=66:detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=1
-export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1:suppressions=$(CURDIR)/tb/harness/ubsan.supp
+export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1:suppressions=$(CURDIR)/sim/harness/ubsan.supp
 export TSAN_OPTIONS ?= exitcode=66:halt_on_error=1:second_deadlock_stack=1
 endif
 
@@ -80,9 +80,11 @@ TEST_SUITES :=
 .PHONY: all demo test lint regs regs-check deps bench clean
 all:
 
-include tb/harness/harness.mk
+include sim/harness/harness.mk
+include tb/unit/harness/harness.mk
 include tb/unit/headers/headers.mk
-include tb/harness/board/board.mk
+include sim/board/board.mk
+include tb/system/board.mk
 include tb/unit/unit.mk
 include tb/unit/link_engine.mk
 include tb/unit/link_phy.mk
@@ -108,7 +110,8 @@ include tb/system/errors.mk
 include tb/system/pcie_host.mk
 include tb/system/easy.mk
 include tb/system/trace.mk
-include tb/harness/usb/usb.mk
+include sim/usb/usb.mk
+include tb/system/usb.mk
 include tb/system/gpuva.mk
 include tb/system/dma_smoke.mk
 include tb/system/dma.mk

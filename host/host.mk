@@ -50,7 +50,7 @@ all: $(GR_DEMO)
 
 -include $(HOST_OBJ_DIR)/host/tools/gr_demo.d
 
-# gpuref-simd: the simulation server (a board of tb/harness/board behind simd:// or a pty).
+# gpuref-simd: the simulation server (a board of sim/board behind simd:// or a pty).
 GPUREF_SIMD := $(BUILD)/bin/gpuref-simd
 $(HOST_OBJ_DIR)/host/tools/gpuref_simd.o: HOST_CFLAGS += $(BOARD_CPPFLAGS)
 $(GPUREF_SIMD): $(HOST_OBJ_DIR)/host/tools/gpuref_simd.o $(LIBGPUREF) $(BOARD_LIB) $(SIM_LIB)
@@ -62,7 +62,7 @@ all: $(GPUREF_SIMD)
 
 # make demo: on sim:// by default; DEVICE=stream|ft601|ft2232h|uart runs it on that simulated
 # board behind gpuref-simd (the board's link RTL, PHY and chip model), DEVICE=usb-ft601 or
-# usb-ft2232h on the chip emulated under libusb (tb/harness/usb), DEVICE=URI on any device.
+# usb-ft2232h on the chip emulated under libusb (sim/usb), DEVICE=URI on any device.
 DEVICE ?=
 demo: $(GR_DEMO) $(if $(filter-out sim,$(DEVICE)),$(GPUREF_SIMD)) $(if $(filter usb-%,$(DEVICE)),$(BUILD)/usb/gr_demo_usb)
 	GR_DEMO_USB=$(BUILD)/usb/gr_demo_usb scripts/demo.sh $(GR_DEMO) $(GPUREF_SIMD) $(DEVICE)

@@ -9,7 +9,7 @@
 #     $(INCLUDEDIR)/gpuref/*.h, $(INCLUDEDIR)/d3dkmddi.h and dispmprt.h,
 #     $(BINDIR)/gpuctl and gpuref-simd.
 #
-# The installed library carries the simulation backend (sim://: tb/harness's libgr_sim, the
+# The installed library carries the simulation backend (sim://: sim/harness's libgr_sim, the
 # Verilated gpu_core) inside it, so `cc prog.c $(pkg-config --cflags --libs gpuref)` is the
 # whole link line. The in-tree build/lib/libgpuref.a is not that library: it leaves the
 # simulation to $(SIM_LIB), as the tests link it. A shared library needs position-independent

@@ -6,7 +6,7 @@
  * kind built (stream, ft601, ft2232h, uart; the FT601 board also --quiet, without the
  * harness's randomness), uart:// on gpuref-simd --pty, and, in the
  * bench_link_usb build of this file (GR_BENCH_USB), usb://ft601 and usb://ft2232h on the
- * emulated chips (tb/harness/usb), and, in the PCIe build (GR_BENCH_COCOTB, linked into the
+ * emulated chips (sim/usb), and, in the PCIe build (GR_BENCH_COCOTB, linked into the
  * cocotb test's library by tb/unit/pcie/pcie_driver.mk and run as its job pcie_job_bench),
  * cocotb:// through cocotbext-pcie's root complex, pcie_shell and gpu_core. Per link:
  *   - MMIO round trip: SCRATCH reads, in device cycles (DMA_TIMESTAMP_LO read before and after
@@ -61,7 +61,7 @@
 
 #define CORE_HZ 100000000.0 /* every board's core clock, and sim://'s nominal one */
 #define PCIE_HZ 250000000.0 /* the PCIe hard IP's user_clk, which gpu_core shares (tb_pcie_shell) */
-#define FT601_CLK_NS 9.97   /* the board's FT601 clock (tb/harness/board/README.md) */
+#define FT601_CLK_NS 9.97   /* the board's FT601 clock (sim/board/README.md) */
 #define CMD_AREA 4096u      /* a packet's commands; the DMA data follows */
 #define TS_AT (CMD_AREA - 16u)
 #define MAX_LINKS 8

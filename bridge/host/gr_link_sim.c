@@ -1,4 +1,4 @@
-/* gr_link_sim.c: the sim:// backend over tb/harness (see gr_link_sim.h for its contract). */
+/* gr_link_sim.c: the sim:// backend over sim/harness (see gr_link_sim.h for its contract). */
 #include "gr_link_sim.h"
 
 #include <ctype.h>

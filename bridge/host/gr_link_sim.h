@@ -1,5 +1,5 @@
 /*
- * gr_link_sim.h: the sim:// backend: gpu_core under Verilator in this process (tb/harness).
+ * gr_link_sim.h: the sim:// backend: gpu_core under Verilator in this process (sim/harness).
  *
  * URI: sim://[?seed=N&stall=PCT&latency=CYCLES&norandom=1&vram=BYTES[K|M|G]&trace=PATH
  *             &trace_from=CYCLE&trace_to=CYCLE&txlog=PATH&axi=ORDER&stallrun=CYCLES]

@@ -9,7 +9,7 @@
  *   gpuctl_regs.c     info, regs, peek, poke, conformance (registers, over gr_device.h)
  *   gpuctl_alloc.c    alloc, free, ls, evict, resident (allocations, over gr_alloc.h)
  *   gpuctl_submit.c   copy, fill, read, bench, timeline (the command path, over gr_submit.h)
- *   gpuctl_trace.c    trace on FILE, trace off (waveforms of sim://, over tb/harness/gr_sim.h)
+ *   gpuctl_trace.c    trace on FILE, trace off (waveforms of sim://, over sim/harness/gr_sim.h)
  *   gpuctl_session.c  the session: adapter, process and device, started on first use
  *   gpuctl_out.c      JSON strings, messages, error reports, sizes, number parsers
  *

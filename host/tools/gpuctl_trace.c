@@ -1,6 +1,6 @@
 /*
  * gpuctl_trace.c: waveforms around gpuctl commands (trace on FILE, trace off) on sim://, where
- * the device is gpu_core under Verilator in gpuctl's own process (tb/harness/gr_sim.h). The
+ * the device is gpu_core under Verilator in gpuctl's own process (sim/harness/gr_sim.h). The
  * waveform is VCD when FILE ends in .vcd, else FST, with a GTKWave save file next to it
  * (gpu_core's ports, DMA engine and MMU grouped). Whenever a waveform is closed, the one a
  * `trace off` closes, one still open at the end, or the one `sim://?trace=` (or `fst=`,

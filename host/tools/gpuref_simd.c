@@ -1,5 +1,5 @@
 /*
- * gpuref-simd: the simulation server. It runs a board (tb/harness/board: fpga_core, the kind's PHY,
+ * gpuref-simd: the simulation server. It runs a board (sim/board: fpga_core, the kind's PHY,
  * its link chip's model and VRAM) and serves it to host processes, so that several programs
  * share one simulated device as they would share a board:
  *
@@ -958,7 +958,7 @@ int main(int argc, char **argv)
         return 2;
     }
     if (!connect_path && !gr_board_kind_built(cfg.kind)) {
-        fprintf(stderr, "gpuref-simd: the %s board is not built into this binary (tb/harness/board "
+        fprintf(stderr, "gpuref-simd: the %s board is not built into this binary (sim/board "
                         "left it out when it was built)\n",
                 gr_board_kind_name(cfg.kind));
         return 1;

@@ -1,8 +1,8 @@
-# tb/harness/board/board.mk: the board-simulation library (gr_board.h): per kind, a wrapper
+# sim/board/board.mk: the board-simulation library (gr_board.h): per kind, a wrapper
 # verilated into its own model class Vboard_<kind> (the link-chip kinds: board.v, fpga_core + the
 # kind's PHY + the link chip's model, with -GKind=N; limesdr and ulx3s: board_<kind>.v around the
 # exact ECP5 top from boards/ with the primitives' and chips' models), one BoardImpl per model,
-# the C API, the VRAM model from tb/harness, merged into one archive.
+# the C API, the VRAM model from sim/harness, merged into one archive.
 # Included by the top Makefile after harness.mk (BUILD, RTL_ROOT, RTL_INC, RTL_SRCS, VERILATOR,
 # CXX, CC, WARN, CFLAGS, JOBS, SIM_DIR, HARNESS_SRC, SIM_VROOT, SIM_VDEFS come from there).
 # Exports:
@@ -12,11 +12,11 @@
 #                   options as these models, so one copy serves both) and its libraries
 #   BOARD_CPPFLAGS  include paths for gr_board.h and gpuref/*.h
 # Every kind is built (gr_board_kind_built() still tells a program which kinds it has).
-BOARD_SRC := tb/harness/board
+BOARD_SRC := sim/board
 BOARD_DIR ?= $(BUILD)/board
 BOARD_LIB := $(BOARD_DIR)/libgr_board.a
 BOARD_LDLIBS = $(SIM_LIB) $(SIM_LDLIBS)
-BOARD_CPPFLAGS := -I$(BOARD_SRC) -Itb/harness -Ihost/include
+BOARD_CPPFLAGS := -I$(BOARD_SRC) -Isim/harness -Ihost/include
 
 # kind -> board.v's Kind (the HELLO Link number). Every model is read for every kind: board.v
 # names them all, in generate branches of which one is elaborated.
@@ -24,8 +24,8 @@ BOARD_KIND_stream := 1
 BOARD_KIND_uart := 2
 BOARD_KIND_ft601 := 3
 BOARD_KIND_ft245 := 4
-BOARD_CHIPS := tb/models/uart/uart_line_model.v tb/models/ft601/ft601_model.v \
-    tb/models/ft2232h/ft2232h_model.v
+BOARD_CHIPS := sim/models/uart/uart_line_model.v sim/models/ft601/ft601_model.v \
+    sim/models/ft2232h/ft2232h_model.v
 BOARD_ALL_KINDS := stream uart ft601 ft245 limesdr ulx3s
 BOARD_KINDS := $(BOARD_ALL_KINDS)
 
@@ -41,10 +41,10 @@ BOARD_VFLAGS_limesdr := -Werror-USERERROR
 BOARD_VFLAGS_ulx3s := -Werror-USERERROR
 BOARD_TOP_limesdr := board_limesdr
 BOARD_SRCS_limesdr := $(BOARD_ECP5_SIM) boards/common/vram_bram.v \
-    boards/limesdr_mini_v2/limesdr_top.v tb/models/ft601/ft601_model.v $(BOARD_SRC)/board_limesdr.v
+    boards/limesdr_mini_v2/limesdr_top.v sim/models/ft601/ft601_model.v $(BOARD_SRC)/board_limesdr.v
 BOARD_TOP_ulx3s := board_ulx3s
 BOARD_SRCS_ulx3s := $(BOARD_ECP5_SIM) boards/common/sdram/sdr_fifo.v boards/common/sdram/sdr_ctrl.v \
-    boards/ulx3s/ulx3s_top.v tb/models/uart/uart_line_model.v tb/models/sdram/sdram_model.v \
+    boards/ulx3s/ulx3s_top.v sim/models/uart/uart_line_model.v sim/models/sdram/sdram_model.v \
     $(BOARD_SRC)/board_ulx3s.v
 # The link-chip kinds: board.v with -GKind=N.
 $(foreach k,stream uart ft601 ft245,$(eval BOARD_TOP_$(k) := board)\
@@ -105,22 +105,6 @@ $(BOARD_LIB): $(BOARD_OBJS) $(foreach k,$(BOARD_KINDS),$(BOARD_DIR)/$(k)/obj/.st
 
 all: $(BOARD_LIB)
 
-# ---- tests ---------------------------------------------------------------------------------
-BOARD_TEST := $(BOARD_DIR)/test_board
-$(BOARD_DIR)/test_board.o: tb/system/test_board.c
-	@mkdir -p $(@D)
-	$(CC) -std=c11 $(CFLAGS) $(WARN) -MMD -MP $(BOARD_CPPFLAGS) -c $< -o $@
-$(BOARD_TEST): $(BOARD_DIR)/test_board.o $(BOARD_LIB) $(SIM_LIB)
-	$(CC) $(CFLAGS) -o $@ $< $(BOARD_LIB) -lcmocka $(BOARD_LDLIBS)
+-include $(BOARD_DIR)/board_api.d $(foreach k,$(BOARD_KINDS),$(BOARD_DIR)/kind_$(k).d)
 
-all: $(BOARD_TEST)
-
-TEST_SUITES += board
-BOARD_TEST_OUT := $(BOARD_DIR)/test-out
-test-board: $(BOARD_TEST)
-	@rm -rf $(BOARD_TEST_OUT) && mkdir -p $(BOARD_TEST_OUT)
-	$(call tap_run,board,CMOCKA_MESSAGE_OUTPUT=TAP $(BOARD_TEST) --outdir $(BOARD_TEST_OUT))
-
--include $(BOARD_DIR)/board_api.d $(foreach k,$(BOARD_KINDS),$(BOARD_DIR)/kind_$(k).d) $(BOARD_DIR)/test_board.d
-
-.PHONY: _board_force test-board
+.PHONY: _board_force

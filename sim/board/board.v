@@ -1,6 +1,6 @@
 `default_nettype none
 // board: one simulated board of kind Kind (the HELLO Link numbers): fpga_core (gpu_core and the
-// link engine), the PHY of the board's link chip and the chip's model (tb/models), as a board
+// link engine), the PHY of the board's link chip and the chip's model (sim/models), as a board
 // top in boards/ wires them, with every kind's engine parameters.
 //   Kind 1 stream: no PHY, no chip; the engine's 32-bit word stream is the host side (what
 //          gpuref-simd puts on a socket).

@@ -1,6 +1,6 @@
 `default_nettype none
 // board_limesdr: the board simulation (gr_board.h kind limesdr) of the exact LimeSDR Mini v2
-// top, boards/limesdr_mini_v2/limesdr_top.v, with the FT601 model (tb/models/ft601) on its
+// top, boards/limesdr_mini_v2/limesdr_top.v, with the FT601 model (sim/models/ft601) on its
 // FIFO pins. The top's PLL (boards/common/sim/EHXPLLL.v) passes its input through, so clk_i,
 // the core clock the harness schedules, drives the board's LMK_CLK pin; chip_clk_i is the
 // FT601's own CLK (FT_CLK). rst_i resets the chip model only: the top has no reset pin and

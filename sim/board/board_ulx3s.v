@@ -1,7 +1,7 @@
 `default_nettype none
 // board_ulx3s: the board simulation (gr_board.h kind ulx3s) of the exact ULX3S top,
-// boards/ulx3s/ulx3s_top.v, with the UART line model (tb/models/uart, the FT231X's serial
-// side at 3 Mbaud) on ftdi_txd/ftdi_rxd and the IS42S16160G model (tb/models/sdram) on the
+// boards/ulx3s/ulx3s_top.v, with the UART line model (sim/models/uart, the FT231X's serial
+// side at 3 Mbaud) on ftdi_txd/ftdi_rxd and the IS42S16160G model (sim/models/sdram) on the
 // SDRAM pins. The top's PLL (boards/common/sim/EHXPLLL.v) passes its input through, so clk_i,
 // the core clock the harness schedules (30 MHz, the top's CoreHz: 33.334 ns, board_impl.h),
 // drives the board's clk_25mhz pin, and the line model runs on it too (ClkHz 30 MHz, so its

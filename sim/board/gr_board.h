@@ -1,7 +1,7 @@
 /*
  * gr_board.h: a whole board in simulation, seen from the USB cable (or the UART line, or the
  * socket): fpga_core (gpu_core + link engine, bridge/rtl/) and the kind's PHY verilated
- * together with the model of its link chip (tb/models/), VRAM on m_vram, and the chip's "USB
+ * together with the model of its link chip (sim/models/), VRAM on m_vram, and the chip's "USB
  * side" as byte queues behind a C API.
  *
  * Kinds and what the host side is:

@@ -1,5 +1,5 @@
-# tb/harness/harness.mk: the co-simulation harness: gpu_core verilated, plus the CSR driver and
-# the AXI host-memory and VRAM models, as one static library behind tb/harness/gr_sim.h.
+# sim/harness/harness.mk: the co-simulation harness: gpu_core verilated, plus the CSR driver and
+# the AXI host-memory and VRAM models, as one static library behind sim/harness/gr_sim.h.
 # Included by the top Makefile (BUILD, RTL_ROOT, RTL_INC, RTL_SRCS, RTL_TOP, VERILATOR, CXX, CC,
 # WARN, CFLAGS, JOBS come from there). Exports:
 #   SIM_LIB       the archive: harness objects + Verilated model + Verilator run-time
@@ -13,11 +13,11 @@ SIM_LIB := $(SIM_DIR)/libgr_sim.a
 # zlib for the FST writer, the C++ runtime, libm for Verilator's run-time; threads and atomics
 # as Verilator itself links them (CFG_LDLIBS_THREADS in verilated.mk).
 SIM_LDLIBS := -lz -lstdc++ -lm -lpthread -latomic
-SIM_CPPFLAGS := -Itb/harness -Ihost/include
+SIM_CPPFLAGS := -Isim/harness -Ihost/include
 
-HARNESS_SRC := tb/harness
-HARNESS_MODELS_SRC := tb/unit/harness_models
-# Objects that do not include the Verilated model (the unit tests of the models link these).
+HARNESS_SRC := sim/harness
+# Objects that do not include the Verilated model (the unit tests of the models link these,
+# tb/unit/harness/harness.mk).
 HARNESS_MODEL_OBJS := $(addprefix $(SIM_DIR)/harness/,axi_mem_model.o axi_test_master.o csr_driver.o host_memory.o \
                         txlog.o vram_memory.o)
 HARNESS_OBJS := $(HARNESS_MODEL_OBJS) $(SIM_DIR)/harness/sim_core.o $(SIM_DIR)/harness/wave.o
@@ -85,39 +85,6 @@ $(SIM_LIB): $(HARNESS_OBJS) $(SIM_OBJ)/.stamp
 	@rm -f $@.mri
 	@ranlib $@
 
-# ---- tests ---------------------------------------------------------------------------------
-HARNESS_TEST := $(SIM_DIR)/test_harness
-HARNESS_MODELS_TEST := $(SIM_DIR)/test_harness_models
-HARNESS_TEST_ARGS ?=
+-include $(HARNESS_OBJS:.o=.d)
 
-$(SIM_DIR)/test_harness.o: $(HARNESS_SRC)/test_harness.c
-	@mkdir -p $(@D)
-	$(CC) -std=c11 $(CFLAGS) $(WARN) -MMD -MP $(SIM_CPPFLAGS) -isystem $(SIM_VROOT)/include -c $< -o $@
-
-$(HARNESS_TEST): $(SIM_DIR)/test_harness.o $(SIM_LIB)
-	$(CC) $(CFLAGS) -o $@ $< $(SIM_LIB) -lcmocka $(SIM_LDLIBS)
-
-HARNESS_MODELS_TEST_OBJS := $(patsubst $(HARNESS_MODELS_SRC)/%.cpp,$(SIM_DIR)/harness_models/%.o,\
-                              $(wildcard $(HARNESS_MODELS_SRC)/*.cpp))
-$(SIM_DIR)/harness_models/%.o: $(HARNESS_MODELS_SRC)/%.cpp
-	@mkdir -p $(@D)
-	$(HARNESS_CXX) -c $< -o $@
-
-$(HARNESS_MODELS_TEST): $(HARNESS_MODELS_TEST_OBJS) $(HARNESS_MODEL_OBJS)
-	$(CXX) $(SIM_CXXFLAGS) -o $@ $^
-
--include $(HARNESS_OBJS:.o=.d) $(SIM_DIR)/test_harness.d $(HARNESS_MODELS_TEST_OBJS:.o=.d)
-
-# Files the tests write (waveforms, logs) stay here for a look after a failure.
-HARNESS_TEST_OUT := $(SIM_DIR)/test-out
-
-TEST_SUITES += harness
-test-harness: $(HARNESS_TEST)
-	@rm -rf $(HARNESS_TEST_OUT) && mkdir -p $(HARNESS_TEST_OUT)
-	$(call tap_run,harness,CMOCKA_MESSAGE_OUTPUT=TAP $(HARNESS_TEST) --outdir $(HARNESS_TEST_OUT) $(HARNESS_TEST_ARGS))
-
-TEST_SUITES += harness-models
-test-harness-models: $(HARNESS_MODELS_TEST)
-	$(call tap_run,harness-models,$(HARNESS_MODELS_TEST) $(HARNESS_TEST_ARGS))
-
-.PHONY: _harness_force test-harness test-harness-models
+.PHONY: _harness_force

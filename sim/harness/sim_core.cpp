@@ -284,7 +284,7 @@ template <std::size_t W> void bytes_to_port(VlWide<W> &port, const uint8_t *src,
 
 // One waveform file being written: Verilator's FST writer, and for a VCD the FST it converts
 // when the file is closed (the model is verilated with --trace-fst only: building it a second
-// time for Verilator's VCD writer would double the build of gpu_core, tb/harness/README.md).
+// time for Verilator's VCD writer would double the build of gpu_core, sim/harness/README.md).
 struct Wave {
     std::unique_ptr<VerilatedFstC> fst;
     std::string path;     // the file asked for

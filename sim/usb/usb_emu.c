@@ -22,7 +22,7 @@
  *   behind it here). Vendor requests on wIndex 1/2 set latency timer, bit mode, flow control
  *   and so on. Data reaches the FIFO only in bit mode 0x40 (synchronous FIFO). IN packets come
  *   from the chip model as they are, each led by its two modem-status bytes, status-only ones
- *   on an idle latency-timer expiry included (the model's timer; tb/harness/board/board.v sets it).
+ *   on an idle latency-timer expiry included (the model's timer; sim/board/board.v sets it).
  */
 #define _GNU_SOURCE
 #include "gr_usb_emu.h"

@@ -1,5 +1,5 @@
 # tb/fuzz/fuzz.mk: libFuzzer harnesses (tb/fuzz/README.md). Included by the top Makefile after
-# host/host.mk and tb/harness/harness.mk.
+# host/host.mk and sim/harness/harness.mk.
 #   make test-fuzz                       each harness for a short fixed run over its corpus
 #   make fuzz-build                      just the harnesses, in $(BUILD)/fuzz/
 #   $(BUILD)/fuzz/fuzz_uri -seed=7 -max_total_time=600 $(BUILD)/fuzz/work/fuzz_uri tb/fuzz/corpus/fuzz_uri

@@ -8,7 +8,7 @@
 # Each board runs the RTL packet engine and PHY that a board carries. Links are slower than
 # sim:// in wall time (a board-level simulation, a byte stream, the USB stack): a chosen set of
 # the suites runs here, the larger on simd://, a smaller one on USB and the UART (below).
-# Included by the top Makefile after the system suites and tb/harness/usb/usb.mk.
+# Included by the top Makefile after the system suites and sim/usb/usb.mk.
 #   make test-system-links                          all links
 #   make test-system-links LINKS=usb-ft601          one
 #   make test-system-links LINKS_FULL=1             every test of every suite, on every link (long)

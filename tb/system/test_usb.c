@@ -1,6 +1,6 @@
 /*
  * test_usb.c: the usb:// backends on the real libusb-1.0 and libftdi1, against an FT601 and an
- * FT2232H emulated at the usbdevfs ioctl level (tb/harness/usb: umockdev, as libusb tests its
+ * FT2232H emulated at the usbdevfs ioctl level (sim/usb: umockdev, as libusb tests its
  * own Linux backend). Every URB goes into the chip's model, the PHY RTL and the link engine of
  * fpga_core and into gpu_core; nothing of libusb, the device or the link is mocked.
  *

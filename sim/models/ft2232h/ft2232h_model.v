@@ -2,7 +2,7 @@
 // ft2232h_model: the FTDI FT2232H (channel A; the FT232H alike) in FT245-style synchronous
 // FIFO mode, as the FPGA sees its pins and as a USB host driver (libftdi / D2XX) sees its bulk
 // endpoints. Written from the FT2232H datasheet ("FT245 Style Synchronous FIFO Interface Mode"
-// and its read and write timing figures) and AN_130; tb/models/README.md lists what is
+// and its read and write timing figures) and AN_130; sim/models/README.md lists what is
 // modelled and what is not.
 // Simulation model: everything happens on rising edges of clk_i, the chip's 60 MHz CLKOUT
 // (the board harness feeds the same clock to the PHY as ft_clk_i); no delays, so it runs in

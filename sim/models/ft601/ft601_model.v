@@ -2,7 +2,7 @@
 // ft601_model: the FTDI FT601 USB 3.0 to FIFO bridge in 245 synchronous FIFO mode (32-bit),
 // as the FPGA sees its pins and as a USB host driver sees its bulk endpoints. Written from
 // the FT600/FT601 datasheet (section "FT245 synchronous FIFO" and its read and write timing
-// figures); tb/models/README.md lists what is modelled and what is not.
+// figures); sim/models/README.md lists what is modelled and what is not.
 // Simulation model: everything happens on rising edges of clk_i, the chip's 100 MHz CLK pin
 // (the board harness feeds the same clock to the PHY as ft_clk_i); no delays, so it runs in
 // Icarus, Verilator --timing and a Verilator --cc harness alike.

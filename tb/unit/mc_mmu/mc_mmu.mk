@@ -17,7 +17,7 @@ MMU_REF_DIR := tb/models/mmu_ref
 MC_MMU_SEEDS ?= 1 2 3 4 5 6
 MC_MMU_TB_SEEDS ?= 1 2 3
 MC_MMU_BIN := $(MC_MMU_DIR)/verilator/test_mc_mmu
-MC_MMU_CXXFLAGS := -std=c++17 $(CFLAGS) -I$(abspath tb/harness) -I$(abspath $(MC_MMU_TB)) \
+MC_MMU_CXXFLAGS := -std=c++17 $(CFLAGS) -I$(abspath sim/harness) -I$(abspath $(MC_MMU_TB)) \
                    -I$(abspath $(MMU_REF_DIR))
 
 # The reference walker (shared with tb/models/dma_ref and vidmm_gpuva) is plain C, built as C
@@ -29,7 +29,7 @@ $(MC_MMU_DIR)/ref_walker.o: $(MMU_REF_DIR)/ref_walker.c $(MMU_REF_DIR)/ref_walke
 # Verilator builds model and test together; the test's own warnings are then checked with the
 # project's flags (Verilator's generated code is not held to them).
 $(MC_MMU_BIN): $(MC_MMU_RTL) $(MC_MMU_TB)/test_mc_mmu.cpp $(MMU_REF_DIR)/ref_walker.h \
-               $(MC_MMU_DIR)/ref_walker.o tb/harness/prng.h $(wildcard $(RTL_INC)/*.vh)
+               $(MC_MMU_DIR)/ref_walker.o sim/harness/prng.h $(wildcard $(RTL_INC)/*.vh)
 	@mkdir -p $(@D)
 	$(VERILATOR) --cc --exe --build -j $(JOBS) -Wall -DGR_ASSERT -I$(RTL_INC) --top-module mc_mmu \
 	  --Mdir $(@D)/obj -o $(abspath $@) -CFLAGS "$(MC_MMU_CXXFLAGS)" \

@@ -1,11 +1,11 @@
 # tb/unit/sdr_ctrl/sdr_ctrl.mk: the SDR SDRAM controller (boards/common/sdram) against the
-# SDRAM model written from the IS42S16160G data sheet (tb/models/sdram), at 143 MHz with CAS
+# SDRAM model written from the IS42S16160G data sheet (sim/models/sdram), at 143 MHz with CAS
 # latency 3 (sdr_ctrl) and at 100 MHz with CAS latency 2 (sdr_ctrl_cl2, which includes the same
 # testbench). Included by the top Makefile after tb/unit/unit.mk, whose unit_tb macro builds
 # each with Icarus and Verilator and adds their suites:
 #   make test-unit-sdr_ctrl-verilator UNIT_SEEDS="5 6"
 # Icarus runs the testbench with fewer operations and one seed (it is ~100x slower here).
-SDR_RTL := boards/common/sdram/sdr_fifo.v boards/common/sdram/sdr_ctrl.v tb/models/sdram/sdram_model.v
+SDR_RTL := boards/common/sdram/sdr_fifo.v boards/common/sdram/sdr_ctrl.v sim/models/sdram/sdram_model.v
 
 UNIT_ICARUS_SEEDS_sdr_ctrl := 1
 $(eval $(call unit_tb,sdr_ctrl,$(SDR_RTL)))

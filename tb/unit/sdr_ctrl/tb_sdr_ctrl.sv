@@ -1,6 +1,6 @@
 `default_nettype none
 // tb_sdr_ctrl: self-checking unit test of sdr_ctrl (boards/common/sdram) against sdram_model
-// (tb/models/sdram, the IS42S16160G from its data sheet), under Icarus 11 and Verilator 5.006
+// (sim/models/sdram, the IS42S16160G from its data sheet), under Icarus 11 and Verilator 5.006
 // --timing. TAP output; +seed=N replays a run.
 // Configuration by define: SDR_TCK_PS (clock period, default 7000: 143 MHz) and SDR_CL (CAS
 // latency, default 3), SDR_READ_DELAY (the controller's ReadDelay, default 0); tb_sdr_ctrl_cl2

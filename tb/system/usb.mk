@@ -1,0 +1,35 @@
+# tb/system/usb.mk: the usb:// system test on the real libusb and libftdi over the emulated
+# chips (sim/usb), and the usb flavour of the system suites that the link matrix runs
+# (tb/system/links.mk). Included by the top Makefile after sim/usb/usb.mk and system.mk
+# (USB_SRC, USB_DIR, USB_EMU_OBJ, USB_ENV_OBJ, USB_LDLIBS, BOARD_SRC, SCHED_FIXTURE_OBJ come from
+# there).
+#   make test-usb                        build/usb/test_usb --seed N replays a seed
+USB_TEST := $(USB_DIR)/test_usb
+
+$(HOST_OBJ_DIR)/tb/system/test_usb.o: HOST_CFLAGS += -I$(USB_SRC) -I$(BOARD_SRC)
+$(USB_TEST): $(HOST_OBJ_DIR)/tb/system/test_usb.o $(USB_EMU_OBJ) $(CONFORMANCE_OBJS) $(LIBGPUREF) \
+             $(BOARD_LIB) $(SIM_LIB)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $(filter %.o,$^) $(BOARD_LIB) $(GPUREF_LINK) $(USB_LDLIBS)
+
+all: $(USB_TEST)
+
+TEST_SUITES += usb
+test-usb: $(USB_TEST)
+	$(call tap_run,usb,CMOCKA_MESSAGE_OUTPUT=TAP $(USB_TEST))
+
+-include $(HOST_OBJ_DIR)/tb/system/test_usb.d
+
+.PHONY: test-usb
+
+# The same test objects as the system suites, with usb_env.o putting an emulated chip on the
+# bus at the suite's start.
+USB_SUITES := alloc kmd_submit vidsch residency
+USB_SUITE_TESTS := $(patsubst %,$(USB_DIR)/test_%_usb,$(USB_SUITES))
+
+$(USB_DIR)/test_%_usb: $(HOST_OBJ_DIR)/tb/system/test_%.o $(SCHED_FIXTURE_OBJ) $(USB_ENV_OBJ) $(USB_EMU_OBJ) \
+                       $(LIBGPUREF) $(BOARD_LIB) $(SIM_LIB)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $(filter %.o,$^) $(BOARD_LIB) $(GPUREF_LINK) $(USB_LDLIBS)
+
+all: $(USB_SUITE_TESTS)
