@@ -2,7 +2,7 @@
 """check_layers.py: the host side's layering, checked from its includes and its object files.
 
 The components, what each may depend on, and which of a component's headers the others may
-include are the table LAYERS below: the one place they are written. Three checks:
+include are the table LAYERS below: the one place they are written. The checks:
 
   includes  every `#include "..."` of a file in a component resolves to a header of the same
             component or of one it may depend on (and, when that component lists the headers
@@ -12,10 +12,15 @@ include are the table LAYERS below: the one place they are written. Three checks
   calls     with --objdir: from `nm` of each source's object file, which file defines a symbol
             that another file uses; the defining file's component must be one the user's may
             depend on, and no loop among files through those uses
+  shipped   nothing shipped (SHIPPED: host/, bridge/, sim/) includes a file of tb/, which holds
+            tests only; and with --shipped, nothing in the given build products comes from tb/:
+            for an object file, archive, library or program, the source files and include
+            folders its DWARF names (readelf), for a Verilator command file (verilate.cmd), the
+            Verilog sources and -I folders it names
 
 Run it as anyone can (make check-layers does this after building the objects):
 
-    python3 scripts/check_layers.py --objdir build/host
+    python3 scripts/check_layers.py --objdir build/host --shipped build/lib/libgpuref.a ...
 
 Exit status 0 when every check holds, 1 when one fails (each failure on its own line), 2 for a
 usage error. --tap prints the checks as TAP for make test; --graph prints every file's
@@ -35,10 +40,17 @@ import sys
 # NARROW names below.
 LAYERS = [
     ("include", ["host/include"], [], None),
-    ("harness", ["tb/harness"], ["include"], None),
+    # The simulator that ships (the Verilator harness, the boards, the chips' models and the USB
+    # chip emulation); it uses the public headers only.
+    ("sim", ["sim"], ["include"], None),
+    # The tests: nothing shipped depends on them (a component that lists no other).
+    ("tb", ["tb"], [], None),
     # The status words (gr_strerror) sit below the transports, which report through them.
     ("status", ["host/lib/gr_status"], ["include"], None),
-    ("bridge", ["bridge/host"], ["include", "status", "harness"], None),
+    # The transports; of them only the sim:// backend, gpu_core under Verilator in the process,
+    # reaches into the simulator.
+    ("bridge-sim", ["bridge/host/gr_link_sim"], ["include", "status", "bridge", "sim"], None),
+    ("bridge", ["bridge/host"], ["include", "status", "bridge-sim"], None),
     # The device API: open, identify, registers; the register map as data.
     ("lib", ["host/lib/gr_device", "host/lib/gr_regdesc", "host/lib/gr_regdesc_query"],
      ["include", "status", "bridge"], None),
@@ -62,8 +74,9 @@ LAYERS = [
     # top of the OS stand-in.
     ("lib-api", ["host/lib"], ["include", "status", "lib", "bridge", "kmd", "dxgk", "vidmm-base",
                                "vidmm", "vidsch", "adapter"], None),
-    ("tools", ["host/tools"], ["include", "status", "lib", "bridge", "harness", "conformance", "kmd",
-                               "dxgk", "vidmm-base", "vidmm", "vidsch", "adapter", "lib-api"], None),
+    ("tools", ["host/tools"], ["include", "status", "lib", "bridge", "bridge-sim", "sim", "conformance",
+                               "kmd", "dxgk", "vidmm-base", "vidmm", "vidsch", "adapter", "lib-api"],
+     None),
 ]
 # What one component offers another, where that is narrower than its public headers (above):
 # (user, provider) -> headers the user may include. VidMm and VidSch meet through one small
@@ -80,18 +93,28 @@ NARROW = {
 }
 # The folders whose files are checked (the others are only looked up as include targets).
 CHECKED = ["host/lib", "host/conformance", "host/kmd", "host/dxgk", "host/tools", "bridge/host"]
+# What ships (libgpuref, gpuctl, gpuref-simd): none of these folders' files may include one of
+# tb/ (C, C++ and Verilog includes alike).
+SHIPPED = ["host", "bridge", "sim"]
+SHIPPED_EXTS = (".c", ".h", ".cpp", ".v", ".vh", ".sv", ".svh")
+TESTS = "tb"
 # Loops are checked among these files (bridge/host registers its backends in gr_link.c, which
 # they report errors through: outside host/, left to its own folder).
 LOOP_SCOPE = "host/"
 # Where a quoted include is looked for after the including file's own folder: the build's -I
 # paths (host/host.mk), in their order.
-INCLUDE_DIRS = ["host/include", "bridge/host", "tb/harness", "tb/harness/board", "host/conformance", "host/kmd", "host/dxgk", "host/dxgk/vidmm", "host/dxgk/vidsch",
+INCLUDE_DIRS = ["host/include", "bridge/host", "sim/harness", "sim/board", "host/conformance", "host/kmd", "host/dxgk", "host/dxgk/vidmm", "host/dxgk/vidsch",
                 "host/tools"]
 # Loops tolerated for now, each the set of its files; empty when the layering holds everywhere.
 KNOWN_LOOPS = []
 
+# ... and where a Verilog `include is looked for after the file's own folder (the -I of the
+# Verilator and Icarus commands).
+VERILOG_INCLUDE_DIRS = ["rtl/common", "bridge/rtl"]
+
 COMPONENTS = {name: (where, deps, offers) for name, where, deps, offers in LAYERS}
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+VERILOG_INCLUDE_RE = re.compile(r'^\s*`include\s+"([^"]+)"', re.M)
 
 
 def component_of(path):
@@ -253,6 +276,105 @@ def check_calls(root, files, objdir):
     return failures, edges, why, missing
 
 
+def in_tests(root, path, base=None):
+    """True when path (absolute, or relative to base, default root) lies in tb/ of root."""
+    full = os.path.normpath(os.path.join(base or root, path))
+    rel = os.path.relpath(full, os.path.abspath(root))
+    return rel == TESTS or rel.startswith(TESTS + "/")
+
+
+def check_shipped_includes(root):
+    """Every include of a shipped file (SHIPPED) that lands in tb/."""
+    failures = []
+    for top in SHIPPED:
+        for dirpath, dirs, names in os.walk(os.path.join(root, top)):
+            dirs.sort()
+            for n in sorted(names):
+                if not n.endswith(SHIPPED_EXTS):
+                    continue
+                path = os.path.relpath(os.path.join(dirpath, n), root)
+                with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
+                    text = f.read()
+                verilog = n.endswith((".v", ".vh", ".sv", ".svh"))
+                found = VERILOG_INCLUDE_RE.findall(text) if verilog else INCLUDE_RE.findall(text)
+                for inc in found:
+                    dirs_ = [os.path.dirname(path)] + (VERILOG_INCLUDE_DIRS if verilog else INCLUDE_DIRS)
+                    for d in dirs_:
+                        cand = os.path.normpath(os.path.join(d, inc))
+                        if os.path.isfile(os.path.join(root, cand)):
+                            break
+                    else:
+                        cand = None
+                    if (cand and in_tests(root, cand)) or inc.startswith(TESTS + "/"):
+                        failures.append("shipped: %s includes %s, a file of %s/ (tests only)"
+                                        % (path, cand or inc, TESTS))
+    return failures
+
+
+def readelf(args, path):
+    run = subprocess.run(["readelf", "-W"] + args + [path], capture_output=True, text=True)
+    if run.returncode != 0 and not run.stdout:
+        raise OSError(run.stderr.strip() or "readelf failed on %s" % path)
+    return run.stdout
+
+
+def dwarf_sources(path):
+    """(compile units as (dir, name), the strings of .debug_line_str) of an ELF file or archive."""
+    units, comp_dir, name = [], None, None
+    for line in readelf(["--debug-dump=info", "--dwarf-depth=1"], path).splitlines():
+        if "DW_TAG_compile_unit" in line or "DW_TAG_partial_unit" in line:
+            if name:
+                units.append((comp_dir, name))
+            comp_dir, name = None, None
+        elif "DW_AT_name" in line:
+            name = line.rsplit(": ", 1)[-1].strip()
+        elif "DW_AT_comp_dir" in line:
+            comp_dir = line.rsplit(": ", 1)[-1].strip()
+    if name:
+        units.append((comp_dir, name))
+    strings = re.findall(r"^\s*\[\s*[0-9a-f]+\]\s+(.*)$",
+                         readelf(["-p", ".debug_line_str"], path), re.M)
+    return units, strings
+
+
+def check_shipped_products(root, paths):
+    """Whatever of tb/ the build products `paths` were made from."""
+    failures, root = [], os.path.abspath(root)
+    for path in paths:
+        if not os.path.isfile(path):
+            failures.append("shipped: no build product %s (build it first: make all)" % path)
+            continue
+        with open(path, "rb") as f:
+            magic = f.read(8)
+        hits = set()
+        if magic[:4] == b"\x7fELF" or magic == b"!<arch>\n":
+            units, strings = dwarf_sources(path)
+            if not units:
+                failures.append("shipped: %s carries no debug information to check (build with -g)"
+                                % path)
+            dirs = {d for d, _ in units if d} or {root}
+            for d, n in units:
+                if in_tests(root, n, d or root):
+                    hits.add(os.path.relpath(os.path.normpath(os.path.join(d or root, n)), root))
+            # The line tables' folders and files, relative to a unit's folder when not absolute.
+            for st in strings:
+                for d in dirs:
+                    if in_tests(root, st, d):
+                        hits.add(os.path.relpath(os.path.normpath(os.path.join(d, st)), root))
+        else:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                words = f.read().split()
+            for w in words:
+                w = re.sub(r"^(-I|-y|-v|-f|\+incdir\+)", "", w)
+                if w.startswith("-"):
+                    continue
+                if in_tests(root, w):
+                    hits.add(os.path.relpath(os.path.normpath(os.path.join(root, w)), root))
+        for h in sorted(hits):
+            failures.append("shipped: %s is built from %s (tb/ holds tests only)" % (path, h))
+    return failures
+
+
 def order(edges):
     """Files lowest first (those that use nothing come first), for --graph."""
     nodes = sorted(set(edges) | {v for vs in edges.values() for v in vs})
@@ -276,6 +398,9 @@ def main():
     ap.add_argument("--objdir", help="where host.mk puts the objects (build/host): checks calls too")
     ap.add_argument("--tap", action="store_true", help="TAP output, for make test")
     ap.add_argument("--graph", action="store_true", help="print each file's dependencies")
+    ap.add_argument("--shipped", nargs="+", default=[], metavar="PRODUCT",
+                    help="build products that ship (objects, archives, libraries, programs, "
+                         "verilate.cmd files): none may be built from tb/")
     args = ap.parse_args()
     if args.objdir and not os.path.isdir(args.objdir):
         print("check_layers: no object folder %s (build it first: make all)" % args.objdir,
@@ -289,6 +414,12 @@ def main():
     loops = [c for c in cycles(inc_edges) if set(c) not in known and c[0].startswith(LOOP_SCOPE)]
     results.append(("no include loop among files",
                     ["include loop: " + loop_text(c, inc_edges, inc_why) for c in loops]))
+    results.append(("nothing shipped (%s) includes a file of %s/" % (", ".join(SHIPPED), TESTS),
+                    check_shipped_includes(args.root)))
+    if args.shipped:
+        results.append(("nothing in %d shipped build products is built from %s/"
+                        % (len(args.shipped), TESTS),
+                        check_shipped_products(args.root, args.shipped)))
     if args.objdir:
         call_fail, call_edges, call_why, missing = check_calls(args.root, files, args.objdir)
         results.append(("every object file of a source exists in " + args.objdir,
