@@ -298,8 +298,8 @@ def check_shipped_includes(root):
                 verilog = n.endswith((".v", ".vh", ".sv", ".svh"))
                 found = VERILOG_INCLUDE_RE.findall(text) if verilog else INCLUDE_RE.findall(text)
                 for inc in found:
-                    dirs_ = [os.path.dirname(path)] + (VERILOG_INCLUDE_DIRS if verilog else INCLUDE_DIRS)
-                    for d in dirs_:
+                    search = VERILOG_INCLUDE_DIRS if verilog else INCLUDE_DIRS
+                    for d in [os.path.dirname(path)] + search:
                         cand = os.path.normpath(os.path.join(d, inc))
                         if os.path.isfile(os.path.join(root, cand)):
                             break
