@@ -31,7 +31,4 @@ typedef struct gr_dxgk_ddi_table {
     PDXGKDDI_BUILDPAGINGBUFFER BuildPagingBuffer;
 } gr_dxgk_ddi_table_t;
 
-/** The miniport's DDIs (host/kmd). */
-void dxgk_ddi_table_default(gr_dxgk_ddi_table_t *out);
-
 #endif

@@ -93,7 +93,8 @@ void dxgk_res_unlock(gr_adapter_t *ad)
     pthread_mutex_unlock(&ad->res->lock);
 }
 
-bool dxgk_res_paging(gr_adapter_t *ad)
+/* Whether VidMm can evict at all (an engine and a paging buffer size). */
+static bool dxgk_res_paging(gr_adapter_t *ad)
 {
     return dxgk_vidsch_paging_ready(ad);
 }

@@ -53,9 +53,6 @@ void dxgk_res_fini(gr_adapter_t *ad);
 void dxgk_res_lock(gr_adapter_t *ad);
 void dxgk_res_unlock(gr_adapter_t *ad);
 
-/** Whether VidMm can evict at all (an engine and a paging buffer size). */
-bool dxgk_res_paging(gr_adapter_t *ad);
-
 /* ---- creation and destruction (residency lock held) ---- */
 
 /**

@@ -134,7 +134,7 @@ gr_status_t gr_context_create(gr_gpu_device_t *dev, const void *private_data, ui
     return GR_OK;
 }
 
-void vs_context_free(dxgk_vidsch_t *vs, vs_context_t *c)
+static void vs_context_free(dxgk_vidsch_t *vs, vs_context_t *c)
 {
     (void)vs;
     c->magic = VS_MAGIC_DEAD;

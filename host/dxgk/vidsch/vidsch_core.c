@@ -68,9 +68,8 @@ static VOID APIENTRY cb_notify_interrupt(IN_CONST_HANDLE hAdapter, IN_CONST_PDXG
             vs->ev[vs->ev_n - 1].fence = ev.fence;
     } else if (vs->ev_n < VS_EVENTS) {
         vs->ev[vs->ev_n++] = ev;
-    } else {
-        vs->ev_overflow = true; /* the scheduler polls the fence; a lost preemption times out */
     }
+    /* Full: the event is dropped. The scheduler polls the fence; a lost preemption times out. */
     pthread_spin_unlock(&vs->ev_lock);
 }
 

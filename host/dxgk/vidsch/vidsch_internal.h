@@ -190,8 +190,6 @@ typedef struct dxgk_vidsch {
     pthread_spinlock_t ev_lock;
     vs_event_t ev[VS_EVENTS];
     uint32_t ev_n;
-    bool ev_overflow;
-    atomic_uint_fast32_t isr_completed;
 
     pthread_mutex_t irq_lock;
     sem_t dpc_sem;
@@ -255,13 +253,8 @@ void vs_ddi_dpc(gr_adapter_t *ad);
 
 /* ---- vidsch_sched.c ---- */
 void *vs_sched_main(void *arg);
-/* Retires a packet (vs->lock held): releases its references, records its result, frees it. */
-void vs_retire(dxgk_vidsch_t *vs, vs_packet_t *p, gr_status_t result);
 /* Makes a request of the scheduler and waits for it (vs->lock held). */
 gr_status_t vs_request(dxgk_vidsch_t *vs, vs_req_kind_t kind, vs_context_t *ctx, uint32_t *out_count);
-
-/* ---- vidsch_api.c ---- */
-void vs_context_free(dxgk_vidsch_t *vs, vs_context_t *c);
 
 /* ---- vidsch_paging.c ---- */
 /* A paging buffer: VidMm fills pub; dma is what a packet names (p->buf). */
