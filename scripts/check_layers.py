@@ -70,11 +70,13 @@ LAYERS = [
 # header each way, and nothing else: vidsch_paging.h (what VidMm asks of VidSch: run a paging
 # buffer, wait for its fence, wait until the GPU is done with an allocation) and
 # vidmm_packet.h (what VidSch asks of VidMm: make a packet's allocation list resident and
-# release it, map a DMA buffer at a GPU VA).
+# release it, map a DMA buffer at a GPU VA). The adapter, which starts and stops them, takes
+# residency's life (vidmm_residency.h), the allocation API's device side (vidmm_alloc.h: the
+# page-table callbacks, a device's release) and VidSch's life (vidsch.h).
 NARROW = {
     ("vidmm", "vidsch"): ["vidsch_paging.h"],
     ("vidsch", "vidmm"): ["vidmm_packet.h"],
-    ("adapter", "vidmm"): ["vidmm_residency.h"],
+    ("adapter", "vidmm"): ["vidmm_residency.h", "vidmm_alloc.h"],
     ("adapter", "vidsch"): ["vidsch.h"],
     ("tools", "vidmm"): ["vidmm_residency.h"],
 }

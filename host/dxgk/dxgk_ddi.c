@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "dxgk_ddi.h"
-#include "dxgk_internal.h"
+#include "dxgk_objects.h"
 #include "dxgk_threading.h"
 #include "kmd.h"
 

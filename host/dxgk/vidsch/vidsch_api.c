@@ -2,12 +2,21 @@
  * vidsch_api.c: the public calls of gpuref/gr_submit.h: contexts, DMA buffers, submission,
  * waits, cancellation, preemption; and the device teardown VidMm asks for.
  */
-#define _GNU_SOURCE /* pthread spin locks (vidsch_internal.h) */
+#define _GNU_SOURCE /* pthread spin locks (vidsch_objects.h) */
 #include <stdlib.h>
 #include <string.h>
 
+#include "dxgk_ddi.h"
+#include "dxgk_handle.h"
+#include "dxgk_kernel.h"
+#include "dxgk_threading.h"
+#include "gr_link.h"
 #include "vidmm_packet.h"
-#include "vidsch_internal.h"
+#include "vidsch.h"
+#include "vidsch_ddi.h"
+#include "vidsch_objects.h"
+#include "vidsch_sched.h"
+#include "vidsch_sync.h"
 
 #define VS_ROOT_ENTRIES 512u /* gpuref's L3 table (vidmm_gpuva.h) */
 

@@ -5,11 +5,17 @@
  * command path, and calls each with vs->lock released and the scheduler-class lock held.
  * README.md, "VidSch", has the rules this file keeps.
  */
-#define _GNU_SOURCE /* pthread spin locks (vidsch_internal.h) */
+#define _GNU_SOURCE /* pthread spin locks (vidsch_objects.h) */
 #include <stdlib.h>
 #include <string.h>
 
-#include "vidsch_internal.h"
+#include "dxgk_ddi.h"
+#include "vidsch_ddi.h"
+#include "vidsch_objects.h"
+#include "vidsch_paging.h"
+#include "vidsch_sched.h"
+#include "vidsch_sync.h"
+#include "vidsch_timeline.h"
 
 /* ---- helpers ---------------------------------------------------------------------------------- */
 
