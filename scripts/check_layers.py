@@ -9,6 +9,11 @@ include are the table LAYERS below: the one place they are written. The checks:
             it offers others, to one of those)
   include cycles
             no loop among headers through their includes
+  pair cycles
+            no loop among the modules of host/ through their includes, where a module is a
+            .c file and its .h taken as one (x.c and x.h): an edge A -> B when A.c or A.h
+            includes B.h. A header that declares a file's functions and the file itself then
+            never sit on two sides of a loop (check_pair_loops; --self-test shows it fires)
   calls     with --objdir: from `nm` of each source's object file, which file defines a symbol
             that another file uses; the defining file's component must be one the user's may
             depend on, and no loop among files through those uses
@@ -24,7 +29,9 @@ Run it as anyone can (make check-layers does this after building the objects):
 
 Exit status 0 when every check holds, 1 when one fails (each failure on its own line), 2 for a
 usage error. --tap prints the checks as TAP for make test; --graph prints every file's
-dependencies, the lowest files first.
+dependencies, the lowest files first; --self-test runs only the pair check's own test: fixture
+trees it writes in a temporary folder (PAIR_FIXTURES: loops it must find, and the first one
+mended, which must pass), as every run also does.
 """
 import argparse
 import os
@@ -83,11 +90,13 @@ LAYERS = [
 # header each way, and nothing else: vidsch_paging.h (what VidMm asks of VidSch: run a paging
 # buffer, wait for its fence, wait until the GPU is done with an allocation) and
 # vidmm_packet.h (what VidSch asks of VidMm: make a packet's allocation list resident and
-# release it, map a DMA buffer at a GPU VA).
+# release it, map a DMA buffer at a GPU VA). The adapter, which starts and stops them, takes
+# residency's life (vidmm_residency.h), the allocation API's device side (vidmm_alloc.h: the
+# page-table callbacks, a device's release) and VidSch's life (vidsch.h).
 NARROW = {
     ("vidmm", "vidsch"): ["vidsch_paging.h"],
     ("vidsch", "vidmm"): ["vidmm_packet.h"],
-    ("adapter", "vidmm"): ["vidmm_residency.h"],
+    ("adapter", "vidmm"): ["vidmm_residency.h", "vidmm_alloc.h"],
     ("adapter", "vidsch"): ["vidsch.h"],
     ("tools", "vidmm"): ["vidmm_residency.h"],
 }
@@ -235,6 +244,96 @@ def check_includes(root, files):
                 edges.setdefault(a, set()).add(b)
                 why.setdefault((a, b), set()).add(os.path.basename(target))
     return failures, edges, why
+
+
+# ---- loops among modules: a .c file and its .h as one -----------------------------------------
+
+def module_of(path):
+    """The module a file belongs to: x.c and x.h are both module x."""
+    return os.path.splitext(path)[0]
+
+
+def module_edges(edges):
+    """Include edges among files (check_includes) as edges among modules, with what makes each
+    edge; a file's include of its own module's header is no edge."""
+    medges, mwhy = {}, {}
+    for a, targets in edges.items():
+        for b in targets:
+            ma, mb = module_of(a), module_of(b)
+            if ma != mb:
+                medges.setdefault(ma, set()).add(mb)
+                mwhy.setdefault((ma, mb), set()).add(
+                    "%s includes %s" % (os.path.basename(a), os.path.basename(b)))
+    return medges, mwhy
+
+
+def pair_loops(edges):
+    """The loops among the modules of LOOP_SCOPE through their includes, each the sorted list
+    of its modules (none is tolerated)."""
+    return [c for c in cycles(module_edges(edges)[0]) if c[0].startswith(LOOP_SCOPE)]
+
+
+def check_pair_loops(edges):
+    """Failures: each loop of pair_loops, with the includes that make it."""
+    medges, mwhy = module_edges(edges)
+    return ["module include loop: " + loop_text(c, medges, mwhy) for c in pair_loops(edges)]
+
+
+# The pair check's fixtures: (name, {path: text}, the module loops it must report). "loops"
+# holds the two shapes: a header of one module includes the header of another whose .c
+# includes the first header back (dxgk_internal.h and dxgk_ddi before the split), and two .c
+# files that include each other's header. Neither has a loop among files, so only the pair
+# check finds them. "split" is the first shape mended as host/dxgk is: the type both need in
+# a header of its own.
+PAIR_FIXTURES = [
+    ("loops", {
+        "host/dxgk/fx_objects.h": '#include "fx_ddi.h"\n',
+        "host/dxgk/fx_ddi.h": "",
+        "host/dxgk/fx_ddi.c": '#include "fx_ddi.h"\n#include "fx_objects.h"\n',
+        "host/dxgk/vidsch/fx_a.h": "",
+        "host/dxgk/vidsch/fx_a.c": '#include "fx_a.h"\n#include "fx_b.h"\n',
+        "host/dxgk/vidsch/fx_b.h": "",
+        "host/dxgk/vidsch/fx_b.c": '#include "fx_b.h"\n#include "fx_a.h"\n',
+    }, [["host/dxgk/fx_ddi", "host/dxgk/fx_objects"],
+        ["host/dxgk/vidsch/fx_a", "host/dxgk/vidsch/fx_b"]]),
+    ("split", {
+        "host/dxgk/fx_objects.h": '#include "fx_ddi_table.h"\n',
+        "host/dxgk/fx_ddi_table.h": "",
+        "host/dxgk/fx_ddi.h": "",
+        "host/dxgk/fx_ddi.c": '#include "fx_ddi.h"\n#include "fx_objects.h"\n',
+    }, []),
+]
+
+
+def self_test_pair_loops():
+    """Failures of the pair check on PAIR_FIXTURES, each written into a temporary tree: [] when
+    it reports exactly the loops each fixture has."""
+    import tempfile
+    out = []
+    for name, tree, expect in PAIR_FIXTURES:
+        with tempfile.TemporaryDirectory() as root:
+            for rel, text in tree.items():
+                os.makedirs(os.path.join(root, os.path.dirname(rel)), exist_ok=True)
+                with open(os.path.join(root, rel), "w", encoding="utf-8") as f:
+                    f.write(text)
+            _, edges, _ = check_includes(root, source_files(root))
+            if cycles(edges):
+                out.append("self-test %s: the fixture has a loop among files: %s" % (name, cycles(edges)))
+            found = pair_loops(edges)
+            if found != expect or len(check_pair_loops(edges)) != len(expect):
+                out.append("self-test %s: the pair check finds %s, not %s" %
+                           (name, found or "no loop", expect or "no loop"))
+    return out
+
+
+def pair_check_results(inc_edges):
+    """The pair check's results for main: no module loop in the tree's include edges
+    (inc_edges; None: the self-test alone), and the check's test on its fixtures."""
+    out = []
+    if inc_edges is not None:
+        out.append(("no include loop among modules (x.c and x.h as one)", check_pair_loops(inc_edges)))
+    out.append(("the module loop check finds each loop of its fixtures", self_test_pair_loops()))
+    return out
 
 
 def nm_symbols(obj):
@@ -401,11 +500,15 @@ def main():
     ap.add_argument("--shipped", nargs="+", default=[], metavar="PRODUCT",
                     help="build products that ship (objects, archives, libraries, programs, "
                          "verilate.cmd files): none may be built from tb/")
+    ap.add_argument("--self-test", action="store_true",
+                    help="only the pair check's own test, on its fixtures (PAIR_FIXTURES)")
     args = ap.parse_args()
     if args.objdir and not os.path.isdir(args.objdir):
         print("check_layers: no object folder %s (build it first: make all)" % args.objdir,
               file=sys.stderr)
         return 2
+    if args.self_test:
+        return report(pair_check_results(None), args.tap)
     files = source_files(args.root)
     results = []  # (name, failures)
     inc_fail, inc_edges, inc_why = check_includes(args.root, files)
@@ -420,6 +523,7 @@ def main():
         results.append(("nothing in %d shipped build products is built from %s/"
                         % (len(args.shipped), TESTS),
                         check_shipped_products(args.root, args.shipped)))
+    results += pair_check_results(inc_edges)
     if args.objdir:
         call_fail, call_edges, call_why, missing = check_calls(args.root, files, args.objdir)
         results.append(("every object file of a source exists in " + args.objdir,
@@ -435,19 +539,25 @@ def main():
     elif args.graph:
         for n in order(inc_edges):
             print("%s: %s" % (n, " ".join(sorted(inc_edges.get(n, ())))))
-    if args.tap:
+    status = report(results, args.tap)
+    for k in KNOWN_LOOPS:
+        print(("# " if args.tap else "") + "known loop, tolerated: " + " ".join(k))
+    return status
+
+
+def report(results, tap):
+    """Prints each (name, failures) of results, as TAP or in words; 1 when one failed, else 0."""
+    if tap:
         print("1..%d" % len(results))
     bad = 0
     for i, (name, fails) in enumerate(results, 1):
         for f in fails:
-            print(("# " if args.tap else "") + f)
-        if args.tap:
+            print(("# " if tap else "") + f)
+        if tap:
             print("%s %d - %s" % ("not ok" if fails else "ok", i, name))
         elif not fails:
             print("ok: " + name)
         bad += bool(fails)
-    for k in KNOWN_LOOPS:
-        print(("# " if args.tap else "") + "known loop, tolerated: " + " ".join(k))
     return 1 if bad else 0
 
 

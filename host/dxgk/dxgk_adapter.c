@@ -7,10 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dxgk_internal.h"
+#include "dxgk_ddi.h"
+#include "dxgk_handle.h"
+#include "dxgk_kernel.h"
+#include "dxgk_objects.h"
+#include "dxgk_sysmem.h"
 #include "dxgk_testing.h"
 #include "gr_link.h"
 #include "kmd.h"
+#include "vidmm_alloc.h"
 #include "vidmm_residency.h"
 #include "vidsch.h"
 

@@ -7,11 +7,12 @@
 #include <string.h>
 
 #include "dxgk_ddi.h"
-#include "dxgk_internal.h"
+#include "dxgk_objects.h"
 #include "dxgk_threading.h"
 #include "kmd.h"
 
-void dxgk_ddi_table_default(gr_dxgk_ddi_table_t *t)
+/* The miniport's DDIs (host/kmd). */
+static void ddi_table_default(gr_dxgk_ddi_table_t *t)
 {
     memset(t, 0, sizeof *t);
     t->QueryAdapterInfo = DxgkDdiQueryAdapterInfo;
@@ -36,7 +37,7 @@ void dxgk_ddi_table_default(gr_dxgk_ddi_table_t *t)
 
 gr_status_t dxgk_ddi_init(gr_adapter_t *ad)
 {
-    dxgk_ddi_table_default(&ad->ddi);
+    ddi_table_default(&ad->ddi);
     if (dxgk_thr_create(0, &ad->thr))
         return GR_E_NO_MEMORY;
     if (pthread_mutex_init(&ad->class_lock, NULL)) {

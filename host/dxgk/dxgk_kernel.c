@@ -3,7 +3,9 @@
  * handle table with the DXGKRNL_INTERFACE callbacks that read it (DxgkCbGetHandleData,
  * DxgkCbGetHandleParent), and the translation of a DDI's NTSTATUS into a gr_status_t.
  */
-#include "dxgk_internal.h"
+#include "dxgk_kernel.h"
+#include "dxgk_handle.h"
+#include "dxgk_objects.h"
 #include "dxgk_threading.h"
 
 /* ---- kernel handles and callbacks ---------------------------------------------------------- */

@@ -17,7 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dxgk_internal.h"
+#include "dxgk_objects.h"
+#include "dxgk_sysmem.h"
 #include "gr_link.h"
 
 #define PAGE UINT64_C(4096)

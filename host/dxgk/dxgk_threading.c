@@ -63,16 +63,6 @@ static const char *irql_name(dxgk_irql_t i)
 }
 #endif
 
-const char *dxgk_ddi_name(dxgk_ddi_t ddi)
-{
-    return (unsigned)ddi < DXGK_DDI_COUNT ? ddi_info[ddi].name : "?";
-}
-
-dxgk_level_t dxgk_ddi_level(dxgk_ddi_t ddi)
-{
-    return (unsigned)ddi < DXGK_DDI_COUNT ? ddi_info[ddi].level : DXGK_LEVEL_ZERO;
-}
-
 /* ---- the thread's modelled state ---------------------------------------------------------- */
 
 static _Thread_local dxgk_irql_t tls_irql = DXGK_PASSIVE;
@@ -115,7 +105,10 @@ void dxgk_thr_set_handler(dxgk_thr_violation_fn fn, void *ctx)
     pthread_mutex_unlock(&handler_lock);
 }
 
-void dxgk_thr_violation(dxgk_thr_t *t, const char *fmt, ...)
+/* Reports a broken rule (printf-style) through the handler. */
+static void dxgk_thr_violation(dxgk_thr_t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void dxgk_thr_violation(dxgk_thr_t *t, const char *fmt, ...)
 {
     char msg[512];
     va_list ap;

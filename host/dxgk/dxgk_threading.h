@@ -112,10 +112,6 @@ typedef enum dxgk_ddi {
         DXGK_DDI_COUNT
 } dxgk_ddi_t;
 
-/** The DDI's WDK name ("DxgkDdiPatch"). */
-const char *dxgk_ddi_name(dxgk_ddi_t ddi);
-dxgk_level_t dxgk_ddi_level(dxgk_ddi_t ddi);
-
 /** Callbacks the miniport may make into the OS, with their documented IRQL. */
 typedef enum dxgk_cb {
     DXGK_CB_GET_HANDLE_DATA,      /**< PASSIVE_LEVEL */
@@ -177,9 +173,6 @@ void dxgk_thr_may_block(dxgk_thr_t *t, const char *what);
 dxgk_irql_t dxgk_thr_irql(void);
 dxgk_irql_t dxgk_thr_raise(dxgk_irql_t irql);
 void dxgk_thr_lower(dxgk_irql_t old);
-
-/** Reports a broken rule (printf-style) through the handler. */
-void dxgk_thr_violation(dxgk_thr_t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /** Installs the process-wide violation handler (NULL: the default, which aborts). */
 void dxgk_thr_set_handler(dxgk_thr_violation_fn fn, void *ctx);

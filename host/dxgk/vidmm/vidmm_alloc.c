@@ -8,17 +8,23 @@
  *   destroy: (last reference) wait for the GPU -> DxgkDdiDestroyAllocation (DestroyResource
  *            with the resource's last allocation) -> segment space returned
  * It sits above residency (vidmm_residency.c), which sits above placement and GPU VA mapping
- * (vidmm_place.c). Locking: dxgk_internal.h.
+ * (vidmm_place.c). Locking: dxgk_objects.h.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "dxgk_internal.h"
+#include "dxgk_ddi.h"
+#include "dxgk_handle.h"
+#include "dxgk_kernel.h"
+#include "dxgk_objects.h"
+#include "dxgk_sysmem.h"
 #include "dxgk_testing.h"
 #include "gpuref/gr_regdesc.h"
 #include "gr_link.h"
 #include "kmd.h"
+#include "vidmm_alloc.h"
 #include "vidmm_flag_rules.h"
+#include "vidmm_place.h"
 #include "vidmm_residency.h"
 #include "vidsch_paging.h"
 

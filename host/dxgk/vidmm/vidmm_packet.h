@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "d3dkmddi.h"
-#include "dxgk_internal.h"
+#include "dxgk_objects.h"
 
 /**
  * Maps [bus, bus + bytes) (page aligned, as gr_link dma_alloc gives it) at a new VA of dev.

@@ -5,9 +5,10 @@
  * to where its allocation is now, and which pages may still hold what an allocation that left
  * them wrote (stale pages: host/dxgk/README.md, "Stale VRAM"; heap offsets are whole pages,
  * GR_SEG_UNIT). It calls nothing above it: residency (vidmm_residency.c) and the allocation API
- * (vidmm_alloc.c) call down into it. Locking: dxgk_internal.h.
+ * (vidmm_alloc.c) call down into it. Locking: dxgk_objects.h.
  */
-#include "dxgk_internal.h"
+#include "vidmm_place.h"
+#include "dxgk_objects.h"
 
 #define PAGE UINT64_C(4096)
 #define OVERLAY_NUM 4u /* Overlay/Capture live in the last 20%: at or above 4/5 of the segment */

@@ -21,6 +21,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dxgk_ddi.h"
+#include "dxgk_handle.h"
+#include "dxgk_kernel.h"
+#include "dxgk_objects.h"
+#include "gr_link.h"
+#include "vidmm_packet.h"
+#include "vidmm_place.h"
 #include "vidmm_residency.h"
 #include "vidsch_paging.h"
 
@@ -30,6 +37,11 @@
  * fails with GR_E_NO_MEMORY: hung packets are reset by VidSch long before. */
 #define BUSY_WAIT_NS 2000000L
 #define BUSY_WAIT_ROUNDS 15000u
+
+/* The objects dxgk_objects.h holds as opaque pointers: an evicted allocation's backing store
+ * (dxgk_kalloc_t.store) and the adapter's residency state (gr_adapter.res). */
+typedef struct dxgk_store dxgk_store_t;
+typedef struct dxgk_res dxgk_res_t;
 
 struct dxgk_store {
     gr_dma_buf_t mem; /* host memory from the link: the engine reaches it at mem.bus */
@@ -93,7 +105,8 @@ void dxgk_res_unlock(gr_adapter_t *ad)
     pthread_mutex_unlock(&ad->res->lock);
 }
 
-bool dxgk_res_paging(gr_adapter_t *ad)
+/* Whether VidMm can evict at all (an engine and a paging buffer size). */
+static bool dxgk_res_paging(gr_adapter_t *ad)
 {
     return dxgk_vidsch_paging_ready(ad);
 }

@@ -21,7 +21,7 @@
  *
  * The residency lock guards every allocation's residency state, its list of opens and every
  * device's GPU VA space (page tables follow residency). Order: process->lock, the residency
- * lock, VidSch's locks, vidmm_lock, ... (dxgk_internal.h). VidMm holds it while it waits for a
+ * lock, VidSch's locks, vidmm_lock, ... (dxgk_objects.h). VidMm holds it while it waits for a
  * paging buffer; the scheduler, interrupt and DPC threads never take it. A submission that
  * must wait for packets in flight to retire releases it while it waits.
  */
@@ -32,9 +32,8 @@
 #include <stdint.h>
 
 #include "d3dkmddi.h"
-#include "dxgk_internal.h"
+#include "dxgk_objects.h"
 #include "gpuref/gr_alloc.h"
-#include "vidmm_packet.h"
 
 /* Bytes of one TRANSFER (one MDL, one paging packet): bounds a paging packet's run time far
  * below the TDR timeout (4 MiB is about 0.7 M cycles on sim:// with stalling bus models). */
@@ -52,9 +51,6 @@ void dxgk_res_fini(gr_adapter_t *ad);
 
 void dxgk_res_lock(gr_adapter_t *ad);
 void dxgk_res_unlock(gr_adapter_t *ad);
-
-/** Whether VidMm can evict at all (an engine and a paging buffer size). */
-bool dxgk_res_paging(gr_adapter_t *ad);
 
 /* ---- creation and destruction (residency lock held) ---- */
 

@@ -7,8 +7,7 @@
 #define GPUREF_DXGK_VIDSCH_H
 
 #include "d3dkmddi.h"
-#include "dxgk_internal.h"
-#include "dxgk_threading.h"
+#include "gpuref/gr_alloc.h"
 
 /**
  * First step of adapter open, before any DDI: the threading checker, the DDI table (the

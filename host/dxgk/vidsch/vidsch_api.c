@@ -2,12 +2,21 @@
  * vidsch_api.c: the public calls of gpuref/gr_submit.h: contexts, DMA buffers, submission,
  * waits, cancellation, preemption; and the device teardown VidMm asks for.
  */
-#define _GNU_SOURCE /* pthread spin locks (vidsch_internal.h) */
+#define _GNU_SOURCE /* pthread spin locks (vidsch_objects.h) */
 #include <stdlib.h>
 #include <string.h>
 
+#include "dxgk_ddi.h"
+#include "dxgk_handle.h"
+#include "dxgk_kernel.h"
+#include "dxgk_threading.h"
+#include "gr_link.h"
 #include "vidmm_packet.h"
-#include "vidsch_internal.h"
+#include "vidsch.h"
+#include "vidsch_ddi.h"
+#include "vidsch_objects.h"
+#include "vidsch_sched.h"
+#include "vidsch_sync.h"
 
 #define VS_ROOT_ENTRIES 512u /* gpuref's L3 table (vidmm_gpuva.h) */
 
@@ -35,6 +44,60 @@ static dxgk_open_t *find_open(gr_gpu_device_t *dev, gr_alloc_t h)
     return op && op->device == dev ? op : NULL;
 }
 
+/* What a call checks before it works on a handle (vs_enter), in this order: each fault has its
+ * status, and a call with several faults gets the first one's. */
+typedef struct vs_entry {
+    bool bad_args;     /* GR_E_INVALID: the call's own arguments are wrong */
+    bool engine;       /* GR_E_UNSUPPORTED when the miniport reports no engine */
+    bool preemption;   /* GR_E_UNSUPPORTED when the miniport is not PreemptionAware */
+    bool too_big;      /* GR_E_RANGE */
+    const char *waits; /* a call that waits (its name, for the threading checker): it keeps a
+                          reference on its context instead of the process lock */
+} vs_entry_t;
+
+/*
+ * The start of every call of gr_submit.h on a device: its VidSch (GR_E_INVALID without one), the
+ * checks of e, then, when out_ctx or out_buf asks for one, the process lock and the live context
+ * or DMA buffer of this device behind h (GR_E_INVALID: the lock is released again). On GR_OK
+ * the process lock is held when an object was looked up (e.waits: a reference on the context
+ * instead, for ctx_put); on failure nothing is held and no output is written.
+ */
+static gr_status_t vs_enter(gr_gpu_device_t *dev, uint32_t h, vs_entry_t e, dxgk_vidsch_t **out_vs,
+                            vs_context_t **out_ctx, vs_dmabuf_t **out_buf)
+{
+    dxgk_vidsch_t *vs = vs_of_dev(dev);
+    if (!vs || e.bad_args)
+        return GR_E_INVALID;
+    if ((e.engine && !vs->engine) || (e.preemption && !vs->caps.PreemptionAware))
+        return GR_E_UNSUPPORTED;
+    if (e.too_big)
+        return GR_E_RANGE;
+    if (e.waits)
+        dxgk_thr_may_block(vs->ad->thr, e.waits);
+    if (out_ctx || out_buf) {
+        gr_process_t *p = dev->process;
+        pthread_mutex_lock(&p->lock);
+        vs_context_t *c = out_ctx ? find_ctx(dev, h) : NULL;
+        vs_dmabuf_t *b = out_buf ? find_buf(dev, h) : NULL;
+        if (!c && !b) {
+            pthread_mutex_unlock(&p->lock);
+            return GR_E_INVALID;
+        }
+        if (e.waits) {
+            pthread_mutex_lock(&vs->lock);
+            c->refs++;
+            pthread_mutex_unlock(&vs->lock);
+            pthread_mutex_unlock(&p->lock);
+        }
+        if (out_ctx)
+            *out_ctx = c;
+        if (out_buf)
+            *out_buf = b;
+    }
+    *out_vs = vs;
+    return GR_OK;
+}
+
 /* ---- contexts --------------------------------------------------------------------------------- */
 
 /* The device's root page table as a segment address (DXGKARG_SETROOTPAGETABLE.Address). */
@@ -55,11 +118,11 @@ static bool root_address(gr_adapter_t *ad, uint64_t vram, D3DGPU_PHYSICAL_ADDRES
 gr_status_t gr_context_create(gr_gpu_device_t *dev, const void *private_data, uint32_t private_size,
                               gr_context_t *out_context)
 {
-    dxgk_vidsch_t *vs = vs_of_dev(dev);
-    if (!vs || !out_context || (private_size && !private_data) || private_size > GR_CONTEXT_MAX_PRIVATE)
-        return GR_E_INVALID;
-    if (!vs->engine)
-        return GR_E_UNSUPPORTED;
+    const bool bad_args = !out_context || (private_size && !private_data) || private_size > GR_CONTEXT_MAX_PRIVATE;
+    dxgk_vidsch_t *vs;
+    gr_status_t rc = vs_enter(dev, 0, (vs_entry_t){.bad_args = bad_args, .engine = true}, &vs, NULL, NULL);
+    if (rc)
+        return rc;
     gr_process_t *p = dev->process;
     gr_adapter_t *ad = p->adapter;
     vs_context_t *c = calloc(1, sizeof *c);
@@ -95,12 +158,11 @@ gr_status_t gr_context_create(gr_gpu_device_t *dev, const void *private_data, ui
     if (st) {
         pthread_mutex_unlock(&p->lock);
         free(c);
-        gr_status_t rc = dxgk_status_from_nt(st);
+        rc = dxgk_status_from_nt(st);
         return rc == GR_E_IO || rc == GR_E_NO_DEVICE ? GR_E_INVALID : rc;
     }
     c->hContext = a.hContext;
     c->info = a.ContextInfo;
-    gr_status_t rc = GR_OK;
     /* DMA buffers live in host memory here; the private data must at least exist as asked. */
     if (c->info.DmaBufferSegmentSet != 0 || c->info.DmaBufferSize > GR_DMA_BUFFER_MAX_BYTES)
         rc = GR_E_UNSUPPORTED;
@@ -134,7 +196,7 @@ gr_status_t gr_context_create(gr_gpu_device_t *dev, const void *private_data, ui
     return GR_OK;
 }
 
-void vs_context_free(dxgk_vidsch_t *vs, vs_context_t *c)
+static void vs_context_free(dxgk_vidsch_t *vs, vs_context_t *c)
 {
     (void)vs;
     c->magic = VS_MAGIC_DEAD;
@@ -170,16 +232,12 @@ static void destroy_ctx(dxgk_vidsch_t *vs, vs_context_t *c)
 
 gr_status_t gr_context_destroy(gr_gpu_device_t *dev, gr_context_t h)
 {
-    dxgk_vidsch_t *vs = vs_of_dev(dev);
-    if (!vs)
-        return GR_E_INVALID;
+    dxgk_vidsch_t *vs;
+    vs_context_t *c;
+    gr_status_t rc = vs_enter(dev, h, (vs_entry_t){0}, &vs, &c, NULL);
+    if (rc)
+        return rc;
     gr_process_t *p = dev->process;
-    pthread_mutex_lock(&p->lock);
-    vs_context_t *c = find_ctx(dev, h);
-    if (!c) {
-        pthread_mutex_unlock(&p->lock);
-        return GR_E_INVALID;
-    }
     (void)dxgk_htab_remove(&p->handles, h, DXGK_HT_CONTEXT);
     destroy_ctx(vs, c);
     pthread_mutex_unlock(&p->lock);
@@ -188,16 +246,11 @@ gr_status_t gr_context_destroy(gr_gpu_device_t *dev, gr_context_t h)
 
 gr_status_t gr_context_info(gr_gpu_device_t *dev, gr_context_t h, gr_context_info_t *out)
 {
-    dxgk_vidsch_t *vs = vs_of_dev(dev);
-    if (!vs || !out)
-        return GR_E_INVALID;
-    gr_process_t *p = dev->process;
-    pthread_mutex_lock(&p->lock);
-    vs_context_t *c = find_ctx(dev, h);
-    if (!c) {
-        pthread_mutex_unlock(&p->lock);
-        return GR_E_INVALID;
-    }
+    dxgk_vidsch_t *vs;
+    vs_context_t *c;
+    gr_status_t rc = vs_enter(dev, h, (vs_entry_t){.bad_args = !out}, &vs, &c, NULL);
+    if (rc)
+        return rc;
     gr_context_info_t i;
     memset(&i, 0, sizeof i);
     i.dma_buffer_size = c->info.DmaBufferSize;
@@ -209,7 +262,7 @@ gr_status_t gr_context_info(gr_gpu_device_t *dev, gr_context_t h, gr_context_inf
     i.retired = c->retired_seq;
     i.lost = c->lost;
     pthread_mutex_unlock(&vs->lock);
-    pthread_mutex_unlock(&p->lock);
+    pthread_mutex_unlock(&dev->process->lock);
     *out = i;
     return GR_OK;
 }
@@ -218,21 +271,14 @@ gr_status_t gr_context_info(gr_gpu_device_t *dev, gr_context_t h, gr_context_inf
 
 gr_status_t gr_dma_buffer_create(gr_gpu_device_t *dev, gr_context_t ctx, uint32_t bytes, gr_dma_buffer_t *out)
 {
-    dxgk_vidsch_t *vs = vs_of_dev(dev);
-    if (!vs || !out)
-        return GR_E_INVALID;
-    if (!vs->engine)
-        return GR_E_UNSUPPORTED;
-    if (bytes > GR_DMA_BUFFER_MAX_BYTES)
-        return GR_E_RANGE;
+    const vs_entry_t e = {.bad_args = !out, .engine = true, .too_big = bytes > GR_DMA_BUFFER_MAX_BYTES};
+    dxgk_vidsch_t *vs;
+    vs_context_t *c;
+    gr_status_t rc = vs_enter(dev, ctx, e, &vs, &c, NULL);
+    if (rc)
+        return rc;
     gr_process_t *p = dev->process;
     gr_adapter_t *ad = p->adapter;
-    pthread_mutex_lock(&p->lock);
-    vs_context_t *c = find_ctx(dev, ctx);
-    if (!c) {
-        pthread_mutex_unlock(&p->lock);
-        return GR_E_INVALID;
-    }
     uint32_t size = bytes ? (bytes + 7u) & ~7u : c->info.DmaBufferSize;
     if (size == 0 || size > GR_DMA_BUFFER_MAX_BYTES) {
         pthread_mutex_unlock(&p->lock);
@@ -244,7 +290,7 @@ gr_status_t gr_dma_buffer_create(gr_gpu_device_t *dev, gr_context_t ctx, uint32_
         return GR_E_NO_MEMORY;
     }
     pthread_mutex_lock(&ad->link_lock);
-    gr_status_t rc = (gr_status_t)gr_link_dma_alloc(ad->link, size, &b->mem);
+    rc = (gr_status_t)gr_link_dma_alloc(ad->link, size, &b->mem);
     pthread_mutex_unlock(&ad->link_lock);
     if (rc) {
         pthread_mutex_unlock(&p->lock);
@@ -282,21 +328,16 @@ gr_status_t gr_dma_buffer_create(gr_gpu_device_t *dev, gr_context_t ctx, uint32_
 
 gr_status_t gr_dma_buffer_info(gr_gpu_device_t *dev, gr_dma_buffer_t h, gr_dma_buffer_info_t *out)
 {
-    dxgk_vidsch_t *vs = vs_of_dev(dev);
-    if (!vs || !out)
-        return GR_E_INVALID;
-    gr_process_t *p = dev->process;
-    pthread_mutex_lock(&p->lock);
-    vs_dmabuf_t *b = find_buf(dev, h);
-    if (!b) {
-        pthread_mutex_unlock(&p->lock);
-        return GR_E_INVALID;
-    }
+    dxgk_vidsch_t *vs;
+    vs_dmabuf_t *b;
+    gr_status_t rc = vs_enter(dev, h, (vs_entry_t){.bad_args = !out}, &vs, NULL, &b);
+    if (rc)
+        return rc;
     gr_dma_buffer_info_t i = {.cpu = b->mem.cpu, .bus = b->mem.bus, .gpu_va = b->gpu_va, .size = b->size};
     pthread_mutex_lock(&vs->lock);
     i.in_flight = b->in_flight;
     pthread_mutex_unlock(&vs->lock);
-    pthread_mutex_unlock(&p->lock);
+    pthread_mutex_unlock(&dev->process->lock);
     *out = i;
     return GR_OK;
 }
@@ -313,16 +354,12 @@ static void free_buf(gr_adapter_t *ad, vs_dmabuf_t *b)
 
 gr_status_t gr_dma_buffer_destroy(gr_gpu_device_t *dev, gr_dma_buffer_t h)
 {
-    dxgk_vidsch_t *vs = vs_of_dev(dev);
-    if (!vs)
-        return GR_E_INVALID;
+    dxgk_vidsch_t *vs;
+    vs_dmabuf_t *b;
+    gr_status_t rc = vs_enter(dev, h, (vs_entry_t){0}, &vs, NULL, &b);
+    if (rc)
+        return rc;
     gr_process_t *p = dev->process;
-    pthread_mutex_lock(&p->lock);
-    vs_dmabuf_t *b = find_buf(dev, h);
-    if (!b) {
-        pthread_mutex_unlock(&p->lock);
-        return GR_E_INVALID;
-    }
     pthread_mutex_lock(&vs->lock);
     bool busy = b->in_flight != 0;
     pthread_mutex_unlock(&vs->lock);
@@ -455,20 +492,14 @@ static gr_status_t build_packet(gr_gpu_device_t *dev, vs_context_t *c, const gr_
 
 gr_status_t gr_submit(gr_gpu_device_t *dev, gr_context_t h, const gr_submission_t *s, uint64_t *out_fence)
 {
-    dxgk_vidsch_t *vs = vs_of_dev(dev);
-    if (!vs || !s || !out_fence)
-        return GR_E_INVALID;
-    if (!vs->engine)
-        return GR_E_UNSUPPORTED;
+    dxgk_vidsch_t *vs;
+    vs_context_t *c;
+    gr_status_t rc = vs_enter(dev, h, (vs_entry_t){.bad_args = !s || !out_fence, .engine = true}, &vs, &c, NULL);
+    if (rc)
+        return rc;
     gr_process_t *p = dev->process;
-    pthread_mutex_lock(&p->lock);
-    vs_context_t *c = find_ctx(dev, h);
-    if (!c) {
-        pthread_mutex_unlock(&p->lock);
-        return GR_E_INVALID;
-    }
     vs_packet_t *k = NULL;
-    gr_status_t rc = build_packet(dev, c, s, &k);
+    rc = build_packet(dev, c, s, &k);
     if (rc) {
         pthread_mutex_unlock(&p->lock);
         return rc;
@@ -520,22 +551,7 @@ gr_status_t gr_submit(gr_gpu_device_t *dev, gr_context_t h, const gr_submission_
 
 /* ---- waits, cancel, preempt ------------------------------------------------------------------- */
 
-/* Takes a reference on a context for a call that waits without the process lock. */
-static vs_context_t *ctx_get(gr_gpu_device_t *dev, gr_context_t h)
-{
-    dxgk_vidsch_t *vs = vs_of_dev(dev);
-    gr_process_t *p = dev->process;
-    pthread_mutex_lock(&p->lock);
-    vs_context_t *c = find_ctx(dev, h);
-    if (c) {
-        pthread_mutex_lock(&vs->lock);
-        c->refs++;
-        pthread_mutex_unlock(&vs->lock);
-    }
-    pthread_mutex_unlock(&p->lock);
-    return c;
-}
-
+/* Drops the reference vs_enter took for a call that waits (vs->lock held). */
 static void ctx_put(dxgk_vidsch_t *vs, vs_context_t *c)
 {
     c->refs--;
@@ -556,15 +572,11 @@ static gr_status_t result_of(const vs_context_t *c, uint64_t seq)
 
 gr_status_t gr_wait(gr_gpu_device_t *dev, gr_context_t h, uint64_t fence, uint64_t timeout_cycles)
 {
-    dxgk_vidsch_t *vs = vs_of_dev(dev);
-    if (!vs)
-        return GR_E_INVALID;
-    if (!vs->engine)
-        return GR_E_UNSUPPORTED;
-    dxgk_thr_may_block(vs->ad->thr, "gr_wait");
-    vs_context_t *c = ctx_get(dev, h);
-    if (!c)
-        return GR_E_INVALID;
+    dxgk_vidsch_t *vs;
+    vs_context_t *c;
+    gr_status_t rc = vs_enter(dev, h, (vs_entry_t){.engine = true, .waits = "gr_wait"}, &vs, &c, NULL);
+    if (rc)
+        return rc;
     pthread_mutex_lock(&vs->lock);
     if (fence == 0 || fence > c->next_seq) {
         ctx_put(vs, c);
@@ -575,7 +587,6 @@ gr_status_t gr_wait(gr_gpu_device_t *dev, gr_context_t h, uint64_t fence, uint64
     const uint64_t start = vs_clock(vs);
     const uint64_t deadline = timeout_cycles > UINT64_MAX - start ? UINT64_MAX : start + timeout_cycles;
     pthread_mutex_lock(&vs->lock);
-    gr_status_t rc;
     for (;;) {
         rc = result_of(c, fence);
         if (rc != GR_E_TIMEOUT || timeout_cycles == 0)
@@ -597,18 +608,14 @@ gr_status_t gr_wait(gr_gpu_device_t *dev, gr_context_t h, uint64_t fence, uint64
 
 gr_status_t gr_cancel(gr_gpu_device_t *dev, gr_context_t h, uint32_t *out_cancelled)
 {
-    dxgk_vidsch_t *vs = vs_of_dev(dev);
-    if (!vs)
-        return GR_E_INVALID;
-    if (!vs->engine)
-        return GR_E_UNSUPPORTED;
-    dxgk_thr_may_block(vs->ad->thr, "gr_cancel");
-    vs_context_t *c = ctx_get(dev, h);
-    if (!c)
-        return GR_E_INVALID;
+    dxgk_vidsch_t *vs;
+    vs_context_t *c;
+    gr_status_t rc = vs_enter(dev, h, (vs_entry_t){.engine = true, .waits = "gr_cancel"}, &vs, &c, NULL);
+    if (rc)
+        return rc;
     uint32_t n = 0;
     pthread_mutex_lock(&vs->lock);
-    gr_status_t rc = vs_request(vs, VS_REQ_CANCEL, c, &n);
+    rc = vs_request(vs, VS_REQ_CANCEL, c, &n);
     ctx_put(vs, c);
     pthread_mutex_unlock(&vs->lock);
     if (!rc && out_cancelled)
@@ -618,17 +625,14 @@ gr_status_t gr_cancel(gr_gpu_device_t *dev, gr_context_t h, uint32_t *out_cancel
 
 gr_status_t gr_preempt(gr_gpu_device_t *dev, gr_context_t h)
 {
-    dxgk_vidsch_t *vs = vs_of_dev(dev);
-    if (!vs)
-        return GR_E_INVALID;
-    if (!vs->engine || !vs->caps.PreemptionAware)
-        return GR_E_UNSUPPORTED;
-    dxgk_thr_may_block(vs->ad->thr, "gr_preempt");
-    vs_context_t *c = ctx_get(dev, h);
-    if (!c)
-        return GR_E_INVALID;
+    dxgk_vidsch_t *vs;
+    vs_context_t *c;
+    const vs_entry_t e = {.engine = true, .preemption = true, .waits = "gr_preempt"};
+    gr_status_t rc = vs_enter(dev, h, e, &vs, &c, NULL);
+    if (rc)
+        return rc;
     pthread_mutex_lock(&vs->lock);
-    gr_status_t rc = vs_request(vs, VS_REQ_PREEMPT, c, NULL);
+    rc = vs_request(vs, VS_REQ_PREEMPT, c, NULL);
     ctx_put(vs, c);
     pthread_mutex_unlock(&vs->lock);
     return rc;

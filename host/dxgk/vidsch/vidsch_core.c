@@ -13,8 +13,17 @@
 #include <string.h>
 #include <time.h>
 
+#include "dxgk_handle.h"
+#include "dxgk_threading.h"
 #include "gpuref/gr_regmap.h"
-#include "vidsch_internal.h"
+#include "gr_link.h"
+#include "vidsch.h"
+#include "vidsch_ddi.h"
+#include "vidsch_objects.h"
+#include "vidsch_paging.h"
+#include "vidsch_sched.h"
+#include "vidsch_sync.h"
+#include "vidsch_testing.h"
 
 /* ---- callbacks ------------------------------------------------------------------------------- */
 
@@ -68,9 +77,8 @@ static VOID APIENTRY cb_notify_interrupt(IN_CONST_HANDLE hAdapter, IN_CONST_PDXG
             vs->ev[vs->ev_n - 1].fence = ev.fence;
     } else if (vs->ev_n < VS_EVENTS) {
         vs->ev[vs->ev_n++] = ev;
-    } else {
-        vs->ev_overflow = true; /* the scheduler polls the fence; a lost preemption times out */
     }
+    /* Full: the event is dropped. The scheduler polls the fence; a lost preemption times out. */
     pthread_spin_unlock(&vs->ev_lock);
 }
 
@@ -387,8 +395,6 @@ gr_status_t gr_adapter_cycles(gr_adapter_t *ad, uint64_t *out_cycles)
 }
 
 /* ---- test hooks (vidsch_testing.h) --------------------------------------------------------------- */
-
-#include "vidsch_testing.h"
 
 gr_dxgk_ddi_table_t *gr_vidsch_test_ddi(gr_adapter_t *ad)
 {

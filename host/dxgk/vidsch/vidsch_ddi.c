@@ -2,11 +2,13 @@
  * vidsch_ddi.c: the DDI calls VidSch makes through the adapter's DDI table (dxgk_ddi.h), each
  * under the threading checker (dxgk_threading.h) with the DDI's documented level.
  */
-#define _GNU_SOURCE /* pthread spin locks (vidsch_internal.h) */
+#define _GNU_SOURCE /* pthread spin locks (vidsch_objects.h) */
 #include <string.h>
 
+#include "dxgk_threading.h"
 #include "kmd.h"
-#include "vidsch_internal.h"
+#include "vidsch_ddi.h"
+#include "vidsch_objects.h"
 
 /* Process-context DDIs carry their process (the checker's one-thread-per-process rule). */
 NTSTATUS vs_ddi_create_context(gr_adapter_t *ad, gr_gpu_device_t *dev, DXGKARG_CREATECONTEXT *a)

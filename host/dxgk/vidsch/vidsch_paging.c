@@ -14,12 +14,24 @@
  * so it runs again from its start: every paging operation VidMm builds can run twice); a guilty
  * one retires with GR_E_DEVICE_RESET and VidMm undoes the operation.
  */
-#define _GNU_SOURCE /* pthread spin locks (vidsch_internal.h) */
+#define _GNU_SOURCE /* pthread spin locks (vidsch_objects.h) */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "vidsch_internal.h"
+#include "dxgk_threading.h"
+#include "gr_link.h"
+#include "vidsch_objects.h"
+#include "vidsch_paging.h"
+#include "vidsch_sync.h"
+#include "vidsch_timeline.h"
+
+/* A paging buffer: VidMm fills pub; dma is what a packet names (p->buf). */
+typedef struct vs_pgbuf {
+    dxgk_pgbuf_t pub;
+    vs_dmabuf_t dma;
+    struct vs_pgbuf *next; /* vs->pg_free */
+} vs_pgbuf_t;
 
 static vs_pgbuf_t *pgbuf_of(dxgk_pgbuf_t *pub)
 {

@@ -1,7 +1,8 @@
 /*
  * vidsch_paging.h: what VidMm asks of VidSch, and all it may ask (the one header of VidSch that
  * VidMm includes; README.md, "Layout"): run a paging buffer and wait for its fence, and wait
- * until the GPU is done with an allocation or an open (vidsch_paging.c). Private to host/dxgk.
+ * until the GPU is done with an allocation or an open (vidsch_paging.c). Its last section is the
+ * paging queue's side that the scheduler serves, for VidSch's own files. Private to host/dxgk.
  */
 #ifndef GPUREF_DXGK_VIDSCH_PAGING_H
 #define GPUREF_DXGK_VIDSCH_PAGING_H
@@ -9,7 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "dxgk_internal.h"
+#include "dxgk_objects.h"
+#include "gpuref/gr_status.h"
 
 /** Waits until no packet in flight names this open (before DxgkDdiCloseAllocation). */
 void dxgk_vidsch_wait_open_idle(gr_adapter_t *ad, dxgk_open_t *op);
@@ -74,5 +76,17 @@ uint32_t dxgk_vidsch_gpu_refs(gr_adapter_t *ad, const dxgk_kalloc_t *ka);
  * @return the retirement count now (it differs from gen when a packet retired)
  */
 uint64_t dxgk_vidsch_wait_retire(gr_adapter_t *ad, uint64_t gen, long ns);
+
+/* ---- the queue's scheduler side (VidSch's own files: vidsch_sched.c, vidsch_core.c) ----------- */
+
+typedef struct dxgk_vidsch dxgk_vidsch_t;
+typedef struct vs_packet vs_packet_t;
+
+/* The next paging packet to put on the hardware (queued, or taken off by a preemption), or NULL. */
+vs_packet_t *vs_paging_next(dxgk_vidsch_t *vs);
+/* vs_retire's part for a paging packet (vs->lock held): unlinks, tells its job, frees it. */
+void vs_paging_retire(dxgk_vidsch_t *vs, vs_packet_t *p, gr_status_t result);
+/* Frees the idle paging buffers (threads stopped). */
+void vs_paging_free_pool(dxgk_vidsch_t *vs);
 
 #endif

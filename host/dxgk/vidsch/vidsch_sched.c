@@ -5,11 +5,17 @@
  * command path, and calls each with vs->lock released and the scheduler-class lock held.
  * README.md, "VidSch", has the rules this file keeps.
  */
-#define _GNU_SOURCE /* pthread spin locks (vidsch_internal.h) */
+#define _GNU_SOURCE /* pthread spin locks (vidsch_objects.h) */
 #include <stdlib.h>
 #include <string.h>
 
-#include "vidsch_internal.h"
+#include "dxgk_ddi.h"
+#include "vidsch_ddi.h"
+#include "vidsch_objects.h"
+#include "vidsch_paging.h"
+#include "vidsch_sched.h"
+#include "vidsch_sync.h"
+#include "vidsch_timeline.h"
 
 /* ---- helpers ---------------------------------------------------------------------------------- */
 
@@ -60,7 +66,8 @@ static void ctx_add_result(vs_context_t *c, uint64_t seq, gr_status_t st)
     c->bad_n++;
 }
 
-void vs_retire(dxgk_vidsch_t *vs, vs_packet_t *p, gr_status_t result)
+/* Retires a packet (vs->lock held): releases its references, records its result, frees it. */
+static void vs_retire(dxgk_vidsch_t *vs, vs_packet_t *p, gr_status_t result)
 {
     vs_context_t *c = p->ctx;
     if (p->state == VS_PKT_ON_HW)
@@ -520,7 +527,6 @@ static bool process_events(dxgk_vidsch_t *vs)
     n = vs->ev_n;
     memcpy(ev, vs->ev, n * sizeof ev[0]);
     vs->ev_n = 0;
-    vs->ev_overflow = false;
     pthread_spin_unlock(&vs->ev_lock);
     for (uint32_t i = 0; i < n; i++) {
         switch (ev[i].kind) {

@@ -8,7 +8,9 @@
 #include <time.h>
 
 #include "gpuref/gr_regmap.h"
-#include "vidsch_internal.h"
+#include "gr_link.h"
+#include "vidsch_objects.h"
+#include "vidsch_sync.h"
 
 bool vs_fence_done(uint32_t fence, uint32_t completed)
 {

@@ -5,9 +5,9 @@
 #define GPUREF_DXGK_VIDSCH_TESTING_H
 
 #include "d3dkmddi.h"
+#include "dxgk_ddi_table.h"
 #include "dxgk_threading.h"
 #include "gpuref/gr_submit.h"
-#include "dxgk_ddi.h"
 
 /**
  * The adapter's DDI table. A test may replace an entry with a shim that calls the entry it

@@ -2,10 +2,12 @@
  * vidsch_timeline.c: VidSch's timeline (vidsch_timeline.h): the ring the scheduler records its
  * events in, and gr_adapter_timeline, which reads it. README.md, "VidSch", section "Timeline".
  */
-#define _GNU_SOURCE /* pthread spin locks (vidsch_internal.h) */
+#define _GNU_SOURCE /* pthread spin locks (vidsch_objects.h) */
 #include <string.h>
 
-#include "vidsch_internal.h"
+#include "vidsch_objects.h"
+#include "vidsch_sync.h"
+#include "vidsch_timeline.h"
 
 _Static_assert(GR_SCHED_TIMELINE_CAP == VS_TIMELINE_CAP, "the public capacity is the ring's");
 _Static_assert((int)GR_SCHED_PREEMPT_QUANTUM == (int)VS_PR_QUANTUM &&

@@ -6,8 +6,7 @@
  * The scheduler records each event where it traces it (VS_TRACE) and where a packet retires,
  * with vs->lock held: the ring needs no lock of its own, and events are in the order VidSch
  * made its decisions. Timestamps are vs->now, the scheduler's latest reading of DMA_TIMESTAMP,
- * never decreasing from one event to the next. The ring lives inside dxgk_vidsch_t, which is
- * zeroed at allocation: an empty ring needs no set-up and nothing to free.
+ * never decreasing from one event to the next. The ring (vs_timeline_t) is vidsch_objects.h's.
  */
 #ifndef GPUREF_DXGK_VIDSCH_TIMELINE_H
 #define GPUREF_DXGK_VIDSCH_TIMELINE_H
@@ -16,16 +15,6 @@
 #include <stdint.h>
 
 #include "gpuref/gr_status.h"
-#include "gpuref/gr_submit.h"
-
-/* Events kept; older ones are overwritten (their index tells a reader how many it missed). */
-#define VS_TIMELINE_CAP 2048u
-
-typedef struct vs_timeline {
-    gr_sched_event_t ev[VS_TIMELINE_CAP]; /* event i at ev[i % VS_TIMELINE_CAP] */
-    uint64_t next;                        /* index of the next event */
-    uint64_t last_cycles;                 /* of the newest event (keeps cycles monotonic) */
-} vs_timeline_t;
 
 typedef struct dxgk_vidsch dxgk_vidsch_t;
 typedef struct vs_packet vs_packet_t;

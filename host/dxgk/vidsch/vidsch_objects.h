@@ -1,5 +1,7 @@
 /*
- * vidsch_internal.h: VidSch's objects (private to host/dxgk/vidsch/vidsch_*.c). README.md, "VidSch".
+ * vidsch_objects.h: VidSch's objects (private to host/dxgk/vidsch/vidsch_*.c). README.md, "VidSch".
+ * Types only: each file's functions are in its own header (vidsch_sync.h, vidsch_ddi.h,
+ * vidsch_sched.h, vidsch_paging.h, vidsch_timeline.h; vidsch.h for the adapter).
  *
  * Locks, in the order they nest (after process->lock, before adapter->vidmm_lock):
  *   vs->lock        contexts, packets, queues, requests, statistics; waiters sleep on vs->cond
@@ -12,25 +14,19 @@
  * A packet is owned by the scheduler thread while it calls a DDI about it (pkt->busy): no other
  * thread frees or moves it then.
  */
-#ifndef GPUREF_DXGK_VIDSCH_INTERNAL_H
-#define GPUREF_DXGK_VIDSCH_INTERNAL_H
+#ifndef GPUREF_DXGK_VIDSCH_OBJECTS_H
+#define GPUREF_DXGK_VIDSCH_OBJECTS_H
 
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <time.h>
 
 #include "d3dkmddi.h"
-#include "dxgk_internal.h"
-#include "dxgk_threading.h"
+#include "dxgk_objects.h"
 #include "gpuref/gr_submit.h"
 #include "gr_link.h"
-#include "vidsch.h"
-#include "vidsch_paging.h"
-#include "dxgk_ddi.h"
-#include "vidsch_timeline.h"
 
 #define VS_DEFAULT_QUANTUM 200000u
 #define VS_DEFAULT_TDR 2000000u
@@ -96,7 +92,7 @@ struct vs_packet {
     /* Paging packets (ctx NULL): VidMm's paging buffers, in the paging queue (vidsch_paging.c). */
     bool paging;
     struct vs_pgbuf *pgbuf;         /* the paging buffer it runs (p->buf is its DMA memory) */
-    dxgk_paging_job_t *job;         /* told when it retires */
+    struct dxgk_paging_job *job;    /* told when it retires (vidsch_paging.h) */
 };
 
 /* A non-OK result of a retired packet (results are OK unless listed). */
@@ -156,6 +152,20 @@ typedef enum vs_preempt_reason {
     VS_PR_PAGING
 } vs_preempt_reason_t;
 
+/*
+ * VidSch's timeline (vidsch_timeline.h): a bounded ring of scheduling events that
+ * gr_adapter_timeline (gpuref/gr_submit.h) reads. It lives inside dxgk_vidsch_t, which is zeroed
+ * at allocation: an empty ring needs no set-up and nothing to free.
+ */
+/* Events kept; older ones are overwritten (their index tells a reader how many it missed). */
+#define VS_TIMELINE_CAP 2048u
+
+typedef struct vs_timeline {
+    gr_sched_event_t ev[VS_TIMELINE_CAP]; /* event i at ev[i % VS_TIMELINE_CAP] */
+    uint64_t next;                        /* index of the next event */
+    uint64_t last_cycles;                 /* of the newest event (keeps cycles monotonic) */
+} vs_timeline_t;
+
 typedef struct dxgk_vidsch {
     gr_adapter_t *ad;
     bool engine;        /* the miniport reports a node and the scheduling caps VidSch needs */
@@ -190,8 +200,6 @@ typedef struct dxgk_vidsch {
     pthread_spinlock_t ev_lock;
     vs_event_t ev[VS_EVENTS];
     uint32_t ev_n;
-    bool ev_overflow;
-    atomic_uint_fast32_t isr_completed;
 
     pthread_mutex_t irq_lock;
     sem_t dpc_sem;
@@ -220,62 +228,6 @@ typedef struct dxgk_vidsch {
 
     vs_timeline_t timeline; /* scheduling events for gr_adapter_timeline (vidsch_timeline.c) */
 } dxgk_vidsch_t;
-
-/* Scheduling trace ($GR_VIDSCH_TRACE=1), for debugging a run. */
-#define VS_TRACE(vs, ...)                                  \
-    do {                                                   \
-        if ((vs)->trace)                                   \
-            vs_trace((vs), __VA_ARGS__);                   \
-    } while (0)
-void vs_trace(dxgk_vidsch_t *vs, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* ---- vidsch_sync.c: the bottom of VidSch (and vs_trace above) ---- */
-uint64_t vs_clock(dxgk_vidsch_t *vs);           /* reads DMA_TIMESTAMP (link lock) */
-void vs_wake(dxgk_vidsch_t *vs);                /* wakes the scheduler and the interrupt thread */
-bool vs_fence_done(uint32_t fence, uint32_t completed);
-/* Runs under vs->lock: waits on vs->cond for at most ns of wall time. */
-void vs_cond_wait_ns(dxgk_vidsch_t *vs, long ns);
-/* CLOCK_MONOTONIC now plus ns (the clock vs->cond waits on). */
-struct timespec vs_deadline_ns(long ns);
-
-/* ---- vidsch_ddi.c: DDI calls under the checker ---- */
-NTSTATUS vs_ddi_create_context(gr_adapter_t *ad, gr_gpu_device_t *dev, DXGKARG_CREATECONTEXT *a);
-NTSTATUS vs_ddi_destroy_context(gr_adapter_t *ad, gr_gpu_device_t *dev, HANDLE hContext);
-void vs_ddi_set_root_page_table(gr_adapter_t *ad, const void *process, const DXGKARG_SETROOTPAGETABLE *a);
-NTSTATUS vs_ddi_patch(gr_adapter_t *ad, const DXGKARG_PATCH *a);
-NTSTATUS vs_ddi_submit(gr_adapter_t *ad, const DXGKARG_SUBMITCOMMAND *a);
-NTSTATUS vs_ddi_preempt(gr_adapter_t *ad, const DXGKARG_PREEMPTCOMMAND *a);
-NTSTATUS vs_ddi_cancel(gr_adapter_t *ad, const DXGKARG_CANCELCOMMAND *a);
-NTSTATUS vs_ddi_query_fence(gr_adapter_t *ad, DXGKARG_QUERYCURRENTFENCE *a);
-NTSTATUS vs_ddi_packet_progress(gr_adapter_t *ad, uint32_t fence, gr_kmd_packet_progress_t *out);
-NTSTATUS vs_ddi_reset(gr_adapter_t *ad);
-NTSTATUS vs_ddi_restart(gr_adapter_t *ad);
-BOOLEAN vs_ddi_interrupt(gr_adapter_t *ad);
-void vs_ddi_dpc(gr_adapter_t *ad);
-
-/* ---- vidsch_sched.c ---- */
-void *vs_sched_main(void *arg);
-/* Retires a packet (vs->lock held): releases its references, records its result, frees it. */
-void vs_retire(dxgk_vidsch_t *vs, vs_packet_t *p, gr_status_t result);
-/* Makes a request of the scheduler and waits for it (vs->lock held). */
-gr_status_t vs_request(dxgk_vidsch_t *vs, vs_req_kind_t kind, vs_context_t *ctx, uint32_t *out_count);
-
-/* ---- vidsch_api.c ---- */
-void vs_context_free(dxgk_vidsch_t *vs, vs_context_t *c);
-
-/* ---- vidsch_paging.c ---- */
-/* A paging buffer: VidMm fills pub; dma is what a packet names (p->buf). */
-typedef struct vs_pgbuf {
-    dxgk_pgbuf_t pub;
-    vs_dmabuf_t dma;
-    struct vs_pgbuf *next; /* vs->pg_free */
-} vs_pgbuf_t;
-/* The next paging packet to put on the hardware (queued, or taken off by a preemption), or NULL. */
-vs_packet_t *vs_paging_next(dxgk_vidsch_t *vs);
-/* vs_retire's part for a paging packet (vs->lock held): unlinks, tells its job, frees it. */
-void vs_paging_retire(dxgk_vidsch_t *vs, vs_packet_t *p, gr_status_t result);
-/* Frees the idle paging buffers (threads stopped). */
-void vs_paging_free_pool(dxgk_vidsch_t *vs);
 
 #define VS_MAGIC_CONTEXT 0x56534358u /* VSCX */
 #define VS_MAGIC_PACKET 0x5653504bu  /* VSPK */
