@@ -4,7 +4,8 @@
 #   make gpuctl   build/bin/gpuctl and only what it needs
 #   make install  libgpuref (.so, .a, gpuref.pc), headers, gpuctl, gpuref-simd under PREFIX
 #                 (default /usr/local; DESTDIR honoured)
-#   make test     every test suite; ends with "N passed, N failed"
+#   make test     every test suite; ends with "N passed, N failed, N skipped" (under CI=true
+#                 a skip fails: tb/README.md)
 #   make lint     Verilator -Wall, Icarus elaboration, Yosys synthesis of gpu_core
 #   make regs     regenerate the register map outputs (make regs-check: fail if stale)
 #   make deps     install the Debian packages and the pinned Python tools
@@ -158,7 +159,8 @@ lint:
 
 # ---- tests ---------------------------------------------------------------------------------
 # Each suite is a target test-<name> that writes TAP to $(BUILD)/test/<name>.tap and its exit
-# status as a last "# exit N" line; tb/tap_summary.py sums them into the closing line.
+# status as a last "# exit N" line; tb/tap_summary.py sums them into the closing line (a skip is
+# counted as skipped, and fails under CI=true).
 # $(call tap_run,name,command)
 define tap_run
 	@mkdir -p $(BUILD)/test
@@ -195,6 +197,11 @@ test: $(if $(SAN),,all)
 TEST_SUITES += regtool
 test-regtool: $(VENV)/.stamp
 	$(call tap_run,regtool,tb/unit/regtool/test_regtool.sh $(VENV_PY))
+
+# tap_summary.py's own counts, on fixture TAP files.
+TEST_SUITES += tap-summary
+test-tap-summary:
+	$(call tap_run,tap-summary,python3 tb/unit/tap_summary/test_tap_summary.py)
 
 TEST_SUITES += lint
 test-lint:

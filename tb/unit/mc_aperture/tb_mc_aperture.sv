@@ -1,6 +1,7 @@
 `default_nettype none
 // tb_mc_aperture: self-checking unit test of mc_aperture (BAR1 window and VPR) under Icarus 11
-// and Verilator 5.006 --timing, with a VRAM model that stalls every channel at random.
+// and Verilator 5.006 --timing (-Wall, widths included), with a VRAM model that stalls every
+// channel at random.
 //
 // Output is TAP ("1..N", "# seed=S", "ok N - name"); exits through $fatal when a check failed.
 // Plusargs: +seed=N (default 1), +wave=<file> for a waveform.
@@ -12,18 +13,19 @@
 // Reads are also pipelined (several ARs before any R) to fill the aperture's outstanding FIFO.
 // The VRAM model takes writes in each order a legal AXI slave may impose (IHI0022 A3.3.1),
 // chosen per burst: W only after its AW, AWREADY only once a W beat is in, or only once the
-// burst's WLAST is in; the aperture must never make W wait for the VRAM's AWREADY.
+// burst's WLAST is in; the aperture must never make W wait for the VRAM's AWREADY. The master
+// sends cache 0011 and prot 010, which must reach VRAM with size 8 bytes, INCR and no lock.
 module tb_mc_aperture;
     localparam integer ApBits = 16;      // 64 KiB window
     localparam integer VramBits = 18;    // 256 KiB VRAM
     localparam integer VRAM_BYTES = 1 << VramBits;
-    localparam integer PLAN = 11;
+    localparam integer PLAN = 12;
     localparam integer OPS = 600;
     localparam integer TIMEOUT = 5000;
 
     logic clk = 1'b0;
     logic rst = 1'b1;
-    always #5 clk = ~clk;
+    initial forever #5 clk = ~clk;
 
     // ---- DUT ------------------------------------------------------------------------------
     logic [VramBits-1:0] window_base = '0;
@@ -57,13 +59,13 @@ module tb_mc_aperture;
         .fault_wr_addr_o(fault_wr_addr), .fault_rd_o(fault_rd), .fault_rd_addr_o(fault_rd_addr),
         .idle_o(idle),
         .s_ap_awid_i(awid), .s_ap_awaddr_i(awaddr), .s_ap_awlen_i(awlen), .s_ap_awsize_i(3'd3),
-        .s_ap_awburst_i(2'b01), .s_ap_awlock_i(1'b0), .s_ap_awcache_i(4'd0), .s_ap_awprot_i(3'd0),
+        .s_ap_awburst_i(2'b01), .s_ap_awlock_i(1'b0), .s_ap_awcache_i(4'b0011), .s_ap_awprot_i(3'b010),
         .s_ap_awvalid_i(awvalid), .s_ap_awready_o(awready),
         .s_ap_wdata_i(wdata), .s_ap_wstrb_i(wstrb), .s_ap_wlast_i(wlast), .s_ap_wvalid_i(wvalid),
         .s_ap_wready_o(wready), .s_ap_bid_o(bid), .s_ap_bresp_o(bresp), .s_ap_bvalid_o(bvalid),
         .s_ap_bready_i(bready),
         .s_ap_arid_i(arid), .s_ap_araddr_i(araddr), .s_ap_arlen_i(arlen), .s_ap_arsize_i(3'd3),
-        .s_ap_arburst_i(2'b01), .s_ap_arlock_i(1'b0), .s_ap_arcache_i(4'd0), .s_ap_arprot_i(3'd0),
+        .s_ap_arburst_i(2'b01), .s_ap_arlock_i(1'b0), .s_ap_arcache_i(4'b0011), .s_ap_arprot_i(3'b010),
         .s_ap_arvalid_i(arvalid), .s_ap_arready_o(arready),
         .s_ap_rid_o(rid), .s_ap_rdata_o(rdata), .s_ap_rresp_o(rresp), .s_ap_rlast_o(rlast),
         .s_ap_rvalid_o(rvalid), .s_ap_rready_i(rready),
@@ -81,9 +83,23 @@ module tb_mc_aperture;
     );
 
     integer seed = 1;
-    integer seed0;  // as given, for the messages ($random advances seed)
+    integer seed0;  // as given, for the messages
+    // The bench's own generator (xorshift64*), one state every process draws from at once:
+    // under Verilator 5.006, $random(seed) falls into a stream whose low bits stick.
+    logic [63:0] rng = 64'h1;
+    /* verilator lint_off BLKSEQ */
+    function automatic logic [31:0] rand32();
+        rng = rng ^ (rng >> 12);
+        rng = rng ^ (rng << 25);
+        rng = rng ^ (rng >> 27);
+        rand32 = 32'((rng * 64'h2545F4914F6CDD1D) >> 32);
+    endfunction
+    /* verilator lint_on BLKSEQ */
     function automatic integer urand(input integer n);  // 0..n-1
-        urand = (($random(seed) % n) + n) % n;
+        urand = 32'(rand32() % 32'(n));
+    endfunction
+    function automatic logic coin();  // 0 or 1
+        coin = rand32() >= 32'h8000_0000;
     endfunction
 
     // ---- VRAM model: in order, one burst per direction at a time, random stalls ------------
@@ -99,6 +115,11 @@ module tb_mc_aperture;
     logic [63:0] wq_d [0:31]; logic [7:0] wq_s [0:31]; logic wq_l [0:31];
     integer wq_wr = 0, wq_rd = 0, wq_last = 0;  // wq_last: WLAST beats in the queue
     integer mi;
+    logic [63:0] rd;
+    integer attr_errors = 0;  // a VRAM burst without the master's size, burst, lock, cache, prot
+    // The model keeps its state in variables it updates at once (blocking) and drives the
+    // aperture's inputs with nonblocking assignments.
+    /* verilator lint_off BLKSEQ */
     always @(negedge clk) begin
         m_awready <= !mw_busy && !mb_pend && urand(100) >= stall_pct &&
                      (vram_order == 0 || (vram_order == 1 ? wq_wr != wq_rd : wq_last > 0));
@@ -113,12 +134,16 @@ module tb_mc_aperture;
             if (m_wlast) wq_last = wq_last + 1;
         end
         if (m_awvalid && m_awready) begin
-            mw_busy = 1'b1; mw_addr = m_awaddr; mw_left = m_awlen + 1;
+            mw_busy = 1'b1; mw_addr = m_awaddr; mw_left = 32'(m_awlen) + 1;
+            if (m_awsize != 3'd3 || m_awburst != 2'b01 || m_awlock || m_awcache != 4'b0011 ||
+                m_awprot != 3'b010)
+                attr_errors = attr_errors + 1;
         end
         while (mw_busy && wq_wr != wq_rd) begin
             for (mi = 0; mi < 8; mi = mi + 1)
-                if (wq_s[wq_rd % 32][mi]) vram[{mw_addr[VramBits-1:3], 3'b000} + mi] = wq_d[wq_rd % 32][mi*8 +: 8];
-            mw_addr = mw_addr + 8;
+                if (wq_s[wq_rd % 32][mi])
+                    vram[{mw_addr[VramBits-1:3], 3'b000} + VramBits'(mi)] = wq_d[wq_rd % 32][mi*8 +: 8];
+            mw_addr = mw_addr + VramBits'(8);
             mw_left = mw_left - 1;
             if (wq_l[wq_rd % 32]) begin mw_busy = 1'b0; mb_pend <= 1'b1; wq_last = wq_last - 1; end
             wq_rd = wq_rd + 1;
@@ -126,31 +151,36 @@ module tb_mc_aperture;
         if (mb_pend && !m_bvalid && urand(100) >= stall_pct) m_bvalid <= 1'b1;
         if (m_bvalid && m_bready) begin m_bvalid <= 1'b0; mb_pend <= 1'b0; end
         if (m_arvalid && m_arready) begin
-            mr_busy <= 1'b1; mr_addr <= m_araddr; mr_left <= m_arlen + 1;
+            mr_busy <= 1'b1; mr_addr <= m_araddr; mr_left <= 32'(m_arlen) + 1;
+            if (m_arsize != 3'd3 || m_arburst != 2'b01 || m_arlock || m_arcache != 4'b0011 ||
+                m_arprot != 3'b010)
+                attr_errors = attr_errors + 1;
         end
         if (m_rvalid && m_rready) begin
             m_rvalid <= 1'b0;
             if (m_rlast) mr_busy <= 1'b0;
         end else if (mr_busy && !m_rvalid && mr_left > 0 && urand(100) >= stall_pct) begin
-            for (mi = 0; mi < 8; mi = mi + 1) m_rdata[mi*8 +: 8] <= vram[{mr_addr[VramBits-1:3], 3'b000} + mi];
+            for (mi = 0; mi < 8; mi = mi + 1) rd[mi*8 +: 8] = vram[{mr_addr[VramBits-1:3], 3'b000} + VramBits'(mi)];
+            m_rdata <= rd;
             m_rlast <= (mr_left == 1);
             m_rvalid <= 1'b1;
-            mr_addr <= mr_addr + 8;
+            mr_addr <= mr_addr + VramBits'(8);
             mr_left <= mr_left - 1;
         end
     end
 
     // ---- checks -----------------------------------------------------------------------------
     integer failures = 0, tap = 0;
-    integer data_errors = 0, vpr_leaks = 0, vpr_writes = 0, id_errors = 0, fault_errors = 0;
+    integer data_errors = 0, vpr_leaks = 0, id_errors = 0;
     integer faults_seen = 0, faults_expected = 0;
     integer fault_addr_errors = 0;
     always @(posedge clk) begin
         if (fault_wr) faults_seen = faults_seen + 1;
         if (fault_rd) faults_seen = faults_seen + 1;
-        if ((fault_wr && !in_vpr(fault_wr_addr)) || (fault_rd && !in_vpr(fault_rd_addr)))
+        if ((fault_wr && !in_vpr(32'(fault_wr_addr))) || (fault_rd && !in_vpr(32'(fault_rd_addr))))
             fault_addr_errors = fault_addr_errors + 1;
     end
+    /* verilator lint_on BLKSEQ */
     task automatic check(input logic ok, input [8*72-1:0] name);
         tap = tap + 1;
         if (ok) $display("ok %0d - %0s", tap, name);
@@ -158,31 +188,31 @@ module tb_mc_aperture;
     endtask
 
     function automatic logic in_vpr(input integer vaddr);
-        in_vpr = vpr_en && (vaddr >> 12) >= vpr_base && (vaddr >> 12) < vpr_limit;
+        in_vpr = vpr_en && (vaddr >> 12) >= 32'(vpr_base) && (vaddr >> 12) < 32'(vpr_limit);
     endfunction
 
     // At or past the VRAM size (vram_pages): the burst answers DECERR, writes nothing, reads 0.
     integer oob_leaks = 0, oob_bursts = 0;
     function automatic logic oob(input integer vaddr);
-        oob = (vaddr >> 12) >= vram_pages;
+        oob = (vaddr >> 12) >= 32'(vram_pages);
     endfunction
 
     // One write burst: AW and W run concurrently (W may lead), then B.
     task automatic write_burst(input integer off, input integer beats, input [3:0] id);
         integer b, i, v, waited;
         logic [63:0] d; logic [7:0] s;
-        v = window_base + off;
+        v = 32'(window_base) + off;
         fork
             begin
                 repeat (urand(3)) @(negedge clk);
-                awid = id; awaddr = off[ApBits-1:0]; awlen = beats - 1; awvalid = 1'b1;
+                awid = id; awaddr = off[ApBits-1:0]; awlen = 8'(beats - 1); awvalid = 1'b1;
                 @(posedge clk); while (!awready) @(posedge clk);
                 @(negedge clk); awvalid = 1'b0;
             end
             begin
                 for (b = 0; b < beats; b = b + 1) begin
                     repeat (urand(2)) @(negedge clk);
-                    d = {$random(seed), $random(seed)}; s = urand(256);
+                    d = {rand32(), rand32()}; s = 8'(urand(256));
                     wdata = d; wstrb = s; wlast = (b == beats - 1); wvalid = 1'b1;
                     @(posedge clk); while (!wready) @(posedge clk);
                     if (!in_vpr(v) && !oob(v))
@@ -191,7 +221,7 @@ module tb_mc_aperture;
                 end
             end
         join
-        bready = urand(2);
+        bready = coin();
         waited = 0;
         @(posedge clk);
         while (!(bvalid && bready)) begin
@@ -215,15 +245,15 @@ module tb_mc_aperture;
         for (k = 0; k < count; k = k + 1) begin
             lens[k] = 1 + urand(16);
             offs[k] = (urand(1 << ApBits) & ~4095) + 8 * urand(512 - lens[k] + 1);
-            ids[k] = urand(16);
+            ids[k] = 4'(urand(16));
         end
         fork
             for (k = 0; k < count; k = k + 1) begin
                 repeat (urand(2)) @(negedge clk);
-                arid = ids[k]; araddr = offs[k][ApBits-1:0]; arlen = lens[k] - 1; arvalid = 1'b1;
+                arid = ids[k]; araddr = offs[k][ApBits-1:0]; arlen = 8'(lens[k] - 1); arvalid = 1'b1;
                 @(posedge clk); while (!arready) @(posedge clk);
                 @(negedge clk); arvalid = 1'b0;
-                if (in_vpr(window_base + offs[k])) faults_expected = faults_expected + 1;
+                if (in_vpr(32'(window_base) + offs[k])) faults_expected = faults_expected + 1;
             end
             for (kr = 0; kr < count; kr = kr + 1)
                 for (b = 0; b < lens[kr]; b = b + 1) begin
@@ -235,19 +265,19 @@ module tb_mc_aperture;
                         @(posedge clk); waited = waited + 1;
                         if (waited > TIMEOUT) begin $display("# read timeout"); $fatal(1); end
                     end
-                    v = window_base + offs[kr] + b * 8;
+                    v = 32'(window_base) + offs[kr] + b * 8;
                     if (b == 0 && oob(v)) oob_bursts = oob_bursts + 1;
                     if (rid !== ids[kr] || rresp !== (oob(v) ? 2'b11 : 2'b00) || rlast !== (b == lens[kr] - 1)) begin
                         if (id_errors == 0) $display("# first R error: id %0d want %0d last %0d beat %0d/%0d at %0t", rid, ids[kr], rlast, b, lens[kr], $time);
                         id_errors = id_errors + 1;
                     end
                     for (i = 0; i < 8; i = i + 1) begin
-                        got = rdata[i*8 +: 8];
+                        got = 32'(rdata[i*8 +: 8]);
                         if (oob(v)) begin
                             if (got != 0) oob_leaks = oob_leaks + 1;
                         end else if (in_vpr(v)) begin
                             if (got != 0) vpr_leaks = vpr_leaks + 1;
-                        end else if (got != ref_vram[v + i]) data_errors = data_errors + 1;
+                        end else if (got != 32'(ref_vram[v + i])) data_errors = data_errors + 1;
                     end
                 end
         join
@@ -269,12 +299,13 @@ module tb_mc_aperture;
         $display("1..%0d", PLAN);
         seed0 = seed;
         $display("# seed=%0d", seed);
+        rng = 64'(seed) + 64'h9E3779B97F4A7C15;
         for (k = 0; k < VRAM_BYTES; k = k + 1) begin
-            vram[k] = urand(256); ref_vram[k] = vram[k];
+            vram[k] = 8'(urand(256)); ref_vram[k] = vram[k];
         end
-        window_base = (urand(VRAM_BYTES - (1 << ApBits)) & ~4095);
-        vpr_base = (window_base >> 12) + urand(8);
-        vpr_limit = vpr_base + 1 + urand(4);
+        window_base = VramBits'(urand(VRAM_BYTES - (1 << ApBits)) & ~4095);
+        vpr_base = (VramBits-12)'((window_base >> 12) + VramBits'(urand(8)));
+        vpr_limit = vpr_base + (VramBits-12)'(1 + urand(4));
         vpr_en = 1'b1;
         repeat (4) @(negedge clk);
         rst = 1'b0;
@@ -283,10 +314,10 @@ module tb_mc_aperture;
                 vram_order = urand(3);
                 beats = 1 + urand(16);
                 // Half the bursts aim at the VPR's pages so both sides get exercised.
-                off = (urand(2) ? (((vpr_base - (window_base >> 12)) + urand(vpr_limit - vpr_base + 1)) << 12)
-                                : (urand(1 << ApBits) & ~4095)) + 8 * urand(512 - beats + 1);
+                off = (coin() ? ((32'(vpr_base) - (32'(window_base) >> 12) + urand(32'(vpr_limit) - 32'(vpr_base) + 1)) << 12)
+                              : (urand(1 << ApBits) & ~4095)) + 8 * urand(512 - beats + 1);
                 off = off & ((1 << ApBits) - 1);
-                write_burst(off, beats, urand(16));
+                write_burst(off, beats, 4'(urand(16)));
             end else read_bursts(1 + urand(6));
         end
         repeat (20) @(negedge clk);
@@ -307,20 +338,21 @@ module tb_mc_aperture;
         check(fault_addr_errors == 0, "every fault address lies in the VPR");
         check(idle === 1'b1, "idle after every burst completed");
         check(w_early > 0, "W goes to VRAM without waiting for AWREADY (VRAM took W first)");
+        check(attr_errors == 0, "VRAM bursts carry the master's size, burst, lock, cache, prot");
         // VPR off: the same pages are an ordinary part of the window again.
         vpr_en = 1'b0;
         data_errors = 0;
-        write_burst(((vpr_base - (window_base >> 12)) << 12), 4, 4'd3);
+        write_burst((32'(vpr_base) - (32'(window_base) >> 12)) << 12, 4, 4'd3);
         read_bursts(1);
         check(data_errors == 0 && vpr_leaks == 0, "with the VPR disabled its pages round-trip");
         // VRAM ends two pages into the window (the size strap): past it every burst answers
         // DECERR, reads zeros and writes nothing, with no fault; below it bytes round-trip.
-        vram_pages = (window_base >> 12) + 2;
+        vram_pages = (VramBits-11)'((32'(window_base) >> 12) + 2);
         data_errors = 0; id_errors = 0; faults_seen = 0;
         for (k = 0; k < 40; k = k + 1) begin
             beats = 1 + urand(16);
             off = (urand(4) << 12) + 8 * urand(512 - beats + 1);
-            if (urand(2)) write_burst(off, beats, urand(16));
+            if (coin()) write_burst(off, beats, 4'(urand(16)));
             else read_bursts(1 + urand(4));
         end
         repeat (20) @(negedge clk);
@@ -330,7 +362,7 @@ module tb_mc_aperture;
         check(oob_bursts > 0 && id_errors == 0 && faults_seen == 0,
               "bursts past the VRAM size answer DECERR (others OKAY), no fault");
         check(data_errors == 0 && oob_leaks == 0, "past the VRAM size writes change nothing, reads return zeros");
-        if (failures) $fatal(1, "%0d checks failed (seed %0d)", failures, seed0);
+        if (failures != 0) $fatal(1, "%0d checks failed (seed %0d)", failures, seed0);
         $finish;
     end
 endmodule
