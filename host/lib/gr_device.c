@@ -72,7 +72,7 @@ static int check_header(gr_link_t *link, unsigned flags)
     return GR_OK;
 }
 
-int gr_device_open(const char *uri, unsigned flags, gr_device_t **out_dev)
+gr_status_t gr_device_open(const char *uri, unsigned flags, gr_device_t **out_dev)
 {
     if (!out_dev || (flags & ~(unsigned)GR_OPEN_ANY_MAP)) {
         set_error("invalid arguments to gr_device_open");
@@ -117,7 +117,7 @@ gr_link_t *gr_device_link(gr_device_t *dev)
     return dev ? dev->link : NULL;
 }
 
-int gr_device_info(gr_device_t *dev, gr_device_info_t *out_info)
+gr_status_t gr_device_info(gr_device_t *dev, gr_device_info_t *out_info)
 {
     if (!dev || !out_info)
         return GR_E_INVALID;
@@ -145,21 +145,21 @@ int gr_device_info(gr_device_t *dev, gr_device_info_t *out_info)
     return GR_OK;
 }
 
-int gr_reg_read(gr_device_t *dev, uint32_t offset, uint32_t *out_value)
+gr_status_t gr_reg_read(gr_device_t *dev, uint32_t offset, uint32_t *out_value)
 {
     if (!dev)
         return GR_E_INVALID;
     return gr_link_read32(dev->link, offset, out_value);
 }
 
-int gr_reg_write(gr_device_t *dev, uint32_t offset, uint32_t value)
+gr_status_t gr_reg_write(gr_device_t *dev, uint32_t offset, uint32_t value)
 {
     if (!dev)
         return GR_E_INVALID;
     return gr_link_write32(dev->link, offset, value);
 }
 
-int gr_device_soft_reset(gr_device_t *dev, uint32_t timeout_us)
+gr_status_t gr_device_soft_reset(gr_device_t *dev, uint32_t timeout_us)
 {
     if (!dev)
         return GR_E_INVALID;
@@ -184,7 +184,7 @@ int gr_device_soft_reset(gr_device_t *dev, uint32_t timeout_us)
     return gr_link_write32(dev->link, GR_REG_IRQ_STATE, done);
 }
 
-int gr_device_wait_irq(gr_device_t *dev, uint32_t timeout_us, bool *out_raised)
+gr_status_t gr_device_wait_irq(gr_device_t *dev, uint32_t timeout_us, bool *out_raised)
 {
     if (!dev)
         return GR_E_INVALID;

@@ -13,8 +13,6 @@
 extern "C" {
 #endif
 
-#define GR_API __attribute__((warn_unused_result))
-
 typedef struct gr_device gr_device_t;
 typedef struct gr_link gr_link_t;
 
@@ -45,7 +43,7 @@ enum {
  *         gpuref device), GR_E_MISMATCH (another MAJOR version or register map; the message says
  *         which), or a link error
  */
-GR_API int gr_device_open(const char *uri, unsigned flags, gr_device_t **out_dev);
+GR_API gr_status_t gr_device_open(const char *uri, unsigned flags, gr_device_t **out_dev);
 
 /** Closes the device and its link; NULL is allowed. */
 void gr_device_close(gr_device_t *dev);
@@ -55,15 +53,15 @@ void gr_device_close(gr_device_t *dev);
 const char *gr_device_error(void);
 
 /** Reads the identification header. @param[out] out_info untouched on failure */
-GR_API int gr_device_info(gr_device_t *dev, gr_device_info_t *out_info);
+GR_API gr_status_t gr_device_info(gr_device_t *dev, gr_device_info_t *out_info);
 
 /**
  * One 32-bit register read or write of BAR0.
  * @return GR_OK, GR_E_ALIGN, GR_E_RANGE (checked before the link is touched), GR_E_BUS (the
  *         device answered with an error: a hole, for instance), GR_E_TIMEOUT, link errors
  */
-GR_API int gr_reg_read(gr_device_t *dev, uint32_t offset, uint32_t *out_value);
-GR_API int gr_reg_write(gr_device_t *dev, uint32_t offset, uint32_t value);
+GR_API gr_status_t gr_reg_read(gr_device_t *dev, uint32_t offset, uint32_t *out_value);
+GR_API gr_status_t gr_reg_write(gr_device_t *dev, uint32_t offset, uint32_t value);
 
 /**
  * Soft-resets the core (RESET_CTRL.CORE), waits for IRQ_STATE.RESET_DONE by polling (an
@@ -71,10 +69,10 @@ GR_API int gr_reg_write(gr_device_t *dev, uint32_t offset, uint32_t value);
  * reset value afterwards.
  * @return GR_OK, GR_E_TIMEOUT (RESET_DONE did not come within timeout_us), link errors
  */
-GR_API int gr_device_soft_reset(gr_device_t *dev, uint32_t timeout_us);
+GR_API gr_status_t gr_device_soft_reset(gr_device_t *dev, uint32_t timeout_us);
 
 /** Waits for the interrupt line (0: just sample). @param[out] out_raised line level at return */
-GR_API int gr_device_wait_irq(gr_device_t *dev, uint32_t timeout_us, bool *out_raised);
+GR_API gr_status_t gr_device_wait_irq(gr_device_t *dev, uint32_t timeout_us, bool *out_raised);
 
 /** The link under the device (for the conformance suite and transport-level tools). */
 gr_link_t *gr_device_link(gr_device_t *dev);
