@@ -17,6 +17,7 @@ RETURNS_STATUS(gr_reg_read(nullptr, 0u, nullptr));
 RETURNS_STATUS(gr_reg_write(nullptr, 0u, 0u));
 RETURNS_STATUS(gr_device_soft_reset(nullptr, 0u));
 RETURNS_STATUS(gr_device_wait_irq(nullptr, 0u, nullptr));
+RETURNS_STATUS(gr_device_link_stats(nullptr, nullptr));
 RETURNS_STATUS(gr_regdesc_parse_offset(nullptr, nullptr));
 RETURNS_STATUS(gr_alloc_destroy(nullptr, 0u));
 RETURNS_STATUS(gr_cmd_wait(nullptr, 0u));
