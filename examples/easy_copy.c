@@ -48,7 +48,8 @@ int main(int argc, char **argv)
         failed("gr_cmd_create", rc);
     else if ((rc = gr_cmd_fill(cmd, src, 0, BYTES, PATTERN)) || (rc = gr_cmd_copy(cmd, src, 0, dst, 0, BYTES)))
         failed("recording the commands", rc);
-    else if ((rc = gr_cmd_submit_wait(cmd, 10000000u))) /* device cycles; the copy needs ~10,000 */
+    /* No time limit: a packet that hung would still end, in a GPU reset (GR_E_DEVICE_RESET). */
+    else if ((rc = gr_cmd_submit_wait(cmd, GR_WAIT_FOREVER)))
         failed("gr_cmd_submit_wait", rc);
     else if ((rc = gr_buffer_read(dev, dst, 0, back, BYTES)))
         failed("gr_buffer_read", rc);

@@ -69,7 +69,8 @@ case "$URI" in
     simd://*)
         path=${URI#simd://}
         path=${path%%\?*}
-        if [ ! -S "$path" ]; then
+        # simd:// alone is the default socket: gpuctl finds it (and says where it looked).
+        if [ -n "$path" ] && [ ! -S "$path" ]; then
             echo "hw_check: no gpuref-simd socket $path" >&2
             exit 2
         fi ;;

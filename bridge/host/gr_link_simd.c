@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -45,23 +46,88 @@ static int simd_connect(void *arg, int *inout_fd)
     return GR_OK;
 }
 
+int gr_simd_default_socket(bool make_dir, char *buf, size_t len, const char **out_from)
+{
+    static const char file[] = "gpuref-simd.sock";
+    char dir[256];
+    char path[sizeof dir + sizeof file + 1];
+    const char *from;
+    const char *env = getenv("GR_SIMD_SOCKET");
+    const char *xdg = getenv("XDG_RUNTIME_DIR");
+    if (env && env[0]) {
+        from = "GR_SIMD_SOCKET";
+        snprintf(path, sizeof path, "%s", env);
+    } else if (xdg && xdg[0] == '/') {
+        from = "XDG_RUNTIME_DIR";
+        snprintf(path, sizeof path, "%s/%s", xdg, file);
+    } else {
+        /* A directory of our own in the shared temporary directory, as tmux and ssh-agent
+         * keep theirs: the socket inside it is reachable by this user alone. */
+        const char *tmp = getenv("TMPDIR");
+        from = tmp && tmp[0] == '/' ? "TMPDIR" : "/tmp";
+        if (!(tmp && tmp[0] == '/'))
+            tmp = "/tmp";
+        if (snprintf(dir, sizeof dir, "%s/gpuref-%lu", tmp, (unsigned long)getuid()) >= (int)sizeof dir) {
+            gr_link_set_error("the socket directory in %s (from %s) would be longer than a socket address holds",
+                              tmp, from);
+            return GR_E_RANGE;
+        }
+        if (make_dir && mkdir(dir, 0700) != 0 && errno != EEXIST) {
+            gr_link_set_error("cannot make the socket directory %s: %s", dir, strerror(errno));
+            return GR_E_IO;
+        }
+        struct stat st;
+        if (lstat(dir, &st) == 0) {
+            if (!S_ISDIR(st.st_mode) || st.st_uid != getuid() || (st.st_mode & 077)) {
+                gr_link_set_error("%s is not a private directory of this user's (it must be a directory, "
+                                  "owned by uid %lu, mode 0700): refusing to use a socket in it; remove it or set "
+                                  "GR_SIMD_SOCKET",
+                                  dir, (unsigned long)getuid());
+                return GR_E_IO;
+            }
+        } else if (make_dir) {
+            gr_link_set_error("cannot look at the socket directory %s: %s", dir, strerror(errno));
+            return GR_E_IO;
+        }
+        /* A client finds no directory when no server made one: connect() then says so. */
+        snprintf(path, sizeof path, "%s/%s", dir, file);
+    }
+    if (strlen(path) >= len || strlen(path) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+        gr_link_set_error("the default socket %s (from %s) is longer than a Unix socket address holds (%zu bytes)",
+                          path, from, sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
+        return GR_E_RANGE;
+    }
+    memcpy(buf, path, strlen(path) + 1);
+    if (out_from)
+        *out_from = from;
+    return GR_OK;
+}
+
 static int simd_open_path(const gr_uri_t *uri, const char *path, void **out_ctx);
 
 static int simd_open(const gr_uri_t *uri, void **out_ctx)
 {
-    const char *path = uri->path, *from_env = NULL;
-    if (!path[0]) {
-        path = getenv("GR_SIMD_SOCKET");
-        from_env = path && path[0] ? "GR_SIMD_SOCKET" : NULL;
+    if (uri->path[0])
+        return simd_open_path(uri, uri->path, out_ctx);
+    char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+    const char *from = NULL;
+    int rc = gr_simd_default_socket(false, path, sizeof path, &from);
+    if (rc) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", gr_link_error());
+        gr_link_set_error("simd://: %s", why);
+        return rc == GR_E_RANGE ? GR_E_BAD_URI : GR_E_NO_DEVICE;
     }
-    if (!path || !path[0])
-        path = GR_SIMD_DEFAULT_SOCKET;
-    int rc = simd_open_path(uri, path, out_ctx);
-    if (rc && from_env) {
+    rc = simd_open_path(uri, path, out_ctx);
+    if (rc) {
         /* The URI named no socket: say where this one came from. */
         char why[512];
         snprintf(why, sizeof why, "%s", gr_link_error());
-        gr_link_set_error("%s='%s': %s", from_env, path, why);
+        if (!strcmp(from, "GR_SIMD_SOCKET"))
+            gr_link_set_error("GR_SIMD_SOCKET='%s': %s", path, why);
+        else
+            gr_link_set_error("%s (the default socket, from %s; GR_SIMD_SOCKET or simd://PATH names another)",
+                              why, from);
     }
     return rc;
 }

@@ -664,6 +664,7 @@ static int wait_slot(gr_proto_t *p, txn_t *t, uint64_t *progress_ms)
         if (now - *progress_ms > p->o.timeout_ms) {
             /* The device may still hold the request: start over with a clean link. */
             gr_link_set_error("%s: no answer in %u ms", p->o.name, p->o.timeout_ms);
+            p->c.timeouts++;
             link_down(p, GR_E_TIMEOUT);
             return GR_E_TIMEOUT;
         }
@@ -1192,20 +1193,25 @@ void gr_proto_hello(gr_proto_t *p, gr_proto_hello_t *out)
     pthread_mutex_unlock(&p->mu);
 }
 
-void gr_proto_describe(gr_proto_t *p, char *buf, size_t len)
+bool gr_proto_up(gr_proto_t *p)
+{
+    pthread_mutex_lock(&p->mu);
+    bool up = p->st == ST_UP;
+    pthread_mutex_unlock(&p->mu);
+    return up;
+}
+
+const char *gr_proto_link_name(uint8_t link)
 {
     static const char *const links[] = {"?", "stream", "uart", "ft601", "ft2232h"};
+    return links[link < sizeof links / sizeof links[0] ? link : 0];
+}
+
+void gr_proto_describe(gr_proto_t *p, char *buf, size_t len)
+{
     pthread_mutex_lock(&p->mu);
-    snprintf(buf, len,
-             "%s (%s, %s link, protocol %u.%u, MaxPayload %u, RxWindow %u; frames tx %llu rx %llu, "
-             "retransmitted %llu, crc errors %llu, link resets %llu)",
-             p->o.name, p->st == ST_UP ? "up" : "down",
-             links[p->hello.link < 5 ? p->hello.link : 0], p->hello.ver_major, p->hello.ver_minor,
-             p->hello.max_payload, p->hello.rx_window,
-             (unsigned long long)p->link.counts.tx_frames,
-             (unsigned long long)p->link.counts.rx_frames,
-             (unsigned long long)p->link.counts.retransmissions,
-             (unsigned long long)p->link.counts.crc_errors, (unsigned long long)p->c.link_resets);
+    snprintf(buf, len, "%s (%s, %s link, protocol %u.%u)", p->o.name, p->st == ST_UP ? "up" : "down",
+             gr_proto_link_name(p->hello.link), p->hello.ver_major, p->hello.ver_minor);
     pthread_mutex_unlock(&p->mu);
 }
 

@@ -102,6 +102,7 @@ typedef struct gr_proto_counters {
     uint64_t link_downs;          /**< times the link went down */
     uint64_t late_answers;        /**< answers to no outstanding request (after a timeout) */
     gr_pipe_fault_counts_t faults;/**< what ?faults= injected */
+    uint64_t timeouts;            /**< calls that gave up after timeout_ms (GR_E_TIMEOUT) */
 } gr_proto_counters_t;
 
 typedef struct gr_proto gr_proto_t;
@@ -146,7 +147,12 @@ int gr_proto_wait_irq(gr_proto_t *p, uint32_t timeout_us, bool *out_raised);
 void gr_proto_counters(gr_proto_t *p, gr_proto_counters_t *out_counters);
 /** The device's HELLO_RSP of the current link (zeros while the link is down). */
 void gr_proto_hello(gr_proto_t *p, gr_proto_hello_t *out_hello);
-/** "simd:///x up, ft601 link, MaxPayload 1027, 12 frames ..." */
+/** Whether the link is up now (HELLO answered, no reset since). */
+bool gr_proto_up(gr_proto_t *p);
+/** HELLO_RSP's Link: "stream", "uart", "ft601", "ft2232h"; "?" for another value. */
+const char *gr_proto_link_name(uint8_t link);
+/** "simd:///x (up, ft601 link, protocol 1.0)": short, so that it fits gr_device_info_t's
+ *  transport; the counters are gr_proto_counters' (gr_device_link_stats carries them). */
 void gr_proto_describe(gr_proto_t *p, char *buf, size_t len);
 
 /**

@@ -22,7 +22,8 @@
  *   Every bit-field word here uses a single 4- or 8-byte type, the case in which GCC and MSVC
  *   allocate bit-fields alike, so the same layout results on any LP64 Linux host (x86-64,
  *   AArch64); 32-bit hosts are refused.  Anonymous structs and unions are used as in the WDK
- *   (so -Wpedantic is not clean).  tb/unit/ddi_layout checks every size, offset and flag bit.
+ *   (each anonymous struct marked GR_ANON_STRUCT, so that -pedantic is clean in C++ too).
+ *   tb/unit/ddi_layout checks every size, offset and flag bit.
  *
  * How it is split
  *   One header.  Sections are labelled with the WDK header each name lives in (d3dukmdt.h,
@@ -56,6 +57,17 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+
+/*
+ * The WDK nests anonymous structs in its unions. C11 has them; ISO C++ has anonymous unions but
+ * not anonymous structs, which GCC and Clang (as MSVC) accept as an extension: __extension__
+ * says so, and the header is clean under -pedantic as C11 and as C++17 (tb/unit/headers).
+ */
+#if defined(__GNUC__)
+#define GR_ANON_STRUCT __extension__ struct
+#else
+#define GR_ANON_STRUCT struct
 #endif
 
 /* ==== Interface version ================================================================ */
@@ -225,7 +237,7 @@ typedef LONG NTSTATUS;
 
 /* A signed 64-bit value addressable as two 32-bit halves. */
 typedef union _LARGE_INTEGER {
-    struct {
+    GR_ANON_STRUCT {
         ULONG LowPart;
         LONG  HighPart;
     };
@@ -519,7 +531,7 @@ typedef enum _DXGK_PTE_PAGE_SIZE {
 /* One GPU page-table entry as VidMm describes it to UpdatePageTable (bits, then address). */
 typedef struct _DXGK_PTE {
     union {
-        struct {
+        GR_ANON_STRUCT {
             ULONGLONG Valid                : 1;  /* bit 0 */
             ULONGLONG Zero                 : 1;  /* bit 1 */
             ULONGLONG CacheCoherent        : 1;  /* bit 2 */
@@ -543,7 +555,7 @@ typedef struct _DXGK_PTE {
 /* Up to five preferred segments, most preferred first; DirectionN 0 lets VidMm pick the end. */
 typedef struct _D3DDDI_SEGMENTPREFERENCE {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT SegmentId0 : 5; /* bits 0-4 */
             UINT Direction0 : 1; /* bit 5 */
             UINT SegmentId1 : 5; /* bits 6-10 */
@@ -564,7 +576,7 @@ typedef struct _D3DDDI_SEGMENTPREFERENCE {
 typedef struct _D3DDDI_PATCHLOCATIONLIST {
     UINT AllocationIndex; /* index into the allocation list */
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT SlotId   : 24; /* bits 0-23 */
             UINT Reserved : 8;  /* bits 24-31 */
         };
@@ -578,7 +590,7 @@ typedef struct _D3DDDI_PATCHLOCATIONLIST {
 
 /* Miracast encode-chunk identification (only reached through DXGKARGCB_NOTIFY_INTERRUPT_DATA). */
 typedef union {
-    struct {
+    GR_ANON_STRUCT {
         UINT64 FrameNumber : 40;
         UINT64 PartNumber  : 24;
     };
@@ -591,8 +603,10 @@ typedef enum _DXGK_MIRACAST_CHUNK_TYPE {
     DXGK_MIRACAST_CHUNK_TYPE_ENCODE_COMPLETE         = 2,
     DXGK_MIRACAST_CHUNK_TYPE_FRAME_START             = 3,
     DXGK_MIRACAST_CHUNK_TYPE_FRAME_DROPPED           = 4,
-    DXGK_MIRACAST_CHUNK_TYPE_ENCODE_DRIVER_DEFINED_1 = 0x80000000,
-    DXGK_MIRACAST_CHUNK_TYPE_ENCODE_DRIVER_DEFINED_2 = 0x80000001
+    /* The WDK writes 0x80000000 and 0x80000001. An enumerator must fit an int in ISO C, and
+     * MSVC's enums are int: these are the same 32 bits as INT_MIN and INT_MIN + 1. */
+    DXGK_MIRACAST_CHUNK_TYPE_ENCODE_DRIVER_DEFINED_1 = -0x7fffffff - 1,
+    DXGK_MIRACAST_CHUNK_TYPE_ENCODE_DRIVER_DEFINED_2 = -0x7fffffff
 } DXGK_MIRACAST_CHUNK_TYPE;
 
 typedef struct {
@@ -663,11 +677,11 @@ typedef enum _DXGK_GENERAL_ERROR_CODE {
 /* Why the GPU faulted: an OS-defined code, or (bit 0 set) a device-specific one. */
 typedef struct _DXGK_FAULT_ERROR_CODE {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT                    IsDeviceSpecificCode : 1;  /* bit 0 = 0 */
             DXGK_GENERAL_ERROR_CODE GeneralErrorCode     : 31; /* bits 1-31 */
         };
-        struct {
+        GR_ANON_STRUCT {
             UINT IsDeviceSpecificCodeReservedBit : 1;  /* bit 0 = 1 */
             UINT DeviceSpecificCode              : 31; /* bits 1-31 */
         };
@@ -720,7 +734,7 @@ typedef _In_ D3DKMT_HANDLE IN_D3DKMT_HANDLE;
  */
 typedef struct _DXGK_ALLOCATIONINFOFLAGS {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT CpuVisible                    : 1; /* bit 0 */
             UINT PermanentSysMem               : 1; /* bit 1 */
             UINT Cached                        : 1; /* bit 2 */
@@ -765,7 +779,7 @@ typedef struct _DXGK_ALLOCATIONINFOFLAGS {
  */
 typedef struct _DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT CpuVisible                    : 1; /* bit 0 */
             UINT PermanentSysMem               : 1; /* bit 1 */
             UINT Cached                        : 1; /* bit 2 */
@@ -806,7 +820,7 @@ typedef struct _DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 {
 /* More allocation properties, WDDM 3.0 and later (DXGK_ALLOCATIONINFO.Flags2). */
 typedef struct _DXGK_ALLOCATIONINFOFLAGS2 {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT ShareBackingStoreWithKmd  : 1;  /* bit 0 */
             UINT NoImplicitSynchronization : 1;  /* bit 1 */
             UINT DisablePartialResidency   : 1;  /* bit 2 */
@@ -825,7 +839,7 @@ typedef D3DDDI_SEGMENTPREFERENCE DXGK_SEGMENTPREFERENCE;
 /* Up to four preferred banks inside the most preferred segment. */
 typedef struct _DXGK_SEGMENTBANKPREFERENCE {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT Bank0      : 7; /* bits 0-6 */
             UINT Direction0 : 1; /* bit 7 */
             UINT Bank1      : 7; /* bits 8-14 */
@@ -842,7 +856,7 @@ typedef struct _DXGK_SEGMENTBANKPREFERENCE {
 /* Version 1 of the usage hint: what the allocation holds, so VidMm can place and copy it. */
 typedef struct _DXGK_ALLOCATIONUSAGEINFO1 {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT PrivateFormat : 1;  /* bit 0: Format holds an IHV format */
             UINT Swizzled      : 1;  /* bit 1 */
             UINT MipMap        : 1;  /* bit 2 */
@@ -882,7 +896,7 @@ typedef struct _DXGK_ALLOCATIONINFO {
     UINT  PrivateDriverDataSize;
     union {
         UINT Alignment; /* out: bytes */
-        struct {
+        GR_ANON_STRUCT {
             UINT16 MinimumPageSize;
             UINT16 RecommendedPageSize;
         };
@@ -914,7 +928,7 @@ typedef struct _DXGK_ALLOCATIONINFO {
 /* Flags of a DxgkDdiCreateAllocation call. */
 typedef struct _DXGK_CREATEALLOCATIONFLAGS {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT Resource : 1;  /* bit 0: the call creates or adds to a resource (hResource) */
             UINT Reserved : 31; /* bits 1-31 */
         };
@@ -947,7 +961,7 @@ typedef struct _DXGK_OPENALLOCATIONINFO {
 /* Flags of a DxgkDdiOpenAllocationInfo call. */
 typedef struct _DXGK_OPENALLOCATIONFLAGS {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT Create   : 1;  /* bit 0: the creating device opens its own allocation */
             UINT ReadOnly : 1;  /* bit 1 */
             UINT Reserved : 30; /* bits 2-31 */
@@ -984,7 +998,7 @@ typedef _In_ CONST DXGKARG_CLOSEALLOCATION *IN_CONST_PDXGKARG_CLOSEALLOCATION;
 /* Flags of a DxgkDdiDestroyAllocation call. */
 typedef struct _DXGK_DESTROYALLOCATIONFLAGS {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT DestroyResource : 1;  /* bit 0: release hResource too */
             UINT Reserved        : 31; /* bits 1-31 */
         };
@@ -1005,7 +1019,7 @@ typedef _In_ CONST DXGKARG_DESTROYALLOCATION *IN_CONST_PDXGKARG_DESTROYALLOCATIO
 /* Flags of a DxgkDdiDescribeAllocation call. */
 typedef struct _DXGK_DESCRIBEALLOCATIONFLAGS {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT CheckDisplayMode : 1;  /* bit 0 */
             UINT Reserved         : 31; /* bits 1-31 */
         };
@@ -1033,7 +1047,7 @@ typedef _Inout_ DXGKARG_DESCRIBEALLOCATION *INOUT_PDXGKARG_DESCRIBEALLOCATION;
 /* One allocation a DMA buffer references, with where it currently lives. */
 typedef struct _DXGK_ALLOCATIONLIST {
     HANDLE hDeviceSpecificAllocation;
-    struct {
+    GR_ANON_STRUCT {
         UINT WriteOperation : 1;  /* bit 0 */
         UINT SegmentId      : 5;  /* bits 1-5; 0 = no pre-patch information */
         UINT Reserved       : 26; /* bits 6-31 */
@@ -1047,7 +1061,7 @@ typedef struct _DXGK_ALLOCATIONLIST {
 /* Flags of a DxgkDdiPatch call. */
 typedef struct _DXGK_PATCHFLAGS {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT Paging            : 1;  /* bit 0 */
             UINT Present           : 1;  /* bit 1 */
             UINT RedirectedPresent : 1;  /* bit 2 */
@@ -1090,7 +1104,7 @@ typedef _In_ CONST DXGKARG_PATCH *IN_CONST_PDXGKARG_PATCH;
 /* Flags of a DxgkDdiSubmitCommand call. */
 typedef struct _DXGK_SUBMITCOMMANDFLAGS {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT Paging             : 1;  /* bit 0 */
             UINT Present            : 1;  /* bit 1 */
             UINT RedirectedPresent  : 1;  /* bit 2 */
@@ -1135,7 +1149,7 @@ typedef _In_ CONST DXGKARG_SUBMITCOMMAND *IN_CONST_PDXGKARG_SUBMITCOMMAND;
 /* Flags of a DxgkDdiPreemptCommand call (none defined). */
 typedef struct _DXGK_PREEMPTCOMMANDFLAGS {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT Reserved : 32;
         };
         UINT Value;
@@ -1192,7 +1206,7 @@ typedef _Inout_ DXGKARG_QUERYCURRENTFENCE *INOUT_PDXGKARG_QUERYCURRENTFENCE;
 /* How DxgkDdiCreateContext is asked to create a context. */
 typedef struct _DXGK_CREATECONTEXTFLAGS {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT SystemContext          : 1;  /* bit 0: the paging engine's system context */
             UINT GdiContext             : 1;  /* bit 1 */
             UINT VirtualAddressing      : 1;  /* bit 2: the context uses a GPU VA space */
@@ -1208,7 +1222,7 @@ typedef struct _DXGK_CREATECONTEXTFLAGS {
 /* Optional features of a context (DXGK_CONTEXTINFO.Caps). */
 typedef struct _DXGK_CONTEXTINFO_CAPS {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT NoPatchingRequired     : 1;  /* bit 0 */
             UINT DriverManagesResidency : 1;  /* bit 1 */
             UINT UseIoMmu               : 1;  /* bit 2 */
@@ -1284,7 +1298,7 @@ typedef enum _DXGK_BUILDPAGINGBUFFER_OPERATION {
 /* Flags of a Transfer (and SpecialLockTransfer) operation. */
 typedef struct _DXGK_TRANSFERFLAGS {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT Swizzle          : 1;  /* bit 0 */
             UINT Unswizzle        : 1;  /* bit 1 */
             UINT AllocationIsIdle : 1;  /* bit 2 */
@@ -1299,7 +1313,7 @@ typedef struct _DXGK_TRANSFERFLAGS {
 /* Flags of a DiscardContent operation. */
 typedef struct _DXGK_DISCARDCONTENTFLAGS {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT AllocationIsIdle : 1;  /* bit 0 */
             UINT Reserved         : 31; /* bits 1-31 */
         };
@@ -1310,7 +1324,7 @@ typedef struct _DXGK_DISCARDCONTENTFLAGS {
 /* Flags of a MapApertureSegment operation. */
 typedef struct _DXGK_MAPAPERTUREFLAGS {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT CacheCoherent : 1;  /* bit 0 */
             UINT Reserved      : 31; /* bits 1-31 */
         };
@@ -1354,7 +1368,7 @@ typedef enum _DXGK_MEMORY_TRANSFER_DIRECTION {
 /* Flags of a TransferVirtual operation. */
 typedef struct _DXGK_TRANSFERVIRTUALFLAGS {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT Src64KBPages : 1;  /* bit 0 */
             UINT Dst64KBPages : 1;  /* bit 1 */
             UINT Reserved     : 30; /* bits 2-31 */
@@ -1459,7 +1473,7 @@ typedef ULONG_PTR DXGK_PAGE_NUMBER;
 /* Flags of an address descriptor list. */
 typedef struct _DXGK_ADL_FLAGS {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT32 Contiguous : 1;  /* bit 0: BasePageNumber is valid, else Pages */
             UINT32 Reserved   : 31; /* bits 1-31 */
         };
@@ -1480,7 +1494,7 @@ typedef struct _DXGK_ADL {
 /* Flags of a NotifyAllocation operation. */
 typedef struct _DXGK_NOTIFYALLOCFLAGS {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT Eviction   : 1;  /* bit 0 */
             UINT IoMmuUnmap : 1;  /* bit 1 */
             UINT Reserved   : 30; /* bits 2-31 */
@@ -1697,7 +1711,7 @@ typedef enum _DXGK_QUERYADAPTERINFOTYPE {
 /* Flags of a DxgkDdiQueryAdapterInfo call. */
 typedef struct _DXGK_QUERYADAPTERINFOFLAGS {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT VirtualMachineData   : 1;  /* bit 0 */
             UINT SecureVirtualMachine : 1;  /* bit 1 */
             UINT Reserved             : 30; /* bits 2-31 */
@@ -1722,7 +1736,7 @@ typedef _In_ CONST DXGKARG_QUERYADAPTERINFO *IN_CONST_PDXGKARG_QUERYADAPTERINFO;
 /* Hardware cursor shapes supported (DXGK_DRIVERCAPS.PointerCaps). */
 typedef struct _DXGK_POINTERFLAGS {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT Monochrome  : 1;  /* bit 0 */
             UINT Color       : 1;  /* bit 1 */
             UINT MaskedColor : 1;  /* bit 2 */
@@ -1735,7 +1749,7 @@ typedef struct _DXGK_POINTERFLAGS {
 /* Gamma ramp formats supported. */
 typedef struct _DXGK_GAMMARAMPCAPS {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT Gamma_Rgb256x3x16 : 1;  /* bit 0 */
             UINT Reserved          : 31; /* bits 1-31 */
         };
@@ -1746,7 +1760,7 @@ typedef struct _DXGK_GAMMARAMPCAPS {
 /* Color transforms supported (WDDM 2.2+ meaning of the same DXGK_DRIVERCAPS word). */
 typedef struct _DXGK_COLORTRANSFORMCAPS {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT Gamma_Rgb256x3x16             : 1;  /* bit 0 */
             UINT Gamma_Dxgi1                   : 1;  /* bit 1 */
             UINT Transform_3x4Matrix           : 1;  /* bit 2 */
@@ -1762,7 +1776,7 @@ typedef struct _DXGK_COLORTRANSFORMCAPS {
 /* Kernel-mode present (GDI acceleration) capabilities. */
 typedef struct _DXGK_PRESENTATIONCAPS {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT NoScreenToScreenBlt              : 1; /* bit 0 */
             UINT NoOverlapScreenBlt               : 1; /* bit 1 */
             UINT SupportKernelModeCommandBuffer   : 1; /* bit 2 */
@@ -1796,7 +1810,7 @@ typedef struct _DXGK_PRESENTATIONCAPS {
 /* Flip capabilities. */
 typedef struct _DXGK_FLIPCAPS {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT FlipOnVSyncWithNoWait : 1;  /* bit 0 */
             UINT FlipOnVSyncMmIo       : 1;  /* bit 1 */
             UINT FlipInterval          : 1;  /* bit 2 */
@@ -1813,7 +1827,7 @@ typedef struct _DXGK_FLIPCAPS {
 /* GPU scheduler capabilities (DXGK_DRIVERCAPS.SchedulingCaps). */
 typedef struct _DXGK_VIDSCHCAPS {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT MultiEngineAware                      : 1;  /* bit 0 */
             UINT VSyncPowerSaveAware                   : 1;  /* bit 1 */
             UINT PreemptionAware                       : 1;  /* bit 2 */
@@ -1833,7 +1847,7 @@ typedef struct _DXGK_VIDSCHCAPS {
 /* Video memory manager capabilities (DXGK_DRIVERCAPS.MemoryManagementCaps). */
 typedef struct _DXGK_VIDMMCAPS {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT OutOfOrderLock              : 1;  /* bit 0 */
             UINT DedicatedPagingEngine       : 1;  /* bit 1 */
             UINT PagingEngineCanSwizzle      : 1;  /* bit 2 */
@@ -1892,7 +1906,7 @@ typedef enum _DXGK_WDDMVERSION {
 /* Obsolete advanced-scheduler caps, kept for layout (DXGK_DRIVERCAPS.Reserved). */
 typedef struct _DXGK_VIRTUALADDRESSCAPS_DEPRECATED {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT PrivilegedMemorySupported : 1;  /* bit 0 */
             UINT ReadOnlyMemorySupported   : 1;  /* bit 1 */
             UINT Reserved                  : 30; /* bits 2-31 */
@@ -1928,7 +1942,7 @@ typedef struct _DXGK_DMABUFFERCAPS_DEPRECATED {
 /* Hardware-queued flip capabilities (none defined yet). */
 typedef struct _DXGK_HWQUEUEDFLIP_CAPS {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT Reserved : 32;
         };
         UINT Value;
@@ -1978,7 +1992,7 @@ typedef struct _DXGK_DRIVERCAPS {
     BOOLEAN                            HybridAcpiChainingRequired;
     UINT                               MaxQueuedMultiPlaneOverlayFlipVSync;
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT SupportContextlessPresent                         : 1;  /* bit 0 */
             UINT Detachable                                        : 1;  /* bit 1 */
             UINT VirtualGpuOnly                                    : 1;  /* bit 2 */
@@ -2006,7 +2020,7 @@ typedef struct _DXGK_DRIVERCAPS {
 /* Properties of a memory or aperture segment. */
 typedef struct _DXGK_SEGMENTFLAGS {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT Aperture                          : 1;  /* bit 0 */
             UINT Agp                               : 1;  /* bit 1 */
             UINT CpuVisible                        : 1;  /* bit 2 */
@@ -2135,7 +2149,7 @@ typedef struct _DXGK_QUERYGPUMMUCAPSIN {
 /* GPU MMU capabilities (DXGKQAITYPE_GPUMMUCAPS output). */
 typedef struct _DXGK_GPUMMUCAPS {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT ReadOnlyMemorySupported                : 1;  /* bit 0 */
             UINT NoExecuteMemorySupported               : 1;  /* bit 1 */
             UINT ZeroInPteSupported                     : 1;  /* bit 2 */
@@ -2186,7 +2200,7 @@ typedef struct _DXGK_QUERYPHYSICALADAPTERCAPSIN {
 /* Physical adapter capability bits. */
 typedef struct _DXGK_PHYSICALADAPTERFLAGS {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT IoMmuSupported              : 1;  /* bit 0 */
             UINT GpuMmuSupported             : 1;  /* bit 1 */
             UINT MovePagingSupported         : 1;  /* bit 2 */
@@ -2241,7 +2255,7 @@ typedef enum _DXGK_INTERRUPT_TYPE {
 /* Flags of an interrupt notification. */
 typedef struct _DXGKCB_NOTIFY_INTERRUPT_DATA_FLAGS {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT ValidPhysicalAdapterMask      : 1;  /* bit 0 */
             UINT HsyncFlipCompletion           : 1;  /* bit 1 */
             UINT EvaluateLegacyMonitoredFences : 1;  /* bit 2 */
@@ -2256,7 +2270,7 @@ typedef struct _DXGK_MULTIPLANE_OVERLAY_VSYNC_INFO DXGK_MULTIPLANE_OVERLAY_VSYNC
 
 typedef struct _DXGKCB_NOTIFY_MPO_VSYNC_FLAGS {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT PostPresentNeeded : 1;  /* bit 0 */
             UINT Reserved          : 31; /* bits 1-31 */
         };
@@ -2459,7 +2473,7 @@ typedef enum _DXGK_HANDLE_TYPE {
 /* Flags of DxgkCbGetHandleData. */
 typedef struct _DXGKCB_GETHANDLEDATAFLAGS {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT DeviceSpecific : 1;  /* bit 0: return the per-device (opened) data */
             UINT Reserved       : 31; /* bits 1-31 */
         };
@@ -2533,7 +2547,7 @@ NTSTATUS (APIENTRY CALLBACK *DXGKCB_GETCAPTUREADDRESS)(INOUT_PDXGKARGCB_GETCAPTU
 /* Flags of DxgkCbCreateContextAllocation. */
 typedef struct _DXGK_CREATECONTEXTALLOCATIONFLAGS {
     union {
-        struct {
+        GR_ANON_STRUCT {
             UINT SharedAcrossContexts : 1;  /* bit 0 */
             UINT MapGpuVirtualAddress : 1;  /* bit 1 */
             UINT Reserved             : 30; /* bits 2-31 */

@@ -4,9 +4,11 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "gpuref/gr_regdesc.h"
 #include "gr_link.h"
+#include "gr_proto.h"
 
 /* The host's idea of the device must be the generated one, or the header check is meaningless. */
 #define GR_DEVICE_MAGIC 0x47505552u /* "GPUR" */
@@ -72,7 +74,7 @@ static int check_header(gr_link_t *link, unsigned flags)
     return GR_OK;
 }
 
-int gr_device_open(const char *uri, unsigned flags, gr_device_t **out_dev)
+gr_status_t gr_device_open(const char *uri, unsigned flags, gr_device_t **out_dev)
 {
     if (!out_dev || (flags & ~(unsigned)GR_OPEN_ANY_MAP)) {
         set_error("invalid arguments to gr_device_open");
@@ -117,7 +119,7 @@ gr_link_t *gr_device_link(gr_device_t *dev)
     return dev ? dev->link : NULL;
 }
 
-int gr_device_info(gr_device_t *dev, gr_device_info_t *out_info)
+gr_status_t gr_device_info(gr_device_t *dev, gr_device_info_t *out_info)
 {
     if (!dev || !out_info)
         return GR_E_INVALID;
@@ -145,21 +147,74 @@ int gr_device_info(gr_device_t *dev, gr_device_info_t *out_info)
     return GR_OK;
 }
 
-int gr_reg_read(gr_device_t *dev, uint32_t offset, uint32_t *out_value)
+gr_status_t gr_device_link_stats(gr_device_t *dev, gr_link_stats_t *out_stats)
+{
+    if (!dev || !out_stats)
+        return GR_E_INVALID;
+    gr_link_stats_t st;
+    memset(&st, 0, sizeof st);
+    snprintf(st.scheme, sizeof st.scheme, "%s", gr_link_scheme(dev->link));
+    st.up = true;
+    gr_proto_t *p = NULL;
+    if (gr_link_proto(dev->link, &p) == GR_OK) {
+        gr_proto_counters_t c;
+        gr_proto_hello_t h;
+        gr_proto_counters(p, &c);
+        gr_proto_hello(p, &h);
+        st.framed = true;
+        st.up = gr_proto_up(p);
+        if (st.up)
+            snprintf(st.kind, sizeof st.kind, "%s", gr_proto_link_name(h.link));
+        st.proto_major = h.ver_major;
+        st.proto_minor = h.ver_minor;
+        st.max_payload = h.max_payload;
+        st.rx_window = h.rx_window;
+        st.dma_tags = h.dma_tags;
+        st.core_hz = h.core_hz;
+        st.tx_frames = c.link.tx_frames;
+        st.rx_frames = c.link.rx_frames;
+        st.tx_bytes = c.link.tx_bytes;
+        st.rx_bytes = c.link.rx_bytes;
+        st.crc_errors = c.link.crc_errors;
+        st.naks_sent = c.link.naks_sent;
+        st.naks_received = c.link.naks_received;
+        st.retransmissions = c.link.retransmissions;
+        st.replay_timeouts = c.link.replay_timeouts;
+        st.duplicates = c.link.duplicates;
+        st.out_of_order = c.link.out_of_order;
+        st.keepalives = c.link.keepalives;
+        st.timeouts = c.timeouts;
+        st.late_answers = c.late_answers;
+        st.link_resets = c.link_resets;
+        st.link_downs = c.link_downs;
+        st.round_trips = c.round_trips;
+        st.requests = c.requests;
+        st.posted_writes = c.posted_writes;
+        st.dma_reads = c.dma_reads;
+        st.dma_writes = c.dma_writes;
+        st.dma_errors = c.dma_errors;
+        st.dma_bytes = c.dma_bytes;
+        st.irqs = c.irqs;
+    }
+    *out_stats = st;
+    return GR_OK;
+}
+
+gr_status_t gr_reg_read(gr_device_t *dev, uint32_t offset, uint32_t *out_value)
 {
     if (!dev)
         return GR_E_INVALID;
     return gr_link_read32(dev->link, offset, out_value);
 }
 
-int gr_reg_write(gr_device_t *dev, uint32_t offset, uint32_t value)
+gr_status_t gr_reg_write(gr_device_t *dev, uint32_t offset, uint32_t value)
 {
     if (!dev)
         return GR_E_INVALID;
     return gr_link_write32(dev->link, offset, value);
 }
 
-int gr_device_soft_reset(gr_device_t *dev, uint32_t timeout_us)
+gr_status_t gr_device_soft_reset(gr_device_t *dev, uint32_t timeout_us)
 {
     if (!dev)
         return GR_E_INVALID;
@@ -184,7 +239,7 @@ int gr_device_soft_reset(gr_device_t *dev, uint32_t timeout_us)
     return gr_link_write32(dev->link, GR_REG_IRQ_STATE, done);
 }
 
-int gr_device_wait_irq(gr_device_t *dev, uint32_t timeout_us, bool *out_raised)
+gr_status_t gr_device_wait_irq(gr_device_t *dev, uint32_t timeout_us, bool *out_raised)
 {
     if (!dev)
         return GR_E_INVALID;

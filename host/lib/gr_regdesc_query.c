@@ -93,7 +93,7 @@ const char *gr_access_name(gr_access_t access)
     return "?";
 }
 
-int gr_regdesc_parse_offset(const char *text, uint32_t *out_offset)
+gr_status_t gr_regdesc_parse_offset(const char *text, uint32_t *out_offset)
 {
     if (!text || !*text || !out_offset)
         return GR_E_INVALID;

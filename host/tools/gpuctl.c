@@ -62,6 +62,7 @@ typedef struct command {
     residency_req_t res; /* evict, resident */
     xfer_req_t xfer;   /* copy, fill, read, bench */
     trace_req_t trace; /* trace */
+    const char *pattern; /* regs PATTERN (NULL: every register) */
 } command_t;
 
 /* Parses one command and its arguments; returns how many words it took, or -1. */
@@ -107,6 +108,14 @@ static int parse_command(int argc, char **argv, unsigned allocs_before, command_
                 *out = cmd;
             return n;
         }
+        if (cmd.kind == CMD_REGS && argc > 1 && argv[1][0] != '-' && help_command(NULL, argv[1]) != 0) {
+            /* regs PATTERN: a word that is no command's name. */
+            if (parse_regs_pattern(argv[1]))
+                return -1;
+            cmd.pattern = argv[1];
+            *out = cmd;
+            return 2;
+        }
         if (argc - 1 < table[i].args)
             return parse_fail(argv[0], "%s takes %d argument%s (try gpuctl help %s)", argv[0], table[i].args,
                               table[i].args == 1 ? "" : "s", argv[0]);
@@ -126,7 +135,32 @@ static int parse_command(int argc, char **argv, unsigned allocs_before, command_
         return parse_fail("gpuctl", "unknown option '%s': the global options are -d, --json, --any-map, --help and "
                                     "--version, and a command's own options follow it (gpuctl help COMMAND)",
                           argv[0]);
-    return parse_fail("gpuctl", "unknown command '%s' (try gpuctl help)", argv[0]);
+    if (!strcmp(argv[0], "help") || !strcmp(argv[0], "version"))
+        return parse_fail("gpuctl", "%s stands alone on the line (gpuctl %s)", argv[0], argv[0]);
+    suggest_t s;
+    char hint[96];
+    suggest_init(&s, argv[0]);
+    suggest_commands(&s);
+    return parse_fail("gpuctl", "unknown command '%s'%s (try gpuctl help)", argv[0], suggest_text(&s, hint, sizeof hint));
+}
+
+/* What the progress line of a long command says (NULL: not a long one). */
+static const char *long_text(const command_t *c)
+{
+    switch (c->kind) {
+    case CMD_COPY:
+    case CMD_FILL:
+    case CMD_READ:
+    case CMD_BENCH:
+        return c->xfer.text;
+    case CMD_EVICT:
+    case CMD_RESIDENT:
+        return c->res.text;
+    case CMD_CONFORMANCE:
+        return "conformance";
+    default:
+        return NULL;
+    }
 }
 
 /* The global options, taken out of the line wherever they stand; the words left are the
@@ -231,7 +265,7 @@ int main(int argc, char **argv)
     if (line.error[0])
         return parse_fail("gpuctl", "%s", line.error), EXIT_USAGE;
     if (line.version) {
-        print_version(stdout);
+        print_version(stdout, o.json);
         return EXIT_OK;
     }
     if (line.help) {
@@ -247,6 +281,12 @@ int main(int argc, char **argv)
     if (line.nwords == 0) {
         usage(stderr);
         return parse_fail("gpuctl", "no command given (try gpuctl help)"), EXIT_USAGE;
+    }
+    if (!strcmp(line.words[0], "version")) {
+        if (line.nwords > 1)
+            return parse_fail("version", "version takes nothing after it, not '%s'", line.words[1]), EXIT_USAGE;
+        print_version(stdout, o.json);
+        return EXIT_OK;
     }
     if (!strcmp(line.words[0], "help")) {
         if (line.nwords == 1) {
@@ -290,12 +330,15 @@ int main(int argc, char **argv)
         return rc;
     for (unsigned i = 0; i < ncmds && rc == EXIT_OK; i++) {
         const command_t *cmd = &cmds[i];
+        const char *long_op = long_text(cmd);
+        if (long_op)
+            progress_begin(&o, long_op);
         switch (cmd->kind) {
         case CMD_INFO:
             rc = cmd_info(&o, s.dev);
             break;
         case CMD_REGS:
-            rc = cmd_regs(&o, s.dev);
+            rc = cmd_regs(&o, s.dev, cmd->pattern);
             break;
         case CMD_PEEK:
             rc = cmd_peek(&o, s.dev, &cmd->reg);
@@ -338,6 +381,11 @@ int main(int argc, char **argv)
             rc = cmd_trace(&o, s.dev, &cmd->trace);
             break;
         }
+        if (long_op)
+            progress_end();
+        /* Each command's output as it ends, into a pipe as on a terminal (stdio would hold
+         * a pipe's until the buffer fills or gpuctl exits). */
+        fflush(stdout);
     }
     session_end(&s);
     rc = trace_finish(&o, s.dev, rc);

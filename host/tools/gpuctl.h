@@ -5,7 +5,7 @@
  * only files below it (make check-layers):
  *
  *   gpuctl.c          main: the command line, dispatch, exit codes
- *   gpuctl_help.c     the usage text, help for each command, --version
+ *   gpuctl_help.c     the usage text, help for each command, version
  *   gpuctl_regs.c     info, regs, peek, poke, conformance (registers, over gr_device.h)
  *   gpuctl_alloc.c    alloc, free, ls, evict, resident (allocations, over gr_alloc.h)
  *   gpuctl_submit.c   copy, fill, read, bench, timeline (the command path, over gr_submit.h)
@@ -16,7 +16,9 @@
  * A command's entry point returns an exit code (enum exit_code) and has printed its result or
  * its error; a parser returns the words it took, or -1 with its message printed (parse_fail).
  * Everything written to stderr goes through note(), parse_fail() or fail_status(), which flush
- * stdout first, so `gpuctl ... 2>&1` keeps the order in which things happened.
+ * stdout first, so `gpuctl ... 2>&1` keeps the order in which things happened (the progress
+ * line of a long command on a terminal aside: note() erases it first). main flushes stdout
+ * after each command, so that a pipe gets each command's output as it ends.
  */
 #ifndef GPUREF_TOOLS_GPUCTL_H
 #define GPUREF_TOOLS_GPUCTL_H
@@ -114,6 +116,26 @@ void json_error(const char *cmd, const char *error, const char *msg);
 /* A line on stderr ("gpuctl: " and the text), after stdout is flushed. */
 void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The progress line of a long command (copy, fill, read, bench, evict, resident, conformance):
+ * on stderr, only when it is a terminal and without --json; drawn from 0.5 s on (what, the
+ * seconds so far and progress_step's count), erased by progress_end and by any note(). */
+void progress_begin(const opts_t *o, const char *what);
+/* What is done so far: "DONE of TOTAL" (TOTAL 0: "DONE done"). */
+void progress_step(unsigned done, unsigned total);
+void progress_end(void);
+
+/* "Did you mean": the candidate closest to word by edit distance (case ignored), if it is close
+ * enough to be a slip. suggest_init, suggest_consider for each candidate, then suggest_text
+ * ("; did you mean 'info'?", or "" when none is close). */
+typedef struct suggest {
+    const char *word;
+    const char *best;
+    unsigned dist;
+} suggest_t;
+void suggest_init(suggest_t *s, const char *word);
+void suggest_consider(suggest_t *s, const char *candidate);
+const char *suggest_text(const suggest_t *s, char *buf, size_t len);
+
 /* Reports a failed command: stderr always, and a JSON line with --json
  * ({"command","error","message"}); rc 0 is a usage error. Returns exit_code. */
 int fail_status(const opts_t *o, const char *cmd, int rc, int exit_code, const char *fmt, ...)
@@ -142,8 +164,11 @@ void usage(FILE *f);
 /* The help of one command (its synopsis, what it does, its options); -1 if none is named so.
  * f NULL: only whether a command has that name. */
 int help_command(FILE *f, const char *name);
-/* "gpuctl VERSION" and the commit this gpuctl was built from, when the build knew it. */
-void print_version(FILE *f);
+/* "gpuctl VERSION" and the commit this gpuctl was built from, when the build knew it; with json,
+ * one document ({"command":"version","version","commit"}). */
+void print_version(FILE *f, bool json);
+/* Considers every command's name (those of help too) for "did you mean". */
+void suggest_commands(suggest_t *s);
 
 /* ---- gpuctl_regs.c: the register commands, on the device alone ---- */
 
@@ -159,7 +184,11 @@ int parse_reg(const char *cmd, const char *text, reg_ref_t *out);
 /* VALUE of poke for that register or field (a field's value must fit its width); 0 or -1. */
 int parse_reg_value(const reg_ref_t *r, const char *text, uint32_t *out);
 int cmd_info(const opts_t *o, gr_device_t *dev);
-int cmd_regs(const opts_t *o, gr_device_t *dev);
+/* PATTERN of regs: a part of a register's name (any case), or a glob ('DMA_*'); NULL: all. */
+bool regs_pattern_matches(const char *pattern, const char *name);
+/* PATTERN of regs names at least one register; 0, or -1 (parse_fail called, with a hint). */
+int parse_regs_pattern(const char *pattern);
+int cmd_regs(const opts_t *o, gr_device_t *dev, const char *pattern);
 int cmd_peek(const opts_t *o, gr_device_t *dev, const reg_ref_t *r);
 int cmd_poke(const opts_t *o, gr_device_t *dev, const reg_ref_t *r, uint32_t value);
 int cmd_conformance(const opts_t *o, gr_device_t *dev);

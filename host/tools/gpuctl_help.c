@@ -63,7 +63,10 @@ typedef struct cmd_help {
 
 static const cmd_help_t helps[] = {
     {"info", "info", "identification header and capabilities", NULL},
-    {"regs", "regs", "every register of the map, with its fields decoded", NULL},
+    {"regs", "regs [PATTERN]",
+     "every register of the map, with its fields decoded; PATTERN: only\nthose whose name holds it (any case: DMA) or "
+     "matches a glob ('DMA_*')",
+     NULL},
     {"peek", "peek REG", "read a register or a field (REG: SCRATCH, 0x20, DMA_STATUS.IDLE)", reg_notes},
     {"poke", "poke REG VALUE", "write a register, or a field (read-modify-write); warns when it\ndoes not stick",
      reg_notes},
@@ -105,6 +108,8 @@ static const cmd_help_t helps[] = {
      "sim://: record a waveform of the commands between (FILE .vcd: VCD,\nelse FST; a GTKWave save file FILE.gtkw "
      "next to it)",
      NULL},
+    {"version", "version", "gpuctl's version and the commit it was built from (alone on the line;\nas --version)",
+     NULL},
 };
 
 /* Each line of text, after indent spaces (the first line after first_indent). */
@@ -124,17 +129,19 @@ static const char options_text[] =
     "Options (anywhere on the line, before, between or after the commands):\n"
     "  -d, --device URI   device to open (default: $GR_DEVICE, else sim://)\n"
     "                     schemes: %s   e.g. sim://?seed=7&fst=wave.fst\n"
-    "  -j, --json         machine-readable output on stdout: one JSON document a line, each\n"
-    "                     with \"command\"; errors too ({\"command\",\"error\",\"message\"})\n"
+    "  -j, --json         JSON Lines on stdout: one document a line as each command ends, each\n"
+    "                     with \"command\"; errors too ({\"command\",\"error\",\"message\"}). Register\n"
+    "                     values and offsets also as KEY_hex strings (\"magic_hex\":\"0x47505552\").\n"
+    "                     The whole run as one array: gpuctl --json ... | jq -s .\n"
     "      --any-map      open a device whose register map differs from this build\n"
     "  -h, --help         this text; after a command, that command's help\n"
-    "  -V, --version      gpuctl's version and the commit it was built from\n"
+    "  -V, --version      gpuctl's version and the commit it was built from (gpuctl version)\n"
     "  --                 the words after it are commands and their arguments only\n";
 
 void usage(FILE *f)
 {
     fprintf(f, "usage: gpuctl [-d URI] [--json] [--any-map] COMMAND [ARGS] [COMMAND [ARGS]...]\n"
-               "       gpuctl help [COMMAND] | gpuctl COMMAND --help | gpuctl --version\n"
+               "       gpuctl help [COMMAND] | gpuctl COMMAND --help | gpuctl version | gpuctl --version\n"
                "\n"
                "Commands:\n");
     for (size_t i = 0; i < sizeof helps / sizeof helps[0]; i++) {
@@ -147,11 +154,14 @@ void usage(FILE *f)
         }
     }
     fprintf(f, "  help [COMMAND]     this text, or one command's\n"
-               "Commands run in order on one open device (with --json, one JSON document a line):\n"
+               "Commands run in order on one open device; each one's output is written as it ends\n"
+               "(with --json, one JSON document a line); on a terminal, a long one shows its progress\n"
+               "on stderr:\n"
                "  gpuctl -d sim:// poke SCRATCH 0xcafe peek SCRATCH\n"
                "  gpuctl alloc 1M alloc 64K --cpu-visible ls free @1 ls\n"
                "  gpuctl alloc 1M alloc 1M fill @1 0x11223344 copy @1 @2 read @2 0 64 timeline\n"
                "  gpuctl alloc 1M fill @1 7 evict @1 ls read @1 --sum ls\n"
+               "  gpuctl regs DMA        gpuctl --json info peek SCRATCH | jq -s .\n"
                "\n");
     fputs(reg_notes, f);
     fputs("\n", f);
@@ -173,7 +183,10 @@ int help_command(FILE *f, const char *name)
             continue;
         if (!f)
             return 0;
-        fprintf(f, "usage: gpuctl [-d URI] [--json] [--any-map] %s [COMMAND [ARGS]...]\n\n", h->synopsis);
+        if (!strcmp(h->name, "version"))
+            fprintf(f, "usage: gpuctl [--json] version\n\n");
+        else
+            fprintf(f, "usage: gpuctl [-d URI] [--json] [--any-map] %s [COMMAND [ARGS]...]\n\n", h->synopsis);
         print_lines(f, h->summary, 0, 0);
         if (h->notes) {
             fputs("\n", f);
@@ -186,8 +199,20 @@ int help_command(FILE *f, const char *name)
     return -1;
 }
 
-void print_version(FILE *f)
+void print_version(FILE *f, bool json)
 {
+    if (json) {
+        fprintf(f, "{\"command\":\"version\",\"version\":\"%s\",\"commit\":%s%s%s}\n", GPUCTL_VERSION,
+                GPUCTL_COMMIT[0] ? "\"" : "null", GPUCTL_COMMIT, GPUCTL_COMMIT[0] ? "\"" : "");
+        return;
+    }
     fprintf(f, "gpuctl %s%s%s%s\n", GPUCTL_VERSION, GPUCTL_COMMIT[0] ? " (commit " : "", GPUCTL_COMMIT,
             GPUCTL_COMMIT[0] ? ")" : "");
+}
+
+void suggest_commands(suggest_t *s)
+{
+    for (size_t i = 0; i < sizeof helps / sizeof helps[0]; i++)
+        suggest_consider(s, helps[i].name);
+    suggest_consider(s, "help");
 }

@@ -1,10 +1,16 @@
 /*
  * gpuctl's register commands: info, regs, peek, poke and conformance. Each works on the open
  * gr_device_t alone (gr_device.h, the register map of gr_regdesc.h), never on the adapter.
+ *
+ * JSON: a number that is register content or a BAR0 offset comes twice, KEY as a number and
+ * KEY_hex as the text output spells it: register values "0x47505552", field values "0x1",
+ * offsets "0x020"; an object of field values ("fields") has its "fields_hex" twin.
  */
+#include <fnmatch.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "gpuctl.h"
 #include "gpuref/gr_device.h"
@@ -24,7 +30,7 @@ static int fail_access(const opts_t *o, const char *cmd, const char *what, uint3
         json_str(gr_status_name(rc));
         printf(",\"message\":");
         json_str(msg);
-        printf(",\"offset\":%u}\n", off);
+        printf(",\"offset\":%u,\"offset_hex\":\"0x%03x\"}\n", off, off);
     }
     note("%s (%s)", msg, gr_status_name(rc));
     return EXIT_DEVICE;
@@ -45,6 +51,37 @@ static int name_width(bool fields)
     return (int)w;
 }
 
+#define LLU(v) ((unsigned long long)(v))
+
+/* The link's state and counters, whole (gr_link_stats_t). */
+static void print_link(const gr_link_stats_t *s)
+{
+    if (!s->framed) {
+        printf("link        %s:// is not a framed link: no frames, CRCs or replays to count (%s)\n", s->scheme,
+               !strcmp(s->scheme, "sim") ? "the RTL runs in this process" : "the device is on a bus");
+        return;
+    }
+    if (!s->up) {
+        printf("link        %s://, down now (no HELLO since the last reset)\n", s->scheme);
+    } else {
+        printf("link        %s://, up, %s link, protocol %u.%u, MaxPayload %u words, RxWindow %u frames, DmaTags %u, "
+               "core %u Hz\n",
+               s->scheme, s->kind, s->proto_major, s->proto_minor, s->max_payload, s->rx_window, s->dma_tags,
+               s->core_hz);
+    }
+    printf("  frames    sent %llu (%llu bytes), received %llu (%llu bytes), keep-alives %llu\n", LLU(s->tx_frames),
+           LLU(s->tx_bytes), LLU(s->rx_frames), LLU(s->rx_bytes), LLU(s->keepalives));
+    printf("  errors    crc %llu, NAKs sent %llu, NAKs received %llu, retransmissions %llu, replay timeouts %llu,\n"
+           "            duplicates %llu, out of order %llu, call timeouts %llu, late answers %llu\n",
+           LLU(s->crc_errors), LLU(s->naks_sent), LLU(s->naks_received), LLU(s->retransmissions),
+           LLU(s->replay_timeouts), LLU(s->duplicates), LLU(s->out_of_order), LLU(s->timeouts),
+           LLU(s->late_answers));
+    printf("  state     link resets %llu, link downs %llu, round trips %llu, requests %llu, posted writes %llu\n",
+           LLU(s->link_resets), LLU(s->link_downs), LLU(s->round_trips), LLU(s->requests), LLU(s->posted_writes));
+    printf("  dma       reads %llu, writes %llu, refused %llu, bytes %llu; interrupts %llu\n", LLU(s->dma_reads),
+           LLU(s->dma_writes), LLU(s->dma_errors), LLU(s->dma_bytes), LLU(s->irqs));
+}
+
 int cmd_info(const opts_t *o, gr_device_t *dev)
 {
     gr_device_info_t info;
@@ -60,22 +97,52 @@ int cmd_info(const opts_t *o, gr_device_t *dev)
     char date[32];
     gpuctl_board_of(info.board, &bname, &bdesc);
     gpuctl_date_of(date_v, date, sizeof date);
+    gr_link_stats_t ls;
+    rc = gr_device_link_stats(dev, &ls);
+    if (rc)
+        return fail_status(o, "info", rc, EXIT_DEVICE, "info: the link's counters");
     if (o->json) {
-        printf("{\"command\":\"info\",\"magic\":%u,\"version\":\"%u.%u.%u\",\"regmap_hash\":%u,\"regmap_matches\":%s,"
-               "\"board\":%u,\"board_name\":",
-               info.magic, info.version_major, info.version_minor, info.version_patch,
-               info.regmap_hash, info.regmap_matches ? "true" : "false", info.board);
+        printf("{\"command\":\"info\",\"magic\":%u,\"magic_hex\":\"0x%08x\",\"version\":\"%u.%u.%u\","
+               "\"regmap_hash\":%u,\"regmap_hash_hex\":\"0x%08x\",\"regmap_matches\":%s,\"board\":%u,"
+               "\"board_hex\":\"0x%02x\",\"board_name\":",
+               info.magic, info.magic, info.version_major, info.version_minor, info.version_patch,
+               info.regmap_hash, info.regmap_hash, info.regmap_matches ? "true" : "false", info.board, info.board);
         json_str(bname);
-        printf(",\"build_stamp\":%u,\"build_date\":%u,\"build_date_text\":", info.build_stamp, date_v);
+        printf(",\"build_stamp\":%u,\"build_stamp_hex\":\"0x%06x\",\"build_date\":%u,\"build_date_hex\":"
+               "\"0x%08x\",\"build_date_text\":",
+               info.build_stamp, info.build_stamp, date_v, date_v);
         json_str(date);
         printf(",\"transport\":");
         json_str(info.transport);
-        printf(",\"caps\":{");
+        printf(",\"caps_value\":%u,\"caps_value_hex\":\"0x%08x\",\"caps\":{", info.caps, info.caps);
         for (unsigned i = 0; i < caps->field_count; i++) {
             printf("%s", i ? "," : "");
             json_str(caps->fields[i].name);
             printf(":%s", (info.caps & gr_field_mask(&caps->fields[i])) ? "true" : "false");
         }
+        printf("},\"link\":{\"scheme\":");
+        json_str(ls.scheme);
+        printf(",\"framed\":%s,\"up\":%s,\"kind\":", ls.framed ? "true" : "false", ls.up ? "true" : "false");
+        json_str(ls.kind);
+        printf(",\"protocol\":\"%u.%u\",\"max_payload\":%u,\"rx_window\":%u,\"dma_tags\":%u,\"core_hz\":%u",
+               ls.proto_major, ls.proto_minor, ls.max_payload, ls.rx_window, ls.dma_tags, ls.core_hz);
+        const struct {
+            const char *name;
+            uint64_t v;
+        } n[] = {{"tx_frames", ls.tx_frames},       {"rx_frames", ls.rx_frames},
+                 {"tx_bytes", ls.tx_bytes},         {"rx_bytes", ls.rx_bytes},
+                 {"crc_errors", ls.crc_errors},     {"naks_sent", ls.naks_sent},
+                 {"naks_received", ls.naks_received}, {"retransmissions", ls.retransmissions},
+                 {"replay_timeouts", ls.replay_timeouts}, {"duplicates", ls.duplicates},
+                 {"out_of_order", ls.out_of_order}, {"keepalives", ls.keepalives},
+                 {"timeouts", ls.timeouts},         {"late_answers", ls.late_answers},
+                 {"link_resets", ls.link_resets},   {"link_downs", ls.link_downs},
+                 {"round_trips", ls.round_trips},   {"requests", ls.requests},
+                 {"posted_writes", ls.posted_writes}, {"dma_reads", ls.dma_reads},
+                 {"dma_writes", ls.dma_writes},     {"dma_errors", ls.dma_errors},
+                 {"dma_bytes", ls.dma_bytes},       {"irqs", ls.irqs}};
+        for (size_t i = 0; i < sizeof n / sizeof n[0]; i++)
+            printf(",\"%s\":%llu", n[i].name, (unsigned long long)n[i].v);
         printf("}}\n");
         return EXIT_OK;
     }
@@ -93,6 +160,7 @@ int cmd_info(const opts_t *o, gr_device_t *dev)
         printf(" %s=%s", caps->fields[i].name,
                (info.caps & gr_field_mask(&caps->fields[i])) ? "yes" : "no");
     printf("\n");
+    print_link(&ls);
     return EXIT_OK;
 }
 
@@ -115,38 +183,81 @@ static void json_reg(const char *cmd, const gr_reg_desc_t *reg, uint32_t off, ui
     printf("{");
     if (cmd)
         printf("\"command\":\"%s\",", cmd);
-    printf("\"offset\":%u,\"value\":%u", off, v);
+    printf("\"offset\":%u,\"offset_hex\":\"0x%03x\",\"value\":%u,\"value_hex\":\"0x%08x\"", off, off, v, v);
     if (reg) {
         printf(",\"name\":");
         json_str(reg->name);
-        printf(",\"fields\":{");
-        for (unsigned f = 0; f < reg->field_count; f++) {
-            printf("%s", f ? "," : "");
-            json_str(reg->fields[f].name);
-            printf(":%u", (v & gr_field_mask(&reg->fields[f])) >> reg->fields[f].lsb);
+        for (int hex = 0; hex < 2; hex++) {
+            printf(hex ? ",\"fields_hex\":{" : ",\"fields\":{");
+            for (unsigned f = 0; f < reg->field_count; f++) {
+                const uint32_t fv = (v & gr_field_mask(&reg->fields[f])) >> reg->fields[f].lsb;
+                printf("%s", f ? "," : "");
+                json_str(reg->fields[f].name);
+                printf(hex ? ":\"0x%x\"" : ":%u", fv);
+            }
+            printf("}");
         }
-        printf("}");
     }
     printf("}");
 }
 
-int cmd_regs(const opts_t *o, gr_device_t *dev)
+bool regs_pattern_matches(const char *pattern, const char *name)
+{
+    if (!pattern)
+        return true;
+    if (strpbrk(pattern, "*?["))
+        return fnmatch(pattern, name, FNM_CASEFOLD) == 0;
+    for (const char *h = name; *h; h++)
+        if (!strncasecmp(h, pattern, strlen(pattern)))
+            return true;
+    return false;
+}
+
+int parse_regs_pattern(const char *pattern)
+{
+    for (unsigned i = 0; i < gr_regdesc_count; i++)
+        if (regs_pattern_matches(pattern, gr_regdesc[i].name))
+            return 0;
+    suggest_t s;
+    char hint[96];
+    suggest_init(&s, pattern);
+    for (unsigned i = 0; i < gr_regdesc_count; i++)
+        suggest_consider(&s, gr_regdesc[i].name);
+    return parse_fail("regs", "regs: no register name contains '%s'%s (a part of a name, any case, or a glob: "
+                              "DMA, 'DMA_*')",
+                      pattern, suggest_text(&s, hint, sizeof hint));
+}
+
+int cmd_regs(const opts_t *o, gr_device_t *dev, const char *pattern)
 {
     /* Everything is read before anything is printed: a failure leaves no half document. */
     static uint32_t v[512];
     if (gr_regdesc_count > sizeof v / sizeof v[0])
         return fail_status(o, "regs", GR_E_RANGE, EXIT_DEVICE, "regs: the map has more registers than gpuctl shows");
     for (unsigned i = 0; i < gr_regdesc_count; i++) {
+        if (!regs_pattern_matches(pattern, gr_regdesc[i].name))
+            continue;
         int rc = gr_reg_read(dev, gr_regdesc[i].offset, &v[i]);
         if (rc)
             return fail_access(o, "regs", "reading", gr_regdesc[i].offset, rc);
     }
-    if (o->json)
-        printf("{\"command\":\"regs\",\"registers\":[");
+    if (o->json) {
+        printf("{\"command\":\"regs\",");
+        if (pattern) {
+            printf("\"pattern\":");
+            json_str(pattern);
+            printf(",");
+        }
+        printf("\"registers\":[");
+    }
+    bool first = true;
     for (unsigned i = 0; i < gr_regdesc_count; i++) {
         const gr_reg_desc_t *reg = &gr_regdesc[i];
+        if (!regs_pattern_matches(pattern, reg->name))
+            continue;
         if (o->json) {
-            printf("%s", i ? "," : "");
+            printf("%s", first ? "" : ",");
+            first = false;
             json_reg(NULL, reg, reg->offset, v[i]);
             continue;
         }
@@ -156,6 +267,16 @@ int cmd_regs(const opts_t *o, gr_device_t *dev)
     if (o->json)
         printf("]}\n");
     return EXIT_OK;
+}
+
+/* "; did you mean 'SCRATCH'?" for a register name that is a slip of one, else "". */
+static const char *reg_hint(const char *name, char *buf, size_t len)
+{
+    suggest_t s;
+    suggest_init(&s, name);
+    for (unsigned i = 0; i < gr_regdesc_count; i++)
+        suggest_consider(&s, gr_regdesc[i].name);
+    return suggest_text(&s, buf, len);
 }
 
 int parse_reg(const char *cmd, const char *text, reg_ref_t *out)
@@ -169,8 +290,11 @@ int parse_reg(const char *cmd, const char *text, reg_ref_t *out)
             return parse_fail(cmd, "%s: '%s' is not REG.FIELD (e.g. DMA_STATUS.IDLE)", cmd, text);
         memcpy(name, text, (size_t)(dot - text));
         name[dot - text] = '\0';
-        if (!(r.reg = gr_regdesc_find(name)))
-            return parse_fail(cmd, "%s: no register named '%s' (see gpuctl regs)", cmd, name);
+        if (!(r.reg = gr_regdesc_find(name))) {
+            char hint[96];
+            return parse_fail(cmd, "%s: no register named '%s'%s (see gpuctl regs)", cmd, name,
+                              reg_hint(name, hint, sizeof hint));
+        }
         if (!(r.field = gr_regdesc_field(r.reg, dot + 1))) {
             char list[256];
             size_t used = 0;
@@ -178,16 +302,24 @@ int parse_reg(const char *cmd, const char *text, reg_ref_t *out)
             for (unsigned f = 0; f < r.reg->field_count && used < sizeof list; f++)
                 used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", f ? ", " : "",
                                          r.reg->fields[f].name);
-            return parse_fail(cmd, "%s: %s has no field named '%s' (its fields: %s)", cmd, r.reg->name, dot + 1,
-                              list);
+            suggest_t s;
+            char hint[96];
+            suggest_init(&s, dot + 1);
+            for (unsigned f = 0; f < r.reg->field_count; f++)
+                suggest_consider(&s, r.reg->fields[f].name);
+            return parse_fail(cmd, "%s: %s has no field named '%s'%s (its fields: %s)", cmd, r.reg->name, dot + 1,
+                              suggest_text(&s, hint, sizeof hint), list);
         }
         r.offset = r.reg->offset;
         *out = r;
         return 0;
     }
     int rc = gr_regdesc_parse_offset(text, &r.offset);
-    if (rc == GR_E_NOT_FOUND)
-        return parse_fail(cmd, "%s: no register named '%s' (see gpuctl regs)", cmd, text);
+    if (rc == GR_E_NOT_FOUND) {
+        char hint[96];
+        return parse_fail(cmd, "%s: no register named '%s'%s (see gpuctl regs)", cmd, text,
+                          reg_hint(text, hint, sizeof hint));
+    }
     if (rc == GR_E_RANGE)
         return parse_fail(cmd, "%s: offset %s is past BAR0 (0x0 to 0x%x)", cmd, text, GR_REGMAP_BAR0_BYTES - 4);
     if (rc == GR_E_ALIGN)
@@ -231,11 +363,12 @@ int cmd_peek(const opts_t *o, gr_device_t *dev, const reg_ref_t *r)
     if (r->field) {
         const uint32_t fv = (v & gr_field_mask(r->field)) >> r->field->lsb;
         if (o->json) {
-            printf("{\"command\":\"peek\",\"offset\":%u,\"name\":", r->offset);
+            printf("{\"command\":\"peek\",\"offset\":%u,\"offset_hex\":\"0x%03x\",\"name\":", r->offset, r->offset);
             json_str(r->reg->name);
             printf(",\"field\":");
             json_str(r->field->name);
-            printf(",\"value\":%u,\"register\":%u}\n", fv, v);
+            printf(",\"value\":%u,\"value_hex\":\"0x%x\",\"register\":%u,\"register_hex\":\"0x%08x\"}\n", fv, fv,
+                   v, v);
         } else {
             char label[80];
             printf("0x%03x %-*s 0x%x\n", r->offset, name_width(false), reg_label(r, label, sizeof label), fv);
@@ -301,7 +434,7 @@ int cmd_poke(const opts_t *o, gr_device_t *dev, const reg_ref_t *r, uint32_t val
                      label, back, word, ro ? " (the register is read-only)" : "");
     }
     if (o->json) {
-        printf("{\"command\":\"poke\",\"offset\":%u,", r->offset);
+        printf("{\"command\":\"poke\",\"offset\":%u,\"offset_hex\":\"0x%03x\",", r->offset, r->offset);
         if (r->reg) {
             printf("\"name\":");
             json_str(r->reg->name);
@@ -310,9 +443,10 @@ int cmd_poke(const opts_t *o, gr_device_t *dev, const reg_ref_t *r, uint32_t val
         if (r->field) {
             printf("\"field\":");
             json_str(r->field->name);
-            printf(",\"value\":%u,", value);
+            printf(",\"value\":%u,\"value_hex\":\"0x%x\",", value, value);
         }
-        printf("\"written\":%u,\"read_back\":%u", word, back);
+        printf("\"written\":%u,\"written_hex\":\"0x%08x\",\"read_back\":%u,\"read_back_hex\":\"0x%08x\"", word,
+               word, back, back);
         if (warning[0]) {
             printf(",\"warning\":");
             json_str(warning);
@@ -331,11 +465,13 @@ int cmd_poke(const opts_t *o, gr_device_t *dev, const reg_ref_t *r, uint32_t val
 typedef struct conf_out {
     const opts_t *o;
     bool first;
+    unsigned checks;
 } conf_out_t;
 
 static void conf_emit(void *user, bool ok, const char *reg, const char *check, const char *detail)
 {
     conf_out_t *c = user;
+    progress_step(++c->checks, 0);
     if (c->o->json) {
         printf("%s{\"ok\":%s,\"register\":", c->first ? "" : ",", ok ? "true" : "false");
         json_str(reg);
@@ -348,6 +484,7 @@ static void conf_emit(void *user, bool ok, const char *reg, const char *check, c
         return;
     }
     printf("%-4s %-11s %s: %s\n", ok ? "ok" : "FAIL", reg[0] ? reg : "-", check, detail);
+    fflush(stdout); /* each check as it ends: the suite takes minutes on a slow link */
 }
 
 int cmd_conformance(const opts_t *o, gr_device_t *dev)

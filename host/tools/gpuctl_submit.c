@@ -775,6 +775,7 @@ int cmd_bench(const opts_t *o, session_t *s, const xfer_req_t *q)
                q->runs == 1 ? "" : "s", "size", "cycles", "B/cycle", "% of 8 B bus", "submit->fence");
     for (unsigned k = 0; k < q->nsizes && !rc; k++) {
         uint64_t cyc[100], stf[100];
+        progress_step(k, q->nsizes);
         for (unsigned r = 0; r < q->runs && !rc; r++)
             rc = bench_one(o, s, &si, &di, src, dst, q->sizes[k], &cyc[r], &stf[r]);
         if (rc)

@@ -790,6 +790,15 @@ static int serve_connected(const char *dev_path, const char *path)
 
 /* ---- command line ------------------------------------------------------------------------------ */
 
+/* The default socket for the usage text (the directory is not made for it). */
+static const char *default_socket(void)
+{
+    static char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+    if (gr_simd_default_socket(false, path, sizeof path, NULL))
+        snprintf(path, sizeof path, "none: %s", gr_link_error());
+    return path;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -804,7 +813,9 @@ static void usage(FILE *f)
             "Runs a simulated gpuref board (fpga_core with its link chip's model and VRAM) and\n"
             "serves it until SIGTERM or SIGINT:\n"
             "  --socket PATH   clients connect with simd://PATH; several at once share the device\n"
-            "                  (default $GR_SIMD_SOCKET, else %s)\n"
+            "                  (default, and simd:// with no PATH: $GR_SIMD_SOCKET, else\n"
+            "                  $XDG_RUNTIME_DIR/gpuref-simd.sock, else ${TMPDIR:-/tmp}/gpuref-$UID/\n"
+            "                  gpuref-simd.sock in a directory made mode 0700; here: %s)\n"
             "  --board KIND    the board top and link chip (default stream: no chip):\n"
             "                  stream, uart, ft601, ft2232h: fpga_core with that link's PHY and\n"
             "                  chip model; limesdr: the LimeSDR Mini v2's top as its bitstream is\n"
@@ -827,7 +838,7 @@ static void usage(FILE *f)
             "  --connect DEVSOCK  no board: share the device end reached on a Unix socket\n"
             "                  (another gpuref-simd, a device model) among the clients\n"
             "Built-in board kinds:",
-            GR_SIMD_DEFAULT_SOCKET);
+            default_socket());
     static const gr_board_kind_t kinds[] = {GR_BOARD_STREAM, GR_BOARD_UART,    GR_BOARD_FT601,
                                             GR_BOARD_FT2232H, GR_BOARD_LIMESDR, GR_BOARD_ULX3S};
     int any = 0;
@@ -867,7 +878,8 @@ int main(int argc, char **argv)
         {"faults", required_argument, 0, 'F'}, {"quiet", no_argument, 0, 'q'},
         {0, 0, 0, 0},
     };
-    const char *path = getenv("GR_SIMD_SOCKET");
+    const char *path = NULL;
+    static char default_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
     const char *board_name = NULL, *link_file = NULL, *connect_path = NULL;
     bool pty = false, verbose = false, faults = false;
     uint64_t fault_seed = 0;
@@ -950,8 +962,17 @@ int main(int argc, char **argv)
         fprintf(stderr, "gpuref-simd: --pty-link goes with --pty\n");
         return 2;
     }
-    if (!path || !*path)
-        path = GR_SIMD_DEFAULT_SOCKET;
+    if (!path && !pty) {
+        if (gr_simd_default_socket(true, default_path, sizeof default_path, NULL)) {
+            fprintf(stderr, "gpuref-simd: %s\n", gr_link_error());
+            return 1;
+        }
+        path = default_path;
+    }
+    if (path && !*path) {
+        fprintf(stderr, "gpuref-simd: --socket takes a path\n");
+        return 2;
+    }
     if (connect_path && (pty || board_name || cfg.fst_path || cfg.no_random)) {
         fprintf(stderr, "gpuref-simd: --connect serves a device that runs elsewhere: no --pty, "
                         "--board, --fst or --quiet with it\n");

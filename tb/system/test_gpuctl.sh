@@ -124,6 +124,141 @@ expect "... naming it" "unknown option '-x'" "$err"
 check "an option after a command that takes none is a usage error" 2 "$GPUCTL" info --frob
 expect "... saying where options go" "unknown option '--frob': the global options are" "$err"
 
+# did you mean: a slip of a command, register or field gets the closest name; a word far from
+# every name gets none.
+check "a slip of a command is a usage error" 2 "$GPUCTL" -d sim:// inof
+expect "... with the command it is a slip of" "unknown command 'inof'; did you mean 'info'\?" "$err"
+check "a word far from every command" 2 "$GPUCTL" -d sim:// frobnicate
+check "... gets no hint" 0 test "$(grep -c 'did you mean' "$err")" = 0
+check "a slip of a register name is a usage error" 2 "$GPUCTL" -d sim:// peek SCRACTH
+expect "... with the register it is a slip of" "no register named 'SCRACTH'; did you mean 'SCRATCH'\?" "$err"
+check "a slip of a field name is a usage error" 2 "$GPUCTL" -d sim:// peek dma_status.idel
+expect "... with the field it is a slip of" "DMA_STATUS has no field named 'idel'; did you mean 'IDLE'\?" "$err"
+
+# version: as --version; alone on the line.
+check "gpuctl version exits 0" 0 "$GPUCTL" version
+expect "... and prints what --version prints" \
+    "^gpuctl ${GPUREF_VERSION//./\\.}( \(commit [0-9a-f]{7,}(-dirty)?\))?$" "$out"
+check "gpuctl --json version" 0 "$GPUCTL" --json version
+check "... is one document with the version" 0 python3 -c \
+    'import json,sys; d=json.load(open(sys.argv[1])); assert d["command"]=="version" and d["version"]==sys.argv[2], d' \
+    "$prev" "$GPUREF_VERSION"
+check "version with a command after it is a usage error" 2 "$GPUCTL" version info
+check "version after a command is a usage error" 2 "$GPUCTL" -d sim:// info version
+expect "... saying it stands alone" "version stands alone on the line" "$err"
+check "gpuctl help version" 0 "$GPUCTL" help version
+expect "... its synopsis" "^usage: gpuctl \[--json\] version$" "$out"
+
+# regs PATTERN: only the registers whose name holds it (any case), or matches it as a glob.
+REGMAP_H="$(dirname "$0")/../../host/include/gpuref/gr_regmap.h"
+reg_names() { sed -n 's/^#define GR_REG_\([A-Z0-9_]*\) .*/\1/p' "$REGMAP_H"; }
+check "regs DMA" 0 "$GPUCTL" -d sim:// regs DMA
+cp "$out" "$chain"
+check "... every register whose name holds DMA, and no other" 0 test \
+    "$(grep -E '^0x[0-9a-f]{3} ' "$chain" | awk '{print $2}' | tr '\n' ' ')" = "$(reg_names | grep DMA | tr '\n' ' ')"
+check "... and there are some" 0 test "$(grep -cE '^0x[0-9a-f]{3} ' "$chain")" -gt 3
+check "regs 'dma_ctrl*' (a glob, any case)" 0 "$GPUCTL" -d sim:// regs 'dma_ctrl*'
+check "... the names it matches" 0 test \
+    "$(grep -E '^0x[0-9a-f]{3} ' "$prev" | awk '{print $2}' | tr '\n' ' ')" = "$(reg_names | grep '^DMA_CTRL' | tr '\n' ' ')"
+check "regs PATTERN then another command" 0 "$GPUCTL" -d sim:// regs SCRATCH peek SCRATCH
+check "... regs shows one register, then peek runs" 0 test "$(grep -cE '^0x020 SCRATCH' "$prev")" = 2
+check "regs followed by a command word is the whole dump, then the command" 0 "$GPUCTL" -d sim:// regs info
+expect "... info ran" "^device +gpuref gpu_core" "$out"
+check "regs of a pattern no name holds is a usage error" 2 "$GPUCTL" -d sim:// regs NOSUCHREG
+expect "... saying so" "regs: no register name contains 'NOSUCHREG'" "$err"
+check "regs --json DMA_STATUS" 0 "$GPUCTL" -d sim:// --json regs DMA_STATUS
+check "... one document, the pattern and the one register" 0 python3 -c \
+    'import json,sys; d=json.load(open(sys.argv[1])); assert d["pattern"]=="DMA_STATUS" and [r["name"] for r in d["registers"]]==["DMA_STATUS"], d' "$prev"
+
+# JSON a tool reads whole: JSON Lines, and register contents and offsets as hex strings beside
+# the numbers.
+check "--json info peek poke regs" 0 "$GPUCTL" -d sim:// --json info peek SCRATCH poke SCRATCH 0xcafe \
+    peek DMA_STATUS.IDLE regs ID_MAGIC
+cp "$out" "$chain"
+check "... JSON Lines python3 -m json.tool reads" 0 python3 -m json.tool --json-lines "$chain"
+check "... with KEY_hex beside register values and offsets" 0 python3 -c '
+import json, sys
+d = [json.loads(l) for l in open(sys.argv[1])]
+info, peek, poke, field, regs = d
+assert info["magic"] == 0x47505552 and info["magic_hex"] == "0x47505552", info
+assert info["regmap_hash_hex"] == "0x%08x" % info["regmap_hash"], info
+assert info["caps_value_hex"] == "0x%08x" % info["caps_value"], info
+assert peek["offset"] == 0x20 and peek["offset_hex"] == "0x020" and peek["value_hex"] == "0x%08x" % peek["value"], peek
+assert poke["written"] == 0xcafe and poke["written_hex"] == "0x0000cafe" and poke["read_back_hex"] == "0x0000cafe", poke
+assert field["value_hex"] == "0x%x" % field["value"] and field["register_hex"] == "0x%08x" % field["register"], field
+r = regs["registers"][0]
+assert r["name"] == "ID_MAGIC" and r["value_hex"] == "0x47505552", r
+assert r["fields_hex"] == {k: "0x%x" % v for k, v in r["fields"].items()}, r
+' "$chain"
+
+# Link health as data: sim:// is not a framed link, and says so (simd:// in suite system-simd).
+check "info on sim:// names the link" 0 "$GPUCTL" -d sim:// info
+expect "... not a framed link" "^link +sim:// is not a framed link: no frames, CRCs or replays to count" "$out"
+check "info --json on sim://: the link's fields" 0 bash -c \
+    '"$0" -d sim:// --json info | python3 -c "import json,sys; l=json.load(sys.stdin)[\"link\"]; assert (l[\"scheme\"], l[\"framed\"], l[\"up\"], l[\"tx_frames\"], l[\"crc_errors\"]) == (\"sim\", False, True, 0, 0), l"' "$GPUCTL"
+
+# Output that streams: each command's output reaches a pipe when the command ends, not when
+# gpuctl exits (stdio would hold it all: the first line came with the last, 51 s later).
+check "info's line reaches a pipe long before the commands after it end" 0 bash -c '
+"$0" -d sim:// info alloc 8M fill @1 7 read @1 --sum 2>/dev/null | python3 -c "
+import sys, time
+first = sys.stdin.readline(); t1 = time.monotonic()
+rest = sys.stdin.read(); t2 = time.monotonic()
+print(\"# first line %.2f s before the end\" % (t2 - t1))
+assert first.startswith(\"device \"), first
+assert \"crc32\" in rest, rest
+assert t2 - t1 > 0.5, t2 - t1
+"' "$GPUCTL"
+check "--json: each document reaches a pipe as its command ends" 0 bash -c '
+"$0" -d sim:// --json info alloc 8M fill @1 7 read @1 --sum 2>/dev/null | python3 -c "
+import json, sys, time
+first = json.loads(sys.stdin.readline()); t1 = time.monotonic()
+rest = [json.loads(l) for l in sys.stdin]; t2 = time.monotonic()
+assert first[\"command\"] == \"info\" and [d[\"command\"] for d in rest] == [\"alloc\", \"fill\", \"read\"], rest
+assert t2 - t1 > 0.5, t2 - t1
+"' "$GPUCTL"
+
+# Progress: on a terminal (stderr a pty), a long command draws a line and erases it; never
+# into a file or a pipe, never with --json.
+progress_on_pty() {
+    python3 - "$@" <<'PY'
+import os, pty, re, subprocess, sys, threading
+json_mode = sys.argv[1] == "json"
+m, s = pty.openpty()
+p = subprocess.Popen(sys.argv[2:], stdout=subprocess.PIPE, stderr=s)
+os.close(s)
+chunks = []
+def drain():
+    while True:
+        try:
+            d = os.read(m, 4096)
+        except OSError:
+            break
+        if not d:
+            break
+        chunks.append(d)
+t = threading.Thread(target=drain)
+t.start()
+out = p.stdout.read().decode()
+rc = p.wait()
+t.join(10)
+err = b"".join(chunks).decode(errors="replace")
+assert rc == 0, (rc, err)
+if json_mode:
+    assert err == "", repr(err)
+else:
+    assert re.search(r"\r\x1b\[Kgpuctl: fill @1 7: [0-9]+\.[0-9] s", err), repr(err)
+    assert err.endswith("\r\x1b[K"), repr(err[-40:])
+assert "\r" not in out and "gpuctl:" not in out, out
+PY
+}
+check "a long fill shows its progress on a terminal's stderr, then erases it" 0 \
+    progress_on_pty text "$GPUCTL" -d sim:// alloc 8M fill @1 7
+check "... never with --json" 0 progress_on_pty json "$GPUCTL" -d sim:// --json alloc 8M fill @1 7
+check "... nor into a file (stderr holds nothing)" 0 bash -c \
+    'e=$(mktemp); "$0" -d sim:// alloc 8M fill @1 7 >/dev/null 2>"$e"; r=$?; [ -s "$e" ] && r=1; rm -f "$e"; exit $r' \
+    "$GPUCTL"
+
 # --json: one document a line, each with "command"; errors at every stage are documents too.
 for bad in "peek SCRACH" "alloc 1Q" "free @9" "peek 0x3"; do
     # shellcheck disable=SC2086
@@ -178,7 +313,8 @@ check "... 0x11, then 0x15, then 0x16" 0 python3 -c '
 import json, sys
 d = [json.loads(l) for l in open(sys.argv[1])]
 assert d[1]["written"] == 0x15 and d[2]["value"] == 0x15, d[1:3]
-assert d[5]["value"] == 0x16 and d[6] == {"command": "peek", "offset": 0x44, "name": "IRQ_ENABLE", "field": "DMA_FENCE", "value": 1, "register": 0x16}, d[5:]
+assert d[5]["value"] == 0x16 and d[6] == {"command": "peek", "offset": 0x44, "offset_hex": "0x044", "name": "IRQ_ENABLE",
+    "field": "DMA_FENCE", "value": 1, "value_hex": "0x1", "register": 0x16, "register_hex": "0x00000016"}, d[5:]
 assert not any("warning" in x for x in d), d' "$prev"
 check "a value wider than the field is a usage error" 2 "$GPUCTL" -d sim:// poke IRQ_ENABLE.DMA_FENCE 2
 expect "... naming the field's range" "IRQ_ENABLE\.DMA_FENCE is 1 bit wide: '2' is out of range \(0 to 0x1\)" "$err"

@@ -105,6 +105,46 @@ else
     missing stream "--vram on a board"
 fi
 
+# The default socket: the server and simd:// with no path find the same one from any directory
+# ($XDG_RUNTIME_DIR, else a private ${TMPDIR:-/tmp}/gpuref-UID), and refuse a directory that
+# another user could have made.
+GPUCTL_ABS=$(cd "$(dirname "$GPUCTL")" && pwd)/$(basename "$GPUCTL")
+if grep -qw stream <<<"$built"; then
+    xdg=$dir/xdg
+    mkdir -m 700 "$xdg"
+    if GR_SIMD_SOCKET= XDG_RUNTIME_DIR=$xdg start_server --board stream --quiet; then
+        expect "no --socket: the server listens on \$XDG_RUNTIME_DIR/gpuref-simd.sock" \
+            "on $xdg/gpuref-simd\.sock " "$dir/server.log"
+        check "simd:// with no path, from /, reaches it" 0 env GR_SIMD_SOCKET= XDG_RUNTIME_DIR="$xdg" \
+            bash -c 'cd / && exec "$0" "$@"' "$GPUCTL_ABS" -d "simd://?$L" peek ID_MAGIC
+        expect "... and reads the magic" "0x47505552" "$out"
+        stop_server
+    else
+        bad "gpuref-simd starts with no --socket under XDG_RUNTIME_DIR"
+    fi
+    tmp=$dir/tmp
+    mkdir "$tmp"
+    if GR_SIMD_SOCKET= XDG_RUNTIME_DIR= TMPDIR=$tmp start_server --board stream --quiet; then
+        expect "no XDG_RUNTIME_DIR: the server listens in \$TMPDIR/gpuref-UID" \
+            "on $tmp/gpuref-$UID/gpuref-simd\.sock " "$dir/server.log"
+        check "... a directory the server made mode 0700" 0 test "$(stat -c %a "$tmp/gpuref-$UID")" = 700
+        check "simd:// with no path, from /, reaches it" 0 env -u XDG_RUNTIME_DIR GR_SIMD_SOCKET= TMPDIR="$tmp" \
+            bash -c 'cd / && exec "$0" "$@"' "$GPUCTL_ABS" -d "simd://?$L" peek ID_MAGIC
+        expect "... and reads the magic" "0x47505552" "$out"
+        stop_server
+    else
+        bad "gpuref-simd starts with no --socket and no XDG_RUNTIME_DIR"
+    fi
+    chmod 777 "$tmp/gpuref-$UID"
+    check "a fallback directory open to others: the server refuses it" 1 env -u XDG_RUNTIME_DIR GR_SIMD_SOCKET= \
+        TMPDIR="$tmp" "$SIMD" --board stream
+    expect "... naming it and the rule" "$tmp/gpuref-$UID is not a private directory of this user's .*mode 0700" "$err"
+    check "... and so does simd://" 3 env -u XDG_RUNTIME_DIR GR_SIMD_SOCKET= TMPDIR="$tmp" "$GPUCTL" -d simd:// info
+    expect "... naming it" "$tmp/gpuref-$UID is not a private directory" "$err"
+else
+    skip "the default socket" "no stream board in this build"
+fi
+
 for kind in stream ft601 ft2232h; do
     if ! grep -qw "$kind" <<<"$built"; then
         missing "$kind" "simd://, $kind board"
@@ -114,6 +154,25 @@ for kind in stream ft601 ft2232h; do
     if ! start_server --socket "$sock" --board "$kind"; then bad "gpuref-simd starts a $kind board"; continue; fi
     ok "gpuref-simd serves a $kind board"
     check "$kind: gpuctl info over simd://" 0 "$GPUCTL" -d "simd://$sock?$L" info
+    # The link's state and counters, whole (gr_device_link_stats), in text and as JSON numbers.
+    # HELLO_RSP's Link names the client's link: gpuref-simd's socket, a stream on every board.
+    expect "$kind: info shows the link up, its kind and HELLO_RSP's values" \
+        "^link +simd://, up, stream link, protocol 1\.0, MaxPayload [1-9][0-9]* words, RxWindow [1-9][0-9]* frames, DmaTags [1-9][0-9]*, core [1-9][0-9]* Hz$" "$out"
+    expect "$kind: ... the frames each way" "^  frames +sent [1-9][0-9]* \([1-9][0-9]* bytes\), received [1-9][0-9]* \([1-9][0-9]* bytes\)" "$out"
+    expect "$kind: ... and the errors, whole" "^  errors +crc 0, NAKs sent 0, NAKs received 0, retransmissions 0, replay timeouts [0-9]+,$" "$out"
+    check "$kind: info --json over simd://: the link's fields as numbers" 0 bash -c \
+        '"$0" -d "$1" --json peek SCRATCH info | python3 -c "
+import json, sys
+d = [json.loads(l) for l in sys.stdin][1]
+l = d[\"link\"]
+assert (l[\"scheme\"], l[\"framed\"], l[\"up\"], l[\"kind\"], l[\"protocol\"]) == (\"simd\", True, True, \"stream\", \"1.0\"), l
+assert all(isinstance(l[k], int) for k in (\"max_payload\", \"rx_window\", \"dma_tags\", \"core_hz\", \"tx_frames\",
+    \"rx_frames\", \"tx_bytes\", \"rx_bytes\", \"crc_errors\", \"naks_sent\", \"naks_received\", \"retransmissions\",
+    \"replay_timeouts\", \"timeouts\", \"link_resets\", \"link_downs\", \"round_trips\")), l
+assert l[\"tx_frames\"] > 0 and l[\"rx_frames\"] > 0 and l[\"round_trips\"] >= 6 and l[\"link_resets\"] >= 1, l
+assert l[\"crc_errors\"] == 0 and l[\"timeouts\"] == 0 and l[\"max_payload\"] > 0 and l[\"core_hz\"] > 0, l
+assert \"crc e\" not in d[\"transport\"] and d[\"transport\"].endswith(\")\"), d[\"transport\"]
+"' "$GPUCTL" "simd://$sock?$L"
     # Writes are posted by default; the suite turns that off while it runs, since it checks
     # that a write to a hole answers a bus error itself. After it writes are posted again: a
     # poke of a hole is refused at its read-back, not at the write.

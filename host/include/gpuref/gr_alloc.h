@@ -54,10 +54,6 @@
 extern "C" {
 #endif
 
-#ifndef GR_API
-#define GR_API __attribute__((warn_unused_result))
-#endif
-
 typedef struct gr_adapter gr_adapter_t;
 typedef struct gr_process gr_process_t;
 typedef struct gr_gpu_device gr_gpu_device_t;
@@ -308,7 +304,7 @@ GR_API gr_status_t gr_sysmem_alloc(gr_process_t *process, uint64_t bytes, gr_sys
  *         process), GR_E_BUSY (an allocation is still backed by it: destroy that first;
  *         nothing changed)
  */
-GR_API gr_status_t gr_sysmem_free(gr_process_t *process, void *cpu);
+gr_status_t gr_sysmem_free(gr_process_t *process, void *cpu);
 
 /**
  * Creates a device in a process (DxgkDdiCreateDevice).
@@ -368,7 +364,7 @@ GR_API gr_status_t gr_alloc_open(gr_gpu_device_t *device, gr_shared_t shared, ui
  * the allocation is destroyed as by gr_alloc_destroy. A lock held through it is dropped.
  * @return GR_OK, GR_E_INVALID (bad, stale, foreign or creator handle: use gr_alloc_destroy)
  */
-GR_API gr_status_t gr_alloc_close(gr_gpu_device_t *device, gr_alloc_t handle);
+gr_status_t gr_alloc_close(gr_gpu_device_t *device, gr_alloc_t handle);
 
 /**
  * Destroys a handle from gr_alloc_create: DxgkDdiCloseAllocation for the device; when no
@@ -377,7 +373,7 @@ GR_API gr_status_t gr_alloc_close(gr_gpu_device_t *device, gr_alloc_t handle);
  * DestroyResource when it is the resource's last allocation) and returns its segment space.
  * @return GR_OK, GR_E_INVALID (bad, stale, foreign or opened handle: use gr_alloc_close)
  */
-GR_API gr_status_t gr_alloc_destroy(gr_gpu_device_t *device, gr_alloc_t handle);
+gr_status_t gr_alloc_destroy(gr_gpu_device_t *device, gr_alloc_t handle);
 
 /**
  * Locks an allocation for the CPU and returns a pointer to its bytes. An evicted allocation
@@ -416,7 +412,7 @@ GR_API gr_status_t gr_alloc_lock_range(gr_gpu_device_t *device, gr_alloc_t handl
  * GR_LOCK_READ_ONLY) and frees the buffer. The allocation is unlocked even when the write-back fails.
  * @return GR_OK, GR_E_INVALID (bad handle, not locked through this handle), link errors
  */
-GR_API gr_status_t gr_alloc_unlock(gr_gpu_device_t *device, gr_alloc_t handle);
+gr_status_t gr_alloc_unlock(gr_gpu_device_t *device, gr_alloc_t handle);
 
 /**
  * What a handle refers to.

@@ -39,10 +39,6 @@
 extern "C" {
 #endif
 
-#ifndef GR_API
-#define GR_API __attribute__((warn_unused_result))
-#endif
-
 /* ---- a session -------------------------------------------------------------------------------- */
 
 typedef struct gr_session gr_session_t;
@@ -161,7 +157,7 @@ GR_API gr_status_t gr_cmd_create(gr_gpu_device_t *device, gr_context_t context, 
  * Frees the writer and its DMA buffer.
  * @return GR_OK, GR_E_INVALID (NULL), GR_E_BUSY (in flight: gr_cmd_wait first; nothing changed)
  */
-GR_API gr_status_t gr_cmd_destroy(gr_cmd_t *cmd);
+gr_status_t gr_cmd_destroy(gr_cmd_t *cmd);
 
 /**
  * Records a FILL: the engine repeats a 32-bit pattern over bytes of dst from offset, through
@@ -219,7 +215,8 @@ GR_API gr_status_t gr_cmd_submit(gr_cmd_t *cmd, uint64_t *out_fence);
  * Waits for the writer's packet to retire (gr_wait). Unless the answer is GR_E_TIMEOUT (completed,
  * cancelled, lost in a reset, or a fence gr_wait refuses: its context destroyed), the writer is
  * empty again and records anew.
- * @param timeout_cycles  device cycles (100 a microsecond on sim://); 0: just look
+ * @param timeout_cycles  device cycles (100 a microsecond on sim://); 0: just look;
+ *                        GR_WAIT_FOREVER (gr_submit.h): until it retires
  * @return GR_OK (it ran to completion), GR_E_TIMEOUT (not yet: still in flight),
  *         GR_E_CANCELLED, GR_E_DEVICE_RESET, GR_E_INVALID (NULL, nothing in flight; or gr_wait's)
  */

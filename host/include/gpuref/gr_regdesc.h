@@ -9,6 +9,7 @@
 
 #include "gpuref/gr_regmap.h"
 #include "gpuref/gr_regs.h"
+#include "gpuref/gr_status.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -87,7 +88,7 @@ const char *gr_access_name(gr_access_t access);
  * @return GR_OK, GR_E_NOT_FOUND (no such name), GR_E_INVALID (not a number), GR_E_ALIGN,
  *         GR_E_RANGE (past BAR0)
  */
-int gr_regdesc_parse_offset(const char *text, uint32_t *out_offset);
+gr_status_t gr_regdesc_parse_offset(const char *text, uint32_t *out_offset);
 
 /** Field accessors over the generated masks: GR_FIELD_GET(ID_VERSION, MAJOR, value). */
 #define GR_FIELD_GET(reg, field, value) \

@@ -40,6 +40,16 @@ extern "C" {
 #define GR_STATIC_ASSERT(expr, msg) _Static_assert(expr, msg)
 #endif
 
+/*
+ * GR_API marks the calls whose status must be looked at (warn_unused_result). The cleanup calls
+ * (gr_*_close, gr_*_destroy, gr_*_free, gr_alloc_unlock) return a status too but carry no mark:
+ * GCC ignores a (void) cast for this attribute, and a caller that has nothing to do with a
+ * cleanup's failure must be able to say so with (void) under -Werror.
+ */
+#ifndef GR_API
+#define GR_API __attribute__((warn_unused_result))
+#endif
+
 typedef enum gr_status {
 #define GR_STATUS_ENUM(name, value, msg) name = value,
     GR_STATUS_LIST(GR_STATUS_ENUM)

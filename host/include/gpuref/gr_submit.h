@@ -50,10 +50,6 @@
 extern "C" {
 #endif
 
-#ifndef GR_API
-#define GR_API __attribute__((warn_unused_result))
-#endif
-
 typedef uint32_t gr_context_t;
 typedef uint32_t gr_dma_buffer_t;
 
@@ -161,7 +157,7 @@ GR_API gr_status_t gr_context_create(gr_gpu_device_t *device, const void *privat
  * DxgkDdiDestroyContext. Waiters on its fences return GR_E_CANCELLED.
  * @return GR_OK, GR_E_INVALID
  */
-GR_API gr_status_t gr_context_destroy(gr_gpu_device_t *device, gr_context_t context);
+gr_status_t gr_context_destroy(gr_gpu_device_t *device, gr_context_t context);
 
 /** The context's DXGK_CONTEXTINFO and fence state. @param[out] out_info untouched on failure */
 GR_API gr_status_t gr_context_info(gr_gpu_device_t *device, gr_context_t context, gr_context_info_t *out_info);
@@ -182,7 +178,7 @@ GR_API gr_status_t gr_dma_buffer_info(gr_gpu_device_t *device, gr_dma_buffer_t b
  * Frees a DMA buffer.
  * @return GR_OK, GR_E_INVALID, GR_E_BUSY (a packet using it has not retired; nothing changed)
  */
-GR_API gr_status_t gr_dma_buffer_destroy(gr_gpu_device_t *device, gr_dma_buffer_t buffer);
+gr_status_t gr_dma_buffer_destroy(gr_gpu_device_t *device, gr_dma_buffer_t buffer);
 
 /**
  * Queues a submission on a context. The allocation list and patches are copied; the DMA buffer
@@ -211,10 +207,15 @@ GR_API gr_status_t gr_dma_buffer_destroy(gr_gpu_device_t *device, gr_dma_buffer_
 GR_API gr_status_t gr_submit(gr_gpu_device_t *device, gr_context_t context, const gr_submission_t *submission,
                              uint64_t *out_fence);
 
+/** timeout_cycles of gr_wait, gr_cmd_wait and gr_cmd_submit_wait: no limit. Such a wait still
+ *  ends on a packet that hangs: it resets the GPU (above) and the wait answers
+ *  GR_E_DEVICE_RESET. */
+#define GR_WAIT_FOREVER UINT64_MAX
+
 /**
  * Waits until a submission has retired. The device's fence record is the truth: the scheduler
  * polls DxgkDdiQueryCurrentFence as well as taking interrupts, so a lost interrupt only delays.
- * @param timeout_cycles  device cycles to wait; 0: just look
+ * @param timeout_cycles  device cycles to wait; 0: just look; GR_WAIT_FOREVER: until it retires
  * @return GR_OK (it ran to completion), GR_E_CANCELLED (it will never run: gr_cancel, context
  *         destroyed), GR_E_DEVICE_RESET (lost in a GPU reset; also when the engine faulted on
  *         it, e.g. a physical address or an INDIRECT in it: a user packet may name GPU VAs

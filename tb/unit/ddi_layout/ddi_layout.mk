@@ -1,5 +1,6 @@
 # tb/unit/ddi_layout: host/include/d3dkmddi.h has the WDK's x64 layout (sizes, offsets, flag
-# bits, status codes, DDI prototypes), built as C11 and as C++17 with the project's warnings.
+# bits, status codes, DDI prototypes), built as C11 and as C++17 with the project's warnings
+# and -pedantic (the header holds to ISO C11 and C++17, GR_ANON_STRUCT aside: d3dkmddi.h).
 # The layout is also _Static_assert'ed, so a wrong header fails to build as well as to run.
 DDI_LAYOUT_DIR := $(BUILD)/tb/unit/ddi_layout
 DDI_LAYOUT_C   := $(DDI_LAYOUT_DIR)/test_ddi_layout
@@ -8,11 +9,11 @@ DDI_LAYOUT_INC := -Ihost/include -Itb/unit/ddi_layout
 
 $(DDI_LAYOUT_C): tb/unit/ddi_layout/test_ddi_layout.c
 	@mkdir -p $(@D)
-	$(CC) $(CSTD) $(WARN) $(CFLAGS) $(DDI_LAYOUT_INC) -MMD -MP -o $@ $<
+	$(CC) $(CSTD) $(WARN) -pedantic $(CFLAGS) $(DDI_LAYOUT_INC) -MMD -MP -o $@ $<
 
 $(DDI_LAYOUT_CXX): tb/unit/ddi_layout/test_ddi_layout_cxx.cpp
 	@mkdir -p $(@D)
-	$(CXX) -std=c++17 $(WARN) $(CFLAGS) $(DDI_LAYOUT_INC) -MMD -MP -o $@ $<
+	$(CXX) -std=c++17 $(WARN) -pedantic $(CFLAGS) $(DDI_LAYOUT_INC) -MMD -MP -o $@ $<
 
 all: $(DDI_LAYOUT_C) $(DDI_LAYOUT_CXX)
 

@@ -338,6 +338,13 @@ static void test_values(void)
                  V(DXGK_SEGMENT_ID_SYSTEMMEMORY, 31),
                  V(DXGK_SEGMENT_SET_SYSTEMMEMORY, 0x80000000u),
                  V(DXGK_MAX_ASYMETRICAL_PROCESSING_NODES, 64));
+
+    /* The WDK's 0x80000000 and 0x80000001, written so that ISO C (-pedantic) takes them: the
+     * same 32 bits in a 4-byte enum, as MSVC's int enum holds them. */
+    tap(sizeof(DXGK_MIRACAST_CHUNK_TYPE) == 4 &&
+            (uint32_t)DXGK_MIRACAST_CHUNK_TYPE_ENCODE_DRIVER_DEFINED_1 == 0x80000000u &&
+            (uint32_t)DXGK_MIRACAST_CHUNK_TYPE_ENCODE_DRIVER_DEFINED_2 == 0x80000001u,
+        "DXGK_MIRACAST_CHUNK_TYPE_ENCODE_DRIVER_DEFINED_1/2 are 0x80000000 and 0x80000001 in a 4-byte enum");
 }
 
 /* ---- 4. DDI and callback signatures -------------------------------------------------- */
@@ -681,8 +688,9 @@ static void test_mdl_pfn_array(void)
 
 int main(void)
 {
-    /* reserved names, NT_SUCCESS, 6 value groups, 3 signature tests and the MDL test */
-    const int fixed_tests = 1 + 1 + 6 + 3 + 1;
+    /* reserved names, NT_SUCCESS, 6 value groups, the 0x8000000x enumerators, 3 signature
+     * tests and the MDL test */
+    const int fixed_tests = 1 + 1 + 6 + 1 + 3 + 1;
     printf("1..%d\n", count_layout_tests() + count_bit_tests() + fixed_tests);
     run_layout_tests();
     run_bit_tests();
