@@ -2,7 +2,8 @@
  * dxgk_objects.h: the OS stand-in's objects (private to host/dxgk): adapter, processes,
  * devices, kernel allocations and resources, per-process opens. Types only: each file's
  * functions are in its own header (dxgk_ddi.h, dxgk_kernel.h, dxgk_sysmem.h, vidmm/vidmm_*.h,
- * vidsch/vidsch*.h), so that this one includes none of theirs and any file may include it.
+ * vidsch/vidsch*.h). This one includes only headers of types and of files that use no object
+ * (handles, threading, the link, VidMm's segment and GPU VA pieces), so any file may include it.
  *
  * Locks, always taken in this order: process->lock (one API call of a process at a time, as
  * dxgkrnl never has two threads of a process in the miniport), the residency lock
