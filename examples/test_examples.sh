@@ -31,7 +31,7 @@ check() {
     if log=$("$@" 2>&1); then ok "$name"; else not_ok "$name" "$log"; fi
 }
 
-echo "1..18"
+echo "1..19"
 
 # ---- the installed tree ----
 check "pkg-config finds gpuref under $prefix" pkg-config --exists gpuref
@@ -61,6 +61,15 @@ if log=$("$out/fill_copy" 'sim://?seed=1' 2>&1) && echo "$log" | grep -q "every 
     ok "fill_copy (C) on sim://?seed=1: the copy reads back"
 else
     not_ok "fill_copy (C) on sim://?seed=1: the copy reads back" "$log"
+fi
+# A waveform the library alone closes (GR_SIM_FST, sim://?trace=) is named when it is written.
+rm -f "$out/fill_copy.fst"
+if log=$(GR_SIM_FST="$out/fill_copy.fst" "$out/fill_copy" 'sim://?seed=1' 2>&1) &&
+    echo "$log" | grep -Eq "^gr_sim: wrote $out/fill_copy\.fst \(FST, [0-9.]+ MiB, cycles [0-9]+\.\.[0-9]+\); open with: gtkwave" &&
+    [ -s "$out/fill_copy.fst" ]; then
+    ok "fill_copy with GR_SIM_FST: the waveform is written and its path printed"
+else
+    not_ok "fill_copy with GR_SIM_FST: the waveform is written and its path printed" "$log"
 fi
 if log=$("$out/fill_copy" 'sim://?seed=2&stall=60' 2>&1) && echo "$log" | grep -q "every word reads back"; then
     ok "fill_copy (C) on sim://?seed=2&stall=60: the copy reads back"

@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <memory>
@@ -202,7 +203,11 @@ public:
 
     ~BoardImpl() override
     {
-        if (fst) fst->close();
+        if (fst) {
+            fst->close();
+            // gpuref-simd --fst, GR_BOARD_FST: the waveform can be large; say where it went.
+            std::fprintf(stderr, "board: wrote FST waveform %s\n", set.fst_path.c_str());
+        }
         if (top) top->final();
     }
 

@@ -17,6 +17,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cinttypes>
+#include <sys/stat.h>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -406,7 +407,18 @@ gr_sim::gr_sim(const Settings &s)
 gr_sim::~gr_sim()
 {
     report();
-    if (wave) close_wave(nullptr);  // a VCD is written now; a failure has nobody to tell
+    if (wave) {
+        // A VCD is written now; a failure has nobody to tell. Nobody else closes this waveform
+        // (GR_SIM_FST, sim://?trace=): say where it went, for it can be hundreds of MB.
+        gr_sim_trace_info_t t;
+        if (close_wave(&t) == GR_OK) {
+            struct stat st;
+            const double mb = stat(t.path, &st) == 0 ? double(st.st_size) / (1 << 20) : 0.0;
+            std::fprintf(stderr, "gr_sim: wrote %s (%s, %.1f MiB, cycles %" PRIu64 "..%" PRIu64
+                                 "); open with: gtkwave -a %s %s\n",
+                         t.path, t.vcd ? "VCD" : "FST", mb, t.first_cycle, t.last_cycle, t.gtkw_path, t.path);
+        }
+    }
     if (top) top->final();
     log.close();
     // As in the constructor: the model's and the context's destructors touch Verilator's

@@ -105,6 +105,21 @@ else
     missing stream "--vram on a board"
 fi
 
+# --fst: where the board's waveform went is said when it is written (it grows fast).
+if grep -qw stream <<<"$built"; then
+    if start_server --socket "$dir/fst.sock" --board stream --quiet --fst "$dir/board.fst"; then
+        check "--fst: a register read on the recorded board" 0 "$GPUCTL" -d "simd://$dir/fst.sock?$L" peek SCRATCH
+        stop_server
+        expect "--fst: the server names the waveform it wrote" "^board: wrote FST waveform $dir/board\.fst$" \
+            "$dir/server.log"
+        check "... and it is there" 0 test -s "$dir/board.fst"
+    else
+        bad "gpuref-simd starts a stream board with --fst"
+    fi
+else
+    skip "--fst on a board" "no stream board in this build"
+fi
+
 # The default socket: the server and simd:// with no path find the same one from any directory
 # ($XDG_RUNTIME_DIR, else a private ${TMPDIR:-/tmp}/gpuref-UID), and refuse a directory that
 # another user could have made.
