@@ -192,6 +192,24 @@ static void check_sticky(run_t *r, const gr_reg_desc_t *reg)
            "read 0x%08x", v);
 }
 
+/* Write-1-to-clear fields: a 1 written over a clear bit must leave it clear (a W1C bit that
+ * behaves as read-write would be set). Only clear bits get the 1: a set one would lose its
+ * record (a fault's), and clearing is the interrupt check's to see. */
+static void check_w1c(run_t *r, const gr_reg_desc_t *reg)
+{
+    uint32_t w1c = gr_regdesc_mask_of(reg, GR_ACCESS_W1C);
+    if (!w1c)
+        return;
+    uint32_t before, v;
+    if (!rd(r, reg->name, reg->offset, &before))
+        return;
+    uint32_t ones = w1c & ~before;
+    if (!ones || !wr(r, reg->name, reg->offset, ones) || !rd(r, reg->name, reg->offset, &v))
+        return;
+    report(r, (v & ones) == 0, reg->name, "writing 1 to W1C bits leaves them clear",
+           "wrote 0x%08x over 0x%08x, read 0x%08x", ones, before, v);
+}
+
 /*
  * The interrupt block: TEST sets STATE; writing 1 to a STATE bit clears that bit only; writing
  * 0 clears nothing; the line is high exactly when a set bit is enabled.
@@ -319,6 +337,7 @@ int gr_conformance_run(gr_device_t *dev, gr_conf_emit_fn emit, void *user,
         check_read_write(&r, reg);
         check_pulse(&r, reg);
         check_sticky(&r, reg);
+        check_w1c(&r, reg);
         r.result.registers++;
     }
     if (!r.fatal)

@@ -7,7 +7,7 @@
 # allocate, fill, copy, preempt and cancel, TDR) passes. TAP; the wall seconds of each board
 # are printed. Both kinds are built into gpuref-simd (board.mk): a kind missing from its --help
 # fails. The conformance suite runs on the boards in $BOARDS_SIM_CONFORMANCE (default both; over
-# the ULX3S's simulated 3 Mbaud line its 185 checks take about a minute, one register round trip
+# the ULX3S's simulated 3 Mbaud line its 187 checks take about a minute, one register round trip
 # on the line after another; BOARDS_SIM_CONFORMANCE=limesdr leaves the ULX3S's out, a skip,
 # which fails under CI=true).
 # Usage: test_boards_sim.sh GPUREF_SIMD GPUCTL TEST_BOARD_SMOKE [SEED [KIND...]]
