@@ -193,6 +193,12 @@ TEST_SUITES += regtool
 test-regtool: $(VENV)/.stamp
 	$(call tap_run,regtool,tb/unit/regtool/test_regtool.sh $(VENV_PY))
 
+# Every source file names its licence (scripts/spdx.py: which files, which comment), and the
+# check fails on a file without the line.
+TEST_SUITES += spdx
+test-spdx:
+	$(call tap_run,spdx,tb/unit/spdx/test_spdx.sh)
+
 TEST_SUITES += lint
 test-lint:
 	$(call tap_run,lint,echo 1..1; if $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) lint; then echo "ok 1 - lint: verilator -Wall and icarus and yosys"; else echo "not ok 1 - lint"; fi)
