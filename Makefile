@@ -9,6 +9,7 @@
 #   make regs     regenerate the register map outputs (make regs-check: fail if stale)
 #   make deps     install the Debian packages and the pinned Python tools
 #   make bench    benchmarks under bench/
+#   make V=1      print the build commands (default: a short line per step)
 #   make test SAN=address,undefined   the C/C++ suites built with those sanitizers (see SAN below)
 #   make test SAN=thread              the multi-threaded suites under ThreadSanitizer
 SHELL := /bin/bash
@@ -75,6 +76,22 @@ export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1:suppressions=$(CURDIR
 export TSAN_OPTIONS ?= exitcode=66:halt_on_error=1:second_deadlock_stack=1
 endif
 
+# ---- output --------------------------------------------------------------------------------
+# Quiet by default, in the Linux kernel's style: one short line per step (`  CC       host/lib/
+# gr_device.c`, `  LD       build/bin/gpuctl`); `make V=1` prints the commands themselves. A build
+# recipe starts with $(call quiet,TAG,WHAT), or $(Q) where the step needs no line of its own. The
+# Verilator builds run through scripts/build-step.sh: a line per stage with its time, the log's
+# path, progress while the model compiles, and the log's tail when it fails.
+V ?= 0
+export V
+ifeq ($(V),1)
+Q :=
+quiet =
+else
+Q := @
+quiet = @printf '  %-8s %s\n' '$(1)' '$(2)$(if $(filter 1,$(GPUREF_PIC_MAKE)), (PIC))';
+endif
+
 TEST_SUITES :=
 
 .PHONY: all demo test lint regs regs-check deps bench clean
@@ -133,15 +150,15 @@ include boards/boards.mk
 
 # ---- register map --------------------------------------------------------------------------
 $(VENV)/.stamp: requirements.txt
-	python3 -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
-	touch $@
+	$(call quiet,VENV,$(VENV): the pinned Python tools of requirements.txt)python3 -m venv $(VENV)
+	$(Q)$(VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(Q)touch $@
 
 regs: $(VENV)/.stamp
-	$(REGTOOL)
+	$(Q)$(REGTOOL)
 
 regs-check: $(VENV)/.stamp
-	$(REGTOOL) --check
+	$(Q)$(REGTOOL) --check
 
 # ---- lint ----------------------------------------------------------------------------------
 lint:

@@ -28,7 +28,7 @@ $(addprefix board-,$(ECP5_BOARDS)): board-%: $(VENV)/.stamp
 BOARD_IDS_TEST := $(BUILD)/boards/test_board_ids
 $(BOARD_IDS_TEST): boards/common/test_board_ids.c host/tools/gpuctl_build.h boards/board_ids.def
 	@mkdir -p $(@D)
-	$(CC) $(CSTD) $(WARN) $(CFLAGS) -o $@ $<
+	$(call quiet,LD,$@)$(CC) $(CSTD) $(WARN) $(CFLAGS) -o $@ $<
 all: $(BOARD_IDS_TEST)
 
 # Suite boards: the id table and its decode; the hardware check script on the simulation (its

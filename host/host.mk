@@ -27,15 +27,15 @@ GPUREF_LINK := $(LIBGPUREF) $(SIM_LIB) $(SIM_LDLIBS) $(GPUREF_USB_LDLIBS) -pthre
 
 $(HOST_OBJ_DIR)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -c $< -o $@
+	$(call quiet,CC,$<)$(CC) $(HOST_CFLAGS) -c $< -o $@
 
 $(LIBGPUREF): $(LIBGPUREF_OBJS)
 	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	$(call quiet,AR,$@)rm -f $@ && ar rcs $@ $^
 
 $(GPUCTL): $(GPUCTL_OBJS) $(CONFORMANCE_OBJS) $(LIBGPUREF) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(filter %.o,$^) $(GPUREF_LINK)
+	$(call quiet,LD,$@)$(CC) -o $@ $(filter %.o,$^) $(GPUREF_LINK)
 
 all: $(LIBGPUREF) $(GPUCTL)
 
@@ -44,7 +44,7 @@ all: $(LIBGPUREF) $(GPUCTL)
 GR_DEMO := $(BUILD)/bin/gr_demo
 $(GR_DEMO): $(HOST_OBJ_DIR)/host/tools/gr_demo.o $(CONFORMANCE_OBJS) $(LIBGPUREF) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(filter %.o,$^) $(GPUREF_LINK)
+	$(call quiet,LD,$@)$(CC) -o $@ $(filter %.o,$^) $(GPUREF_LINK)
 
 all: $(GR_DEMO)
 
@@ -55,7 +55,7 @@ GPUREF_SIMD := $(BUILD)/bin/gpuref-simd
 $(HOST_OBJ_DIR)/host/tools/gpuref_simd.o: HOST_CFLAGS += $(BOARD_CPPFLAGS)
 $(GPUREF_SIMD): $(HOST_OBJ_DIR)/host/tools/gpuref_simd.o $(LIBGPUREF) $(BOARD_LIB) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(filter %.o,$^) $(LIBGPUREF) $(BOARD_LIB) $(BOARD_LDLIBS) $(GPUREF_USB_LDLIBS) -pthread
+	$(call quiet,LD,$@)$(CC) -o $@ $(filter %.o,$^) $(LIBGPUREF) $(BOARD_LIB) $(BOARD_LDLIBS) $(GPUREF_USB_LDLIBS) -pthread
 
 all: $(GPUREF_SIMD)
 -include $(HOST_OBJ_DIR)/host/tools/gpuref_simd.d
@@ -65,4 +65,4 @@ all: $(GPUREF_SIMD)
 # usb-ft2232h on the chip emulated under libusb (tb/harness/usb), DEVICE=URI on any device.
 DEVICE ?=
 demo: $(GR_DEMO) $(if $(filter-out sim,$(DEVICE)),$(GPUREF_SIMD)) $(if $(filter usb-%,$(DEVICE)),$(BUILD)/usb/gr_demo_usb)
-	GR_DEMO_USB=$(BUILD)/usb/gr_demo_usb scripts/demo.sh $(GR_DEMO) $(GPUREF_SIMD) $(DEVICE)
+	$(Q)GR_DEMO_USB=$(BUILD)/usb/gr_demo_usb scripts/demo.sh $(GR_DEMO) $(GPUREF_SIMD) $(DEVICE)

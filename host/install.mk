@@ -63,7 +63,7 @@ LIBGPUREF_PIC_OBJS := $(patsubst %.c,$(GPUREF_PIC_OBJ_DIR)/%.o,$(LIBGPUREF_SRCS)
 
 $(GPUREF_PIC_OBJ_DIR)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -fPIC -c $< -o $@
+	$(call quiet,CC,$< (PIC))$(CC) $(HOST_CFLAGS) -fPIC -c $< -o $@
 
 -include $(LIBGPUREF_PIC_OBJS:.o=.d)
 
@@ -101,7 +101,7 @@ GPUREF_SO_MAP := host/libgpuref.map
 
 $(GPUREF_SO): $(LIBGPUREF_PIC_OBJS) $(GPUREF_BUNDLED_LIBS) $(GPUREF_SO_MAP)
 	@mkdir -p $(@D)
-	$(CXX) -shared -o $@ -Wl,-soname,$(GPUREF_SO_NAME) -Wl,--no-undefined \
+	$(call quiet,LD,$@)$(CXX) -shared -o $@ -Wl,-soname,$(GPUREF_SO_NAME) -Wl,--no-undefined \
 	  -Wl,--version-script,$(GPUREF_SO_MAP) $(LIBGPUREF_PIC_OBJS) $(GPUREF_BUNDLED_LIBS) $(GPUREF_SO_LDLIBS)
 
 # The static library carries the same objects, the bundled archives' members included.
@@ -112,7 +112,7 @@ $(GPUREF_A): $(LIBGPUREF_PIC_OBJS) $(GPUREF_BUNDLED_LIBS)
 	   for a in $(GPUREF_BUNDLED_LIBS); do echo "addlib $$a"; done; \
 	   for o in $(LIBGPUREF_PIC_OBJS); do echo "addmod $$o"; done; \
 	   echo "save"; echo "end"; } > $@.mri
-	$(AR) -M < $@.mri
+	$(call quiet,AR,$@)$(AR) -M < $@.mri
 	@rm -f $@.mri
 	@ranlib $@
 
@@ -140,15 +140,15 @@ GPUREF_TOP_HEADERS := host/include/d3dkmddi.h host/include/dispmprt.h
 GPUREF_INSTALL_BINS := $(GPUCTL) $(if $(GPUREF_SIMD),$(GPUREF_SIMD))
 
 install: gpuref-libs $(GPUREF_INSTALL_BINS)
-	$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(INCLUDEDIR)/gpuref \
+	$(Q)$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(INCLUDEDIR)/gpuref \
 	  $(DESTDIR)$(BINDIR)
-	$(INSTALL) -m 755 $(GPUREF_SO) $(DESTDIR)$(LIBDIR)/
-	ln -sf $(notdir $(GPUREF_SO)) $(DESTDIR)$(LIBDIR)/$(GPUREF_SO_NAME)
-	ln -sf $(GPUREF_SO_NAME) $(DESTDIR)$(LIBDIR)/libgpuref.so
-	$(INSTALL) -m 644 $(GPUREF_A) $(DESTDIR)$(LIBDIR)/
-	$(INSTALL) -m 644 $(GPUREF_PC) $(DESTDIR)$(PKGCONFIGDIR)/
-	$(INSTALL) -m 644 $(GPUREF_PUBLIC_HEADERS) $(DESTDIR)$(INCLUDEDIR)/gpuref/
-	$(INSTALL) -m 644 $(GPUREF_TOP_HEADERS) $(DESTDIR)$(INCLUDEDIR)/
-	$(INSTALL) -m 755 $(GPUREF_INSTALL_BINS) $(DESTDIR)$(BINDIR)/
+	$(call quiet,INSTALL,$(DESTDIR)$(LIBDIR)/$(notdir $(GPUREF_SO)) $(GPUREF_SO_NAME) libgpuref.so)$(INSTALL) -m 755 $(GPUREF_SO) $(DESTDIR)$(LIBDIR)/
+	$(Q)ln -sf $(notdir $(GPUREF_SO)) $(DESTDIR)$(LIBDIR)/$(GPUREF_SO_NAME)
+	$(Q)ln -sf $(GPUREF_SO_NAME) $(DESTDIR)$(LIBDIR)/libgpuref.so
+	$(call quiet,INSTALL,$(DESTDIR)$(LIBDIR)/libgpuref.a)$(INSTALL) -m 644 $(GPUREF_A) $(DESTDIR)$(LIBDIR)/
+	$(call quiet,INSTALL,$(DESTDIR)$(PKGCONFIGDIR)/gpuref.pc)$(INSTALL) -m 644 $(GPUREF_PC) $(DESTDIR)$(PKGCONFIGDIR)/
+	$(call quiet,INSTALL,$(DESTDIR)$(INCLUDEDIR)/gpuref/*.h)$(INSTALL) -m 644 $(GPUREF_PUBLIC_HEADERS) $(DESTDIR)$(INCLUDEDIR)/gpuref/
+	$(call quiet,INSTALL,$(DESTDIR)$(INCLUDEDIR)/$(notdir $(GPUREF_TOP_HEADERS)))$(INSTALL) -m 644 $(GPUREF_TOP_HEADERS) $(DESTDIR)$(INCLUDEDIR)/
+	$(call quiet,INSTALL,$(DESTDIR)$(BINDIR)/$(notdir $(GPUREF_INSTALL_BINS)))$(INSTALL) -m 755 $(GPUREF_INSTALL_BINS) $(DESTDIR)$(BINDIR)/
 
 .PHONY: gpuctl install gpuref-libs gpuref-pic-libs _gpuref_install_force

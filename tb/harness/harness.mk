@@ -58,10 +58,10 @@ $(SIM_OBJ)/.stamp: $(SIM_DIR)/verilate.cmd $(RTL_SRCS) $(wildcard $(RTL_INC)/*.v
                    $(wildcard $(RTL_ROOT)/lint.vlt) $(HARNESS_SRC)/verilated_lib.mk
 	@rm -rf $(SIM_OBJ)
 	@mkdir -p $(SIM_OBJ)
-	$(SIM_VERILATE)
-	$(MAKE) --no-print-directory $(SIM_SUBMAKE_J) -C $(SIM_OBJ) -f V$(RTL_TOP).mk CXX='$(CXX)' \
-	  -f $(CURDIR)/$(HARNESS_SRC)/verilated_lib.mk V$(RTL_TOP)__ALL.a libverilated.a >$(SIM_OBJ)/build.log 2>&1 \
-	  || { cat $(SIM_OBJ)/build.log; exit 1; }
+	@scripts/build-step.sh VERILATE '$(RTL_TOP): the RTL to C++' $(SIM_OBJ)/build.log -- $(SIM_VERILATE)
+	@scripts/build-step.sh --append --progress $(SIM_OBJ) --runtime MODEL '$(RTL_TOP): the Verilated model' $(SIM_OBJ)/build.log -- \
+	  $(MAKE) --no-print-directory $(SIM_SUBMAKE_J) -C $(SIM_OBJ) -f V$(RTL_TOP).mk CXX='$(CXX)' \
+	  -f $(CURDIR)/$(HARNESS_SRC)/verilated_lib.mk V$(RTL_TOP)__ALL.a libverilated.a
 	@touch $@
 
 $(SIM_DIR)/harness/sim_core.o: $(SIM_OBJ)/.stamp
@@ -71,7 +71,7 @@ $(SIM_DIR)/harness/sim_core.o: HARNESS_CXX += -isystem $(SIM_VROOT)/include \
 $(SIM_DIR)/harness/wave.o: HARNESS_CXX += -isystem $(SIM_VROOT)/include
 $(SIM_DIR)/harness/%.o: $(HARNESS_SRC)/%.cpp
 	@mkdir -p $(@D)
-	$(HARNESS_CXX) -c $< -o $@
+	$(call quiet,CXX,$<)$(HARNESS_CXX) -c $< -o $@
 
 # One archive: merge the two Verilator archives and our objects with an ar MRI script.
 $(SIM_LIB): $(HARNESS_OBJS) $(SIM_OBJ)/.stamp
@@ -81,7 +81,7 @@ $(SIM_LIB): $(HARNESS_OBJS) $(SIM_OBJ)/.stamp
 	   echo "addlib $(SIM_OBJ)/libverilated.a"; \
 	   for o in $(HARNESS_OBJS); do echo "addmod $$o"; done; \
 	   echo "save"; echo "end"; } > $@.mri
-	$(AR) -M < $@.mri
+	$(call quiet,AR,$@)$(AR) -M < $@.mri
 	@rm -f $@.mri
 	@ranlib $@
 
@@ -92,19 +92,19 @@ HARNESS_TEST_ARGS ?=
 
 $(SIM_DIR)/test_harness.o: $(HARNESS_SRC)/test_harness.c
 	@mkdir -p $(@D)
-	$(CC) -std=c11 $(CFLAGS) $(WARN) -MMD -MP $(SIM_CPPFLAGS) -isystem $(SIM_VROOT)/include -c $< -o $@
+	$(call quiet,CC,$<)$(CC) -std=c11 $(CFLAGS) $(WARN) -MMD -MP $(SIM_CPPFLAGS) -isystem $(SIM_VROOT)/include -c $< -o $@
 
 $(HARNESS_TEST): $(SIM_DIR)/test_harness.o $(SIM_LIB)
-	$(CC) $(CFLAGS) -o $@ $< $(SIM_LIB) -lcmocka $(SIM_LDLIBS)
+	$(call quiet,LD,$@)$(CC) $(CFLAGS) -o $@ $< $(SIM_LIB) -lcmocka $(SIM_LDLIBS)
 
 HARNESS_MODELS_TEST_OBJS := $(patsubst $(HARNESS_MODELS_SRC)/%.cpp,$(SIM_DIR)/harness_models/%.o,\
                               $(wildcard $(HARNESS_MODELS_SRC)/*.cpp))
 $(SIM_DIR)/harness_models/%.o: $(HARNESS_MODELS_SRC)/%.cpp
 	@mkdir -p $(@D)
-	$(HARNESS_CXX) -c $< -o $@
+	$(call quiet,CXX,$<)$(HARNESS_CXX) -c $< -o $@
 
 $(HARNESS_MODELS_TEST): $(HARNESS_MODELS_TEST_OBJS) $(HARNESS_MODEL_OBJS)
-	$(CXX) $(SIM_CXXFLAGS) -o $@ $^
+	$(call quiet,LD,$@)$(CXX) $(SIM_CXXFLAGS) -o $@ $^
 
 -include $(HARNESS_OBJS:.o=.d) $(SIM_DIR)/test_harness.d $(HARNESS_MODELS_TEST_OBJS:.o=.d)
 

@@ -17,14 +17,14 @@ USB_LDLIBS = -Wl,--push-state,--no-as-needed -lumockdev-preload -Wl,--pop-state 
 
 $(USB_EMU_OBJ): $(USB_SRC)/usb_emu.c
 	@mkdir -p $(@D)
-	$(CC) $(CSTD) $(WARN) $(CFLAGS) -MMD -MP $(BOARD_CPPFLAGS) -isystem /usr/include/umockdev-1.0 \
+	$(call quiet,CC,$<)$(CC) $(CSTD) $(WARN) $(CFLAGS) -MMD -MP $(BOARD_CPPFLAGS) -isystem /usr/include/umockdev-1.0 \
 	  $(patsubst -I%,-isystem %,$(USB_UMOCKDEV_CFLAGS)) -c $< -o $@
 
 $(HOST_OBJ_DIR)/tb/system/test_usb.o: HOST_CFLAGS += -I$(USB_SRC) -I$(BOARD_SRC)
 $(USB_TEST): $(HOST_OBJ_DIR)/tb/system/test_usb.o $(USB_EMU_OBJ) $(CONFORMANCE_OBJS) $(LIBGPUREF) \
              $(BOARD_LIB) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(filter %.o,$^) $(BOARD_LIB) $(GPUREF_LINK) $(USB_LDLIBS)
+	$(call quiet,LD,$@)$(CC) -o $@ $(filter %.o,$^) $(BOARD_LIB) $(GPUREF_LINK) $(USB_LDLIBS)
 
 all: $(USB_TEST)
 
@@ -44,19 +44,19 @@ USB_SUITE_TESTS := $(patsubst %,$(USB_DIR)/test_%_usb,$(USB_SUITES))
 
 $(USB_ENV_OBJ): $(USB_SRC)/usb_env.c
 	@mkdir -p $(@D)
-	$(CC) $(CSTD) $(WARN) $(CFLAGS) -MMD -MP $(BOARD_CPPFLAGS) -c $< -o $@
+	$(call quiet,CC,$<)$(CC) $(CSTD) $(WARN) $(CFLAGS) -MMD -MP $(BOARD_CPPFLAGS) -c $< -o $@
 
 $(USB_DIR)/test_%_usb: $(HOST_OBJ_DIR)/tb/system/test_%.o $(SCHED_FIXTURE_OBJ) $(USB_ENV_OBJ) $(USB_EMU_OBJ) \
                        $(LIBGPUREF) $(BOARD_LIB) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(filter %.o,$^) $(BOARD_LIB) $(GPUREF_LINK) $(USB_LDLIBS)
+	$(call quiet,LD,$@)$(CC) -o $@ $(filter %.o,$^) $(BOARD_LIB) $(GPUREF_LINK) $(USB_LDLIBS)
 
 # ... and of the demo: `make demo DEVICE=usb-ft601` (scripts/demo.sh) runs it on the chip.
 GR_DEMO_USB := $(USB_DIR)/gr_demo_usb
 $(GR_DEMO_USB): $(HOST_OBJ_DIR)/host/tools/gr_demo.o $(CONFORMANCE_OBJS) $(USB_ENV_OBJ) $(USB_EMU_OBJ) \
                 $(LIBGPUREF) $(BOARD_LIB) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(filter %.o,$^) $(BOARD_LIB) $(GPUREF_LINK) $(USB_LDLIBS)
+	$(call quiet,LD,$@)$(CC) -o $@ $(filter %.o,$^) $(BOARD_LIB) $(GPUREF_LINK) $(USB_LDLIBS)
 
 all: $(USB_SUITE_TESTS) $(GR_DEMO_USB)
 

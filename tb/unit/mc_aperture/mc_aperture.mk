@@ -5,12 +5,12 @@ MC_AP_SEEDS := 1 2 3
 
 $(MC_AP_DIR)/icarus/tb.vvp: $(MC_AP_SRCS)
 	@mkdir -p $(@D)
-	$(IVERILOG) -g2012 -I$(RTL_INC) -s tb_mc_aperture -o $@ $(MC_AP_SRCS)
+	$(call quiet,IVERILOG,$@)$(IVERILOG) -g2012 -I$(RTL_INC) -s tb_mc_aperture -o $@ $(MC_AP_SRCS)
 
 # The testbench (not the RTL) leans on Verilog's integer widening: WIDTH is off for it alone.
 $(MC_AP_DIR)/verilator/tb: $(MC_AP_SRCS)
 	@mkdir -p $(@D)
-	$(VERILATOR) --binary --timing -Wno-WIDTH -I$(RTL_INC) --top-module tb_mc_aperture \
+	$(call quiet,VERILATE,$@)$(VERILATOR) --binary --timing -Wno-WIDTH -I$(RTL_INC) --top-module tb_mc_aperture \
 	  --Mdir $(@D)/obj -o ../tb $(MC_AP_SRCS) > $(@D)/build.log 2>&1 || { cat $(@D)/build.log; exit 1; }
 
 all: $(MC_AP_DIR)/icarus/tb.vvp $(MC_AP_DIR)/verilator/tb

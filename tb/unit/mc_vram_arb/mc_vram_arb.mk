@@ -7,7 +7,7 @@ MC_ARB_SRCS := tb/unit/mc_vram_arb/tb_mc_vram_arb.sv $(RTL_ROOT)/mc/mc_vram_arb.
 
 $(MC_ARB_DIR)/icarus/tb.vvp: $(MC_ARB_SRCS)
 	@mkdir -p $(@D)
-	$(IVERILOG) -g2012 -I$(RTL_INC) -s tb_mc_vram_arb -o $@ $(MC_ARB_SRCS)
+	$(call quiet,IVERILOG,$@)$(IVERILOG) -g2012 -I$(RTL_INC) -s tb_mc_vram_arb -o $@ $(MC_ARB_SRCS)
 
 all: $(MC_ARB_DIR)/icarus/tb.vvp
 
