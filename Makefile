@@ -3,7 +3,7 @@
 #   make demo     the co-simulation demo on sim:// (builds gpuctl too)
 #   make gpuctl   build/bin/gpuctl and only what it needs
 #   make install  libgpuref (.so, .a, gpuref.pc), headers, gpuctl, gpuref-simd under PREFIX
-#                 (default /usr/local; DESTDIR honoured)
+#                 (default /usr/local; DESTDIR honoured); make install-lib: the library alone
 #   make test     every test suite; ends with "N passed, N failed"
 #   make lint     Verilator -Wall, Icarus elaboration, Yosys synthesis of gpu_core
 #   make regs     regenerate the register map outputs (make regs-check: fail if stale)
@@ -46,6 +46,10 @@ CSTD := -std=c11
 WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
 CPPFLAGS_HOST := -Ihost/include -Ibridge/host -Itb/harness
+# libgpuref.so is made of the objects the tests and tools link (host/install.mk), so those are
+# position-independent; without semantic interposition the code is what -fPIE (gcc's default
+# here) gives, calls inside a file direct and inlinable.
+PIC_CFLAGS := -fPIC -fno-semantic-interposition
 DEBUG_FLAGS ?= -DGR_DEBUG
 
 # ---- sanitizers ----------------------------------------------------------------------------
@@ -89,7 +93,7 @@ Q :=
 quiet =
 else
 Q := @
-quiet = @printf '  %-8s %s\n' '$(1)' '$(2)$(if $(filter 1,$(GPUREF_PIC_MAKE)), (PIC))';
+quiet = @printf '  %-8s %s\n' '$(1)' '$(2)';
 endif
 
 TEST_SUITES :=

@@ -1,6 +1,7 @@
 # host/ and bridge/host/: the gr_* library (libgpuref.a) and gpuctl.
+# PIC_CFLAGS: these objects are libgpuref.so's too (host/install.mk).
 HOST_CFLAGS := $(CSTD) $(WARN) $(CFLAGS) $(DEBUG_FLAGS) $(CPPFLAGS_HOST) -Ihost/conformance \
-               -Ihost/kmd -Ihost/dxgk -Ihost/dxgk/vidmm -Ihost/dxgk/vidsch -pthread -MMD -MP
+               -Ihost/kmd -Ihost/dxgk -Ihost/dxgk/vidmm -Ihost/dxgk/vidsch -pthread -MMD -MP $(PIC_CFLAGS)
 HOST_OBJ_DIR := $(BUILD)/host
 
 # The library: status and registers, the transports, the miniport and the OS stand-in.
@@ -25,7 +26,15 @@ GPUCTL_OBJS := $(patsubst %.c,$(HOST_OBJ_DIR)/%.o,$(GPUCTL_SRCS))
 GPUREF_USB_LDLIBS := -lftdi1 -lusb-1.0
 GPUREF_LINK := $(LIBGPUREF) $(SIM_LIB) $(SIM_LDLIBS) $(GPUREF_USB_LDLIBS) -pthread
 
-$(HOST_OBJ_DIR)/%.o: %.c
+# make follows files, not flags: the objects depend on a file that changes when the flags do
+# (a new CFLAGS, PIC_CFLAGS or SAN rebuilds them).
+HOST_CFLAGS_CMD := $(HOST_OBJ_DIR)/cflags.cmd
+$(HOST_CFLAGS_CMD): _host_force
+	@mkdir -p $(@D)
+	@echo '$(CC) $(HOST_CFLAGS)' | cmp -s - $@ || echo '$(CC) $(HOST_CFLAGS)' > $@
+.PHONY: _host_force
+
+$(HOST_OBJ_DIR)/%.o: %.c $(HOST_CFLAGS_CMD)
 	@mkdir -p $(@D)
 	$(call quiet,CC,$<)$(CC) $(HOST_CFLAGS) -c $< -o $@
 

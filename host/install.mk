@@ -1,26 +1,27 @@
 # host/install.mk: libgpuref for programs outside this tree, and `make install`.
 # Included by the top Makefile after host.mk and harness.mk (LIBGPUREF_SRCS, HOST_CFLAGS, GPUCTL,
-# GPUREF_SIMD, GPUREF_USB_LDLIBS, SIM_DIR, SIM_LDLIBS, SIM_VFLAGS, SIM_CXXFLAGS come from there).
+# GPUREF_SIMD, GPUREF_USB_LDLIBS, SIM_LIB, SIM_LDLIBS come from there).
 #
 #   make gpuctl                          build/bin/gpuctl and only what it needs
-#   make install PREFIX=/usr/local       (DESTDIR honoured) installs:
+#   make install-lib PREFIX=/usr/local   (DESTDIR honoured) installs the library:
 #     $(LIBDIR)/libgpuref.so.$(GPUREF_VERSION) with its soname libgpuref.so.$(GPUREF_SOVERSION)
 #       and the libgpuref.so link, libgpuref.a, $(PKGCONFIGDIR)/gpuref.pc,
-#     $(INCLUDEDIR)/gpuref/*.h, $(INCLUDEDIR)/d3dkmddi.h and dispmprt.h,
-#     $(BINDIR)/gpuctl and gpuref-simd.
+#     $(INCLUDEDIR)/gpuref/*.h, $(INCLUDEDIR)/d3dkmddi.h and dispmprt.h
+#   make install PREFIX=/usr/local       the same, and $(BINDIR)/gpuctl and gpuref-simd
 #
 # The installed library carries the simulation backend (sim://: tb/harness's libgr_sim, the
 # Verilated gpu_core) inside it, so `cc prog.c $(pkg-config --cflags --libs gpuref)` is the
 # whole link line. The in-tree build/lib/libgpuref.a is not that library: it leaves the
 # simulation to $(SIM_LIB), as the tests link it. A shared library needs position-independent
-# code throughout, so libgpuref's sources and the harness are built a second time with -fPIC
-# (build/host-pic, build/sim-pic); the tests' non-PIC builds stay as they are.
+# code throughout: libgpuref's sources and the harness are compiled with PIC_CFLAGS (the top
+# Makefile) for the tests and tools too, so the objects `make` builds are the ones installed
+# and `make install` after `make` only links and copies. gpuref-simd needs the board models
+# (tb/harness/board: six Verilated models, minutes to build), which `make demo` does not build;
+# install-lib installs what a program needs without them.
 #
 # When libgpuref gains a dependency, extend these (nothing else here names one):
-#   GPUREF_BUNDLED_LIBS   static archives, built with -fPIC, folded into libgpuref.so and into
-#                         the installed libgpuref.a (today the PIC simulation library)
-#   GPUREF_PIC_VARS       the make variables that build those archives' PIC copies elsewhere
-#                         (a build directory moved, -fPIC added to its compilers' flags)
+#   GPUREF_BUNDLED_LIBS   static archives, built with PIC_CFLAGS, folded into libgpuref.so and
+#                         into the installed libgpuref.a (today the simulation library)
 #   GPUREF_SO_LDLIBS      what libgpuref.so links against; a static link of libgpuref.a needs
 #                         the same, so gpuref.pc's Libs.private is made from it
 PREFIX ?= /usr/local
@@ -57,37 +58,16 @@ $(HOST_OBJ_DIR)/host/tools/gpuctl_help.o: HOST_CFLAGS += -I$(HOST_OBJ_DIR)/gen
 # The demo's README section is followed by gpuctl examples: build it too.
 demo: $(GPUCTL)
 
-# ---- position-independent builds -----------------------------------------------------------
-GPUREF_PIC_OBJ_DIR := $(BUILD)/host-pic
-LIBGPUREF_PIC_OBJS := $(patsubst %.c,$(GPUREF_PIC_OBJ_DIR)/%.o,$(LIBGPUREF_SRCS))
-
-$(GPUREF_PIC_OBJ_DIR)/%.o: %.c
-	@mkdir -p $(@D)
-	$(call quiet,CC,$< (PIC))$(CC) $(HOST_CFLAGS) -fPIC -c $< -o $@
-
--include $(LIBGPUREF_PIC_OBJS:.o=.d)
-
-# The bundled libraries again, with -fPIC, by their own .mk rules in one make of its own with
-# their build directories moved (harness.mk knows one SIM_DIR per make run): GPUREF_PIC_VARS
-# moves them and adds the flags (Verilator's --CFLAGS reaches the model and its run-time
-# library), GPUREF_BUNDLED_LIBS names the archives that make builds.
-SIM_PIC_DIR := $(BUILD)/sim-pic
-SIM_PIC_LIB := $(SIM_PIC_DIR)/libgr_sim.a
-GPUREF_PIC_VARS := SIM_DIR=$(SIM_PIC_DIR) SIM_VFLAGS='$(SIM_VFLAGS) --CFLAGS -fPIC' \
-                   SIM_CXXFLAGS='$(SIM_CXXFLAGS) -fPIC'
+# ---- position-independent code -------------------------------------------------------------
+# The library's objects and the simulation library are PIC already (HOST_CFLAGS and harness.mk
+# take PIC_CFLAGS); these names say so to the rules that need PIC (tb/unit/pcie/pcie_driver.mk).
+GPUREF_PIC_OBJ_DIR := $(HOST_OBJ_DIR)
+LIBGPUREF_PIC_OBJS := $(LIBGPUREF_OBJS)
+SIM_PIC_LIB := $(SIM_LIB)
 
 # ---- the libraries -------------------------------------------------------------------------
 GPUREF_BUNDLED_LIBS := $(SIM_PIC_LIB)
 GPUREF_SO_LDLIBS := $(SIM_LDLIBS) $(GPUREF_USB_LDLIBS) -pthread
-
-# The make of its own runs every time (it knows when the archives are up to date); in it, the
-# archives are the .mk files' targets.
-ifneq ($(GPUREF_PIC_MAKE),1)
-$(GPUREF_BUNDLED_LIBS): gpuref-pic-libs ;
-gpuref-pic-libs:
-	+@$(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) GPUREF_PIC_MAKE=1 \
-	  $(GPUREF_PIC_VARS) $(GPUREF_BUNDLED_LIBS)
-endif
 
 GPUREF_LIB_DIR := $(BUILD)/lib/install
 GPUREF_SO_NAME := libgpuref.so.$(GPUREF_SOVERSION)
@@ -139,9 +119,8 @@ GPUREF_TOP_HEADERS := host/include/d3dkmddi.h host/include/dispmprt.h
 # gpuref-simd is installed when this tree builds it (host.mk defines it).
 GPUREF_INSTALL_BINS := $(GPUCTL) $(if $(GPUREF_SIMD),$(GPUREF_SIMD))
 
-install: gpuref-libs $(GPUREF_INSTALL_BINS)
-	$(Q)$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(INCLUDEDIR)/gpuref \
-	  $(DESTDIR)$(BINDIR)
+install-lib: gpuref-libs
+	$(Q)$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(INCLUDEDIR)/gpuref
 	$(call quiet,INSTALL,$(DESTDIR)$(LIBDIR)/$(notdir $(GPUREF_SO)) $(GPUREF_SO_NAME) libgpuref.so)$(INSTALL) -m 755 $(GPUREF_SO) $(DESTDIR)$(LIBDIR)/
 	$(Q)ln -sf $(notdir $(GPUREF_SO)) $(DESTDIR)$(LIBDIR)/$(GPUREF_SO_NAME)
 	$(Q)ln -sf $(GPUREF_SO_NAME) $(DESTDIR)$(LIBDIR)/libgpuref.so
@@ -149,6 +128,9 @@ install: gpuref-libs $(GPUREF_INSTALL_BINS)
 	$(call quiet,INSTALL,$(DESTDIR)$(PKGCONFIGDIR)/gpuref.pc)$(INSTALL) -m 644 $(GPUREF_PC) $(DESTDIR)$(PKGCONFIGDIR)/
 	$(call quiet,INSTALL,$(DESTDIR)$(INCLUDEDIR)/gpuref/*.h)$(INSTALL) -m 644 $(GPUREF_PUBLIC_HEADERS) $(DESTDIR)$(INCLUDEDIR)/gpuref/
 	$(call quiet,INSTALL,$(DESTDIR)$(INCLUDEDIR)/$(notdir $(GPUREF_TOP_HEADERS)))$(INSTALL) -m 644 $(GPUREF_TOP_HEADERS) $(DESTDIR)$(INCLUDEDIR)/
+
+install: install-lib $(GPUREF_INSTALL_BINS)
+	$(Q)$(INSTALL) -d $(DESTDIR)$(BINDIR)
 	$(call quiet,INSTALL,$(DESTDIR)$(BINDIR)/$(notdir $(GPUREF_INSTALL_BINS)))$(INSTALL) -m 755 $(GPUREF_INSTALL_BINS) $(DESTDIR)$(BINDIR)/
 
-.PHONY: gpuctl install gpuref-libs gpuref-pic-libs _gpuref_install_force
+.PHONY: gpuctl install install-lib gpuref-libs _gpuref_install_force
