@@ -220,6 +220,11 @@ TEST_SUITES += spdx
 test-spdx:
 	$(call tap_run,spdx,tb/unit/spdx/test_spdx.sh)
 
+# Every relative link in the Markdown points to a file a fresh clone has (scripts/check_links.py).
+TEST_SUITES += readme-links
+test-readme-links:
+	$(call tap_run,readme-links,tb/unit/readme_links/test_readme_links.sh)
+
 TEST_SUITES += lint
 test-lint:
 	$(call tap_run,lint,echo 1..1; if $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) lint; then echo "ok 1 - lint: verilator -Wall and icarus and yosys"; else echo "not ok 1 - lint"; fi)
