@@ -3,13 +3,14 @@
 #   make demo     the co-simulation demo on sim:// (builds gpuctl too)
 #   make gpuctl   build/bin/gpuctl and only what it needs
 #   make install  libgpuref (.so, .a, gpuref.pc), headers, gpuctl, gpuref-simd under PREFIX
-#                 (default /usr/local; DESTDIR honoured)
+#                 (default /usr/local; DESTDIR honoured); make install-lib: the library alone
 #   make test     every test suite; ends with "N passed, N failed, N skipped" (under CI=true
 #                 a skip fails: tb/README.md)
 #   make lint     Verilator -Wall, Icarus elaboration, Yosys synthesis of gpu_core
 #   make regs     regenerate the register map outputs (make regs-check: fail if stale)
 #   make deps     install the Debian packages and the pinned Python tools
 #   make bench    benchmarks under bench/
+#   make V=1      print the build commands (default: a short line per step)
 #   make test SAN=address,undefined   the C/C++ suites built with those sanitizers (see SAN below)
 #   make test SAN=thread              the multi-threaded suites under ThreadSanitizer
 SHELL := /bin/bash
@@ -46,6 +47,10 @@ CSTD := -std=c11
 WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
 CPPFLAGS_HOST := -Ihost/include -Ibridge/host -Isim/harness
+# libgpuref.so is made of the objects the tests and tools link (host/install.mk), so those are
+# position-independent; without semantic interposition the code is what -fPIE (gcc's default
+# here) gives, calls inside a file direct and inlinable.
+PIC_CFLAGS := -fPIC -fno-semantic-interposition
 DEBUG_FLAGS ?= -DGR_DEBUG
 
 # ---- sanitizers ----------------------------------------------------------------------------
@@ -74,6 +79,22 @@ export GR_TEST_TIMEOUT_SCALE
 export ASAN_OPTIONS ?= exitcode=66:detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=1
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1:suppressions=$(CURDIR)/sim/harness/ubsan.supp
 export TSAN_OPTIONS ?= exitcode=66:halt_on_error=1:second_deadlock_stack=1
+endif
+
+# ---- output --------------------------------------------------------------------------------
+# Quiet by default, in the Linux kernel's style: one short line per step (`  CC       host/lib/
+# gr_device.c`, `  LD       build/bin/gpuctl`); `make V=1` prints the commands themselves. A build
+# recipe starts with $(call quiet,TAG,WHAT), or $(Q) where the step needs no line of its own. The
+# Verilator builds run through scripts/build-step.sh: a line per stage with its time, the log's
+# path, progress while the model compiles, and the log's tail when it fails.
+V ?= 0
+export V
+ifeq ($(V),1)
+Q :=
+quiet =
+else
+Q := @
+quiet = @printf '  %-8s %s\n' '$(1)' '$(2)';
 endif
 
 TEST_SUITES :=
@@ -137,15 +158,15 @@ include boards/boards.mk
 
 # ---- register map --------------------------------------------------------------------------
 $(VENV)/.stamp: requirements.txt
-	python3 -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
-	touch $@
+	$(call quiet,VENV,$(VENV): the pinned Python tools of requirements.txt)python3 -m venv $(VENV)
+	$(Q)$(VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(Q)touch $@
 
 regs: $(VENV)/.stamp
-	$(REGTOOL)
+	$(Q)$(REGTOOL)
 
 regs-check: $(VENV)/.stamp
-	$(REGTOOL) --check
+	$(Q)$(REGTOOL) --check
 
 # ---- lint ----------------------------------------------------------------------------------
 lint:
@@ -202,6 +223,17 @@ test-regtool: $(VENV)/.stamp
 TEST_SUITES += tap-summary
 test-tap-summary:
 	$(call tap_run,tap-summary,python3 tb/unit/tap_summary/test_tap_summary.py)
+
+# Every source file names its licence (scripts/spdx.py: which files, which comment), and the
+# check fails on a file without the line.
+TEST_SUITES += spdx
+test-spdx:
+	$(call tap_run,spdx,tb/unit/spdx/test_spdx.sh)
+
+# Every relative link in the Markdown points to a file a fresh clone has (scripts/check_links.py).
+TEST_SUITES += readme-links
+test-readme-links:
+	$(call tap_run,readme-links,tb/unit/readme_links/test_readme_links.sh)
 
 TEST_SUITES += lint
 test-lint:

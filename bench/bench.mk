@@ -3,7 +3,7 @@ MMIO_BENCH := $(BUILD)/bench/mmio_bench
 
 $(MMIO_BENCH): $(HOST_OBJ_DIR)/bench/mmio_bench.o $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $< $(SIM_LIB) $(SIM_LDLIBS)
+	$(call quiet,LD,$@)$(CC) -o $@ $< $(SIM_LIB) $(SIM_LDLIBS)
 
 all: $(MMIO_BENCH)
 bench: $(MMIO_BENCH)
@@ -16,7 +16,7 @@ BAR1_BENCH := $(BUILD)/bench/bar1_bench
 
 $(BAR1_BENCH): $(HOST_OBJ_DIR)/bench/bar1_bench.o $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $< $(SIM_LIB) $(SIM_LDLIBS)
+	$(call quiet,LD,$@)$(CC) -o $@ $< $(SIM_LIB) $(SIM_LDLIBS)
 
 all: $(BAR1_BENCH)
 bench: bench-bar1

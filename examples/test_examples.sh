@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # test_examples.sh: the examples built and run against an installed gpuref, as a program outside
 # this tree builds them: pkg-config alone gives the compile and link flags. TAP on stdout.
-#   examples/test_examples.sh PREFIX OUTDIR     (PREFIX: where `make install` put gpuref)
+#   examples/test_examples.sh PREFIX OUTDIR [LIBPREFIX]   (PREFIX: where `make install` put
+#   gpuref; LIBPREFIX: where `make install-lib` put it, checked to hold the library alone)
 # CC and CXX pick the compilers (gcc, g++). The examples run on sim:// with fixed seeds.
 set -u
 prefix=$1
 out=$2
+libprefix=${3:-}
 CC=${CC:-gcc}
 CXX=${CXX:-g++}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -31,7 +33,16 @@ check() {
     if log=$("$@" 2>&1); then ok "$name"; else not_ok "$name" "$log"; fi
 }
 
-echo "1..19"
+plan=19
+[ -n "$libprefix" ] && plan=20
+echo "1..$plan"
+
+# ---- make install-lib: the library, its headers and gpuref.pc, no programs ----
+if [ -n "$libprefix" ]; then
+    check "make install-lib installs the library, the headers and gpuref.pc, and no programs" \
+        bash -c 'cd "$1" && test -f lib/libgpuref.a -a -f lib/pkgconfig/gpuref.pc -a -f include/gpuref/gr_device.h \
+                 -a -f include/d3dkmddi.h && test -L lib/libgpuref.so && test ! -e bin' _ "$libprefix"
+fi
 
 # ---- the installed tree ----
 check "pkg-config finds gpuref under $prefix" pkg-config --exists gpuref

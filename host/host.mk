@@ -1,6 +1,7 @@
 # host/ and bridge/host/: the gr_* library (libgpuref.a) and gpuctl.
+# PIC_CFLAGS: these objects are libgpuref.so's too (host/install.mk).
 HOST_CFLAGS := $(CSTD) $(WARN) $(CFLAGS) $(DEBUG_FLAGS) $(CPPFLAGS_HOST) -Ihost/conformance \
-               -Ihost/kmd -Ihost/dxgk -Ihost/dxgk/vidmm -Ihost/dxgk/vidsch -pthread -MMD -MP
+               -Ihost/kmd -Ihost/dxgk -Ihost/dxgk/vidmm -Ihost/dxgk/vidsch -pthread -MMD -MP $(PIC_CFLAGS)
 HOST_OBJ_DIR := $(BUILD)/host
 
 # The library: status and registers, the transports, the miniport and the OS stand-in.
@@ -25,17 +26,25 @@ GPUCTL_OBJS := $(patsubst %.c,$(HOST_OBJ_DIR)/%.o,$(GPUCTL_SRCS))
 GPUREF_USB_LDLIBS := -lftdi1 -lusb-1.0
 GPUREF_LINK := $(LIBGPUREF) $(SIM_LIB) $(SIM_LDLIBS) $(GPUREF_USB_LDLIBS) -pthread
 
-$(HOST_OBJ_DIR)/%.o: %.c
+# make follows files, not flags: the objects depend on a file that changes when the flags do
+# (a new CFLAGS, PIC_CFLAGS or SAN rebuilds them).
+HOST_CFLAGS_CMD := $(HOST_OBJ_DIR)/cflags.cmd
+$(HOST_CFLAGS_CMD): _host_force
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -c $< -o $@
+	@echo '$(CC) $(HOST_CFLAGS)' | cmp -s - $@ || echo '$(CC) $(HOST_CFLAGS)' > $@
+.PHONY: _host_force
+
+$(HOST_OBJ_DIR)/%.o: %.c $(HOST_CFLAGS_CMD)
+	@mkdir -p $(@D)
+	$(call quiet,CC,$<)$(CC) $(HOST_CFLAGS) -c $< -o $@
 
 $(LIBGPUREF): $(LIBGPUREF_OBJS)
 	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	$(call quiet,AR,$@)rm -f $@ && ar rcs $@ $^
 
 $(GPUCTL): $(GPUCTL_OBJS) $(CONFORMANCE_OBJS) $(LIBGPUREF) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(filter %.o,$^) $(GPUREF_LINK)
+	$(call quiet,LD,$@)$(CC) -o $@ $(filter %.o,$^) $(GPUREF_LINK)
 
 all: $(LIBGPUREF) $(GPUCTL)
 
@@ -44,7 +53,7 @@ all: $(LIBGPUREF) $(GPUCTL)
 GR_DEMO := $(BUILD)/bin/gr_demo
 $(GR_DEMO): $(HOST_OBJ_DIR)/host/tools/gr_demo.o $(CONFORMANCE_OBJS) $(LIBGPUREF) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(filter %.o,$^) $(GPUREF_LINK)
+	$(call quiet,LD,$@)$(CC) -o $@ $(filter %.o,$^) $(GPUREF_LINK)
 
 all: $(GR_DEMO)
 
@@ -55,7 +64,7 @@ GPUREF_SIMD := $(BUILD)/bin/gpuref-simd
 $(HOST_OBJ_DIR)/host/tools/gpuref_simd.o: HOST_CFLAGS += $(BOARD_CPPFLAGS)
 $(GPUREF_SIMD): $(HOST_OBJ_DIR)/host/tools/gpuref_simd.o $(LIBGPUREF) $(BOARD_LIB) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(filter %.o,$^) $(LIBGPUREF) $(BOARD_LIB) $(BOARD_LDLIBS) $(GPUREF_USB_LDLIBS) -pthread
+	$(call quiet,LD,$@)$(CC) -o $@ $(filter %.o,$^) $(LIBGPUREF) $(BOARD_LIB) $(BOARD_LDLIBS) $(GPUREF_USB_LDLIBS) -pthread
 
 all: $(GPUREF_SIMD)
 -include $(HOST_OBJ_DIR)/host/tools/gpuref_simd.d
@@ -65,4 +74,4 @@ all: $(GPUREF_SIMD)
 # usb-ft2232h on the chip emulated under libusb (sim/usb), DEVICE=URI on any device.
 DEVICE ?=
 demo: $(GR_DEMO) $(if $(filter-out sim,$(DEVICE)),$(GPUREF_SIMD)) $(if $(filter usb-%,$(DEVICE)),$(BUILD)/usb/gr_demo_usb)
-	GR_DEMO_USB=$(BUILD)/usb/gr_demo_usb scripts/demo.sh $(GR_DEMO) $(GPUREF_SIMD) $(DEVICE)
+	$(Q)GR_DEMO_USB=$(BUILD)/usb/gr_demo_usb scripts/demo.sh $(GR_DEMO) $(GPUREF_SIMD) $(DEVICE)

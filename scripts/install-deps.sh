@@ -43,5 +43,5 @@ if [ ${#missing[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 
-make --no-print-directory build/venv/.stamp
+make -s --no-print-directory build/venv/.stamp
 echo "install-deps: done ($(verilator --version | cut -d' ' -f1-2), $(iverilog -V 2>/dev/null | head -1 | cut -d' ' -f1-4), $(yosys -V | cut -d' ' -f1-2))"

@@ -43,18 +43,18 @@ $(BALLOC_LINUX_STAMP): $(wildcard $(BALLOC_LINUX_TARBALL))
 
 $(BALLOC_C11_OBJS): $(BALLOC_BENCH_DIR)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Ihost/include -Ihost/dxgk -Ihost/dxgk/vidmm -Ibench/alloc -MMD -MP -c $< -o $@
+	$(call quiet,CC,$<)$(CC) $(CSTD) $(WARN) $(CFLAGS) -Ihost/include -Ihost/dxgk -Ihost/dxgk/vidmm -Ibench/alloc -MMD -MP -c $< -o $@
 
 $(BALLOC_KBE_OBJS): $(BALLOC_BENCH_DIR)/obj/%.o: %.c $(BALLOC_LINUX_STAMP)
 	@mkdir -p $(@D)
-	$(CC) -std=gnu11 $(WARN) $(CFLAGS) -Ibench/alloc $(BALLOC_KINC) -MMD -MP -c $< -o $@
+	$(call quiet,CC,$<)$(CC) -std=gnu11 $(WARN) $(CFLAGS) -Ibench/alloc $(BALLOC_KINC) -MMD -MP -c $< -o $@
 
 $(BALLOC_KOBJS): $(BALLOC_BENCH_DIR)/linux/%.o: $(BALLOC_LINUX_STAMP)
 	@mkdir -p $(@D)
-	$(CC) -std=gnu11 -Wall $(CFLAGS) $(BALLOC_KINC) -c $(BALLOC_LINUX_DIR)/$*.c -o $@
+	$(call quiet,CC,$(BALLOC_LINUX_DIR)/$*.c)$(CC) -std=gnu11 -Wall $(CFLAGS) $(BALLOC_KINC) -c $(BALLOC_LINUX_DIR)/$*.c -o $@
 
 $(BALLOC_BENCH): $(BALLOC_C11_OBJS) $(BALLOC_KBE_OBJS) $(BALLOC_KOBJS)
-	$(CC) -o $@ $^ -lm
+	$(call quiet,LD,$@)$(CC) -o $@ $^ -lm
 
 # Prints the table, writes $(BUILD)/bench/alloc.md, alloc.dat and the plot alloc.png.
 .PHONY: bench-alloc

@@ -14,12 +14,12 @@ BDMA_ARGS  ?=
 # The miniport and sim:// for the driver-in-the-loop numbers, gr_sim directly for the rest.
 $(BDMA_BENCH): $(BDMA_OBJS) $(LIBGPUREF) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(BDMA_OBJS) $(GPUREF_LINK)
+	$(call quiet,LD,$@)$(CC) -o $@ $(BDMA_OBJS) $(GPUREF_LINK)
 
 # The same gpu_core under Icarus, with the testbench's behavioural memories.
 $(BDMA_VVP): $(BDMA_TB) $(RTL_SRCS) $(wildcard $(RTL_INC)/*.vh)
 	@mkdir -p $(@D)
-	$(IVERILOG) -g2012 -I$(RTL_INC) -s bdma_tb -o $@ $(BDMA_TB) $(RTL_SRCS) 2>$(BDMA_DIR)/iverilog.log \
+	$(call quiet,IVERILOG,$@)$(IVERILOG) -g2012 -I$(RTL_INC) -s bdma_tb -o $@ $(BDMA_TB) $(RTL_SRCS) 2>$(BDMA_DIR)/iverilog.log \
 	  || { cat $(BDMA_DIR)/iverilog.log; exit 1; }
 
 all: $(BDMA_BENCH)

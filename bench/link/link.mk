@@ -15,16 +15,16 @@ BLINK_ARGS    ?=
 
 $(BLINK_BENCH): $(BLINK_OBJ) $(LIBGPUREF) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(BLINK_OBJ) $(GPUREF_LINK)
+	$(call quiet,LD,$@)$(CC) -o $@ $(BLINK_OBJ) $(GPUREF_LINK)
 
 # The USB links need umockdev's preload library in the process: a binary of their own.
 $(BLINK_USB_OBJ): bench/link/bench_link.c
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -DGR_BENCH_USB -I$(USB_SRC) -I$(BOARD_SRC) -c $< -o $@
+	$(call quiet,CC,$<)$(CC) $(HOST_CFLAGS) -DGR_BENCH_USB -I$(USB_SRC) -I$(BOARD_SRC) -c $< -o $@
 
 $(BLINK_USB): $(BLINK_USB_OBJ) $(USB_EMU_OBJ) $(LIBGPUREF) $(BOARD_LIB) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(BLINK_USB_OBJ) $(USB_EMU_OBJ) $(BOARD_LIB) $(GPUREF_LINK) $(USB_LDLIBS)
+	$(call quiet,LD,$@)$(CC) -o $@ $(BLINK_USB_OBJ) $(USB_EMU_OBJ) $(BOARD_LIB) $(GPUREF_LINK) $(USB_LDLIBS)
 
 all: $(BLINK_BENCH) $(BLINK_USB)
 

@@ -70,22 +70,23 @@ $(BOARD_DIR)/$(1)/obj/.stamp: $(BOARD_DIR)/$(1)/verilate.cmd $(RTL_SRCS) $(BOARD
         $(BOARD_VLT) $(wildcard $(RTL_INC)/*.vh)
 	@rm -rf $(BOARD_DIR)/$(1)/obj
 	@mkdir -p $(BOARD_DIR)/$(1)/obj
-	@echo "verilator: board $(1) ($(BOARD_TOP_$(1))$(if $(BOARD_KIND_$(1)), Kind=$(BOARD_KIND_$(1))); log: $(BOARD_DIR)/$(1)/obj/build.log)"
-	@$$(call BOARD_VERILATE,$(1)) >$(BOARD_DIR)/$(1)/obj/build.log 2>&1 || { cat $(BOARD_DIR)/$(1)/obj/build.log; exit 1; }
-	@$(MAKE) --no-print-directory $$(SIM_SUBMAKE_J) -C $(BOARD_DIR)/$(1)/obj -f Vboard_$(1).mk Vboard_$(1)__ALL.a \
-	  >>$(BOARD_DIR)/$(1)/obj/build.log 2>&1 || { tail -50 $(BOARD_DIR)/$(1)/obj/build.log; exit 1; }
+	@scripts/build-step.sh VERILATE 'board $(1): $(BOARD_TOP_$(1))$(if $(BOARD_KIND_$(1)), Kind=$(BOARD_KIND_$(1))) to C++' \
+	  $(BOARD_DIR)/$(1)/obj/build.log -- $$(call BOARD_VERILATE,$(1))
+	@scripts/build-step.sh --append --progress $(BOARD_DIR)/$(1)/obj MODEL 'board $(1): the Verilated model' \
+	  $(BOARD_DIR)/$(1)/obj/build.log -- \
+	  $(MAKE) --no-print-directory $$(SIM_SUBMAKE_J) -C $(BOARD_DIR)/$(1)/obj -f Vboard_$(1).mk Vboard_$(1)__ALL.a
 	@touch $$@
 
 $(BOARD_DIR)/kind_$(1).o: $(BOARD_SRC)/board_kind.cpp $(BOARD_DIR)/$(1)/obj/.stamp
 	@mkdir -p $$(@D)
-	$$(BOARD_CXX) -I$(BOARD_DIR)/$(1)/obj -DGR_BOARD_VTOP=Vboard_$(1) -DGR_BOARD_FACTORY=gr_board_new_$(1) \
+	$$(call quiet,CXX,$$<)$$(BOARD_CXX) -I$(BOARD_DIR)/$(1)/obj -DGR_BOARD_VTOP=Vboard_$(1) -DGR_BOARD_FACTORY=gr_board_new_$(1) \
 	  -c $$< -o $$@
 endef
 $(foreach k,$(BOARD_KINDS),$(eval $(call board_kind,$(k))))
 
 $(BOARD_DIR)/board_api.o: $(BOARD_SRC)/board_api.cpp $(BOARD_DIR)/kinds.cmd
 	@mkdir -p $(@D)
-	$(BOARD_CXX) $(BOARD_HAVE) -c $< -o $@
+	$(call quiet,CXX,$<)$(BOARD_CXX) $(BOARD_HAVE) -c $< -o $@
 
 # The API object is rebuilt when the set of kinds changes.
 $(BOARD_DIR)/kinds.cmd: _board_force
@@ -99,7 +100,7 @@ $(BOARD_LIB): $(BOARD_OBJS) $(foreach k,$(BOARD_KINDS),$(BOARD_DIR)/$(k)/obj/.st
 	   for k in $(BOARD_KINDS); do echo "addlib $(BOARD_DIR)/$$k/obj/Vboard_$$k""__ALL.a"; done; \
 	   for o in $(BOARD_OBJS); do echo "addmod $$o"; done; \
 	   echo "save"; echo "end"; } > $@.mri
-	$(AR) -M < $@.mri
+	$(call quiet,AR,$@)$(AR) -M < $@.mri
 	@rm -f $@.mri
 	@ranlib $@
 

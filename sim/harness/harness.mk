@@ -27,7 +27,8 @@ SIM_VROOT = $(eval SIM_VROOT := $$(shell $(VERILATOR) --getenv VERILATOR_ROOT))$
 # The defines must match the model's build (see $(SIM_OBJ)/V$(RTL_TOP)_classes.mk).
 SIM_VDEFS := -DVM_COVERAGE=0 -DVM_SC=0 -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_TRACE_VCD=0
 SIM_CXXFLAGS ?= $(CFLAGS)
-HARNESS_CXX = $(CXX) -std=c++17 $(SIM_CXXFLAGS) $(WARN) -MMD -MP $(SIM_CPPFLAGS)
+# PIC_CFLAGS (top Makefile) here and in the model's compile: libgpuref.so carries this library.
+HARNESS_CXX = $(CXX) -std=c++17 $(SIM_CXXFLAGS) $(PIC_CFLAGS) $(WARN) -MMD -MP $(SIM_CPPFLAGS)
 
 # SIM_VFLAGS adds Verilator options (mutant builds pass -Wno-fatal: a mutant may leave a signal unused).
 SIM_VFLAGS ?=
@@ -42,7 +43,7 @@ SIM_BUILD_STAMP := $(shell echo '$(GR_BUILD_STAMP)' | grep -Eqx '0[xX][0-9a-fA-F
 ifeq ($(SIM_BUILD_STAMP),)
 $(error GR_BUILD_STAMP='$(GR_BUILD_STAMP)' is not a stamp (accepted: 0..0xffffff, decimal or 0x hex))
 endif
-SIM_VERILATE := $(VERILATOR) --cc --trace-fst -Wall $(SIM_VFLAGS) -GBuildStamp=$(SIM_BUILD_STAMP) -I$(RTL_INC) --top-module $(RTL_TOP) \
+SIM_VERILATE := $(VERILATOR) --cc --trace-fst -Wall $(SIM_VFLAGS) $(addprefix --CFLAGS ,$(PIC_CFLAGS)) -GBuildStamp=$(SIM_BUILD_STAMP) -I$(RTL_INC) --top-module $(RTL_TOP) \
                 --Mdir $(SIM_OBJ) $(wildcard $(RTL_ROOT)/lint.vlt) $(RTL_SRCS)
 # Run the model's sub-make in parallel unless we already share make's job server.
 SIM_SUBMAKE_J = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(JOBS))
@@ -58,10 +59,10 @@ $(SIM_OBJ)/.stamp: $(SIM_DIR)/verilate.cmd $(RTL_SRCS) $(wildcard $(RTL_INC)/*.v
                    $(wildcard $(RTL_ROOT)/lint.vlt) $(HARNESS_SRC)/verilated_lib.mk
 	@rm -rf $(SIM_OBJ)
 	@mkdir -p $(SIM_OBJ)
-	$(SIM_VERILATE)
-	$(MAKE) --no-print-directory $(SIM_SUBMAKE_J) -C $(SIM_OBJ) -f V$(RTL_TOP).mk CXX='$(CXX)' \
-	  -f $(CURDIR)/$(HARNESS_SRC)/verilated_lib.mk V$(RTL_TOP)__ALL.a libverilated.a >$(SIM_OBJ)/build.log 2>&1 \
-	  || { cat $(SIM_OBJ)/build.log; exit 1; }
+	@scripts/build-step.sh VERILATE '$(RTL_TOP): the RTL to C++' $(SIM_OBJ)/build.log -- $(SIM_VERILATE)
+	@scripts/build-step.sh --append --progress $(SIM_OBJ) --runtime MODEL '$(RTL_TOP): the Verilated model' $(SIM_OBJ)/build.log -- \
+	  $(MAKE) --no-print-directory $(SIM_SUBMAKE_J) -C $(SIM_OBJ) -f V$(RTL_TOP).mk CXX='$(CXX)' \
+	  -f $(CURDIR)/$(HARNESS_SRC)/verilated_lib.mk V$(RTL_TOP)__ALL.a libverilated.a
 	@touch $@
 
 $(SIM_DIR)/harness/sim_core.o: $(SIM_OBJ)/.stamp
@@ -69,9 +70,14 @@ $(SIM_DIR)/harness/sim_core.o: HARNESS_CXX += -isystem $(SIM_VROOT)/include \
     -isystem $(SIM_VROOT)/include/vltstd -I$(SIM_OBJ) $(SIM_VDEFS) -faligned-new
 # wave.cpp reads FST files with the reader in Verilator's bundled fstapi (libverilated has it).
 $(SIM_DIR)/harness/wave.o: HARNESS_CXX += -isystem $(SIM_VROOT)/include
-$(SIM_DIR)/harness/%.o: $(HARNESS_SRC)/%.cpp
+# The harness objects are rebuilt when their compiler's flags change (as the model is when the
+# Verilator command does).
+$(SIM_DIR)/harness.cmd: _harness_force
 	@mkdir -p $(@D)
-	$(HARNESS_CXX) -c $< -o $@
+	@echo '$(HARNESS_CXX)' | cmp -s - $@ || echo '$(HARNESS_CXX)' > $@
+$(SIM_DIR)/harness/%.o: $(HARNESS_SRC)/%.cpp $(SIM_DIR)/harness.cmd
+	@mkdir -p $(@D)
+	$(call quiet,CXX,$<)$(HARNESS_CXX) -c $< -o $@
 
 # One archive: merge the two Verilator archives and our objects with an ar MRI script.
 $(SIM_LIB): $(HARNESS_OBJS) $(SIM_OBJ)/.stamp
@@ -81,7 +87,7 @@ $(SIM_LIB): $(HARNESS_OBJS) $(SIM_OBJ)/.stamp
 	   echo "addlib $(SIM_OBJ)/libverilated.a"; \
 	   for o in $(HARNESS_OBJS); do echo "addmod $$o"; done; \
 	   echo "save"; echo "end"; } > $@.mri
-	$(AR) -M < $@.mri
+	$(call quiet,AR,$@)$(AR) -M < $@.mri
 	@rm -f $@.mri
 	@ranlib $@
 

@@ -22,19 +22,19 @@ USB_LDLIBS = -Wl,--push-state,--no-as-needed -lumockdev-preload -Wl,--pop-state 
 
 $(USB_EMU_OBJ): $(USB_SRC)/usb_emu.c
 	@mkdir -p $(@D)
-	$(CC) $(CSTD) $(WARN) $(CFLAGS) -MMD -MP $(BOARD_CPPFLAGS) -isystem /usr/include/umockdev-1.0 \
+	$(call quiet,CC,$<)$(CC) $(CSTD) $(WARN) $(CFLAGS) -MMD -MP $(BOARD_CPPFLAGS) -isystem /usr/include/umockdev-1.0 \
 	  $(patsubst -I%,-isystem %,$(USB_UMOCKDEV_CFLAGS)) -c $< -o $@
 
 $(USB_ENV_OBJ): $(USB_SRC)/usb_env.c
 	@mkdir -p $(@D)
-	$(CC) $(CSTD) $(WARN) $(CFLAGS) -MMD -MP $(BOARD_CPPFLAGS) -c $< -o $@
+	$(call quiet,CC,$<)$(CC) $(CSTD) $(WARN) $(CFLAGS) -MMD -MP $(BOARD_CPPFLAGS) -c $< -o $@
 
 # The demo on the emulated chip: `make demo DEVICE=usb-ft601` (scripts/demo.sh) runs it.
 GR_DEMO_USB := $(USB_DIR)/gr_demo_usb
 $(GR_DEMO_USB): $(HOST_OBJ_DIR)/host/tools/gr_demo.o $(CONFORMANCE_OBJS) $(USB_ENV_OBJ) $(USB_EMU_OBJ) \
                 $(LIBGPUREF) $(BOARD_LIB) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(filter %.o,$^) $(BOARD_LIB) $(GPUREF_LINK) $(USB_LDLIBS)
+	$(call quiet,LD,$@)$(CC) -o $@ $(filter %.o,$^) $(BOARD_LIB) $(GPUREF_LINK) $(USB_LDLIBS)
 
 all: $(GR_DEMO_USB)
 

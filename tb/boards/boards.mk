@@ -14,10 +14,10 @@ BOARDS_SIM_OUT := $(BUILD)/boards-sim
 BOARD_SMOKE := $(BOARDS_SIM_OUT)/test_board_smoke
 $(HOST_OBJ_DIR)/tb/boards/test_board_smoke.o: tb/boards/test_board_smoke.c
 	@mkdir -p $(@D)
-	$(CC) $(CSTD) $(CFLAGS) $(WARN) -MMD -MP -Ihost/include -c $< -o $@
+	$(call quiet,CC,$<)$(CC) $(CSTD) $(CFLAGS) $(WARN) -MMD -MP -Ihost/include -c $< -o $@
 $(BOARD_SMOKE): $(HOST_OBJ_DIR)/tb/boards/test_board_smoke.o $(LIBGPUREF) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $< $(GPUREF_LINK)
+	$(call quiet,LD,$@)$(CC) -o $@ $< $(GPUREF_LINK)
 
 all: $(BOARD_SMOKE)
 -include $(HOST_OBJ_DIR)/tb/boards/test_board_smoke.d

@@ -19,7 +19,7 @@ $(MUTANT_DIR)/%/rtl/.stamp: $(RTL_SRCS) $(wildcard $(RTL_ROOT)/common/*.vh) tb/c
 $(MUTANT_DIR)/%/gpuctl: $(MUTANT_DIR)/%/rtl/.stamp $(GPUCTL_OBJS) $(CONFORMANCE_OBJS) $(LIBGPUREF)
 	$(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) RTL_ROOT=$(MUTANT_DIR)/$*/rtl SIM_VFLAGS=-Wno-fatal SIM_DIR=$(MUTANT_DIR)/$*/sim \
 	  OPT_FAST=-O0 OPT_GLOBAL=-O0 SIM_CXXFLAGS=-O0 $(MUTANT_DIR)/$*/sim/libgr_sim.a
-	$(CC) -o $@ $(GPUCTL_OBJS) $(CONFORMANCE_OBJS) $(LIBGPUREF) $(MUTANT_DIR)/$*/sim/libgr_sim.a $(SIM_LDLIBS) $(GPUREF_USB_LDLIBS)
+	$(call quiet,LD,$@)$(CC) -o $@ $(GPUCTL_OBJS) $(CONFORMANCE_OBJS) $(LIBGPUREF) $(MUTANT_DIR)/$*/sim/libgr_sim.a $(SIM_LDLIBS) $(GPUREF_USB_LDLIBS)
 
 TEST_SUITES += conformance-mutants
 test-conformance-mutants: $(foreach m,$(MUTANTS),$(MUTANT_DIR)/$(m)/gpuctl)

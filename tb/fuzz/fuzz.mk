@@ -17,11 +17,11 @@ FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,$(LIBGPUREF_SRCS))
 
 $(FUZZ_DIR)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+	$(call quiet,CC,$<)$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
 
 .SECONDARY: $(patsubst %,$(FUZZ_DIR)/obj/tb/fuzz/%.o,$(FUZZERS))
 $(FUZZ_DIR)/%: $(FUZZ_DIR)/obj/tb/fuzz/%.o $(FUZZ_LIB_OBJS) $(SIM_LIB)
-	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJS) $(SIM_LIB) $(SIM_LDLIBS) $(GPUREF_USB_LDLIBS) -pthread
+	$(call quiet,LD,$@)$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJS) $(SIM_LIB) $(SIM_LDLIBS) $(GPUREF_USB_LDLIBS) -pthread
 
 .PHONY: fuzz-build test-fuzz
 fuzz-build: $(FUZZ_BINS)

@@ -7,7 +7,7 @@ ALLOC_TEST := $(BUILD)/tb/system/test_alloc
 
 $(ALLOC_TEST): $(HOST_OBJ_DIR)/tb/system/test_alloc.o $(SCHED_FIXTURE_OBJ) $(LIBGPUREF) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(filter %.o,$^) $(GPUREF_LINK) -lcmocka
+	$(call quiet,LD,$@)$(CC) -o $@ $(filter %.o,$^) $(GPUREF_LINK) -lcmocka
 
 all: $(ALLOC_TEST)
 

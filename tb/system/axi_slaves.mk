@@ -10,7 +10,7 @@ AXI_SLAVES_SEEDS ?= 1 2
 # Only the harness: the engine is driven through its registers, not the host library.
 $(AXI_SLAVES_TEST): $(AXI_SLAVES_OBJS) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(AXI_SLAVES_OBJS) $(SIM_LIB) $(SIM_LDLIBS) -lcmocka
+	$(call quiet,LD,$@)$(CC) -o $@ $(AXI_SLAVES_OBJS) $(SIM_LIB) $(SIM_LDLIBS) -lcmocka
 
 all: $(AXI_SLAVES_TEST)
 

@@ -4,9 +4,9 @@
 BOARD_TEST := $(BOARD_DIR)/test_board
 $(BOARD_DIR)/test_board.o: tb/system/test_board.c
 	@mkdir -p $(@D)
-	$(CC) -std=c11 $(CFLAGS) $(WARN) -MMD -MP $(BOARD_CPPFLAGS) -c $< -o $@
+	$(call quiet,CC,$<)$(CC) -std=c11 $(CFLAGS) $(WARN) -MMD -MP $(BOARD_CPPFLAGS) -c $< -o $@
 $(BOARD_TEST): $(BOARD_DIR)/test_board.o $(BOARD_LIB) $(SIM_LIB)
-	$(CC) $(CFLAGS) -o $@ $< $(BOARD_LIB) -lcmocka $(BOARD_LDLIBS)
+	$(call quiet,LD,$@)$(CC) $(CFLAGS) -o $@ $< $(BOARD_LIB) -lcmocka $(BOARD_LDLIBS)
 
 all: $(BOARD_TEST)
 

@@ -15,16 +15,16 @@ DMA_SYS_CFLAGS := $(CSTD) $(WARN) $(CFLAGS) $(SIM_CPPFLAGS) -Itb/models/dma_ref 
 
 $(DMA_SYS_DIR)/obj/%.o: tb/system/%.c
 	@mkdir -p $(@D)
-	$(CC) $(DMA_SYS_CFLAGS) -c $< -o $@
+	$(call quiet,CC,$<)$(CC) $(DMA_SYS_CFLAGS) -c $< -o $@
 
 # Only the harness and the model: the engine is driven through its registers, not the host library.
 $(DMA_SYS_DIR)/test_dma_ref: $(DMA_SYS_DIR)/obj/test_dma_ref.o $(DMA_REF_OBJS) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(filter %.o,$^) $(SIM_LIB) $(SIM_LDLIBS) -lcmocka
+	$(call quiet,LD,$@)$(CC) -o $@ $(filter %.o,$^) $(SIM_LIB) $(SIM_LDLIBS) -lcmocka
 
 $(DMA_SYS_DIR)/test_dma: $(DMA_SYS_DIR)/obj/test_dma.o $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(filter %.o,$^) $(SIM_LIB) $(SIM_LDLIBS) -lcmocka
+	$(call quiet,LD,$@)$(CC) -o $@ $(filter %.o,$^) $(SIM_LIB) $(SIM_LDLIBS) -lcmocka
 
 all: $(DMA_SYS_DIR)/test_dma_ref $(DMA_SYS_DIR)/test_dma
 

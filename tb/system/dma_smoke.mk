@@ -6,7 +6,7 @@ DMA_SMOKE_OBJS := $(HOST_OBJ_DIR)/tb/system/test_dma_smoke.o
 # Only the harness: the engine is driven by hand, not through the host library.
 $(DMA_SMOKE_TEST): $(DMA_SMOKE_OBJS) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(DMA_SMOKE_OBJS) $(SIM_LIB) $(SIM_LDLIBS) -lcmocka
+	$(call quiet,LD,$@)$(CC) -o $@ $(DMA_SMOKE_OBJS) $(SIM_LIB) $(SIM_LDLIBS) -lcmocka
 
 all: $(DMA_SMOKE_TEST)
 

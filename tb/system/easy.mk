@@ -7,7 +7,7 @@ EASY_TEST := $(BUILD)/tb/system/test_easy
 
 $(EASY_TEST): $(HOST_OBJ_DIR)/tb/system/test_easy.o $(LIBGPUREF) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $< $(GPUREF_LINK) -lcmocka
+	$(call quiet,LD,$@)$(CC) -o $@ $< $(GPUREF_LINK) -lcmocka
 
 all: $(EASY_TEST)
 

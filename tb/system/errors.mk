@@ -3,7 +3,7 @@ ERRORS_TEST := $(BUILD)/tb/system/test_errors
 
 $(ERRORS_TEST): $(HOST_OBJ_DIR)/tb/system/test_errors.o $(LIBGPUREF) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $< $(GPUREF_LINK) -lcmocka
+	$(call quiet,LD,$@)$(CC) -o $@ $< $(GPUREF_LINK) -lcmocka
 
 all: $(ERRORS_TEST)
 

@@ -6,7 +6,7 @@ GPUVA_SIM_OBJS := $(HOST_OBJ_DIR)/tb/system/test_gpuva_sim.o
 
 $(GPUVA_SIM_TEST): $(GPUVA_SIM_OBJS) $(LIBGPUREF) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(GPUVA_SIM_OBJS) $(GPUREF_LINK) -lcmocka
+	$(call quiet,LD,$@)$(CC) -o $@ $(GPUVA_SIM_OBJS) $(GPUREF_LINK) -lcmocka
 
 all: $(GPUVA_SIM_TEST)
 

@@ -9,7 +9,7 @@ ISOLATION_TEST := $(BUILD)/tb/system/test_isolation
 
 $(ISOLATION_TEST): $(HOST_OBJ_DIR)/tb/system/test_isolation.o $(SCHED_FIXTURE_OBJ) $(LIBGPUREF) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(filter %.o,$^) $(GPUREF_LINK) -lcmocka
+	$(call quiet,LD,$@)$(CC) -o $@ $(filter %.o,$^) $(GPUREF_LINK) -lcmocka
 
 all: $(ISOLATION_TEST)
 

@@ -8,7 +8,7 @@ KMD_SUBMIT_TEST := $(BUILD)/tb/system/test_kmd_submit
 
 $(KMD_SUBMIT_TEST): $(HOST_OBJ_DIR)/tb/system/test_kmd_submit.o $(SCHED_FIXTURE_OBJ) $(LIBGPUREF) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(filter %.o,$^) $(GPUREF_LINK) -lcmocka
+	$(call quiet,LD,$@)$(CC) -o $@ $(filter %.o,$^) $(GPUREF_LINK) -lcmocka
 
 all: $(KMD_SUBMIT_TEST)
 

@@ -5,7 +5,7 @@ LINK_PROTO_OBJS := $(HOST_OBJ_DIR)/tb/system/test_link_proto.o
 
 $(LINK_PROTO_TEST): $(LINK_PROTO_OBJS) $(LIBGPUREF) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(LINK_PROTO_OBJS) $(GPUREF_LINK) -lcmocka
+	$(call quiet,LD,$@)$(CC) -o $@ $(LINK_PROTO_OBJS) $(GPUREF_LINK) -lcmocka
 
 all: $(LINK_PROTO_TEST)
 

@@ -4,7 +4,7 @@ PCIE_HOST_TEST := $(BUILD)/tb/system/test_pcie_host
 
 $(PCIE_HOST_TEST): $(HOST_OBJ_DIR)/tb/system/test_pcie_host.o $(LIBGPUREF) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $< $(GPUREF_LINK) -lcmocka
+	$(call quiet,LD,$@)$(CC) -o $@ $< $(GPUREF_LINK) -lcmocka
 
 all: $(PCIE_HOST_TEST)
 

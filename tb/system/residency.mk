@@ -9,7 +9,7 @@ RESIDENCY_TEST := $(BUILD)/tb/system/test_residency
 
 $(RESIDENCY_TEST): $(HOST_OBJ_DIR)/tb/system/test_residency.o $(SCHED_FIXTURE_OBJ) $(LIBGPUREF) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(filter %.o,$^) $(GPUREF_LINK) -lcmocka
+	$(call quiet,LD,$@)$(CC) -o $@ $(filter %.o,$^) $(GPUREF_LINK) -lcmocka
 
 all: $(RESIDENCY_TEST)
 

@@ -4,7 +4,7 @@ SYSTEM_BINS := $(addprefix $(BUILD)/tb/system/,$(SYSTEM_TESTS))
 
 $(BUILD)/tb/system/%: $(HOST_OBJ_DIR)/tb/system/%.o $(LIBGPUREF) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $< $(GPUREF_LINK) -lcmocka
+	$(call quiet,LD,$@)$(CC) -o $@ $< $(GPUREF_LINK) -lcmocka
 
 all: $(SYSTEM_BINS)
 

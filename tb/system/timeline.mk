@@ -8,7 +8,7 @@ TIMELINE_TEST := $(BUILD)/tb/system/test_timeline
 
 $(TIMELINE_TEST): $(HOST_OBJ_DIR)/tb/system/test_timeline.o $(SCHED_FIXTURE_OBJ) $(LIBGPUREF) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(filter %.o,$^) $(GPUREF_LINK) -lcmocka
+	$(call quiet,LD,$@)$(CC) -o $@ $(filter %.o,$^) $(GPUREF_LINK) -lcmocka
 
 all: $(TIMELINE_TEST)
 

@@ -10,7 +10,7 @@ $(HOST_OBJ_DIR)/tb/system/test_usb.o: HOST_CFLAGS += -I$(USB_SRC) -I$(BOARD_SRC)
 $(USB_TEST): $(HOST_OBJ_DIR)/tb/system/test_usb.o $(USB_EMU_OBJ) $(CONFORMANCE_OBJS) $(LIBGPUREF) \
              $(BOARD_LIB) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(filter %.o,$^) $(BOARD_LIB) $(GPUREF_LINK) $(USB_LDLIBS)
+	$(call quiet,LD,$@)$(CC) -o $@ $(filter %.o,$^) $(BOARD_LIB) $(GPUREF_LINK) $(USB_LDLIBS)
 
 all: $(USB_TEST)
 
@@ -30,6 +30,6 @@ USB_SUITE_TESTS := $(patsubst %,$(USB_DIR)/test_%_usb,$(USB_SUITES))
 $(USB_DIR)/test_%_usb: $(HOST_OBJ_DIR)/tb/system/test_%.o $(SCHED_FIXTURE_OBJ) $(USB_ENV_OBJ) $(USB_EMU_OBJ) \
                        $(LIBGPUREF) $(BOARD_LIB) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(filter %.o,$^) $(BOARD_LIB) $(GPUREF_LINK) $(USB_LDLIBS)
+	$(call quiet,LD,$@)$(CC) -o $@ $(filter %.o,$^) $(BOARD_LIB) $(GPUREF_LINK) $(USB_LDLIBS)
 
 all: $(USB_SUITE_TESTS)

@@ -8,7 +8,7 @@ VIDSCH_TEST := $(BUILD)/tb/system/test_vidsch
 
 $(VIDSCH_TEST): $(HOST_OBJ_DIR)/tb/system/test_vidsch.o $(SCHED_FIXTURE_OBJ) $(LIBGPUREF) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(filter %.o,$^) $(GPUREF_LINK) -lcmocka
+	$(call quiet,LD,$@)$(CC) -o $@ $(filter %.o,$^) $(GPUREF_LINK) -lcmocka
 
 all: $(VIDSCH_TEST)
 

@@ -7,7 +7,7 @@ VRAM_SIZE_TEST := $(BUILD)/tb/system/test_vram_size
 
 $(VRAM_SIZE_TEST): $(HOST_OBJ_DIR)/tb/system/test_vram_size.o $(LIBGPUREF) $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $< $(GPUREF_LINK) -lcmocka
+	$(call quiet,LD,$@)$(CC) -o $@ $< $(GPUREF_LINK) -lcmocka
 
 all: $(VRAM_SIZE_TEST)
 

@@ -35,10 +35,10 @@ UNIT_DEPS_csr_block := $(UNIT_CSR_GEN)/csr_map.vh $(UNIT_REGMAP_H)
 $(UNIT_CSR_GEN)/gen_csr_map: $(UNIT_SRC)/csr_block/gen_csr_map.c host/lib/gr_regdesc.c host/lib/gr_regdesc_query.c \
                              host/include/gpuref/gr_regdesc.h
 	@mkdir -p $(@D)
-	$(CC) -std=c11 -Wall -Wextra -Werror -Ihost/include -o $@ $(filter %.c,$^)
+	$(call quiet,LD,$@)$(CC) -std=c11 -Wall -Wextra -Werror -Ihost/include -o $@ $(filter %.c,$^)
 $(UNIT_CSR_GEN)/csr_map.vh: $(UNIT_CSR_GEN)/gen_csr_map $(UNIT_REGMAP_H)
 	@test -n "$(UNIT_REGMAP_HASH)" || { echo "unit.mk: no GR_REGMAP_HASH in $(UNIT_REGMAP_H)"; exit 1; }
-	$< >$@.tmp && mv $@.tmp $@
+	$(call quiet,GEN,$@)$< >$@.tmp && mv $@.tmp $@
 
 # Verilator: --binary --timing (5.006 builds the TB's delays and event controls with C++20
 # coroutines, g++ 12 is fine), -Wall on TB and RTL alike. --unroll-count 1: Verilator unrolls
@@ -77,11 +77,12 @@ $(UNIT_OUT)/$(1)/verilator/build.cmd: _unit_force
 
 $$(UNIT_VVP_$(1)): $(UNIT_OUT)/$(1)/icarus/build.cmd $$(UNIT_TB_$(1)) $$(UNIT_RTL_$(1)) \
                   $$(UNIT_DEPS_$(1))
-	$$(UNIT_ICMD_$(1))
+	$$(call quiet,IVERILOG,tb_$(1) (log: $(UNIT_OUT)/$(1)/icarus/build.log))$$(UNIT_ICMD_$(1)) \
+	  >$(UNIT_OUT)/$(1)/icarus/build.log 2>&1 || { cat $(UNIT_OUT)/$(1)/icarus/build.log; exit 1; }
 $$(UNIT_VBIN_$(1)): $(UNIT_OUT)/$(1)/verilator/build.cmd $$(UNIT_TB_$(1)) $$(UNIT_RTL_$(1)) \
                    $$(UNIT_DEPS_$(1)) $(UNIT_VLT)
-	@echo "verilator: tb_$(1) (log: $(UNIT_OUT)/$(1)/verilator/build.log)"
-	@$$(UNIT_VCMD_$(1)) >$(UNIT_OUT)/$(1)/verilator/build.log 2>&1 || \
+	$$(call quiet,VERILATE,tb_$(1) (log: $(UNIT_OUT)/$(1)/verilator/build.log))$$(UNIT_VCMD_$(1)) \
+	  >$(UNIT_OUT)/$(1)/verilator/build.log 2>&1 || \
 	  { grep -E "%(Error|Warning)" -A3 $(UNIT_OUT)/$(1)/verilator/build.log || tail -30 $(UNIT_OUT)/$(1)/verilator/build.log; exit 1; }
 
 .PHONY: unit-$(1)-icarus unit-$(1)-verilator test-unit-$(1)-icarus test-unit-$(1)-verilator

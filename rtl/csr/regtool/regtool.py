@@ -4,7 +4,8 @@
   regtool.py            write the outputs into the tree
   regtool.py --check    regenerate into a scratch folder and fail if the tree differs
 
-Outputs (all committed, all marked generated in their first line):
+Outputs (all committed, all marked generated in their first line; the source files among them
+name the licence, model.SPDX, in an SPDX-License-Identifier line, as scripts/spdx.py checks):
   rtl/csr/csr_regs.v                   register file (our exporter: PeakRDL-regblock's output
                                        does not build with Verilator 5.006, Icarus 11, Yosys 0.23)
   host/include/gpuref/gr_regs.h        field masks and the register struct (PeakRDL-cheader)
@@ -55,6 +56,11 @@ def write_all(m, root):
     # Names from the register paths, not from reused type names (stable under dynamic
     # property assignments such as VPR_BASE.PAGE->swwel).
     CHeaderExporter().export(m.root, path("cheader"), std=CStandard.gnu11, reuse_typedefs=False)
+    # PeakRDL-cheader's two-line banner says the file is generated; the licence line follows it.
+    with open(path("cheader")) as fh:
+        lines = fh.read().split("\n")
+    with open(path("cheader"), "w") as fh:
+        fh.write("\n".join(lines[:2] + [f"// SPDX-License-Identifier: {model.SPDX}"] + lines[2:]))
     md = path("markdown")
     MarkdownExporter().export(m.root, md)
     with open(md) as fh:

@@ -12,13 +12,13 @@ DMA_REF_MODEL_TEST := $(DMA_REF_DIR)/test_dma_ref_model
 
 $(DMA_REF_DIR)/%.o: $(DMA_REF_SRC)/%.c
 	@mkdir -p $(@D)
-	$(CC) $(DMA_REF_CFLAGS) -c $< -o $@
+	$(call quiet,CC,$<)$(CC) $(DMA_REF_CFLAGS) -c $< -o $@
 $(DMA_REF_DIR)/ref_walker.o: $(MMU_REF_SRC)/ref_walker.c
 	@mkdir -p $(@D)
-	$(CC) $(DMA_REF_CFLAGS) -c $< -o $@
+	$(call quiet,CC,$<)$(CC) $(DMA_REF_CFLAGS) -c $< -o $@
 
 $(DMA_REF_MODEL_TEST): $(DMA_REF_DIR)/test_dma_ref_model.o $(DMA_REF_OBJS)
-	$(CC) -o $@ $^ -lcmocka
+	$(call quiet,LD,$@)$(CC) -o $@ $^ -lcmocka
 
 all: $(DMA_REF_MODEL_TEST)
 

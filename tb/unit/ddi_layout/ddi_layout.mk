@@ -9,11 +9,11 @@ DDI_LAYOUT_INC := -Ihost/include -Itb/unit/ddi_layout
 
 $(DDI_LAYOUT_C): tb/unit/ddi_layout/test_ddi_layout.c
 	@mkdir -p $(@D)
-	$(CC) $(CSTD) $(WARN) -pedantic $(CFLAGS) $(DDI_LAYOUT_INC) -MMD -MP -o $@ $<
+	$(call quiet,LD,$@)$(CC) $(CSTD) $(WARN) -pedantic $(CFLAGS) $(DDI_LAYOUT_INC) -MMD -MP -o $@ $<
 
 $(DDI_LAYOUT_CXX): tb/unit/ddi_layout/test_ddi_layout_cxx.cpp
 	@mkdir -p $(@D)
-	$(CXX) -std=c++17 $(WARN) -pedantic $(CFLAGS) $(DDI_LAYOUT_INC) -MMD -MP -o $@ $<
+	$(call quiet,LD,$@)$(CXX) -std=c++17 $(WARN) -pedantic $(CFLAGS) $(DDI_LAYOUT_INC) -MMD -MP -o $@ $<
 
 all: $(DDI_LAYOUT_C) $(DDI_LAYOUT_CXX)
 

@@ -12,19 +12,19 @@ HARNESS_TEST_ARGS ?=
 
 $(SIM_DIR)/test_harness.o: $(HARNESS_TEST_SRC)/test_harness.c
 	@mkdir -p $(@D)
-	$(CC) -std=c11 $(CFLAGS) $(WARN) -MMD -MP $(SIM_CPPFLAGS) -isystem $(SIM_VROOT)/include -c $< -o $@
+	$(call quiet,CC,$<)$(CC) -std=c11 $(CFLAGS) $(WARN) -MMD -MP $(SIM_CPPFLAGS) -isystem $(SIM_VROOT)/include -c $< -o $@
 
 $(HARNESS_TEST): $(SIM_DIR)/test_harness.o $(SIM_LIB)
-	$(CC) $(CFLAGS) -o $@ $< $(SIM_LIB) -lcmocka $(SIM_LDLIBS)
+	$(call quiet,LD,$@)$(CC) $(CFLAGS) -o $@ $< $(SIM_LIB) -lcmocka $(SIM_LDLIBS)
 
 HARNESS_MODELS_TEST_OBJS := $(patsubst $(HARNESS_MODELS_SRC)/%.cpp,$(SIM_DIR)/harness_models/%.o,\
                               $(wildcard $(HARNESS_MODELS_SRC)/*.cpp))
 $(SIM_DIR)/harness_models/%.o: $(HARNESS_MODELS_SRC)/%.cpp
 	@mkdir -p $(@D)
-	$(HARNESS_CXX) -c $< -o $@
+	$(call quiet,CXX,$<)$(HARNESS_CXX) -c $< -o $@
 
 $(HARNESS_MODELS_TEST): $(HARNESS_MODELS_TEST_OBJS) $(HARNESS_MODEL_OBJS)
-	$(CXX) $(SIM_CXXFLAGS) -o $@ $^
+	$(call quiet,LD,$@)$(CXX) $(SIM_CXXFLAGS) -o $@ $^
 
 -include $(SIM_DIR)/test_harness.d $(HARNESS_MODELS_TEST_OBJS:.o=.d)
 

@@ -24,14 +24,14 @@ MC_MMU_CXXFLAGS := -std=c++17 $(CFLAGS) -I$(abspath sim/harness) -I$(abspath $(M
 # with the project's warnings.
 $(MC_MMU_DIR)/ref_walker.o: $(MMU_REF_DIR)/ref_walker.c $(MMU_REF_DIR)/ref_walker.h
 	@mkdir -p $(@D)
-	$(CC) -std=c11 $(CFLAGS) $(WARN) -c $< -o $@
+	$(call quiet,CC,$<)$(CC) -std=c11 $(CFLAGS) $(WARN) -c $< -o $@
 
 # Verilator builds model and test together; the test's own warnings are then checked with the
 # project's flags (Verilator's generated code is not held to them).
 $(MC_MMU_BIN): $(MC_MMU_RTL) $(MC_MMU_TB)/test_mc_mmu.cpp $(MMU_REF_DIR)/ref_walker.h \
                $(MC_MMU_DIR)/ref_walker.o sim/harness/prng.h $(wildcard $(RTL_INC)/*.vh)
 	@mkdir -p $(@D)
-	$(VERILATOR) --cc --exe --build -j $(JOBS) -Wall -DGR_ASSERT -I$(RTL_INC) --top-module mc_mmu \
+	$(call quiet,VERILATE,$@)$(VERILATOR) --cc --exe --build -j $(JOBS) -Wall -DGR_ASSERT -I$(RTL_INC) --top-module mc_mmu \
 	  --Mdir $(@D)/obj -o $(abspath $@) -CFLAGS "$(MC_MMU_CXXFLAGS)" \
 	  $(MC_MMU_RTL) $(abspath $(MC_MMU_TB)/test_mc_mmu.cpp) $(abspath $(MC_MMU_DIR)/ref_walker.o) \
 	  > $(@D)/build.log 2>&1 || { cat $(@D)/build.log; exit 1; }
@@ -47,7 +47,7 @@ $(MC_MMU_DIR)/icarus/tb8.vvp $(MC_MMU_DIR)/icarus/tb16.vvp: $(MC_MMU_DIR)/icarus
 # The testbench (not the RTL) leans on Verilog's integer widening: WIDTH is off for it alone.
 $(MC_MMU_DIR)/verilator/tb: $(MC_MMU_TB)/tb_mc_mmu.sv $(MC_MMU_RTL)
 	@mkdir -p $(@D)
-	$(VERILATOR) --binary --timing -j $(JOBS) -Wno-WIDTH -DGR_ASSERT -I$(RTL_INC) \
+	$(call quiet,VERILATE,$@)$(VERILATOR) --binary --timing -j $(JOBS) -Wno-WIDTH -DGR_ASSERT -I$(RTL_INC) \
 	  --top-module tb_mc_mmu --Mdir $(@D)/tbobj -o $(abspath $@) \
 	  $(MC_MMU_TB)/tb_mc_mmu.sv $(MC_MMU_RTL) > $(@D)/tb-build.log 2>&1 \
 	  || { cat $(@D)/tb-build.log; exit 1; }
@@ -73,7 +73,7 @@ test-unit-mc_mmu-lint:
 MC_MMU_GPU_TEST := $(MC_MMU_DIR)/gpu_core/test_mc_mmu_gpu_core
 $(MC_MMU_GPU_TEST): $(MC_MMU_TB)/test_mc_mmu_gpu_core.c host/lib/gr_status.c $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CSTD) $(WARN) $(CFLAGS) $(SIM_CPPFLAGS) -MMD -MP -o $@ $(filter %.c,$^) $(SIM_LIB) $(SIM_LDLIBS)
+	$(call quiet,LD,$@)$(CC) $(CSTD) $(WARN) $(CFLAGS) $(SIM_CPPFLAGS) -MMD -MP -o $@ $(filter %.c,$^) $(SIM_LIB) $(SIM_LDLIBS)
 
 all: $(MC_MMU_GPU_TEST)
 

@@ -26,11 +26,11 @@ $(GPUREF_PIC_OBJ_DIR)/tb/unit/pcie/pcie_driver_jobs.o: HOST_CFLAGS += -Ibench/li
 
 $(PCIE_BENCH_OBJ): bench/link/bench_link.c
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -fPIC -DGR_BENCH_COCOTB -Itb/unit/pcie -c $< -o $@
+	$(call quiet,CC,$<)$(CC) $(HOST_CFLAGS) -fPIC -DGR_BENCH_COCOTB -Itb/unit/pcie -c $< -o $@
 
 $(PCIE_DRV_SO): $(LIBGPUREF_PIC_OBJS) $(PCIE_DRV_OBJS) $(PCIE_BENCH_OBJ) $(SIM_PIC_LIB)
 	@mkdir -p $(@D)
-	$(CXX) -shared -o $@ -Wl,--no-undefined -Wl,--exclude-libs,ALL $(LIBGPUREF_PIC_OBJS) \
+	$(call quiet,LD,$@)$(CXX) -shared -o $@ -Wl,--no-undefined -Wl,--exclude-libs,ALL $(LIBGPUREF_PIC_OBJS) \
 	  $(PCIE_DRV_OBJS) $(PCIE_BENCH_OBJ) $(SIM_PIC_LIB) $(GPUREF_SO_LDLIBS)
 
 -include $(PCIE_DRV_OBJS:.o=.d) $(PCIE_BENCH_OBJ:.o=.d)

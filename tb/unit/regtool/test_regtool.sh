@@ -88,4 +88,16 @@ if ! run "$tmp/t" && grep -q "gr_action needs a singlepulse field" "$tmp/log"; t
     ok "gr_action on a field that is not a strobe is refused"
 else not_ok "gr_action on a non-strobe field was accepted"; fi
 
+# The generated sources name the licence, and a licence line in the source is not part of the
+# map: the hash (ID_REGMAP in the RTL) stays, and the outputs stay fresh.
+copy_tree
+missing=""
+for f in rtl/csr/csr_regs.v host/include/gpuref/gr_regs.h host/include/gpuref/gr_regmap.h host/lib/gr_regdesc.c; do
+    head -5 "$tmp/t/$f" | grep -q "SPDX-License-Identifier: Apache-2.0" || missing="$missing $f"
+done
+sed -i '1a // SPDX-License-Identifier: Apache-2.0' "$tmp/t/rtl/csr/gpu_regs.rdl"
+if [ -z "$missing" ] && grep -q "SPDX" "$tmp/t/rtl/csr/gpu_regs.rdl" && run "$tmp/t" --check; then
+    ok "every generated source names the licence; an SPDX line in gpu_regs.rdl leaves the hash and outputs as they are"
+else not_ok "generated sources without the SPDX line:${missing:- none}, or the source's licence line changed the outputs"; fi
+
 echo "1..$n"

@@ -15,14 +15,14 @@ VIDMM_FLAGS_INC  := -Ihost/include -Ihost/dxgk -Ihost/dxgk/vidmm
 
 $(VIDMM_FLAGS_TEST): $(VIDMM_FLAGS_SRCS)
 	@mkdir -p $(@D)
-	$(CC) $(CSTD) $(WARN) $(CFLAGS) $(VIDMM_FLAGS_INC) -MMD -MP -o $@ $(VIDMM_FLAGS_SRCS)
+	$(call quiet,LD,$@)$(CC) $(CSTD) $(WARN) $(CFLAGS) $(VIDMM_FLAGS_INC) -MMD -MP -o $@ $(VIDMM_FLAGS_SRCS)
 
 VIDMM_FLAGS_VIDMM_TEST := $(VIDMM_FLAGS_DIR)/test_vidmm_flags_vidmm
 VIDMM_FLAGS_SEED ?= 1
 # host.mk comes later: its variables are spelled out here where make reads them at once.
 $(VIDMM_FLAGS_VIDMM_TEST): tb/unit/vidmm_flags/test_vidmm_flags.c $(BUILD)/lib/libgpuref.a $(SIM_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) -DVIDMM_FLAGS_VIA_VIDMM -o $@ $< $(GPUREF_LINK)
+	$(call quiet,LD,$@)$(CC) $(HOST_CFLAGS) -DVIDMM_FLAGS_VIA_VIDMM -o $@ $< $(GPUREF_LINK)
 
 all: $(VIDMM_FLAGS_TEST) $(VIDMM_FLAGS_VIDMM_TEST)
 

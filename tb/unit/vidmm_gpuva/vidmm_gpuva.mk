@@ -11,7 +11,7 @@ VIDMM_GPUVA_INC  := -Ihost/include -Ihost/dxgk -Ihost/dxgk/vidmm -Itb/models/mmu
 
 $(VIDMM_GPUVA_TEST): $(VIDMM_GPUVA_SRCS)
 	@mkdir -p $(@D)
-	$(CC) $(CSTD) $(WARN) $(CFLAGS) $(DEBUG_FLAGS) $(VIDMM_GPUVA_INC) -MMD -MP -o $@ $(VIDMM_GPUVA_SRCS) -lcmocka
+	$(call quiet,LD,$@)$(CC) $(CSTD) $(WARN) $(CFLAGS) $(DEBUG_FLAGS) $(VIDMM_GPUVA_INC) -MMD -MP -o $@ $(VIDMM_GPUVA_SRCS) -lcmocka
 
 all: $(VIDMM_GPUVA_TEST)
 

@@ -10,10 +10,10 @@ VIDMM_SEG_OBJS := $(patsubst %.c,$(VIDMM_SEG_DIR)/obj/%.o,$(VIDMM_SEG_SRCS))
 
 $(VIDMM_SEG_DIR)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CSTD) $(WARN) $(CFLAGS) -Ihost/include -Ihost/dxgk -Ihost/dxgk/vidmm -MMD -MP -c $< -o $@
+	$(call quiet,CC,$<)$(CC) $(CSTD) $(WARN) $(CFLAGS) -Ihost/include -Ihost/dxgk -Ihost/dxgk/vidmm -MMD -MP -c $< -o $@
 
 $(VIDMM_SEG_TEST): $(VIDMM_SEG_OBJS)
-	$(CC) -o $@ $^
+	$(call quiet,LD,$@)$(CC) -o $@ $^
 
 all: $(VIDMM_SEG_TEST)
 
