@@ -74,7 +74,7 @@ synth_ip [get_ips u200_pcie]
 
 # ---- the design -------------------------------------------------------------------------------
 read_verilog -sv [glob $root/rtl/gpu_core.v $root/rtl/*/*.v $root/bridge/rtl/pcie/*.v]
-read_verilog -sv [list $root/boards/alveo_u200/u200_top.v $root/boards/alveo_u200/u200_vram.v]
+read_verilog -sv [list $root/boards/alveo_u200/u200_top.v $root/boards/common/vram_ram.v]
 read_xdc $root/boards/alveo_u200/u200.xdc
 set_property include_dirs [list $root/rtl/common] [current_fileset]
 

@@ -7,7 +7,7 @@
 # The bitstream needs Vivado: vivado -mode batch -source boards/alveo_u200/build.tcl
 U200_DIR := boards/alveo_u200
 U200_OUT := $(BUILD)/boards/alveo_u200
-U200_SRCS := $(U200_DIR)/u200_top.v $(U200_DIR)/u200_vram.v $(U200_DIR)/sim/u200_pcie.v \
+U200_SRCS := $(U200_DIR)/u200_top.v boards/common/vram_ram.v $(U200_DIR)/sim/u200_pcie.v \
              $(U200_DIR)/sim/IBUFDS_GTE4.v $(RTL_SRCS) $(sort $(wildcard bridge/rtl/pcie/*.v))
 
 .PHONY: lint-u200
@@ -15,8 +15,8 @@ lint-u200:
 	$(VERILATOR) --lint-only -Wall -I$(RTL_INC) --top-module u200_top $(RTL_ROOT)/lint.vlt $(U200_SRCS)
 	@mkdir -p $(U200_OUT)
 	$(IVERILOG) -g2012 -I$(RTL_INC) -s u200_top -o $(U200_OUT)/u200_top.vvp $(U200_SRCS)
-	$(YOSYS) -q -l $(U200_OUT)/yosys.log -p "read_verilog -sv $(U200_DIR)/u200_vram.v; \
-	  synth -top u200_vram -run begin:fine; opt -fast -full; techmap; opt -fast; abc -fast; opt -fast; \
+	$(YOSYS) -q -l $(U200_OUT)/yosys.log -p "read_verilog -sv -I$(RTL_INC) boards/common/vram_ram.v; \
+	  chparam -set RamStyle \"ultra\" vram_ram; synth -top vram_ram -run begin:fine; opt -fast -full; techmap; opt -fast; abc -fast; opt -fast; \
 	  check -assert; tee -o $(U200_OUT)/u200_vram.stat stat"
 	@grep -E "Number of cells|mem_v2" $(U200_OUT)/u200_vram.stat | sed 's/^ */u200_vram: yosys: /'
 	@echo "u200_top: verilator -Wall clean, icarus elaborated (stubs for the IP); u200_vram: yosys synthesized"

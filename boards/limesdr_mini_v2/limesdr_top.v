@@ -5,8 +5,8 @@
 //   LMK_CLK (40 MHz) -> EHXPLLL -> the core clock (CoreHz, 35 MHz) for fpga_core and VRAM;
 //   the FT601's own FT_CLK (100 MHz) clocks the FIFO bus side of link_phy_ft601, which crosses
 //   into the core clock inside the PHY (its FIFOs and the chip's RXF_N/TXE_N absorb the slower
-//   core); VRAM is 128 KiB of block RAM (vram_bram, boards/common: an ECP5
-//   block RAM array of 64 DP16KD of the 45F's 108), strapped through vram_bytes_i.
+//   core); VRAM is 128 KiB of block RAM (vram_ram, boards/common, RamStyle "block":
+//   64 DP16KD of the 45F's 108), strapped through vram_bytes_i.
 // Pins (the names of the board's published constraint file; directions as the FPGA sees them):
 //   input         LMK_CLK        40 MHz reference from the board's clock (PLL input)
 //   input         FT_CLK         FT601 CLK, 100 MHz
@@ -168,7 +168,7 @@ module limesdr_top #(
         .irq_o(), .link_up_o(link_up), .crc_errs_o(), .naks_o(), .replays_o(), .bad_frames_o(),
         .dma_timeouts_o());
 
-    vram_bram #(.AddrBits(VramLog2), .IdBits(4)) u_vram (
+    vram_ram #(.AddrBits(VramLog2), .IdBits(4), .RamStyle("block")) u_vram (
         .clk_i(clk), .rst_i(rst),
         .s_awid_i(vram_awid), .s_awaddr_i(vram_awaddr), .s_awlen_i(vram_awlen),
         .s_awsize_i(vram_awsize), .s_awburst_i(vram_awburst), .s_awlock_i(vram_awlock),

@@ -40,7 +40,7 @@ BOARD_ECP5_SIM := boards/common/sim/EHXPLLL.v boards/common/sim/ODDRX1F.v
 BOARD_VFLAGS_limesdr := -Werror-USERERROR
 BOARD_VFLAGS_ulx3s := -Werror-USERERROR
 BOARD_TOP_limesdr := board_limesdr
-BOARD_SRCS_limesdr := $(BOARD_ECP5_SIM) boards/common/vram_bram.v \
+BOARD_SRCS_limesdr := $(BOARD_ECP5_SIM) boards/common/vram_ram.v \
     boards/limesdr_mini_v2/limesdr_top.v sim/models/ft601/ft601_model.v $(BOARD_SRC)/board_limesdr.v
 BOARD_TOP_ulx3s := board_ulx3s
 BOARD_SRCS_ulx3s := $(BOARD_ECP5_SIM) boards/common/sdram/sdr_fifo.v boards/common/sdram/sdr_ctrl.v \

@@ -1,8 +1,10 @@
 `default_nettype none
-// tb_u200_vram: the cocotb testbench top of tb/unit/u200_vram: boards/alveo_u200's u200_vram with
-// its AXI4 port named as cocotbext-axi's AxiBus binds it (s_axi_*), at 64 KiB.
+// tb_u200_vram: the cocotb testbench top of tb/unit/u200_vram: boards/common's vram_ram (the
+// VRAM of the Alveo U200 and LimeSDR tops) with its AXI4 port named as cocotbext-axi's AxiBus
+// binds it (s_axi_*), at 64 KiB, in either RamStyle.
 module tb_u200_vram #(
-    parameter AddrBits = 16
+    parameter AddrBits = 16,
+    parameter RamStyle = "ultra"
 ) (
     input  wire        clk,
     input  wire        rst,
@@ -42,7 +44,7 @@ module tb_u200_vram #(
     output wire         s_axi_rlast,
     output wire         s_axi_rvalid
 );
-    u200_vram #(.AddrBits(AddrBits)) u_vram (
+    vram_ram #(.AddrBits(AddrBits), .RamStyle(RamStyle)) u_vram (
         .clk_i(clk),
         .rst_i(rst),
         .s_awid_i(s_axi_awid),

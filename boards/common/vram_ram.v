@@ -1,26 +1,32 @@
 `default_nettype none
-// vram_bram: gpu_core's VRAM in on-chip block RAM, for a board top without external memory (the
-// LimeSDR Mini v2): an AXI4 slave (64-bit data) over 2^AddrBits bytes, written so that yosys'
-// synth_ecp5 infers DP16KD block RAM (ram_style "block": one port with byte writes and a
-// registered read; 128 KiB is 64 of the LFE5U-45F's 108 DP16KD). The same slave as
-// boards/alveo_u200/u200_vram.v, whose RAM asks for UltraRAM, which ECP5 has not.
+`include "cmn_param.vh"
+// vram_ram: gpu_core's VRAM in on-chip RAM, for a board top without external memory: an AXI4
+// slave (64-bit data) over 2^AddrBits bytes. RamStyle picks the RAM the array asks for, the
+// only difference between the boards that use it:
+//   "block"  yosys' synth_ecp5 infers DP16KD block RAM (the LimeSDR Mini v2: 128 KiB is 64 of
+//            the LFE5U-45F's 108 DP16KD), which ECP5 has instead of UltraRAM;
+//   "ultra"  Vivado infers UltraRAM (the Alveo U200: the XCU200 has 960 UltraRAMs of 32 KiB of
+//            64-bit data; 8 MiB is 256 of them).
+// Both are one port with byte writes and a registered read (the shape of both vendors'
+// templates). Any other RamStyle stops elaboration.
 // Contract:
 //   - One burst at a time; when both an AW and an AR wait, the kind not served last goes
 //     first, so neither starves. A write takes its AW, then W one beat a cycle (WREADY only
 //     after the AW), then answers B OKAY; a read takes its AR and streams R one beat a cycle
 //     (RVALID the cycle after the AR, then back to back while RREADY is high).
 //   - Every burst is served as INCR of 8-byte beats from the address's 8-byte word: the size
-//     and burst type are not looked at (gpu_core's m_vram issues only full-width INCR bursts)
-//     and an address past 2^AddrBits wraps. gpu_core's memory controller never sends one: it
+//     and burst type are not looked at (gpu_core's m_vram issues only full-width INCR bursts,
+//     rtl/gpu_core.v) and an address past 2^AddrBits wraps. gpu_core's memory controller never sends one: it
 //     refuses every VRAM address at or past its vram_bytes_i strap, which the top sets to
 //     2^AddrBits.
 //   - WSTRB writes only the strobed bytes. RRESP and BRESP are OKAY; B and R carry the ID of
 //     their burst.
 //   - No reset of the contents: VRAM holds what was last written (the driver clears what it
 //     allocates).
-module vram_bram #(
-    parameter AddrBits = 17,  // VRAM bytes = 2^AddrBits (128 KiB: 64 ECP5 DP16KD)
-    parameter IdBits   = 4
+module vram_ram #(
+    parameter AddrBits = 17,       // VRAM bytes = 2^AddrBits
+    parameter IdBits   = 4,
+    parameter RamStyle = "block"   // "block" (ECP5 DP16KD) or "ultra" (UltraScale+ UltraRAM)
 ) (
     input  wire                clk_i,
     input  wire                rst_i,
@@ -63,8 +69,6 @@ module vram_bram #(
     localparam WordBits = AddrBits - 3;
     localparam [1:0] StIdle = 2'd0, StWrite = 2'd1, StResp = 2'd2, StRead = 2'd3;
 
-    (* ram_style = "block" *) reg [63:0] mem_q [0:(1 << WordBits) - 1];
-
     reg [1:0]          state_q;
     reg                last_write_q;  // the last burst served was a write (arbitration)
     reg [IdBits-1:0]   id_q;
@@ -99,15 +103,33 @@ module vram_bram #(
     assign s_rlast_o   = rlast_q;
     assign s_rvalid_o  = rvalid_q;
 
-    // The RAM: one port, byte writes, a registered read: block RAM with byte enables.
-    integer b;
-    always @(posedge clk_i) begin
-        if (wbeat) begin
-            for (b = 0; b < 8; b = b + 1)
-                if (s_wstrb_i[b]) mem_q[word_q][8*b +: 8] <= s_wdata_i[8*b +: 8];
+    // The RAM: one port, byte writes, a registered read. An attribute's value must be a
+    // constant in yosys and Vivado, so each style declares its own array.
+    generate
+    if (RamStyle == "ultra") begin : g_ultra
+        (* ram_style = "ultra" *) reg [63:0] mem_q [0:(1 << WordBits) - 1];
+        integer b;
+        always @(posedge clk_i) begin
+            if (wbeat) begin
+                for (b = 0; b < 8; b = b + 1)
+                    if (s_wstrb_i[b]) mem_q[word_q][8*b +: 8] <= s_wdata_i[8*b +: 8];
+            end
+            if (rd_en) rdata_q <= mem_q[word_q];
         end
-        if (rd_en) rdata_q <= mem_q[word_q];
+    end else if (RamStyle == "block") begin : g_block
+        (* ram_style = "block" *) reg [63:0] mem_q [0:(1 << WordBits) - 1];
+        integer b;
+        always @(posedge clk_i) begin
+            if (wbeat) begin
+                for (b = 0; b < 8; b = b + 1)
+                    if (s_wstrb_i[b]) mem_q[word_q][8*b +: 8] <= s_wdata_i[8*b +: 8];
+            end
+            if (rd_en) rdata_q <= mem_q[word_q];
+        end
+    end else begin : g_bad_style
+        `CMN_PARAM_ERROR("vram_ram: RamStyle must be \"block\" or \"ultra\"")
     end
+    endgenerate
 
     always @(posedge clk_i) begin
         if (rst_i) begin
