@@ -16,9 +16,9 @@
 //     (RVALID the cycle after the AR, then back to back while RREADY is high).
 //   - Every burst is served as INCR of 8-byte beats from the address's 8-byte word: the size
 //     and burst type are not looked at (gpu_core's m_vram issues only full-width INCR bursts,
-//     rtl/gpu_core.v) and an address past 2^AddrBits wraps. gpu_core's memory controller never sends one: it
-//     refuses every VRAM address at or past its vram_bytes_i strap, which the top sets to
-//     2^AddrBits.
+//     rtl/gpu_core.v) and an address past 2^AddrBits wraps. gpu_core's memory controller
+//     never sends one: it refuses every VRAM address at or past its vram_bytes_i strap, which
+//     the top sets to 2^AddrBits.
 //   - WSTRB writes only the strobed bytes. RRESP and BRESP are OKAY; B and R carry the ID of
 //     their burst.
 //   - No reset of the contents: VRAM holds what was last written (the driver clears what it

@@ -1,5 +1,4 @@
 `default_nettype none
-`include "cmn_param.vh"
 // limesdr_top: gpuref on the LimeSDR Mini v2 (Lattice LFE5U-45F-8MG285C), reached over the
 // board's FTDI FT601 (USB 3.0) in 245 synchronous FIFO mode, one channel.
 //   LMK_CLK (40 MHz) -> EHXPLLL -> the core clock (CoreHz, 35 MHz) for fpga_core and VRAM;
@@ -25,15 +24,21 @@
 // board (the PHY holds SIWU# high in 245 mode anyway; its output is left open here).
 // Contract:
 //   - Reset: the core is held in reset until the PLL's LOCK has been seen high (through
-//     cmn_sync2) for ResetHold core cycles, and again whenever LOCK falls; there is no reset
-//     pin. ResetHold covers the PHY's FT_CLK-side reset synchronizer (four chip clocks).
+//     cmn_sync2) for ResetHold core cycles, and again whenever LOCK falls (ecp5_clk_rst, hold_i
+//     tied low); there is no reset pin. ResetHold covers the PHY's FT_CLK-side reset
+//     synchronizer (four chip clocks).
 //   - Bidirectional pins: the PHY's in/out/output-enable trios meet the tristate only here, at
 //     the inout ports (the simulation wrapper resolves the bus with the chip model).
 //   - Parameters BoardId and BuildStamp go to fpga_core's ID_BUILD (a build script sets them,
 //     e.g. yosys `chparam -set BuildStamp 24'h...`), as do the engine's FT601 settings
 //     (bridge/README.md, kind ft601: Link 3, MaxPayload 1027, RxWindow 4096, DmaTags 8).
-//   - The PLL arithmetic is checked at elaboration: OscHz / PllClkiDiv * PllClkfbDiv must be
-//     CoreHz, the PFD 3.125..400 MHz and the VCO (CoreHz * PllClkopDiv) 400..800 MHz.
+//   - The PLL and the reset hold are boards/common/ecp5_clk_rst.v, which checks the PLL
+//     arithmetic at elaboration (OscHz / PllClkiDiv * PllClkfbDiv must be CoreHz, the PFD
+//     3.125..400 MHz and the VCO 400..800 MHz).
+//   - fpga_core is instantiated here, in each top, not in a board-common module: its
+//     parameters are the board's link kind, and its m_vram port goes to a different slave on
+//     each board, so a shared module would have to repeat all of fpga_core's ports in its own
+//     port list (Verilog-2001 has no interfaces), moving the repetition rather than removing it.
 module limesdr_top #(
     parameter BoardId    = 8'h20,   // ID_BUILD.BOARD: the LimeSDR Mini v2
     parameter BuildStamp = 24'd0    // ID_BUILD.STAMP, set by the build
@@ -52,9 +57,9 @@ module limesdr_top #(
     output wire        FPGA_LED1_G
 );
     localparam OscHz       = 40000000;
-    // 35 MHz, not the 100 MHz target: the whole design placed and routed reaches 42.5 MHz,
-    // held back by the link engine's receive path (boards/README.md); gpu_core alone meets
-    // 100 MHz (100.15 MHz out of context, synth/README.md).
+    // 35 MHz, not the 100 MHz target: the whole design placed and routed reaches less than half
+    // of it, held back by the link engine's receive path (the measured Fmax: boards/README.md);
+    // gpu_core alone meets 100 MHz out of context (synth/README.md).
     localparam CoreHz      = 35000000;
     localparam PllClkiDiv  = 8;      // PFD 5 MHz
     localparam PllClkfbDiv = 7;      // 5 MHz * 7 = 35 MHz
@@ -62,44 +67,13 @@ module limesdr_top #(
     localparam VramLog2    = 17;     // 128 KiB
     localparam ResetHold   = 16;     // core cycles after LOCK before reset is released
 
-    if (OscHz / PllClkiDiv * PllClkfbDiv != CoreHz || OscHz % PllClkiDiv != 0 ||
-        OscHz / PllClkiDiv < 3125000 || OscHz / PllClkiDiv > 400000000 ||
-        CoreHz * PllClkopDiv < 400000000 || CoreHz * PllClkopDiv > 800000000) begin : g_bad_pll
-        `CMN_PARAM_ERROR("limesdr_top: the PLL settings do not make CoreHz from OscHz")
-    end
+    // ---- clock and reset (boards/common/ecp5_clk_rst.v checks the PLL arithmetic) ---------
+    wire clk, rst;
 
-    // ---- clock and reset ----------------------------------------------------------------
-    wire clk;
-    wire pll_lock;
-
-    EHXPLLL #(
-        .CLKI_DIV(PllClkiDiv), .CLKFB_DIV(PllClkfbDiv), .CLKOP_DIV(PllClkopDiv),
-        .CLKOP_CPHASE(PllClkopDiv - 1), .CLKOP_FPHASE(0), .CLKOP_ENABLE("ENABLED"),
-        .FEEDBK_PATH("CLKOP")
-    ) u_pll (
-        .CLKI(LMK_CLK), .CLKFB(clk), .PHASESEL1(1'b0), .PHASESEL0(1'b0), .PHASEDIR(1'b0),
-        .PHASESTEP(1'b0), .PHASELOADREG(1'b0), .STDBY(1'b0), .PLLWAKESYNC(1'b0), .RST(1'b0),
-        .ENCLKOP(1'b1), .ENCLKOS(1'b0), .ENCLKOS2(1'b0), .ENCLKOS3(1'b0),
-        .CLKOP(clk), .CLKOS(), .CLKOS2(), .CLKOS3(), .LOCK(pll_lock), .INTLOCK(), .REFCLK(),
-        .CLKINTFB());
-
-    wire lock_s;
-    cmn_sync2 #(.Width(1)) u_lock_sync (.clk_i(clk), .d_i(pll_lock), .q_o(lock_s));
-
-    // Power-up: in reset (the FPGA's configuration sets these flops' initial values).
-    reg [4:0] rst_cnt_q = 5'd0;
-    reg       rst_q = 1'b1;
-    always @(posedge clk) begin
-        if (!lock_s) begin
-            rst_cnt_q <= 5'd0;
-            rst_q <= 1'b1;
-        end else if (rst_cnt_q != ResetHold[4:0] - 5'd1) begin
-            rst_cnt_q <= rst_cnt_q + 5'd1;
-        end else begin
-            rst_q <= 1'b0;
-        end
-    end
-    wire rst = rst_q;
+    ecp5_clk_rst #(
+        .OscHz(OscHz), .CoreHz(CoreHz), .PllClkiDiv(PllClkiDiv), .PllClkfbDiv(PllClkfbDiv),
+        .PllClkopDiv(PllClkopDiv), .ResetHold(ResetHold)
+    ) u_clk_rst (.osc_i(LMK_CLK), .hold_i(1'b0), .clk_o(clk), .lock_o(), .rst_o(rst));
 
     // ---- the FT601's FIFO bus -------------------------------------------------------------
     wire [31:0] ft_d_in, ft_d_out;

@@ -1,14 +1,13 @@
 `default_nettype none
-`include "cmn_param.vh"
 // ulx3s_top: gpuref on the Radiona ULX3S (Lattice LFE5U-85F), reached over the board's FTDI
 // FT231X USB-UART at 3 Mbaud, 8N1, with VRAM in its 32 MiB SDR SDRAM (IS42S16160G).
 //   clk_25mhz -> EHXPLLL -> the core clock (CoreHz, 30 MHz) for everything: link_phy_uart
 //   (sampled in the core clock: 10 cycles per bit at 3 Mbaud), fpga_core with the UART kind's
 //   engine settings, sdr_ctrl (boards/common/sdram) at 30 MHz, CAS latency 2, ReadDelay 1, on
 //   gpu_core's m_vram.
-// Why 30 MHz: the part is speed grade 6, and the whole design placed and routed reaches
-// 31.0 MHz there (boards/README.md), held back by the link engine's receive path, not by
-// gpu_core; the 3 Mbaud line, not the core, bounds what this board moves; and 30 MHz is the
+// Why 30 MHz: the part is speed grade 6, and the whole design placed and routed reaches little
+// more there (the measured Fmax: boards/README.md), held back by the link engine's receive
+// path, not by gpu_core; the 3 Mbaud line, not the core, bounds what this board moves; and 30 MHz is the
 // slowest clock made from 25 MHz (PFD and VCO in range, below) with a whole number of core
 // cycles per UART bit (10; the PHY needs at least 8).
 // Pins (the names of the board's published constraint file, ulx3s_v20.lpf; directions as the
@@ -35,7 +34,7 @@
 // Contract:
 //   - Reset: the core is held in reset until the PLL's LOCK has been seen high (through
 //     cmn_sync2) for ResetHold core cycles with btn[1] released, and again whenever LOCK falls
-//     or btn[1] is pressed.
+//     or btn[1] is pressed (ecp5_clk_rst, btn[1] on hold_i).
 //   - The SDRAM clock: the core clock through an ODDRX1F (D0 1, D1 0), so the pin carries the
 //     same edges with the delay of an I/O register, like the command and data pins the
 //     controller registers: the SDRAM takes each command at the edge after the controller
@@ -60,8 +59,13 @@
 //     (bridge/README.md, kind uart: Link 2, MaxPayload 256, RxWindow 1024, DmaTags 8,
 //     ReplayTimeout 2000000 cycles: 67 ms at 30 MHz, about twenty of the largest frames on
 //     the line).
-//   - The PLL arithmetic is checked at elaboration: OscHz / PllClkiDiv * PllClkfbDiv must be
-//     CoreHz, the PFD 3.125..400 MHz and the VCO (CoreHz * PllClkopDiv) 400..800 MHz.
+//   - The PLL and the reset hold are boards/common/ecp5_clk_rst.v, which checks the PLL
+//     arithmetic at elaboration (OscHz / PllClkiDiv * PllClkfbDiv must be CoreHz, the PFD
+//     3.125..400 MHz and the VCO 400..800 MHz).
+//   - fpga_core is instantiated here, in each top, not in a board-common module: its
+//     parameters are the board's link kind, and its m_vram port goes to a different slave on
+//     each board, so a shared module would have to repeat all of fpga_core's ports in its own
+//     port list (Verilog-2001 has no interfaces), moving the repetition rather than removing it.
 module ulx3s_top #(
     parameter BoardId    = 8'h21,   // ID_BUILD.BOARD: the ULX3S
     parameter BuildStamp = 24'd0    // ID_BUILD.STAMP, set by the build
@@ -92,44 +96,13 @@ module ulx3s_top #(
     localparam Baud        = 3000000;
     localparam ResetHold   = 16;     // core cycles after LOCK before reset is released
 
-    if (OscHz / PllClkiDiv * PllClkfbDiv != CoreHz || OscHz % PllClkiDiv != 0 ||
-        OscHz / PllClkiDiv < 3125000 || OscHz / PllClkiDiv > 400000000 ||
-        CoreHz * PllClkopDiv < 400000000 || CoreHz * PllClkopDiv > 800000000) begin : g_bad_pll
-        `CMN_PARAM_ERROR("ulx3s_top: the PLL settings do not make CoreHz from OscHz")
-    end
+    // ---- clock and reset (boards/common/ecp5_clk_rst.v checks the PLL arithmetic) ---------
+    wire clk, rst, pll_lock;
 
-    // ---- clock and reset ----------------------------------------------------------------
-    wire clk;
-    wire pll_lock;
-
-    EHXPLLL #(
-        .CLKI_DIV(PllClkiDiv), .CLKFB_DIV(PllClkfbDiv), .CLKOP_DIV(PllClkopDiv),
-        .CLKOP_CPHASE(PllClkopDiv - 1), .CLKOP_FPHASE(0), .CLKOP_ENABLE("ENABLED"),
-        .FEEDBK_PATH("CLKOP")
-    ) u_pll (
-        .CLKI(clk_25mhz), .CLKFB(clk), .PHASESEL1(1'b0), .PHASESEL0(1'b0), .PHASEDIR(1'b0),
-        .PHASESTEP(1'b0), .PHASELOADREG(1'b0), .STDBY(1'b0), .PLLWAKESYNC(1'b0), .RST(1'b0),
-        .ENCLKOP(1'b1), .ENCLKOS(1'b0), .ENCLKOS2(1'b0), .ENCLKOS3(1'b0),
-        .CLKOP(clk), .CLKOS(), .CLKOS2(), .CLKOS3(), .LOCK(pll_lock), .INTLOCK(), .REFCLK(),
-        .CLKINTFB());
-
-    wire run_s;
-    cmn_sync2 #(.Width(1)) u_lock_sync (.clk_i(clk), .d_i(pll_lock & !btn[1]), .q_o(run_s));
-
-    // Power-up: in reset (the FPGA's configuration sets these flops' initial values).
-    reg [4:0] rst_cnt_q = 5'd0;
-    reg       rst_q = 1'b1;
-    always @(posedge clk) begin
-        if (!run_s) begin
-            rst_cnt_q <= 5'd0;
-            rst_q <= 1'b1;
-        end else if (rst_cnt_q != ResetHold[4:0] - 5'd1) begin
-            rst_cnt_q <= rst_cnt_q + 5'd1;
-        end else begin
-            rst_q <= 1'b0;
-        end
-    end
-    wire rst = rst_q;
+    ecp5_clk_rst #(
+        .OscHz(OscHz), .CoreHz(CoreHz), .PllClkiDiv(PllClkiDiv), .PllClkfbDiv(PllClkfbDiv),
+        .PllClkopDiv(PllClkopDiv), .ResetHold(ResetHold)
+    ) u_clk_rst (.osc_i(clk_25mhz), .hold_i(btn[1]), .clk_o(clk), .lock_o(pll_lock), .rst_o(rst));
 
     // ---- the UART -------------------------------------------------------------------------
     wire [7:0] e_rx_data, e_tx_data;

@@ -34,7 +34,7 @@ BOARD_VLT := $(BOARD_SRC)/board.vlt $(wildcard $(RTL_ROOT)/lint.vlt)
 # The exact board tops (boards/): each has its own wrapper (board_<kind>.v, board.v's ports)
 # around the top as a bitstream build reads it, with the simulation models of the ECP5
 # primitives it instantiates (boards/common/sim) and its chips' models.
-BOARD_ECP5_SIM := boards/common/sim/EHXPLLL.v boards/common/sim/ODDRX1F.v
+BOARD_ECP5_SIM := boards/common/sim/EHXPLLL.v boards/common/sim/ODDRX1F.v boards/common/ecp5_clk_rst.v
 # An exact top's parameter checks (the PLL arithmetic, the primitives' settings) stop the build:
 # -Wno-fatal below must not let their $error through.
 BOARD_VFLAGS_limesdr := -Werror-USERERROR

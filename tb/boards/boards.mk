@@ -34,8 +34,8 @@ test-boards-sim: $(GPUREF_SIMD) $(GPUCTL) $(BOARD_SMOKE)
 ECP5_SIM := boards/common/sim/EHXPLLL.v boards/common/sim/ODDRX1F.v
 ECP5_VLT := $(RTL_ROOT)/lint.vlt boards/common/sim/boards.vlt
 ECP5_CORE := $(RTL_SRCS) $(sort $(wildcard bridge/rtl/*.v))
-ECP5_TOP_limesdr_top := boards/common/vram_ram.v boards/limesdr_mini_v2/limesdr_top.v
-ECP5_TOP_ulx3s_top := boards/common/sdram/sdr_fifo.v boards/common/sdram/sdr_ctrl.v boards/ulx3s/ulx3s_top.v
+ECP5_TOP_limesdr_top := boards/common/ecp5_clk_rst.v boards/common/vram_ram.v boards/limesdr_mini_v2/limesdr_top.v
+ECP5_TOP_ulx3s_top := boards/common/ecp5_clk_rst.v boards/common/sdram/sdr_fifo.v boards/common/sdram/sdr_ctrl.v boards/ulx3s/ulx3s_top.v
 ECP5_OUT := $(BUILD)/lint/ecp5
 # Yosys reads its own ECP5 cell library (blackboxes) for EHXPLLL and ODDRX1F, as a bitstream
 # build does; `hierarchy -check` then proves every instance matches a cell's ports and
