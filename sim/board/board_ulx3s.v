@@ -10,91 +10,15 @@
 // timings at TckPs 33334, the period the harness runs, and stops the simulation ($fatal) at
 // the first timing or protocol violation. rst_i resets the line model and presses btn[1],
 // the top's reset button, so the core is reset with it as well.
-// The ports are board.v's, so one harness driver (board_impl.h) serves it; m_vram_* are tied
-// off and vram_bytes_i is unused (the top's VRAM is the 32 MiB SDRAM).
+// The ports are board.v's (board_ports.vh), so one harness driver (board_impl.h) serves it;
+// m_vram_* are tied off and vram_bytes_i is unused (board_vram_idle.vh: the top's VRAM is
+// the 32 MiB SDRAM).
 // sdram_d is resolved here: the top drives it through its tristate port, the model through the
 // assign below; the model's contention check reads the controller's output enable.
 module board_ulx3s (
-    input  wire        clk_i,
-    input  wire        chip_clk_i,
-    input  wire        rst_i,
-    input  wire [47:0] vram_bytes_i,
-    input  wire [31:0] host_out_data_i,
-    input  wire [3:0]  host_out_keep_i,
-    input  wire        host_out_last_i,
-    input  wire        host_out_valid_i,
-    output wire        host_out_ready_o,
-    output wire [31:0] host_in_data_o,
-    output wire [3:0]  host_in_keep_o,
-    output wire        host_in_last_o,
-    output wire        host_in_valid_o,
-    input  wire        host_in_ready_i,
-    // m_vram: gpu_core's AXI4 master to VRAM, to the harness's VRAM model
-    output wire [3:0]  m_vram_awid_o,
-    output wire [31:0] m_vram_awaddr_o,
-    output wire [7:0]  m_vram_awlen_o,
-    output wire [2:0]  m_vram_awsize_o,
-    output wire [1:0]  m_vram_awburst_o,
-    output wire        m_vram_awlock_o,
-    output wire [3:0]  m_vram_awcache_o,
-    output wire [2:0]  m_vram_awprot_o,
-    output wire        m_vram_awvalid_o,
-    input  wire        m_vram_awready_i,
-    output wire [63:0] m_vram_wdata_o,
-    output wire [7:0]  m_vram_wstrb_o,
-    output wire        m_vram_wlast_o,
-    output wire        m_vram_wvalid_o,
-    input  wire        m_vram_wready_i,
-    input  wire [3:0]  m_vram_bid_i,
-    input  wire [1:0]  m_vram_bresp_i,
-    input  wire        m_vram_bvalid_i,
-    output wire        m_vram_bready_o,
-    output wire [3:0]  m_vram_arid_o,
-    output wire [31:0] m_vram_araddr_o,
-    output wire [7:0]  m_vram_arlen_o,
-    output wire [2:0]  m_vram_arsize_o,
-    output wire [1:0]  m_vram_arburst_o,
-    output wire        m_vram_arlock_o,
-    output wire [3:0]  m_vram_arcache_o,
-    output wire [2:0]  m_vram_arprot_o,
-    output wire        m_vram_arvalid_o,
-    input  wire        m_vram_arready_i,
-    input  wire [3:0]  m_vram_rid_i,
-    input  wire [63:0] m_vram_rdata_i,
-    input  wire [1:0]  m_vram_rresp_i,
-    input  wire        m_vram_rlast_i,
-    input  wire        m_vram_rvalid_i,
-    output wire        m_vram_rready_o
+`include "sim/board/board_ports.vh"
 );
-    // VRAM is inside the top: gpu_core's m_vram never leaves the FPGA, so the harness's VRAM
-    // model sees an idle master.
-    assign m_vram_awid_o = 4'd0;
-    assign m_vram_awaddr_o = 32'd0;
-    assign m_vram_awlen_o = 8'd0;
-    assign m_vram_awsize_o = 3'd0;
-    assign m_vram_awburst_o = 2'd0;
-    assign m_vram_awlock_o = 1'b0;
-    assign m_vram_awcache_o = 4'd0;
-    assign m_vram_awprot_o = 3'd0;
-    assign m_vram_awvalid_o = 1'b0;
-    assign m_vram_wdata_o = 64'd0;
-    assign m_vram_wstrb_o = 8'd0;
-    assign m_vram_wlast_o = 1'b0;
-    assign m_vram_wvalid_o = 1'b0;
-    assign m_vram_bready_o = 1'b0;
-    assign m_vram_arid_o = 4'd0;
-    assign m_vram_araddr_o = 32'd0;
-    assign m_vram_arlen_o = 8'd0;
-    assign m_vram_arsize_o = 3'd0;
-    assign m_vram_arburst_o = 2'd0;
-    assign m_vram_arlock_o = 1'b0;
-    assign m_vram_arcache_o = 4'd0;
-    assign m_vram_arprot_o = 3'd0;
-    assign m_vram_arvalid_o = 1'b0;
-    assign m_vram_rready_o = 1'b0;
-    wire unused_vram = &{1'b0, vram_bytes_i, m_vram_awready_i, m_vram_wready_i, m_vram_bid_i,
-                         m_vram_bresp_i, m_vram_bvalid_i, m_vram_arready_i, m_vram_rid_i,
-                         m_vram_rdata_i, m_vram_rresp_i, m_vram_rlast_i, m_vram_rvalid_i};
+`include "sim/board/board_vram_idle.vh"
 
     wire        line_to_fpga, line_to_chip, chip_rts_n;
     wire        sd_clk, sd_cke, sd_cs_n, sd_ras_n, sd_cas_n, sd_we_n;
