@@ -422,8 +422,8 @@ module `LINK_TB_NAME;
         begin
             h_replays = h_replays + 1;
             if ($test$plusargs("trace"))
-                $display("# %0t host replays %0d..%0d (device rx_next %0d, align frm %0d rem %0d cnt %0d)", $time, h_acked, h_next - 1,
-                         dut.u_rx.rx_next_q, dut.u_align.frm_q, dut.u_align.rem_q, dut.u_align.cnt_q);
+                $display("# %0t host replays %0d..%0d (device rx_next %0d)", $time, h_acked, h_next - 1,
+                         dut.u_rx.rx_next_q);
             for (s = h_acked; s < h_next; s = s + 1)
                 emit(hs_type[s % 64], 1'b1, s, hs_len[s % 64], s % 64);
             h_tmr = 0;
