@@ -317,6 +317,21 @@ module link_dispatch #(
     wire [3:0] wstrb_k = (widx_q == 16'd0) ? fbe : ((wleft_q == 16'd1) ? lbe : 4'hF);
     wire [3:0] wstrb_k2 = (wleft_q == 16'd2) ? lbe : 4'hF;  // word widx_q + 1
     wire       w_free = !w_v_q || m_ap_wready_i;
+    // the W beat's data, strobes and WLAST load whenever the register is free (they matter only
+    // while w_v_q, which rises with the beat they describe): {w2, w} when two words go at once,
+    // {w, lo} after a low half, {0, w} for the last word of a request alone
+    always @(posedge clk_i) begin
+        if (rst_i) begin
+            w_d_q <= 64'd0;
+            w_s_q <= 8'd0;
+            w_last_q <= 1'b0;
+        end else if (w_free) begin
+            w_d_q <= h_q ? {w, lo_q} : (wleft_q == 16'd1) ? {32'd0, w} : {w2, w};
+            w_s_q <= h_q ? {wstrb_k, lo_s_q} : (wleft_q == 16'd1) ? {4'd0, wstrb_k} :
+                     {wstrb_k2, wstrb_k};
+            w_last_q <= (wb_left_q == 5'd1) || (wbeats_q == 10'd1);
+        end
+    end
 
     always @(*) begin
         pop = 1'b0;
@@ -440,9 +455,6 @@ module link_dispatch #(
             bcnt_q <= 6'd0;
             bexp_q <= 6'd0;
             w_v_q <= 1'b0;
-            w_last_q <= 1'b0;
-            w_d_q <= 64'd0;
-            w_s_q <= 8'd0;
             lo_q <= 32'd0;
             lo_s_q <= 4'd0;
             wb_left_q <= 5'd0;
@@ -695,9 +707,6 @@ module link_dispatch #(
                             widx_q <= widx_q + 16'd2;
                             wleft_q <= wleft_q - 16'd2;
                             w_v_q <= 1'b1;
-                            w_d_q <= {w2, w};
-                            w_s_q <= {wstrb_k2, wstrb_k};
-                            w_last_q <= (wb_left_q == 5'd1) || (wbeats_q == 10'd1);
                             wb_left_q <= (wb_left_q == 5'd1) ? 5'd16 : wb_left_q - 5'd1;
                             wbeats_q <= wbeats_q - 10'd1;
                         end else if (pop) begin
@@ -710,9 +719,6 @@ module link_dispatch #(
                             end else begin
                                 // a beat is complete: {this word, lo} or {0, this word}
                                 w_v_q <= 1'b1;
-                                w_d_q <= h_q ? {w, lo_q} : {32'd0, w};
-                                w_s_q <= h_q ? {wstrb_k, lo_s_q} : {4'd0, wstrb_k};
-                                w_last_q <= (wb_left_q == 5'd1) || (wbeats_q == 10'd1);
                                 wb_left_q <= (wb_left_q == 5'd1) ? 5'd16 : wb_left_q - 5'd1;
                                 wbeats_q <= wbeats_q - 10'd1;
                                 h_q <= 1'b0;

@@ -19,8 +19,8 @@
 //     stronger one), each once its answer is there; RLAST on the last beat.
 //   - A request unanswered for DmaTimeout cycles completes SLVERR; its tag stays unused for
 //     another DmaTimeout cycles or until the late answer comes (which is dropped). One shared
-//     prescaler ticks every ceil(DmaTimeout / 64) cycles and each tag counts ticks in 7 bits,
-//     so a timeout fires between DmaTimeout and DmaTimeout + ceil(DmaTimeout / 64) cycles
+//     prescaler ticks every ceil(DmaTimeout / 256) cycles and each tag counts ticks in 9 bits,
+//     so a timeout fires between DmaTimeout and DmaTimeout + ceil(DmaTimeout / 256) cycles
 //     after the request went out (never earlier).
 //   - lreset_i: every request not yet answered completes SLVERR and no late answer is awaited;
 //     W beats owed by accepted AWs are still taken; a frame being written is dropped by link_tx.
@@ -93,14 +93,14 @@ module link_host_slave #(
     localparam [1:0] T_FREE = 2'd0, T_PEND = 2'd1, T_WAIT = 2'd2, T_DONE = 2'd3;
     localparam [2:0] S_IDLE = 3'd0, S_RD_G = 3'd1, S_RD_W = 3'd2, S_WR_G = 3'd3, S_WR_A = 3'd4,
                      S_WR_W = 3'd5, S_DONE = 3'd6;
-    localparam [31:0] TICK = (DmaTimeout + 63) / 64;   // prescaler period, cycles
+    localparam [31:0] TICK = (DmaTimeout + 255) / 256;   // prescaler period, cycles
 
     generate
         if (DmaTags != (1 << TB) || DmaTags > 16) begin : g_bad_0
             `CMN_PARAM_ERROR("link_host_slave: DmaTags must be 2, 4, 8 or 16")
         end
-        if (DmaTimeout < 128) begin : g_bad_1
-            `CMN_PARAM_ERROR("link_host_slave: DmaTimeout must be >= 128")
+        if (DmaTimeout < 512) begin : g_bad_1
+            `CMN_PARAM_ERROR("link_host_slave: DmaTimeout must be >= 512")
         end
         if (AddrBits != 64) begin : g_bad_2
             `CMN_PARAM_ERROR("link_host_slave: AddrBits must be 64 (gpu_core's host bus)")
@@ -306,12 +306,12 @@ module link_host_slave #(
     wire [TB+3:0] ram_wa = {atag_q, awords_q[4:1]};
     wire [63:0]   ram_wd = {hd_q, alo_q};
     wire [5:0]    a_words_n = awords_q + {5'd0, (hv_q && !hh_q && awords_q < 6'd33)};
-    wire [8:0]    a_need = {blen_q[a_tag], 1'b0} + 9'd2;
+    reg  [8:0]    needm1_q;       // data words a read answer must carry, less one (at the head)
     wire          a_end = hv_q && hl_q && a_wait;
     wire [1:0]    a_resp = hw_q ? hd_q[17:16] :
                            hh_q ? ((hd_q[17:16] == 2'd0) ? 2'd2 : hd_q[17:16]) :
                            (aresp_q != 2'd0) ? aresp_q :
-                           ({3'd0, a_words_n} == a_need) ? 2'd0 : 2'd2;
+                           ({3'd0, awords_q} == needm1_q) ? 2'd0 : 2'd2;
     wire          a_late = hv_q && hh_q && !a_wait && h_tag_ok && zomb_q[h_tag] &&
                            (st_q[h_tag] != T_WAIT);
 
@@ -324,6 +324,7 @@ module link_host_slave #(
             hd_q <= 32'd0;
             atag_q <= {TB{1'b0}};
             aok_q <= 1'b0;
+            needm1_q <= 9'd0;
             aresp_q <= 2'd0;
             awords_q <= 6'd0;
             alo_q <= 32'd0;
@@ -337,6 +338,7 @@ module link_host_slave #(
                 if (hh_q) begin
                     atag_q <= h_tag;
                     aok_q <= a_wait;
+                    needm1_q <= {blen_q[h_tag], 1'b1};
                     aresp_q <= hd_q[17:16];
                     awords_q <= 6'd0;
                 end else begin
@@ -428,7 +430,7 @@ module link_host_slave #(
         end
     end
 
-    // ---- timeouts: a shared prescaler, 7-bit tick counts per tag -----------------------------
+    // ---- timeouts: a shared prescaler, 9-bit tick counts per tag -----------------------------
     localparam integer PW = $clog2(TICK + 1);
     localparam [31:0] TICK_M1 = TICK - 32'd1;
     reg  [PW-1:0] pre_q;
@@ -459,9 +461,9 @@ module link_host_slave #(
     generate
         for (gt = 0; gt < DmaTags; gt = gt + 1) begin : g_tag
             localparam [TB-1:0] T = gt;
-            reg  [6:0] age_q;               // prescaler ticks while waiting or a zombie
-            // the 65th tick: at least 64 whole periods (>= DmaTimeout cycles) have passed
-            wire       expired = tick_q && (age_q == 7'd64);
+            reg  [8:0] age_q;               // prescaler ticks while waiting or a zombie
+            // the 257th tick: at least 256 whole periods (>= DmaTimeout cycles) have passed
+            wire       expired = tick_q && (age_q == 9'd256);
             wire       mine_take = take && (free_tag == T);
             wire       mine_done = (ss_q == S_DONE) && (stag_q == T);
             wire       mine_ans = a_end && (a_tag == T);
@@ -476,14 +478,14 @@ module link_host_slave #(
                     wrt_q[gt] <= 1'b0;
                     wdone_q[gt] <= 1'b0;
                     resp_q[gt] <= 2'd0;
-                    age_q <= 7'd0;
+                    age_q <= 9'd0;
                 end else begin
-                    if ((st_q[gt] == T_WAIT || zomb_q[gt]) && tick_q) age_q <= age_q + 7'd1;
+                    if ((st_q[gt] == T_WAIT || zomb_q[gt]) && tick_q) age_q <= age_q + 9'd1;
                     if (st_q[gt] == T_WAIT && expired) begin
                         st_q[gt] <= T_DONE;
                         resp_q[gt] <= 2'd2;
                         zomb_q[gt] <= 1'b1;
-                        age_q <= 7'd0;
+                        age_q <= 9'd0;
                     end else if (zomb_q[gt] && st_q[gt] != T_WAIT && expired) begin
                         zomb_q[gt] <= 1'b0;
                     end
@@ -491,7 +493,7 @@ module link_host_slave #(
                         st_q[gt] <= T_PEND;
                         wdone_q[gt] <= 1'b0;
                         resp_q[gt] <= 2'd0;
-                        age_q <= 7'd0;
+                        age_q <= 9'd0;
                         wrt_q[gt] <= s_host_awready_o;
                         if (s_host_arready_o && s_host_arlen_i > 8'd15) begin
                             st_q[gt] <= T_DONE;
@@ -509,7 +511,7 @@ module link_host_slave #(
                                 resp_q[gt] <= 2'd0;
                             end else if (!stale_q) begin
                                 st_q[gt] <= T_WAIT;
-                                age_q <= 7'd0;
+                                age_q <= 9'd0;
                             end
                         end
                     end

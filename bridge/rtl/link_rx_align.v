@@ -65,6 +65,7 @@ module link_rx_align #(
             reg  [31:0] c_q;                // hunting: crc(~0, the word before x_q); in a
                                             // frame: the running PCRC register
             reg         ok_q;
+            reg         first_q;            // x_q is a frame's first payload word
             reg         y1_q, y2_q, y3_q;   // SYNC 1, 2, 3 words before x_q (while hunting)
             reg         l1_q, l2_q;         // LEN <= MaxPayload in the word 1, 2 before x_q
             reg         frm_q;              // x_q belongs to a frame's payload or PCRC
@@ -111,6 +112,7 @@ module link_rx_align #(
                     d_q <= 64'd0;
                     c_q <= 32'hFFFF_FFFF;
                     ok_q <= 1'b0;
+                    first_q <= 1'b0;
                 end else begin
                     xv_q <= rx_valid_i;
                     if (rx_valid_i) x_q <= rx_data_i[31:0];
@@ -141,7 +143,7 @@ module link_rx_align #(
                         frm_q <= (len != 16'd0);
                         rem_q <= {1'b0, len} + 17'd1;
                         last_q <= 1'b0;
-                        c_q <= 32'hFFFF_FFFF;
+                        first_q <= 1'b1;
                     end
                     if (xv_q && frm_q) begin
                         v_q <= 1'b1;
@@ -149,7 +151,9 @@ module link_rx_align #(
                         lst_q <= last_q;
                         rem_q <= rem_q - 17'd1;
                         last_q <= (rem_q == 17'd2);
-                        c_q <= cx;
+                        // the first payload word starts the PCRC: crc(~0, x) = A ~0 ^ B x
+                        c_q <= first_q ? (k ^ bx) : cx;
+                        first_q <= 1'b0;
                         ok_q <= (x_q == ~c_q);
                         if (last_q) frm_q <= 1'b0;
                     end

@@ -220,6 +220,7 @@ module link_tx #(
     localparam [31:0] RTO32 = ReplayTimeout;
     localparam [RTW-1:0] RTO = RTO32[RTW-1:0];
     reg  [RTW-1:0] rtmr_q;
+    reg           tmr_clr_q;
     reg           rpl_pend_q;
 
     wire [SlotLog2-1:0] s_idx = send_q[SlotLog2-1:0];
@@ -286,6 +287,7 @@ module link_tx #(
             adly_q <= 16'd0;
             rtmr_q <= {RTW{1'b0}};
             rpl_pend_q <= 1'b0;
+            tmr_clr_q <= 1'b1;
         end else begin
             // ---- writer ----
             if (irq_go) begin
@@ -323,7 +325,10 @@ module link_tx #(
                 acked_q <= acked_q + 16'd1;
             end
             if (peer_nak_i) rpl_pend_q <= 1'b1;
-            if (!released || !unacked_sent) begin
+            // the replay timer restarts on release progress or with nothing unacknowledged sent
+            // (seen a cycle late: registered, off the sequence-number compares' path)
+            tmr_clr_q <= !released || !unacked_sent;
+            if (tmr_clr_q) begin
                 rtmr_q <= {RTW{1'b0}};
             end else begin
                 rtmr_q <= rtmr_q + {{(RTW-1){1'b0}}, 1'b1};
