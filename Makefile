@@ -193,15 +193,15 @@ endef
 
 # Two lanes, one per core: the RTL's own suites (unit tests under Icarus and Verilator, lint, the
 # PCIe shell's cocotb tests; each builds into its own directory), the ECP5 boards' place and route
-# check (suite boards), gpu_core's own place and route (suite timing, about six minutes) and
-# regtool run beside the host suites (the library, the miniport, VidMm, VidSch, the links, the
-# fuzzers, gpuctl). Each lane is one make, one suite at a time; everything both lanes
+# check (suite boards), gpu_core's own place and route (suite timing, about six minutes), the
+# link engine's (suite link-timing) and regtool run beside the host suites (the library, the
+# miniport, VidMm, VidSch, the links, the fuzzers, gpuctl). Each lane is one make, one suite at a time; everything both lanes
 # share (the simulation library, libgpuref, gpuctl, the venv) is built by "all" before they
 # start. The RTL lane's output is printed after the host lane's, and every suite's wall seconds
 # in the summary. TEST_LANES=1 runs every suite in one lane.
 TEST_LANES ?= 2
 TEST_LANE_RTL = $(if $(filter 2,$(TEST_LANES)),$(filter-out unit-mc_mmu unit-mc_mmu-gpu_core,\
-  $(filter unit-% lint lint-% bridge-lint pcie pcie-verilator u200-vram regtool boards timing,$(TEST_SUITES))))
+  $(filter unit-% lint lint-% bridge-lint pcie pcie-verilator u200-vram regtool boards timing link-timing,$(TEST_SUITES))))
 TEST_LANE_HOST = $(filter-out $(TEST_LANE_RTL),$(TEST_SUITES))
 test: $(if $(SAN),,all)
 	@rm -rf $(BUILD)/test $(BUILD)/test-lane-rtl.log

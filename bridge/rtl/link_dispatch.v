@@ -135,7 +135,7 @@ module link_dispatch #(
                      D_RD_AR = 5'd8, D_RD_R = 5'd9, D_RD_V = 5'd10, D_WR_G = 5'd11,
                      D_WR_A = 5'd12, D_WR_D = 5'd13, D_WR_B = 5'd14, D_APR_G = 5'd15,
                      D_APR = 5'd16, D_APW = 5'd17, D_APW_B = 5'd18, D_APW_G = 5'd19,
-                     D_RSP = 5'd20, D_HS = 5'd21;
+                     D_RSP = 5'd20, D_HS = 5'd21, D_CALC = 5'd22;
     localparam [15:0] MAXP = MaxPayload[15:0];
 
     generate
@@ -213,17 +213,33 @@ module link_dispatch #(
     wire [15:0] id = p_q[0][15:0];
     wire [63:0] ap_addr = {p_q[2], p_q[1]};
     wire [15:0] apr_n = p_q[3][15:0];
-    wire [15:0] apw_n = len_q - 16'd3;
+    // the checks of a frame's LEN and parameters, registered every cycle: D_CALC gives them the
+    // cycle after the last parameter, D_CHECK acts on them
     wire [16:0] end_rd = {5'd0, ap_addr[11:0]} + {apr_n[14:0], 2'b00};
-    wire [16:0] end_wr = {5'd0, ap_addr[11:0]} + {apw_n[14:0], 2'b00};
-    wire        ap_hi_ok = (ap_addr[63:ApAddrBits] == {(64 - ApAddrBits){1'b0}});
-    // 8-byte beats covered by the request's dwords (it stays inside one 4 KiB page)
-    wire [12:0] last_rd = {1'b0, ap_addr[11:0]} + {apr_n[10:0], 2'b00} - 13'd1;
-    wire [12:0] last_wr = {1'b0, ap_addr[11:0]} + {apw_n[10:0], 2'b00} - 13'd1;
-    wire [9:0]  beats_rd = last_rd[12:3] - {1'b0, ap_addr[11:3]} + 10'd1;
-    wire [9:0]  beats_wr = last_wr[12:3] - {1'b0, ap_addr[11:3]} + 10'd1;
-    wire [9:0]  bursts_wr = (beats_wr + 10'd15) >> 4;
-    wire        unused_low = ^{last_rd[2:0], last_wr[2:0], bursts_wr[9:6]};
+    wire [16:0] end_wr12 = {5'd0, ap_addr[11:0]} + {len_q[14:0], 2'b00};   // end_wr + 12
+    reg         ok_hello_q, ok_rd_q, ok_wr_q, ok_apr_q, ok_apw_q, hi_ok_q;
+    // 8-byte beats covered by n dwords from a 4-aligned address (inside one 4 KiB page):
+    // (n + address[2] + 1) / 2
+    reg  [9:0]  beats_rd_q, beats_wr_q;
+    reg  [15:0] apw_n_q, tmax_q;
+    wire [11:0] beats_rd_n = {1'b0, apr_n[10:0]} + {11'd0, ap_addr[2]} + 12'd1;
+    wire [11:0] beats_wr_n = {1'b0, len_q[10:0]} + {11'd0, ap_addr[2]} - 12'd2;
+    wire        unused_low = ^{beats_rd_n[11], beats_rd_n[0], beats_wr_n[11], beats_wr_n[0]};
+    always @(posedge clk_i) begin
+        ok_hello_q <= (len_q == 16'd2);
+        ok_rd_q <= count != 16'd0 && len_q == count + 16'd1 && {count, 1'b1} <= {1'b0, MAXP};
+        ok_wr_q <= count != 16'd0 && {1'b0, len_q} == {count, 1'b0} + 17'd2 && count < MAXP;
+        ok_apr_q <= len_q == 16'd4 && apr_n != 16'd0 && apr_n < MAXP && ap_addr[1:0] == 2'b00 &&
+                    end_rd <= 17'd4096;
+        ok_apw_q <= len_q > 16'd3 && ap_addr[1:0] == 2'b00 && end_wr12 <= 17'd4108;
+        hi_ok_q <= (ap_addr[63:ApAddrBits] == {(64 - ApAddrBits){1'b0}});
+        apw_n_q <= len_q - 16'd3;
+        beats_rd_q <= beats_rd_n[10:1];
+        beats_wr_q <= beats_wr_n[10:1];
+        // the answer's most words, for link_tx's grant (RD32_RSP, WR32_RSP, AP_RD_RSP)
+        tmax_q <= (type_q == 8'h11) ? {count[14:0], 1'b1} :
+                  (type_q == 8'h12) ? count + 16'd1 : apr_n + 16'd1;
+    end
     function [1:0] worst(input [1:0] a, input [1:0] b);
         worst = (a > b) ? a : b;
     endfunction
@@ -256,7 +272,8 @@ module link_dispatch #(
     assign m_csr_arvalid_o = car_q;
     assign m_csr_rready_o = (ds_q == D_RD_R);
 
-    wire [9:0] aa_len = (aa_left_q > 10'd16) ? 10'd16 : aa_left_q;
+    reg        aa_big_q;                // aa_left_q > 16
+    wire [9:0] aa_len = aa_big_q ? 10'd16 : aa_left_q;
     assign m_ap_awid_o = {IdBits{1'b0}};
     assign m_ap_awaddr_o = {aa_beat_q, 3'b000};
     assign m_ap_awlen_o = {4'd0, aa_len[3:0] - 4'd1};
@@ -297,9 +314,24 @@ module link_dispatch #(
     // strobe of dword k of an AP_WR
     wire [3:0] fbe = p_q[0][19:16];
     wire [3:0] lbe = p_q[0][23:20];
-    wire [3:0] wstrb_k = (widx_q == 16'd0) ? fbe : ((widx_q == n_q - 16'd1) ? lbe : 4'hF);
-    wire [3:0] wstrb_k2 = (widx_q + 16'd1 == n_q - 16'd1) ? lbe : 4'hF;  // word widx_q + 1
+    wire [3:0] wstrb_k = (widx_q == 16'd0) ? fbe : ((wleft_q == 16'd1) ? lbe : 4'hF);
+    wire [3:0] wstrb_k2 = (wleft_q == 16'd2) ? lbe : 4'hF;  // word widx_q + 1
     wire       w_free = !w_v_q || m_ap_wready_i;
+    // the W beat's data, strobes and WLAST load whenever the register is free (they matter only
+    // while w_v_q, which rises with the beat they describe): {w2, w} when two words go at once,
+    // {w, lo} after a low half, {0, w} for the last word of a request alone
+    always @(posedge clk_i) begin
+        if (rst_i) begin
+            w_d_q <= 64'd0;
+            w_s_q <= 8'd0;
+            w_last_q <= 1'b0;
+        end else if (w_free) begin
+            w_d_q <= h_q ? {w, lo_q} : (wleft_q == 16'd1) ? {32'd0, w} : {w2, w};
+            w_s_q <= h_q ? {wstrb_k, lo_s_q} : (wleft_q == 16'd1) ? {4'd0, wstrb_k} :
+                     {wstrb_k2, wstrb_k};
+            w_last_q <= (wb_left_q == 5'd1) || (wbeats_q == 10'd1);
+        end
+    end
 
     always @(*) begin
         pop = 1'b0;
@@ -323,7 +355,7 @@ module link_dispatch #(
             end
             D_RD_G: begin
                 tw_req_o = !stale_q;
-                tw_max_o = {count[14:0], 1'b1};
+                tw_max_o = tmax_q;
             end
             D_RD_AR: pop = wv && !car_q;
             D_RD_R: begin
@@ -336,7 +368,7 @@ module link_dispatch #(
             end
             D_WR_G: begin
                 tw_req_o = !stale_q;
-                tw_max_o = count + 16'd1;
+                tw_max_o = tmax_q;
             end
             D_WR_A: pop = wv;
             D_WR_D: pop = wv;
@@ -346,7 +378,7 @@ module link_dispatch #(
             end
             D_APR_G: begin
                 tw_req_o = !stale_q;
-                tw_max_o = apr_n + 16'd1;
+                tw_max_o = tmax_q;
             end
             D_APR: begin
                 tw_wvalid_o = rng_q ? m_ap_rvalid_i : 1'b1;
@@ -418,13 +450,11 @@ module link_dispatch #(
             aa_wr_q <= 1'b0;
             aa_beat_q <= {BB{1'b0}};
             aa_left_q <= 10'd0;
+            aa_big_q <= 1'b0;
             nb_q <= 6'd0;
             bcnt_q <= 6'd0;
             bexp_q <= 6'd0;
             w_v_q <= 1'b0;
-            w_last_q <= 1'b0;
-            w_d_q <= 64'd0;
-            w_s_q <= 8'd0;
             lo_q <= 32'd0;
             lo_s_q <= 4'd0;
             wb_left_q <= 5'd0;
@@ -450,6 +480,7 @@ module link_dispatch #(
             if (aa_act_q && (aa_wr_q ? m_ap_awready_i : m_ap_arready_i)) begin
                 aa_beat_q <= aa_beat_q + {{(BB-10){1'b0}}, aa_len};
                 aa_left_q <= aa_left_q - aa_len;
+                aa_big_q <= aa_left_q > 10'd32;
                 nb_q <= nb_q + 6'd1;
                 if (aa_left_q == aa_len) aa_act_q <= 1'b0;
             end
@@ -492,7 +523,7 @@ module link_dispatch #(
                 end
                 D_PARAM: begin
                     if (pidx_q == np_q) begin
-                        ds_q <= D_CHECK;
+                        ds_q <= D_CALC;
                     end else if (rem_q == 16'd0) begin
                         bad_frame_o <= 1'b1;
                         ds_q <= D_SKIP;
@@ -502,61 +533,61 @@ module link_dispatch #(
                         rem_q <= rem_q - 16'd1;
                     end
                 end
+                D_CALC: ds_q <= D_CHECK;
                 D_CHECK: begin
                     ds_q <= D_SKIP;
                     bad_frame_o <= 1'b1;
                     cnt_q <= count;
                     hidx_q <= 4'd1;
                     case (type_q)
-                        8'h10: if (len_q == 16'd2) begin
+                        8'h10: if (ok_hello_q) begin
                             bad_frame_o <= 1'b0;
                             ds_q <= D_HELLO_G;
                         end
-                        8'h11: if (count != 16'd0 && len_q == count + 16'd1 &&
-                                   {count, 1'b1} <= {1'b0, MAXP}) begin
+                        8'h11: if (ok_rd_q) begin
                             bad_frame_o <= 1'b0;
                             ds_q <= D_RD_G;
                         end
-                        8'h12: if (count != 16'd0 && {1'b0, len_q} == {count, 1'b0} + 17'd2 &&
-                                   count < MAXP) begin
+                        8'h12: if (ok_wr_q) begin
                             bad_frame_o <= 1'b0;
                             ds_q <= D_WR_G;
                         end
-                        8'h13: if (len_q == 16'd4 && apr_n != 16'd0 && apr_n < MAXP &&
-                                   ap_addr[1:0] == 2'b00 && end_rd <= 17'd4096) begin
+                        8'h13: if (ok_apr_q) begin
                             bad_frame_o <= 1'b0;
                             ds_q <= D_APR_G;
                             n_q <= apr_n;
                             wleft_q <= apr_n;
                             h_q <= ap_addr[2];
-                            rng_q <= ap_hi_ok;
-                            resp_q <= ap_hi_ok ? 2'd0 : 2'd3;
-                            aa_act_q <= ap_hi_ok;
+                            rng_q <= hi_ok_q;
+                            resp_q <= hi_ok_q ? 2'd0 : 2'd3;
+                            aa_act_q <= hi_ok_q;
                             aa_wr_q <= 1'b0;
                             aa_beat_q <= ap_addr[ApAddrBits-1:3];
-                            aa_left_q <= beats_rd;
+                            aa_left_q <= beats_rd_q;
+                            aa_big_q <= beats_rd_q > 10'd16;
                         end
-                        8'h14: if (len_q > 16'd3 && ap_addr[1:0] == 2'b00 &&
-                                   end_wr <= 17'd4096) begin
+                        8'h14: if (ok_apw_q) begin
                             bad_frame_o <= 1'b0;
                             ds_q <= D_APW;
-                            n_q <= apw_n;
-                            wleft_q <= apw_n;
+                            n_q <= apw_n_q;
+                            wleft_q <= apw_n_q;
                             widx_q <= 16'd0;
                             h_q <= ap_addr[2];
                             lo_q <= 32'd0;
                             lo_s_q <= 4'd0;
-                            rng_q <= ap_hi_ok;
-                            resp_q <= ap_hi_ok ? 2'd0 : 2'd3;
-                            aa_act_q <= ap_hi_ok;
+                            rng_q <= hi_ok_q;
+                            resp_q <= hi_ok_q ? 2'd0 : 2'd3;
+                            aa_act_q <= hi_ok_q;
                             aa_wr_q <= 1'b1;
                             aa_beat_q <= ap_addr[ApAddrBits-1:3];
-                            aa_left_q <= beats_wr;
-                            wbeats_q <= beats_wr;
+                            aa_left_q <= beats_wr_q;
+                            aa_big_q <= beats_wr_q > 10'd16;
+                            wbeats_q <= beats_wr_q;
                             wb_left_q <= 5'd16;
                             nb_q <= 6'd0;
                             bcnt_q <= 6'd0;
-                            bexp_q <= bursts_wr[5:0];
+                            // bursts: beats / 16, rounded up
+                            bexp_q <= beats_wr_q[9:4] + {5'd0, beats_wr_q[3:0] != 4'd0};
                         end
                         default: ;
                     endcase
@@ -676,9 +707,6 @@ module link_dispatch #(
                             widx_q <= widx_q + 16'd2;
                             wleft_q <= wleft_q - 16'd2;
                             w_v_q <= 1'b1;
-                            w_d_q <= {w2, w};
-                            w_s_q <= {wstrb_k2, wstrb_k};
-                            w_last_q <= (wb_left_q == 5'd1) || (wbeats_q == 10'd1);
                             wb_left_q <= (wb_left_q == 5'd1) ? 5'd16 : wb_left_q - 5'd1;
                             wbeats_q <= wbeats_q - 10'd1;
                         end else if (pop) begin
@@ -691,9 +719,6 @@ module link_dispatch #(
                             end else begin
                                 // a beat is complete: {this word, lo} or {0, this word}
                                 w_v_q <= 1'b1;
-                                w_d_q <= h_q ? {w, lo_q} : {32'd0, w};
-                                w_s_q <= h_q ? {wstrb_k, lo_s_q} : {4'd0, wstrb_k};
-                                w_last_q <= (wb_left_q == 5'd1) || (wbeats_q == 10'd1);
                                 wb_left_q <= (wb_left_q == 5'd1) ? 5'd16 : wb_left_q - 5'd1;
                                 wbeats_q <= wbeats_q - 10'd1;
                                 h_q <= 1'b0;

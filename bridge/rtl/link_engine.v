@@ -149,13 +149,13 @@ module link_engine #(
     endgenerate
 
     // ---- receive ------------------------------------------------------------------------
-    wire        fr_valid, fr_ready, fr_hdr, fr_last, hcrc_err;
+    wire        fr_valid, fr_ready, fr_hdr, fr_last, fr_crc_ok, hcrc_err;
     wire [63:0] fr_data;
     link_rx_align #(.PhyBytes(PhyBytes), .MaxPayload(MaxPayload)) u_align (
         .clk_i(clk_i), .rst_i(rst_i),
         .rx_data_i(rx_data_i), .rx_valid_i(rx_valid_i), .rx_ready_o(rx_ready_o),
         .fr_valid_o(fr_valid), .fr_ready_i(fr_ready), .fr_hdr_o(fr_hdr), .fr_data_o(fr_data),
-        .fr_last_o(fr_last), .hcrc_err_o(hcrc_err));
+        .fr_last_o(fr_last), .fr_crc_ok_o(fr_crc_ok), .hcrc_err_o(hcrc_err));
 
     wire                    buf_re;
     wire [RxWindowLog2-1:0] buf_raddr;
@@ -168,7 +168,7 @@ module link_engine #(
     link_rx #(.RxWindowLog2(RxWindowLog2), .NakRetry(ReplayTimeout)) u_rx (
         .clk_i(clk_i), .rst_i(rst_i),
         .fr_valid_i(fr_valid), .fr_ready_o(fr_ready), .fr_hdr_i(fr_hdr), .fr_data_i(fr_data),
-        .fr_last_i(fr_last),
+        .fr_last_i(fr_last), .fr_crc_ok_i(fr_crc_ok),
         .buf_re_i(buf_re), .buf_raddr_i(buf_raddr), .buf_rdata_o(buf_rdata),
         .buf_wptr_o(buf_wptr), .buf_rptr_i(buf_rptr), .consumed_i(consumed),
         .ack_seq_o(ack_seq), .peer_ack_valid_o(peer_ack_valid), .peer_ack_o(peer_ack),

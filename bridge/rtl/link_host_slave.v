@@ -11,14 +11,17 @@
 //     taken only after their AW, at one per two cycles (one 32-bit word per cycle on the link);
 //     AW never waits for W. A burst whose strobes are all zero (a drain) sends no frame and is
 //     answered OKAY. A burst longer than 16 beats sends no frame and is answered SLVERR.
-//   - Answers (hs_*, from link_dispatch: DMA_RD_RSP / DMA_WR_RSP payloads, in any order) are
-//     matched by TAG; an answer to a tag not waiting for one (late, unknown, wrong kind) is
+//   - Answers (hs_*, from link_dispatch: DMA_RD_RSP / DMA_WR_RSP payloads, in any order; always
+//     taken, and registered before they are looked at) are matched by TAG; an answer to a tag not waiting for one (late, unknown, wrong kind) is
 //     dropped. A read answer OKAY without exactly DWORDS words completes SLVERR; read data wait
 //     in a DmaTags x 16 x 8-byte RAM.
 //   - R bursts go out in AR order and B responses in AW order (AXI's per-ID order kept by a
 //     stronger one), each once its answer is there; RLAST on the last beat.
 //   - A request unanswered for DmaTimeout cycles completes SLVERR; its tag stays unused for
-//     another DmaTimeout cycles or until the late answer comes (which is dropped).
+//     another DmaTimeout cycles or until the late answer comes (which is dropped). One shared
+//     prescaler ticks every ceil(DmaTimeout / 256) cycles and each tag counts ticks in 9 bits,
+//     so a timeout fires between DmaTimeout and DmaTimeout + ceil(DmaTimeout / 256) cycles
+//     after the request went out (never earlier).
 //   - lreset_i: every request not yet answered completes SLVERR and no late answer is awaited;
 //     W beats owed by accepted AWs are still taken; a frame being written is dropped by link_tx.
 module link_host_slave #(
@@ -90,13 +93,14 @@ module link_host_slave #(
     localparam [1:0] T_FREE = 2'd0, T_PEND = 2'd1, T_WAIT = 2'd2, T_DONE = 2'd3;
     localparam [2:0] S_IDLE = 3'd0, S_RD_G = 3'd1, S_RD_W = 3'd2, S_WR_G = 3'd3, S_WR_A = 3'd4,
                      S_WR_W = 3'd5, S_DONE = 3'd6;
+    localparam [31:0] TICK = (DmaTimeout + 255) / 256;   // prescaler period, cycles
 
     generate
         if (DmaTags != (1 << TB) || DmaTags > 16) begin : g_bad_0
             `CMN_PARAM_ERROR("link_host_slave: DmaTags must be 2, 4, 8 or 16")
         end
-        if (DmaTimeout < 16) begin : g_bad_1
-            `CMN_PARAM_ERROR("link_host_slave: DmaTimeout too small")
+        if (DmaTimeout < 512) begin : g_bad_1
+            `CMN_PARAM_ERROR("link_host_slave: DmaTimeout must be >= 512")
         end
         if (AddrBits != 64) begin : g_bad_2
             `CMN_PARAM_ERROR("link_host_slave: AddrBits must be 64 (gpu_core's host bus)")
@@ -108,33 +112,28 @@ module link_host_slave #(
                         s_host_arcache_i, s_host_arprot_i, s_host_wlast_i,
                         s_host_awaddr_i[2:0], s_host_araddr_i[2:0]};
 
-    // ---- tags -------------------------------------------------------------------------------
-    reg  [1:0]        st_q [0:DmaTags-1];
-    reg               zomb_q [0:DmaTags-1];
-    reg               wrt_q [0:DmaTags-1];
-    reg               wdone_q [0:DmaTags-1];
-    reg  [IdBits-1:0] id_q [0:DmaTags-1];
-    reg  [7:0]        blen_q [0:DmaTags-1];
-    reg  [1:0]        resp_q [0:DmaTags-1];
-    reg  [31:0]       tmr_q [0:DmaTags-1];
+    // ---- tags: state per tag in flip-flops, the rest in small memories -----------------------
+    reg  [1:0]         st_q [0:DmaTags-1];
+    reg  [DmaTags-1:0] zomb_q, wrt_q, wdone_q;
+    reg  [1:0]         resp_q [0:DmaTags-1];
+    reg  [IdBits-1:0]  id_q [0:DmaTags-1];     // written at accept only (no reset)
+    reg  [7:0]         blen_q [0:DmaTags-1];
 
-    reg          free_ok;
-    reg [TB-1:0] free_tag;
-    wire [DmaTags-1:0] avail;
-    genvar gt;
-    generate
-        for (gt = 0; gt < DmaTags; gt = gt + 1) begin : g_avail
-            assign avail[gt] = (st_q[gt] == T_FREE) && !zomb_q[gt];
-        end
-    endgenerate
+    // the lowest free tag, registered: a tag stops being free only when it is taken, so the
+    // choice of the cycle before holds unless that cycle took a tag (take_q)
+    reg  [DmaTags-1:0] avail;
+    reg                free_ok_n, free_ok_q, take_q;
+    reg  [TB-1:0]      free_tag_n, free_tag;
+    wire               free_ok = free_ok_q && !take_q;
     integer i;
     always @(*) begin
-        free_ok = 1'b0;
-        free_tag = {TB{1'b0}};
+        free_ok_n = 1'b0;
+        free_tag_n = {TB{1'b0}};
+        for (i = 0; i < DmaTags; i = i + 1) avail[i] = (st_q[i] == T_FREE) && !zomb_q[i];
         for (i = DmaTags - 1; i >= 0; i = i - 1) begin
             if (avail[i]) begin
-                free_ok = 1'b1;
-                free_tag = i[TB-1:0];
+                free_ok_n = 1'b1;
+                free_tag_n = i[TB-1:0];
             end
         end
     end
@@ -157,6 +156,7 @@ module link_host_slave #(
     wire pick_ar = s_host_arvalid_i && !pick_aw;
     assign s_host_awready_o = (ss_q == S_IDLE) && free_ok && pick_aw;
     assign s_host_arready_o = (ss_q == S_IDLE) && free_ok && pick_ar;
+    wire   take = s_host_awready_o || s_host_arready_o;
     assign tw_req_o = ((ss_q == S_RD_G) || (ss_q == S_WR_G)) && !stale_q;
     wire   gnt = tw_gnt_i || stale_q || drop_q;
     assign s_host_wready_o = (ss_q == S_WR_W) && h_q;
@@ -189,24 +189,165 @@ module link_host_slave #(
         endcase
     end
 
-    // ---- answers ----------------------------------------------------------------------------
+    always @(posedge clk_i) begin
+        free_tag <= free_tag_n;
+        free_ok_q <= !rst_i && free_ok_n;
+        take_q <= !rst_i && take;
+        if (rst_i) begin
+            ss_q <= S_IDLE;
+            pri_q <= 1'b0;
+            stag_q <= {TB{1'b0}};
+            saddr_q <= 61'd0;
+            slen_q <= 8'd0;
+            k_q <= 2'd0;
+            h_q <= 1'b0;
+            first_q <= 1'b0;
+            any_q <= 1'b0;
+            drop_q <= 1'b0;
+            stale_q <= 1'b0;
+            fbe_q <= 4'd0;
+            lbe_q <= 4'd0;
+            scommit_q <= 1'b0;
+            stype_q <= 8'd0;
+            slenw_q <= 16'd0;
+            sbeats_q <= 8'd0;
+        end else begin
+            case (ss_q)
+                S_IDLE: begin
+                    k_q <= 2'd0;
+                    h_q <= 1'b0;
+                    first_q <= 1'b1;
+                    any_q <= 1'b0;
+                    drop_q <= 1'b0;
+                    stale_q <= 1'b0;
+                    fbe_q <= 4'd0;
+                    lbe_q <= 4'd0;
+                    if (take) begin
+                        stag_q <= free_tag;
+                        pri_q <= !pri_q;
+                    end
+                    if (s_host_arready_o) begin
+                        saddr_q <= s_host_araddr_i[63:3];
+                        slen_q <= s_host_arlen_i;
+                        if (s_host_arlen_i <= 8'd15) ss_q <= S_RD_G;
+                    end
+                    if (s_host_awready_o) begin
+                        saddr_q <= s_host_awaddr_i[63:3];
+                        slen_q <= s_host_awlen_i;
+                        drop_q <= s_host_awlen_i > 8'd15;
+                        ss_q <= S_WR_G;
+                    end
+                end
+                S_RD_G: if (gnt) ss_q <= S_RD_W;
+                S_RD_W: begin
+                    k_q <= k_q + 2'd1;
+                    if (k_q == 2'd2) begin
+                        scommit_q <= 1'b1;
+                        stype_q <= 8'h20;
+                        slenw_q <= 16'd4;
+                        ss_q <= S_DONE;
+                    end
+                end
+                S_WR_G: if (gnt) ss_q <= S_WR_A;
+                S_WR_A: begin
+                    k_q <= k_q + 2'd1;
+                    if (k_q == 2'd1) begin
+                        ss_q <= S_WR_W;
+                        sbeats_q <= 8'd0;
+                    end
+                end
+                S_WR_W: if (s_host_wvalid_i) begin
+                    h_q <= !h_q;
+                    if (!h_q && first_q) fbe_q <= s_host_wstrb_i[3:0];
+                    if (h_q) begin
+                        first_q <= 1'b0;
+                        lbe_q <= s_host_wstrb_i[7:4];
+                        sbeats_q <= sbeats_q + 8'd1;
+                        if (s_host_wstrb_i != 8'd0) any_q <= 1'b1;
+                        if (sbeats_q == slen_q) begin
+                            scommit_q <= !drop_q && (any_q || s_host_wstrb_i != 8'd0);
+                            stype_q <= 8'h21;
+                            slenw_q <= {7'd0, slen_q, 1'b0} + 16'd5;
+                            ss_q <= S_DONE;
+                        end
+                    end
+                end
+                S_DONE: ss_q <= S_IDLE;
+                default: ss_q <= S_IDLE;
+            endcase
+            if (lreset_i && ss_q != S_IDLE) stale_q <= 1'b1;
+        end
+    end
+
+    // id and burst length of each tag, written when the tag is taken
+    always @(posedge clk_i) begin
+        if (take) begin
+            id_q[free_tag] <= s_host_arready_o ? s_host_arid_i : s_host_awid_i;
+            blen_q[free_tag] <= s_host_arready_o ? s_host_arlen_i : s_host_awlen_i;
+        end
+    end
+
+    // ---- answers (registered first) ---------------------------------------------------------
     assign hs_ready_o = 1'b1;
+    reg           hv_q, hw_q, hh_q, hl_q;
+    reg  [31:0]   hd_q;
     reg  [TB-1:0] atag_q;
     reg           aok_q;          // the answer's tag is a read waiting for it
     reg  [1:0]    aresp_q;
     reg  [5:0]    awords_q;       // data words taken (saturates at 33)
     reg  [31:0]   alo_q;
-    wire [TB-1:0] h_tag = hs_data_i[TB-1:0];
-    wire          h_tag_ok = (hs_data_i[7:TB] == {(8 - TB){1'b0}});
-    wire [TB-1:0] a_tag = hs_head_i ? h_tag : atag_q;
-    wire          a_wait = (st_q[a_tag] == T_WAIT) && (wrt_q[a_tag] == hs_wr_i) &&
-                           (hs_head_i ? h_tag_ok : aok_q);
-    wire          a_data = hs_valid_i && !hs_head_i && a_wait && awords_q < 6'd32;
+    wire [TB-1:0] h_tag = hd_q[TB-1:0];
+    wire          h_tag_ok = (hd_q[7:TB] == {(8 - TB){1'b0}});
+    wire [TB-1:0] a_tag = hh_q ? h_tag : atag_q;
+    wire          a_wait = (st_q[a_tag] == T_WAIT) && (wrt_q[a_tag] == hw_q) &&
+                           (hh_q ? h_tag_ok : aok_q);
+    wire          a_data = hv_q && !hh_q && a_wait && awords_q < 6'd32;
     wire          ram_we = a_data && awords_q[0];
     wire [TB+3:0] ram_wa = {atag_q, awords_q[4:1]};
-    wire [63:0]   ram_wd = {hs_data_i, alo_q};
-    wire [5:0]    a_words_n = awords_q + {5'd0, (hs_valid_i && !hs_head_i && awords_q < 6'd33)};
-    wire [8:0]    a_need = {blen_q[a_tag], 1'b0} + 9'd2;
+    wire [63:0]   ram_wd = {hd_q, alo_q};
+    wire [5:0]    a_words_n = awords_q + {5'd0, (hv_q && !hh_q && awords_q < 6'd33)};
+    reg  [8:0]    needm1_q;       // data words a read answer must carry, less one (at the head)
+    wire          a_end = hv_q && hl_q && a_wait;
+    wire [1:0]    a_resp = hw_q ? hd_q[17:16] :
+                           hh_q ? ((hd_q[17:16] == 2'd0) ? 2'd2 : hd_q[17:16]) :
+                           (aresp_q != 2'd0) ? aresp_q :
+                           ({3'd0, awords_q} == needm1_q) ? 2'd0 : 2'd2;
+    wire          a_late = hv_q && hh_q && !a_wait && h_tag_ok && zomb_q[h_tag] &&
+                           (st_q[h_tag] != T_WAIT);
+
+    always @(posedge clk_i) begin
+        if (rst_i) begin
+            hv_q <= 1'b0;
+            hw_q <= 1'b0;
+            hh_q <= 1'b0;
+            hl_q <= 1'b0;
+            hd_q <= 32'd0;
+            atag_q <= {TB{1'b0}};
+            aok_q <= 1'b0;
+            needm1_q <= 9'd0;
+            aresp_q <= 2'd0;
+            awords_q <= 6'd0;
+            alo_q <= 32'd0;
+        end else begin
+            hv_q <= hs_valid_i;
+            hw_q <= hs_wr_i;
+            hh_q <= hs_head_i;
+            hl_q <= hs_last_i;
+            hd_q <= hs_data_i;
+            if (hv_q) begin
+                if (hh_q) begin
+                    atag_q <= h_tag;
+                    aok_q <= a_wait;
+                    needm1_q <= {blen_q[h_tag], 1'b1};
+                    aresp_q <= hd_q[17:16];
+                    awords_q <= 6'd0;
+                end else begin
+                    awords_q <= a_words_n;
+                    if (!awords_q[0]) alo_q <= hd_q;
+                end
+            end
+        end
+    end
 
     // ---- R emission: AR-order queue, RAM, 2-entry output FIFO -------------------------------
     reg  [TB-1:0] rq_q [0:DmaTags-1];
@@ -246,395 +387,152 @@ module link_host_slave #(
     assign s_host_bresp_o = resp_q[b_tag];
     wire   b_pop = b_ready_tag && s_host_bready_i;
 
-    reg timeout_d;
-  reg [31:0] alo_d ;
-  reg any_d ;
-  reg aok_d ;
-  reg [1:0] aresp_d ;
-  reg [TB-1:0] atag_d ;
-  reg [5:0] awords_d ;
-  reg [7:0] blen_d [0:DmaTags-1];
-  reg [TB:0] bq_cnt_d ;
-  reg [TB-1:0] bq_d [0:DmaTags-1];
-  reg [TB-1:0] bq_rd_d ;
-  reg [TB-1:0] bq_wr_d ;
-  reg drop_d ;
-  reg [3:0] fbe_d ;
-  reg first_d ;
-  reg h_d ;
-  reg [IdBits-1:0] id_d [0:DmaTags-1];
-  reg [1:0] k_d ;
-  reg [3:0] lbe_d ;
-  reg [1:0] of_cnt_d ;
-  reg [63+IdBits+3:0] of_d [0:1];
-  reg of_rd_d ;
-  reg of_wr_d ;
-  reg pri_d ;
-  reg [1:0] resp_d [0:DmaTags-1];
-  reg [7:0] ri_d ;
-  reg [IdBits-1:0] rinf_id_d ;
-  reg rinf_last_d ;
-  reg rinf_d ;
-  reg [1:0] rinf_resp_d ;
-  reg [TB:0] rq_cnt_d ;
-  reg [TB-1:0] rq_d [0:DmaTags-1];
-  reg [TB-1:0] rq_rd_d ;
-  reg [TB-1:0] rq_wr_d ;
-  reg [63:3] saddr_d ;
-  reg [7:0] sbeats_d ;
-  reg scommit_d ;
-  reg [7:0] slen_d ;
-  reg [15:0] slenw_d ;
-  reg [2:0] ss_d ;
-  reg [1:0] st_d [0:DmaTags-1];
-  reg [TB-1:0] stag_d ;
-  reg stale_d ;
-  reg [7:0] stype_d ;
-  reg [31:0] tmr_d [0:DmaTags-1];
-  reg wdone_d [0:DmaTags-1];
-  reg wrt_d [0:DmaTags-1];
-  reg zomb_d [0:DmaTags-1];
-    always @(*) begin
-        timeout_d = 1'b0;
-        alo_d = alo_q;
-        any_d = any_q;
-        aok_d = aok_q;
-        aresp_d = aresp_q;
-        atag_d = atag_q;
-        awords_d = awords_q;
-        for (i = 0; i < (DmaTags-1) + 1; i = i + 1) blen_d[i] = blen_q[i];
-        bq_cnt_d = bq_cnt_q;
-        for (i = 0; i < (DmaTags-1) + 1; i = i + 1) bq_d[i] = bq_q[i];
-        bq_rd_d = bq_rd_q;
-        bq_wr_d = bq_wr_q;
-        drop_d = drop_q;
-        fbe_d = fbe_q;
-        first_d = first_q;
-        h_d = h_q;
-        for (i = 0; i < (DmaTags-1) + 1; i = i + 1) id_d[i] = id_q[i];
-        k_d = k_q;
-        lbe_d = lbe_q;
-        of_cnt_d = of_cnt_q;
-        for (i = 0; i < (1) + 1; i = i + 1) of_d[i] = of_q[i];
-        of_rd_d = of_rd_q;
-        of_wr_d = of_wr_q;
-        pri_d = pri_q;
-        for (i = 0; i < (DmaTags-1) + 1; i = i + 1) resp_d[i] = resp_q[i];
-        ri_d = ri_q;
-        rinf_id_d = rinf_id_q;
-        rinf_last_d = rinf_last_q;
-        rinf_d = rinf_q;
-        rinf_resp_d = rinf_resp_q;
-        rq_cnt_d = rq_cnt_q;
-        for (i = 0; i < (DmaTags-1) + 1; i = i + 1) rq_d[i] = rq_q[i];
-        rq_rd_d = rq_rd_q;
-        rq_wr_d = rq_wr_q;
-        saddr_d = saddr_q;
-        sbeats_d = sbeats_q;
-        scommit_d = scommit_q;
-        slen_d = slen_q;
-        slenw_d = slenw_q;
-        ss_d = ss_q;
-        for (i = 0; i < (DmaTags-1) + 1; i = i + 1) st_d[i] = st_q[i];
-        stag_d = stag_q;
-        stale_d = stale_q;
-        stype_d = stype_q;
-        for (i = 0; i < (DmaTags-1) + 1; i = i + 1) tmr_d[i] = tmr_q[i];
-        for (i = 0; i < (DmaTags-1) + 1; i = i + 1) wdone_d[i] = wdone_q[i];
-        for (i = 0; i < (DmaTags-1) + 1; i = i + 1) wrt_d[i] = wrt_q[i];
-        for (i = 0; i < (DmaTags-1) + 1; i = i + 1) zomb_d[i] = zomb_q[i];
-        timeout_d = 1'b0;
-        if (rst_i) begin
-            for (i = 0; i < DmaTags; i = i + 1) begin
-                st_d[i] = T_FREE;
-                zomb_d[i] = 1'b0;
-                wrt_d[i] = 1'b0;
-                wdone_d[i] = 1'b0;
-                id_d[i] = {IdBits{1'b0}};
-                blen_d[i] = 8'd0;
-                resp_d[i] = 2'd0;
-                tmr_d[i] = 32'd0;
-            end
-            ss_d = S_IDLE;
-            pri_d = 1'b0;
-            stag_d = {TB{1'b0}};
-            saddr_d = 61'd0;
-            slen_d = 8'd0;
-            k_d = 2'd0;
-            h_d = 1'b0;
-            first_d = 1'b0;
-            any_d = 1'b0;
-            drop_d = 1'b0;
-            stale_d = 1'b0;
-            fbe_d = 4'd0;
-            lbe_d = 4'd0;
-            scommit_d = 1'b0;
-            stype_d = 8'd0;
-            slenw_d = 16'd0;
-            sbeats_d = 8'd0;
-            atag_d = {TB{1'b0}};
-            aok_d = 1'b0;
-            aresp_d = 2'd0;
-            awords_d = 6'd0;
-            alo_d = 32'd0;
-            rq_rd_d = {TB{1'b0}};
-            rq_wr_d = {TB{1'b0}};
-            rq_cnt_d = {(TB+1){1'b0}};
-            bq_rd_d = {TB{1'b0}};
-            bq_wr_d = {TB{1'b0}};
-            bq_cnt_d = {(TB+1){1'b0}};
-            ri_d = 8'd0;
-            rinf_d = 1'b0;
-            rinf_last_d = 1'b0;
-            rinf_resp_d = 2'd0;
-            rinf_id_d = {IdBits{1'b0}};
-            of_rd_d = 1'b0;
-            of_wr_d = 1'b0;
-            of_cnt_d = 2'd0;
-        end else begin
-            // ---- timers ----
-            for (i = 0; i < DmaTags; i = i + 1) begin
-                if (st_q[i] == T_WAIT || zomb_q[i]) tmr_d[i] = tmr_q[i] + 32'd1;
-                if (st_q[i] == T_WAIT && tmr_q[i] >= DmaTimeout - 1) begin
-                    st_d[i] = T_DONE;
-                    resp_d[i] = 2'd2;
-                    zomb_d[i] = 1'b1;
-                    tmr_d[i] = 32'd0;
-                    timeout_d = 1'b1;
-                end else if (zomb_q[i] && st_q[i] != T_WAIT && tmr_q[i] >= DmaTimeout - 1) begin
-                    zomb_d[i] = 1'b0;
-                end
-            end
-
-            // ---- sender ----
-            case (ss_q)
-                S_IDLE: begin
-                    k_d = 2'd0;
-                    h_d = 1'b0;
-                    first_d = 1'b1;
-                    any_d = 1'b0;
-                    drop_d = 1'b0;
-                    stale_d = 1'b0;
-                    fbe_d = 4'd0;
-                    lbe_d = 4'd0;
-                    if (s_host_awready_o || s_host_arready_o) begin
-                        stag_d = free_tag;
-                        st_d[free_tag] = T_PEND;
-                        wdone_d[free_tag] = 1'b0;
-                        resp_d[free_tag] = 2'd0;
-                        tmr_d[free_tag] = 32'd0;
-                        pri_d = !pri_q;
-                    end
-                    if (s_host_arready_o) begin
-                        saddr_d = s_host_araddr_i[63:3];
-                        slen_d = s_host_arlen_i;
-                        wrt_d[free_tag] = 1'b0;
-                        id_d[free_tag] = s_host_arid_i;
-                        blen_d[free_tag] = s_host_arlen_i;
-                        rq_d[rq_wr_q] = free_tag;
-                        rq_wr_d = rq_wr_q + {{(TB-1){1'b0}}, 1'b1};
-                        if (s_host_arlen_i > 8'd15) begin
-                            st_d[free_tag] = T_DONE;
-                            resp_d[free_tag] = 2'd2;
-                        end else begin
-                            ss_d = S_RD_G;
-                        end
-                    end
-                    if (s_host_awready_o) begin
-                        saddr_d = s_host_awaddr_i[63:3];
-                        slen_d = s_host_awlen_i;
-                        wrt_d[free_tag] = 1'b1;
-                        id_d[free_tag] = s_host_awid_i;
-                        blen_d[free_tag] = s_host_awlen_i;
-                        bq_d[bq_wr_q] = free_tag;
-                        bq_wr_d = bq_wr_q + {{(TB-1){1'b0}}, 1'b1};
-                        drop_d = s_host_awlen_i > 8'd15;
-                        ss_d = S_WR_G;
-                    end
-                end
-                S_RD_G: if (gnt) ss_d = S_RD_W;
-                S_RD_W: begin
-                    k_d = k_q + 2'd1;
-                    if (k_q == 2'd2) begin
-                        scommit_d = 1'b1;
-                        stype_d = 8'h20;
-                        slenw_d = 16'd4;
-                        ss_d = S_DONE;
-                    end
-                end
-                S_WR_G: if (gnt) ss_d = S_WR_A;
-                S_WR_A: begin
-                    k_d = k_q + 2'd1;
-                    if (k_q == 2'd1) begin
-                        ss_d = S_WR_W;
-                        sbeats_d = 8'd0;
-                    end
-                end
-                S_WR_W: if (s_host_wvalid_i) begin
-                    h_d = !h_q;
-                    if (!h_q && first_q) fbe_d = s_host_wstrb_i[3:0];
-                    if (h_q) begin
-                        first_d = 1'b0;
-                        lbe_d = s_host_wstrb_i[7:4];
-                        sbeats_d = sbeats_q + 8'd1;
-                        if (s_host_wstrb_i != 8'd0) any_d = 1'b1;
-                        if (sbeats_q == slen_q) begin
-                            scommit_d = !drop_q && (any_q || s_host_wstrb_i != 8'd0);
-                            stype_d = 8'h21;
-                            slenw_d = {7'd0, slen_q, 1'b0} + 16'd5;
-                            ss_d = S_DONE;
-                        end
-                    end
-                end
-                S_DONE: begin
-                    ss_d = S_IDLE;
-                    if (wrt_q[stag_q]) wdone_d[stag_q] = 1'b1;
-                    if (st_q[stag_q] == T_PEND) begin
-                        if (drop_q) begin
-                            st_d[stag_q] = T_DONE;
-                            resp_d[stag_q] = 2'd2;
-                        end else if (!scommit_q) begin
-                            st_d[stag_q] = T_DONE;
-                            resp_d[stag_q] = 2'd0;
-                        end else if (!stale_q) begin
-                            st_d[stag_q] = T_WAIT;
-                            tmr_d[stag_q] = 32'd0;
-                        end
-                    end
-                end
-                default: ss_d = S_IDLE;
-            endcase
-
-            // ---- answers ----
-            if (hs_valid_i) begin
-                if (hs_head_i) begin
-                    atag_d = h_tag;
-                    aok_d = a_wait;
-                    aresp_d = hs_data_i[17:16];
-                    awords_d = 6'd0;
-                    if (!a_wait && h_tag_ok && zomb_q[h_tag] && st_q[h_tag] != T_WAIT)
-                        zomb_d[h_tag] = 1'b0;
-                end else begin
-                    awords_d = a_words_n;
-                    if (!awords_q[0]) alo_d = hs_data_i;
-                end
-                if (hs_last_i && a_wait) begin
-                    st_d[a_tag] = T_DONE;
-                    zomb_d[a_tag] = 1'b0;
-                    if (hs_wr_i)
-                        resp_d[a_tag] = hs_data_i[17:16];
-                    else if (hs_head_i)
-                        resp_d[a_tag] = (hs_data_i[17:16] == 2'd0) ? 2'd2 : hs_data_i[17:16];
-                    else
-                        resp_d[a_tag] = (aresp_q != 2'd0) ? aresp_q :
-                                         ({3'd0, a_words_n} == a_need) ? 2'd0 : 2'd2;
-                end
-            end
-
-            // ---- R ----
-            rinf_d = r_issue;
-            if (r_issue) begin
-                rinf_last_d = r_is_last;
-                rinf_resp_d = resp_q[r_tag];
-                rinf_id_d = id_q[r_tag];
-                ri_d = ri_q + 8'd1;
-                if (r_is_last) begin
-                    ri_d = 8'd0;
-                    st_d[r_tag] = T_FREE;
-                    rq_rd_d = rq_rd_q + {{(TB-1){1'b0}}, 1'b1};
-                end
-            end
-            if (rinf_q) begin
-                of_d[of_wr_q] = {rinf_id_q, rinf_resp_q, rinf_last_q,
-                                  (rinf_resp_q == 2'd0) ? ram_rd : 64'd0};
-                of_wr_d = !of_wr_q;
-            end
-            of_cnt_d = of_cnt_q + {1'b0, rinf_q} - {1'b0, r_pop};
-            if (r_pop) of_rd_d = !of_rd_q;
-            rq_cnt_d = rq_cnt_q + {{TB{1'b0}}, s_host_arready_o && s_host_arvalid_i}
-                                 - {{TB{1'b0}}, r_issue && r_is_last};
-            // ---- B ----
-            if (b_pop) begin
-                st_d[b_tag] = T_FREE;
-                bq_rd_d = bq_rd_q + {{(TB-1){1'b0}}, 1'b1};
-            end
-            bq_cnt_d = bq_cnt_q + {{TB{1'b0}}, s_host_awready_o && s_host_awvalid_i}
-                                 - {{TB{1'b0}}, b_pop};
-
-            // ---- link reset ----
-            if (lreset_i) begin
-                for (i = 0; i < DmaTags; i = i + 1) begin
-                    zomb_d[i] = 1'b0;
-                    if (st_q[i] == T_PEND || st_q[i] == T_WAIT) begin
-                        st_d[i] = T_DONE;
-                        resp_d[i] = 2'd2;
-                    end
-                end
-                if (ss_q != S_IDLE) stale_d = 1'b1;
-            end
-        end
-    end
-    // ---- registers ----
     always @(posedge clk_i) begin
-        timeout_o <= timeout_d;
-        alo_q <= alo_d;
-        any_q <= any_d;
-        aok_q <= aok_d;
-        aresp_q <= aresp_d;
-        atag_q <= atag_d;
-        awords_q <= awords_d;
-        bq_cnt_q <= bq_cnt_d;
-        bq_rd_q <= bq_rd_d;
-        bq_wr_q <= bq_wr_d;
-        drop_q <= drop_d;
-        fbe_q <= fbe_d;
-        first_q <= first_d;
-        h_q <= h_d;
-        k_q <= k_d;
-        lbe_q <= lbe_d;
-        of_cnt_q <= of_cnt_d;
-        of_rd_q <= of_rd_d;
-        of_wr_q <= of_wr_d;
-        pri_q <= pri_d;
-        ri_q <= ri_d;
-        rinf_id_q <= rinf_id_d;
-        rinf_last_q <= rinf_last_d;
-        rinf_q <= rinf_d;
-        rinf_resp_q <= rinf_resp_d;
-        rq_cnt_q <= rq_cnt_d;
-        rq_rd_q <= rq_rd_d;
-        rq_wr_q <= rq_wr_d;
-        saddr_q <= saddr_d;
-        sbeats_q <= sbeats_d;
-        scommit_q <= scommit_d;
-        slen_q <= slen_d;
-        slenw_q <= slenw_d;
-        ss_q <= ss_d;
-        stag_q <= stag_d;
-        stale_q <= stale_d;
-        stype_q <= stype_d;
+        if (s_host_arready_o) rq_q[rq_wr_q] <= free_tag;
+        if (s_host_awready_o) bq_q[bq_wr_q] <= free_tag;
+        if (rinf_q) of_q[of_wr_q] <= {rinf_id_q, rinf_resp_q, rinf_last_q,
+                                      (rinf_resp_q == 2'd0) ? ram_rd : 64'd0};
     end
-    genvar ga;
-    generate
-        for (ga = 0; ga < (DmaTags-1) + 1; ga = ga + 1) begin : g_r0
-            always @(posedge clk_i) begin
-                blen_q[ga] <= blen_d[ga];
-                bq_q[ga] <= bq_d[ga];
-                id_q[ga] <= id_d[ga];
-                resp_q[ga] <= resp_d[ga];
-                rq_q[ga] <= rq_d[ga];
-                st_q[ga] <= st_d[ga];
-                tmr_q[ga] <= tmr_d[ga];
-                wdone_q[ga] <= wdone_d[ga];
-                wrt_q[ga] <= wrt_d[ga];
-                zomb_q[ga] <= zomb_d[ga];
+    always @(posedge clk_i) begin
+        if (rst_i) begin
+            rq_rd_q <= {TB{1'b0}};
+            rq_wr_q <= {TB{1'b0}};
+            rq_cnt_q <= {(TB+1){1'b0}};
+            bq_rd_q <= {TB{1'b0}};
+            bq_wr_q <= {TB{1'b0}};
+            bq_cnt_q <= {(TB+1){1'b0}};
+            ri_q <= 8'd0;
+            rinf_q <= 1'b0;
+            rinf_last_q <= 1'b0;
+            rinf_resp_q <= 2'd0;
+            rinf_id_q <= {IdBits{1'b0}};
+            of_rd_q <= 1'b0;
+            of_wr_q <= 1'b0;
+            of_cnt_q <= 2'd0;
+        end else begin
+            if (s_host_arready_o) rq_wr_q <= rq_wr_q + {{(TB-1){1'b0}}, 1'b1};
+            if (s_host_awready_o) bq_wr_q <= bq_wr_q + {{(TB-1){1'b0}}, 1'b1};
+            rinf_q <= r_issue;
+            if (r_issue) begin
+                rinf_last_q <= r_is_last;
+                rinf_resp_q <= resp_q[r_tag];
+                rinf_id_q <= id_q[r_tag];
+                ri_q <= r_is_last ? 8'd0 : ri_q + 8'd1;
+                if (r_is_last) rq_rd_q <= rq_rd_q + {{(TB-1){1'b0}}, 1'b1};
             end
+            if (rinf_q) of_wr_q <= !of_wr_q;
+            of_cnt_q <= of_cnt_q + {1'b0, rinf_q} - {1'b0, r_pop};
+            if (r_pop) of_rd_q <= !of_rd_q;
+            rq_cnt_q <= rq_cnt_q + {{TB{1'b0}}, s_host_arready_o}
+                                 - {{TB{1'b0}}, r_issue && r_is_last};
+            if (b_pop) bq_rd_q <= bq_rd_q + {{(TB-1){1'b0}}, 1'b1};
+            bq_cnt_q <= bq_cnt_q + {{TB{1'b0}}, s_host_awready_o} - {{TB{1'b0}}, b_pop};
         end
-        for (ga = 0; ga < (1) + 1; ga = ga + 1) begin : g_r1
+    end
+
+    // ---- timeouts: a shared prescaler, 9-bit tick counts per tag -----------------------------
+    localparam integer PW = $clog2(TICK + 1);
+    localparam [31:0] TICK_M1 = TICK - 32'd1;
+    reg  [PW-1:0] pre_q;
+    reg           tick_q;
+    always @(posedge clk_i) begin
+        if (rst_i) begin
+            pre_q <= TICK_M1[PW-1:0];
+            tick_q <= 1'b0;
+        end else begin
+            tick_q <= (pre_q == {PW{1'b0}});
+            pre_q <= (pre_q == {PW{1'b0}}) ? TICK_M1[PW-1:0] : pre_q - {{(PW-1){1'b0}}, 1'b1};
+        end
+    end
+
+    // a tag whose last R beat went out or whose B was taken is freed in the cycle after
+    reg           rfree_q, bfree_q;
+    reg  [TB-1:0] rfree_tag_q, bfree_tag_q;
+    always @(posedge clk_i) begin
+        rfree_q <= !rst_i && r_issue && r_is_last;
+        bfree_q <= !rst_i && b_pop;
+        rfree_tag_q <= r_tag;
+        bfree_tag_q <= b_tag;
+    end
+
+    // ---- per-tag state ----------------------------------------------------------------------
+    reg  [DmaTags-1:0] tmo;
+    genvar gt;
+    generate
+        for (gt = 0; gt < DmaTags; gt = gt + 1) begin : g_tag
+            localparam [TB-1:0] T = gt;
+            reg  [8:0] age_q;               // prescaler ticks while waiting or a zombie
+            // the 257th tick: at least 256 whole periods (>= DmaTimeout cycles) have passed
+            wire       expired = tick_q && (age_q == 9'd256);
+            wire       mine_take = take && (free_tag == T);
+            wire       mine_done = (ss_q == S_DONE) && (stag_q == T);
+            wire       mine_ans = a_end && (a_tag == T);
+            wire       mine_late = a_late && (h_tag == T);
+            wire       mine_r = rfree_q && (rfree_tag_q == T);
+            wire       mine_b = bfree_q && (bfree_tag_q == T);
+            always @(*) tmo[gt] = (st_q[gt] == T_WAIT) && expired;
             always @(posedge clk_i) begin
-                of_q[ga] <= of_d[ga];
+                if (rst_i) begin
+                    st_q[gt] <= T_FREE;
+                    zomb_q[gt] <= 1'b0;
+                    wrt_q[gt] <= 1'b0;
+                    wdone_q[gt] <= 1'b0;
+                    resp_q[gt] <= 2'd0;
+                    age_q <= 9'd0;
+                end else begin
+                    if ((st_q[gt] == T_WAIT || zomb_q[gt]) && tick_q) age_q <= age_q + 9'd1;
+                    if (st_q[gt] == T_WAIT && expired) begin
+                        st_q[gt] <= T_DONE;
+                        resp_q[gt] <= 2'd2;
+                        zomb_q[gt] <= 1'b1;
+                        age_q <= 9'd0;
+                    end else if (zomb_q[gt] && st_q[gt] != T_WAIT && expired) begin
+                        zomb_q[gt] <= 1'b0;
+                    end
+                    if (mine_take) begin
+                        st_q[gt] <= T_PEND;
+                        wdone_q[gt] <= 1'b0;
+                        resp_q[gt] <= 2'd0;
+                        age_q <= 9'd0;
+                        wrt_q[gt] <= s_host_awready_o;
+                        if (s_host_arready_o && s_host_arlen_i > 8'd15) begin
+                            st_q[gt] <= T_DONE;
+                            resp_q[gt] <= 2'd2;
+                        end
+                    end
+                    if (mine_done) begin
+                        if (wrt_q[gt]) wdone_q[gt] <= 1'b1;
+                        if (st_q[gt] == T_PEND) begin
+                            if (drop_q) begin
+                                st_q[gt] <= T_DONE;
+                                resp_q[gt] <= 2'd2;
+                            end else if (!scommit_q) begin
+                                st_q[gt] <= T_DONE;
+                                resp_q[gt] <= 2'd0;
+                            end else if (!stale_q) begin
+                                st_q[gt] <= T_WAIT;
+                                age_q <= 9'd0;
+                            end
+                        end
+                    end
+                    if (mine_late) zomb_q[gt] <= 1'b0;
+                    if (mine_ans) begin
+                        st_q[gt] <= T_DONE;
+                        zomb_q[gt] <= 1'b0;
+                        resp_q[gt] <= a_resp;
+                    end
+                    if (mine_r || mine_b) st_q[gt] <= T_FREE;
+                    if (lreset_i) begin
+                        zomb_q[gt] <= 1'b0;
+                        if (st_q[gt] == T_PEND || st_q[gt] == T_WAIT) begin
+                            st_q[gt] <= T_DONE;
+                            resp_q[gt] <= 2'd2;
+                        end
+                    end
+                end
             end
         end
     endgenerate
+    always @(posedge clk_i) timeout_o <= !rst_i && (tmo != {DmaTags{1'b0}});
 endmodule
 `default_nettype wire

@@ -1,7 +1,7 @@
 `default_nettype none
 `include "cmn_param.vh"
 // link_rx: the receiving half of the link layer (bridge/PROTOCOL.md, "The link layer"). Takes
-// the frames link_rx_align finds, checks PCRC, and:
+// the frames link_rx_align finds (with its PCRC verdict on the last beat), and:
 //   - a good reliable frame with SEQ = rx_next is stored whole in the receive buffer (a
 //     RxWindow-word simple dual-port RAM: one descriptor word {LEN[31:16], TYPE[7:0]}, then
 //     the payload) and rx_next increments; it becomes visible to the reader (buf_wptr_o) only
@@ -21,7 +21,8 @@
 //   - fr_ready_o is always 1: the buffer space is checked at the header.
 //   - The reader (link_dispatch) reads two words at a time through buf_re_i/buf_raddr_i (next
 //     cycle: buf_rdata_o[31:0] the word at buf_raddr_i, [63:32] the one after it; the buffer is
-//     two banks of even and odd words, so any two neighbours come in one cycle), reports the end of the consumed area (buf_rptr_i) and pulses consumed_i once per frame
+//     two banks of even and odd words, so any two neighbours come in one cycle), reports the
+//     end of the consumed area (buf_rptr_i) and pulses consumed_i once per frame
 //     that left the buffer: ack_seq_o counts those (the ACK field the device sends).
 //   - lreset_o (one cycle, a good RESET): rx_next, ack_seq and the NAK state restart at 0;
 //     lreset_ptr_o is buf_wptr_o at that moment: the reader drops the frames before it that it
@@ -37,6 +38,7 @@ module link_rx #(
     input  wire                    fr_hdr_i,
     input  wire [63:0]             fr_data_i,
     input  wire                    fr_last_i,
+    input  wire                    fr_crc_ok_i,
     // receive buffer, read side
     input  wire                    buf_re_i,
     input  wire [RxWindowLog2-1:0] buf_raddr_i,
@@ -52,7 +54,7 @@ module link_rx #(
     output reg                     send_ack_o,
     output wire                    send_nak_o,
     output reg                     lreset_o,
-    output reg  [15:0]             lreset_epoch_o,
+    output wire [15:0]             lreset_epoch_o,
     output wire [RxWindowLog2:0]   lreset_ptr_o,
     output reg                     crc_err_o,
     output reg                     bad_frame_o
@@ -78,10 +80,12 @@ module link_rx #(
     reg           acc_q, acc_d;         // being stored
     reg           first_q, first_d;     // next payload word is word 0
     reg  [15:0]   epoch_q, epoch_d;
-    reg  [31:0]   crc_q, crc_d;
     reg           nak_done_q, nak_done_d;
     reg           nak_pend_q, nak_pend_d;
-    reg  [31:0]   nak_tmr_q, nak_tmr_d;
+    localparam integer NTW = $clog2(NakRetry + 1);          // NAK timer bits
+    localparam [31:0] NRT32 = NakRetry;
+    localparam [NTW-1:0] NRT = NRT32[NTW-1:0];
+    reg  [NTW-1:0] nak_tmr_q, nak_tmr_d;
 
     reg           we;
     reg  [PB-1:0] waddr;   // pointer; its low RxWindowLog2 bits address the RAM
@@ -89,8 +93,6 @@ module link_rx #(
 
     wire [RxWindowLog2-1:0] waddr_a = waddr[RxWindowLog2-1:0];
     wire                    unused_waddr = waddr[PB-1];
-    wire [31:0] crc_next;
-    link_crc32 u_crc (.crc_i(crc_q), .data_i(fr_data_i[31:0]), .crc_o(crc_next));
 
     // two banks: even words in u_buf0, odd words in u_buf1; a read of words a and a + 1 reads
     // row (a + 1) / 2 of the even bank and row a / 2 of the odd one
@@ -112,7 +114,8 @@ module link_rx #(
 
     assign fr_ready_o = 1'b1;
     assign buf_wptr_o = wptr_q;
-    assign lreset_ptr_o = wptr_q;
+    assign lreset_ptr_o = wptr_q;   // no frame commits in the 4 cycles after a RESET's PCRC
+    assign lreset_epoch_o = epoch_q;
     assign ack_seq_o = ack_seq_q;
     assign send_nak_o = nak_pend_q && (ack_seq_q == rx_next_q);
 
@@ -122,12 +125,19 @@ module link_rx #(
     wire [15:0] cur_len  = fr_hdr_i ? fr_data_i[31:16] : len_q;
     wire [15:0] cur_seq  = fr_hdr_i ? fr_data_i[47:32] : seq_q;
     wire [15:0] cur_ackf = fr_hdr_i ? fr_data_i[63:48] : ackf_q;
-    wire [15:0] h_dist = fr_data_i[47:32] - rx_next_q;
-    wire [PB-1:0] used = wptr_q - buf_rptr_i;
-    wire [PB-1:0] room = RX_WINDOW - used;
-    wire [31:0]   need = {16'd0, fr_data_i[31:16]} + 32'd1;
-    wire          fits = (need <= {{(32 - PB){1'b0}}, room});
+    wire          h_next = (fr_data_i[47:32] == rx_next_q);
+    // free words, registered: a frame commits at its last beat, and the next header comes at
+    // least four cycles later (its SYNC, words 1-2 and HCRC pass link_rx_align first), so
+    // room_q has seen that commit by then; buf_rptr_i only grows the room
+    reg  [PB-1:0] room_q;
+    wire [16:0]   need = {1'b0, fr_data_i[31:16]} + 17'd1;
+    wire          fits = (need <= {{(17 - PB){1'b0}}, room_q});
     wire [15:0]   c_dist = cur_seq - rx_next_q;
+
+    // the pulses to the other blocks, registered (lreset_o one cycle after the RESET's PCRC:
+    // the link state here restarts with it, so that every block sees the reset in one cycle)
+    reg           pav_d, pnak_d, sack_d, lrst_d, cerr_d, bad_d;
+    reg  [15:0]   pa_d;
 
     always @(*) begin
         wptr_d = wptr_q;
@@ -141,25 +151,23 @@ module link_rx #(
         acc_d = acc_q;
         first_d = first_q;
         epoch_d = epoch_q;
-        crc_d = crc_q;
         nak_done_d = nak_done_q;
         nak_pend_d = nak_pend_q;
         nak_tmr_d = nak_tmr_q;
         we = 1'b0;
         waddr = wr_q;
         wdata = fr_data_i[31:0];
-        peer_ack_valid_o = 1'b0;
-        peer_ack_o = cur_ackf;
-        peer_nak_o = 1'b0;
-        send_ack_o = 1'b0;
-        lreset_o = 1'b0;
-        lreset_epoch_o = epoch_q;
-        crc_err_o = 1'b0;
-        bad_frame_o = 1'b0;
+        pav_d = 1'b0;
+        pa_d = cur_ackf;
+        pnak_d = 1'b0;
+        sack_d = 1'b0;
+        lrst_d = 1'b0;
+        cerr_d = 1'b0;
+        bad_d = 1'b0;
 
         if (nak_done_q) begin
-            nak_tmr_d = nak_tmr_q + 32'd1;
-            if (nak_tmr_q >= NakRetry) nak_done_d = 1'b0;
+            nak_tmr_d = nak_tmr_q + {{(NTW-1){1'b0}}, 1'b1};
+            if (nak_tmr_q >= NRT) nak_done_d = 1'b0;
         end
         if (send_nak_o) nak_pend_d = 1'b0;
 
@@ -170,13 +178,11 @@ module link_rx #(
                 len_d = fr_data_i[31:16];
                 seq_d = fr_data_i[47:32];
                 ackf_d = fr_data_i[63:48];
-                acc_d = fr_data_i[8] && (h_dist == 16'd0) && fits;
+                acc_d = fr_data_i[8] && (h_next) && fits;
                 first_d = 1'b1;
-                crc_d = 32'hFFFF_FFFF;
                 wr_d = wptr_q + {{(PB-1){1'b0}}, 1'b1};
                 epoch_d = 16'd0;
             end else if (!fr_last_i) begin
-                crc_d = crc_next;
                 first_d = 1'b0;
                 if (first_q) epoch_d = fr_data_i[15:0];
                 if (acc_q) begin
@@ -185,17 +191,17 @@ module link_rx #(
                 end
             end
             if (fr_last_i) begin
-                if (!fr_hdr_i && (~crc_q != fr_data_i[31:0])) begin
-                    crc_err_o = 1'b1;
+                if (!fr_hdr_i && !fr_crc_ok_i) begin
+                    cerr_d = 1'b1;
                     if (cur_rel && !nak_done_q) begin
                         nak_done_d = 1'b1;
                         nak_pend_d = 1'b1;
-                        nak_tmr_d = 32'd0;
+                        nak_tmr_d = {NTW{1'b0}};
                     end
                 end else begin
-                    peer_ack_valid_o = 1'b1;
+                    pav_d = 1'b1;
                     if (cur_rel) begin
-                        if (fr_hdr_i ? (fr_data_i[8] && h_dist == 16'd0 && fits) : acc_q) begin
+                        if (fr_hdr_i ? (fr_data_i[8] && h_next && fits) : acc_q) begin
                             we = 1'b1;
                             waddr = wptr_q;
                             wdata = {cur_len, 8'd0, cur_type};
@@ -209,26 +215,25 @@ module link_rx #(
                             if (!nak_done_q) begin
                                 nak_done_d = 1'b1;
                                 nak_pend_d = 1'b1;
-                                nak_tmr_d = 32'd0;
+                                nak_tmr_d = {NTW{1'b0}};
                             end
                         end else begin
-                            send_ack_o = 1'b1;
+                            sack_d = 1'b1;
                         end
                     end else begin
                         case (cur_type)
                             8'h01: ;
-                            8'h02: peer_nak_o = 1'b1;
-                            8'h03: send_ack_o = 1'b1;
+                            8'h02: pnak_d = 1'b1;
+                            8'h03: sack_d = 1'b1;
                             8'h04: begin
                                 if (cur_len != 16'd0) begin
-                                    lreset_o = 1'b1;
-                                    lreset_epoch_o = epoch_q;
+                                    lrst_d = 1'b1;
                                 end else begin
-                                    bad_frame_o = 1'b1;
+                                    bad_d = 1'b1;
                                 end
                             end
                             8'h05: ;
-                            default: bad_frame_o = 1'b1;
+                            default: bad_d = 1'b1;
                         endcase
                     end
                 end
@@ -255,11 +260,26 @@ module link_rx #(
             acc_q <= 1'b0;
             first_q <= 1'b0;
             epoch_q <= 16'd0;
-            crc_q <= 32'hFFFF_FFFF;
             nak_done_q <= 1'b0;
             nak_pend_q <= 1'b0;
-            nak_tmr_q <= 32'd0;
+            nak_tmr_q <= {NTW{1'b0}};
+            room_q <= RX_WINDOW;
+            peer_ack_valid_o <= 1'b0;
+            peer_ack_o <= 16'd0;
+            peer_nak_o <= 1'b0;
+            send_ack_o <= 1'b0;
+            lreset_o <= 1'b0;
+            crc_err_o <= 1'b0;
+            bad_frame_o <= 1'b0;
         end else begin
+            room_q <= RX_WINDOW - (wptr_q - buf_rptr_i);
+            peer_ack_valid_o <= pav_d;
+            peer_ack_o <= pa_d;
+            peer_nak_o <= pnak_d;
+            send_ack_o <= sack_d;
+            lreset_o <= lrst_d;
+            crc_err_o <= cerr_d;
+            bad_frame_o <= bad_d;
             wptr_q <= wptr_d;
             wr_q <= wr_d;
             rx_next_q <= rx_next_d;
@@ -272,7 +292,6 @@ module link_rx #(
             acc_q <= acc_d;
             first_q <= first_d;
             epoch_q <= epoch_d;
-            crc_q <= crc_d;
             nak_done_q <= nak_done_d;
             nak_pend_q <= nak_pend_d;
             nak_tmr_q <= nak_tmr_d;

@@ -12,7 +12,8 @@
 //     writer; tw_gnt_o rises once that space is free and the port owns the writer (one owner at
 //     a time; IRQ first, then the two ports in turn). The producer then writes payload words
 //     1, 2, ... in order (tw_wvalid_i, always taken; port 0 may give two in a cycle, the next
-//     one on tw0_wdata2_i with tw0_wvalid2_i, only beside tw0_wvalid_i) and ends with one tw_done_i cycle (no write
+//     one on tw0_wdata2_i with tw0_wvalid2_i, only beside tw0_wvalid_i) and ends with one
+//     tw_done_i cycle (no write
 //     in it) that gives word 0 (tw_head_i), TYPE and LEN (<= tw_max_i) and tw_commit_i: 1 sends
 //     the frame, 0 drops it (a posted write that needs no answer). tw_gnt_o falls after done.
 //   - lreset_i takes the writer from its owner at once; that port's writes and its done are then
@@ -81,7 +82,7 @@ module link_tx #(
     localparam [31:0] SYNC = 32'h5AA5_5247;
     localparam [2:0] T_IDLE = 3'd0, T_SYNC = 3'd1, T_W1 = 3'd2, T_W2 = 3'd3, T_HC = 3'd4,
                      T_PL = 3'd5, T_PC = 3'd6;
-    localparam [1:0] K_CONST = 2'd0, K_RAM = 2'd1, K_PCRC = 2'd2;
+    localparam [1:0] K_CONST = 2'd0, K_RAM = 2'd1, K_CRC = 2'd2;
 
     generate
         if (ReplayLog2 < 6 || ReplayLog2 > 16) begin : g_bad_0
@@ -106,18 +107,21 @@ module link_tx #(
     reg           irq_again_q;
     reg  [15:0]   irqseq_q;
 
-    wire [PB-1:0] used = tail_q - head_q;
-    wire [PB-1:0] free_w = RP_WORDS - used;
     wire [15:0]   inflight = next_q - acked_q;
-    wire          slot_ok = inflight < (NS[15:0] - 16'd1);
-    wire [31:0]   free32 = {{(32 - PB){1'b0}}, free_w};
-    wire          fit0 = ({16'd0, tw0_max_i} < free32) && slot_ok;
-    wire          fit1 = ({16'd0, tw1_max_i} < free32) && slot_ok;
-    wire          irq_go = !own_q && ((irq_i != irq_lvl_q) || irq_again_q) && (free32 > 32'd1) &&
-                           slot_ok;
-    wire          g0 = !own_q && !irq_go && tw0_req_i && !pois_q[0] && fit0 &&
-                       (!rr_q || !(tw1_req_i && !pois_q[1] && fit1));
-    wire          g1 = !own_q && !irq_go && !g0 && tw1_req_i && !pois_q[1] && fit1;
+    // free words and free slots, registered from the pointers of the cycle before, and whether
+    // each producer's frame fits, registered from those: a release only adds room, and for the
+    // two cycles after the tail moves (hold_q, hold2_q) nothing is granted. A producer holds
+    // tw_max_i while it requests, so a grant waits for a request seen in the cycle before too.
+    reg  [PB-1:0] free_q;
+    reg           slot_ok_q, hold_q, hold2_q, irq_ok_q, fit0_q, fit1_q, req0_q, req1_q;
+    wire          fit0 = fit0_q && req0_q;
+    wire          fit1 = fit1_q && req1_q;
+    wire          irq_go = !own_q && !hold_q && !hold2_q && ((irq_i != irq_lvl_q) || irq_again_q) &&
+                           irq_ok_q;
+    wire          g0 = !own_q && !hold_q && !hold2_q && !irq_go && tw0_req_i && !pois_q[0] &&
+                       fit0 && (!rr_q || !(tw1_req_i && !pois_q[1] && fit1));
+    wire          g1 = !own_q && !hold_q && !hold2_q && !irq_go && !g0 && tw1_req_i &&
+                       !pois_q[1] && fit1;
     assign tw0_gnt_o = own_q && owner_q == 2'd0;
     assign tw1_gnt_o = own_q && owner_q == 2'd1;
 
@@ -178,22 +182,28 @@ module link_tx #(
     end
     assign rdata = rsel_q ? rbank1 : rbank0;
 
-    // ---- output FIFO (4 words) fed through one pipeline stage -----------------------------
-    reg  [31:0] ff_q [0:3];
-    reg  [1:0]  ff_rd_q, ff_wr_q;
-    reg  [2:0]  ff_cnt_q;
+    // ---- output FIFO (8 words) fed through two pipeline stages -----------------------------
+    // stage A (st_*): the sender's word, or a replay buffer read; stage B (b_*): the word
+    // registered, folded into the one CRC register as it is pushed (header words 1-2, then the
+    // payload); the HCRC and PCRC words are made in stage B from that register, which then
+    // restarts, so one CRC-32 unit serves both
+    reg  [31:0] ff_q [0:7];
+    reg  [2:0]  ff_rd_q, ff_wr_q;
+    reg  [3:0]  ff_cnt_q;
     reg         st_v_q;
     reg  [1:0]  st_k_q;
     reg  [31:0] st_c_q;
-    reg         st_crc_q;              // fold the word into the PCRC
+    reg         st_crc_q;              // fold the word into the CRC
+    reg         b_v_q, b_crc_q, b_pc_q;
+    reg  [31:0] b_w_q;
     reg  [31:0] pcrc_q;
-    wire [31:0] push_w = st_k_q == K_RAM ? rdata : (st_k_q == K_PCRC ? ~pcrc_q : st_c_q);
+    wire [31:0] push_w = b_pc_q ? ~pcrc_q : b_w_q;
     wire [31:0] pcrc_n;
-    link_crc32 u_pcrc (.crc_i(pcrc_q), .data_i(push_w), .crc_o(pcrc_n));
-    assign tx_valid_o = ff_cnt_q != 3'd0;
+    link_crc32 u_pcrc (.crc_i(pcrc_q), .data_i(b_w_q), .crc_o(pcrc_n));
+    assign tx_valid_o = ff_cnt_q != 4'd0;
     assign tx_data_o = ff_q[ff_rd_q];
     wire pop = tx_valid_o && tx_ready_i;
-    wire room = ({1'b0, ff_cnt_q} + {3'd0, st_v_q}) < 4'd3;
+    wire room = (ff_cnt_q + {3'd0, st_v_q} + {3'd0, b_v_q}) < 4'd5;
 
     // ---- sender ---------------------------------------------------------------------------
     reg  [2:0]    ts_q;
@@ -206,11 +216,12 @@ module link_tx #(
     reg  [15:0]   rack_epoch_q;
     reg  [15:0]   last_ack_q;
     reg  [15:0]   adly_q;
-    reg  [31:0]   rtmr_q;
+    localparam integer RTW = $clog2(ReplayTimeout + 1);    // replay timer bits
+    localparam [31:0] RTO32 = ReplayTimeout;
+    localparam [RTW-1:0] RTO = RTO32[RTW-1:0];
+    reg  [RTW-1:0] rtmr_q;
+    reg           tmr_clr_q;
     reg           rpl_pend_q;
-    wire [31:0]   hc1, hc2;
-    link_crc32 u_hc1 (.crc_i(32'hFFFF_FFFF), .data_i(f_w1_q), .crc_o(hc1));
-    link_crc32 u_hc2 (.crc_i(hc1), .data_i(f_w2_q), .crc_o(hc2));
 
     wire [SlotLog2-1:0] s_idx = send_q[SlotLog2-1:0];
     wire [SlotLog2-1:0] a_idx = acked_q[SlotLog2-1:0];
@@ -224,6 +235,15 @@ module link_tx #(
     always @(posedge clk_i) begin
         replay_o <= 1'b0;
         nak_sent_o <= 1'b0;
+        free_q <= RP_WORDS - (tail_q - head_q);
+        slot_ok_q <= inflight < (NS[15:0] - 16'd1);
+        hold_q <= irq_go || (own_q && d_act && d_commit) || lreset_i;
+        hold2_q <= hold_q;
+        irq_ok_q <= (free_q > {{(PB-1){1'b0}}, 1'b1}) && slot_ok_q;
+        fit0_q <= ({2'b00, tw0_max_i} < {{(18 - PB){1'b0}}, free_q}) && slot_ok_q;
+        fit1_q <= ({2'b00, tw1_max_i} < {{(18 - PB){1'b0}}, free_q}) && slot_ok_q;
+        req0_q <= tw0_req_i;
+        req1_q <= tw1_req_i;
         if (rst_i) begin
             head_q <= {PB{1'b0}};
             tail_q <= {PB{1'b0}};
@@ -240,9 +260,13 @@ module link_tx #(
             irq_lvl_q <= 1'b0;
             irq_again_q <= 1'b0;
             irqseq_q <= 16'd0;
-            ff_rd_q <= 2'd0;
-            ff_wr_q <= 2'd0;
-            ff_cnt_q <= 3'd0;
+            ff_rd_q <= 3'd0;
+            ff_wr_q <= 3'd0;
+            ff_cnt_q <= 4'd0;
+            b_v_q <= 1'b0;
+            b_crc_q <= 1'b0;
+            b_pc_q <= 1'b0;
+            b_w_q <= 32'd0;
             st_v_q <= 1'b0;
             st_k_q <= K_CONST;
             st_c_q <= 32'd0;
@@ -261,8 +285,9 @@ module link_tx #(
             rack_epoch_q <= 16'd0;
             last_ack_q <= 16'd0;
             adly_q <= 16'd0;
-            rtmr_q <= 32'd0;
+            rtmr_q <= {RTW{1'b0}};
             rpl_pend_q <= 1'b0;
+            tmr_clr_q <= 1'b1;
         end else begin
             // ---- writer ----
             if (irq_go) begin
@@ -300,13 +325,16 @@ module link_tx #(
                 acked_q <= acked_q + 16'd1;
             end
             if (peer_nak_i) rpl_pend_q <= 1'b1;
-            if (!released || !unacked_sent) begin
-                rtmr_q <= 32'd0;
+            // the replay timer restarts on release progress or with nothing unacknowledged sent
+            // (seen a cycle late: registered, off the sequence-number compares' path)
+            tmr_clr_q <= !released || !unacked_sent;
+            if (tmr_clr_q) begin
+                rtmr_q <= {RTW{1'b0}};
             end else begin
-                rtmr_q <= rtmr_q + 32'd1;
-                if (rtmr_q >= ReplayTimeout) begin
+                rtmr_q <= rtmr_q + {{(RTW-1){1'b0}}, 1'b1};
+                if (rtmr_q >= RTO) begin
                     rpl_pend_q <= 1'b1;
-                    rtmr_q <= 32'd0;
+                    rtmr_q <= {RTW{1'b0}};
                 end
             end
             if (send_ack_i) ack_pend_q <= 1'b1;
@@ -318,13 +346,18 @@ module link_tx #(
             end
 
             // ---- output FIFO ----
-            if (st_v_q) begin
+            b_v_q <= st_v_q;
+            b_crc_q <= st_v_q && st_crc_q;
+            b_pc_q <= st_v_q && (st_k_q == K_CRC);
+            b_w_q <= (st_k_q == K_RAM) ? rdata : st_c_q;
+            if (b_v_q) begin
                 ff_q[ff_wr_q] <= push_w;
-                ff_wr_q <= ff_wr_q + 2'd1;
-                if (st_crc_q) pcrc_q <= pcrc_n;
+                ff_wr_q <= ff_wr_q + 3'd1;
             end
-            ff_cnt_q <= ff_cnt_q + {2'd0, st_v_q} - {2'd0, pop};
-            if (pop) ff_rd_q <= ff_rd_q + 2'd1;
+            if (b_crc_q) pcrc_q <= pcrc_n;
+            if (b_pc_q) pcrc_q <= 32'hFFFF_FFFF;
+            ff_cnt_q <= ff_cnt_q + {3'd0, b_v_q} - {3'd0, pop};
+            if (pop) ff_rd_q <= ff_rd_q + 3'd1;
             st_v_q <= 1'b0;
             st_crc_q <= 1'b0;
             st_k_q <= K_CONST;
@@ -365,7 +398,7 @@ module link_tx #(
                         if (rpl_pend_q && released && send_q != acked_q) replay_o <= 1'b1;
                         send_q <= acked_q;
                         sptr_q <= head_q;
-                        rtmr_q <= 32'd0;
+                        rtmr_q <= {RTW{1'b0}};
                     end else if (have_data) begin
                         f_w1_q <= {slot_len[s_idx], 8'h01, slot_type[s_idx]};
                         f_w2_q <= {ack_seq_i, send_q};
@@ -393,18 +426,19 @@ module link_tx #(
                 end
                 T_W1: if (room) begin
                     st_v_q <= 1'b1;
+                    st_crc_q <= 1'b1;
                     st_c_q <= f_w1_q;
                     ts_q <= T_W2;
                 end
                 T_W2: if (room) begin
                     st_v_q <= 1'b1;
+                    st_crc_q <= 1'b1;
                     st_c_q <= f_w2_q;
                     ts_q <= T_HC;
                 end
                 T_HC: if (room) begin
                     st_v_q <= 1'b1;
-                    st_c_q <= ~hc2;
-                    pcrc_q <= 32'hFFFF_FFFF;
+                    st_k_q <= K_CRC;
                     ts_q <= (f_left_q == 16'd0) ? T_IDLE : T_PL;
                 end
                 T_PL: if (room) begin
@@ -418,7 +452,7 @@ module link_tx #(
                 end
                 T_PC: if (room) begin
                     st_v_q <= 1'b1;
-                    st_k_q <= K_PCRC;
+                    st_k_q <= K_CRC;
                     ts_q <= T_IDLE;
                 end
                 default: ts_q <= T_IDLE;
@@ -441,7 +475,7 @@ module link_tx #(
                 ack_pend_q <= 1'b0;
                 rpl_pend_q <= 1'b0;
                 last_ack_q <= 16'd0;
-                rtmr_q <= 32'd0;
+                rtmr_q <= {RTW{1'b0}};
             end
         end
     end
