@@ -13,11 +13,6 @@
 // a glitch shorter than half a bit (ignored), an overrun without flow control (exactly the
 // bytes beyond the FIFO dropped, one rx_overrun_o pulse each), the same burst with RTS#/CTS#
 // (nothing dropped), CTS# high holding the transmitter, and the line idle level after reset.
-`ifdef VERILATOR
-`ifndef UNIT_TRACE
-`define TB_NO_TRACE
-`endif
-`endif
 module tb_link_phy_uart;
     localparam integer ClkHz = 16000000;
     localparam integer Baud = 1000000;
@@ -85,31 +80,10 @@ module tb_link_phy_uart;
     wire h_out_valid = m_out_valid[sel];
     wire [7:0] h_out_data = m_out_data[sel];
 
-    // ---- random numbers: xorshift64*, the same stream in both simulators ------------------
-    logic [63:0] rng_q = 64'h1;
-    task automatic rnd32(output logic [31:0] v);
-        rng_q = rng_q ^ (rng_q >> 12);
-        rng_q = rng_q ^ (rng_q << 25);
-        rng_q = rng_q ^ (rng_q >> 27);
-        v = 32'((rng_q * 64'h2545F4914F6CDD1D) >> 32);
-    endtask
-    task automatic rndn(input integer n, output integer v);
-        logic [31:0] r;
-        rnd32(r);
-        r = r % 32'(n);
-        v = $signed(r);
-    endtask
+    // ---- seed, waves, random numbers (xorshift64*), TAP checks: the kit --------------
+`define TB_TOP tb_link_phy_uart
+`include "tb/unit/common/tb_kit.svh"
 
-    // ---- TAP ------------------------------------------------------------------------------
-    integer n_tests = 0, n_fail = 0;
-    task automatic check(input logic cond, input string name);
-        n_tests = n_tests + 1;
-        if (cond) $display("ok %0d - %s", n_tests, name);
-        else begin
-            $display("not ok %0d - %s", n_tests, name);
-            n_fail = n_fail + 1;
-        end
-    endtask
 
     // ---- scoreboards ----------------------------------------------------------------------
     // up: engine -> line -> far end; down: far end -> line -> engine.
@@ -211,8 +185,6 @@ module tb_link_phy_uart;
         repeat (16 * n) @(posedge clk);
     endtask
 
-    integer seed = 1;
-    string  wave;
     initial begin : watchdog
         #(400000000);
         $display("Bail out! watchdog: simulation ran too long (seed=%0d)", seed);
@@ -223,22 +195,7 @@ module tb_link_phy_uart;
         logic ok, ok2;
         string rate;
         integer i, f0, o0, t0, hold, s0;
-        if (!$value$plusargs("seed=%d", seed)) seed = 1;
-        if ($value$plusargs("wave=%s", wave)) begin
-`ifdef TB_NO_TRACE
-            $display("# +wave=%s ignored: this model was built without tracing (make UNIT_TRACE=1)", wave);
-`else
-            $dumpfile(wave);
-            $dumpvars(0, tb_link_phy_uart);
-`endif
-        end
-        rng_q = 64'(seed) + 64'h9E3779B97F4A7C15;
-        rng_q = (rng_q ^ (rng_q >> 30)) * 64'hBF58476D1CE4E5B9;
-        rng_q = (rng_q ^ (rng_q >> 27)) * 64'h94D049BB133111EB;
-        rng_q = rng_q ^ (rng_q >> 31);
-        if (rng_q == 64'h0) rng_q = 64'h1;
-        $display("1..%0d", PLAN);
-        $display("# seed=%0d", seed);
+        tb_start(PLAN);
         $display("# tb_link_phy_uart: %0d Hz, %0d baud, rx FIFO %0d bytes", ClkHz, Baud, Depth);
 
         rst = 1'b1;
@@ -396,14 +353,7 @@ module tb_link_phy_uart;
         check(ok2 && dut_tx === 1'b1 && e_rx_valid === 1'b0,
               "rst_i with bytes in flight: tx_o idle, the receive FIFO empty");
 
-        if (n_tests != PLAN) begin
-            $display("# planned %0d checks, ran %0d", PLAN, n_tests);
-            n_fail = n_fail + 1;
-        end
-        $display("# %0d of %0d checks failed (seed=%0d, %0d cycles)", n_fail, n_tests, seed, cyc);
-        if (n_fail != 0) $fatal(1, "tb_link_phy_uart: %0d check(s) failed, seed=%0d", n_fail, seed);
-        $finish;
+        tb_finish($sformatf(", %0d cycles", cyc));
     end
 endmodule
-`undef TB_NO_TRACE
 `default_nettype wire
