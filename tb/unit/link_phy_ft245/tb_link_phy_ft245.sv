@@ -14,11 +14,6 @@
 // must start with the status bytes 0x01 0x60 and hold at most 512 bytes; the data after them
 // must be exactly the bytes the engine sent. Throughput: 2048 bytes one way with everything
 // ready, asserted >= 95% of FT clock cycles each way.
-`ifdef VERILATOR
-`ifndef UNIT_TRACE
-`define TB_NO_TRACE
-`endif
-`endif
 module tb_link_phy_ft245;
     localparam integer PLAN = 17;
     localparam integer NMAX = 16384;
@@ -72,31 +67,10 @@ module tb_link_phy_ft245;
         .in_packets_o(m_pkts)
     );
 
-    // ---- random numbers: xorshift64*, the same stream in both simulators ------------------
-    logic [63:0] rng_q = 64'h1;
-    task automatic rnd32(output logic [31:0] v);
-        rng_q = rng_q ^ (rng_q >> 12);
-        rng_q = rng_q ^ (rng_q << 25);
-        rng_q = rng_q ^ (rng_q >> 27);
-        v = 32'((rng_q * 64'h2545F4914F6CDD1D) >> 32);
-    endtask
-    task automatic rndn(input integer n, output integer v);
-        logic [31:0] r;
-        rnd32(r);
-        r = r % 32'(n);
-        v = $signed(r);
-    endtask
+    // ---- seed, waves, random numbers (xorshift64*), TAP checks: the kit --------------
+`define TB_TOP tb_link_phy_ft245
+`include "tb/unit/common/tb_kit.svh"
 
-    // ---- TAP ------------------------------------------------------------------------------
-    integer n_tests = 0, n_fail = 0;
-    task automatic check(input logic cond, input string name);
-        n_tests = n_tests + 1;
-        if (cond) $display("ok %0d - %s", n_tests, name);
-        else begin
-            $display("not ok %0d - %s", n_tests, name);
-            n_fail = n_fail + 1;
-        end
-    endtask
 
     // ---- scoreboards ----------------------------------------------------------------------
     logic [7:0] dn_q [0:NMAX-1];
@@ -229,8 +203,6 @@ module tb_link_phy_ft245;
         done = uo_n == 0 && tx_n == 0 && dn_recv == dn_sent && up_recv == up_sent;
     endtask
 
-    integer seed = 1;
-    string  wave;
     initial begin : watchdog
         #(400000000);
         $display("Bail out! watchdog: simulation ran too long (seed=%0d)", seed);
@@ -240,22 +212,7 @@ module tb_link_phy_ft245;
     initial begin : main
         logic ok;
         integer i, p0, s0, t0, pct, so0;
-        if (!$value$plusargs("seed=%d", seed)) seed = 1;
-        if ($value$plusargs("wave=%s", wave)) begin
-`ifdef TB_NO_TRACE
-            $display("# +wave=%s ignored: this model was built without tracing (make UNIT_TRACE=1)", wave);
-`else
-            $dumpfile(wave);
-            $dumpvars(0, tb_link_phy_ft245);
-`endif
-        end
-        rng_q = 64'(seed) + 64'h9E3779B97F4A7C15;
-        rng_q = (rng_q ^ (rng_q >> 30)) * 64'hBF58476D1CE4E5B9;
-        rng_q = (rng_q ^ (rng_q >> 27)) * 64'h94D049BB133111EB;
-        rng_q = rng_q ^ (rng_q >> 31);
-        if (rng_q == 64'h0) rng_q = 64'h1;
-        $display("1..%0d", PLAN);
-        $display("# seed=%0d", seed);
+        tb_start(PLAN);
         $display("# tb_link_phy_ft245: FT2232H CLKOUT 16 ns, 512-byte USB packets, latency timer %0d cycles",
                  Latency);
 
@@ -367,14 +324,7 @@ module tb_link_phy_ft245;
               $sformatf("the chip moved exactly the bytes sent (%0d read, %0d written, %0d packets)",
                         m_rdb, m_wrb, m_pkts));
 
-        if (n_tests != PLAN) begin
-            $display("# planned %0d checks, ran %0d", PLAN, n_tests);
-            n_fail = n_fail + 1;
-        end
-        $display("# %0d of %0d checks failed (seed=%0d, %0d FT clock cycles)", n_fail, n_tests, seed, fcyc);
-        if (n_fail != 0) $fatal(1, "tb_link_phy_ft245: %0d check(s) failed, seed=%0d", n_fail, seed);
-        $finish;
+        tb_finish($sformatf(", %0d FT clock cycles", fcyc));
     end
 endmodule
-`undef TB_NO_TRACE
 `default_nettype wire
