@@ -70,12 +70,11 @@ module tb_link_phy_ft245;
     // ---- seed, waves, random numbers (xorshift64*), TAP checks: the kit --------------
 `define TB_TOP tb_link_phy_ft245
 `include "tb/unit/common/tb_kit.svh"
-
+`include "tb/unit/common/tb_stream_sb.svh"
 
     // ---- scoreboards ----------------------------------------------------------------------
-    logic [7:0] dn_q [0:NMAX-1];
-    logic [7:0] up_q [0:NMAX-1];
-    integer dn_sent = 0, dn_recv = 0, up_sent = 0, up_recv = 0, e_dn = 0, e_up = 0;
+    `TB_STREAM_SB(dn, 8, NMAX)
+    `TB_STREAM_SB(up, 8, NMAX)
     // IN packets as the host sees them
     integer pk_pos = 0, pk_n = 0, pk_status_only = 0, e_status = 0, e_len = 0;
     integer pk_last_len = 0, pk_last_start = 0, pk_last_end = 0, pk_start = 0, c_siwu = 0;
@@ -83,16 +82,10 @@ module tb_link_phy_ft245;
         @(posedge clk);
         if (!rst) begin
             if (tx_valid && tx_ready) begin
-                up_q[up_sent % NMAX] = tx_data;
-                up_sent = up_sent + 1;
+                `TB_SB_PUSH(up, tx_data)
             end
             if (rx_valid && rx_ready) begin
-                if (dn_recv >= dn_sent || rx_data !== dn_q[dn_recv % NMAX]) begin
-                    if (e_dn < 5) $display("#   down byte %0d: got %h expected %h", dn_recv,
-                                           rx_data, dn_q[dn_recv % NMAX]);
-                    e_dn = e_dn + 1;
-                end
-                dn_recv = dn_recv + 1;
+                `TB_SB_POP(dn, rx_data, 1'b0, "down byte")
             end
         end
     end
@@ -101,20 +94,14 @@ module tb_link_phy_ft245;
         @(posedge ft_clk);
         if (!mrst) begin
             if (uo_valid && uo_ready) begin
-                dn_q[dn_sent % NMAX] = uo_data;
-                dn_sent = dn_sent + 1;
+                `TB_SB_PUSH(dn, uo_data)
             end
             if (ui_valid && ui_ready) begin
                 if (pk_pos == 0) pk_start = fcyc;
                 if (pk_pos == 0 && ui_data !== 8'h01) e_status = e_status + 1;
                 else if (pk_pos == 1 && ui_data !== 8'h60) e_status = e_status + 1;
                 else if (pk_pos >= 2) begin
-                    if (up_recv >= up_sent || ui_data !== up_q[up_recv % NMAX]) begin
-                        if (e_up < 5) $display("#   up byte %0d: got %h expected %h", up_recv,
-                                               ui_data, up_q[up_recv % NMAX]);
-                        e_up = e_up + 1;
-                    end
-                    up_recv = up_recv + 1;
+                    `TB_SB_POP(up, ui_data, 1'b0, "up byte")
                 end
                 pk_pos = pk_pos + 1;
                 if (pk_pos > 512) e_len = e_len + 1;

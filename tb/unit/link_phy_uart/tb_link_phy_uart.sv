@@ -83,45 +83,33 @@ module tb_link_phy_uart;
     // ---- seed, waves, random numbers (xorshift64*), TAP checks: the kit --------------
 `define TB_TOP tb_link_phy_uart
 `include "tb/unit/common/tb_kit.svh"
-
+`include "tb/unit/common/tb_stream_sb.svh"
 
     // ---- scoreboards ----------------------------------------------------------------------
     // up: engine -> line -> far end; down: far end -> line -> engine.
-    logic [7:0] up_q [0:NMAX-1];
-    logic [7:0] dn_q [0:NMAX-1];
-    integer up_sent = 0, up_recv = 0, dn_sent = 0, dn_recv = 0, e_up = 0, e_dn = 0;
+    `TB_STREAM_SB(up, 8, NMAX)
+    `TB_STREAM_SB(dn, 8, NMAX)
     integer c_ferr = 0, c_ovr = 0, dn_skip = 0;
     logic [7:0] dn_flip = 8'h00;    // XOR expected on the next byte down (injected bit error)
     initial forever begin
         @(posedge clk);
         if (!rst) begin
             if (e_tx_valid && e_tx_ready) begin
-                up_q[up_sent % NMAX] = e_tx_data;
-                up_sent = up_sent + 1;
+                `TB_SB_PUSH(up, e_tx_data)
             end
             if (h_out_valid && h_out_ready) begin
-                if (up_recv >= up_sent || h_out_data !== up_q[up_recv % NMAX]) begin
-                    if (e_up < 5) $display("#   up byte %0d: got %h", up_recv, h_out_data);
-                    e_up = e_up + 1;
-                end
-                up_recv = up_recv + 1;
+                `TB_SB_POP(up, h_out_data, 1'b0, "up byte")
             end
             if (h_in_valid && h_in_ready) begin
-                dn_q[dn_sent % NMAX] = h_in_data ^ dn_flip;
+                `TB_SB_PUSH(dn, h_in_data ^ dn_flip)
                 dn_flip = 8'h00;
-                dn_sent = dn_sent + 1;
             end
             if (e_rx_valid && e_rx_ready) begin
                 while (dn_skip > 0) begin        // bytes the test expects to be dropped
                     dn_recv = dn_recv + 1;
                     dn_skip = dn_skip - 1;
                 end
-                if (dn_recv >= dn_sent || e_rx_data !== dn_q[dn_recv % NMAX]) begin
-                    if (e_dn < 5) $display("#   down byte %0d: got %h expected %h", dn_recv,
-                                           e_rx_data, dn_q[dn_recv % NMAX]);
-                    e_dn = e_dn + 1;
-                end
-                dn_recv = dn_recv + 1;
+                `TB_SB_POP(dn, e_rx_data, 1'b0, "down byte")
             end
             if (e_rx_ferr) c_ferr = c_ferr + 1;
             if (e_rx_ovr) c_ovr = c_ovr + 1;
