@@ -20,59 +20,9 @@ shift $(($# < 4 ? $# : 4))
 KINDS=${*:-limesdr ulx3s}
 CONF_KINDS=${BOARDS_SIM_CONFORMANCE-limesdr ulx3s}
 echo "# seed=$SEED (replay: test_boards_sim.sh $SIMD $GPUCTL $SMOKE $SEED $KINDS)"
-n=0
-fails=0
-dir=$(mktemp -d /tmp/gr-boards.XXXXXX)
-out=$dir/out
-err=$dir/err
-server=
-cleanup() {
-    [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
-    rm -rf "$dir"
-}
-trap cleanup EXIT
-
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-bad() {
-    n=$((n + 1)); echo "not ok $n - $1"; fails=$((fails + 1))
-    sed 's/^/# /' "$err" | head -12
-}
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-# missing KIND NAME: NAME fails, for want of a KIND board in gpuref-simd.
-missing() { echo "no $1 board in this build (board.mk builds every kind)" >"$err"; bad "$2"; }
-
-# check NAME EXPECTED_EXIT CMD...: runs CMD (at most 300 s: a hang fails), checks the exit code.
-check() {
-    local name=$1 want=$2
-    shift 2
-    timeout 300 "$@" >"$out" 2>"$err"
-    local got=$?
-    if [ "$got" -eq "$want" ]; then ok "$name"; else
-        echo "# exit $got, wanted $want"
-        grep -E "^not ok|FAIL|stopped|error|timed out" "$out" | head -8 >>"$err"
-        bad "$name"
-    fi
-}
-expect() { if grep -Eq -- "$2" "$3"; then ok "$1"; else echo "# no /$2/ in:"; sed 's/^/#   /' "$3" | head -8; bad "$1"; fi; }
-
-start_server() {
-    # A fresh log: the last server's banner must not pass for this one's.
-    rm -f "$dir/server.log"
-    "$SIMD" --seed "$SEED" "$@" >"$dir/server.log" 2>&1 &
-    server=$!
-    for _ in $(seq 1 600); do
-        if grep -Eq "^gpuref-simd: serving " "$dir/server.log" 2>/dev/null; then return 0; fi
-        kill -0 "$server" 2>/dev/null || break
-        sleep 0.1
-    done
-    cp "$dir/server.log" "$err"
-    return 1
-}
-stop_server() {
-    kill "$server" 2>/dev/null
-    wait "$server" 2>/dev/null
-    server=
-}
+. "$(dirname "$0")/../lib/tap.sh"
+tap_init boards
+TAP_TIMEOUT=300 # a hang fails
 
 built=$("$SIMD" --help | sed -n 's/^Built-in board kinds: //p')
 check "gpuref-simd --help names the exact board tops" 0 "$SIMD" --help
@@ -94,7 +44,7 @@ for kind in $KINDS; do
         continue
     fi
     t0=$(date +%s)
-    sock=$dir/$kind.sock
+    sock=$TAP_DIR/$kind.sock
     if ! start_server --socket "$sock" --board "$kind"; then bad "gpuref-simd serves the $kind board"; continue; fi
     ok "gpuref-simd serves the $kind board (its top's PLL locked, the link came up)"
     dev="simd://$sock?$L"
@@ -113,5 +63,4 @@ for kind in $KINDS; do
     stop_server
     echo "# $kind: $(($(date +%s) - t0)) s wall"
 done
-echo "1..$n"
-exit $((fails > 0))
+tap_end

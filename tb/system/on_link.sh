@@ -13,41 +13,30 @@ SIMD=${2:?usage: on_link.sh LINK GPUREF_SIMD PROGRAM [ARGS...]}
 shift 2
 [ $# -ge 1 ] || { echo "usage: on_link.sh LINK GPUREF_SIMD PROGRAM [ARGS...]" >&2; exit 2; }
 SEED=${GR_TEST_SEED:-1}
-dir=$(mktemp -d /tmp/gr-link.XXXXXX)
-server=
-cleanup() {
-    if [ -n "$server" ]; then kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; fi
-    rm -rf "$dir"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/../lib/tap.sh"
+tap_init link
+dir=$TAP_DIR
 
 # The client's timers are wall time and the device runs at simulation speed (a few hundred
 # thousand core cycles a second, less on a loaded machine): room for that.
 FAST="dead_ms=30000&timeout_ms=60000"
 SLOW="dead_ms=60000&timeout_ms=120000&keepalive_ms=2000&replay_ms=5000"
 
-start_server() {
-    "$SIMD" --seed "$SEED" "$@" >"$dir/server.log" 2>&1 &
-    server=$!
-    for _ in $(seq 1 600); do
-        if grep -Eq "^gpuref-simd: (serving |.* board on /)" "$dir/server.log" 2>/dev/null; then
-            return 0
-        fi
-        kill -0 "$server" 2>/dev/null || break
-        sleep 0.1
-    done
+# serve ARGS...: gpuref-simd started, or the run bails out with its log.
+serve() {
+    start_server "$@" && return 0
     echo "Bail out! gpuref-simd did not start:"
-    sed 's/^/# /' "$dir/server.log"
+    sed 's/^/# /' "$err"
     exit 1
 }
 
 case "$LINK" in
 simd)
-    start_server --socket "$dir/s.sock" --board stream
+    serve --socket "$dir/s.sock" --board stream
     export GR_TEST_DEVICE="simd://$dir/s.sock?$FAST"
     ;;
 uart)
-    start_server --pty --pty-link "$dir/pty"
+    serve --pty --pty-link "$dir/pty"
     export GR_TEST_DEVICE="uart://$(cat "$dir/pty")?$SLOW"
     ;;
 usb-ft601 | usb-ft2232h)
@@ -69,7 +58,6 @@ echo "# link $LINK: $GR_TEST_DEVICE"
 "$@"
 rc=$?
 if [ $rc -ne 0 ] && [ -n "$server" ]; then
-    echo "# gpuref-simd's log:"
-    tail -20 "$dir/server.log" | sed 's/^/#   /'
+    server_tail
 fi
 exit $rc

@@ -6,20 +6,18 @@
 set -u
 demo=$1 simd=$2
 shift 2
-echo "1..$#"
-n=0 fails=0
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+. "$(dirname "$0")/../lib/tap.sh"
+tap_init demo
+TAP_TAIL=20
+tap_plan $#
 for kind in "$@"; do
-    n=$((n + 1))
     t0=$(date +%s)
-    if "$(dirname "$0")/../../scripts/demo.sh" "$demo" "$simd" "$kind" >"$log" 2>&1 &&
-        grep -q "^demo complete" "$log"; then
-        echo "ok $n - the demo on a simulated $kind board ($(($(date +%s) - t0)) s)"
+    if "$(dirname "$0")/../../scripts/demo.sh" "$demo" "$simd" "$kind" >"$out" 2>&1 &&
+        grep -q "^demo complete" "$out"; then
+        ok "the demo on a simulated $kind board ($(($(date +%s) - t0)) s)"
     else
-        echo "not ok $n - the demo on a simulated $kind board"
-        tail -20 "$log" | sed 's/^/# /'
-        fails=$((fails + 1))
+        tail -"$TAP_TAIL" "$out" >"$err"
+        bad "the demo on a simulated $kind board"
     fi
 done
-[ "$fails" -eq 0 ]
+tap_end

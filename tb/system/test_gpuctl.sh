@@ -3,44 +3,9 @@
 # Usage: test_gpuctl.sh PATH/TO/gpuctl
 set -u
 GPUCTL=${1:?usage: test_gpuctl.sh PATH/TO/gpuctl}
-n=0
-fails=0
-out=$(mktemp)
-err=$(mktemp)
-prev=$(mktemp) # stdout of the previous check, for checks that inspect it with another program
-chain=$(mktemp) # stdout of a check that several later checks inspect
-trap 'rm -f "$out" "$err" "$prev" "$chain"' EXIT
-
-# check NAME EXPECTED_EXIT CMD...: runs CMD, records stdout/stderr, checks the exit code.
-check() {
-    local name=$1 want=$2
-    shift 2
-    n=$((n + 1))
-    "$@" >"$out" 2>"$err"
-    local got=$?
-    cp "$out" "$prev"
-    if [ "$got" -eq "$want" ]; then
-        echo "ok $n - $name"
-        return 0
-    fi
-    echo "not ok $n - $name (exit $got, wanted $want)"
-    sed 's/^/# /' "$err" | head -5
-    fails=$((fails + 1))
-    return 1
-}
-
-# expect NAME PATTERN FILE: the file matches the extended regex.
-expect() {
-    n=$((n + 1))
-    if grep -Eq -- "$2" "$3"; then
-        echo "ok $n - $1"
-    else
-        echo "not ok $n - $1 (no match for /$2/)"
-        sed 's/^/# /' "$3" | head -10
-        fails=$((fails + 1))
-    fi
-}
-
+. "$(dirname "$0")/../lib/tap.sh"
+tap_init gpuctl
+chain=$TAP_DIR/chain # stdout of a check that several later checks inspect
 
 # What this build's register map says the header holds (the generated header is the source).
 REGS_H="$(dirname "$0")/../../host/include/gpuref/gr_regs.h"
@@ -787,5 +752,4 @@ check "read --cpu of 8 bytes at the end of a 16 MiB allocation" 0 "$GPUCTL" -d s
 expect "... shows the filled start" "^@1\+00000000  44 55 66 77 44 55 66 77" "$out"
 expect "... and the untouched end" "^@1\+00fffff8  00 00 00 00 00 00 00 00" "$out"
 
-echo "1..$n"
-exit $((fails > 0))
+tap_end

@@ -12,65 +12,10 @@ SIMD=${1:?usage: test_simd.sh gpuref-simd gpuctl [seed]}
 GPUCTL=${2:?usage: test_simd.sh gpuref-simd gpuctl [seed]}
 SEED=${3:-${GR_TEST_SEED:-1}}
 echo "# seed=$SEED (replay: test_simd.sh $SIMD $GPUCTL $SEED)"
-n=0
-fails=0
-dir=$(mktemp -d /tmp/gr-simd.XXXXXX)
-out=$dir/out
-err=$dir/err
-server=
-cleanup() {
-    [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
-    rm -rf "$dir"
-}
-trap cleanup EXIT
-
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-bad() {
-    n=$((n + 1)); echo "not ok $n - $1"; fails=$((fails + 1))
-    sed 's/^/# /' "$err" | head -8
-}
-# missing KIND NAME: NAME fails, for want of a KIND board in gpuref-simd.
-missing() { echo "no $1 board in this build (board.mk builds every kind)" >"$err"; bad "$2"; }
-
-# check NAME EXPECTED_EXIT CMD...: runs CMD (at most 120 s: a hang fails), checks the exit code.
-check() {
-    local name=$1 want=$2
-    shift 2
-    timeout 120 "$@" >"$out" 2>"$err"
-    local got=$?
-    if [ "$got" -eq "$want" ]; then ok "$name"; else
-        echo "# exit $got, wanted $want"
-        grep -E "FAIL|stopped|error|timed out" "$out" | head -5 >>"$err"
-        bad "$name"
-    fi
-}
-expect() { if grep -Eq -- "$2" "$3"; then ok "$1"; else echo "# no /$2/ in:"; sed 's/^/#   /' "$3" | head -8; bad "$1"; fi; }
-
-# start_server ARGS...: starts gpuref-simd in the background and waits for its socket or pty.
-start_server() {
-    # Emptied here, not by the background job's redirection: that runs in the forked child,
-    # and until it does, the loop below could read the last server's banner.
-    : >"$dir/server.log"
-    "$SIMD" --seed "$SEED" "$@" >>"$dir/server.log" 2>&1 &
-    server=$!
-    for _ in $(seq 1 600); do
-        # the banner comes once the socket listens (or the pty is there)
-        if grep -Eq "^gpuref-simd: (serving |.* board on /)" "$dir/server.log" 2>/dev/null; then
-            return 0
-        fi
-        kill -0 "$server" 2>/dev/null || break
-        sleep 0.1
-    done
-    cp "$dir/server.log" "$err"
-    return 1
-}
-stop_server() {
-    kill "$server" 2>/dev/null
-    wait "$server" 2>/dev/null
-    local rc=$?
-    server=
-    return $rc
-}
+. "$(dirname "$0")/../lib/tap.sh"
+tap_init simd
+dir=$TAP_DIR
+TAP_TIMEOUT=120 # a hang fails
 
 built=$("$SIMD" --help | sed -n 's/^Built-in board kinds: //p')
 # Wall-time limits with room for a loaded machine (the simulation then runs slowly).
@@ -94,7 +39,7 @@ check "gpuref-simd --quiet goes with a board, not --connect" 2 "$SIMD" --connect
 if grep -qw stream <<<"$built"; then
     sock=$dir/vram.sock
     if start_server --socket "$sock" --board stream --vram 192K --quiet; then
-        expect "--quiet: the banner says the board runs without randomness" "\(seed [0-9]+, quiet\)" "$dir/server.log"
+        expect "--quiet: the banner says the board runs without randomness" "\(seed [0-9]+, quiet\)" "$server_log"
         check "--vram 192K: MC_VRAM_SIZE_LO over simd://" 0 "$GPUCTL" -d "simd://$sock?$L" peek MC_VRAM_SIZE_LO
         expect "... reads 0x30000" "0x00030000" "$out"
         stop_server
@@ -111,7 +56,7 @@ if grep -qw stream <<<"$built"; then
         check "--fst: a register read on the recorded board" 0 "$GPUCTL" -d "simd://$dir/fst.sock?$L" peek SCRATCH
         stop_server
         expect "--fst: the server names the waveform it wrote" "^board: wrote FST waveform $dir/board\.fst$" \
-            "$dir/server.log"
+            "$server_log"
         check "... and it is there" 0 test -s "$dir/board.fst"
     else
         bad "gpuref-simd starts a stream board with --fst"
@@ -129,7 +74,7 @@ if grep -qw stream <<<"$built"; then
     mkdir -m 700 "$xdg"
     if GR_SIMD_SOCKET= XDG_RUNTIME_DIR=$xdg start_server --board stream --quiet; then
         expect "no --socket: the server listens on \$XDG_RUNTIME_DIR/gpuref-simd.sock" \
-            "on $xdg/gpuref-simd\.sock " "$dir/server.log"
+            "on $xdg/gpuref-simd\.sock " "$server_log"
         check "simd:// with no path, from /, reaches it" 0 env GR_SIMD_SOCKET= XDG_RUNTIME_DIR="$xdg" \
             bash -c 'cd / && exec "$0" "$@"' "$GPUCTL_ABS" -d "simd://?$L" peek ID_MAGIC
         expect "... and reads the magic" "0x47505552" "$out"
@@ -141,7 +86,7 @@ if grep -qw stream <<<"$built"; then
     mkdir "$tmp"
     if GR_SIMD_SOCKET= XDG_RUNTIME_DIR= TMPDIR=$tmp start_server --board stream --quiet; then
         expect "no XDG_RUNTIME_DIR: the server listens in \$TMPDIR/gpuref-UID" \
-            "on $tmp/gpuref-$UID/gpuref-simd\.sock " "$dir/server.log"
+            "on $tmp/gpuref-$UID/gpuref-simd\.sock " "$server_log"
         check "... a directory the server made mode 0700" 0 test "$(stat -c %a "$tmp/gpuref-$UID")" = 700
         check "simd:// with no path, from /, reaches it" 0 env -u XDG_RUNTIME_DIR GR_SIMD_SOCKET= TMPDIR="$tmp" \
             bash -c 'cd / && exec "$0" "$@"' "$GPUCTL_ABS" -d "simd://?$L" peek ID_MAGIC
@@ -270,5 +215,4 @@ else
     missing uart "uart:// on gpuref-simd --pty"
 fi
 
-echo "1..$n"
-[ $fails -eq 0 ]
+tap_end

@@ -10,45 +10,10 @@ GPUCTL=${1:?usage: test_trace.sh PATH/TO/gpuctl OUTDIR}
 dir=${2:?usage: test_trace.sh PATH/TO/gpuctl OUTDIR}
 rm -rf "$dir" && mkdir -p "$dir"
 unset GR_SIM_FST GR_DEVICE
-n=0
-fails=0
+. "$(dirname "$0")/../lib/tap.sh"
+tap_init trace
 out=$dir/stdout
 err=$dir/stderr
-
-# check NAME EXPECTED_EXIT CMD...: runs CMD, keeps stdout/stderr in $out/$err, checks the exit code.
-check() {
-    local name=$1 want=$2
-    shift 2
-    n=$((n + 1))
-    "$@" >"$out" 2>"$err"
-    local got=$?
-    if [ "$got" -eq "$want" ]; then
-        echo "ok $n - $name"
-        return 0
-    fi
-    echo "not ok $n - $name (exit $got, wanted $want)"
-    sed 's/^/# /' "$err" | head -5
-    fails=$((fails + 1))
-    return 1
-}
-# expect NAME PATTERN FILE: the file matches the extended regex.
-expect() {
-    n=$((n + 1))
-    if grep -Eq -- "$2" "$3"; then
-        echo "ok $n - $1"
-    else
-        echo "not ok $n - $1 (no match for /$2/)"
-        sed 's/^/# /' "$3" | head -10
-        fails=$((fails + 1))
-    fi
-}
-# truth NAME CMD...: passes when CMD succeeds.
-truth() {
-    local name=$1
-    shift
-    n=$((n + 1))
-    if "$@"; then echo "ok $n - $name"; else echo "not ok $n - $name"; fails=$((fails + 1)); fi
-}
 # stamps FILE: "FIRST LAST COUNT" of the VCD's timestamps.
 stamps() { awk '/^#[0-9]+$/ { t = substr($0, 2); if (!c++) f = t; l = t } END { print f, l, c }' "$1"; }
 # names VCD: every signal's full name, as GTKWave and the .gtkw spell it.
@@ -71,7 +36,7 @@ gtkw_ok() {
     [ -s "$dir/wanted" ] && [ -z "$(comm -23 "$dir/wanted" "$dir/names")" ]
 }
 
-echo "1..23"
+tap_plan 23
 
 # ---- trace on FILE / trace off around one command ----
 check "trace on c.vcd, copy, trace off: exit 0" 0 "$GPUCTL" -d 'sim://?norandom=1' alloc 64K alloc 64K \
@@ -112,4 +77,4 @@ check "trace on into a missing directory is a device error" 3 "$GPUCTL" -d sim:/
 expect "... naming the file and the reason" "cannot open VCD file '/nonexistent-gpuref/x.vcd': No such file or directory" "$err"
 check "trace_from after trace_to is a bad URI" 2 "$GPUCTL" -d "sim://?trace=$dir/x.vcd&trace_from=9&trace_to=8" info
 
-[ "$fails" -eq 0 ]
+tap_end

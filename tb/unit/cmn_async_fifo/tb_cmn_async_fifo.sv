@@ -12,11 +12,6 @@
 // duplicated; monitors check that the write side never holds more than Depth words and that
 // wr_almost_full_o is set whenever at most AfullFree (2) entries are free. Inputs change at the
 // falling edge of their clock, outputs are sampled at the rising edge.
-`ifdef VERILATOR
-`ifndef UNIT_TRACE
-`define TB_NO_TRACE
-`endif
-`endif
 module tb_cmn_async_fifo;
     localparam integer Width = 16;
     localparam integer DepthLog2 = 3;
@@ -44,31 +39,10 @@ module tb_cmn_async_fifo;
     initial forever begin #(whalf); wclk = ~wclk; end
     initial forever begin #(rhalf); rclk = ~rclk; end
 
-    // ---- random numbers: xorshift64*, the same stream in both simulators ------------------
-    logic [63:0] rng_q = 64'h1;
-    task automatic rnd32(output logic [31:0] v);
-        rng_q = rng_q ^ (rng_q >> 12);
-        rng_q = rng_q ^ (rng_q << 25);
-        rng_q = rng_q ^ (rng_q >> 27);
-        v = 32'((rng_q * 64'h2545F4914F6CDD1D) >> 32);
-    endtask
-    task automatic rndn(input integer n, output integer v);  // 0 .. n-1
-        logic [31:0] r;
-        rnd32(r);
-        r = r % 32'(n);
-        v = $signed(r);
-    endtask
+    // ---- seed, waves, random numbers (xorshift64*), TAP checks: the kit --------------
+`define TB_TOP tb_cmn_async_fifo
+`include "tb/unit/common/tb_kit.svh"
 
-    // ---- TAP ------------------------------------------------------------------------------
-    integer n_tests = 0, n_fail = 0;
-    task automatic check(input logic cond, input string name);
-        n_tests = n_tests + 1;
-        if (cond) $display("ok %0d - %s", n_tests, name);
-        else begin
-            $display("not ok %0d - %s", n_tests, name);
-            n_fail = n_fail + 1;
-        end
-    endtask
 
     // ---- scoreboard -----------------------------------------------------------------------
     logic [Width-1:0] sent [0:NMAX-1];
@@ -170,8 +144,6 @@ module tb_cmn_async_fifo;
         rrst = 1'b0;
     endtask
 
-    integer seed = 1;
-    string  wave;
     initial begin : watchdog
         #(200000000);
         $display("Bail out! watchdog: simulation ran too long (seed=%0d)", seed);
@@ -181,22 +153,7 @@ module tb_cmn_async_fifo;
     initial begin : main
         logic ok, ok2;
         integer w0, r0, s0, c0, i, wh, rh;
-        if (!$value$plusargs("seed=%d", seed)) seed = 1;
-        if ($value$plusargs("wave=%s", wave)) begin
-`ifdef TB_NO_TRACE
-            $display("# +wave=%s ignored: this model was built without tracing (make UNIT_TRACE=1)", wave);
-`else
-            $dumpfile(wave);
-            $dumpvars(0, tb_cmn_async_fifo);
-`endif
-        end
-        rng_q = 64'(seed) + 64'h9E3779B97F4A7C15;
-        rng_q = (rng_q ^ (rng_q >> 30)) * 64'hBF58476D1CE4E5B9;
-        rng_q = (rng_q ^ (rng_q >> 27)) * 64'h94D049BB133111EB;
-        rng_q = rng_q ^ (rng_q >> 31);
-        if (rng_q == 64'h0) rng_q = 64'h1;
-        $display("1..%0d", PLAN);
-        $display("# seed=%0d", seed);
+        tb_start(PLAN);
         $display("# tb_cmn_async_fifo: Width=%0d DepthLog2=%0d", Width, DepthLog2);
 
         reset_both();
@@ -269,14 +226,7 @@ module tb_cmn_async_fifo;
         check(ok && e_data == 0, "after that reset: 600 words in order");
         check(n_sent == 600 && n_recv == 600, "after that reset: exactly the words sent arrive, none extra");
 
-        if (n_tests != PLAN) begin
-            $display("# planned %0d checks, ran %0d", PLAN, n_tests);
-            n_fail = n_fail + 1;
-        end
-        $display("# %0d of %0d checks failed (seed=%0d)", n_fail, n_tests, seed);
-        if (n_fail != 0) $fatal(1, "tb_cmn_async_fifo: %0d check(s) failed, seed=%0d", n_fail, seed);
-        $finish;
+        tb_finish("");
     end
 endmodule
-`undef TB_NO_TRACE
 `default_nettype wire

@@ -13,11 +13,6 @@
 // BREADY and RREADY stall at random. A scoreboard checks every B and R beat against the
 // bursts issued; a monitor checks the handshake rules every cycle. Phases vary the stall
 // rate, the gaps and the burst lengths (up to 256 beats), and one resets the slave mid-burst.
-`ifdef VERILATOR
-`ifndef UNIT_TRACE
-`define TB_NO_TRACE  // $dumpvars would be silently ignored: say so instead
-`endif
-`endif
 module tb_cmn_axi_err_slave;
     localparam integer AddrBits = 28;  // as gpu_core's BAR1 aperture
     localparam integer DataBytes = 8;
@@ -90,22 +85,9 @@ module tb_cmn_axi_err_slave;
     integer cyc = 0;
     always @(posedge clk) cyc <= cyc + 1;
 
-    // ---- random numbers: xorshift64*, the same stream in both simulators ------------------
-    // Draws are tasks, never functions: Verilator 5.006 evaluates an impure function in the
-    // arm of ?: or if/else that is not taken, and a case expression once per item.
-    logic [63:0] rng_q = 64'h1;
-    task automatic rnd32(output logic [31:0] v);
-        rng_q = rng_q ^ (rng_q >> 12);
-        rng_q = rng_q ^ (rng_q << 25);
-        rng_q = rng_q ^ (rng_q >> 27);
-        v = 32'((rng_q * 64'h2545F4914F6CDD1D) >> 32);
-    endtask
-    task automatic rndn(input integer n, output integer v);  // 0 .. n-1
-        logic [31:0] r;
-        rnd32(r);
-        r = r % 32'(n);
-        v = $signed(r);
-    endtask
+    // ---- seed, waves, random numbers (xorshift64*), TAP checks: the kit --------------
+`define TB_TOP tb_cmn_axi_err_slave
+`include "tb/unit/common/tb_kit.svh"
     task automatic rnd_data(output logic [DW-1:0] v);
         logic [31:0] r;
         integer i;
@@ -116,17 +98,6 @@ module tb_cmn_axi_err_slave;
         end
     endtask
 
-    // ---- TAP ------------------------------------------------------------------------------
-    integer n_tests = 0;
-    integer n_fail = 0;
-    task automatic check(input logic cond, input string name);
-        n_tests = n_tests + 1;
-        if (cond) $display("ok %0d - %s", n_tests, name);
-        else begin
-            $display("not ok %0d - %s", n_tests, name);
-            n_fail = n_fail + 1;
-        end
-    endtask
     integer n_notes = 0;
     task automatic note(input string msg);
         n_notes = n_notes + 1;
@@ -389,8 +360,6 @@ module tb_cmn_axi_err_slave;
     endtask
 
     // ---- the checks -----------------------------------------------------------------------
-    integer seed = 1;
-    string  wave;
     initial begin : watchdog
         #(50000000);
         $display("Bail out! watchdog: simulation ran too long (seed=%0d)", seed);
@@ -401,22 +370,7 @@ module tb_cmn_axi_err_slave;
         logic ok, ok2;
         integer p, stall, gap;
 
-        if (!$value$plusargs("seed=%d", seed)) seed = 1;
-        if ($value$plusargs("wave=%s", wave)) begin
-`ifdef TB_NO_TRACE
-            $display("# +wave=%s ignored: this model was built without tracing (make UNIT_TRACE=1)", wave);
-`else
-            $dumpfile(wave);
-            $dumpvars(0, tb_cmn_axi_err_slave);
-`endif
-        end
-        rng_q = 64'(seed) + 64'h9E3779B97F4A7C15;
-        rng_q = (rng_q ^ (rng_q >> 30)) * 64'hBF58476D1CE4E5B9;
-        rng_q = (rng_q ^ (rng_q >> 27)) * 64'h94D049BB133111EB;
-        rng_q = rng_q ^ (rng_q >> 31);
-        if (rng_q == 64'h0) rng_q = 64'h1;
-        $display("1..%0d", PLAN);
-        $display("# seed=%0d", seed);
+        tb_start(PLAN);
         $display("# tb_cmn_axi_err_slave: AddrBits=%0d DataBytes=%0d IdBits=%0d", AddrBits,
                  DataBytes, IdBits);
 
@@ -474,14 +428,7 @@ module tb_cmn_axi_err_slave;
         check(err_b_hold + err_r_hold + err_stall + err_x == 0,
               "protocol rules held through the reset test");
 
-        if (n_tests != PLAN) begin
-            $display("# planned %0d checks, ran %0d", PLAN, n_tests);
-            n_fail = n_fail + 1;
-        end
-        $display("# %0d of %0d checks failed (seed=%0d, %0d cycles)", n_fail, n_tests, seed, cyc);
-        if (n_fail != 0) $fatal(1, "tb_cmn_axi_err_slave: %0d check(s) failed, seed=%0d", n_fail, seed);
-        $finish;
+        tb_finish($sformatf(", %0d cycles", cyc));
     end
 endmodule
-`undef TB_NO_TRACE
 `default_nettype wire

@@ -24,11 +24,6 @@
 // Written by hand, because the generated table does not carry them: which csr_block port
 // drives or receives each hardware field (hw_value, ports_match), the interrupt sources and
 // the soft reset (csr_block's own logic), and the VPR lock (swwel in gpu_regs.rdl).
-`ifdef VERILATOR
-`ifndef UNIT_TRACE
-`define TB_NO_TRACE  // $dumpvars would be silently ignored: say so instead
-`endif
-`endif
 module tb_csr_block;
     localparam integer AddrBits = 16;
     localparam [7:0]   BOARD_ID = 8'h5A;
@@ -206,36 +201,10 @@ module tb_csr_block;
     integer cyc = 0;  // rising edges since time 0
     always @(posedge clk) cyc <= cyc + 1;
 
-    // ---- random numbers: xorshift64*, the same stream in both simulators ------------------
-    // Draws are tasks, never functions: Verilator 5.006 evaluates an impure function in the
-    // arm of ?: or if/else that is not taken, and a case expression once per item, so the
-    // two simulators would draw different streams. A task call is a statement; it runs
-    // exactly when reached, and a seed replays the same test in both simulators.
-    logic [63:0] rng_q = 64'h1;
-    task automatic rnd32(output logic [31:0] v);
-        rng_q = rng_q ^ (rng_q >> 12);
-        rng_q = rng_q ^ (rng_q << 25);
-        rng_q = rng_q ^ (rng_q >> 27);
-        v = 32'((rng_q * 64'h2545F4914F6CDD1D) >> 32);
-    endtask
-    task automatic rndn(input integer n, output integer v);  // 0 .. n-1
-        logic [31:0] r;
-        rnd32(r);
-        r = r % 32'(n);
-        v = $signed(r);
-    endtask
+    // ---- seed, waves, random numbers (xorshift64*), TAP checks: the kit --------------
+`define TB_TOP tb_csr_block
+`include "tb/unit/common/tb_kit.svh"
 
-    // ---- TAP ------------------------------------------------------------------------------
-    integer n_tests = 0;
-    integer n_fail = 0;
-    task automatic check(input logic cond, input string name);
-        n_tests = n_tests + 1;
-        if (cond) $display("ok %0d - %s", n_tests, name);
-        else begin
-            $display("not ok %0d - %s", n_tests, name);
-            n_fail = n_fail + 1;
-        end
-    endtask
     // Diagnostics: the first 40 are printed, later ones only counted.
     integer n_notes = 0;
     task automatic note(input string msg);
@@ -910,8 +879,6 @@ module tb_csr_block;
     end
 
     // ---- the checks -----------------------------------------------------------------------
-    integer seed = 1;
-    string  wave;
     initial begin : watchdog
         #(30000000);
         $display("Bail out! watchdog: simulation ran too long (seed=%0d)", seed);
@@ -929,23 +896,7 @@ module tb_csr_block;
         logic [31:0] before_v;
         logic [31:0] irq_bits;
 
-        if (!$value$plusargs("seed=%d", seed)) seed = 1;
-        if ($value$plusargs("wave=%s", wave)) begin
-`ifdef TB_NO_TRACE
-            $display("# +wave=%s ignored: this model was built without tracing (make UNIT_TRACE=1)", wave);
-`else
-            $dumpfile(wave);
-            $dumpvars(0, tb_csr_block);
-`endif
-        end
-        // splitmix64 of the seed: nearby seeds give unrelated streams, never the zero state.
-        rng_q = 64'(seed) + 64'h9E3779B97F4A7C15;
-        rng_q = (rng_q ^ (rng_q >> 30)) * 64'hBF58476D1CE4E5B9;
-        rng_q = (rng_q ^ (rng_q >> 27)) * 64'h94D049BB133111EB;
-        rng_q = rng_q ^ (rng_q >> 31);
-        if (rng_q == 64'h0) rng_q = 64'h1;
-        $display("1..%0d", PLAN);
-        $display("# seed=%0d", seed);
+        tb_start(PLAN);
         $display("# tb_csr_block: csr_block AddrBits=16 BoardId=0x%02x BuildStamp=0x%06x, %0d registers",
                  BOARD_ID, BUILD_STAMP, MAP_NREGS);
 
@@ -1594,14 +1545,7 @@ module tb_csr_block;
         check(ok && ok2 && all && ports_match(),
               "rst_i clears VPR_CTRL.LOCK and every register; VPR_BASE is writable again");
 
-        if (n_tests != PLAN) begin
-            $display("# planned %0d checks, ran %0d", PLAN, n_tests);
-            n_fail = n_fail + 1;
-        end
-        $display("# %0d of %0d checks failed (seed=%0d, %0d cycles)", n_fail, n_tests, seed, cyc);
-        if (n_fail != 0) $fatal(1, "tb_csr_block: %0d check(s) failed, seed=%0d", n_fail, seed);
-        $finish;
+        tb_finish($sformatf(", %0d cycles", cyc));
     end
 endmodule
-`undef TB_NO_TRACE
 `default_nettype wire

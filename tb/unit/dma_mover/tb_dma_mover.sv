@@ -19,11 +19,6 @@
 //     after the stop; stop with zero strobes (engine reset): the same, and it drains;
 //   - faults: unmapped and read-only pages, DECERR on read and write, VA and VRAM addresses
 //     out of range, VPR copy (nothing from the VPR leaves it), each with its address.
-`ifdef VERILATOR
-`ifndef UNIT_TRACE
-`define TB_NO_TRACE
-`endif
-`endif
 module tb_dma_mover;
     localparam integer PLAN = 25;
     localparam integer OPS = 160;
@@ -41,20 +36,9 @@ module tb_dma_mover;
     integer cyc = 0;
     always @(posedge clk) cyc <= cyc + 1;
 
-    // ---- random: xorshift64*, the same stream in both simulators --------------------------
-    logic [63:0] rng_q = 64'h1;
-    task automatic rnd32(output logic [31:0] v);
-        rng_q = rng_q ^ (rng_q >> 12);
-        rng_q = rng_q ^ (rng_q << 25);
-        rng_q = rng_q ^ (rng_q >> 27);
-        v = 32'((rng_q * 64'h2545F4914F6CDD1D) >> 32);
-    endtask
-    task automatic rndn(input integer n, output integer v);  // 0 .. n-1
-        logic [31:0] r;
-        rnd32(r);
-        r = r % 32'(n);
-        v = $signed(r);
-    endtask
+    // ---- seed, waves, random numbers (xorshift64*), TAP checks: the kit --------------
+`define TB_TOP tb_dma_mover
+`include "tb/unit/common/tb_kit.svh"
     // The MMU and the sink draw from streams of their own, so the main thread's stream does
     // not depend on how the simulator orders processes within a time step.
     logic [63:0] rng_mmu = 64'h2, rng_sink = 64'h3;
@@ -370,19 +354,6 @@ module tb_dma_mover;
     // business), the host port's read concurrency.
     wire unused_tb = ^{mmu_use_root, mmu_root, h_maxr, rng_mmu, rng_sink};
 
-    // ---- TAP --------------------------------------------------------------------------------
-    integer n_tests = 0, n_fail = 0;
-    task automatic check(input logic cond, input string name);
-        n_tests = n_tests + 1;
-        if (cond) $display("ok %0d - %s", n_tests, name);
-        else begin
-            $display("not ok %0d - %s", n_tests, name);
-            n_fail = n_fail + 1;
-        end
-    endtask
-
-    integer seed = 1;
-
     // ---- operations ------------------------------------------------------------------------
     integer op_cycles = 0;   // from the op's handshake to op_done
     logic   last_stopped = 1'b0;
@@ -541,7 +512,6 @@ module tb_dma_mover;
     endtask
 
     // ---- the test ---------------------------------------------------------------------------
-    string  wave;
     initial begin : timeout_guard
         #(400000000);
         $display("Bail out! watchdog: simulation ran too long (seed=%0d)", seed);
@@ -556,20 +526,10 @@ module tb_dma_mover;
         logic [31:0] w0, w1;
         logic ok;
 
-        if (!$value$plusargs("seed=%d", seed)) seed = 1;
-        if ($value$plusargs("wave=%s", wave)) begin
-`ifdef TB_NO_TRACE
-            $display("# +wave=%s ignored: built without tracing (make UNIT_TRACE=1)", wave);
-`else
-            $dumpfile(wave);
-            $dumpvars(0, tb_dma_mover);
-`endif
-        end
+        tb_start(PLAN);
         rng_q = 64'(seed) * 64'h9E3779B97F4A7C15 + 64'h5851F42D4C957F2D;
         rng_mmu = rng_q ^ 64'hA5A5A5A55A5A5A5A;
         rng_sink = rng_q ^ 64'h0123456789ABCDEF;
-        $display("1..%0d", PLAN);
-        $display("# seed=%0d", seed);
         seed_h = 32'(seed) * 32'd3 + 32'd1;
         seed_v = 32'(seed) * 32'd5 + 32'd2;
         for (i = 0; i < TOTAL; i = i + 1) begin
@@ -869,14 +829,7 @@ module tb_dma_mover;
         check(err_attr == 0 && n_cached > 0 && n_uncached > 0,
               $sformatf("AxCACHE 1111 or 0011 (%0d and %0d bursts), AxPROT 0, AxLOCK 0", n_cached, n_uncached));
 
-        if (n_tests != PLAN) begin
-            $display("# planned %0d checks, ran %0d", PLAN, n_tests);
-            n_fail = n_fail + 1;
-        end
-        $display("# %0d of %0d checks failed (seed=%0d, %0d cycles)", n_fail, n_tests, seed, cyc);
-        if (n_fail != 0) $fatal(1, "tb_dma_mover: %0d check(s) failed, seed=%0d", n_fail, seed);
-        $finish;
+        tb_finish($sformatf(", %0d cycles", cyc));
     end
 endmodule
-`undef TB_NO_TRACE
 `default_nettype wire

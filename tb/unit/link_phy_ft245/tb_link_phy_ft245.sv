@@ -14,11 +14,6 @@
 // must start with the status bytes 0x01 0x60 and hold at most 512 bytes; the data after them
 // must be exactly the bytes the engine sent. Throughput: 2048 bytes one way with everything
 // ready, asserted >= 95% of FT clock cycles each way.
-`ifdef VERILATOR
-`ifndef UNIT_TRACE
-`define TB_NO_TRACE
-`endif
-`endif
 module tb_link_phy_ft245;
     localparam integer PLAN = 17;
     localparam integer NMAX = 16384;
@@ -72,36 +67,14 @@ module tb_link_phy_ft245;
         .in_packets_o(m_pkts)
     );
 
-    // ---- random numbers: xorshift64*, the same stream in both simulators ------------------
-    logic [63:0] rng_q = 64'h1;
-    task automatic rnd32(output logic [31:0] v);
-        rng_q = rng_q ^ (rng_q >> 12);
-        rng_q = rng_q ^ (rng_q << 25);
-        rng_q = rng_q ^ (rng_q >> 27);
-        v = 32'((rng_q * 64'h2545F4914F6CDD1D) >> 32);
-    endtask
-    task automatic rndn(input integer n, output integer v);
-        logic [31:0] r;
-        rnd32(r);
-        r = r % 32'(n);
-        v = $signed(r);
-    endtask
-
-    // ---- TAP ------------------------------------------------------------------------------
-    integer n_tests = 0, n_fail = 0;
-    task automatic check(input logic cond, input string name);
-        n_tests = n_tests + 1;
-        if (cond) $display("ok %0d - %s", n_tests, name);
-        else begin
-            $display("not ok %0d - %s", n_tests, name);
-            n_fail = n_fail + 1;
-        end
-    endtask
+    // ---- seed, waves, random numbers (xorshift64*), TAP checks: the kit --------------
+`define TB_TOP tb_link_phy_ft245
+`include "tb/unit/common/tb_kit.svh"
+`include "tb/unit/common/tb_stream_sb.svh"
 
     // ---- scoreboards ----------------------------------------------------------------------
-    logic [7:0] dn_q [0:NMAX-1];
-    logic [7:0] up_q [0:NMAX-1];
-    integer dn_sent = 0, dn_recv = 0, up_sent = 0, up_recv = 0, e_dn = 0, e_up = 0;
+    `TB_STREAM_SB(dn, 8, NMAX)
+    `TB_STREAM_SB(up, 8, NMAX)
     // IN packets as the host sees them
     integer pk_pos = 0, pk_n = 0, pk_status_only = 0, e_status = 0, e_len = 0;
     integer pk_last_len = 0, pk_last_start = 0, pk_last_end = 0, pk_start = 0, c_siwu = 0;
@@ -109,16 +82,10 @@ module tb_link_phy_ft245;
         @(posedge clk);
         if (!rst) begin
             if (tx_valid && tx_ready) begin
-                up_q[up_sent % NMAX] = tx_data;
-                up_sent = up_sent + 1;
+                `TB_SB_PUSH(up, tx_data)
             end
             if (rx_valid && rx_ready) begin
-                if (dn_recv >= dn_sent || rx_data !== dn_q[dn_recv % NMAX]) begin
-                    if (e_dn < 5) $display("#   down byte %0d: got %h expected %h", dn_recv,
-                                           rx_data, dn_q[dn_recv % NMAX]);
-                    e_dn = e_dn + 1;
-                end
-                dn_recv = dn_recv + 1;
+                `TB_SB_POP(dn, rx_data, 1'b0, "down byte")
             end
         end
     end
@@ -127,20 +94,14 @@ module tb_link_phy_ft245;
         @(posedge ft_clk);
         if (!mrst) begin
             if (uo_valid && uo_ready) begin
-                dn_q[dn_sent % NMAX] = uo_data;
-                dn_sent = dn_sent + 1;
+                `TB_SB_PUSH(dn, uo_data)
             end
             if (ui_valid && ui_ready) begin
                 if (pk_pos == 0) pk_start = fcyc;
                 if (pk_pos == 0 && ui_data !== 8'h01) e_status = e_status + 1;
                 else if (pk_pos == 1 && ui_data !== 8'h60) e_status = e_status + 1;
                 else if (pk_pos >= 2) begin
-                    if (up_recv >= up_sent || ui_data !== up_q[up_recv % NMAX]) begin
-                        if (e_up < 5) $display("#   up byte %0d: got %h expected %h", up_recv,
-                                               ui_data, up_q[up_recv % NMAX]);
-                        e_up = e_up + 1;
-                    end
-                    up_recv = up_recv + 1;
+                    `TB_SB_POP(up, ui_data, 1'b0, "up byte")
                 end
                 pk_pos = pk_pos + 1;
                 if (pk_pos > 512) e_len = e_len + 1;
@@ -229,8 +190,6 @@ module tb_link_phy_ft245;
         done = uo_n == 0 && tx_n == 0 && dn_recv == dn_sent && up_recv == up_sent;
     endtask
 
-    integer seed = 1;
-    string  wave;
     initial begin : watchdog
         #(400000000);
         $display("Bail out! watchdog: simulation ran too long (seed=%0d)", seed);
@@ -240,22 +199,7 @@ module tb_link_phy_ft245;
     initial begin : main
         logic ok;
         integer i, p0, s0, t0, pct, so0;
-        if (!$value$plusargs("seed=%d", seed)) seed = 1;
-        if ($value$plusargs("wave=%s", wave)) begin
-`ifdef TB_NO_TRACE
-            $display("# +wave=%s ignored: this model was built without tracing (make UNIT_TRACE=1)", wave);
-`else
-            $dumpfile(wave);
-            $dumpvars(0, tb_link_phy_ft245);
-`endif
-        end
-        rng_q = 64'(seed) + 64'h9E3779B97F4A7C15;
-        rng_q = (rng_q ^ (rng_q >> 30)) * 64'hBF58476D1CE4E5B9;
-        rng_q = (rng_q ^ (rng_q >> 27)) * 64'h94D049BB133111EB;
-        rng_q = rng_q ^ (rng_q >> 31);
-        if (rng_q == 64'h0) rng_q = 64'h1;
-        $display("1..%0d", PLAN);
-        $display("# seed=%0d", seed);
+        tb_start(PLAN);
         $display("# tb_link_phy_ft245: FT2232H CLKOUT 16 ns, 512-byte USB packets, latency timer %0d cycles",
                  Latency);
 
@@ -367,14 +311,7 @@ module tb_link_phy_ft245;
               $sformatf("the chip moved exactly the bytes sent (%0d read, %0d written, %0d packets)",
                         m_rdb, m_wrb, m_pkts));
 
-        if (n_tests != PLAN) begin
-            $display("# planned %0d checks, ran %0d", PLAN, n_tests);
-            n_fail = n_fail + 1;
-        end
-        $display("# %0d of %0d checks failed (seed=%0d, %0d FT clock cycles)", n_fail, n_tests, seed, fcyc);
-        if (n_fail != 0) $fatal(1, "tb_link_phy_ft245: %0d check(s) failed, seed=%0d", n_fail, seed);
-        $finish;
+        tb_finish($sformatf(", %0d FT clock cycles", fcyc));
     end
 endmodule
-`undef TB_NO_TRACE
 `default_nettype wire

@@ -14,11 +14,6 @@
 // checked against the datasheet's rules (<= 256 words, a short packet after the FPGA stops).
 // Throughput: 4096 words one way with everything ready, counted as words moved per ft_clk
 // cycle between the first and the last word, asserted >= 95% each way.
-`ifdef VERILATOR
-`ifndef UNIT_TRACE
-`define TB_NO_TRACE
-`endif
-`endif
 module tb_link_phy_ft601;
     localparam integer PLAN = 17;
     localparam integer NMAX = 16384;
@@ -76,37 +71,15 @@ module tb_link_phy_ft601;
         .contention_o(m_cont), .proto_err_o(m_perr), .rd_words_o(m_rdw), .wr_words_o(m_wrw)
     );
 
-    // ---- random numbers: xorshift64*, the same stream in both simulators ------------------
-    logic [63:0] rng_q = 64'h1;
-    task automatic rnd32(output logic [31:0] v);
-        rng_q = rng_q ^ (rng_q >> 12);
-        rng_q = rng_q ^ (rng_q << 25);
-        rng_q = rng_q ^ (rng_q >> 27);
-        v = 32'((rng_q * 64'h2545F4914F6CDD1D) >> 32);
-    endtask
-    task automatic rndn(input integer n, output integer v);
-        logic [31:0] r;
-        rnd32(r);
-        r = r % 32'(n);
-        v = $signed(r);
-    endtask
-
-    // ---- TAP ------------------------------------------------------------------------------
-    integer n_tests = 0, n_fail = 0;
-    task automatic check(input logic cond, input string name);
-        n_tests = n_tests + 1;
-        if (cond) $display("ok %0d - %s", n_tests, name);
-        else begin
-            $display("not ok %0d - %s", n_tests, name);
-            n_fail = n_fail + 1;
-        end
-    endtask
+    // ---- seed, waves, random numbers (xorshift64*), TAP checks: the kit --------------
+`define TB_TOP tb_link_phy_ft601
+`include "tb/unit/common/tb_kit.svh"
+`include "tb/unit/common/tb_stream_sb.svh"
 
     // ---- scoreboards ----------------------------------------------------------------------
     // dn: host OUT -> chip -> PHY rx; up: PHY tx -> chip -> host IN.
-    logic [31:0] dn_q [0:NMAX-1];
-    logic [31:0] up_q [0:NMAX-1];
-    integer dn_sent = 0, dn_recv = 0, up_sent = 0, up_recv = 0, e_dn = 0, e_up = 0;
+    `TB_STREAM_SB(dn, 32, NMAX)
+    `TB_STREAM_SB(up, 32, NMAX)
     integer c_be_err = 0;
     integer pk_words = 0, pk_n = 0, pk_short = 0, e_pk = 0, pk_last_len = 0;
     // engine side, core clock
@@ -114,16 +87,10 @@ module tb_link_phy_ft601;
         @(posedge clk);
         if (!rst) begin
             if (tx_valid && tx_ready) begin
-                up_q[up_sent % NMAX] = tx_data;
-                up_sent = up_sent + 1;
+                `TB_SB_PUSH(up, tx_data)
             end
             if (rx_valid && rx_ready) begin
-                if (dn_recv >= dn_sent || rx_data !== dn_q[dn_recv % NMAX]) begin
-                    if (e_dn < 5) $display("#   down word %0d: got %h expected %h", dn_recv,
-                                           rx_data, dn_q[dn_recv % NMAX]);
-                    e_dn = e_dn + 1;
-                end
-                dn_recv = dn_recv + 1;
+                `TB_SB_POP(dn, rx_data, 1'b0, "down word")
             end
             if (rx_be_err) c_be_err = c_be_err + 1;
         end
@@ -135,17 +102,11 @@ module tb_link_phy_ft601;
         if (!mrst) begin
             if (uo_valid && uo_ready) begin
                 if (uo_be == 4'hF) begin
-                    dn_q[dn_sent % NMAX] = uo_data;
-                    dn_sent = dn_sent + 1;
+                    `TB_SB_PUSH(dn, uo_data)
                 end
             end
             if (ui_valid && ui_ready) begin
-                if (up_recv >= up_sent || ui_data !== up_q[up_recv % NMAX] || ui_be !== 4'hF) begin
-                    if (e_up < 5) $display("#   up word %0d: got %h/%h expected %h", up_recv,
-                                           ui_data, ui_be, up_q[up_recv % NMAX]);
-                    e_up = e_up + 1;
-                end
-                up_recv = up_recv + 1;
+                `TB_SB_POP(up, ui_data, ui_be !== 4'hF, $sformatf("up word (byte enables %h)", ui_be))
                 pk_words = pk_words + 1;
                 if (pk_words > Pkt) e_pk = e_pk + 1;
                 if (ui_last) begin
@@ -238,8 +199,6 @@ module tb_link_phy_ft601;
         done = uo_n == 0 && tx_n == 0 && dn_recv == dn_sent && up_recv == up_sent;
     endtask
 
-    integer seed = 1;
-    string  wave;
     initial begin : watchdog
         #(400000000);
         $display("Bail out! watchdog: simulation ran too long (seed=%0d)", seed);
@@ -249,22 +208,7 @@ module tb_link_phy_ft601;
     initial begin : main
         logic ok;
         integer i, b0, p0, s0, pct;
-        if (!$value$plusargs("seed=%d", seed)) seed = 1;
-        if ($value$plusargs("wave=%s", wave)) begin
-`ifdef TB_NO_TRACE
-            $display("# +wave=%s ignored: this model was built without tracing (make UNIT_TRACE=1)", wave);
-`else
-            $dumpfile(wave);
-            $dumpvars(0, tb_link_phy_ft601);
-`endif
-        end
-        rng_q = 64'(seed) + 64'h9E3779B97F4A7C15;
-        rng_q = (rng_q ^ (rng_q >> 30)) * 64'hBF58476D1CE4E5B9;
-        rng_q = (rng_q ^ (rng_q >> 27)) * 64'h94D049BB133111EB;
-        rng_q = rng_q ^ (rng_q >> 31);
-        if (rng_q == 64'h0) rng_q = 64'h1;
-        $display("1..%0d", PLAN);
-        $display("# seed=%0d", seed);
+        tb_start(PLAN);
         $display("# tb_link_phy_ft601: FT601 CLK 100 MHz, 256-word USB packets");
 
         rst = 1'b1;
@@ -365,14 +309,7 @@ module tb_link_phy_ft601;
               $sformatf("the chip moved exactly the words sent (%0d read incl. the tail, %0d written)",
                         m_rdw, m_wrw));
 
-        if (n_tests != PLAN) begin
-            $display("# planned %0d checks, ran %0d", PLAN, n_tests);
-            n_fail = n_fail + 1;
-        end
-        $display("# %0d of %0d checks failed (seed=%0d, %0d FT601 cycles)", n_fail, n_tests, seed, fcyc);
-        if (n_fail != 0) $fatal(1, "tb_link_phy_ft601: %0d check(s) failed, seed=%0d", n_fail, seed);
-        $finish;
+        tb_finish($sformatf(", %0d FT601 cycles", fcyc));
     end
 endmodule
-`undef TB_NO_TRACE
 `default_nettype wire

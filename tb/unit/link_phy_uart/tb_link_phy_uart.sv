@@ -13,11 +13,6 @@
 // a glitch shorter than half a bit (ignored), an overrun without flow control (exactly the
 // bytes beyond the FIFO dropped, one rx_overrun_o pulse each), the same burst with RTS#/CTS#
 // (nothing dropped), CTS# high holding the transmitter, and the line idle level after reset.
-`ifdef VERILATOR
-`ifndef UNIT_TRACE
-`define TB_NO_TRACE
-`endif
-`endif
 module tb_link_phy_uart;
     localparam integer ClkHz = 16000000;
     localparam integer Baud = 1000000;
@@ -85,69 +80,36 @@ module tb_link_phy_uart;
     wire h_out_valid = m_out_valid[sel];
     wire [7:0] h_out_data = m_out_data[sel];
 
-    // ---- random numbers: xorshift64*, the same stream in both simulators ------------------
-    logic [63:0] rng_q = 64'h1;
-    task automatic rnd32(output logic [31:0] v);
-        rng_q = rng_q ^ (rng_q >> 12);
-        rng_q = rng_q ^ (rng_q << 25);
-        rng_q = rng_q ^ (rng_q >> 27);
-        v = 32'((rng_q * 64'h2545F4914F6CDD1D) >> 32);
-    endtask
-    task automatic rndn(input integer n, output integer v);
-        logic [31:0] r;
-        rnd32(r);
-        r = r % 32'(n);
-        v = $signed(r);
-    endtask
-
-    // ---- TAP ------------------------------------------------------------------------------
-    integer n_tests = 0, n_fail = 0;
-    task automatic check(input logic cond, input string name);
-        n_tests = n_tests + 1;
-        if (cond) $display("ok %0d - %s", n_tests, name);
-        else begin
-            $display("not ok %0d - %s", n_tests, name);
-            n_fail = n_fail + 1;
-        end
-    endtask
+    // ---- seed, waves, random numbers (xorshift64*), TAP checks: the kit --------------
+`define TB_TOP tb_link_phy_uart
+`include "tb/unit/common/tb_kit.svh"
+`include "tb/unit/common/tb_stream_sb.svh"
 
     // ---- scoreboards ----------------------------------------------------------------------
     // up: engine -> line -> far end; down: far end -> line -> engine.
-    logic [7:0] up_q [0:NMAX-1];
-    logic [7:0] dn_q [0:NMAX-1];
-    integer up_sent = 0, up_recv = 0, dn_sent = 0, dn_recv = 0, e_up = 0, e_dn = 0;
+    `TB_STREAM_SB(up, 8, NMAX)
+    `TB_STREAM_SB(dn, 8, NMAX)
     integer c_ferr = 0, c_ovr = 0, dn_skip = 0;
     logic [7:0] dn_flip = 8'h00;    // XOR expected on the next byte down (injected bit error)
     initial forever begin
         @(posedge clk);
         if (!rst) begin
             if (e_tx_valid && e_tx_ready) begin
-                up_q[up_sent % NMAX] = e_tx_data;
-                up_sent = up_sent + 1;
+                `TB_SB_PUSH(up, e_tx_data)
             end
             if (h_out_valid && h_out_ready) begin
-                if (up_recv >= up_sent || h_out_data !== up_q[up_recv % NMAX]) begin
-                    if (e_up < 5) $display("#   up byte %0d: got %h", up_recv, h_out_data);
-                    e_up = e_up + 1;
-                end
-                up_recv = up_recv + 1;
+                `TB_SB_POP(up, h_out_data, 1'b0, "up byte")
             end
             if (h_in_valid && h_in_ready) begin
-                dn_q[dn_sent % NMAX] = h_in_data ^ dn_flip;
+                `TB_SB_PUSH(dn, h_in_data ^ dn_flip)
                 dn_flip = 8'h00;
-                dn_sent = dn_sent + 1;
             end
             if (e_rx_valid && e_rx_ready) begin
                 while (dn_skip > 0) begin        // bytes the test expects to be dropped
                     dn_recv = dn_recv + 1;
                     dn_skip = dn_skip - 1;
                 end
-                if (dn_recv >= dn_sent || e_rx_data !== dn_q[dn_recv % NMAX]) begin
-                    if (e_dn < 5) $display("#   down byte %0d: got %h expected %h", dn_recv,
-                                           e_rx_data, dn_q[dn_recv % NMAX]);
-                    e_dn = e_dn + 1;
-                end
-                dn_recv = dn_recv + 1;
+                `TB_SB_POP(dn, e_rx_data, 1'b0, "down byte")
             end
             if (e_rx_ferr) c_ferr = c_ferr + 1;
             if (e_rx_ovr) c_ovr = c_ovr + 1;
@@ -211,8 +173,6 @@ module tb_link_phy_uart;
         repeat (16 * n) @(posedge clk);
     endtask
 
-    integer seed = 1;
-    string  wave;
     initial begin : watchdog
         #(400000000);
         $display("Bail out! watchdog: simulation ran too long (seed=%0d)", seed);
@@ -223,22 +183,7 @@ module tb_link_phy_uart;
         logic ok, ok2;
         string rate;
         integer i, f0, o0, t0, hold, s0;
-        if (!$value$plusargs("seed=%d", seed)) seed = 1;
-        if ($value$plusargs("wave=%s", wave)) begin
-`ifdef TB_NO_TRACE
-            $display("# +wave=%s ignored: this model was built without tracing (make UNIT_TRACE=1)", wave);
-`else
-            $dumpfile(wave);
-            $dumpvars(0, tb_link_phy_uart);
-`endif
-        end
-        rng_q = 64'(seed) + 64'h9E3779B97F4A7C15;
-        rng_q = (rng_q ^ (rng_q >> 30)) * 64'hBF58476D1CE4E5B9;
-        rng_q = (rng_q ^ (rng_q >> 27)) * 64'h94D049BB133111EB;
-        rng_q = rng_q ^ (rng_q >> 31);
-        if (rng_q == 64'h0) rng_q = 64'h1;
-        $display("1..%0d", PLAN);
-        $display("# seed=%0d", seed);
+        tb_start(PLAN);
         $display("# tb_link_phy_uart: %0d Hz, %0d baud, rx FIFO %0d bytes", ClkHz, Baud, Depth);
 
         rst = 1'b1;
@@ -396,14 +341,7 @@ module tb_link_phy_uart;
         check(ok2 && dut_tx === 1'b1 && e_rx_valid === 1'b0,
               "rst_i with bytes in flight: tx_o idle, the receive FIFO empty");
 
-        if (n_tests != PLAN) begin
-            $display("# planned %0d checks, ran %0d", PLAN, n_tests);
-            n_fail = n_fail + 1;
-        end
-        $display("# %0d of %0d checks failed (seed=%0d, %0d cycles)", n_fail, n_tests, seed, cyc);
-        if (n_fail != 0) $fatal(1, "tb_link_phy_uart: %0d check(s) failed, seed=%0d", n_fail, seed);
-        $finish;
+        tb_finish($sformatf(", %0d cycles", cyc));
     end
 endmodule
-`undef TB_NO_TRACE
 `default_nettype wire

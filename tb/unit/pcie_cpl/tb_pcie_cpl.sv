@@ -65,20 +65,9 @@ module tb_pcie_cpl;
         .m_ap_rvalid_i(a_rv), .m_ap_rready_o(a_rry),
         .csr_wr_done_o(wr_done), .ur_o(ur));
 
-    integer n_test = 0, n_fail = 0;
-    task automatic check(input bit ok, input string name);
-        n_test = n_test + 1;
-        if (!ok) n_fail = n_fail + 1;
-        if (ok) $display("ok %0d - %0s", n_test, name);
-        else $display("not ok %0d - %0s", n_test, name);
-    endtask
-    logic [63:0] rs;
-    task automatic rnd32(output [31:0] v);
-        rs = rs ^ (rs >> 12);
-        rs = rs ^ (rs << 25);
-        rs = rs ^ (rs >> 27);
-        v = 32'(((rs * 64'h2545_F491_4F6C_DD1D) >> 32));
-    endtask
+    // ---- seed, waves, TAP checks: the kit --------------------------------------------
+`define TB_TOP tb_pcie_cpl
+`include "tb/unit/common/tb_kit.svh"
     // the slaves' own stream, so that the order in which the simulator runs the processes at
     // one edge does not change what either draws
     logic [63:0] rs_s;
@@ -411,16 +400,14 @@ module tb_pcie_cpl;
     wire unused = ^{c_awa[1:0], c_ara[1:0], c_awp, c_arp, a_awid, a_arid, a_awc, a_arc, a_awp, a_arp,
                     a_awlk, a_arlk};
     initial begin
-        integer seed, i, c0, u0, w0, len, npay, kind;
+        integer i, c0, u0, w0, len, npay, kind;
         reg [31:0] r, r2;
         reg [12:0] off;
         reg [3:0] fb, lb, typ;
         bit ok;
-        if (!$value$plusargs("seed=%d", seed)) seed = 1;
-        rs = 64'h9E37_79B9_7F4A_7C15 ^ {32'd0, seed};
+        tb_start(PLAN);
+        rng_q = 64'h9E37_79B9_7F4A_7C15 ^ {32'd0, seed};
         rs_s = 64'hD1B5_4A32_D192_ED03 ^ {32'd0, seed};
-        $display("1..%0d", PLAN);
-        $display("# seed=%0d", seed);
         for (i = 0; i < 1024; i = i + 1) begin
             rnd32(r); rnd32(r2);
             csr[i] = r; ref_csr[i] = r; ap[i] = {r2, r}; ref_ap[i] = {r2, r};
@@ -539,8 +526,7 @@ module tb_pcie_cpl;
         check(ok, "random: both memories equal the reference; only BE'd BAR0 DWORDs read, once; AXI bursts legal");
         check(n_ur == e_ur && n_ur - u0 > 0,
               $sformatf("ur_o pulsed once per UR completion (%0d in all, %0d random)", n_ur, n_ur - u0));
-        if (n_fail != 0) $fatal(1, "%0d checks failed", n_fail);
-        $finish;
+        tb_finish("");
     end
 endmodule
 `default_nettype wire

@@ -27,21 +27,10 @@ module tb_pcie_irq;
         .cfg_interrupt_sent_i(1'b0), .msi_count_o(cnt));
     initial forever #5 clk = ~clk;
 
-    integer n_test = 0, n_fail = 0;
-    task automatic check(input bit ok, input string name);
-        n_test = n_test + 1;
-        if (!ok) n_fail = n_fail + 1;
-        if (ok) $display("ok %0d - %0s", n_test, name);
-        else $display("not ok %0d - %0s", n_test, name);
-    endtask
+    // ---- seed, waves, TAP checks: the kit --------------------------------------------
+`define TB_TOP tb_pcie_irq
+`include "tb/unit/common/tb_kit.svh"
 
-    logic [63:0] rs;
-    task automatic rnd32(output [31:0] v);
-        rs = rs ^ (rs >> 12);
-        rs = rs ^ (rs << 25);
-        rs = rs ^ (rs >> 27);
-        v = 32'(((rs * 64'h2545_F491_4F6C_DD1D) >> 32));
-    endtask
 
     // ---- monitor: counts and per-cycle rules, sampled at the rising edge ------------------
     integer cyc = 0, asks = 0, last_ask = -1, sents = 0, fails = 0;
@@ -97,12 +86,10 @@ module tb_pcie_irq;
     endtask
 
     initial begin
-        integer seed, a0, c0, s0, j, t_edge, owe, owe_max, late;
+        integer a0, c0, s0, j, t_edge, owe, owe_max, late;
         reg [31:0] r;
-        if (!$value$plusargs("seed=%d", seed)) seed = 1;
-        rs = 64'h9E37_79B9_7F4A_7C15 ^ {32'd0, seed};
-        $display("1..%0d", PLAN);
-        $display("# seed=%0d", seed);
+        tb_start(PLAN);
+        rng_q = 64'h9E37_79B9_7F4A_7C15 ^ {32'd0, seed};
         ticks(3);
         rst = 1'b0;
         ticks(2);
@@ -241,8 +228,7 @@ module tb_pcie_irq;
         check(late == 0 && 32'(cnt) - c0 == sents - s0 && waiting == 0,
               $sformatf("random: every edge asked within %0d cycles (worst %0d), msi_count == sent",
                         2 * (dmax + 3) + Retry + 4, owe_max));
-        if (n_fail != 0) $fatal(1, "%0d checks failed", n_fail);
-        $finish;
+        tb_finish("");
     end
 endmodule
 `default_nettype wire

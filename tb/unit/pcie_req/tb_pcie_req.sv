@@ -56,13 +56,9 @@ module tb_pcie_req;
         .cfg_max_payload_i(mps), .cfg_max_read_req_i(mrrs), .bus_master_en_i(bme),
         .cpl_timeout_o(tmo_o), .cpl_error_o(err_o));
 
-    integer n_test = 0, n_fail = 0;
-    task automatic check(input bit ok, input string name);
-        n_test = n_test + 1;
-        if (!ok) n_fail = n_fail + 1;
-        if (ok) $display("ok %0d - %0s", n_test, name);
-        else $display("not ok %0d - %0s", n_test, name);
-    endtask
+    // ---- seed, waves, TAP checks: the kit --------------------------------------------
+`define TB_TOP tb_pcie_req
+`include "tb/unit/common/tb_kit.svh"
 `define TB_RND(st, v) begin st = st ^ (st >> 12); st = st ^ (st << 25); st = st ^ (st >> 27); \
         v = 32'(((st * 64'h2545_F491_4F6C_DD1D) >> 32)); end
     logic [63:0] rs_m, rs_q, rs_c, rs_r;  // master, RQ sink, RC source, RREADY
@@ -279,16 +275,14 @@ module tb_pcie_req;
     endtask
 
     initial begin
-        integer seed, i, j, len, off, t0, cyc, tl0, bad_wr, bad_cnt;
+        integer i, j, len, off, t0, cyc, tl0, bad_wr, bad_cnt;
         reg [31:0] r;
         reg [1:0] resp;
-        if (!$value$plusargs("seed=%d", seed)) seed = 1;
+        tb_start(PLAN);
         rs_m = 64'h9E37_79B9_7F4A_7C15 ^ {32'd0, seed};
         rs_q = 64'hD1B5_4A32_D192_ED03 ^ {32'd0, seed};
         rs_c = 64'h8CB9_2BA7_2F3D_8DD7 ^ {32'd0, seed};
         rs_r = 64'h5851_F42D_4C95_7F2D ^ {32'd0, seed};
-        $display("1..%0d", PLAN);
-        $display("# seed=%0d", seed);
         for (i = 0; i < 8192; i = i + 1) begin
             `TB_RND(rs_m, r)
             hm[i] = r[7:0]; href[i] = r[7:0]; wcount[i] = 0; ecount[i] = 0;
@@ -363,8 +357,7 @@ module tb_pcie_req;
         bad_cnt = 0;
         for (i = 0; i < 8192; i = i + 1) if (hm[i] != href[i] || wcount[i] != ecount[i]) bad_cnt = bad_cnt + 1;
         check(bad_cnt == 0 && bad_r == 0, "host memory unchanged by the refused write; nothing else wrong");
-        if (n_fail != 0) $fatal(1, "%0d checks failed", n_fail);
-        $finish;
+        tb_finish("");
     end
 endmodule
 `default_nettype wire

@@ -12,13 +12,9 @@ module tb_pcie_req_split;
     wire  [12:0] len;
     pcie_req_split dut (.addr_i(addr), .bytes_i(bytes), .limit_sel_i(sel), .len_o(len));
 
-    integer n_test = 0, n_fail = 0;
-    task automatic check(input bit ok, input string name);
-        n_test = n_test + 1;
-        if (!ok) n_fail = n_fail + 1;
-        if (ok) $display("ok %0d - %0s", n_test, name);
-        else $display("not ok %0d - %0s", n_test, name);
-    endtask
+    // ---- seed, waves, TAP checks: the kit --------------------------------------------
+`define TB_TOP tb_pcie_req_split
+`include "tb/unit/common/tb_kit.svh"
 
     logic [63:0] rs;
     function automatic [31:0] rnd();
@@ -39,13 +35,11 @@ module tb_pcie_req_split;
     endtask
 
     initial begin
-        integer seed, j, bad_len, bad_4k, bad_align, bad_sum, lim, s;
+        integer j, bad_len, bad_4k, bad_align, bad_sum, lim, s;
         reg [63:0] a, first_a;
         reg [12:0] l, l2, total, left;
-        if (!$value$plusargs("seed=%d", seed)) seed = 1;
+        tb_start(PLAN);
         rs = 64'h9E37_79B9_7F4A_7C15 ^ {32'd0, seed};
-        $display("1..%0d", PLAN);
-        $display("# seed=%0d", seed);
         cut(12'h000, 13'd4096, 3'd0, l); cut(12'h000, 13'd4096, 3'd5, l2);
         check(l == 13'd128 && l2 == 13'd4096, "aligned: the limit (128 and 4096 bytes)");
         cut(12'h040, 13'd4096, 3'd0, l); cut(12'hf00, 13'd4096, 3'd5, l2);
@@ -80,8 +74,7 @@ module tb_pcie_req_split;
               "2000 random transfers: every TLP 1..limit bytes, lengths add up to the transfer");
         check(bad_4k == 0 && bad_align == 0,
               "no TLP crosses 4 KiB; every TLP after the first starts limit-aligned");
-        if (n_fail != 0) $fatal(1, "%0d checks failed", n_fail);
-        $finish;
+        tb_finish("");
     end
 endmodule
 `default_nettype wire

@@ -4,15 +4,14 @@
 set -u
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 CHECK="python3 $ROOT/scripts/check_links.py"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; sed 's/^/# /' "$tmp/log" | head -20; }
-echo "1..3"
+. "$(dirname "$0")/../../lib/tap.sh"
+tap_init links
+tmp=$TAP_DIR
+TAP_TAIL=20
+tap_plan 3
 
-if $CHECK --root "$ROOT" >"$tmp/log" 2>&1; then ok "$(tail -1 "$tmp/log")"
-else not_ok "Markdown links to files a fresh clone does not have"; fi
+if $CHECK --root "$ROOT" >"$err" 2>&1; then ok "$(tail -1 "$err")"
+else bad "Markdown links to files a fresh clone does not have"; fi
 
 # A scratch tree (not a git checkout): a README with good links, a link into build/ and one to a
 # file that does not exist, and links the check must not follow.
@@ -27,13 +26,14 @@ Also [gone](../docs/gone.md).
 [in a block](also-missing.md)
 ```
 MD
-$CHECK --root "$t" >"$tmp/log" 2>&1; rc=$?
-if [ "$rc" = 1 ] && grep -q "bench/README.md: link to ../build/bench/plot.png" "$tmp/log" &&
-    grep -q "bench/README.md: link to ../docs/gone.md" "$tmp/log" && [ "$(grep -c 'no such file' "$tmp/log")" = 2 ]; then
+$CHECK --root "$t" >"$err" 2>&1; rc=$?
+if [ "$rc" = 1 ] && grep -q "bench/README.md: link to ../build/bench/plot.png" "$err" &&
+    grep -q "bench/README.md: link to ../docs/gone.md" "$err" && [ "$(grep -c 'no such file' "$err")" = 2 ]; then
     ok "a link into build/ and one to a missing file fail, named; code, anchors and URLs are not followed"
-else not_ok "the check did not fire as it should (exit $rc)"; fi
+else bad "the check did not fire as it should (exit $rc)"; fi
 
 sed -i '/plot.png/d; /gone.md/d' "$t/bench/README.md"
-if $CHECK --root "$t" >"$tmp/log" 2>&1 && grep -q "all 3 relative links" "$tmp/log"; then
+if $CHECK --root "$t" >"$err" 2>&1 && grep -q "all 3 relative links" "$err"; then
     ok "with those two gone the tree passes (3 links checked)"
-else not_ok "a tree with good links failed"; fi
+else bad "a tree with good links failed"; fi
+tap_end

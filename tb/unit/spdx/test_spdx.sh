@@ -4,17 +4,16 @@
 set -u
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 SPDX="python3 $ROOT/scripts/spdx.py"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; sed 's/^/# /' "$tmp/log" | head -20; }
+. "$(dirname "$0")/../../lib/tap.sh"
+tap_init spdx
+tmp=$TAP_DIR
+TAP_TAIL=20
 LINE="SPDX-License-Identifier: Apache-2.0"
-echo "1..9"
+tap_plan 9
 
 # 1. The tree itself.
-if $SPDX --check --root "$ROOT" >"$tmp/log" 2>&1; then ok "$(tail -1 "$tmp/log")"
-else not_ok "source files without the SPDX line (run scripts/spdx.py --fix and commit)"; fi
+if $SPDX --check --root "$ROOT" >"$err" 2>&1; then ok "$(tail -1 "$err")"
+else bad "source files without the SPDX line (run scripts/spdx.py --fix and commit)"; fi
 
 # A scratch tree (not a git checkout: every file under it is listed) with one file of each kind,
 # none carrying the line, and files the check must leave alone.
@@ -39,28 +38,28 @@ SOURCES="Makefile board.lpf host/a.c host/a.h host/x.mk rtl/g.sv rtl/lint.vlt rt
 cp -r "$t" "$tmp/orig"
 
 # 2. The check fires, naming each source file and only those.
-$SPDX --check --root "$t" >"$tmp/log" 2>&1; rc=$?
-listed=$(grep -o '^[^:]*: no SPDX' "$tmp/log" | sed 's/: no SPDX//' | sort | tr '\n' ' ')
-if [ "$rc" = 1 ] && [ "$listed" = "$SOURCES " ] && grep -q "10 of 10 source files lack" "$tmp/log"; then
+$SPDX --check --root "$t" >"$err" 2>&1; rc=$?
+listed=$(grep -o '^[^:]*: no SPDX' "$err" | sed 's/: no SPDX//' | sort | tr '\n' ' ')
+if [ "$rc" = 1 ] && [ "$listed" = "$SOURCES " ] && grep -q "10 of 10 source files lack" "$err"; then
     ok "the check fails on files without the line, naming the 10 sources and no other file"
-else not_ok "the check did not fail as it should (exit $rc; listed: $listed)"; fi
+else bad "the check did not fail as it should (exit $rc; listed: $listed)"; fi
 
 # 3. A check changes nothing.
 if diff -r "$tmp/orig" "$t" >/dev/null; then ok "--check writes nothing"
-else not_ok "--check changed files"; fi
+else bad "--check changed files"; fi
 
 # 4. One file without the line among files with it still fails.
 mkdir -p "$tmp/one/rtl"
 printf '// %s\nmodule a;\nendmodule\n' "$LINE" >"$tmp/one/rtl/a.v"
 printf '/* %s */\nint b;\n' "$LINE" >"$tmp/one/b.c"
 printf 'module c;\nendmodule\n' >"$tmp/one/rtl/c.v"
-$SPDX --check --root "$tmp/one" >"$tmp/log" 2>&1; rc=$?
-if [ "$rc" = 1 ] && grep -q "^rtl/c.v: no SPDX" "$tmp/log" && ! grep -q "^rtl/a.v\|^b.c" "$tmp/log"; then
+$SPDX --check --root "$tmp/one" >"$err" 2>&1; rc=$?
+if [ "$rc" = 1 ] && grep -q "^rtl/c.v: no SPDX" "$err" && ! grep -q "^rtl/a.v\|^b.c" "$err"; then
     ok "one file without the line among two with it fails the check, named"
-else not_ok "a single file without the line was not caught (exit $rc)"; fi
+else bad "a single file without the line was not caught (exit $rc)"; fi
 
 # 5. --fix writes each file's own comment syntax, after a first line that must stay first.
-$SPDX --fix --root "$t" >"$tmp/log" 2>&1
+$SPDX --fix --root "$t" >"$err" 2>&1
 line() { sed -n "$2p" "$t/$1"; }
 bad=""
 [ "$(line rtl/m.v 1)" = "// $LINE" ] && [ "$(line rtl/m.v 2)" = '`default_nettype none' ] || bad="$bad rtl/m.v"
@@ -72,9 +71,9 @@ bad=""
 [ "$(line scripts/run 2)" = "# $LINE" ] || bad="$bad scripts/run"
 [ "$(line Makefile 1)" = "# $LINE" ] && [ "$(line Makefile 3)" = "$(printf '\ttrue')" ] || bad="$bad Makefile"
 [ "$(line board.lpf 1)" = "# $LINE" ] || bad="$bad board.lpf"
-if [ -z "$bad" ] && grep -q "added the line to 10 of 10" "$tmp/log"; then
+if [ -z "$bad" ] && grep -q "added the line to 10 of 10" "$err"; then
     ok "--fix adds the line in each file's comment syntax (after a shebang, \`verilator_config or a generated line)"
-else not_ok "--fix wrote the wrong line in:$bad"; fi
+else bad "--fix wrote the wrong line in:$bad"; fi
 
 # 6. Nothing but the one line changed, and the files it must not touch are untouched.
 changed=""
@@ -85,26 +84,27 @@ for f in README.md data.json LICENSE tb/fuzz/corpus/x/seed1.c build/gen.c; do
     cmp -s "$t/$f" "$tmp/orig/$f" || changed="$changed $f"
 done
 if [ -z "$changed" ]; then ok "--fix adds one line and nothing else; Markdown, JSON, LICENSE, corpora and build/ untouched"
-else not_ok "--fix changed more than the line in:$changed"; fi
+else bad "--fix changed more than the line in:$changed"; fi
 
 # 7. Fixed, the tree passes, and a second --fix changes nothing.
 cp -r "$t" "$tmp/fixed"
-if $SPDX --check --root "$t" >"$tmp/log" 2>&1 && $SPDX --fix --root "$t" >>"$tmp/log" 2>&1 &&
-    diff -r "$tmp/fixed" "$t" >/dev/null && grep -q "added the line to 0 of 10" "$tmp/log"; then
+if $SPDX --check --root "$t" >"$err" 2>&1 && $SPDX --fix --root "$t" >>"$err" 2>&1 &&
+    diff -r "$tmp/fixed" "$t" >/dev/null && grep -q "added the line to 0 of 10" "$err"; then
     ok "after --fix the check passes, and --fix again changes nothing"
-else not_ok "the fixed tree fails the check, or a second --fix changed it"; fi
+else bad "the fixed tree fails the check, or a second --fix changed it"; fi
 
 # 8. PATHs narrow the check to files and folders.
 rm -rf "$t" && cp -r "$tmp/orig" "$t"
-(cd "$t" && $SPDX --check rtl host/a.c) >"$tmp/log" 2>&1; rc=$?
-if [ "$rc" = 1 ] && [ "$(grep -c ': no SPDX' "$tmp/log")" = 4 ] && ! grep -q "^scripts/\|^Makefile" "$tmp/log"; then
+(cd "$t" && $SPDX --check rtl host/a.c) >"$err" 2>&1; rc=$?
+if [ "$rc" = 1 ] && [ "$(grep -c ': no SPDX' "$err")" = 4 ] && ! grep -q "^scripts/\|^Makefile" "$err"; then
     ok "paths narrow the check (rtl/ and host/a.c: 4 files)"
-else not_ok "paths did not narrow the check (exit $rc)"; fi
+else bad "paths did not narrow the check (exit $rc)"; fi
 
 # 9. Bad arguments: a clear error, exit 2, nothing written.
-(cd "$t" && $SPDX --fix /nonexistent) >"$tmp/log" 2>&1; rc1=$?
-$SPDX --check --fix --root "$t" >>"$tmp/log" 2>&1; rc2=$?
-if [ "$rc1" = 2 ] && [ "$rc2" = 2 ] && grep -q "/nonexistent: not a file or folder" "$tmp/log" &&
+(cd "$t" && $SPDX --fix /nonexistent) >"$err" 2>&1; rc1=$?
+$SPDX --check --fix --root "$t" >>"$err" 2>&1; rc2=$?
+if [ "$rc1" = 2 ] && [ "$rc2" = 2 ] && grep -q "/nonexistent: not a file or folder" "$err" &&
     diff -r "$tmp/orig" "$t" >/dev/null; then
     ok "a path outside the tree or two modes is refused (exit 2) and writes nothing"
-else not_ok "bad arguments were not refused cleanly (exit $rc1, $rc2)"; fi
+else bad "bad arguments were not refused cleanly (exit $rc1, $rc2)"; fi
+tap_end
