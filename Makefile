@@ -98,13 +98,20 @@ quiet = @printf '  %-8s %s\n' '$(1)' '$(2)';
 endif
 
 TEST_SUITES :=
+# $(call suite,NAME,PREREQUISITES,COMMAND): suite NAME, test-NAME running COMMAND (which prints
+# TAP) through tap_run. A table line in a fragment: $(eval $(call suite,...)).
+define suite
+TEST_SUITES += $(1)
+.PHONY: test-$(1)
+test-$(1): $(2)
+	$$(call tap_run,$(1),$(3))
+endef
 
 .PHONY: all demo test lint regs regs-check deps bench clean
 all:
 
 include sim/harness/harness.mk
 include tb/unit/harness/harness.mk
-include tb/unit/headers/headers.mk
 include sim/board/board.mk
 include tb/system/board.mk
 include tb/unit/unit.mk
@@ -112,13 +119,10 @@ include tb/unit/link_engine.mk
 include tb/unit/link_phy.mk
 include tb/unit/pcie/pcie.mk
 include boards/alveo_u200/u200.mk
-include tb/unit/ddi_layout/ddi_layout.mk
-include tb/unit/vidmm_flags/vidmm_flags.mk
-include tb/unit/vidmm_gpuva/vidmm_gpuva.mk
 include tb/unit/mc_mmu/mc_mmu.mk
 include tb/models/dma_ref/dma_ref.mk
-include tb/unit/vidmm_segment/vidmm_segment.mk
 include host/host.mk
+include tb/unit/host.mk
 include host/install.mk
 include tb/unit/pcie/pcie_driver.mk
 include host/layers.mk

@@ -32,13 +32,6 @@ test-$(1): $$($(3)_TEST) $$(SYSTEM_DEPS_$(1))
 -include $(HOST_OBJ_DIR)/tb/system/test_$(2).d
 endef
 
-# $(call shell_suite,SUITE,PREREQUISITES,COMMAND): a suite that is a script printing TAP.
-define shell_suite
-TEST_SUITES += $(1)
-.PHONY: test-$(1)
-test-$(1): $(2)
-	$$(call tap_run,$(1),$(3))
-endef
 
 # ID_BUILD.STAMP must be the stamp the model was verilated with (harness.mk). Two seeds (gpuva,
 # dma-smoke, device, link-proto): the bus models' timing, the random mappings, where the faults
@@ -88,17 +81,17 @@ $(eval $(call system_suite,system-isolation,isolation,ISOLATION,sched,1 2))
 $(eval $(call system_suite,system-vram-size,vram_size,VRAM_SIZE,gpuref,1))
 
 # The shell suites.
-$(eval $(call shell_suite,system-gpuctl,$(GPUCTL),tb/system/test_gpuctl.sh $(GPUCTL)))
+$(eval $(call suite,system-gpuctl,$(GPUCTL),tb/system/test_gpuctl.sh $(GPUCTL)))
 # Waveforms a gpuctl user aims on sim://: trace on/off, the URI's window, VCD and FST, the
 # GTKWave save file, the printed path, the errors.
-$(eval $(call shell_suite,system-trace,$(GPUCTL),tb/system/test_trace.sh $(GPUCTL) $(BUILD)/test-trace))
+$(eval $(call suite,system-trace,$(GPUCTL),tb/system/test_trace.sh $(GPUCTL) $(BUILD)/test-trace))
 # gpuref-simd and gpuctl over simd:// and uart:// against the RTL of every board built (kinds
 # without a board top in this tree are skipped).
-$(eval $(call shell_suite,system-simd,$(GPUREF_SIMD) $(GPUCTL),tb/system/test_simd.sh $(GPUREF_SIMD) $(GPUCTL) 1))
+$(eval $(call suite,system-simd,$(GPUREF_SIMD) $(GPUCTL),tb/system/test_simd.sh $(GPUREF_SIMD) $(GPUCTL) 1))
 # The demo on simulated boards (scripts/demo.sh): the FT601 one, within the CI budget (the stream
 # board's link runs the system suites in system-links). The stream board (about 40 s), the
 # FT2232H one (about 2 minutes) and uart (the simulated 3 Mbaud line is slow in wall time: a 4 KiB
 # frame is 1.4M core cycles) run by hand: `make test-demo-links DEMO_LINK_KINDS="stream ft2232h
 # uart"` or `make demo DEVICE=uart`.
 DEMO_LINK_KINDS ?= ft601
-$(eval $(call shell_suite,demo-links,$(GR_DEMO) $(GPUREF_SIMD),tb/system/test_demo_links.sh $(GR_DEMO) $(GPUREF_SIMD) $$(DEMO_LINK_KINDS)))
+$(eval $(call suite,demo-links,$(GR_DEMO) $(GPUREF_SIMD),tb/system/test_demo_links.sh $(GR_DEMO) $(GPUREF_SIMD) $$(DEMO_LINK_KINDS)))
