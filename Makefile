@@ -201,29 +201,19 @@ test: $(if $(SAN),,all)
 	  exit $$(( hrc | rrc | src ))
 
 # The generated register files are fresh, and regtool catches a stale or unsupported map.
-TEST_SUITES += regtool
-test-regtool: $(VENV)/.stamp
-	$(call tap_run,regtool,tb/unit/regtool/test_regtool.sh $(VENV_PY))
+$(eval $(call suite,regtool,$(VENV)/.stamp,tb/unit/regtool/test_regtool.sh $$(VENV_PY)))
 
 # tap_summary.py's own counts, on fixture TAP files.
-TEST_SUITES += tap-summary
-test-tap-summary:
-	$(call tap_run,tap-summary,python3 tb/unit/tap_summary/test_tap_summary.py)
+$(eval $(call suite,tap-summary,,python3 tb/unit/tap_summary/test_tap_summary.py))
 
 # Every source file names its licence (scripts/spdx.py: which files, which comment), and the
 # check fails on a file without the line.
-TEST_SUITES += spdx
-test-spdx:
-	$(call tap_run,spdx,tb/unit/spdx/test_spdx.sh)
+$(eval $(call suite,spdx,,tb/unit/spdx/test_spdx.sh))
 
 # Every relative link in the Markdown points to a file a fresh clone has (scripts/check_links.py).
-TEST_SUITES += readme-links
-test-readme-links:
-	$(call tap_run,readme-links,tb/unit/readme_links/test_readme_links.sh)
+$(eval $(call suite,readme-links,,tb/unit/readme_links/test_readme_links.sh))
 
-TEST_SUITES += lint
-test-lint:
-	$(call tap_run,lint,echo 1..1; if $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) lint; then echo "ok 1 - lint: verilator -Wall and icarus and yosys"; else echo "not ok 1 - lint"; fi)
+$(eval $(call suite,lint,,echo 1..1; if $$(MAKE) --no-print-directory -f $$(firstword $$(MAKEFILE_LIST)) lint; then echo "ok 1 - lint: verilator -Wall and icarus and yosys"; else echo "not ok 1 - lint"; fi))
 
 # The sanitizer runs under their usual names, for CI or by hand (each takes tens of minutes on two
 # cores: not part of the default `make test`).
@@ -247,10 +237,8 @@ clean:
 # and interrupt threads beside the test thread.
 ifneq ($(SAN),)
 # The demo, as a suite: a sanitizer report (or any failure) makes it exit non-zero.
-TEST_SUITES += demo
-test-demo: $(GR_DEMO)
-	$(call tap_run,demo,echo 1..1; if $(GR_DEMO) > $(BUILD)/demo.log 2>&1; then echo "ok 1 - gr_demo"; \
-	  else s=$$?; tail -40 $(BUILD)/demo.log | sed 's/^/# /'; echo "not ok 1 - gr_demo exit $$s (log: $(BUILD)/demo.log)"; fi)
+$(eval $(call suite,demo,$(GR_DEMO),echo 1..1; if $$(GR_DEMO) > $$(BUILD)/demo.log 2>&1; then echo "ok 1 - gr_demo"; \
+	  else s=$$$$?; tail -40 $$(BUILD)/demo.log | sed 's/^/# /'; echo "not ok 1 - gr_demo exit $$$$s (log: $$(BUILD)/demo.log)"; fi))
 ifneq ($(findstring thread,$(SAN)),)
 SAN_TEST_SUITES ?= harness system-kmd-submit system-alloc system-vidsch system-residency system-timeline
 # ThreadSanitizer slows the simulation tenfold and more: one seed of each VidSch suite (a seed
