@@ -98,13 +98,20 @@ quiet = @printf '  %-8s %s\n' '$(1)' '$(2)';
 endif
 
 TEST_SUITES :=
+# $(call suite,NAME,PREREQUISITES,COMMAND): suite NAME, test-NAME running COMMAND (which prints
+# TAP) through tap_run. A table line in a fragment: $(eval $(call suite,...)).
+define suite
+TEST_SUITES += $(1)
+.PHONY: test-$(1)
+test-$(1): $(2)
+	$$(call tap_run,$(1),$(3))
+endef
 
 .PHONY: all demo test lint regs regs-check deps bench clean
 all:
 
 include sim/harness/harness.mk
 include tb/unit/harness/harness.mk
-include tb/unit/headers/headers.mk
 include sim/board/board.mk
 include tb/system/board.mk
 include tb/unit/unit.mk
@@ -112,42 +119,21 @@ include tb/unit/link_engine.mk
 include tb/unit/link_phy.mk
 include tb/unit/pcie/pcie.mk
 include boards/alveo_u200/u200.mk
-include tb/unit/ddi_layout/ddi_layout.mk
-include tb/unit/mc_aperture/mc_aperture.mk
-include tb/unit/vidmm_flags/vidmm_flags.mk
-include tb/unit/mc_vram_arb/mc_vram_arb.mk
-include tb/unit/sdr_ctrl/sdr_ctrl.mk
-include tb/unit/vidmm_gpuva/vidmm_gpuva.mk
 include tb/unit/mc_mmu/mc_mmu.mk
 include tb/models/dma_ref/dma_ref.mk
-include tb/unit/vidmm_segment/vidmm_segment.mk
 include host/host.mk
+include tb/unit/host.mk
 include host/install.mk
 include tb/unit/pcie/pcie_driver.mk
 include host/layers.mk
 include examples/examples.mk
 include tb/conformance/conformance.mk
 include tb/system/system.mk
-include tb/system/errors.mk
-include tb/system/pcie_host.mk
-include tb/system/easy.mk
-include tb/system/trace.mk
 include sim/usb/usb.mk
 include tb/system/usb.mk
-include tb/system/gpuva.mk
-include tb/system/dma_smoke.mk
 include tb/system/dma.mk
-include tb/system/axi_slaves.mk
-include tb/system/alloc.mk
-include tb/system/kmd_submit.mk
-include tb/system/vidsch.mk
-include tb/system/residency.mk
-include tb/system/timeline.mk
-include tb/system/link_proto.mk
-include tb/system/isolation.mk
 include tb/system/links.mk
 include tb/boards/boards.mk
-include tb/system/vram_size.mk
 include bench/bench.mk
 include bench/alloc/alloc.mk
 include bench/dma/dma.mk
@@ -215,29 +201,19 @@ test: $(if $(SAN),,all)
 	  exit $$(( hrc | rrc | src ))
 
 # The generated register files are fresh, and regtool catches a stale or unsupported map.
-TEST_SUITES += regtool
-test-regtool: $(VENV)/.stamp
-	$(call tap_run,regtool,tb/unit/regtool/test_regtool.sh $(VENV_PY))
+$(eval $(call suite,regtool,$(VENV)/.stamp,tb/unit/regtool/test_regtool.sh $$(VENV_PY)))
 
 # tap_summary.py's own counts, on fixture TAP files.
-TEST_SUITES += tap-summary
-test-tap-summary:
-	$(call tap_run,tap-summary,python3 tb/unit/tap_summary/test_tap_summary.py)
+$(eval $(call suite,tap-summary,,python3 tb/unit/tap_summary/test_tap_summary.py))
 
 # Every source file names its licence (scripts/spdx.py: which files, which comment), and the
 # check fails on a file without the line.
-TEST_SUITES += spdx
-test-spdx:
-	$(call tap_run,spdx,tb/unit/spdx/test_spdx.sh)
+$(eval $(call suite,spdx,,tb/unit/spdx/test_spdx.sh))
 
 # Every relative link in the Markdown points to a file a fresh clone has (scripts/check_links.py).
-TEST_SUITES += readme-links
-test-readme-links:
-	$(call tap_run,readme-links,tb/unit/readme_links/test_readme_links.sh)
+$(eval $(call suite,readme-links,,tb/unit/readme_links/test_readme_links.sh))
 
-TEST_SUITES += lint
-test-lint:
-	$(call tap_run,lint,echo 1..1; if $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) lint; then echo "ok 1 - lint: verilator -Wall and icarus and yosys"; else echo "not ok 1 - lint"; fi)
+$(eval $(call suite,lint,,echo 1..1; if $$(MAKE) --no-print-directory -f $$(firstword $$(MAKEFILE_LIST)) lint; then echo "ok 1 - lint: verilator -Wall and icarus and yosys"; else echo "not ok 1 - lint"; fi))
 
 # The sanitizer runs under their usual names, for CI or by hand (each takes tens of minutes on two
 # cores: not part of the default `make test`).
@@ -261,10 +237,8 @@ clean:
 # and interrupt threads beside the test thread.
 ifneq ($(SAN),)
 # The demo, as a suite: a sanitizer report (or any failure) makes it exit non-zero.
-TEST_SUITES += demo
-test-demo: $(GR_DEMO)
-	$(call tap_run,demo,echo 1..1; if $(GR_DEMO) > $(BUILD)/demo.log 2>&1; then echo "ok 1 - gr_demo"; \
-	  else s=$$?; tail -40 $(BUILD)/demo.log | sed 's/^/# /'; echo "not ok 1 - gr_demo exit $$s (log: $(BUILD)/demo.log)"; fi)
+$(eval $(call suite,demo,$(GR_DEMO),echo 1..1; if $$(GR_DEMO) > $$(BUILD)/demo.log 2>&1; then echo "ok 1 - gr_demo"; \
+	  else s=$$$$?; tail -40 $$(BUILD)/demo.log | sed 's/^/# /'; echo "not ok 1 - gr_demo exit $$$$s (log: $$(BUILD)/demo.log)"; fi))
 ifneq ($(findstring thread,$(SAN)),)
 SAN_TEST_SUITES ?= harness system-kmd-submit system-alloc system-vidsch system-residency system-timeline
 # ThreadSanitizer slows the simulation tenfold and more: one seed of each VidSch suite (a seed

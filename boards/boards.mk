@@ -34,8 +34,6 @@ all: $(BOARD_IDS_TEST)
 
 # Suite boards: the id table and its decode; the hardware check script on the simulation (its
 # steps, on sim://); per ECP5 board, build.sh --ci (3 tests each; a missing top fails).
-TEST_SUITES += boards
-test-boards: $(VENV)/.stamp $(BOARD_IDS_TEST) $(GPUCTL) $(BOARD_SMOKE)
-	$(call tap_run,boards,rc=0; $(BOARD_IDS_TEST) boards || rc=1; \
-	  GPUCTL=$(GPUCTL) BOARD_SMOKE=$(BOARD_SMOKE) boards/common/hw_check.sh sim sim:// || rc=1; \
-	  for b in $(ECP5_BOARDS); do VENV=$(VENV) boards/common/build.sh $$b --ci || rc=1; done; exit $$rc)
+$(eval $(call suite,boards,$(VENV)/.stamp $(BOARD_IDS_TEST) $(GPUCTL) $(BOARD_SMOKE),rc=0; $$(BOARD_IDS_TEST) boards || rc=1; \
+	  GPUCTL=$$(GPUCTL) BOARD_SMOKE=$$(BOARD_SMOKE) boards/common/hw_check.sh sim sim:// || rc=1; \
+	  for b in $$(ECP5_BOARDS); do VENV=$$(VENV) boards/common/build.sh $$$$b --ci || rc=1; done; exit $$$$rc))

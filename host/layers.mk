@@ -19,6 +19,4 @@ LAYERS_CHECK = python3 scripts/check_layers.py --objdir $(HOST_OBJ_DIR) \
 check-layers: $(LAYERS_OBJS) $(LAYERS_SHIPPED)
 	$(LAYERS_CHECK)
 
-TEST_SUITES += layers
-test-layers: $(LAYERS_OBJS) $(LAYERS_SHIPPED)
-	$(call tap_run,layers,$(LAYERS_CHECK) --tap; s=$$?; python3 tb/unit/layers/test_check_layers.py || s=1; exit $$s)
+$(eval $(call suite,layers,$(LAYERS_OBJS) $(LAYERS_SHIPPED),$$(LAYERS_CHECK) --tap; s=$$$$?; python3 tb/unit/layers/test_check_layers.py || s=1; exit $$$$s))

@@ -35,8 +35,6 @@ bench-dma: $(BDMA_BENCH) $(BDMA_VVP)
 	@echo "bench-dma: $(BUILD)/bench/dma.md, $(BUILD)/bench/dma.png"
 
 # A tiny run of every measurement, twice: bytes exact, cycles positive and repeatable.
-TEST_SUITES += bench-dma-smoke
-test-bench-dma-smoke: $(BDMA_BENCH) $(BDMA_VVP)
-	$(call tap_run,bench-dma-smoke,$(BDMA_BENCH) --smoke --vvp $(BDMA_VVP))
+$(eval $(call suite,bench-dma-smoke,$(BDMA_BENCH) $(BDMA_VVP),$$(BDMA_BENCH) --smoke --vvp $$(BDMA_VVP)))
 
 -include $(BDMA_OBJS:.o=.d)

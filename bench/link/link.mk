@@ -40,8 +40,6 @@ bench-link: $(BLINK_BENCH) $(BLINK_USB) $(GPUREF_SIMD)
 # A tiny run over sim:// and the stream board: bytes read back exact, cycles counted.
 # (The list is a variable: a comma written inside $(call ...) would split its arguments.)
 BLINK_SMOKE_LINKS := sim,stream
-TEST_SUITES += bench-link-smoke
-test-bench-link-smoke: $(BLINK_BENCH) $(GPUREF_SIMD)
-	$(call tap_run,bench-link-smoke,$(BLINK_BENCH) --smoke --only $(BLINK_SMOKE_LINKS) --simd $(GPUREF_SIMD))
+$(eval $(call suite,bench-link-smoke,$(BLINK_BENCH) $(GPUREF_SIMD),$$(BLINK_BENCH) --smoke --only $$(BLINK_SMOKE_LINKS) --simd $$(GPUREF_SIMD)))
 
 -include $(BLINK_OBJ:.o=.d) $(BLINK_USB_OBJ:.o=.d)

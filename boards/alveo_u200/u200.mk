@@ -25,7 +25,4 @@ lint: lint-u200
 # u200_vram under cocotb and Icarus against cocotbext-axi's AxiMaster and a byte model
 # (tb/unit/u200_vram; GR_TEST_SEED=N replays a seed): about 15 s of CPU.
 U200_VRAM_SEED ?= $(or $(GR_TEST_SEED),1)
-TEST_SUITES += u200-vram
-.PHONY: test-u200-vram
-test-u200-vram: $(VENV)/.stamp
-	$(call tap_run,u200-vram,$(VENV_PY) tb/unit/u200_vram/run.py $(BUILD)/unit/u200_vram --seed $(U200_VRAM_SEED))
+$(eval $(call suite,u200-vram,$(VENV)/.stamp,$$(VENV_PY) tb/unit/u200_vram/run.py $$(BUILD)/unit/u200_vram --seed $$(U200_VRAM_SEED)))

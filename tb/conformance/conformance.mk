@@ -1,7 +1,5 @@
 # tb/conformance: the register conformance suite (host/conformance) run through gpuctl on sim:// and against RTL mutants.
-TEST_SUITES += conformance
-test-conformance: $(GPUCTL)
-	$(call tap_run,conformance,tb/conformance/run_conformance.sh $(GPUCTL) 'sim://?seed=1' pass && tb/conformance/run_conformance.sh $(GPUCTL) 'sim://?seed=7&stall=60&latency=20' pass)
+$(eval $(call suite,conformance,$(GPUCTL),tb/conformance/run_conformance.sh $$(GPUCTL) 'sim://?seed=1' pass && tb/conformance/run_conformance.sh $$(GPUCTL) 'sim://?seed=7&stall=60&latency=20' pass))
 
 # Each mutant (tb/conformance/mutate.sh) is a copy of rtl/ with one bug, built into its own
 # harness and gpuctl; the suite must fail on it at the check the mutant names. A mutant's model
@@ -21,6 +19,4 @@ $(MUTANT_DIR)/%/gpuctl: $(MUTANT_DIR)/%/rtl/.stamp $(GPUCTL_OBJS) $(CONFORMANCE_
 	  OPT_FAST=-O0 OPT_GLOBAL=-O0 SIM_CXXFLAGS=-O0 $(MUTANT_DIR)/$*/sim/libgr_sim.a
 	$(call quiet,LD,$@)$(CC) -o $@ $(GPUCTL_OBJS) $(CONFORMANCE_OBJS) $(LIBGPUREF) $(MUTANT_DIR)/$*/sim/libgr_sim.a $(SIM_LDLIBS) $(GPUREF_USB_LDLIBS)
 
-TEST_SUITES += conformance-mutants
-test-conformance-mutants: $(foreach m,$(MUTANTS),$(MUTANT_DIR)/$(m)/gpuctl)
-	$(call tap_run,conformance-mutants,$(foreach m,$(MUTANTS),tb/conformance/run_conformance.sh $(MUTANT_DIR)/$(m)/gpuctl 'sim://?seed=1' "fail:$$(tb/conformance/mutate.sh pattern $(m))" &&) true)
+$(eval $(call suite,conformance-mutants,$(foreach m,$(MUTANTS),$(MUTANT_DIR)/$(m)/gpuctl),$$(foreach m,$$(MUTANTS),tb/conformance/run_conformance.sh $$(MUTANT_DIR)/$$(m)/gpuctl 'sim://?seed=1' "fail:$$$$(tb/conformance/mutate.sh pattern $$(m))" &&) true))

@@ -31,8 +31,6 @@ FUZZ_SEED ?= 1
 FUZZ_RUNS_fuzz_uri ?= 50000
 FUZZ_RUNS_fuzz_alloc_private ?= 4000
 FUZZ_RUNS_fuzz_submit ?= 300
-TEST_SUITES += fuzz
-test-fuzz: $(FUZZ_BINS)
-	$(call tap_run,fuzz,tb/fuzz/run_fuzz.sh $(FUZZ_DIR) $(FUZZ_SEED) $(foreach f,$(FUZZERS),$(f):$(FUZZ_RUNS_$(f))))
+$(eval $(call suite,fuzz,$(FUZZ_BINS),tb/fuzz/run_fuzz.sh $$(FUZZ_DIR) $$(FUZZ_SEED) $$(foreach f,$$(FUZZERS),$$(f):$$(FUZZ_RUNS_$$(f)))))
 
 -include $(FUZZ_LIB_OBJS:.o=.d) $(patsubst %,$(FUZZ_DIR)/obj/tb/fuzz/%.d,$(FUZZERS))

@@ -14,9 +14,7 @@ $(USB_TEST): $(HOST_OBJ_DIR)/tb/system/test_usb.o $(USB_EMU_OBJ) $(CONFORMANCE_O
 
 all: $(USB_TEST)
 
-TEST_SUITES += usb
-test-usb: $(USB_TEST)
-	$(call tap_run,usb,CMOCKA_MESSAGE_OUTPUT=TAP $(USB_TEST))
+$(eval $(call suite,usb,$(USB_TEST),CMOCKA_MESSAGE_OUTPUT=TAP $$(USB_TEST)))
 
 -include $(HOST_OBJ_DIR)/tb/system/test_usb.d
 

@@ -99,6 +99,8 @@ test-unit-$(1)-verilator: $$(UNIT_VBIN_$(1))
 endef
 
 UNIT_ALL :=
+# The table: one line a testbench, its RTL (and the models it runs against), with what a bench
+# needs beyond unit_tb's defaults just above its line.
 $(eval $(call unit_tb,csr_block,$(filter $(RTL_ROOT)/csr/%,$(RTL_SRCS))))
 $(eval $(call unit_tb,cmn_axi_err_slave,$(RTL_ROOT)/common/cmn_axi_err_slave.v))
 # The DMA engine's testbenches share their two memories (tb/unit/common: tb_dma_mems, built on
@@ -110,6 +112,50 @@ UNIT_ICARUS_SEEDS_dma_mover := 1
 UNIT_ICARUS_SEEDS_dma_top := 1
 $(eval $(call unit_tb,dma_mover,$(UNIT_DMA_MEM) $(addprefix $(RTL_ROOT)/dma/,dma_fifo.v dma_agen.v dma_mover.v dma_xlate.v)))
 $(eval $(call unit_tb,dma_top,$(UNIT_DMA_MEM) $(UNIT_DMA_RTL)))
+# mc_aperture (BAR1 window, VPR); two masters contending through mc_vram_arb.
+$(eval $(call unit_tb,mc_aperture,$(RTL_ROOT)/mc/mc_aperture.v))
+$(eval $(call unit_tb,mc_vram_arb,$(RTL_ROOT)/mc/mc_vram_arb.v))
+# The PCIe shell's blocks alone (bridge/rtl/pcie; the shell itself: tb/unit/pcie/pcie.mk): the
+# TLP cutting rule, pcie_irq (MSI, retry, INTA), pcie_cpl (CQ in, CC out, BAR0/BAR1 models),
+# pcie_req (AXI4 master, RQ sink, RC source). pcie_req's loops over its tag and slot arrays
+# assign them with <=, which Verilator 5.006 only builds unrolled (BLKLOOPINIT): its
+# testbench's build unrolls loops as a default build does.
+UNIT_PCIE := bridge/rtl/pcie
+$(eval $(call unit_tb,pcie_req_split,$(UNIT_PCIE)/pcie_req_split.v))
+$(eval $(call unit_tb,pcie_irq,$(UNIT_PCIE)/pcie_irq.v))
+$(eval $(call unit_tb,pcie_cpl,$(UNIT_PCIE)/pcie_cpl.v))
+UNIT_VFLAGS_pcie_req := --unroll-count 64
+$(eval $(call unit_tb,pcie_req,$(UNIT_PCIE)/pcie_req.v $(UNIT_PCIE)/pcie_req_split.v))
+# The SDR SDRAM controller (boards/common/sdram) against the SDRAM model written from the
+# IS42S16160G data sheet (sim/models/sdram), at 143 MHz with CAS latency 3 (sdr_ctrl) and at
+# 100 MHz with CAS latency 2 (sdr_ctrl_cl2, which includes the same testbench). Icarus runs the
+# testbench with fewer operations and one seed (it is ~100x slower here).
+SDR_RTL := boards/common/sdram/sdr_fifo.v boards/common/sdram/sdr_ctrl.v sim/models/sdram/sdram_model.v
+UNIT_ICARUS_SEEDS_sdr_ctrl := 1
+$(eval $(call unit_tb,sdr_ctrl,$(SDR_RTL)))
+UNIT_INCS_sdr_ctrl_cl2 := $(UNIT_SRC)/sdr_ctrl
+UNIT_DEPS_sdr_ctrl_cl2 := $(UNIT_SRC)/sdr_ctrl/tb_sdr_ctrl.sv
+UNIT_ICARUS_SEEDS_sdr_ctrl_cl2 := 1
+$(eval $(call unit_tb,sdr_ctrl_cl2,$(SDR_RTL)))
+
+# The SDR controller is outside rtl/, so make lint does not see it: the same three checks here.
+TEST_SUITES += lint-sdr_ctrl
+.PHONY: test-lint-sdr_ctrl
+test-lint-sdr_ctrl:
+	$(call tap_run,lint-sdr_ctrl,VERILATOR=$(VERILATOR) IVERILOG=$(IVERILOG) YOSYS=$(YOSYS) tb/unit/sdr_ctrl/lint.sh $(BUILD)/lint-sdr_ctrl)
+
+# The Verilator 5.006 bug the mc_vram_arb bench works around, reduced (tb/unit/mc_vram_arb/README.md):
+# Icarus passes it, Verilator 5.006 fails it. Not a suite: it tests the simulator.
+VL_SELW_DIR := $(BUILD)/unit/mc_vram_arb/vl_select_write
+VL_SELW_SRC := tb/unit/mc_vram_arb/vl_select_write.sv
+.PHONY: vl-select-write
+vl-select-write:
+	@mkdir -p $(VL_SELW_DIR)
+	@$(IVERILOG) -g2012 -Wall -s vl_select_write -o $(VL_SELW_DIR)/icarus.vvp $(VL_SELW_SRC)
+	@echo "# Icarus:"; $(VVP) -n $(VL_SELW_DIR)/icarus.vvp | grep -v '\$$finish'
+	@$(VERILATOR) --binary --timing -Wall --top-module vl_select_write --Mdir $(VL_SELW_DIR)/verilator \
+	  -o Vvl_select_write $(VL_SELW_SRC) >$(VL_SELW_DIR)/verilator.log 2>&1 || { cat $(VL_SELW_DIR)/verilator.log; exit 1; }
+	@echo "# $$($(VERILATOR) --version):"; $(VL_SELW_DIR)/verilator/Vvl_select_write | grep -v '\$$finish'
 
 # Every unit testbench built with both simulators (no run).
 .PHONY: unit _unit_force

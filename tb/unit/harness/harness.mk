@@ -36,8 +36,6 @@ test-harness: $(HARNESS_TEST)
 	@rm -rf $(HARNESS_TEST_OUT) && mkdir -p $(HARNESS_TEST_OUT)
 	$(call tap_run,harness,CMOCKA_MESSAGE_OUTPUT=TAP $(HARNESS_TEST) --outdir $(HARNESS_TEST_OUT) $(HARNESS_TEST_ARGS))
 
-TEST_SUITES += harness-models
-test-harness-models: $(HARNESS_MODELS_TEST)
-	$(call tap_run,harness-models,$(HARNESS_MODELS_TEST) $(HARNESS_TEST_ARGS))
+$(eval $(call suite,harness-models,$(HARNESS_MODELS_TEST),$$(HARNESS_MODELS_TEST) $$(HARNESS_TEST_ARGS)))
 
 .PHONY: test-harness test-harness-models

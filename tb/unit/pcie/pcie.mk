@@ -4,10 +4,7 @@
 #                             UltraScale+ hard IP model (tb/unit/pcie/run.py; GR_TEST_SEED=N or
 #                             PCIE_SEED=N replays a seed), and the shell's lint without Yosys
 #   make test-pcie-verilator  the same cocotb test under Verilator (suite pcie-verilator)
-#   make test-unit-pcie_req_split-icarus / -verilator   the TLP cutting rule (tb/unit/unit.mk)
-#   make test-unit-pcie_irq-icarus / -verilator         pcie_irq alone (MSI, retry, INTA)
-#   make test-unit-pcie_cpl-icarus / -verilator         pcie_cpl alone (CQ in, CC out, BAR0/BAR1 models)
-#   make test-unit-pcie_req-icarus / -verilator         pcie_req alone (AXI4 master, RQ sink, RC source)
+#   make test-unit-pcie_req-icarus / -verilator   the shell's blocks alone (tb/unit/unit.mk's table)
 PCIE_RTL_DIR := bridge/rtl/pcie
 PCIE_RTL := $(sort $(wildcard $(PCIE_RTL_DIR)/*.v))
 PCIE_OUT := $(BUILD)/unit/pcie
@@ -41,11 +38,3 @@ TEST_SUITES += pcie-verilator
 test-pcie-verilator: $(VENV)/.stamp
 	@mkdir -p $(PCIE_OUT)
 	$(call tap_run,pcie-verilator,$(VENV_PY) tb/unit/pcie/run.py $(PCIE_OUT)/verilator --seed $(PCIE_SEED) --sim verilator)
-
-$(eval $(call unit_tb,pcie_req_split,$(PCIE_RTL_DIR)/pcie_req_split.v))
-$(eval $(call unit_tb,pcie_irq,$(PCIE_RTL_DIR)/pcie_irq.v))
-$(eval $(call unit_tb,pcie_cpl,$(PCIE_RTL_DIR)/pcie_cpl.v))
-# pcie_req's loops over its tag and slot arrays assign them with <=, which Verilator 5.006 only
-# builds unrolled (BLKLOOPINIT): its testbench's build unrolls loops as a default build does.
-UNIT_VFLAGS_pcie_req := --unroll-count 64
-$(eval $(call unit_tb,pcie_req,$(PCIE_RTL_DIR)/pcie_req.v $(PCIE_RTL_DIR)/pcie_req_split.v))
