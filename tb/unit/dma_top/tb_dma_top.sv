@@ -15,11 +15,6 @@
 // bad ring entries and bad commands; entries without PRIV faulting (type 7) on a physical space,
 // an INDIRECT or a missing USE_ROOT, with nothing written; DMA_PERF_STALLS against its definition counted on the
 // ports; a core soft reset while busy (drains, registers back to reset values).
-`ifdef VERILATOR
-`ifndef UNIT_TRACE
-`define TB_NO_TRACE
-`endif
-`endif
 module tb_dma_top;
     localparam integer PLAN = 17;
     localparam [63:0]  HOST_BASE = 64'h1_0000_0000;
@@ -42,8 +37,10 @@ module tb_dma_top;
     integer cyc = 0;
     always @(posedge clk) cyc <= cyc + 1;
 
-    // ---- random ---------------------------------------------------------------------------
-    logic [63:0] rng_q = 64'h1, rng_mmu = 64'h2;
+    // ---- seed, waves, random numbers (xorshift64*: rndn), TAP checks: the kit -------------
+`define TB_TOP tb_dma_top
+`include "tb/unit/common/tb_kit.svh"
+    logic [63:0] rng_mmu = 64'h2;
     task automatic xs(inout logic [63:0] st, input integer n, output integer v);
         logic [31:0] r;
         st = st ^ (st >> 12);
@@ -51,9 +48,6 @@ module tb_dma_top;
         st = st ^ (st >> 27);
         r = 32'((st * 64'h2545F4914F6CDD1D) >> 32) % 32'(n);
         v = $signed(r);
-    endtask
-    task automatic rndn(input integer n, output integer v);
-        xs(rng_q, n, v);
     endtask
     task automatic rnd64(output logic [63:0] v);
         integer a, b;
@@ -255,17 +249,6 @@ module tb_dma_top;
         end
     end
 
-    // ---- TAP ----------------------------------------------------------------------------------
-    integer n_tests = 0, n_fail = 0;
-    task automatic check(input logic cond, input string name);
-        n_tests = n_tests + 1;
-        if (cond) $display("ok %0d - %s", n_tests, name);
-        else begin
-            $display("not ok %0d - %s", n_tests, name);
-            n_fail = n_fail + 1;
-        end
-    endtask
-
     // ---- building commands in host memory (both copies: the engine reads them) --------------
     task automatic put64(input logic [63:0] a, input logic [63:0] v);
         integer i, g;
@@ -374,8 +357,6 @@ module tb_dma_top;
     endtask
 
     // ---- the test -------------------------------------------------------------------------------
-    integer seed = 1;
-    string  wave;
     initial begin : timeout_guard
         #(400000000);
         $display("Bail out! watchdog: simulation ran too long (seed=%0d)", seed);
@@ -390,19 +371,9 @@ module tb_dma_top;
         logic [15:0] d16;
         logic ok;
 
-        if (!$value$plusargs("seed=%d", seed)) seed = 1;
-        if ($value$plusargs("wave=%s", wave)) begin
-`ifdef TB_NO_TRACE
-            $display("# +wave=%s ignored: built without tracing (make UNIT_TRACE=1)", wave);
-`else
-            $dumpfile(wave);
-            $dumpvars(0, tb_dma_top);
-`endif
-        end
+        tb_start(PLAN);
         rng_q = 64'(seed) * 64'h9E3779B97F4A7C15 + 64'h5851F42D4C957F2D;
         rng_mmu = rng_q ^ 64'hA5A5A5A55A5A5A5A;
-        $display("1..%0d", PLAN);
-        $display("# seed=%0d", seed);
         seed_h = 32'(seed) * 32'd3 + 32'd1;
         seed_v = 32'(seed) * 32'd5 + 32'd2;
         for (i = 0; i < TOTAL; i = i + 1) begin
@@ -739,13 +710,7 @@ module tb_dma_top;
         if (h_viol != 0) $display("#   host: %s", u_mem.u_host.first);
         if (v_viol != 0) $display("#   VRAM: %s", u_mem.u_vram.first);
 
-        if (n_tests != PLAN) begin
-            $display("# planned %0d checks, ran %0d", PLAN, n_tests);
-            n_fail = n_fail + 1;
-        end
-        $display("# %0d of %0d checks failed (seed=%0d, %0d cycles)", n_fail, n_tests, seed, cyc);
-        if (n_fail != 0) $fatal(1, "tb_dma_top: %0d check(s) failed, seed=%0d", n_fail, seed);
-        $finish;
+        tb_finish($sformatf(", %0d cycles", cyc));
     end
 
     wire unused_tb = ^{mmu_req_write, mc_fault_type, mc_fault_addr, mc_fault_write, fault_mmu, fault_write,
@@ -753,5 +718,4 @@ module tb_dma_top;
                        h_arcache, h_awlock, h_arlock, v_awprot, v_arprot, v_awcache, v_arcache,
                        rng_mmu, n_mc};
 endmodule
-`undef TB_NO_TRACE
 `default_nettype wire
