@@ -14,6 +14,8 @@ UNIT_SEEDS ?= 1 2 3
 UNIT_RUN := $(UNIT_SRC)/run_seeds.sh
 VVP ?= vvp
 UNIT_VLT := $(wildcard $(RTL_ROOT)/lint.vlt)
+# The test kit every bench may include (tb/unit/common): a change to it rebuilds the benches.
+UNIT_KIT := $(wildcard $(UNIT_SRC)/common/*.svh)
 
 # Per testbench, optional: UNIT_DEFS_<tb> preprocessor flags (the same for both simulators;
 # quoted for the shell), UNIT_VFLAGS_<tb> Verilator options after UNIT_VFLAGS (a later
@@ -76,11 +78,11 @@ $(UNIT_OUT)/$(1)/verilator/build.cmd: _unit_force
 	@:$$(call unit_cmdfile,$$@,$$(UNIT_VCMD_$(1)))
 
 $$(UNIT_VVP_$(1)): $(UNIT_OUT)/$(1)/icarus/build.cmd $$(UNIT_TB_$(1)) $$(UNIT_RTL_$(1)) \
-                  $$(UNIT_DEPS_$(1))
+                  $$(UNIT_DEPS_$(1)) $(UNIT_KIT)
 	$$(call quiet,IVERILOG,tb_$(1) (log: $(UNIT_OUT)/$(1)/icarus/build.log))$$(UNIT_ICMD_$(1)) \
 	  >$(UNIT_OUT)/$(1)/icarus/build.log 2>&1 || { cat $(UNIT_OUT)/$(1)/icarus/build.log; exit 1; }
 $$(UNIT_VBIN_$(1)): $(UNIT_OUT)/$(1)/verilator/build.cmd $$(UNIT_TB_$(1)) $$(UNIT_RTL_$(1)) \
-                   $$(UNIT_DEPS_$(1)) $(UNIT_VLT)
+                   $$(UNIT_DEPS_$(1)) $(UNIT_KIT) $(UNIT_VLT)
 	$$(call quiet,VERILATE,tb_$(1) (log: $(UNIT_OUT)/$(1)/verilator/build.log))$$(UNIT_VCMD_$(1)) \
 	  >$(UNIT_OUT)/$(1)/verilator/build.log 2>&1 || \
 	  { grep -E "%(Error|Warning)" -A3 $(UNIT_OUT)/$(1)/verilator/build.log || tail -30 $(UNIT_OUT)/$(1)/verilator/build.log; exit 1; }
