@@ -225,12 +225,17 @@ module link_tx #(
 
     wire [SlotLog2-1:0] s_idx = send_q[SlotLog2-1:0];
     wire [SlotLog2-1:0] a_idx = acked_q[SlotLog2-1:0];
-    wire [15:0]   send_dist = send_q - acked_q;
-    wire          send_in = send_dist <= inflight;
-    wire          have_data = send_in && (send_q != next_q);
+    // the sender's position against [acked, next], in SlotLog2 + 1 bits: fewer than 2^SlotLog2
+    // frames are ever unacknowledged, and send_q never trails acked_q or leads next_q by more,
+    // so these low bits decide as the whole numbers would
+    localparam integer DW = SlotLog2 + 1;
+    wire [DW-1:0] send_dist = send_q[DW-1:0] - acked_q[DW-1:0];
+    wire [DW-1:0] inflight_s = next_q[DW-1:0] - acked_q[DW-1:0];
+    wire          send_in = send_dist <= inflight_s;
+    wire          have_data = send_in && (send_q[DW-1:0] != next_q[DW-1:0]);
     wire          ack_due = (ack_seq_i != last_ack_q) && (adly_q >= AckDelay[15:0]);
     wire          released = (acked_q == rel_to_q);
-    wire          unacked_sent = send_in ? (send_q != acked_q) : 1'b1;
+    wire          unacked_sent = send_in ? (send_q[DW-1:0] != acked_q[DW-1:0]) : 1'b1;
 
     always @(posedge clk_i) begin
         replay_o <= 1'b0;
