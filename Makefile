@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # gpuref top Makefile. Every build product goes under $(BUILD).
 #   make          build everything buildable here
 #   make demo     the co-simulation demo on sim:// (builds gpuctl too)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bar1_bench: BAR1 (the CPU's aperture into VRAM) streaming on sim://, against the 8-byte data
  * bus: simulated cycles per byte (deterministic) and wall-clock rate (this machine, noisy), for

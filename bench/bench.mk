@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # bench/: performance measurements, printed as tables (never asserted: machines are noisy).
 MMIO_BENCH := $(BUILD)/bench/mmio_bench
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mmio_bench: the cost of a register access on sim://, in simulated cycles (deterministic) and
  * in wall-clock time (this machine, noisy), with and without random bus backpressure.

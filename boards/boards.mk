@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # boards/boards.mk: the ECP5 boards' bitstreams through the open flow, and their CI check
 # (boards/README.md). Included by the top Makefile (BUILD, VENV and tap_run come from there).
 #   make boards                  every ECP5 board: build/boards/<board>/<board>.bit

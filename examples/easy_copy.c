@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * easy_copy.c: what fill_copy.c does, through the convenience layer (gpuref/gr_easy.h): two
  * 64 KiB buffers in VRAM, a FILL of the first and a COPY into the second on the DMA engine,

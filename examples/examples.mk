@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # examples/examples.mk: the examples, built against an installed gpuref with pkg-config alone.
 # Included by the top Makefile after host/install.mk.
 #   make test-examples     installs into build/install-test (and the library alone, make

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fill_copy.c: the smallest whole use of libgpuref. Two buffers in VRAM; the DMA engine fills
  * the first with a pattern and copies it into the second; the CPU reads the second back and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # test_examples.sh: the examples built and run against an installed gpuref, as a program outside
 # this tree builds them: pkg-config alone gives the compile and link flags. TAP on stdout.
 #   examples/test_examples.sh PREFIX OUTDIR [LIBPREFIX]   (PREFIX: where `make install` put

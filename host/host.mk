@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # host/ and bridge/host/: the gr_* library (libgpuref.a) and gpuctl.
 # PIC_CFLAGS: these objects are libgpuref.so's too (host/install.mk).
 HOST_CFLAGS := $(CSTD) $(WARN) $(CFLAGS) $(DEBUG_FLAGS) $(CPPFLAGS_HOST) -Ihost/conformance \

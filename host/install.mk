@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # host/install.mk: libgpuref for programs outside this tree, and `make install`.
 # Included by the top Makefile after host.mk and harness.mk (LIBGPUREF_SRCS, HOST_CFLAGS, GPUCTL,
 # GPUREF_SIMD, GPUREF_USB_LDLIBS, SIM_LIB, SIM_LDLIBS come from there).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # host/layers.mk: the host side's layering, checked. The table of components and what each may
 # depend on is in scripts/check_layers.py (the one place it is written); the check reads every
 # include of host/ and bridge/host, and nm of the objects below for who calls whom. It also

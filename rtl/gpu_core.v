@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // gpu_core: the gpuref device, as a chip would contain it: BAR0 registers and interrupts

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # build-step.sh: runs one long build step with its output in a log, and says what it does: a line
 # when it starts (with the log's path), a progress line every PROGRESS_SECONDS (default 15) while
 # it runs when --progress names a folder of C++ files being compiled, and a line with its time at

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """check_layers.py: the host side's layering, checked from its includes and its object files.
 
 The components, what each may depend on, and which of a component's headers the others may

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """check_links: every relative link in gpuref's Markdown points to a file or folder of the tree.
 
   check_links.py [--root DIR]   list each link to a path a fresh clone does not have; exit 1 if any

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # demo.sh: the co-simulation demo (gr_demo) on one device: `make demo DEVICE=...` runs it.
 #   demo.sh GR_DEMO GPUREF_SIMD [DEVICE]
 #   DEVICE empty or "sim"       the in-process simulation (sim://)

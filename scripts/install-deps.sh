@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs what gpuref needs on Debian 12 / Ubuntu 22.04+: the toolchain and simulators from the
 # distribution, the register-map tools, the ECP5 flow and the cocotb test tools (tb/unit/pcie) from
 # PyPI (pinned, in build/venv). Idempotent.

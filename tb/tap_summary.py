@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Sums TAP files into gpuref's closing line, "N passed, N failed, N skipped".
 
 Each file is one suite's TAP output with a "# exit N" line and a "# wall seconds N" line (the

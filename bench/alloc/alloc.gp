@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # bench/alloc/alloc.gp: draws bench_alloc's alloc.dat (four blocks: Mops/s, p99 ns,
 # largest/free, fragmentation failures; one row per occupancy, one column per allocator).
 #   gnuplot -e "datafile='build/bench/alloc.dat'; outfile='build/bench/alloc.png'" bench/alloc/alloc.gp

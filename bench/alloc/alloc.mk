@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # bench/alloc: gpuref's segment allocator (host/dxgk/vidmm/vidmm_segment.c) against Linux's drm_mm and
 # drm_buddy on the same GPU-like traces (bench/alloc/README.md).
 #

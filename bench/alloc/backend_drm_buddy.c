@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * backend_drm_buddy.c: Linux's drm_buddy (drivers/gpu/drm/drm_buddy.c, extracted from
  * linux-source-6.1 at build time), driven the way amdgpu_vram_mgr_new and

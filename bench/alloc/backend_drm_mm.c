@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * backend_drm_mm.c: Linux's drm_mm (drivers/gpu/drm/drm_mm.c, extracted from linux-source-6.1 at
  * build time) driven the way TTM's range manager drives it (ttm_range_man_alloc): one node per

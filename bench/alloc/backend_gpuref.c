@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* backend_gpuref.c: VidMm's segment allocator (host/dxgk/vidmm/vidmm_segment.c) under bench_alloc. */
 #include <stdlib.h>
 

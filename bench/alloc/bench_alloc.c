@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_alloc.c: GPU-like allocation traces run on gpuref's segment allocator, Linux's drm_mm
  * and Linux's drm_buddy (see README.md for what is measured and how the kernel allocators are

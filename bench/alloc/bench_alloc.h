@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_alloc.h: the one interface every allocator under test is driven through (bench/alloc).
  * Units are 4 KiB pages throughout. A backend keeps its own handle per trace id.

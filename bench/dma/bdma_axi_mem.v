@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // bdma_axi_mem: a behavioural AXI4 slave memory for the DMA benchmark's Icarus testbench
 // (bench/dma/bdma_tb.v). Not synthesizable and not a model of any real memory: it answers as

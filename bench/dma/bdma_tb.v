@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // bdma_tb: the DMA benchmark's copy workload on gpu_core under Icarus Verilog, to compare the
 // simulators' speed on the same design (bench/dma/README.md, "Simulation speed").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_dma: the DMA engine's command path, measured in simulated cycles (bench/dma/README.md).
  *

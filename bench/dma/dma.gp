@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # bench/dma/dma.gp: draws bench_dma's dma.dat (blocks: copy efficiency quiet, copy efficiency
 # with random stalls, preemption latency, submit-to-fence latency, simulation speed).
 #   gnuplot -e "datafile='build/bench/dma.dat'; outfile='build/bench/dma.png'" bench/dma/dma.gp

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # bench/dma: the DMA engine's command path in simulated cycles (bench/dma/README.md): copy
 # efficiency, preemption latency, submit-to-fence latency (bare and through the miniport) and
 # simulation speed (Verilator with and without the driver, Icarus Verilog).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_link: what each gr_link transport costs, measured through the link itself
  * (bench/link/README.md has the method and results).

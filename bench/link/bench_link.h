@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * bench_link.h: the link benchmark's entry point (bench/link/README.md). main() in the
  * standalone builds (bench_link, bench_link_usb); in the PCIe build (GR_BENCH_COCOTB) the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # bench/link: what each gr_link transport costs (bench/link/README.md): MMIO round trips, BAR1
 # and DMA throughput against each link's ceiling, the round trips and bytes of public calls,
 # simulation speed, and the FT601 FIFO's payload share.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # build.tcl: the Alveo U200 bitstream of gpuref (u200_top) in Vivado, non-project flow after
 # an in-memory project for the IP. Not run in gpuref's own checks (no Vivado there); see
 # boards/alveo_u200/README.md.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # boards/alveo_u200/u200.mk: the Alveo U200 PCIe board top (boards/alveo_u200/README.md).
 # Included by the top Makefile.
 #   make test-u200-vram  u200_vram against cocotbext-axi (suite u200-vram, part of make test)

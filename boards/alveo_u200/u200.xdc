@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # u200.xdc: the Alveo U200 pins u200_top uses. Pins, banks, I/O standards and net names are
 # those of the card's user guide, AMD UG1289 (Alveo U200 and U250 Data Center Accelerator Cards
 # User Guide: "Xilinx Design Constraints (XDC) File" appendix and the PCIe and LED sections).

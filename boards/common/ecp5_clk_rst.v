@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // ecp5_clk_rst: an ECP5 board top's core clock and reset. An EHXPLLL makes the core clock

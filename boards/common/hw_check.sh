@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # boards/common/hw_check.sh: the hardware checks of a connected board running a gpuref bitstream
 # (boards/<board>/check.sh calls it with the board's device URI and name).
 #   boards/common/hw_check.sh BOARD URI

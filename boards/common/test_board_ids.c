@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_board_ids: the board table gpuctl's `info` decodes ID_BUILD.BOARD with, and its date
  * format for ID_DATE (host/tools/gpuctl_build.h), against boards/board_ids.def as the build

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // vram_ram: gpu_core's VRAM in on-chip RAM, for a board top without external memory: an AXI4

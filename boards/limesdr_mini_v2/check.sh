@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # boards/limesdr_mini_v2/check.sh: the hardware checks on a LimeSDR Mini v2 running the gpuref
 # bitstream, over USB 3 (FT601): boards/common/hw_check.sh (info, conformance, the DDI path).
 #   boards/limesdr_mini_v2/check.sh [URI]      default usb://ft601

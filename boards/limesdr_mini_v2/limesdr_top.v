@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // limesdr_top: gpuref on the LimeSDR Mini v2 (Lattice LFE5U-45F-8MG285C), reached over the
 // board's FTDI FT601 (USB 3.0) in 245 synchronous FIFO mode, one channel.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // ulx3s_top: gpuref on the Radiona ULX3S (Lattice LFE5U-85F), reached over the board's FTDI
 // FT231X USB-UART at 3 Mbaud, 8N1, with VRAM in its 32 MiB SDR SDRAM (IS42S16160G).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gr_link.c: URI parsing, the backend registry and dispatch through the ops table. */
 #include "gr_link.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gr_link.h: the transport between the host driver and a gpuref device.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gr_link_pcie.c: pcie://, a board on PCIe through VFIO or uio_pci_generic (gr_link_pcie.h). */
 #define _GNU_SOURCE
 #include "gr_link_pcie.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gr_link_pcie.h: pcie://, a gpuref board on PCIe (bridge/rtl/pcie's shell) reached from user
  * space through VFIO, or through uio_pci_generic as a fallback without DMA.

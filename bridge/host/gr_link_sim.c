@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gr_link_sim.c: the sim:// backend over sim/harness (see gr_link_sim.h for its contract). */
 #include "gr_link_sim.h"
 

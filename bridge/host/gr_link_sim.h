@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gr_link_sim.h: the sim:// backend: gpu_core under Verilator in this process (sim/harness).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gr_link_simd.c: simd://, a Unix socket to gpuref-simd under the protocol engine (see
  * gr_link_simd.h). */
 #define _POSIX_C_SOURCE 200809L

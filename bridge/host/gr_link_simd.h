@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gr_link_simd.h: simd://, a Unix stream socket to gpuref-simd (host/tools/gpuref_simd.c), the
  * simulation server that runs a board's RTL and lets several processes share one device. The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gr_link_uart.c: uart://, a raw 8N1 tty under the protocol engine (see gr_link_uart.h). */
 #define _GNU_SOURCE
 #include "gr_link_uart.h"

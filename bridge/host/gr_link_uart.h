@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gr_link_uart.h: uart://, a serial line (a board's USB-UART bridge, or the pseudo-terminal of
  * `gpuref-simd --pty`) carrying the link protocol (bridge/PROTOCOL.md) through the engine of

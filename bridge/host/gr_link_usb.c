@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gr_link_usb.c: usb://ft601 and usb://ft2232h: the chip's pipe under the protocol engine
  * (gr_link_usb.h has the contract). */
 #include "gr_link_usb.h"

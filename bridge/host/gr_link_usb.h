@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gr_link_usb.h: usb://, the USB links: an FT601 (USB 3, 32-bit 245 FIFO) on libusb-1.0 and an
  * FT2232H (USB 2, 8-bit synchronous 245 FIFO) on libftdi1, each a byte pipe (gr_pipe.h) under

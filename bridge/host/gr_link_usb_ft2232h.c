@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gr_link_usb_ft2232h.c: an FT2232H channel as a byte pipe in synchronous FIFO mode, on
  * libftdi1 (gr_link_usb.h has the contract).

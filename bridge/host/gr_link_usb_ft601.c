@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gr_link_usb_ft601.c: an FT601 as a byte pipe, on libusb-1.0 (gr_link_usb.h has the contract).
  *

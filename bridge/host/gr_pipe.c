@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gr_pipe.c: the file-descriptor pipe and the fault-injecting wrapper (see gr_pipe.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "gr_pipe.h"

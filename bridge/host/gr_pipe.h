@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gr_pipe.h: a byte pipe, the layer under the link protocol (bridge/PROTOCOL.md).
  *

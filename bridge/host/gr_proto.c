@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gr_proto.c: the host end of the link protocol: link bring-up, transactions, DMA service,
  * interrupts, on a service thread per link (see gr_proto.h and bridge/PROTOCOL.md). */
 #define _POSIX_C_SOURCE 200809L

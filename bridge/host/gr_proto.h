@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gr_proto.h: the host end of the link protocol (bridge/PROTOCOL.md) over any byte pipe.
  *

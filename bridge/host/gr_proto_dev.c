@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gr_proto_dev.c: the device end of the link protocol in C (see gr_proto_dev.h). */
 #include "gr_proto_dev.h"
 

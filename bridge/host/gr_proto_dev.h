@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gr_proto_dev.h: the device end of the link protocol in C (bridge/PROTOCOL.md): what
  * bridge/rtl does on a board, for the places a device end runs in software: gpuref-simd's

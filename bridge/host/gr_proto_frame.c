@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gr_proto_frame.c: frames on the wire, and finding them again after garbage (PROTOCOL.md). */
 #include "gr_proto_frame.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gr_proto_frame.h: the framing layer of the link protocol (bridge/PROTOCOL.md, "Frame"):
  * constants, the encoder and the receiver that hunts for SYNC and checks both CRCs.

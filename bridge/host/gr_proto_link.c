@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gr_proto_link.c: the link layer, either end (see gr_proto_link.h and PROTOCOL.md). */
 #define _POSIX_C_SOURCE 200809L
 #include "gr_proto_link.h"

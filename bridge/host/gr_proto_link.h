@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gr_proto_link.h: the link layer of the protocol (bridge/PROTOCOL.md, "The link layer"), for
  * either end: sequence numbers, cumulative ACK, NAK and go-back-N replay, credits, keep-alive.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // fpga_core: what a board instantiates beside its link PHY: gpu_core and link_engine, with the
 // engine's byte or word streams, gpu_core's VRAM master and its interrupt as ports. The board

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // link_crc32: one 32-bit word of zlib's CRC-32 (polynomial 0x04C11DB7 reflected = 0xEDB88320),
 // combinational, for the link framing (bridge/PROTOCOL.md).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // link_dispatch: executes the reliable frames link_rx stored, one at a time and in SEQ order

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // link_engine: the device end of the gpuref link protocol (bridge/PROTOCOL.md) between a PHY's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // link_host_slave: the AXI4 slave that takes gpu_core's m_host (DMA to host memory) and turns

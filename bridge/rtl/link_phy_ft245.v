@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // link_phy_ft245: the FPGA side of an FTDI FT2232H (channel A) or FT232H in FT245-style

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // link_phy_ft601: the FPGA side of an FTDI FT601 in 245 synchronous FIFO mode (32-bit bus,

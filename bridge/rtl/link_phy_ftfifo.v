@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // link_phy_ftfifo: the bus discipline FTDI's 245 synchronous FIFO chips share (FT601 on 32

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // link_phy_uart: 8N1 UART on two pins, for a USB-UART bridge such as the FT231X (3 Mbaud).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // link_ram: simple dual-port memory (one write port, one read port, one clock) of the link
 // engine's buffers; written so that Yosys and FPGA tools infer block RAM.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // link_rx: the receiving half of the link layer (bridge/PROTOCOL.md, "The link layer"). Takes

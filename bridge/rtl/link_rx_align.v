@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // link_rx_align: finds frames in the received byte pipe (bridge/PROTOCOL.md, "Receiving").

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // link_tx: the sending half of the link layer (bridge/PROTOCOL.md). Frames are built in a

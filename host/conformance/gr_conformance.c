@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gr_conformance.c: register conformance checks over the generated register description. */
 #include "gr_conformance.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gr_conformance.h: the register-level conformance suite. It runs on any transport (it sees the
  * device only through gr_device / gr_link) and is driven by the generated register description,

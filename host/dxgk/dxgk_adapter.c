@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dxgk_adapter.c: adapter start (caps, segments, VPR), processes, devices, segment queries.
  * The top of the OS stand-in: it starts and stops VidMm and VidSch (vidmm/, vidsch/), which sit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dxgk_ddi.c: the adapter's DDI table and threading checker, and the DDI calls the adapter and
  * VidMm make through them, each under the checker with the DDI's documented level. Part of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dxgk_ddi.h: the DDI calls of the OS stand-in (dxgk_ddi.c): every call into the miniport the
  * adapter and VidMm make goes through the adapter's DDI table (dxgk_ddi_table.h) under the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dxgk_ddi_table.h: the table through which the OS stand-in calls every DDI of the miniport, as
  * dxgkrnl calls through the DRIVER_INITIALIZATION_DATA the miniport registered. Each adapter

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dxgk_handle.c: handle tables (see dxgk_handle.h). */
 #include "dxgk_handle.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dxgk_handle.h: handle tables of the OS stand-in (private to host/dxgk).
  *

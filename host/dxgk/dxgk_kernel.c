@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dxgk_kernel.c: the bottom of the OS stand-in, below VidMm and VidSch: the process-wide kernel
  * handle table with the DXGKRNL_INTERFACE callbacks that read it (DxgkCbGetHandleData,

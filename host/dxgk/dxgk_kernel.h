@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dxgk_kernel.h: the bottom of the OS stand-in (dxgk_kernel.c): the process-wide kernel handle
  * table with the DXGKRNL_INTERFACE callbacks that read it, and the translation of a DDI's

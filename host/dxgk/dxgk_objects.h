@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dxgk_objects.h: the OS stand-in's objects (private to host/dxgk): adapter, processes,
  * devices, kernel allocations and resources, per-process opens. Types only: each file's

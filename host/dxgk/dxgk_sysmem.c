@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dxgk_sysmem.c: host memory a process hands the device as the backing store of
  * ExistingSysMem / ExistingKernelSysMem allocations (gr_sysmem_alloc, gr_sysmem_free).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dxgk_sysmem.h: host memory a process hands the device as the backing store of ExistingSysMem /
  * ExistingKernelSysMem allocations (dxgk_sysmem.c, which says how it lives; gr_sysmem_alloc and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dxgk_testing.h: hooks for tests of the OS stand-in (not part of the public API).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dxgk_threading.c: threading levels (see dxgk_threading.h). */
 #define _GNU_SOURCE /* the reader-preferring rwlock */
 #include "dxgk_threading.h"

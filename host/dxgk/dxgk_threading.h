@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dxgk_threading.h: the WDDM threading and synchronization levels, as the OS stand-in keeps them
  * and (in debug builds) asserts them at every DDI call. Private to host/dxgk and its tests.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * d3dkmddi.h: WDK-compatible types for the WDDM display miniport DDIs that gpuref implements.
  *

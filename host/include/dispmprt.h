@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dispmprt.h: the WDK's miniport/port header name, for code that includes <dispmprt.h>.
  * gpuref keeps the dispmprt.h names it provides (DXGKRNL_INTERFACE, DXGKCB_QUEUE_DPC,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * kmd.h: gpuref's display miniport (the "KMD"), as the OS stand-in (host/dxgk) sees it.
  *

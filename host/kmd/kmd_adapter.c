@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * kmd_adapter.c: the miniport's adapter: start/stop, devices, DxgkDdiQueryAdapterInfo
  * (DRIVERCAPS, QUERYSEGMENT4), the VPR registers and the movable CPU window.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * kmd_alloc.c: DxgkDdiCreateAllocation, DxgkDdiOpenAllocation, DxgkDdiCloseAllocation and
  * DxgkDdiDestroyAllocation. The private-data format is gr_alloc_private.h; what each request

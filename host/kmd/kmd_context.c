@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * kmd_context.c: DxgkDdiCreateContext, DxgkDdiDestroyContext, DxgkDdiSetRootPageTable.
  *

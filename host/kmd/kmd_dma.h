@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * kmd_dma.h: the DMA engine's registers and bits as rtl/dma/README.md defines them, and the
  * command path's private calls (host/kmd only).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * kmd_engine.c: the DMA engine's bring-up and shutdown (rtl/dma/README.md): a ring and a fence
  * record in host memory the miniport owns, the engine's interrupt enables, ENABLE.

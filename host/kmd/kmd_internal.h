@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kmd_internal.h: the miniport's private objects (host/kmd only). */
 #ifndef GPUREF_KMD_INTERNAL_H
 #define GPUREF_KMD_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * kmd_packet.c: per-packet state. A packet is created by DxgkDdiPatch (or DxgkDdiSubmitCommand
  * for a packet that was not patched), named by a tag in its DMA buffer's private data

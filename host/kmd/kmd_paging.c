@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * kmd_paging.c: DxgkDdiBuildPagingBuffer. Encodes VidMm's paging operations as DMA engine
  * commands (host/include/gpuref/gr_dma.h): host-space and VRAM-space addresses only, so a paging

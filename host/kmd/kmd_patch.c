@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * kmd_patch.c: DxgkDdiPatch. Writes each referenced allocation's address (PhysicalAddress +
  * AllocationOffset, a little-endian qword: every operand of gpuref's commands is one) at its

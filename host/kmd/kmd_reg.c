@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * kmd_reg.c: the bottom of the miniport, which its other files call and which calls none of
  * them: the adapter behind a handle, register reads and writes under the link lock, and the

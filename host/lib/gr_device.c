@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gr_device.c: opening a device over a link and checking that it is the one we were built for. */
 #include "gpuref/gr_device.h"
 

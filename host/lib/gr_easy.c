@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gr_easy.c: the common path over the public API (gpuref/gr_easy.h). Nothing here reaches
  * below gr_alloc.h, gr_submit.h and gr_dma.h: the layer must stay a client of the DDI-shaped
  * calls, so that what it does is what a program could do with them. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gr_regdesc_query.c: look-ups over the generated register description table. */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gr_status.c: messages and names for gr_status_t, from the one list in gr_status.h. */
 #include "gpuref/gr_status.h"
 

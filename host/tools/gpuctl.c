@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gpuctl: command-line access to a gpuref device over any transport.
  * Run `gpuctl --help` for the commands; exit codes are listed there.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gpuctl.h: what the parts of gpuctl share: the options, the session (the adapter that the
  * allocation commands and the command path use), the output and parsing helpers, and each

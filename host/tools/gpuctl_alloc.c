@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gpuctl's allocation commands: alloc, free, ls, evict and resident, through the real driver
  * (gr_alloc.h calls, the miniport's DDIs and VidMm). Also the session they start: an adapter over gpuctl's own

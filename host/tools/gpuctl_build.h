@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gpuctl_build.h: what gpuctl's `info` makes of ID_BUILD and ID_DATE: the board's name from
  * boards/board_ids.def (the one table of board ids, which the board build scripts read too)

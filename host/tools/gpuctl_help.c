@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gpuctl's help: the usage text (`gpuctl --help`, `gpuctl help`), the help of one command
  * (`gpuctl help CMD`, `gpuctl CMD --help`) and `gpuctl --version`.

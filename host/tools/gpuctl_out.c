@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gpuctl_out.c: what every gpuctl command shares, at the bottom of gpuctl (gpuctl.h): JSON
  * strings, the messages on stderr (each after stdout is flushed, so that `2>&1` keeps the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gpuctl's register commands: info, regs, peek, poke and conformance. Each works on the open
  * gr_device_t alone (gr_device.h, the register map of gr_regdesc.h), never on the adapter.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gpuctl_session.c: the allocation side of a gpuctl run (gpuctl.h, session_t): the adapter,
  * gpuctl's process and its device on the link gpuctl opened, started by the first command

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gpuctl's command path: copy, fill, read, bench and timeline.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gpuctl_trace.c: waveforms around gpuctl commands (trace on FILE, trace off) on sim://, where
  * the device is gpu_core under Verilator in gpuctl's own process (sim/harness/gr_sim.h). The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gpuref-simd: the simulation server. It runs a board (sim/board: fpga_core, the kind's PHY,
  * its link chip's model and VRAM) and serves it to host processes, so that several programs

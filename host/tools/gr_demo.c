@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gr_demo: the co-simulation demo. The host library drives gpu_core's RTL (Verilator, in this
  * process) exactly as it would drive a board: identify the device, use its registers, take an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // cmn_async_fifo: a first-word-fall-through FIFO between two clock domains, after Cummings

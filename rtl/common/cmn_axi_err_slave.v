@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // cmn_axi_err_slave: an AXI4 slave that answers every transaction with DECERR.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // cmn_sync2: two-flop synchronizer of Width bits into the clk_i domain.

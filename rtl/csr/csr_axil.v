@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // csr_axil: AXI4-Lite slave in front of the register bus of csr_regs.
 // Contract: AW and W may arrive in any order and are held until both are present; one write

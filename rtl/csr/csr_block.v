@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // csr_block: BAR0 of gpu_core: the AXI4-Lite CSR port, the generated register file, the soft

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // csr_irq: the interrupt block around the STATE / ENABLE / TEST registers of csr_regs.

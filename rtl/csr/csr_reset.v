@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // csr_reset: sequences a core soft reset requested through RESET_CTRL.CORE.
 // Contract: on req_i the core is held in soft reset (soft_rst_o high) for at least one cycle and

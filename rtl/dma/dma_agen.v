@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // dma_agen: one side (read or write) of a data mover operation: walks `beats` qwords from a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // dma_decode: decodes and checks one command of a DMA buffer (format in rtl/dma/README.md).
 // Contract: combinational. cmd_i holds the qwords fetched at the command's offset (qword 0 in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // dma_fifo: the data mover's beat buffer: a synchronous first-word-fall-through FIFO.

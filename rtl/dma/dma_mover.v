@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // dma_mover: the DMA engine's data mover. Every memory access of the engine is one of its

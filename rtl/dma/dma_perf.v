@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // dma_perf: the DMA engine's clocks: the free-running timestamp, the watchdog and the
 // performance counters (DMA_TIMESTAMP_*, DMA_WATCHDOG, DMA_PERF_*).

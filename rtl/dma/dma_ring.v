@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // dma_ring: the ring's pointers and the check of one ring entry (rtl/dma/README.md).
 // Contract: head_o is the oldest entry not completed, always below the ring size; work_o while

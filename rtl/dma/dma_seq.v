@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // dma_seq: the DMA engine's command sequencer: fetches ring entries and their commands (through
 // the data mover's sink), runs each command as data mover operations, writes fences, and

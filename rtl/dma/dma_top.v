@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // dma_top: gpuref's DMA engine: a ring of entries in host memory, each running a DMA buffer of

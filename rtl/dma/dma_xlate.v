@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // dma_xlate: the DMA engine's translation client. Turns a command-space address (space 0 GPU

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // mc_aperture: the BAR1 CPU aperture: a window of 2^ApAddrBits bytes into VRAM starting at

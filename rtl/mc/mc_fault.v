@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // mc_fault: the memory controller's fault unit. Keeps the first fault (address, type, source,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // mc_mmu: the GPU MMU: translates 48-bit GPU virtual addresses to physical ones through a TLB

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // mc_mmu_probe: translates one GPU virtual address on the host's request, through the same MMU
 // and TLB the engines use, and keeps the answer for the host (MMU_PROBE_* registers). It lets

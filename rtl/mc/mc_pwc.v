@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // mc_pwc: the page-walk cache of the GPU MMU's walker: PwcEntries fully associative entries, each

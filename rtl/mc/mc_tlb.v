@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // mc_tlb: the GPU MMU's translation lookaside buffer: TlbEntries fully associative entries, each

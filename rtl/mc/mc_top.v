@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // mc_top: the memory controller: BAR1 aperture with the VPR (mc_aperture), the GPU MMU

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // mc_vram_arb: joins Masters AXI4 masters (aperture, page walker, later the DMA engine) onto

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // mc_walker: the GPU MMU's page-table walker. Walks the 4-level tables (rtl/mc/README.md, "Page

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # sim/board/board.mk: the board-simulation library (gr_board.h): per kind, a wrapper
 # verilated into its own model class Vboard_<kind> (the link-chip kinds: board.v, fpga_core + the
 # kind's PHY + the link chip's model, with -GKind=N; limesdr and ulx3s: board_<kind>.v around the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // board: one simulated board of kind Kind (the HELLO Link numbers): fpga_core (gpu_core and the
 // link engine), the PHY of the board's link chip and the chip's model (sim/models), as a board

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // board_impl.h: the simulated board inside gr_board_t. Board is what the C API (board_api.cpp)
 // sees; BoardImpl<V> runs one Verilated board wrapper (board.v with -GKind=N, one model class
 // per kind) with its two clocks, the VRAM model on m_vram and the host side of the link chip.

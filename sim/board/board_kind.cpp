@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // board_kind.cpp: the factory of one board kind, compiled once per kind that is built, with
 //   -DGR_BOARD_VTOP=Vboard_<kind>  -DGR_BOARD_FACTORY=gr_board_new_<kind>
 // so that each Verilated wrapper (its own model class) gets its own BoardImpl instantiation.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // board_limesdr: the board simulation (gr_board.h kind limesdr) of the exact LimeSDR Mini v2
 // top, boards/limesdr_mini_v2/limesdr_top.v, with the FT601 model (sim/models/ft601) on its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // board_ports.vh: the port list of every board simulation wrapper (board.v and the exact tops'
 // board_<kind>.v), which the one harness driver (board_impl.h) binds the same way for every
 // kind; board.v describes the ports. Included inside a module's port list:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // board_ulx3s: the board simulation (gr_board.h kind ulx3s) of the exact ULX3S top,
 // boards/ulx3s/ulx3s_top.v, with the UART line model (sim/models/uart, the FT231X's serial

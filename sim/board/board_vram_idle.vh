@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // board_vram_idle.vh: the body lines of a board simulation wrapper whose top keeps its VRAM
 // on the board (board_limesdr.v, board_ulx3s.v): board_ports.vh's m_vram_* outputs tied to an
 // idle master, and its m_vram_* inputs and vram_bytes_i marked unused. Included in the module

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gr_board.h: a whole board in simulation, seen from the USB cable (or the UART line, or the
  * socket): fpga_core (gpu_core + link engine, bridge/rtl/) and the kind's PHY verilated

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // axi_mem_model.cpp: AXI4 slave over a MemBackend (contract in axi_mem_model.h).
 #include "axi_mem_model.h"
 

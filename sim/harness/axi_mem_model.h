@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // axi_mem_model.h: an AXI4 slave (IHI0022 rev E, AXI4) serving a MemBackend; the harness
 // puts one on m_host (HostMemory) and one on m_vram (VramMemory).
 //

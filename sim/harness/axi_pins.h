@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // axi_pins.h: the signals of one AXI4 port as plain values, between a Verilated model and the
 // C++ models. The harness copies the Verilated ports in and out of an AxiPins each cycle; the
 // unit tests in tb/unit/harness_models drive one directly. Data buses are little-endian byte

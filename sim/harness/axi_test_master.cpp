@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // axi_test_master.cpp: pin-level AXI4 test master (see axi_test_master.h).
 #include "axi_test_master.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // axi_test_master.h: a small AXI4 master for testing AXI slaves at the pin level (AxiPins),
 // used by the tests of the harness's AxiMemModel and, in the harness, as the CPU on BAR1.
 // It issues queued transactions in order per channel (AW, W, AR), with random gaps before each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // csr_driver.cpp: AXI4-Lite master for BAR0 (contract in csr_driver.h).
 #include "csr_driver.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // csr_driver.h: the host's side of BAR0: an AXI4-Lite master on gpu_core's s_csr port.
 // One access at a time. With randomness on, AWVALID and WVALID each rise after a random
 // 0..max_delay cycles (so either may lead), ARVALID likewise, and BREADY/RREADY are low on

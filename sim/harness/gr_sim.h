@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gr_sim.h: gpu_core verilated, with AXI4 models of host memory and VRAM, behind a C API.
  *

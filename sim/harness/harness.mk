@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # sim/harness/harness.mk: the co-simulation harness: gpu_core verilated, plus the CSR driver and
 # the AXI host-memory and VRAM models, as one static library behind sim/harness/gr_sim.h.
 # Included by the top Makefile (BUILD, RTL_ROOT, RTL_INC, RTL_SRCS, RTL_TOP, VERILATOR, CXX, CC,

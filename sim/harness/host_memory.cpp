@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // host_memory.cpp: DMA buffers behind a private bus address space (see host_memory.h).
 #include "host_memory.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // host_memory.h: the host's DMA-able memory as the device sees it through an IOMMU.
 // Buffers are page-aligned, zero-filled, sized up to whole pages, and get bus addresses from a
 // private space starting at kBusBase. Bus addresses are never reused within one HostMemory and

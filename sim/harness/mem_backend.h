@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // mem_backend.h: what an AXI memory model serves: a byte-addressed store that says which
 // addresses exist. HostMemory (DMA buffers) and VramMemory (sparse VRAM) implement it.
 #ifndef GPUREF_TB_HARNESS_MEM_BACKEND_H

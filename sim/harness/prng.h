@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // prng.h: the harness's private random source (xoshiro256**, seeded through splitmix64).
 // Every random choice of a model or driver comes from its own Prng, seeded from the gr_sim seed
 // and a per-port salt, so a run replays exactly from its seed and does not depend on rand().

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // sim_core.cpp: gr_sim_t, the simulated device: the Verilated gpu_core with its clock and reset,
 // the CSR driver on s_csr, AxiMemModels on m_host (HostMemory) and m_vram (VramMemory), s_ap
 // held idle, the waveform (FST or VCD, with a window and a GTKWave save file) and the

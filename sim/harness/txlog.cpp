@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // txlog.cpp: the transaction log (see txlog.h and README.md for the format).
 #include "txlog.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // txlog.h: the transaction log: one text line per completed handshake on every port.
 // Line format (README.md documents it):  <cycle> <port> <channel> key=value ...
 // Lines starting with '#' are comments (header, protocol violations found by the models).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // vram_memory.cpp: sparse VRAM (see vram_memory.h).
 #include "vram_memory.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // vram_memory.h: the VRAM behind m_vram: sparse, 4 KiB pages allocated on first write.
 // Reads of bytes never written return 0 (a model choice: real DRAM holds garbage, so the RTL
 // must not rely on it; tests that care write first). Addresses at or past size() do not exist.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // wave.cpp: the VCD made from a recorded FST, and the GTKWave save file (see wave.h).
 #include "wave.h"
 

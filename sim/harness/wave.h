@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // wave.h: what sim_core.cpp needs around a waveform file besides Verilator's FST writer: the
 // format a path asks for, the VCD written from the recorded FST, and the GTKWave save file that
 // goes next to a waveform with gpu_core's ports, DMA engine and MMU signals grouped.

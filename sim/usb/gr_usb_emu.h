@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gr_usb_emu.h: an FT601 and an FT2232H on an emulated USB bus, for testing the usb://
  * backends on the real libusb (and libftdi on it) without hardware.

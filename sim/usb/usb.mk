@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # sim/usb/usb.mk: the USB chips emulated at the usbdevfs ioctl level (umockdev) over the board
 # library (usb_emu.o), usb_env.o that puts one on a program's bus before main, and the demo on
 # the emulated chip. The usb:// tests over them are tb/system/usb.mk.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * usb_emu.c: the FT601 and FT2232H on umockdev (gr_usb_emu.h has the contract).
  *

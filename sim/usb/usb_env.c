@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * usb_env.c: puts an emulated FT601 or FT2232H on the process's USB bus before main runs, so
  * that a program built with it reaches usb:// with no change to its code: the usb flavours of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tb/boards/boards.mk: the exact ECP5 board tops (boards/limesdr_mini_v2, boards/ulx3s) in
 # simulation and lint. Included by the top Makefile after host.mk and the system suites.
 #   make test-boards-sim   suite boards-sim: gpuref-simd --board limesdr and --board ulx3s (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_board_smoke: the DDI smoke test on one device, small enough for a board's own VRAM
  * (the LimeSDR Mini v2 top has 128 KiB) and for a simulated 3 Mbaud line. TAP on stdout.

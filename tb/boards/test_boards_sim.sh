@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # test_boards_sim: the exact ECP5 board tops (boards/limesdr_mini_v2/limesdr_top.v,
 # boards/ulx3s/ulx3s_top.v) simulated whole by gpuref-simd (--board limesdr|ulx3s: the top with
 # its PLL and I/O primitives' models, its link chip's model and, on the ULX3S, the SDRAM model),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tb/conformance: the register conformance suite (host/conformance) run through gpuctl on sim:// and against RTL mutants.
 $(eval $(call suite,conformance,$(GPUCTL),tb/conformance/run_conformance.sh $$(GPUCTL) 'sim://?seed=1' pass && tb/conformance/run_conformance.sh $$(GPUCTL) 'sim://?seed=7&stall=60&latency=20' pass))
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # mutate: RTL mutants the conformance suite must catch, each one deliberate bug in a copy of rtl/.
 #   mutate.sh list                  the mutant names
 #   mutate.sh pattern NAME          the conformance check that must fail on it (regex)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # run_conformance: gpuctl conformance as TAP, plus checks on the run itself.
 # Usage: run_conformance.sh GPUCTL URI EXPECT
 #   EXPECT=pass  the suite must pass and cover every register of the map

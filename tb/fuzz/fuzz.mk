@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tb/fuzz/fuzz.mk: libFuzzer harnesses (tb/fuzz/README.md). Included by the top Makefile after
 # host/host.mk and sim/harness/harness.mk.
 #   make test-fuzz                       each harness for a short fixed run over its corpus

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_alloc_private: libFuzzer harness for the private data a UMD hands the miniport
  * (gr_alloc_private_t, gr_resource_private_t) through gr_alloc_create, on one sim:// adapter

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_submit: libFuzzer harness for the command path on one sim:// adapter kept for the whole
  * run: gr_submit with fuzzed ranges, allocation lists and patch locations, and gr_cancel,

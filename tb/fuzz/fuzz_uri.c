@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_uri: libFuzzer harness for device URIs: gr_uri_parse, and gr_link_open on sim:// (its
  * parameter parsing, then a real simulation started and closed).

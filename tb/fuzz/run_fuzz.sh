@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # run_fuzz.sh DIR SEED NAME:RUNS...: runs each libFuzzer harness DIR/NAME for RUNS inputs from
 # seed SEED, starting from its committed corpus tb/fuzz/corpus/NAME (read only: new inputs go to
 # DIR/work/NAME). TAP: one test per harness, with the run count and the exec rate; a failure

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tb/lib/tap.sh: what the shell suites share, sourced (`. "$(dirname "$0")/../lib/tap.sh"`):
 # TAP lines, checks of a command's exit code and output, the plan and the exit status, and a
 # gpuref-simd server started in the background and stopped. Bash; the suite sets `set -u`.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tb/system/board.mk: suite board, the board-simulation library (sim/board, gr_board.h) driven
 # through its C API by test_board.c. Included by the top Makefile after sim/board/board.mk
 # (BOARD_DIR, BOARD_LIB, BOARD_LDLIBS, BOARD_CPPFLAGS, SIM_LIB come from there).

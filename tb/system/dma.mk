@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tb/system/dma.mk: the DMA engine on gpu_core over the gr_sim C API, against the contract
 # (rtl/dma/README.md). Included by the top Makefile after system.mk and tb/models/dma_ref/dma_ref.mk.
 #   system-dma-ref  tb/system/test_dma_ref.c: random command streams checked byte for byte against

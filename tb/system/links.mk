@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tb/system/links.mk: the link matrix. The system suites that run on sim:// (allocation,
 # miniport submission, VidSch's submission, preemption, cancel and TDR, residency) run
 # unchanged on every link to a simulated board, through tb/system/on_link.sh:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # on_link.sh: runs a system suite (or any program that opens $GR_TEST_DEVICE) on a link to a
 # simulated board, the same RTL packet engine and PHYs a board carries:
 #   simd         gpuref-simd with the stream board, over its Unix socket (simd://)

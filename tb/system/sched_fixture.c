@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sched_fixture: see sched_fixture.h. */
 #define _GNU_SOURCE
 #include "sched_fixture.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sched_fixture: what the VidSch system tests over sim:// share (test_vidsch, test_timeline,
  * test_residency): the start of main (seed, URI, the hang alarm), raw registers through the

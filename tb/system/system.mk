@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tb/system/system.mk: the system suites, the whole host stack over sim:// (cmocka suites and
 # shell suites). Included by the top Makefile after host/host.mk (HOST_OBJ_DIR, LIBGPUREF,
 # GPUREF_LINK, GPUCTL, GPUREF_SIMD, GR_DEMO) and sim/harness/harness.mk (SIM_LIB, SIM_LDLIBS).

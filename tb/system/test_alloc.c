@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_alloc: the allocation path over sim://: the miniport's DDIs (host/kmd) driven by the OS
  * stand-in (host/dxgk) behind the gr_alloc API, on the real RTL (gpu_core with 512 MiB of VRAM

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_axi_slaves: gpu_core's AXI4 write masters against every write order a legal slave may
  * impose (IHI0022E A3.3.1: a slave may hold AWREADY until it has seen WVALID, or the whole

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_board.c: the device end of the link protocol on its own, per board kind: frames built
  * by hand from bridge/PROTOCOL.md go into the chip's USB OUT side (the UART line, the socket

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # test_demo_links.sh GR_DEMO GPUREF_SIMD KIND...: the whole co-simulation demo (allocation,
 # command path, preemption and cancel, TDR, isolation, residency, conformance) on each simulated
 # board kind, through gpuref-simd and the board's link RTL, PHY and chip model (scripts/demo.sh,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_device: the gr_device API over sim://: header check, register access, bus errors, soft
  * reset and interrupts, on the real RTL. Usage: test_device [--seed N] (default $GR_TEST_SEED, else 1).

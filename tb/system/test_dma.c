@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_dma: directed tests of the DMA engine's stops and side effects on gpu_core over the gr_sim
  * C API, each against the contract (rtl/dma/README.md): preemption inside a COPY and with nothing

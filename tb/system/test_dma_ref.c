@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_dma_ref: random command streams on the real DMA engine (gpu_core over the gr_sim C API),
  * checked byte for byte against the C reference model (tb/models/dma_ref).

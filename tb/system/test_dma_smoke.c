@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_dma_smoke: the DMA engine end to end on gpu_core over the gr_sim C API: ring entries in
  * host memory (gr_sim_dma_alloc), every command on VRAM-physical and host spaces, a GPU-VA

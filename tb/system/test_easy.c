@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_easy: the convenience layer (gpuref/gr_easy.h) against the real stack on sim://: the
  * session, buffers and surfaces from a size and flags, CPU reads and writes, and the command

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_errors: a failed open says what went wrong through the public API alone
  * (gr_last_error(), gr_device_error()): the transport's detail reaches gr_device_open's and

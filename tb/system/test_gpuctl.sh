@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # test_gpuctl: gpuctl's commands, output and exit codes on sim://, as a user runs them. TAP.
 # Usage: test_gpuctl.sh PATH/TO/gpuctl
 set -u

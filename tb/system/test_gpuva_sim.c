@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_gpuva_sim: the page tables host/dxgk/vidmm/vidmm_gpuva.c builds, walked by the real RTL MMU on
  * sim://. Tables are written through the BAR1 aperture (vidmm_gpuva_dev.c); every check drives

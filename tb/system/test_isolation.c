@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_isolation: one process attacking another's memory through the DMA engine, written the
  * way an attacker would write it: through the public API only (gr_submit, gr_wait, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_kmd_submit: the miniport's command path (host/kmd) over sim://, its DDIs called directly
  * the way dxgkrnl calls them, with this test's own DXGKRNL_INTERFACE that records every

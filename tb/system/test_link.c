@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_link: URI parsing, backend selection and the checks gr_link makes before any access. */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_link_proto: the link protocol's host end (bridge/host/gr_proto*.c) against its C device
  * end (gr_proto_dev.c) over a socketpair, clean and with faults injected at every rate class,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_pcie_host: pcie:// (bridge/host/gr_link_pcie.c) on fixture trees, without a board.
  *

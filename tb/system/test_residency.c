@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_residency: VidMm's residency and eviction (host/dxgk/vidmm/vidmm_residency.c) over sim://, with
  * the real miniport building the paging buffers (DxgkDdiBuildPagingBuffer) and the real DMA

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # test_simd: gpuref-simd and the byte-stream transports against the RTL (a simulated board):
 # --vram straps the board's VRAM size (MC_VRAM_SIZE);
 # the conformance suite and gpuctl over simd:// (the DMA engine through the server included),

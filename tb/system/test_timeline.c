@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_timeline: VidSch's timeline (gr_adapter_timeline, gpuref/gr_submit.h) on sim://, with the
  * real miniport and DMA engine. Each scenario runs for real and its events must appear in the

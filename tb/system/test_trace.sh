@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # test_trace: waveforms a gpuctl user aims, on sim://: `trace on FILE` / `trace off` around
 # commands, sim://?trace=PATH&trace_from=N&trace_to=M, VCD or FST by the extension, the GTKWave
 # save file next to each, the path and cycles printed when a trace is closed, and the errors.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_usb.c: the usb:// backends on the real libusb-1.0 and libftdi1, against an FT601 and an
  * FT2232H emulated at the usbdevfs ioctl level (sim/usb: umockdev, as libusb tests its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_vidsch: VidSch (host/dxgk), the OS stand-in's GPU scheduler, driving the real miniport
  * (host/kmd) and the real DMA engine (rtl/dma) over sim://, after the HLK-style checks this field

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_vram_size: gpu_core's VRAM size strap (vram_bytes_i, sim://?vram=) end to end on sim://.
  * MC_VRAM_SIZE must report the size the URI straps, and the driver must size everything from

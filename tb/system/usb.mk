@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tb/system/usb.mk: the usb:// system test on the real libusb and libftdi over the emulated
 # chips (sim/usb), and the usb flavour of the system suites that the link matrix runs
 # (tb/system/links.mk). Included by the top Makefile after sim/usb/usb.mk and system.mk

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tb/unit/host.mk: the host code's unit tests, without a device (host_unit builds each, suite
 # runs it; one table line a test). Included by the top Makefile after host/host.mk.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tb/unit/link_engine.mk: the link engine's unit testbenches (bridge/rtl/link_*), each under
 # Icarus and Verilator through unit_tb (tb/unit/unit.mk): link_crc32 against zlib's values,
 # link_engine against a testbench host speaking bridge/PROTOCOL.md. Included by the top Makefile.

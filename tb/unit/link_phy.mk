@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tb/unit/link_phy.mk: unit testbenches of the clock-domain-crossing primitives, the link PHYs
 # (bridge/rtl/link_phy_*.v) and the link chip models they run against (sim/models/ft601,
 # ft2232h, uart). Included by the top Makefile after tb/unit/unit.mk, whose unit_tb macro

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # run_seeds.sh: runs one unit testbench once per seed and merges the TAP streams into one.
 # Usage: run_seeds.sh "SEED..." COMMAND [ARG...]
 #   Each run is COMMAND ARG... +seed=S. The merged stream has one plan, the tests renumbered

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tb/unit/unit.mk: the RTL unit testbenches, each built with Icarus and with Verilator and run
 # as TAP suites over several seeds. Included by the top Makefile (BUILD, RTL_ROOT, RTL_INC,
 # RTL_SRCS, VERILATOR, IVERILOG, JOBS and tap_run come from there).

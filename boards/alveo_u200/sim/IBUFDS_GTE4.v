@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // IBUFDS_GTE4 (lint stub): the UltraScale+ GT reference clock buffer (UNISIM primitive, AMD
 // UG974) with the ports and the parameter u200_top uses, so that the top lints and elaborates

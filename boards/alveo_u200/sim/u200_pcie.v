@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // u200_pcie (lint stub): the ports of the pcie4_uscale_plus hard IP that build.tcl generates
 // under this name, as u200_top connects them, with the names and widths of the IP's user

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // sdr_ctrl: AXI4 slave (gpu_core's m_vram widths: 8-byte data, IdBits IDs) in front of one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // sdr_fifo: synchronous first-word-fall-through FIFO of Depth = 2**DepthLog2 words.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // EHXPLLL: simulation model of the Lattice ECP5 PLL primitive, for the board tops' simulation

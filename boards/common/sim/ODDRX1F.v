@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // ODDRX1F: simulation model of the Lattice ECP5 output DDR register (x1 gearing), for the board
 // tops' simulation and lint (yosys and nextpnr use their own ECP5 cell). Vendor port names.

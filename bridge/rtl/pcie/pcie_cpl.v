@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // pcie_cpl: the completer of the PCIe shell. It takes memory requests from the UltraScale+ PCIe4

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // pcie_irq: gpu_core's level interrupt (irq_i) as MSI, or as legacy INTA when MSI is off, on the
 // UltraScale+ PCIe4 hard IP's interrupt interface.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // pcie_req: the requester of the PCIe shell. gpu_core's m_host AXI4 master (host memory) becomes

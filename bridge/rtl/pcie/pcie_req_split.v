@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // pcie_req_split: how many bytes the next request TLP of a transfer may carry.
 // Contract (combinational): len_o = min(bytes_i, limit - (addr_i mod limit)), limit =

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
 // pcie_shell: gpu_core behind the Xilinx UltraScale+ PCIe4 hard IP (pcie4_uscale_plus), written

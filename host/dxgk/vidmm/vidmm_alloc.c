@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vidmm_alloc.c: VidMm's allocation API, the top of VidMm (create, open, close, destroy, lock, unlock,
  * query), calling the miniport's DDIs as dxgkrnl documents them:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vidmm_alloc.h: what the adapter (dxgk_adapter.c) takes from VidMm's allocation API
  * (vidmm_alloc.c, whose public calls are gpuref/gr_alloc.h): the page-table callbacks a device's

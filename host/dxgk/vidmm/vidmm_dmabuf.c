@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vidmm_dmabuf.c: DMA buffers mapped into their device's GPU virtual address space
  * (vidmm_packet.h). The mapping takes a VA slot of its own from the device's cursor, as every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vidmm_flag_rules.c: the documented rules on what DxgkDdiCreateAllocation returns in a
  * DXGK_ALLOCATIONINFO (see vidmm_flag_rules.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vidmm_flag_rules.h: the check VidMm (the OS stand-in, host/dxgk) makes on what a miniport's
  * DxgkDdiCreateAllocation returned in one DXGK_ALLOCATIONINFO: the WDDM 2.0 allocation flags

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vidmm_gpuva.c: one GPU virtual address space (see vidmm_gpuva.h for the contract and the
  * page-size policy).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vidmm_gpuva.h: the GPU virtual address space of one device in VidMm (private to host/dxgk).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vidmm_gpuva_dev.c: gr_gpuva_ops_t over a gr_device_t (see vidmm_gpuva_dev.h).
  */

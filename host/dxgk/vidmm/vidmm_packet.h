@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vidmm_packet.h: what VidSch asks of VidMm, and all it may ask (the one header of VidMm that
  * VidSch includes; README.md, "Layout"): make a packet's allocation list resident before the

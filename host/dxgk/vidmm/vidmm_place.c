@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vidmm_place.c: where an allocation lives, below residency and the allocation API: placement
  * in the segments (the order of segments an allocation may use, the overlay floor, the VPR),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vidmm_place.h: where an allocation lives (vidmm_place.c): placement in the segments, the
  * stale pages a new allocation must not see, page-table pages from the segments' heaps, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vidmm_residency.c: VidMm's residency and eviction (vidmm_residency.h; README.md,
  * "Residency").

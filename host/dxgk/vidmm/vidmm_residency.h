@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vidmm_residency.h: VidMm's residency and eviction (private to host/dxgk; README.md,
  * "Residency").

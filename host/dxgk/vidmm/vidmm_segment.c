@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vidmm_segment.c: VidMm's segment allocator (see vidmm_segment.h and SEGMENT.md).
  *

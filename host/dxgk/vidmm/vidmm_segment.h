@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vidmm_segment.h: VidMm's range allocator for one VRAM segment (private to host/dxgk).
  *

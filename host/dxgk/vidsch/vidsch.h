@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vidsch.h: what the adapter (dxgk_adapter.c) calls in VidSch, the GPU scheduler: its life with
  * the adapter's and device teardown (README.md, "VidSch"). What VidMm may ask of VidSch is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vidsch_api.c: the public calls of gpuref/gr_submit.h: contexts, DMA buffers, submission,
  * waits, cancellation, preemption; and the device teardown VidMm asks for.

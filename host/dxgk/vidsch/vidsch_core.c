@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vidsch_core.c: VidSch's adapter state: start and stop, the interrupt and DPC threads, the
  * DXGKRNL_INTERFACE callbacks of the command path, the knobs and counters. The top of VidSch

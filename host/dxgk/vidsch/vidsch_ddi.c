@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vidsch_ddi.c: the DDI calls VidSch makes through the adapter's DDI table (dxgk_ddi.h), each
  * under the threading checker (dxgk_threading.h) with the DDI's documented level.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vidsch_ddi.h: the DDI calls VidSch makes (vidsch_ddi.c), through the adapter's DDI table
  * (dxgk_ddi_table.h), each under the threading checker with the DDI's documented level. Private

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vidsch_objects.h: VidSch's objects (private to host/dxgk/vidsch/vidsch_*.c). README.md, "VidSch".
  * Types only: each file's functions are in its own header (vidsch_sync.h, vidsch_ddi.h,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vidsch_paging.c: VidSch's paging queue. VidMm's paging buffers (what DxgkDdiBuildPagingBuffer
  * wrote) run as paging packets: no context (hContext NULL, Flags.Paging on Patch and

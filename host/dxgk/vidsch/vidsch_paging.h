@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vidsch_paging.h: what VidMm asks of VidSch, and all it may ask (the one header of VidSch that
  * VidMm includes; README.md, "Layout"): run a paging buffer and wait for its fence, and wait

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vidsch_sched.c: the scheduler thread (one per adapter): patches and submits packets, retires
  * them on completion, preempts (quantum, request, cancellation, timeout), cancels, and runs the

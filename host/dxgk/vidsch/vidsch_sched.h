@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vidsch_sched.h: the scheduler thread (vidsch_sched.c): its main loop, which VidSch's start
  * runs, and the requests an API call makes of it. Private to host/dxgk/vidsch.

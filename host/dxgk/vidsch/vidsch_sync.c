@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vidsch_sync.c: the bottom of VidSch, which every other file of it calls and which calls none
  * of them: fence comparison, VidSch's condition wait and wake-up, the trace, the device clock.

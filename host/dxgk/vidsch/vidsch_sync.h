@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vidsch_sync.h: the bottom of VidSch (vidsch_sync.c), which every other file of it calls:
  * fence comparison, VidSch's condition wait and wake-up, the trace, the device clock. Private to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vidsch_testing.h: hooks for tests of VidSch (not part of the public API).
  */

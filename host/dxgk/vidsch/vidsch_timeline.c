@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vidsch_timeline.c: VidSch's timeline (vidsch_timeline.h): the ring the scheduler records its
  * events in, and gr_adapter_timeline, which reads it. README.md, "VidSch", section "Timeline".

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vidsch_timeline.h: VidSch's timeline, a bounded ring of scheduling events per adapter that
  * gr_adapter_timeline (gpuref/gr_submit.h) reads. Private to host/dxgk; README.md, "VidSch",

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gr_alloc.h: video memory allocations on a gpuref adapter, D3DKMT-style.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gr_alloc_private.h: the private data gpuref's user-mode side hands to its miniport
  * (host/kmd) when it creates allocations, as a WDDM UMD does through pfnAllocateCb.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gr_device.h: a gpuref device opened over a link: identification, register access, reset.
  */

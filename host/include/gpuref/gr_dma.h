@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gr_dma.h: the DMA engine's memory formats (ring entries, commands, fence record), as
  * rtl/dma/README.md defines them, with encoders that write them into a caller's buffer.

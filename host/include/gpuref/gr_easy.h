@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gr_easy.h: the common path in a few calls, over the DDI-shaped API of gr_alloc.h and
  * gr_submit.h.

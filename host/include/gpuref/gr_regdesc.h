@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gr_regdesc.h: the register map as data, generated from rtl/csr/gpu_regs.rdl into
  * host/lib/gr_regdesc.c. gpuctl decodes registers with it; the conformance suite walks it.

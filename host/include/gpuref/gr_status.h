@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gr_status.h: the status codes every gpuref call returns. */
 #ifndef GPUREF_GR_STATUS_H
 #define GPUREF_GR_STATUS_H

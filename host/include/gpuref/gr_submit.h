@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gr_submit.h: GPU contexts, DMA buffers, submission, fences, preemption and cancellation on a
  * gpuref adapter, D3DKMT-style. The calls play the roles of the D3DKMT thunks and of dxgkrnl's

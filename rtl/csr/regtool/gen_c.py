@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Writes the C register description: gr_regmap.h (constants) and gr_regdesc.c (the table
 that gpuctl and the conformance suite walk)."""
 from model import CONST, HW_RO, RW, W1C, PULSE, W1S, SPDX

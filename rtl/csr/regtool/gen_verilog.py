@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Writes csr_regs.v: the register file of a map, in the RTL subset gpuref allows."""
 from model import CONST, HW_RO, RW, W1C, PULSE, W1S, SPDX
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Register model: the elaborated SystemRDL map reduced to what gpuref's generators need."""
 from dataclasses import dataclass, field
 from typing import List

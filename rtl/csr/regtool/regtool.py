@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """regtool: generates every output of the gpuref register map from its one SystemRDL source.
 
   regtool.py            write the outputs into the tree

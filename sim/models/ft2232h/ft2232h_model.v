@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // ft2232h_model: the FTDI FT2232H (channel A; the FT232H alike) in FT245-style synchronous
 // FIFO mode, as the FPGA sees its pins and as a USB host driver (libftdi / D2XX) sees its bulk

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // ft601_model: the FTDI FT601 USB 3.0 to FIFO bridge in 245 synchronous FIFO mode (32-bit),
 // as the FPGA sees its pins and as a USB host driver sees its bulk endpoints. Written from

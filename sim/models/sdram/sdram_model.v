@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // sdram_model: a 16-bit SDR SDRAM as its controller sees the pins, written from the ISSI
 // IS42S16160G data sheet (256 Mb, 4 banks x 8192 rows x 512 columns x 16 bits; speed grade -7:

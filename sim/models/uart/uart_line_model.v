@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // uart_line_model: the far end of a UART line, the way a USB-UART bridge (FT231X) presents it:
 // bytes from the USB host go out on tx_o, bytes on rx_i come back to the host. 8N1, LSB first.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dma_ref.c: the DMA engine's reference model (see dma_ref.h). Follows rtl/dma/README.md rule by
  * rule; the comments quote the rule each step implements.

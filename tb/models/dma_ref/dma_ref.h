@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dma_ref.h: a reference model of the DMA engine in plain C, written from the contract in
  * rtl/dma/README.md (and the page-table format of rtl/mc/README.md), not from the RTL.

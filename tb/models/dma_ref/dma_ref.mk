@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tb/models/dma_ref: the DMA engine's C reference model (dma_ref.c, written from rtl/dma/README.md)
 # and its own unit tests (test_dma_ref_model.c: hand-computed cases, cmocka, TAP). The model is
 # linked into tb/system/test_dma_ref (tb/system/dma.mk). Included by the top Makefile.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_dma_ref_model: the DMA reference model (dma_ref.c) on hand-computed cases, over a small
  * flat host memory and VRAM: every command, every fault kind with its status and address, page

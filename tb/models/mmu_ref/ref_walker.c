@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ref_walker.c: the reference translation (see ref_walker.h). Follows rtl/mc/README.md, "Page
  * tables", rule by rule; the comments quote the rule each step implements.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ref_walker.h: a reference GPU MMU translation in plain C, written from the page-table format
  * in rtl/mc/README.md ("Page tables"), not from the RTL. The unit tests of mc_mmu predict every

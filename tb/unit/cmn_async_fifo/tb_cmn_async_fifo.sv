@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // tb_cmn_async_fifo: self-checking unit test of cmn_async_fifo (with its cmn_sync2 crossings)
 // under Icarus 11 and Verilator 5.006 --timing, built with GR_ASSERT.

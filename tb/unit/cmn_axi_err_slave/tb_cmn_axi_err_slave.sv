@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // tb_cmn_axi_err_slave: self-checking unit test of cmn_axi_err_slave (the DECERR slave behind
 // a port whose block is not built in) under Icarus 11 and Verilator 5.006 --timing.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // tb_dma_axi_mem: the AXI4 slave side of one memory port for the DMA testbenches (for Icarus
 // 11 and for Verilator 5.006 --timing). The bytes live in the testbench: each accepted W beat is handed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // tb_dma_mems: the DMA engine's two memories for its unit testbenches (tb_dma_mover, tb_dma_top),
 // under Icarus 11 and Verilator 5.006 --timing: host memory (HostBytes at bus address HostBase,

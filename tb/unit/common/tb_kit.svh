@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // tb_kit.svh: what every unit testbench shares, `included inside the testbench module after
 // `define TB_TOP <module> (its own name, for $dumpvars):
 //   seed, wave     +seed=N (default 1) and +wave=<file> (Icarus: add -fst after the .vvp for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // tb_stream_sb.svh: the link PHY benches' scoreboard of one direction of a byte or word stream
 // (tb_link_phy_uart, tb_link_phy_ft245, tb_link_phy_ft601): what one end was given, in order,
 // against what comes out of the other, none lost, repeated or extra. Included inside the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gen_csr_map: prints the BAR0 register map as a Verilog include for tb_csr_block, from the
  * table regtool generates for the host (host/lib/gr_regdesc.c), so the testbench follows

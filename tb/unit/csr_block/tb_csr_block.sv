@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // tb_csr_block: self-checking unit test of csr_block (BAR0 registers, soft reset, interrupts,
 // the fields it hands to the memory controller) under Icarus 11 and Verilator 5.006 --timing,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ddi_flags_list.h: the bit position of every named bit-field in host/include/d3dkmddi.h.
  * No include guard: the includer defines G() and B(), includes this file, and undefines them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ddi_layout_list.h: the x64 WDK layout of every structure in host/include/d3dkmddi.h.
  * No include guard: the includer defines S(type, size) and O(type, member, offset), includes

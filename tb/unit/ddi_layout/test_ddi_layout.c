@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_ddi_layout: host/include/d3dkmddi.h has the x64 layout of the WDK (newest interface
  * version, DXGKDDI_INTERFACE_VERSION_WDDM3_2) that Microsoft documents.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // test_ddi_layout_cxx: host/include/d3dkmddi.h compiles as C++17 (-Wall -Wextra -Werror) and
 // gives C++ code the same x64 layout as C: every size and offset of ddi_layout_list.h is
 // static_assert'ed here too, and a DDI and a callback are defined with C++ linkage.

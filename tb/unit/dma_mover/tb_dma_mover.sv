@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // tb_dma_mover: self-checking unit test of the DMA data mover (dma_mover with its dma_agen
 // sides and dma_fifo) and its translation client (dma_xlate), under Icarus 11 and Verilator

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // tb_dma_top: self-checking unit test of the whole DMA engine (dma_top) under Icarus 11 and
 // under Verilator 5.006 --timing: a ring and DMA buffers in a host memory model, a VRAM model (both

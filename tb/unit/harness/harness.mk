@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tb/unit/harness/harness.mk: the tests of the co-simulation harness (sim/harness): suite
 # harness (test_harness.c, gpu_core through gr_sim.h) and suite harness-models (the AXI memory
 # model's unit tests, tb/unit/harness_models, on the objects that do not need the Verilated model).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_harness.c: tests of the gr_sim C API against the real, Verilated gpu_core.
  * TAP through cmocka (run with CMOCKA_MESSAGE_OUTPUT=TAP). Options:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // test_axi_mem_model.cpp: tests of the harness's AXI4 memory model (sim/harness/axi_mem_model.h)
 // and its backends, driven at the pins by AxiTestMaster. Prints TAP. Options:
 //   --seed N   base seed (decimal or 0x hex; default $GR_TEST_SEED, else 1); every random choice

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * api_unused.c: must NOT build (check_headers.sh): a call whose status matters keeps
  * warn_unused_result, so dropping gr_device_open's status is an error under -Werror.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * api_use.c: what a program of one's own writes against the public headers builds with
  * -Wall -Wextra -Werror -pedantic (check_headers.sh compiles it as C11; api_use.cpp is the C++

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // api_use.cpp: the C++ side of api_use.c: every call of gr_device.h and gr_regdesc.h returns
 // gr_status_t, as the rest of the public headers do (one status type), and cleanup calls take a
 // (void) cast under -Werror.

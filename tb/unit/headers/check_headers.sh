@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # check_headers.sh: every public header compiles alone, first thing in a translation unit, as
 # C11 and as C++17 with -Wall -Wextra -Werror -pedantic, so a program in either language can
 # include any one of them without another before it. Then what a program writes against them:

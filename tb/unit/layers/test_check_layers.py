@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """test_check_layers.py: scripts/check_layers.py fails on each way of building shipped code from
 tb/ and on the bridge reaching into the simulator outside its sim:// backend, and passes the
 same trees without the fault. TAP on stdout (suite layers runs it after the check itself).

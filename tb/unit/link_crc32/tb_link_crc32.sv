@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // tb_link_crc32: link_crc32 against zlib. The expected values below were computed with
 // python3 -c 'import zlib, struct; print(hex(zlib.crc32(b"".join(struct.pack("<I", w)

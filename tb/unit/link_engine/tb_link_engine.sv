@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // tb_link_engine: link_engine (32-bit streams, MaxPayload 256, RxWindow 1024 words, replay
 // buffer 2048 words, 8 DMA tags) against a testbench host that speaks bridge/PROTOCOL.md from

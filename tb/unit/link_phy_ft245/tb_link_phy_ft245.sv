@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // tb_link_phy_ft245: self-checking unit test of link_phy_ft245 against ft2232h_model (the
 // FT2232H in FT245-style synchronous FIFO mode) under Icarus 11 and Verilator 5.006 --timing,

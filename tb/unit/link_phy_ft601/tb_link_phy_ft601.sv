@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // tb_link_phy_ft601: self-checking unit test of link_phy_ft601 against ft601_model (the chip
 // in 245 synchronous FIFO mode) under Icarus 11 and Verilator 5.006 --timing, GR_ASSERT on.

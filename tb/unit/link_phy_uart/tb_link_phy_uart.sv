@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // tb_link_phy_uart: self-checking unit test of link_phy_uart against uart_line_model (the
 // FT231X end of the line) under Icarus 11 and Verilator 5.006 --timing, GR_ASSERT on.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // tb_mc_aperture: self-checking unit test of mc_aperture (BAR1 window and VPR) under Icarus 11
 // and Verilator 5.006 --timing (-Wall, widths included), with a VRAM model that stalls every

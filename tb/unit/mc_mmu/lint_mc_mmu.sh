@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # lint_mc_mmu.sh: the MMU's RTL checks as TAP: verilator --lint-only -Wall (each module, with and
 # without GR_ASSERT, at corner parameters), Icarus elaboration, illegal parameters refused, and a
 # Yosys synthesis of mc_mmu with check -assert.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tb/unit/mc_mmu: the GPU MMU (mc_mmu, mc_tlb, mc_walker, mc_pwc). Included by the top Makefile.
 #   unit-mc_mmu           Verilator C++ test: random page tables against the C reference walker
 #                         (tb/models/mmu_ref/ref_walker.c) and the TLB and page-walk cache policy

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // tb_mc_mmu: directed unit test of mc_mmu under Icarus 11 and Verilator 5.006 --timing: a small
 // page-table memory model behind m_pt_* (random ARREADY, latency and RVALID gaps; DECERR outside

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 // test_mc_mmu.cpp: Verilator unit test of mc_mmu (TLB + page-table walker) against a C
 // reference walker (ref_walker.c, written from rtl/mc/README.md) and a model of the documented
 // TLB policy.

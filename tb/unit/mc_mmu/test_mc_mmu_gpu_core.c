@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_mc_mmu_gpu_core: the MMU's page-walk cache in gpu_core (rtl/mc/README.md, "Page-walk cache"),
  * through the registers and the DMA engine on the Verilated model (gr_sim): every way the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // tb_mc_vram_arb: self-checking unit test of mc_vram_arb under Icarus 11 and Verilator 5.006
 // --timing (-Wall): two masters issue random write and read bursts at the same time, each in its own

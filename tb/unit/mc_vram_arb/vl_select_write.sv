@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // vl_select_write: the Verilator 5.006 scheduling bug that kept tb_mc_vram_arb off Verilator,
 // reduced. A variable that a process with timing controls writes only through a bit select

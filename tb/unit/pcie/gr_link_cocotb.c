@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gr_link_cocotb.c: cocotb://, gr_link operations served by a cocotb test (see gr_link_cocotb.h). */
 #include "gr_link_cocotb.h"
 

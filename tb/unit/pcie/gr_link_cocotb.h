@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gr_link_cocotb.h: cocotb://, a test-only gr_link backend whose operations are served by a
  * cocotb test (tb/unit/pcie/test_pcie_driver.py): BAR0 and BAR1 accesses become TLPs of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tb/unit/pcie/pcie.mk: the PCIe shell (bridge/rtl/pcie). Included by the top Makefile.
 #   make lint-pcie            pcie_shell: Verilator -Wall, Icarus -g2012, Yosys (also part of make lint)
 #   make test-pcie            pcie_shell + gpu_core under cocotb and Icarus against cocotbext-pcie's

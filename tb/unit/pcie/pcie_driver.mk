@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tb/unit/pcie/pcie_driver.mk: the C driver over TLPs (suite pcie-driver). Included by the top
 # Makefile after host/install.mk (libgpuref's PIC objects and the PIC simulation library).
 #   make test-pcie-driver    libgpuref's register conformance suite (gr_conformance_run) in a

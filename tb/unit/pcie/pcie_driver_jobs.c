@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pcie_driver_jobs.c: the driver's work that test_pcie_driver.py runs over cocotb:// (through
  * gr_link_cocotb_run): the register conformance suite, a DDI smoke test, and the link
  * benchmark (bench/link). Each job fills a result the test reads with ctypes. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Builds tb_pcie_shell (pcie_shell + gpu_core) under Icarus (or Verilator) through cocotb's runner and runs
 test_pcie_shell.py (or --module test_pcie_driver); prints TAP: one line per check the test recorded, and a failed line if the
 test did not finish. Usage: run.py BUILD_DIR [--seed N] [--sim icarus|verilator] [--module NAME] [--extra ok|"not ok" NAME]: --extra adds one more TAP line

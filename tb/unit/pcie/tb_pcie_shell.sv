@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // tb_pcie_shell: the cocotb testbench top of tb/unit/pcie: pcie_shell + gpu_core as a board would
 // join them, the hard IP's ports (named as cocotbext-pcie's UltraScalePlusPcieDevice binds them)

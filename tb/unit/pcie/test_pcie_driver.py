@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """tb/unit/pcie: the C driver over TLPs. libgpuref (with the register conformance suite, the
 test-only cocotb:// backend and the jobs of pcie_driver_jobs.c: $PCIE_LIBGPUREF) is loaded with
 ctypes and runs in a cocotb.external thread (gr_link_cocotb_run); each gr_link operation comes

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """tb/unit/pcie: pcie_shell + gpu_core under cocotb, the host side a cocotbext-pcie RootComplex
 with the UltraScalePlusPcieDevice model of the hard IP in front of the RTL.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // tb_pcie_cpl: pcie_cpl, the PCIe shell's completer, alone (CsrAddrBits 12, ApAddrBits 13,
 // MaxPayloadBytes 256) under Icarus 11 and Verilator 5.006. The TB is the hard IP's CQ source

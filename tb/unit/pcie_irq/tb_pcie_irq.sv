@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // tb_pcie_irq: pcie_irq (RetryCycles 12, RearmDelay 5) under Icarus 11 and Verilator 5.006.
 // A model of the hard IP's interrupt interface answers every MSI request

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // tb_pcie_req: pcie_req, the PCIe shell's requester, alone (Slots 4, Tags 8, CplTimeout 1500)
 // under Icarus 11 and Verilator 5.006. The TB is gpu_core's AXI4 master (random write and read

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // tb_pcie_req_split: pcie_req_split, the rule that cuts a transfer into request TLPs. Every
 // limit (128..4096 bytes, and the reserved encodings 6 and 7 as 4096) with fixed cases, then

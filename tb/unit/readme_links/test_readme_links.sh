@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # test_readme_links: every relative link in the Markdown points to a file a fresh clone has
 # (scripts/check_links.py), and the check fires on one that does not. TAP.
 set -u

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # test_regtool: the register map generator keeps every output in step with gpu_regs.rdl. TAP.
 # Usage: test_regtool.sh PYTHON   (the venv's python, with the pinned SystemRDL tools)
 set -u

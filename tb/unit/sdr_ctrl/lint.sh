@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # lint.sh: the checks make lint runs on rtl/, for the SDRAM controller (outside rtl/), as TAP:
 # Verilator -Wall (default parameters, and CL 3 at 143 MHz with an extra DQ register), Icarus
 # -g2012 elaboration, Yosys synth + check -assert. Usage: lint.sh OUTDIR (from the checkout).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // tb_sdr_ctrl: self-checking unit test of sdr_ctrl (boards/common/sdram) against sdram_model
 // (sim/models/sdram, the IS42S16160G from its data sheet), under Icarus 11 and Verilator 5.006

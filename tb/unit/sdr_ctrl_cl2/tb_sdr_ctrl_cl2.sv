@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // tb_sdr_ctrl_cl2: tb_sdr_ctrl at 100 MHz and CAS latency 2 (the other mode the -7 part runs
 // in), with one more DQ input register in the controller (ReadDelay 1); see
 // tb/unit/sdr_ctrl/tb_sdr_ctrl.sv.

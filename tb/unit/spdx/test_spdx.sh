@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # test_spdx: every source file names its licence (scripts/spdx.py), and the check fires on a file
 # that does not. TAP.
 set -u

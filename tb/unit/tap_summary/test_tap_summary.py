@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """test_tap_summary: tb/tap_summary.py, run as `make test` runs it, on the TAP files in fixtures/.
 
 Each check runs the script in a process of its own (the environment decides CI), and reads its

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Builds tb_u200_vram (boards/common/vram_ram.v at 64 KiB) under Icarus through cocotb's runner,
 once for each RamStyle ("ultra", the Alveo U200's, and "block", the LimeSDR's), runs
 test_u200_vram.py on each and prints TAP: one line per check, and a failed line for a style whose

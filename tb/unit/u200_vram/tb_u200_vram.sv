@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // tb_u200_vram: the cocotb testbench top of tb/unit/u200_vram: boards/common's vram_ram (the
 // VRAM of the Alveo U200 and LimeSDR tops) with its AXI4 port named as cocotbext-axi's AxiBus

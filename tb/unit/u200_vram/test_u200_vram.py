@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """tb/unit/u200_vram: the Alveo U200 and LimeSDR tops' VRAM (boards/common/vram_ram.v), an AXI4
 slave over on-chip RAM, driven by cocotbext-axi's AxiMaster and compared with a byte model. Checks go
 to $U200_VRAM_CHECKS (run.py prints them as TAP)."""

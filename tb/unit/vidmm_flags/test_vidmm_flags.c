@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_vidmm_flags: host/dxgk/vidmm/vidmm_flag_rules.c accepts exactly the DXGK_ALLOCATIONINFO
  * values that Microsoft's documentation allows, and names the rule an invalid one breaks.

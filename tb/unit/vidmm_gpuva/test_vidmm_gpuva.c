@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_vidmm_gpuva: host/dxgk/vidmm/vidmm_gpuva.c against an in-memory VRAM, with every translation
  * predicted by the reference walker of tb/models/mmu_ref/ref_walker.c (written from

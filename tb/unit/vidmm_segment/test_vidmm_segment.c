@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_vidmm_segment.c: VidMm's segment allocator (host/dxgk/vidmm/vidmm_segment.c) against a
  * reference model that is a bitmap of 4 KiB pages. TAP output. Options:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* drm/drm_print.h for user space: a drm_printer is a printf callback. */
 #ifndef KSHIM_DRM_PRINT_H
 #define KSHIM_DRM_PRINT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * kshim.h: the small part of the Linux kernel API that drm_mm.c, drm_buddy.c and lib/rbtree.c
  * use, written for user space (bench/alloc only). Every other shim header includes this one.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * linux/list.h for user space: the circular doubly linked list with a sentinel head, as the
  * kernel documents it (Documentation/core-api/kernel-api: "List Management Functions").

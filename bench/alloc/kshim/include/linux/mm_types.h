@@ -1,2 +1,3 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* linux/mm_types.h for user space: everything bench/alloc needs is in kshim.h. */
 #include <linux/kshim.h>

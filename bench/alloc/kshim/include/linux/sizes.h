@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* linux/sizes.h for user space. */
 #include <linux/kshim.h>
 #define SZ_4K 0x00001000
