@@ -80,7 +80,7 @@ static gr_status_t vs_enter(gr_gpu_device_t *dev, uint32_t h, vs_entry_t e, dxgk
         pthread_mutex_lock(&p->lock);
         vs_context_t *c = out_ctx ? find_ctx(dev, h) : NULL;
         vs_dmabuf_t *b = out_buf ? find_buf(dev, h) : NULL;
-        if (!c && !b) {
+        if ((out_ctx && !c) || (out_buf && !b)) {
             pthread_mutex_unlock(&p->lock);
             return GR_E_INVALID;
         }
