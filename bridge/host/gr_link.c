@@ -427,6 +427,15 @@ void *gr_link_backend_ctx(gr_link_t *link, const gr_link_ops_t *ops)
     return link && link->ops == ops ? link->ctx : NULL;
 }
 
+int gr_link_backend_call(gr_link_t *link, const gr_link_ops_t *ops, int (*fn)(void *ctx, void *arg), void *arg)
+{
+    int rc;
+    if (!link || link->ops != ops || !fn)
+        return GR_E_INVALID;
+    LINK_LOCKED(link, fn(link->ctx, arg));
+    return rc;
+}
+
 const char *gr_link_scheme(const gr_link_t *link)
 {
     return link ? link->ops->scheme : "";

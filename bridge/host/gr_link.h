@@ -153,6 +153,10 @@ uint32_t gr_link_caps(gr_link_t *link);
 uint32_t gr_link_dma_wait_cycles(gr_link_t *link);
 /** The backend's own context when the link is served by ops (a backend's accessors use it); else NULL. */
 void *gr_link_backend_ctx(gr_link_t *link, const gr_link_ops_t *ops);
+/** fn(backend context, arg) under the link's lock, as one more operation: a backend's own calls
+ *  beyond gr_link_ops_t (sim://'s waveforms) that touch what the operations touch. Returns fn's
+ *  result, or GR_E_INVALID when the link is not served by ops. */
+int gr_link_backend_call(gr_link_t *link, const gr_link_ops_t *ops, int (*fn)(void *ctx, void *arg), void *arg);
 const char *gr_link_scheme(const gr_link_t *link);
 void gr_link_describe(gr_link_t *link, char *buf, size_t len);
 

@@ -237,3 +237,52 @@ gr_sim_t *gr_link_sim_of(gr_link_t *link)
     sim_ctx_t *c = gr_link_backend_ctx(link, &gr_link_sim_ops);
     return c ? c->sim : NULL;
 }
+
+typedef struct {
+    const char *path;          /* trace_start */
+    gr_sim_trace_info_t *info; /* every call */
+    uint64_t *cycle;           /* trace_start */
+} sim_trace_call_t;
+
+static int trace_start_locked(void *ctx, void *arg)
+{
+    sim_ctx_t *c = ctx;
+    sim_trace_call_t *a = arg;
+    int rc = gr_sim_trace_start(c->sim, a->path, 0, 0);
+    if (rc)
+        return rc;
+    *a->cycle = gr_sim_cycle(c->sim);
+    return gr_sim_trace_info(c->sim, a->info);
+}
+
+static int trace_stop_locked(void *ctx, void *arg)
+{
+    return gr_sim_trace_stop(((sim_ctx_t *)ctx)->sim, ((sim_trace_call_t *)arg)->info);
+}
+
+static int trace_info_locked(void *ctx, void *arg)
+{
+    return gr_sim_trace_info(((sim_ctx_t *)ctx)->sim, ((sim_trace_call_t *)arg)->info);
+}
+
+int gr_link_sim_trace_start(gr_link_t *link, const char *path, gr_sim_trace_info_t *out_info, uint64_t *out_cycle)
+{
+    if (!out_info || !out_cycle)
+        return GR_E_INVALID;
+    sim_trace_call_t a = {path, out_info, out_cycle};
+    return gr_link_backend_call(link, &gr_link_sim_ops, trace_start_locked, &a);
+}
+
+int gr_link_sim_trace_stop(gr_link_t *link, gr_sim_trace_info_t *out_info)
+{
+    sim_trace_call_t a = {NULL, out_info, NULL};
+    return gr_link_backend_call(link, &gr_link_sim_ops, trace_stop_locked, &a);
+}
+
+int gr_link_sim_trace_info(gr_link_t *link, gr_sim_trace_info_t *out_info)
+{
+    if (!out_info)
+        return GR_E_INVALID;
+    sim_trace_call_t a = {NULL, out_info, NULL};
+    return gr_link_backend_call(link, &gr_link_sim_ops, trace_info_locked, &a);
+}

@@ -50,6 +50,19 @@ extern const gr_link_ops_t gr_link_sim_ops;
  *  another scheme. */
 gr_sim_t *gr_link_sim_of(gr_link_t *link);
 
+/* Waveforms opened and closed while the link is in use. Each runs under the link's lock, as the
+ * operations do: another thread (the miniport's interrupt wait) may be clocking the same model,
+ * and a gr_sim_t is driven by one thread at a time. Errors as gr_sim_trace_start and
+ * gr_sim_trace_stop return them, their detail in gr_sim_error(); GR_E_INVALID for a link that is
+ * not sim://. */
+
+/** gr_sim_trace_start(path, whole run), then the new waveform and the cycle it starts at. */
+int gr_link_sim_trace_start(gr_link_t *link, const char *path, gr_sim_trace_info_t *out_info, uint64_t *out_cycle);
+/** gr_sim_trace_stop: the waveform is closed; out_info describes it. */
+int gr_link_sim_trace_stop(gr_link_t *link, gr_sim_trace_info_t *out_info);
+/** gr_sim_trace_info: the waveform being written, or out_info->open false. */
+int gr_link_sim_trace_info(gr_link_t *link, gr_sim_trace_info_t *out_info);
+
 /** Simulated cycles per microsecond of wait_irq timeout. */
 #define GR_LINK_SIM_CYCLES_PER_US 100u
 

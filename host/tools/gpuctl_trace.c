@@ -36,9 +36,12 @@ int parse_trace(int argc, char **argv, trace_req_t *out)
     return -1;
 }
 
-static gr_sim_t *sim_of(gr_device_t *dev)
+/* The device's sim:// link, or NULL. Waveform calls go through it (gr_link_sim.h), under the
+ * link's lock: the miniport's interrupt thread clocks the same model meanwhile. */
+static gr_link_t *sim_link_of(gr_device_t *dev)
 {
-    return dev ? gr_link_sim_of(gr_device_link(dev)) : NULL;
+    gr_link_t *link = dev ? gr_device_link(dev) : NULL;
+    return gr_link_sim_of(link) ? link : NULL;
 }
 
 /* "wrote" or "recording": one line (or one JSON document) about a waveform. */
@@ -73,21 +76,21 @@ static void report(const opts_t *o, const char *state, const gr_sim_trace_info_t
 int cmd_trace(const opts_t *o, gr_device_t *dev, const trace_req_t *q)
 {
     const char *cmd = q->on ? "trace on" : "trace off";
-    gr_sim_t *sim = sim_of(dev);
-    if (!sim)
+    gr_link_t *link = sim_link_of(dev);
+    if (!link)
         return fail_status(o, cmd, 0, EXIT_USAGE,
                            "%s: waveforms come from the simulation: the device must be sim:// (gpu_core in "
                            "this process)", cmd);
     gr_sim_trace_info_t t;
     int rc;
     if (q->on) {
-        if ((rc = gr_sim_trace_start(sim, q->path, 0, 0)))
+        uint64_t cycle;
+        if ((rc = gr_link_sim_trace_start(link, q->path, &t, &cycle)))
             return fail_status(o, cmd, rc, rc == GR_E_IO ? EXIT_DEVICE : EXIT_USAGE, "%s: %s", cmd, gr_sim_error());
-        if (gr_sim_trace_info(sim, &t) == GR_OK)
-            report(o, "recording", &t, gr_sim_cycle(sim));
+        report(o, "recording", &t, cycle);
         return EXIT_OK;
     }
-    rc = gr_sim_trace_stop(sim, &t);
+    rc = gr_link_sim_trace_stop(link, &t);
     if (rc == GR_E_UNSUPPORTED)
         return fail_status(o, cmd, 0, EXIT_USAGE, "trace off: no waveform is being recorded (trace on FILE first)");
     if (rc)
@@ -98,11 +101,11 @@ int cmd_trace(const opts_t *o, gr_device_t *dev, const trace_req_t *q)
 
 int trace_finish(const opts_t *o, gr_device_t *dev, int rc)
 {
-    gr_sim_t *sim = sim_of(dev);
+    gr_link_t *link = sim_link_of(dev);
     gr_sim_trace_info_t t;
-    if (!sim || gr_sim_trace_info(sim, &t) != GR_OK || !t.open)
+    if (!link || gr_link_sim_trace_info(link, &t) != GR_OK || !t.open)
         return rc;
-    const int stop = gr_sim_trace_stop(sim, &t);
+    const int stop = gr_link_sim_trace_stop(link, &t);
     if (stop) {
         const int code = fail_status(o, "trace", stop, EXIT_DEVICE, "trace: %s", gr_sim_error());
         return rc ? rc : code;
