@@ -6,6 +6,7 @@
 #include <asm/termbits.h> /* struct termios2, BOTHER: any baud rate (not with <termios.h>) */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/serial.h> /* struct serial_struct, ASYNC_LOW_LATENCY */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,22 @@ typedef struct uart_dev {
     uint32_t baud;
 } uart_dev_t;
 
-/* Opens, locks and configures the tty: raw 8N1, no flow control, the baud rate exactly. */
+/* FTDI's USB UARTs (the ULX3S's FT231X) send bytes that do not fill a USB packet only when
+ * their latency timer runs out, 16 ms by ftdi_sio's default: every short answer would wait up
+ * to 16 ms. With ASYNC_LOW_LATENCY set, ftdi_sio programs the timer to 1 ms; the flag is one a
+ * user may set without privileges (ASYNC_USR_MASK). A tty without the ioctl (a pty, most
+ * native UARTs) has no such timer, and one that refuses it still works, only slower. */
+static void uart_low_latency(int fd)
+{
+    struct serial_struct ss;
+    if (ioctl(fd, TIOCGSERIAL, &ss) != 0 || (ss.flags & ASYNC_LOW_LATENCY))
+        return;
+    ss.flags |= ASYNC_LOW_LATENCY;
+    (void)ioctl(fd, TIOCSSERIAL, &ss);
+}
+
+/* Opens, locks and configures the tty: raw 8N1, no flow control, the baud rate exactly, and
+ * low latency where the driver has it. */
 static int uart_setup(void *arg, int *inout_fd)
 {
     uart_dev_t *u = arg;
@@ -65,6 +81,7 @@ static int uart_setup(void *arg, int *inout_fd)
                           strerror(e));
         return GR_E_IO;
     }
+    uart_low_latency(fd);
     /* Whatever an earlier program left in the buffers is not this link's. */
     ioctl(fd, TCFLSH, TCIOFLUSH);
     if (*inout_fd >= 0)

@@ -34,8 +34,9 @@ static int usb_open(const gr_uri_t *uri, void **out_ctx)
         gr_link_set_error("usb://ft601 has one FIFO channel; 'interface' is for usb://ft2232h");
         return GR_E_BAD_URI;
     }
-    if (iface && strcmp(iface, "A") && strcmp(iface, "B")) {
-        gr_link_set_error("usb://ft2232h: interface is A or B (got '%s')", iface);
+    if (iface && strcmp(iface, "A")) {
+        gr_link_set_error("usb://ft2232h: interface=%s: the FT2232H has synchronous FIFO mode on channel A "
+                          "only (interface=A, the default)", iface);
         return GR_E_BAD_URI;
     }
     gr_proto_opts_t o;
@@ -46,7 +47,7 @@ static int usb_open(const gr_uri_t *uri, void **out_ctx)
         return rc;
     gr_pipe_t pipe;
     rc = ft601 ? gr_usb_ft601_pipe_open(serial, &pipe)
-               : gr_usb_ft2232h_pipe_open(serial, iface ? iface[0] : 'A', &pipe);
+               : gr_usb_ft2232h_pipe_open(serial, &pipe);
     if (rc)
         return rc;
     gr_proto_t *p = NULL;

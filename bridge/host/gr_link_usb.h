@@ -5,15 +5,18 @@
  * the protocol engine (gr_proto.h, bridge/PROTOCOL.md).
  *
  *   usb://ft601[?serial=S]                     VID 0x0403 PID 0x601F, 245 mode, one channel
- *   usb://ft2232h[?serial=S&interface=A|B]     VID 0x0403 PID 0x6010, synchronous FIFO on A
+ *   usb://ft2232h[?serial=S&interface=A]       VID 0x0403 PID 0x6010, synchronous FIFO on A
  *   plus the engine's keys: replay_ms, keepalive_ms, dead_ms, timeout_ms, posted, faults
  *
  * Contract beyond gr_link.h and gr_proto.h:
  *   - open: GR_E_NO_DEVICE when no chip matches (the message names the VID:PID, the serial
  *     asked for and how many USB devices were looked at); GR_E_BUSY when it is claimed by
  *     another program; GR_E_UNSUPPORTED when an FT601 is not configured for 245 mode with one
- *     channel (its chip configuration, FTDI's configuration tool sets it); GR_E_LINK when the
- *     chip answers but no gpuref device behind it does.
+ *     channel (its chip configuration, FTDI's configuration tool sets it), or an FT2232H
+ *     whose EEPROM does not set channel A to 245 FIFO (blank, bad checksum, another type: the
+ *     message says what to program); GR_E_BAD_URI for interface=B (the chip has synchronous
+ *     FIFO on channel A only); GR_E_LINK when the chip answers but no gpuref device behind it
+ *     does.
  *   - A chip unplugged while open: the pipe dies (GR_E_IO below the engine) and every call
  *     answers GR_E_LINK, as the engine does for any dead link.
  *   - The pipes block a reader for at most the engine's timeout and a writer while the chip's
@@ -42,13 +45,13 @@ extern const gr_link_ops_t gr_link_usb_ops;
 int gr_usb_ft601_pipe_open(const char *serial, gr_pipe_t *out_pipe);
 
 /**
- * Opens an FT2232H channel as a byte pipe in synchronous FIFO mode.
+ * Opens an FT2232H's channel A as a byte pipe in synchronous FIFO mode.
  * @param serial  iSerialNumber to match, or NULL for the first FT2232H
- * @param iface  'A' or 'B'
  * @param[out] out_pipe  untouched on failure
- * @return GR_OK, GR_E_NO_DEVICE, GR_E_BUSY, GR_E_IO, GR_E_NO_MEMORY, GR_E_INVALID
+ * @return GR_OK, GR_E_NO_DEVICE, GR_E_BUSY, GR_E_UNSUPPORTED (the EEPROM), GR_E_IO,
+ *         GR_E_NO_MEMORY, GR_E_INVALID
  */
-int gr_usb_ft2232h_pipe_open(const char *serial, char iface, gr_pipe_t *out_pipe);
+int gr_usb_ft2232h_pipe_open(const char *serial, gr_pipe_t *out_pipe);
 
 #ifdef __cplusplus
 }

@@ -12,8 +12,12 @@
  * read would wait out a latency timer even with the answer already there. A read here is one
  * bulk transfer on libftdi's own handle and IN endpoint (the body of libftdi's loop), and
  * strips the two modem-status bytes at the start of every max-size packet as libftdi does.
- * The channel's EEPROM must select 245 FIFO mode (the FT2232H only enters synchronous FIFO
- * mode from there; FT_Prog or ftdi_eeprom set it).
+ * Synchronous FIFO exists on channel A only, and only when the chip's EEPROM sets channel A to
+ * "245 FIFO" (FT2232H datasheet, section 4.4): the chip reads the EEPROM at power-up, ignores it
+ * when its checksum is wrong, and without it channel A is a UART where bit mode 0x40 does
+ * nothing. So open reads the EEPROM first and says what to program when it does not allow the
+ * mode, instead of a link that never answers. It never writes the EEPROM. Between the bit-mode
+ * reset and mode 0x40 it waits 10 ms, as AN_130 does.
  */
 #include "gr_link_usb.h"
 
@@ -23,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gr_proto_link.h"
 
@@ -30,6 +35,8 @@
 #define FT2232H_PID 0x6010
 #define FT2232H_LATENCY_MS 2
 #define FT2232H_CHUNK 65536u
+#define FT2232H_RESET_SETTLE_MS 10
+#define FT2232H_EEPROM_BYTES 256 /* libftdi reads 128 words whatever the part */
 /* A write waits this long for the chip to take its bytes (the FIFO full while the FPGA does
  * not read) before the pipe is declared dead, as on the FT601. */
 #define FT2232H_WRITE_TIMEOUT_MS 10000
@@ -119,6 +126,61 @@ static void ft2232h_close(void *ctx)
     free(f);
 }
 
+/* FTDI's EEPROM checksum: over the words before the last of the part's size, stored there. */
+static bool eeprom_checksum_ok(const uint8_t *img, size_t bytes)
+{
+    uint16_t sum = 0xaaaa;
+    for (size_t i = 0; i + 2 < bytes; i += 2) {
+        sum ^= (uint16_t)(img[i] | img[i + 1] << 8);
+        sum = (uint16_t)(sum << 1 | sum >> 15);
+    }
+    return sum == (uint16_t)(img[bytes - 2] | img[bytes - 1] << 8);
+}
+
+static const char *channel_type_name(unsigned bits)
+{
+    switch (bits) {
+    case 0: return "UART";
+    case 1: return "245 FIFO";
+    case 2: return "CPU FIFO";
+    case 4: return "fast opto-isolated serial";
+    default: return "an undefined type";
+    }
+}
+
+#define EEPROM_FIX "program channel A as \"245 FIFO\" (ftdi_eeprom with channel_a_type=FIFO, or FTDI's FT_Prog), then replug the board"
+
+/* The EEPROM allows synchronous FIFO on channel A (a 93C46 or 93C56/66 image, byte 0x00 bits
+ * 2:0 the channel's type), or GR_E_UNSUPPORTED with what to do. */
+static int check_eeprom(ft2232h_t *f)
+{
+    uint8_t img[FT2232H_EEPROM_BYTES];
+    if (ftdi_read_eeprom(f->ftdi) < 0 || ftdi_get_eeprom_buf(f->ftdi, img, (int)sizeof img) < 0) {
+        gr_link_set_error("usb://ft2232h: reading the chip's EEPROM: %s", ftdi_get_error_string(f->ftdi));
+        return GR_E_IO;
+    }
+    bool blank = true;
+    for (size_t i = 0; i < sizeof img && blank; i++)
+        blank = img[i] == 0xff;
+    if (blank) {
+        gr_link_set_error("usb://ft2232h: the chip's EEPROM is blank (or absent), so channel A is a UART and "
+                          "synchronous FIFO mode does nothing: " EEPROM_FIX);
+        return GR_E_UNSUPPORTED;
+    }
+    if (!eeprom_checksum_ok(img, 128) && !eeprom_checksum_ok(img, sizeof img)) {
+        gr_link_set_error("usb://ft2232h: the chip's EEPROM checksum is wrong, so the chip ignores it and channel A "
+                          "is a UART: " EEPROM_FIX);
+        return GR_E_UNSUPPORTED;
+    }
+    if ((img[0] & 0x7) != 1) {
+        gr_link_set_error("usb://ft2232h: channel A is %s in the chip's EEPROM (byte 0x00 = 0x%02x), and "
+                          "synchronous FIFO mode needs 245 FIFO (bits 2:0 = 1): " EEPROM_FIX,
+                          channel_type_name(img[0] & 0x7u), img[0]);
+        return GR_E_UNSUPPORTED;
+    }
+    return GR_OK;
+}
+
 static const gr_pipe_ops_t ft2232h_pipe_ops = {
     .write = ft2232h_write,
     .read = ft2232h_read,
@@ -126,9 +188,9 @@ static const gr_pipe_ops_t ft2232h_pipe_ops = {
     .close = ft2232h_close,
 };
 
-int gr_usb_ft2232h_pipe_open(const char *serial, char iface, gr_pipe_t *out_pipe)
+int gr_usb_ft2232h_pipe_open(const char *serial, gr_pipe_t *out_pipe)
 {
-    if (!out_pipe || (iface != 'A' && iface != 'B'))
+    if (!out_pipe)
         return GR_E_INVALID;
     ft2232h_t *f = calloc(1, sizeof *f);
     if (!f)
@@ -140,8 +202,8 @@ int gr_usb_ft2232h_pipe_open(const char *serial, char iface, gr_pipe_t *out_pipe
         ft2232h_close(f);
         return GR_E_NO_MEMORY;
     }
-    if (ftdi_set_interface(f->ftdi, iface == 'A' ? INTERFACE_A : INTERFACE_B) < 0) {
-        gr_link_set_error("usb://ft2232h: interface %c: %s", iface, ftdi_get_error_string(f->ftdi));
+    if (ftdi_set_interface(f->ftdi, INTERFACE_A) < 0) {
+        gr_link_set_error("usb://ft2232h: interface A: %s", ftdi_get_error_string(f->ftdi));
         ft2232h_close(f);
         return GR_E_INVALID;
     }
@@ -160,10 +222,17 @@ int gr_usb_ft2232h_pipe_open(const char *serial, char iface, gr_pipe_t *out_pipe
     }
     f->opened = true;
     f->ftdi->usb_write_timeout = FT2232H_WRITE_TIMEOUT_MS;
+    rc = check_eeprom(f);
+    if (rc) {
+        f->dead = rc == GR_E_IO;
+        ft2232h_close(f);
+        return rc;
+    }
     const char *step = NULL;
+    const struct timespec settle = {0, FT2232H_RESET_SETTLE_MS * 1000000L};
     if (ftdi_set_bitmode(f->ftdi, 0xff, BITMODE_RESET) < 0)
         step = "bit mode reset";
-    else if (ftdi_set_bitmode(f->ftdi, 0xff, BITMODE_SYNCFF) < 0)
+    else if (nanosleep(&settle, NULL), ftdi_set_bitmode(f->ftdi, 0xff, BITMODE_SYNCFF) < 0)
         step = "synchronous FIFO mode";
     else if (ftdi_set_latency_timer(f->ftdi, FT2232H_LATENCY_MS) < 0)
         step = "latency timer";

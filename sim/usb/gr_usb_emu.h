@@ -23,6 +23,7 @@
 #define GPUREF_GR_USB_EMU_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "gr_board.h"
@@ -46,6 +47,8 @@ typedef struct gr_usb_emu_stats {
     uint64_t bytes_out, bytes_in; /**< bulk payload bytes to and from the chip */
     uint64_t read_requests;      /**< FT601 read-request commands on EP 0x01 */
     uint64_t unknown_ioctls;     /**< ioctls not emulated (answered ENOTTY) */
+    uint64_t bitmode_settle_us;  /**< FT2232H: wall time from the last bit-mode reset on
+                                      channel A to synchronous FIFO mode (0 before that) */
 } gr_usb_emu_stats_t;
 
 /**
@@ -73,6 +76,15 @@ int gr_usb_emu_add(gr_usb_emu_t *emu, const gr_board_config_t *cfg, const char *
  * @return GR_OK, GR_E_NOT_FOUND (no such index)
  */
 int gr_usb_emu_unplug(gr_usb_emu_t *emu, unsigned index);
+
+/**
+ * Puts an EEPROM image behind an FT2232H (before any client opens it): 128 bytes (a 93C46, read
+ * twice over as its address wraps) or 256 (a 93C56). The default is a board's image for
+ * synchronous FIFO (channel A 245 FIFO, checksum good). As on the chip, bit mode 0x40 moves data
+ * only when the image sets channel A to 245 FIFO and its checksum holds; all 0xff is a blank one.
+ * @return GR_OK, GR_E_NOT_FOUND (no such index), GR_E_INVALID (not an FT2232H, bad size)
+ */
+int gr_usb_emu_set_eeprom(gr_usb_emu_t *emu, unsigned index, const uint8_t *image, size_t bytes);
 
 /** Counters of a device. GR_OK, GR_E_NOT_FOUND, GR_E_INVALID. */
 int gr_usb_emu_stats(gr_usb_emu_t *emu, unsigned index, gr_usb_emu_stats_t *out_stats);

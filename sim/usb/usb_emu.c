@@ -21,7 +21,9 @@
  *  FT2232H (FT2232H datasheet, AN_130 sync FIFO; the requests as libftdi issues them):
  *   interface A: EP 0x81 bulk IN, EP 0x02 bulk OUT; interface B: EP 0x83, EP 0x04 (no FIFO
  *   behind it here). Vendor requests on wIndex 1/2 set latency timer, bit mode, flow control
- *   and so on. Data reaches the FIFO only in bit mode 0x40 (synchronous FIFO). IN packets come
+ *   and so on. Data reaches the FIFO only in bit mode 0x40 (synchronous FIFO), and only when
+ *   the EEPROM (request 0x90, a word per request) sets channel A to 245 FIFO with a good
+ *   checksum, as the chip reads it at power-up. IN packets come
  *   from the chip model as they are, each led by its two modem-status bytes, status-only ones
  *   on an idle latency-timer expiry included (the model's timer; sim/board/board.v sets it).
  */
@@ -36,11 +38,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 
 #include <glib.h>
 #include <umockdev.h>
 
-#define EMU_MAX_DEVS 4
+#define EMU_MAX_DEVS 8
 #define EMU_MAX_URBS 64
 /* Cycles a reap may run the board before it answers EAGAIN, and the slice between checks.
  * Short: while a reap runs, the host's next URB waits for the handler, so a long budget is
@@ -49,6 +52,9 @@
 #define EMU_SLICE 100u
 #define FT601_MAXP 1024u
 #define FT2232H_MAXP 512u
+/* A 93C56 (128 words): the EEPROM FTDI's FT2232H boards carry. A 93C46 (64 words) answers the
+ * upper half with the lower one (its address bits wrap), as the image given may be. */
+#define FT2232H_EEPROM_BYTES 256u
 #define FT601_CONFIG_BYTES 152u
 
 typedef struct emu_urb {
@@ -83,6 +89,9 @@ typedef struct emu_dev {
     size_t carry_n, carry_at;
     /* FT2232H */
     uint8_t bitmode, latency;
+    uint8_t eeprom[FT2232H_EEPROM_BYTES]; /* the 93C56 behind the chip, as EEPROM reads see it */
+    bool fifo_a;                          /* the EEPROM sets channel A to 245 FIFO, checksum good */
+    struct timespec bitmode_reset_at;     /* the last bit-mode reset on channel A */
     gr_usb_emu_stats_t stats;
     pthread_mutex_t lock; /* stats and cycles, read from the test thread */
 } emu_dev_t;
@@ -190,6 +199,74 @@ static int ft601_config(const emu_dev_t *d, uint8_t *out, int cap)
     return n;
 }
 
+/* ---- FT2232H EEPROM --------------------------------------------------------------------- */
+
+/* FTDI's EEPROM checksum (as FT_Prog and libftdi write it): over the words before the last of
+ * the EEPROM's size, stored in that last word. */
+static uint16_t eeprom_checksum(const uint8_t *img, size_t bytes)
+{
+    uint16_t sum = 0xaaaa;
+    for (size_t i = 0; i + 2 < bytes; i += 2) {
+        sum ^= (uint16_t)(img[i] | img[i + 1] << 8);
+        sum = (uint16_t)(sum << 1 | sum >> 15);
+    }
+    return sum;
+}
+
+/* The chip reads its EEPROM at power-up and uses it only when its checksum holds (for a 93C46
+ * or a 93C56/66); channel A's type is byte 0x00 bits 2:0, 1 being 245 FIFO (FT2232H datasheet,
+ * section 4.4; libftdi's decoder). Anything else leaves channel A a UART, where bit mode 0x40
+ * does nothing. */
+static bool eeprom_fifo_a(const uint8_t *img)
+{
+    bool valid = false;
+    for (size_t bytes = 128; bytes <= FT2232H_EEPROM_BYTES; bytes *= 2)
+        valid |= eeprom_checksum(img, bytes) == (uint16_t)(img[bytes - 2] | img[bytes - 1] << 8);
+    return valid && (img[0] & 0x7) == 1;
+}
+
+/* A board's EEPROM as FT_Prog leaves it for a synchronous-FIFO design: channel A 245 FIFO with
+ * the D2XX driver, channel B UART, the chip's IDs, bus powered at 100 mA, a 93C56. */
+static void eeprom_default(uint8_t *img)
+{
+    memset(img, 0, FT2232H_EEPROM_BYTES);
+    img[0x00] = 0x01;
+    img[0x02] = GR_USB_FTDI_VID & 0xff;
+    img[0x03] = GR_USB_FTDI_VID >> 8;
+    img[0x04] = GR_USB_FT2232H_PID & 0xff;
+    img[0x05] = GR_USB_FT2232H_PID >> 8;
+    img[0x07] = 0x07; /* bcdDevice 7.00 */
+    img[0x08] = 0x80;
+    img[0x09] = 50;
+    img[0x0a] = 0x08; /* use the serial number */
+    img[0x18] = 0x56;
+    const uint16_t sum = eeprom_checksum(img, FT2232H_EEPROM_BYTES);
+    img[FT2232H_EEPROM_BYTES - 2] = (uint8_t)sum;
+    img[FT2232H_EEPROM_BYTES - 1] = (uint8_t)(sum >> 8);
+}
+
+static uint64_t us_between(const struct timespec *a, const struct timespec *b)
+{
+    const int64_t ns = (int64_t)(b->tv_sec - a->tv_sec) * 1000000000 + (b->tv_nsec - a->tv_nsec);
+    return ns > 0 ? (uint64_t)ns / 1000u : 0;
+}
+
+/* SET_BITMODE on channel A. The time from a reset (mode 0) to synchronous FIFO (0x40) is kept:
+ * FTDI's AN_130 waits 10 ms between them. */
+static void set_bitmode(emu_dev_t *d, uint8_t mode)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (mode == 0x00)
+        d->bitmode_reset_at = now;
+    else if (mode == 0x40 && d->bitmode == 0x00 && d->bitmode_reset_at.tv_sec) {
+        pthread_mutex_lock(&d->lock);
+        d->stats.bitmode_settle_us = us_between(&d->bitmode_reset_at, &now);
+        pthread_mutex_unlock(&d->lock);
+    }
+    d->bitmode = mode;
+}
+
 /* A control URB, answered at once. Returns the data length (IN) or 0 (OUT), or -errno. */
 static int control(emu_dev_t *d, uint8_t *buf, int len)
 {
@@ -236,7 +313,7 @@ static int control(emu_dev_t *d, uint8_t *buf, int len)
         return 1;
     case 0x0b: /* SET_BITMODE: mode in the high byte, mask in the low */
         if ((windex & 0xff) == 1)
-            d->bitmode = (uint8_t)(value >> 8);
+            set_bitmode(d, (uint8_t)(value >> 8));
         return 0;
     case 0x0c: /* READ_PINS */
         if (cap < 1)
@@ -249,11 +326,11 @@ static int control(emu_dev_t *d, uint8_t *buf, int len)
         data[0] = 0x31;
         data[1] = 0x60;
         return 2;
-    case 0x90: /* READ_EEPROM: blank */
+    case 0x90: /* READ_EEPROM: the word at wIndex (the address bits wrap) */
         if (cap < 2)
             return -EPIPE;
-        data[0] = 0xff;
-        data[1] = 0xff;
+        data[0] = d->eeprom[(2u * windex) % FT2232H_EEPROM_BYTES];
+        data[1] = d->eeprom[(2u * windex + 1u) % FT2232H_EEPROM_BYTES];
         return 2;
     default: /* reset, purge, modem control, flow control, baud rate, characters */
         return (rt & 0x80) ? -EPIPE : 0;
@@ -262,7 +339,7 @@ static int control(emu_dev_t *d, uint8_t *buf, int len)
 
 static bool fifo_active(const emu_dev_t *d)
 {
-    return d->kind == GR_BOARD_FT601 || d->bitmode == 0x40;
+    return d->kind == GR_BOARD_FT601 || (d->bitmode == 0x40 && d->fifo_a);
 }
 
 /* Bytes the chip has taken from the host so far. */
@@ -571,6 +648,8 @@ int gr_usb_emu_add(gr_usb_emu_t *emu, const gr_board_config_t *cfg, const char *
     d->index = emu->ndevs;
     d->kind = cfg->kind;
     d->latency = 16;
+    eeprom_default(d->eeprom);
+    d->fifo_a = eeprom_fifo_a(d->eeprom);
     snprintf(d->serial, sizeof d->serial, "%s", serial);
     const unsigned bus = d->index + 1;
     snprintf(d->devnode, sizeof d->devnode, "/dev/bus/usb/%03u/001", bus);
@@ -650,6 +729,22 @@ int gr_usb_emu_stats(gr_usb_emu_t *emu, unsigned index, gr_usb_emu_stats_t *out_
     pthread_mutex_lock(&d->lock);
     *out_stats = d->stats;
     pthread_mutex_unlock(&d->lock);
+    return GR_OK;
+}
+
+int gr_usb_emu_set_eeprom(gr_usb_emu_t *emu, unsigned index, const uint8_t *image, size_t bytes)
+{
+    if (!emu || !image || (bytes != 128 && bytes != FT2232H_EEPROM_BYTES))
+        return GR_E_INVALID;
+    if (index >= emu->ndevs)
+        return GR_E_NOT_FOUND;
+    emu_dev_t *d = emu->devs[index];
+    if (d->kind != GR_BOARD_FT2232H)
+        return GR_E_INVALID;
+    /* The handler runs on umockdev's thread: set it before a client opens the device. */
+    for (size_t at = 0; at < FT2232H_EEPROM_BYTES; at += bytes)
+        memcpy(d->eeprom + at, image, bytes);
+    d->fifo_a = eeprom_fifo_a(d->eeprom);
     return GR_OK;
 }
 

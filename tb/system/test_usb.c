@@ -9,7 +9,14 @@
  * SCRATCH round-trips, an aperture burst with unaligned edges round-trips through VRAM, the DMA
  * engine copies host -> VRAM -> host through buffers the device reaches over the link, the
  * register conformance suite passes, a serial that is not there answers GR_E_NO_DEVICE, and an
- * unplugged chip answers GR_E_LINK.
+ * unplugged chip answers GR_E_LINK. The FT2232H's open waits 10 ms between the bit-mode reset
+ * and synchronous FIFO mode (AN_130).
+ *
+ * The FT2232H's EEPROM, on chips of their own: synchronous FIFO needs channel A set to
+ * "245 FIFO" with a good checksum, so a blank EEPROM, a bad checksum and a UART channel are
+ * each refused at open with GR_E_UNSUPPORTED and what to program, a 93C46 image (128 bytes)
+ * works, the emulated chip moves no data in mode 0x40 with a blank EEPROM (libftdi alone), and
+ * interface=B is a bad URI.
  *
  *   build/usb/test_usb [--seed N]       (or GR_TEST_SEED); prints "# seed=N"
  * TAP through cmocka (CMOCKA_MESSAGE_OUTPUT=TAP). A chip whose board is not built (board.mk
@@ -26,6 +33,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <libftdi1/ftdi.h>
 
 #include "gpuref/gr_device.h"
 #include "gpuref/gr_dma.h"
@@ -129,6 +137,8 @@ static void identifies_the_device(void **state)
     assert_true(after.bytes_in > before.bytes_in);
     if (c->kind == GR_BOARD_FT601)
         assert_true(after.read_requests > before.read_requests);
+    else
+        assert_true(after.bitmode_settle_us >= 10000); /* AN_130: 10 ms from reset to 0x40 */
     print_message("# %s: %s; %" PRIu64 " URBs, %" PRIu64 " bytes out, %" PRIu64 " in, %" PRIu64
                   " core cycles so far\n",
                   c->name, info.transport, after.urbs_reaped, after.bytes_out, after.bytes_in,
@@ -293,6 +303,8 @@ static void bad_uri_is_refused(void **state)
     assert_int_equal(gr_link_open("usb://ft9000", &l), GR_E_BAD_URI);
     assert_int_equal(gr_link_open("usb://ft601?interface=A", &l), GR_E_BAD_URI);
     assert_int_equal(gr_link_open("usb://ft2232h?interface=C", &l), GR_E_BAD_URI);
+    assert_int_equal(gr_link_open("usb://ft2232h?interface=B", &l), GR_E_BAD_URI);
+    assert_non_null(strstr(gr_link_error(), "channel A only"));
     assert_int_equal(gr_link_open("usb://ft601?bogus=1", &l), GR_E_BAD_URI);
     assert_null(l);
 }
@@ -309,6 +321,120 @@ static void unplugged_chip_is_link_error(void **state)
     assert_int_equal(rc, GR_E_LINK);
     gr_device_close(dev);
     c->present = false;
+}
+
+/* ---- the FT2232H's EEPROM ------------------------------------------------------------------ */
+
+/* FT2232H chips with EEPROMs of their own, each on its own emulated bus. */
+enum { EE_BLANK, EE_BAD_SUM, EE_UART, EE_93C46, EE_COUNT };
+static const char *const ee_serials[EE_COUNT] = {"GREEBLANK", "GREESUM", "GREEUART", "GREE93C46"};
+static unsigned ee_index[EE_COUNT];
+
+/* FTDI's EEPROM checksum over the first bytes - 2, stored in the last word. */
+static void ee_seal(uint8_t *img, size_t bytes)
+{
+    uint16_t sum = 0xaaaa;
+    for (size_t i = 0; i + 2 < bytes; i += 2) {
+        sum ^= (uint16_t)(img[i] | img[i + 1] << 8);
+        sum = (uint16_t)(sum << 1 | sum >> 15);
+    }
+    img[bytes - 2] = (uint8_t)sum;
+    img[bytes - 1] = (uint8_t)(sum >> 8);
+}
+
+/* An image as FT_Prog writes it: channel A's type in byte 0x00 bits 2:0, the IDs, a part size. */
+static void ee_image(uint8_t *img, size_t bytes, uint8_t channel_a)
+{
+    memset(img, 0, bytes);
+    img[0x00] = channel_a;
+    img[0x02] = 0x03, img[0x03] = 0x04, img[0x04] = 0x10, img[0x05] = 0x60;
+    img[0x07] = 0x07;
+    img[0x08] = 0x80, img[0x09] = 50, img[0x0a] = 0x08;
+    img[0x18] = bytes == 128 ? 0x46 : 0x56;
+    ee_seal(img, bytes);
+}
+
+static int ee_add(unsigned k, const gr_board_config_t *cfg)
+{
+    uint8_t img[256];
+    size_t bytes = sizeof img;
+    switch (k) {
+    case EE_BLANK: memset(img, 0xff, sizeof img); break;
+    case EE_BAD_SUM: ee_image(img, bytes, 0x01); img[0x09] ^= 0x10; break; /* a flipped bit */
+    case EE_UART: ee_image(img, bytes, 0x00); break;
+    default: bytes = 128; ee_image(img, bytes, 0x01); break;
+    }
+    int rc = gr_usb_emu_add(g_emu, cfg, ee_serials[k], &ee_index[k]);
+    return rc ? rc : gr_usb_emu_set_eeprom(g_emu, ee_index[k], img, bytes);
+}
+
+/* Open on a chip whose EEPROM does not allow synchronous FIFO: GR_E_UNSUPPORTED, and the
+ * message names the cause and what to program. */
+static void ee_refused(unsigned k, const char *cause)
+{
+    char uri[200];
+    snprintf(uri, sizeof uri, "usb://ft2232h?serial=%s&%s", ee_serials[k], SLOW_LINK);
+    gr_device_t *dev = NULL;
+    assert_int_equal(gr_device_open(uri, 0, &dev), GR_E_UNSUPPORTED);
+    assert_null(dev);
+    const char *msg = gr_device_error();
+    print_message("# %s: %s\n", ee_serials[k], msg);
+    assert_non_null(strstr(msg, cause));
+    assert_non_null(strstr(msg, "245 FIFO"));
+    gr_usb_emu_stats_t st;
+    assert_int_equal(gr_usb_emu_stats(g_emu, ee_index[k], &st), GR_OK);
+    assert_int_equal(st.bytes_out, 0); /* refused before a byte of the protocol */
+}
+
+static void ft2232h_blank_eeprom_is_refused(void **state)
+{
+    (void)state;
+    ee_refused(EE_BLANK, "EEPROM is blank");
+}
+
+static void ft2232h_eeprom_checksum_is_checked(void **state)
+{
+    (void)state;
+    ee_refused(EE_BAD_SUM, "checksum is wrong");
+}
+
+static void ft2232h_uart_channel_is_refused(void **state)
+{
+    (void)state;
+    ee_refused(EE_UART, "channel A is UART in the chip's EEPROM (byte 0x00 = 0x00)");
+}
+
+/* A 93C46 (64 words, its checksum at word 63) that sets 245 FIFO: the device answers. */
+static void ft2232h_93c46_eeprom_works(void **state)
+{
+    (void)state;
+    char uri[200];
+    snprintf(uri, sizeof uri, "usb://ft2232h?serial=%s&%s", ee_serials[EE_93C46], SLOW_LINK);
+    gr_device_t *dev = open_uri(uri);
+    wr(dev, GR_REG_SCRATCH, 0x4643c46u);
+    assert_int_equal(rd(dev, GR_REG_SCRATCH), 0x4643c46u);
+    gr_device_close(dev);
+}
+
+/* The emulated chip as the silicon: with a blank EEPROM, bit mode 0x40 is taken but channel A
+ * stays a UART, so bytes written reach no FIFO (libftdi alone, no gpuref code). */
+static void ft2232h_blank_eeprom_moves_no_fifo_data(void **state)
+{
+    (void)state;
+    struct ftdi_context *f = ftdi_new();
+    assert_non_null(f);
+    assert_int_equal(ftdi_set_interface(f, INTERFACE_A), 0);
+    assert_int_equal(ftdi_usb_open_desc(f, 0x0403, 0x6010, NULL, ee_serials[EE_BLANK]), 0);
+    assert_int_equal(ftdi_set_bitmode(f, 0xff, BITMODE_RESET), 0);
+    assert_int_equal(ftdi_set_bitmode(f, 0xff, BITMODE_SYNCFF), 0);
+    unsigned char bytes[64];
+    memset(bytes, 0x5a, sizeof bytes);
+    assert_int_equal(ftdi_write_data(f, bytes, (int)sizeof bytes), (int)sizeof bytes);
+    gr_usb_emu_stats_t st;
+    assert_int_equal(gr_usb_emu_stats(g_emu, ee_index[EE_BLANK], &st), GR_OK);
+    assert_int_equal(st.bytes_out, 0);
+    ftdi_usb_close(f);
+    ftdi_free(f);
 }
 
 int main(int argc, char **argv)
@@ -368,6 +494,19 @@ int main(int argc, char **argv)
             tests[n++] = (struct CMUnitTest){names[k][t], list[t].fn, su, NULL, NULL};
         }
     }
+    gr_board_config_t ee_cfg = {.kind = GR_BOARD_FT2232H, .seed = g_seed};
+    for (unsigned k = 0; k < EE_COUNT; k++) {
+        rc = ee_add(k, &ee_cfg);
+        if (rc) {
+            printf("Bail out! cannot add FT2232H %s to the emulated bus: %s\n", ee_serials[k], gr_status_name(rc));
+            return 1;
+        }
+    }
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(ft2232h_blank_eeprom_is_refused);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(ft2232h_eeprom_checksum_is_checked);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(ft2232h_uart_channel_is_refused);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(ft2232h_93c46_eeprom_works);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(ft2232h_blank_eeprom_moves_no_fifo_data);
     rc = _cmocka_run_group_tests("usb", tests, n, NULL, NULL);
     gr_usb_emu_destroy(g_emu);
     return rc;
