@@ -301,7 +301,6 @@ static int control(emu_dev_t *d, uint8_t *buf, int len)
         return (rt & 0x80) ? -EPIPE : 0;
     }
     /* FT2232H: wIndex 1 is interface A (the FIFO), 2 is B. */
-    (void)windex;
     switch (req) {
     case 0x09: /* SET_LATENCY_TIMER */
         d->latency = (uint8_t)value;
