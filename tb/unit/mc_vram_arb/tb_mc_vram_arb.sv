@@ -287,7 +287,6 @@ module tb_mc_vram_arb;
     integer k;
     initial begin
         tb_start(PLAN);
-        rng_q = 64'(seed) + 64'h9E3779B97F4A7C15;  // the stream this bench always drew
         for (k = 0; k < MEM; k = k + 1) begin mem[k] = k[7:0] ^ 8'h5a; ref_mem[k] = mem[k]; end
         done_ops[0] = 0; done_ops[1] = 0;
         repeat (3) @(negedge clk);
