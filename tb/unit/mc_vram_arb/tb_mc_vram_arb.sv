@@ -34,7 +34,7 @@ module tb_mc_vram_arb;
 /* verilator lint_on BLKSEQ */
     // Every process draws from the kit's one generator, at once (also from the memory's clocked
     // blocks): Verilator 5.006's $random(seed) falls into a stream whose low bits stick at all
-    // zeros or all ones (urand(8) gave 0 or 7), so bursts were 1 or 8 beats and the memory's
+    // zeros or all ones (a draw modulo 8 gave 0 or 7), so bursts were 1 or 8 beats and the memory's
     // write orders barely changed.
     // A master's slice m of a flattened vector replaced, the rest kept (see the header).
     function automatic logic [1:0] put1(input logic [1:0] v, input integer m, input logic x);
