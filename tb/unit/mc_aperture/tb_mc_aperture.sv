@@ -4,8 +4,8 @@
 // and Verilator 5.006 --timing (-Wall, widths included), with a VRAM model that stalls every
 // channel at random.
 //
-// Output is TAP ("1..N", "# seed=S", "ok N - name"); exits through $fatal when a check failed.
-// Plusargs: +seed=N (default 1), +wave=<file> for a waveform.
+// Output is TAP ("1..N", "# seed=S", "ok N - name") through the kit (tb/unit/common/tb_kit.svh,
+// which also reads +seed=N and +wave=<file>); exits through $fatal when a check failed.
 //
 // A reference copy of VRAM predicts every read. Random bursts (INCR, 1..16 beats of 8 bytes,
 // random strobes and IDs, never crossing 4 KiB) go through a randomly placed window; a random
@@ -83,25 +83,16 @@ module tb_mc_aperture;
         .m_vram_rvalid_i(m_rvalid), .m_vram_rready_o(m_rready)
     );
 
-    integer seed = 1;
-    integer seed0;  // as given, for the messages
-    // The bench's own generator (xorshift64*), one state every process draws from at once:
-    // under Verilator 5.006, $random(seed) falls into a stream whose low bits stick.
-    logic [63:0] rng = 64'h1;
-    /* verilator lint_off BLKSEQ */
-    function automatic logic [31:0] rand32();
-        rng = rng ^ (rng >> 12);
-        rng = rng ^ (rng << 25);
-        rng = rng ^ (rng >> 27);
-        rand32 = 32'((rng * 64'h2545F4914F6CDD1D) >> 32);
-    endfunction
-    /* verilator lint_on BLKSEQ */
-    function automatic integer urand(input integer n);  // 0..n-1
-        urand = 32'(rand32() % 32'(n));
-    endfunction
-    function automatic logic coin();  // 0 or 1
-        coin = rand32() >= 32'h8000_0000;
-    endfunction
+`define TB_TOP tb_mc_aperture
+/* verilator lint_off BLKSEQ */  // the memory model's clocked blocks draw too
+`include "tb/unit/common/tb_kit.svh"
+/* verilator lint_on BLKSEQ */
+    // One generator (the kit's) that every process draws from at once.
+    task automatic coin(output logic c);  // 0 or 1
+        logic [31:0] r;
+        rnd32(r);
+        c = r >= 32'h8000_0000;
+    endtask
 
     // ---- VRAM model: in order, one burst per direction at a time, random stalls ------------
     // Writes: W beats go into a queue (taken before their AW unless vram_order is 0) and are
@@ -121,13 +112,16 @@ module tb_mc_aperture;
     // The model keeps its state in variables it updates at once (blocking) and drives the
     // aperture's inputs with nonblocking assignments.
     /* verilator lint_off BLKSEQ */
-    always @(negedge clk) begin
-        m_awready <= !mw_busy && !mb_pend && urand(100) >= stall_pct &&
+    always @(negedge clk) begin : vram_ready
+        integer r_aw, r_w, r_ar;
+        rndn(100, r_aw); rndn(100, r_w); rndn(100, r_ar);
+        m_awready <= !mw_busy && !mb_pend && r_aw >= stall_pct &&
                      (vram_order == 0 || (vram_order == 1 ? wq_wr != wq_rd : wq_last > 0));
-        m_wready <= (vram_order == 0 ? mw_busy : wq_wr - wq_rd < 30) && urand(100) >= stall_pct;
-        m_arready <= !mr_busy && urand(100) >= stall_pct;
+        m_wready <= (vram_order == 0 ? mw_busy : wq_wr - wq_rd < 30) && r_w >= stall_pct;
+        m_arready <= !mr_busy && r_ar >= stall_pct;
     end
-    always @(posedge clk) begin
+    always @(posedge clk) begin : vram_side
+        integer r;
         if (m_wvalid && m_wready) begin
             if (!mw_busy && wq_wr == wq_rd) w_early = w_early + 1;
             wq_d[wq_wr % 32] = m_wdata; wq_s[wq_wr % 32] = m_wstrb; wq_l[wq_wr % 32] = m_wlast;
@@ -149,7 +143,10 @@ module tb_mc_aperture;
             if (wq_l[wq_rd % 32]) begin mw_busy = 1'b0; mb_pend <= 1'b1; wq_last = wq_last - 1; end
             wq_rd = wq_rd + 1;
         end
-        if (mb_pend && !m_bvalid && urand(100) >= stall_pct) m_bvalid <= 1'b1;
+        if (mb_pend && !m_bvalid) begin
+            rndn(100, r);
+            if (r >= stall_pct) m_bvalid <= 1'b1;
+        end
         if (m_bvalid && m_bready) begin m_bvalid <= 1'b0; mb_pend <= 1'b0; end
         if (m_arvalid && m_arready) begin
             mr_busy <= 1'b1; mr_addr <= m_araddr; mr_left <= 32'(m_arlen) + 1;
@@ -160,18 +157,20 @@ module tb_mc_aperture;
         if (m_rvalid && m_rready) begin
             m_rvalid <= 1'b0;
             if (m_rlast) mr_busy <= 1'b0;
-        end else if (mr_busy && !m_rvalid && mr_left > 0 && urand(100) >= stall_pct) begin
-            for (mi = 0; mi < 8; mi = mi + 1) rd[mi*8 +: 8] = vram[{mr_addr[VramBits-1:3], 3'b000} + VramBits'(mi)];
-            m_rdata <= rd;
-            m_rlast <= (mr_left == 1);
-            m_rvalid <= 1'b1;
-            mr_addr <= mr_addr + VramBits'(8);
-            mr_left <= mr_left - 1;
+        end else if (mr_busy && !m_rvalid && mr_left > 0) begin
+            rndn(100, r);
+            if (r >= stall_pct) begin
+                for (mi = 0; mi < 8; mi = mi + 1) rd[mi*8 +: 8] = vram[{mr_addr[VramBits-1:3], 3'b000} + VramBits'(mi)];
+                m_rdata <= rd;
+                m_rlast <= (mr_left == 1);
+                m_rvalid <= 1'b1;
+                mr_addr <= mr_addr + VramBits'(8);
+                mr_left <= mr_left - 1;
+            end
         end
     end
 
     // ---- checks -----------------------------------------------------------------------------
-    integer failures = 0, tap = 0;
     integer data_errors = 0, vpr_leaks = 0, id_errors = 0;
     integer faults_seen = 0, faults_expected = 0;
     integer fault_addr_errors = 0;
@@ -182,12 +181,6 @@ module tb_mc_aperture;
             fault_addr_errors = fault_addr_errors + 1;
     end
     /* verilator lint_on BLKSEQ */
-    task automatic check(input logic ok, input [8*72-1:0] name);
-        tap = tap + 1;
-        if (ok) $display("ok %0d - %0s", tap, name);
-        else begin $display("not ok %0d - %0s", tap, name); failures = failures + 1; end
-    endtask
-
     function automatic logic in_vpr(input integer vaddr);
         in_vpr = vpr_en && (vaddr >> 12) >= 32'(vpr_base) && (vaddr >> 12) < 32'(vpr_limit);
     endfunction
@@ -200,20 +193,22 @@ module tb_mc_aperture;
 
     // One write burst: AW and W run concurrently (W may lead), then B.
     task automatic write_burst(input integer off, input integer beats, input [3:0] id);
-        integer b, i, v, waited;
-        logic [63:0] d; logic [7:0] s;
+        integer b, i, v, waited, gap_aw, gap_w, r;
+        logic [63:0] d; logic [7:0] s; logic [31:0] hi, lo;
         v = 32'(window_base) + off;
         fork
             begin
-                repeat (urand(3)) @(negedge clk);
+                rndn(3, gap_aw);
+                repeat (gap_aw) @(negedge clk);
                 awid = id; awaddr = off[ApBits-1:0]; awlen = 8'(beats - 1); awvalid = 1'b1;
                 @(posedge clk); while (!awready) @(posedge clk);
                 @(negedge clk); awvalid = 1'b0;
             end
             begin
                 for (b = 0; b < beats; b = b + 1) begin
-                    repeat (urand(2)) @(negedge clk);
-                    d = {rand32(), rand32()}; s = 8'(urand(256));
+                    rndn(2, gap_w);
+                    repeat (gap_w) @(negedge clk);
+                    rnd32(hi); rnd32(lo); d = {hi, lo}; rndn(256, r); s = 8'(r);
                     wdata = d; wstrb = s; wlast = (b == beats - 1); wvalid = 1'b1;
                     @(posedge clk); while (!wready) @(posedge clk);
                     if (!in_vpr(v) && !oob(v))
@@ -222,11 +217,11 @@ module tb_mc_aperture;
                 end
             end
         join
-        bready = coin();
+        coin(bready);
         waited = 0;
         @(posedge clk);
         while (!(bvalid && bready)) begin
-            @(negedge clk); bready = urand(100) >= stall_pct;
+            @(negedge clk); rndn(100, r); bready = r >= stall_pct;
             @(posedge clk); waited = waited + 1;
             if (waited > TIMEOUT) begin $display("# write response timeout"); $fatal(1); end
         end
@@ -242,15 +237,17 @@ module tb_mc_aperture;
     // count read bursts issued back to back; R beats checked against the reference in order.
     task automatic read_bursts(input integer count);
         integer offs [0:7]; integer lens [0:7]; logic [3:0] ids [0:7];
-        integer k, kr, b, i, v, got, waited;
+        integer k, kr, b, i, v, got, waited, r, r2, gap_ar, r_r;
         for (k = 0; k < count; k = k + 1) begin
-            lens[k] = 1 + urand(16);
-            offs[k] = (urand(1 << ApBits) & ~4095) + 8 * urand(512 - lens[k] + 1);
-            ids[k] = 4'(urand(16));
+            rndn(16, r); lens[k] = 1 + r;
+            rndn(1 << ApBits, r); rndn(512 - lens[k] + 1, r2);
+            offs[k] = (r & ~4095) + 8 * r2;
+            rndn(16, r); ids[k] = 4'(r);
         end
         fork
             for (k = 0; k < count; k = k + 1) begin
-                repeat (urand(2)) @(negedge clk);
+                rndn(2, gap_ar);
+                repeat (gap_ar) @(negedge clk);
                 arid = ids[k]; araddr = offs[k][ApBits-1:0]; arlen = 8'(lens[k] - 1); arvalid = 1'b1;
                 @(posedge clk); while (!arready) @(posedge clk);
                 @(negedge clk); arvalid = 1'b0;
@@ -259,10 +256,10 @@ module tb_mc_aperture;
             for (kr = 0; kr < count; kr = kr + 1)
                 for (b = 0; b < lens[kr]; b = b + 1) begin
                     waited = 0;
-                    @(negedge clk); rready = urand(100) >= stall_pct;
+                    @(negedge clk); rndn(100, r_r); rready = r_r >= stall_pct;
                     @(posedge clk);
                     while (!(rvalid && rready)) begin
-                        @(negedge clk); rready = urand(100) >= stall_pct;
+                        @(negedge clk); rndn(100, r_r); rready = r_r >= stall_pct;
                         @(posedge clk); waited = waited + 1;
                         if (waited > TIMEOUT) begin $display("# read timeout"); $fatal(1); end
                     end
@@ -288,38 +285,48 @@ module tb_mc_aperture;
     // Watchdog: a lost handshake must fail the run, not hang it.
     initial begin
         #20000000;
-        $display("Bail out! watchdog: no progress (seed %0d)", seed0);
+        $display("Bail out! watchdog: no progress (seed %0d)", seed);
         $fatal(1);
     end
 
-    integer op, k, off, beats, protected_changed;
-    string wave;
+    integer op, k, off, beats, protected_changed, dr, dr2;
+    logic heads;
     initial begin
-        if ($value$plusargs("seed=%d", seed)) ;
-        if ($value$plusargs("wave=%s", wave)) begin $dumpfile(wave); $dumpvars(0, tb_mc_aperture); end
-        $display("1..%0d", PLAN);
-        seed0 = seed;
-        $display("# seed=%0d", seed);
-        rng = 64'(seed) + 64'h9E3779B97F4A7C15;
+        tb_start(PLAN);
         for (k = 0; k < VRAM_BYTES; k = k + 1) begin
-            vram[k] = 8'(urand(256)); ref_vram[k] = vram[k];
+            rndn(256, dr); vram[k] = 8'(dr); ref_vram[k] = vram[k];
         end
-        window_base = VramBits'(urand(VRAM_BYTES - (1 << ApBits)) & ~4095);
-        vpr_base = (VramBits-12)'((window_base >> 12) + VramBits'(urand(8)));
-        vpr_limit = vpr_base + (VramBits-12)'(1 + urand(4));
+        rndn(VRAM_BYTES - (1 << ApBits), dr);
+        window_base = VramBits'(dr & ~4095);
+        rndn(8, dr);
+        vpr_base = (VramBits-12)'((window_base >> 12) + VramBits'(dr));
+        rndn(4, dr);
+        vpr_limit = vpr_base + (VramBits-12)'(1 + dr);
         vpr_en = 1'b1;
         repeat (4) @(negedge clk);
         rst = 1'b0;
         for (op = 0; op < OPS; op = op + 1) begin
-            if (urand(2) == 0) begin
-                vram_order = urand(3);
-                beats = 1 + urand(16);
+            rndn(2, dr);
+            if (dr == 0) begin
+                rndn(3, vram_order);
+                rndn(16, dr); beats = 1 + dr;
                 // Half the bursts aim at the VPR's pages so both sides get exercised.
-                off = (coin() ? ((32'(vpr_base) - (32'(window_base) >> 12) + urand(32'(vpr_limit) - 32'(vpr_base) + 1)) << 12)
-                              : (urand(1 << ApBits) & ~4095)) + 8 * urand(512 - beats + 1);
-                off = off & ((1 << ApBits) - 1);
-                write_burst(off, beats, 4'(urand(16)));
-            end else read_bursts(1 + urand(6));
+                coin(heads);
+                if (heads) begin
+                    rndn(32'(vpr_limit) - 32'(vpr_base) + 1, dr);
+                    off = (32'(vpr_base) - (32'(window_base) >> 12) + dr) << 12;
+                end else begin
+                    rndn(1 << ApBits, dr);
+                    off = dr & ~4095;
+                end
+                rndn(512 - beats + 1, dr);
+                off = (off + 8 * dr) & ((1 << ApBits) - 1);
+                rndn(16, dr);
+                write_burst(off, beats, 4'(dr));
+            end else begin
+                rndn(6, dr);
+                read_bursts(1 + dr);
+            end
         end
         repeat (20) @(negedge clk);
         protected_changed = 0;
@@ -351,10 +358,17 @@ module tb_mc_aperture;
         vram_pages = (VramBits-11)'((32'(window_base) >> 12) + 2);
         data_errors = 0; id_errors = 0; faults_seen = 0;
         for (k = 0; k < 40; k = k + 1) begin
-            beats = 1 + urand(16);
-            off = (urand(4) << 12) + 8 * urand(512 - beats + 1);
-            if (coin()) write_burst(off, beats, 4'(urand(16)));
-            else read_bursts(1 + urand(4));
+            rndn(16, dr); beats = 1 + dr;
+            rndn(4, dr); rndn(512 - beats + 1, dr2);
+            off = (dr << 12) + 8 * dr2;
+            coin(heads);
+            if (heads) begin
+                rndn(16, dr);
+                write_burst(off, beats, 4'(dr));
+            end else begin
+                rndn(4, dr);
+                read_bursts(1 + dr);
+            end
         end
         repeat (20) @(negedge clk);
         for (k = 0; k < VRAM_BYTES; k = k + 1)
@@ -363,8 +377,7 @@ module tb_mc_aperture;
         check(oob_bursts > 0 && id_errors == 0 && faults_seen == 0,
               "bursts past the VRAM size answer DECERR (others OKAY), no fault");
         check(data_errors == 0 && oob_leaks == 0, "past the VRAM size writes change nothing, reads return zeros");
-        if (failures != 0) $fatal(1, "%0d checks failed (seed %0d)", failures, seed0);
-        $finish;
+        tb_finish("");
     end
 endmodule
 `default_nettype wire

@@ -40,13 +40,13 @@ $(MC_MMU_BIN): $(MC_MMU_RTL) $(MC_MMU_TB)/test_mc_mmu.cpp $(MMU_REF_DIR)/ref_wal
 	  -isystem $(shell $(VERILATOR) --getenv VERILATOR_ROOT)/include $(MC_MMU_TB)/test_mc_mmu.cpp
 
 $(MC_MMU_DIR)/icarus/tb8.vvp $(MC_MMU_DIR)/icarus/tb16.vvp: $(MC_MMU_DIR)/icarus/tb%.vvp: \
-    $(MC_MMU_TB)/tb_mc_mmu.sv $(MC_MMU_RTL)
+    $(MC_MMU_TB)/tb_mc_mmu.sv tb/unit/common/tb_kit.svh $(MC_MMU_RTL)
 	@mkdir -p $(@D)
 	set -o pipefail; $(IVERILOG) -g2012 -DGR_ASSERT -I$(RTL_INC) -s tb_mc_mmu -P tb_mc_mmu.DataBytes=$* -o $@ \
 	  $(MC_MMU_TB)/tb_mc_mmu.sv $(MC_MMU_RTL) 2>&1 | { grep -v "sorry: constant selects" || true; }
 
 # The testbench (not the RTL) leans on Verilog's integer widening: WIDTH is off for it alone.
-$(MC_MMU_DIR)/verilator/tb: $(MC_MMU_TB)/tb_mc_mmu.sv $(MC_MMU_RTL)
+$(MC_MMU_DIR)/verilator/tb: $(MC_MMU_TB)/tb_mc_mmu.sv tb/unit/common/tb_kit.svh $(MC_MMU_RTL)
 	@mkdir -p $(@D)
 	$(call quiet,VERILATE,$@)$(VERILATOR) --binary --timing -j $(JOBS) -Wno-WIDTH -DGR_ASSERT -I$(RTL_INC) \
 	  --top-module tb_mc_mmu --Mdir $(@D)/tbobj -o $(abspath $@) \

@@ -7,8 +7,9 @@
 // emptied by an invalidate, unused from another root), then a random mix of them with random
 // rsp_ready backpressure. Expected answers are written out by hand from rtl/mc/README.md.
 //
-// Output is TAP ("1..N", "# seed=S", "ok N - name"); exits through $fatal when a check failed.
-// Plusargs: +seed=N (default 1), +wave=<file>. Parameter DataBytes (8 or 16; -P/-G) sets the
+// Output is TAP ("1..N", "# seed=S", "ok N - name") through the kit (tb/unit/common/tb_kit.svh,
+// which also reads +seed=N and +wave=<file>); exits through $fatal when a check failed.
+// Parameter DataBytes (8 or 16; -P/-G) sets the
 // m_pt data width: on 16 the model puts the entry in its address's lane and junk in the other.
 module tb_mc_mmu #(
     parameter DataBytes = 8
@@ -76,19 +77,14 @@ module tb_mc_mmu #(
         .m_pt_rvalid_i(rvalid), .m_pt_rready_o(rready)
     );
 
-    // The TB's own generator (xorshift64): $random(seed) is not seeded alike in both simulators.
-    integer seed = 1;
-    integer seed0;
-    logic [63:0] rng = 64'h9e37_79b9_7f4a_7c15;
-    function automatic [63:0] rand64();
-        rng = rng ^ (rng << 13);
-        rng = rng ^ (rng >> 7);
-        rng = rng ^ (rng << 17);
-        rand64 = rng;
-    endfunction
-    function automatic integer urand(input integer n);  // 0..n-1
-        urand = rand64() % n;
-    endfunction
+`define TB_TOP tb_mc_mmu
+`include "tb/unit/common/tb_kit.svh"
+    task automatic rnd64(output logic [63:0] v);
+        logic [31:0] hi, lo;
+        rnd32(hi);
+        rnd32(lo);
+        v = {hi, lo};
+    endtask
 
     // ---- page-table memory model: one read at a time, random stalls ------------------------
     logic [63:0] pt [0:8191];  // 0x10000..0x1ffff
@@ -99,12 +95,19 @@ module tb_mc_mmu #(
     integer reads = 0, ar_errors = 0;
     logic [VramBits-1:0] last_ar = '0;  // the last page-table read's address
     integer li;
-    always @(negedge clk) arready <= !busy && urand(100) >= stall_pct;
-    always @(posedge clk) begin
+    always @(negedge clk) begin : pt_ready
+        integer r;
+        rndn(100, r);
+        arready <= !busy && r >= stall_pct;
+    end
+    always @(posedge clk) begin : pt_side
+        integer r;
+        logic [63:0] junk;
         if (arvalid && arready) begin
             busy <= 1'b1;
             rd_addr <= araddr;
-            rd_wait <= urand(4);
+            rndn(4, r);
+            rd_wait <= r;
             reads = reads + 1;
             last_ar = araddr;
             if (arlen !== 8'd0 || arsize !== 3'd3 || arburst !== 2'b01 || arid !== 2'd0 ||
@@ -116,14 +119,20 @@ module tb_mc_mmu #(
             busy <= 1'b0;
         end else if (busy && !rvalid) begin
             if (rd_wait > 0) rd_wait <= rd_wait - 1;
-            else if (urand(100) >= stall_pct) begin
-                for (li = 0; li < DataBytes / 8; li = li + 1) rdata[li*64 +: 64] <= rand64();
-                if (rd_addr[VramBits-1:16] == 8'h01) begin
-                    if (DataBytes == 8) rdata <= pt[rd_addr[15:3]];
-                    else rdata[rd_addr[LaneBits+2:3]*64 +: 64] <= pt[rd_addr[15:3]];
-                    rresp <= 2'b00;
-                end else rresp <= 2'b11;
-                rvalid <= 1'b1;
+            else begin
+                rndn(100, r);
+                if (r >= stall_pct) begin
+                    for (li = 0; li < DataBytes / 8; li = li + 1) begin
+                        rnd64(junk);
+                        rdata[li*64 +: 64] <= junk;
+                    end
+                    if (rd_addr[VramBits-1:16] == 8'h01) begin
+                        if (DataBytes == 8) rdata <= pt[rd_addr[15:3]];
+                        else rdata[rd_addr[LaneBits+2:3]*64 +: 64] <= pt[rd_addr[15:3]];
+                        rresp <= 2'b00;
+                    end else rresp <= 2'b11;
+                    rvalid <= 1'b1;
+                end
             end
         end
     end
@@ -138,29 +147,26 @@ module tb_mc_mmu #(
     endtask
 
     // ---- checks -----------------------------------------------------------------------------
-    integer failures = 0, tap = 0;
-    task automatic check(input logic ok, input [8*100-1:0] name);
-        tap = tap + 1;
-        if (ok) $display("ok %0d - %0s", tap, name);
-        else begin $display("not ok %0d - %0s", tap, name); failures = failures + 1; end
-    endtask
+    integer id_errors = 0;  // a directed translation answered with another ID
 
     // One translation: request, then wait for its response under random rsp_ready.
     logic [51:0] got_pa; logic got_sys, got_cache, got_fault; logic [4:0] got_shift;
     logic [2:0] got_type; logic [3:0] got_id;
     integer got_reads;
     task automatic translate(input [47:0] va, input logic wr, input logic phys);
-        integer waited, r0;
+        integer waited, r0, r;
         r0 = reads;
         @(negedge clk);
-        req_va = va; req_write = wr; req_phys = phys; req_id = urand(16); req_valid = 1'b1;
+        rndn(16, r);
+        req_va = va; req_write = wr; req_phys = phys; req_id = 4'(r); req_valid = 1'b1;
         @(posedge clk); while (!req_ready) @(posedge clk);
         @(negedge clk); req_valid = 1'b0;
         waited = 0;
-        rsp_ready = urand(2);
+        rndn(2, r);
+        rsp_ready = r[0];
         @(posedge clk);
         while (!(rsp_valid && rsp_ready)) begin
-            @(negedge clk); rsp_ready = urand(100) >= stall_pct;
+            @(negedge clk); rndn(100, r); rsp_ready = r >= stall_pct;
             @(posedge clk); waited = waited + 1;
             if (waited > TIMEOUT) begin $display("Bail out! no response for VA %h", va); $fatal(1); end
         end
@@ -168,7 +174,7 @@ module tb_mc_mmu #(
         got_fault = rsp_fault; got_type = rsp_type; got_id = rsp_id;
         @(negedge clk); rsp_ready = 1'b0;
         got_reads = reads - r0;
-        if (got_id !== req_id) failures = failures + 1;
+        if (got_id !== req_id) id_errors = id_errors + 1;
     endtask
 
     function automatic logic is(input [51:0] pa, input logic sys, input logic cache,
@@ -196,22 +202,26 @@ module tb_mc_mmu #(
     end
 
     task automatic mix(input integer n);
-        integer i, j, waited;
-        logic [47:0] off;
+        integer i, j, waited, r, r_in, r_out;
+        logic [63:0] off;
         logic [51:0] pa;
         for (i = 0; i < n; i = i + 1) begin
-            q_kind[i] = urand(KINDS);
-            off = rand64();
-            off = off & ((48'd1 << k_bits[q_kind[i]]) - 48'd1);
-            q_va[i] = k_va[q_kind[i]] | off;
-            q_wr[i] = urand(2);
-            q_phys[i] = urand(8) == 0;
+            rndn(KINDS, r); q_kind[i] = r;
+            rnd64(off);
+            off = off & ((64'd1 << k_bits[q_kind[i]]) - 64'd1);
+            q_va[i] = k_va[q_kind[i]] | off[47:0];
+            rndn(2, r); q_wr[i] = r[0];
+            rndn(8, r); q_phys[i] = r == 0;
             q_id[i] = i[3:0];
         end
         fork
             for (i = 0; i < n; i = i + 1) begin
                 @(negedge clk);
-                while (urand(4) == 0) @(negedge clk);
+                rndn(4, r_in);
+                while (r_in == 0) begin
+                    @(negedge clk);
+                    rndn(4, r_in);
+                end
                 req_va = q_va[i]; req_write = q_wr[i]; req_phys = q_phys[i]; req_id = q_id[i];
                 req_valid = 1'b1;
                 @(posedge clk); while (!req_ready) @(posedge clk);
@@ -219,10 +229,10 @@ module tb_mc_mmu #(
             end
             for (j = 0; j < n; j = j + 1) begin
                 waited = 0;
-                @(negedge clk); rsp_ready = urand(100) >= stall_pct;
+                @(negedge clk); rndn(100, r_out); rsp_ready = r_out >= stall_pct;
                 @(posedge clk);
                 while (!(rsp_valid && rsp_ready)) begin
-                    @(negedge clk); rsp_ready = urand(100) >= stall_pct;
+                    @(negedge clk); rndn(100, r_out); rsp_ready = r_out >= stall_pct;
                     @(posedge clk); waited = waited + 1;
                     if (waited > TIMEOUT) begin $display("Bail out! mix: no response"); $fatal(1); end
                 end
@@ -242,7 +252,7 @@ module tb_mc_mmu #(
                         mix_errors = mix_errors + 1;
                 end
                 if (rsp_id !== q_id[j]) mix_errors = mix_errors + 1;
-                if (mix_errors == 1 && failures == 0)
+                if (mix_errors == 1 && n_fail == 0)
                     $display("# first mix error: VA %h kind %0d wr %0d phys %0d: pa %h sys %0d cache %0d shift %0d fault %0d/%0d id %0d",
                              q_va[j], q_kind[j], q_wr[j], q_phys[j], rsp_pa, rsp_system,
                              rsp_cacheable, rsp_shift, rsp_fault, rsp_type, rsp_id);
@@ -252,16 +262,11 @@ module tb_mc_mmu #(
     endtask
 
     integer k, h0, m0, w0, t0;
-    string wave;
+    integer dr;
     logic ok;
     initial begin
-        if ($value$plusargs("seed=%d", seed)) ;
-        if ($value$plusargs("wave=%s", wave)) begin $dumpfile(wave); $dumpvars(0, tb_mc_mmu); end
-        seed0 = seed;
-        rng = rng ^ {32'd0, seed};
-        for (k = 0; k < 4; k = k + 1) rng = rand64();
-        $display("1..%0d", PLAN);
-        $display("# seed=%0d DataBytes=%0d", seed, DataBytes);
+        tb_start(PLAN);
+        $display("# DataBytes=%0d", DataBytes);
 
         // ---- the page tables ----
         for (k = 0; k < 8192; k = k + 1) pt[k] = 64'd0;
@@ -407,19 +412,19 @@ module tb_mc_mmu #(
         // ---- random mix ----
         t0 = misses + hits;
         for (k = 0; k < 6; k = k + 1) begin
-            stall_pct = urand(70);
-            if (urand(3) == 0) begin @(negedge clk); inv = 1'b1; @(negedge clk); inv = 1'b0; end
+            rndn(70, stall_pct);
+            rndn(3, dr);
+            if (dr == 0) begin @(negedge clk); inv = 1'b1; @(negedge clk); inv = 1'b0; end
             mix(40);
         end
         check(mix_errors == 0 && hold_errors == 0,
               "240 mixed requests, many in flight, random stalls: each answer right, in order, held");
         repeat (3) @(negedge clk);
         check(idle === 1'b1 && ar_errors == 0 && hits + misses >= t0 && misses == walks &&
-              failures == 0,
+              id_errors == 0,
               "idle at the end; AR fields ARLEN 0 ARSIZE 3 INCR; misses == walks");
         $display("# hits %0d misses %0d walks %0d reads %0d", hits, misses, walks, reads);
-        if (failures) $fatal(1, "%0d checks failed (seed %0d)", failures, seed0);
-        $finish;
+        tb_finish($sformatf(", DataBytes=%0d", DataBytes));
     end
 endmodule
 `default_nettype wire

@@ -4,7 +4,8 @@
 // --timing (-Wall): two masters issue random write and read bursts at the same time, each in its own
 // quarter of a memory model that answers out of order across IDs and stalls at random.
 // Every read must return what its master last wrote there, with its own ID; every write
-// response must reach the master that wrote. TAP output; +seed=N.
+// response must reach the master that wrote. TAP output and +seed=N through the kit
+// (tb/unit/common/tb_kit.svh).
 // Write order (IHI0022 A3.3.1): the masters present AW and W independently (W often first); the
 // memory takes writes in each order a legal slave may impose, chosen every 50 cycles: W only
 // after its AW, AWREADY only once a W beat is in, or only once the burst's WLAST is in. The
@@ -27,24 +28,14 @@ module tb_mc_vram_arb;
     logic clk = 1'b0;
     logic rst = 1'b1;
     initial forever #5 clk = ~clk;
-    integer seed = 1, seed0;
-    // The bench's own generator (xorshift64*): Verilator 5.006's $random(seed) falls into a
-    // stream whose low bits stick at all zeros or all ones (urand(8) gave 0 or 7), so bursts
-    // were 1 or 8 beats and the memory's write orders barely changed.
-    // Every process draws from the one state, at once (blocking, also from the memory's clocked
-    // blocks).
-    logic [63:0] rng = 64'h1;
-    /* verilator lint_off BLKSEQ */
-    function automatic logic [31:0] rand32();
-        rng = rng ^ (rng >> 12);
-        rng = rng ^ (rng << 25);
-        rng = rng ^ (rng >> 27);
-        rand32 = 32'((rng * 64'h2545F4914F6CDD1D) >> 32);
-    endfunction
-    /* verilator lint_on BLKSEQ */
-    function automatic integer urand(input integer n);  // 0..n-1
-        urand = 32'(rand32() % 32'(n));
-    endfunction
+`define TB_TOP tb_mc_vram_arb
+/* verilator lint_off BLKSEQ */  // the memory model's clocked blocks draw too
+`include "tb/unit/common/tb_kit.svh"
+/* verilator lint_on BLKSEQ */
+    // Every process draws from the kit's one generator, at once (also from the memory's clocked
+    // blocks): Verilator 5.006's $random(seed) falls into a stream whose low bits stick at all
+    // zeros or all ones (a draw modulo 8 gave 0 or 7), so bursts were 1 or 8 beats and the memory's
+    // write orders barely changed.
     // A master's slice m of a flattened vector replaced, the rest kept (see the header).
     function automatic logic [1:0] put1(input logic [1:0] v, input integer m, input logic x);
         put1 = m == 0 ? {v[1], x} : {x, v[0]};
@@ -133,18 +124,21 @@ module tb_mc_vram_arb;
     // The memory model keeps its state in variables it updates at once (blocking), and drives
     // the arbiter's inputs with nonblocking assignments.
     /* verilator lint_off BLKSEQ */
-    always @(negedge clk) begin
+    always @(negedge clk) begin : mem_ready
+        integer r_aw, r_w, r_ar;
         mem_cyc = mem_cyc + 1;
         if (mem_cyc % 50 == 0) begin
-            mem_order = urand(3);
+            rndn(3, mem_order);
             mem_orders_used = mem_orders_used | (1 << mem_order);
         end
-        m_awready <= !mw_busy && !mb_pend && urand(100) >= 30 &&
+        rndn(100, r_aw); rndn(100, r_w); rndn(100, r_ar);
+        m_awready <= !mw_busy && !mb_pend && r_aw >= 30 &&
                      (mem_order == 0 || (mem_order == 1 ? wq_wr != wq_rd : wq_last > 0));
-        m_wready <= (mem_order == 0 ? mw_busy : wq_wr - wq_rd < 30) && urand(100) >= 30;
-        m_arready <= rq_n < 8 && urand(100) >= 30;
+        m_wready <= (mem_order == 0 ? mw_busy : wq_wr - wq_rd < 30) && r_w >= 30;
+        m_arready <= rq_n < 8 && r_ar >= 30;
     end
-    always @(posedge clk) begin
+    always @(posedge clk) begin : mem_side
+        integer r;
         if (m_wvalid && m_wready) begin
             if (!mw_busy && wq_wr == wq_rd) w_early = w_early + 1;
             wq_d[wq_wr % 32] = m_wdata; wq_s[wq_wr % 32] = m_wstrb; wq_l[wq_wr % 32] = m_wlast;
@@ -169,7 +163,10 @@ module tb_mc_vram_arb;
             end
             wq_rd = wq_rd + 1;
         end
-        if (mb_pend && !m_bvalid && urand(100) >= 30) begin m_bvalid <= 1'b1; m_bid <= mw_id; end
+        if (mb_pend && !m_bvalid) begin
+            rndn(100, r);
+            if (r >= 30) begin m_bvalid <= 1'b1; m_bid <= mw_id; end
+        end
         if (m_bvalid && m_bready) begin m_bvalid <= 1'b0; mb_pend <= 1'b0; end
         if (m_rvalid && m_rready) begin
             m_rvalid <= 1'b0;
@@ -180,20 +177,24 @@ module tb_mc_vram_arb;
                 rq_n = rq_n - 1;
                 cur = -1;
             end
-        end else if (!m_rvalid && rq_n > 0 && urand(100) >= 30) begin
-            if (cur < 0) begin
-                // the oldest burst of a randomly chosen ID: per-ID order is kept
-                pick = 3'(urand(rq_n));
-                cur = 0;
-                while (rq_id[cur] != rq_id[pick]) cur = cur + 1;
+        end else if (!m_rvalid && rq_n > 0) begin
+            rndn(100, r);
+            if (r >= 30) begin
+                if (cur < 0) begin
+                    // the oldest burst of a randomly chosen ID: per-ID order is kept
+                    rndn(rq_n, r);
+                    pick = 3'(r);
+                    cur = 0;
+                    while (rq_id[cur] != rq_id[pick]) cur = cur + 1;
+                end
+                for (mi = 0; mi < 8; mi = mi + 1) rd[mi*8 +: 8] = mem[rq_addr[cur] + AW'(mi)];
+                m_rdata <= rd;
+                m_rid <= rq_id[cur];
+                m_rlast <= rq_left[cur] == 1;
+                m_rvalid <= 1'b1;
+                rq_addr[cur] = rq_addr[cur] + AW'(8);
+                rq_left[cur] = rq_left[cur] - 1;
             end
-            for (mi = 0; mi < 8; mi = mi + 1) rd[mi*8 +: 8] = mem[rq_addr[cur] + AW'(mi)];
-            m_rdata <= rd;
-            m_rid <= rq_id[cur];
-            m_rlast <= rq_left[cur] == 1;
-            m_rvalid <= 1'b1;
-            rq_addr[cur] = rq_addr[cur] + AW'(8);
-            rq_left[cur] = rq_left[cur] - 1;
         end
         if (m_arvalid && m_arready) begin
             rq_addr[rq_n] = m_araddr; rq_left[rq_n] = 32'(m_arlen) + 1; rq_id[rq_n] = m_arid;
@@ -209,10 +210,10 @@ module tb_mc_vram_arb;
     integer errors_data = 0, errors_id = 0, done_ops [0:1];  // a timeout stops the run
 
     task automatic do_write(input integer m, input integer addr, input integer beats);
-        integer b, i, w, aw_delay; logic [63:0] d;
+        integer b, i, w, aw_delay; logic [63:0] d; logic [31:0] hi, lo;
         // AW and W independently, AW up to 6 cycles after the first W (IHI0022 A3.3.1: the data
         // may come first; neither waits for the other's READY).
-        aw_delay = urand(7);
+        rndn(7, aw_delay);
         fork
             begin
                 repeat (aw_delay) @(negedge clk);
@@ -223,7 +224,7 @@ module tb_mc_vram_arb;
             end
             for (b = 0; b < beats; b = b + 1) begin
                 @(negedge clk);
-                d = {rand32(), rand32()};
+                rnd32(hi); rnd32(lo); d = {hi, lo};
                 wdata = put64(wdata, m, d); wstrb = put8(wstrb, m, 8'hff);
                 wlast = put1(wlast, m, b == beats - 1); wvalid = put1(wvalid, m, 1'b1);
                 #1; while (!wready[m]) begin @(negedge clk); #1; end
@@ -234,25 +235,25 @@ module tb_mc_vram_arb;
         @(negedge clk); bready = put1(bready, m, 1'b1);
         w = 0;
         #1;
-        while (!bvalid[m]) begin @(negedge clk); #1; w = w + 1; if (w > TIMEOUT) begin $display("not ok - write response timeout (seed %0d)", seed0); $fatal(1); end end
+        while (!bvalid[m]) begin @(negedge clk); #1; w = w + 1; if (w > TIMEOUT) begin $display("not ok - write response timeout (seed %0d)", seed); $fatal(1); end end
         if (bid[m*2 +: 2] != 2'(m + 1) || bresp[m*2 +: 2] != 2'b00) errors_id = errors_id + 1;
         @(negedge clk); bready = put1(bready, m, 1'b0);
     endtask
 
     task automatic do_read(input integer m, input integer addr, input integer beats);
-        integer b, i, w;
+        integer b, i, w, r;
         @(negedge clk); arid = put2(arid, m, 2'(m + 1)); araddr = putaddr(araddr, m, AW'(addr));
         arlen = put8(arlen, m, 8'(beats - 1)); arvalid = put1(arvalid, m, 1'b1);
         #1; while (!arready[m]) begin @(negedge clk); #1; end
         @(negedge clk); arvalid = put1(arvalid, m, 1'b0);
         for (b = 0; b < beats; b = b + 1) begin
-            @(negedge clk); rready = put1(rready, m, urand(100) >= 30);
+            @(negedge clk); rndn(100, r); rready = put1(rready, m, r >= 30);
             w = 0;
             #1;
             while (!(rvalid[m] && rready[m])) begin
-                @(negedge clk); rready = put1(rready, m, urand(100) >= 30);
+                @(negedge clk); rndn(100, r); rready = put1(rready, m, r >= 30);
                 #1; w = w + 1;
-                if (w > TIMEOUT) begin $display("not ok - read timeout (seed %0d) m=%0d rq_n=%0d cur=%0d m_rvalid=%0d m_rid=%0d rvalid=%b rready=%b m_arvalid=%0d m_arready=%0d", seed0, m, rq_n, cur, m_rvalid, m_rid, rvalid, rready, m_arvalid, m_arready); $fatal(1); end
+                if (w > TIMEOUT) begin $display("not ok - read timeout (seed %0d) m=%0d rq_n=%0d cur=%0d m_rvalid=%0d m_rid=%0d rvalid=%b rready=%b m_arvalid=%0d m_arready=%0d", seed, m, rq_n, cur, m_rvalid, m_rid, rvalid, rready, m_arvalid, m_arready); $fatal(1); end
             end
             if (rid[m*2 +: 2] != 2'(m + 1) || rlast[m] != (b == beats - 1) || rresp[m*2 +: 2] != 2'b00)
                 errors_id = errors_id + 1;
@@ -263,13 +264,14 @@ module tb_mc_vram_arb;
     endtask
 
     task automatic run_master(input integer m);
-        integer op, base, beats, addr;
+        integer op, base, beats, addr, r;
         base = m * (MEM / 2);
         for (op = 0; op < OPS; op = op + 1) begin
-            beats = 1 + urand(8);
-            addr = base + 8 * urand(MEM / 2 / 8 - 8);
+            rndn(8, r); beats = 1 + r;
+            rndn(MEM / 2 / 8 - 8, r); addr = base + 8 * r;
             addr = addr - (addr % 4096 > 4096 - 64 ? 64 : 0);
-            if (urand(2) != 0) do_write(m, addr, beats);
+            rndn(2, r);
+            if (r != 0) do_write(m, addr, beats);
             else do_read(m, addr, beats);
             done_ops[m] = op + 1;
         end
@@ -278,23 +280,13 @@ module tb_mc_vram_arb;
     // Watchdog: a lost handshake must fail the run, not hang it.
     initial begin
         #5000000;
-        $display("Bail out! watchdog: no progress (seed %0d)", seed0);
+        $display("Bail out! watchdog: no progress (seed %0d)", seed);
         $fatal(1);
     end
 
-    integer k, failures = 0, tap = 0;
-    task automatic check(input logic ok, input [8*64-1:0] name);
-        tap = tap + 1;
-        if (ok) $display("ok %0d - %0s", tap, name);
-        else begin $display("not ok %0d - %0s", tap, name); failures = failures + 1; end
-    endtask
-
+    integer k;
     initial begin
-        if ($value$plusargs("seed=%d", seed)) ;
-        seed0 = seed;
-        rng = 64'(seed) + 64'h9E3779B97F4A7C15;
-        $display("1..%0d", PLAN);
-        $display("# seed=%0d", seed0);
+        tb_start(PLAN);
         for (k = 0; k < MEM; k = k + 1) begin mem[k] = k[7:0] ^ 8'h5a; ref_mem[k] = mem[k]; end
         done_ops[0] = 0; done_ops[1] = 0;
         repeat (3) @(negedge clk);
@@ -310,8 +302,7 @@ module tb_mc_vram_arb;
         check(errors_mem == 0, "burst attributes pass through; WLAST on the beat AWLEN says");
         check(mem_orders_used == 7 && w_early > 0,
               "W not held for the memory AWREADY; every write order ran");
-        if (failures != 0) $fatal(1, "%0d checks failed (seed %0d)", failures, seed0);
-        $finish;
+        tb_finish("");
     end
 endmodule
 `default_nettype wire

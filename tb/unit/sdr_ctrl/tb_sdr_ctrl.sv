@@ -2,7 +2,7 @@
 `default_nettype none
 // tb_sdr_ctrl: self-checking unit test of sdr_ctrl (boards/common/sdram) against sdram_model
 // (sim/models/sdram, the IS42S16160G from its data sheet), under Icarus 11 and Verilator 5.006
-// --timing. TAP output; +seed=N replays a run.
+// --timing. TAP output and +seed=N (replays a run) through the kit (tb/unit/common/tb_kit.svh).
 // Configuration by define: SDR_TCK_PS (clock period, default 7000: 143 MHz) and SDR_CL (CAS
 // latency, default 3), SDR_READ_DELAY (the controller's ReadDelay, default 0); tb_sdr_ctrl_cl2
 // includes this file at 10000 ps, CL 2 and ReadDelay 1.
@@ -71,21 +71,8 @@ module `SDR_TB_NAME;
     integer cyc = 0;
     always @(posedge clk) cyc <= cyc + 1;
 
-    // ---- random numbers: the TB's own xorshift64* (same stream in both simulators) ----
-    logic [63:0] rng_q = 64'h1;
-    longint unsigned seed;
-    task automatic rnd32(output logic [31:0] v);
-        rng_q = rng_q ^ (rng_q >> 12);
-        rng_q = rng_q ^ (rng_q << 25);
-        rng_q = rng_q ^ (rng_q >> 27);
-        v = 32'((rng_q * 64'h2545F4914F6CDD1D) >> 32);
-    endtask
-    task automatic rndn(input integer n, output integer v);  // 0 .. n-1
-        logic [31:0] r;
-        rnd32(r);
-        r = r % 32'(n);
-        v = $signed(r);
-    endtask
+`define TB_TOP `SDR_TB_NAME
+`include "tb/unit/common/tb_kit.svh"
     // write data and strobes: a pure function of (seed, op, beat), so nothing is stored
     function automatic [63:0] mix(input [63:0] x);
         logic [63:0] z;
@@ -94,15 +81,6 @@ module `SDR_TB_NAME;
         z = (z ^ (z >> 27)) * 64'h94D049BB133111EB;
         mix = z ^ (z >> 31);
     endfunction
-
-    // ---- TAP ----
-    integer n_test = 0, n_fail = 0;
-    task automatic check(input logic ok, input string name);
-        n_test = n_test + 1;
-        if (!ok) n_fail = n_fail + 1;
-        if (ok) $display("ok %0d - %s", n_test, name);
-        else $display("not ok %0d - %s", n_test, name);
-    endtask
 
     // ---- DUT and model ----
     logic [IDB-1:0] awid = '0, arid = '0;
@@ -163,11 +141,11 @@ module `SDR_TB_NAME;
     logic [7:0]  refm [0:MEMB-1];
 
     function automatic [63:0] op_data(input integer op, input integer beat);
-        op_data = mix(seed ^ (64'(op) << 20) ^ 64'(beat));
+        op_data = mix({32'd0, seed} ^ (64'(op) << 20) ^ 64'(beat));
     endfunction
     function automatic [7:0] op_strb(input integer op, input integer beat);
         logic [63:0] h;
-        h = mix(~seed ^ (64'(op) << 20) ^ 64'(beat));
+        h = mix(~{32'd0, seed} ^ (64'(op) << 20) ^ 64'(beat));
         op_strb = op_full[op] ? 8'hFF : h[7:0];
     endfunction
 
@@ -504,10 +482,8 @@ module `SDR_TB_NAME;
         logic ok;
         logic [7:0] want [0:5];
         string mname [0:5];
-        if (!$value$plusargs("seed=%d", seed)) seed = 1;
-        rng_q = (seed == 0) ? 64'h1 : seed;
-        $display("1..%0d", PLAN);
-        $display("# seed=%0d", seed);
+        tb_start(PLAN);
+        rng_q = (seed == 0) ? 64'h1 : {32'd0, seed};  // the stream this bench always drew
         $display("# sdr_ctrl at %0d ps, CAS latency %0d, ReadDelay %0d", TCK, CL, `SDR_READ_DELAY);
         for (i = 0; i < MEMB; i = i + 1) refm[i] = 8'h00;
         want[0] = E_TRCD; want[1] = E_TRP; want[2] = E_TWR; want[3] = E_TRFC;
@@ -587,8 +563,7 @@ module `SDR_TB_NAME;
             check(mfirst[r] == want[r], $sformatf("mutant %s caught by its rule", mname[r]));
         end
         check(m_err == 0 && bad_data == 0 && bad_order == 0, "the unbroken controller: no violation in the whole run");
-        if (n_fail != 0) $fatal(1, "%0d checks failed (seed=%0d)", n_fail, seed);
-        $finish;
+        tb_finish("");
     end
 endmodule
 /* verilator lint_on UNUSEDSIGNAL */
