@@ -466,7 +466,7 @@ static void control(void *ctx, const gr_proto_hdr_t *h, const uint32_t *w)
     }
 }
 
-static const gr_proto_link_cb_t link_cb = {deliver, control};
+static const gr_proto_link_cb_t link_cb = {deliver, control, NULL};
 
 /* Sends the queued posted writes as WR32 batches. */
 static int send_posted(gr_proto_t *p)

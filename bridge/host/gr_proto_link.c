@@ -55,7 +55,9 @@ static void release(gr_proto_link_t *l, unsigned n)
     }
 }
 
-void gr_proto_link_restart(gr_proto_link_t *l)
+/* clear_rx: also drop the bytes received and not yet parsed. A RESET from the peer keeps
+ * them: what follows the RESET on the wire is after it (PROTOCOL.md, "Link reset"). */
+static void restart(gr_proto_link_t *l, bool clear_rx)
 {
     release(l, l->count);
     l->qhead = 0;
@@ -65,8 +67,14 @@ void gr_proto_link_restart(gr_proto_link_t *l)
     l->ack_sent = 0;
     l->nak_sent = false;
     l->desync = false;
-    gr_proto_rx_clear(&l->rx);
+    if (clear_rx)
+        gr_proto_rx_clear(&l->rx);
     l->progress_ms = l->now_ms;
+}
+
+void gr_proto_link_restart(gr_proto_link_t *l)
+{
+    restart(l, true);
 }
 
 void gr_proto_link_free(gr_proto_link_t *l)
@@ -210,7 +218,7 @@ static void on_frame(gr_proto_link_t *l, const gr_proto_hdr_t *h, const uint32_t
         /* The peer starts over: so does this end, then it answers with the same EPOCH. */
         if (h->len < 1)
             return;
-        gr_proto_link_restart(l);
+        restart(l, false);
         uint32_t epoch = payload[0] & 0xffffu;
         gr_proto_link_ctrl(l, GR_PT_RESET_ACK, &epoch, 1);
         if (l->cb->control)
@@ -239,6 +247,12 @@ static void on_frame(gr_proto_link_t *l, const gr_proto_hdr_t *h, const uint32_t
         return; /* ACK (taken above) or an unknown control frame */
     uint16_t d = (uint16_t)(h->seq - l->expected_rx_seq);
     if (d == 0) {
+        if (l->cb->room && !l->cb->room(l->cb_ctx, h)) {
+            /* No room: never accepted, so never acknowledged; the peer sends it again. */
+            l->counts.refused++;
+            send_nak(l);
+            return;
+        }
         l->cb->deliver(l->cb_ctx, h, payload);
         l->expected_rx_seq++;
         l->nak_sent = false;
