@@ -264,11 +264,6 @@ static void client_pipe_close(void *ctx)
 
 static const gr_pipe_ops_t client_pipe_ops = {client_write, client_read, NULL, client_pipe_close};
 
-static bool client_live(const client_t *c, uint32_t gen, uint32_t epoch)
-{
-    return c && c->used && c->gen == gen && c->epoch == epoch && c->dev.up;
-}
-
 /* The DMA requests a client held are answered SLVERR toward the RTL (it lost them). */
 static void release_tags(client_t *c)
 {
@@ -331,7 +326,8 @@ static bool client_room(void *ctx, gr_proto_dev_t *d, uint8_t type, uint16_t len
 {
     client_t *c = ctx;
     (void)len;
-    if (!d->up || S->rtl_state != RTL_UP)
+    (void)d;
+    if (S->rtl_state != RTL_UP)
         return true;
     switch (type) {
     case GR_PT_RD32:
@@ -366,8 +362,8 @@ static void client_frame(void *ctx, gr_proto_dev_t *d, uint8_t type, const uint3
     case GR_PT_WR32:
     case GR_PT_AP_RD:
     case GR_PT_AP_WR: {
-        /* Before HELLO nothing is executed (PROTOCOL.md, "Requests before HELLO"). */
-        if (len < 1 || S->rtl_state != RTL_UP || !d->up) {
+        /* Requests need no HELLO: executed and answered as the RTL does (PROTOCOL.md). */
+        if (len < 1 || S->rtl_state != RTL_UP) {
             d->bad_frames++;
             return;
         }
@@ -545,7 +541,9 @@ static void rtl_deliver(void *ctx, const gr_proto_hdr_t *h, const uint32_t *w)
         if (h->len < 1)
             return;
         route_t *r = &S->routes[w[0] & 0xffffu];
-        if (r->rsp_type != h->type || !client_live(r->c, r->gen, r->epoch))
+        /* Its client's link need not be up: a request before HELLO is answered too. */
+        if (r->rsp_type != h->type || !r->c || !r->c->used || r->c->gen != r->gen ||
+            r->c->epoch != r->epoch)
             return; /* its client left or reset its link: nobody waits for it */
         memcpy(fw, w, 4u * h->len);
         fw[0] = (w[0] & 0xffff0000u) | r->cid;
