@@ -16,7 +16,8 @@
  *
  * Sharing (socket mode): clients are served in turn (round robin from a rotating start), each
  * may hold at most its share of the queue toward the RTL (RTL_BACKLOG frames divided among the
- * clients whose link is up, at least CLIENT_SHARE_MIN), and a frame past it is refused before
+ * clients whose link is up and one more, CLIENT_SHARE_MIN..CLIENT_SHARE_MAX), and a frame past it (or
+ * past the whole queue) is refused before
  * it is acknowledged (NAKed: the client sends it again), so no client starves another and
  * nothing acknowledged is dropped. A client that sends no HELLO within CLIENT_HELLO_MS, or no
  * good frame for --idle-ms, is dropped; so is one that holds more than OUT_LIMIT bytes of
@@ -62,6 +63,7 @@
 #define RUN_SLICE 2000u           /* cycles run per turn when the RTL is quiet (20 us at 100 MHz) */
 #define RTL_BACKLOG 1024u         /* frames queued toward the RTL, all clients together */
 #define CLIENT_SHARE_MIN 32u      /* a client's share of them is never smaller */
+#define CLIENT_SHARE_MAX 256u     /* nor larger: what others' frames may wait behind */
 #define CLIENT_WINDOW 4096u       /* a client's credit (RxWindow in its HELLO_RSP), in words */
 #define OUT_LIMIT (4u << 20)      /* unread output: a client that reads nothing is dropped */
 #define CLIENT_UNACKED 1024u      /* frames to a client it has not acknowledged: dropped past it */
@@ -301,22 +303,28 @@ static void rtlq_release(client_t *c)
     }
 }
 
-/* A client's share of the queue toward the RTL: the queue divided among the clients that are up. */
+/* A client's share of the queue toward the RTL: the queue divided among the clients that are
+ * up and one more, so that a client coming up finds a share free. */
 static unsigned client_share(void)
 {
     unsigned up = 0;
     for (unsigned i = 0; i < MAX_CLIENTS; i++)
         up += S->clients[i].used && S->clients[i].dev.up;
-    unsigned share = RTL_BACKLOG / (up ? up : 1);
-    return share < CLIENT_SHARE_MIN ? CLIENT_SHARE_MIN : share;
+    unsigned share = RTL_BACKLOG / (up + 1);
+    return share < CLIENT_SHARE_MIN ? CLIENT_SHARE_MIN : share > CLIENT_SHARE_MAX ? CLIENT_SHARE_MAX : share;
 }
 
-/* Whether the client has room for one more frame toward the RTL. */
-static bool client_has_room(client_t *c)
+/* Whether the client is within its share (it is read only then). */
+static bool client_in_share(client_t *c)
 {
     rtlq_release(c);
-    return gr_proto_link_pending(&S->rtl) < RTL_BACKLOG && c->rq_n < client_share() &&
-           c->rq_n < RTL_BACKLOG;
+    return c->rq_n < client_share();
+}
+
+/* Whether the client may put one more frame on the queue toward the RTL now. */
+static bool client_has_room(client_t *c)
+{
+    return client_in_share(c) && gr_proto_link_pending(&S->rtl) < RTL_BACKLOG;
 }
 
 /* A frame the RTL must get is taken only when it fits the client's share, else refused before
@@ -727,11 +735,15 @@ static int serve_socket(const char *path)
             client_t *c = &S->clients[(S->rr + k) % MAX_CLIENTS];
             if (!c->used)
                 continue;
+            /* A client at its share is not read: its bytes wait in its socket, and it is not
+             * idle (it waits on the RTL). */
+            const bool in_share = client_in_share(c);
+            if (!in_share || c->rq_n)
+                c->spoke_ms = now;
             active |= now - c->spoke_ms < ACTIVE_MS;
-            /* A client at its share is not read: its bytes wait in its socket. */
             pc[n] = c;
             pf[n++] = (struct pollfd){.fd = c->fd,
-                                      .events = (short)((client_has_room(c) ? POLLIN : 0) |
+                                      .events = (short)((in_share ? POLLIN : 0) |
                                                         (c->out.len ? POLLOUT : 0))};
         }
         S->rr = (S->rr + 1) % MAX_CLIENTS;
@@ -743,7 +755,7 @@ static int serve_socket(const char *path)
         for (unsigned k = 1; k < n; k++) {
             client_t *c = pc[k];
             const char *why = (pf[k].revents & (POLLERR | POLLNVAL)) ? "socket error" : NULL;
-            if (!why && (pf[k].revents & (POLLIN | POLLHUP)) && client_has_room(c)) {
+            if (!why && (pf[k].revents & (POLLIN | POLLHUP)) && client_in_share(c)) {
                 ssize_t r = read(c->fd, buf, sizeof buf);
                 if (r > 0) {
                     gr_proto_dev_input(&c->dev, buf, (size_t)r, now);

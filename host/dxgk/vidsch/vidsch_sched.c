@@ -274,11 +274,18 @@ static bool submit_packet(dxgk_vidsch_t *vs, vs_packet_t *p)
     pthread_mutex_lock(&vs->lock);
     p->busy = false;
     if (st) {
-        /* The WDK bugchecks here. The packet never reached the hardware: cancel it. */
+        /* The WDK bugchecks here. The packet never reached the hardware: cancel it. A device
+         * that cannot be read either failed it through its link: that is the link's error. */
+        p->busy = true;
+        pthread_mutex_unlock(&vs->lock);
+        uint64_t now;
+        const gr_status_t why = vs_clock_read(vs, &now) ? GR_E_LINK : GR_E_IO;
+        pthread_mutex_lock(&vs->lock);
+        p->busy = false;
         if (p->paging)
-            vs_retire(vs, p, GR_E_IO);
+            vs_retire(vs, p, why);
         else
-            cancel_packet(vs, p, GR_E_IO);
+            cancel_packet(vs, p, why);
         return false;
     }
     vs->st.submitted++;

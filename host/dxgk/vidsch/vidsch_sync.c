@@ -73,8 +73,12 @@ int vs_clock_read(dxgk_vidsch_t *vs, uint64_t *out_now)
     if (!rc) {
         const uint64_t raw = ((uint64_t)hi << 32) | lo;
         if (raw < vs->clock_raw) {
-            vs->clock_base += vs->clock_raw - raw;
-            atomic_store(&vs->clock_restarted, true);
+            const uint64_t back = vs->clock_raw - raw;
+            vs->clock_base += back;
+            /* Not a restart: the last HI was latched by another program's LO read on a shared
+             * device after its HI had moved on (one 2^32 step, less the time since). */
+            if (back > (1ull << 32) || back < (3ull << 30))
+                atomic_store(&vs->clock_restarted, true);
         }
         vs->clock_raw = raw;
         t = raw + vs->clock_base;
