@@ -214,7 +214,10 @@ static void on_frame(gr_proto_link_t *l, const gr_proto_hdr_t *h, const uint32_t
 {
     l->counts.rx_frames++;
     l->last_rx_ms = l->now_ms;
-    if (h->type == GR_PT_RESET) {
+    /* REL decides, not TYPE (PROTOCOL.md, as the RTL engine does): a control type with REL is
+     * a reliable frame like any other (sequenced, consumed, acted on by nobody). */
+    const bool rel = (h->flags & GR_PROTO_FLAG_REL) != 0;
+    if (h->type == GR_PT_RESET && !rel) {
         /* The peer starts over: so does this end, then it answers with the same EPOCH. */
         if (h->len < 1)
             return;
@@ -225,25 +228,25 @@ static void on_frame(gr_proto_link_t *l, const gr_proto_hdr_t *h, const uint32_t
             l->cb->control(l->cb_ctx, h, payload);
         return;
     }
-    if (h->type == GR_PT_RESET_ACK) {
+    if (h->type == GR_PT_RESET_ACK && !rel) {
         if (h->len >= 1 && l->cb->control)
             l->cb->control(l->cb_ctx, h, payload);
         return;
     }
     take_ack(l, h->ack);
-    if (h->type == GR_PT_NAK) {
+    if (h->type == GR_PT_NAK && !rel) {
         l->counts.naks_received++;
         /* take_ack released everything before the NAK's value; the rest goes again. */
         if (h->ack == l->acked && l->nsent)
             replay(l);
         return;
     }
-    if (h->type == GR_PT_KEEPALIVE) {
+    if (h->type == GR_PT_KEEPALIVE && !rel) {
         if (!l->host)
             gr_proto_link_ctrl(l, GR_PT_ACK, NULL, 0);
         return;
     }
-    if (!(h->flags & GR_PROTO_FLAG_REL))
+    if (!rel)
         return; /* ACK (taken above) or an unknown control frame */
     uint16_t d = (uint16_t)(h->seq - l->expected_rx_seq);
     if (d == 0) {

@@ -5,7 +5,8 @@
 It speaks the wire format from its own code (framing, CRCs, SEQ/ACK, NAK, go-back-N), never
 through bridge/host, and attacks a server it starts: starvation by two flooding clients,
 overrun past the window, RESET followed by bytes in one write, requests before HELLO, another
-major version and a too small MaxPayload, silent and non-reading clients, random garbage and
+major version and a too small MaxPayload, control types sent with REL, silent and non-reading
+clients, random garbage and
 corrupted frames, and the server killed under a waiting client. After each class it checks that
 the server lives and that another client's round trip (a SCRATCH write read back, ID_MAGIC)
 is right. TAP on stdout; the seed and count are printed, and --seed/--count replay a run.
@@ -382,6 +383,19 @@ class Run:
                      "HELLO_RSP %r" % (f,))
             p.close()
 
+    def ctrl_rel(self):
+        """ACK, NAK, KEEPALIVE and RESET sent with REL: reliable frames like any other (each
+        takes its SEQ, is acknowledged, and acts on nothing); the RD32 after them is answered."""
+        p = Peer(self.path)
+        p.open(0x0900)
+        for t in (T_ACK, T_NAK, T_KEEPALIVE, T_RESET):
+            p.send(t, (0x0901,) if t == T_RESET else ())
+        got = p.rd32(1, [ID_MAGIC], 5)
+        self.tap(got == [MAGIC] and not p.unacked,
+                 "control types with REL take a SEQ and act on nothing: the RD32 after them is answered",
+                 "RD32 %r, unacknowledged SEQs %r" % (got, sorted(p.unacked)))
+        p.close()
+
     def silent(self):
         """40 connections that never speak, and 2 that send one RD32 and never read: they are
         dropped; the idle server uses little CPU; another client gets in."""
@@ -570,7 +584,7 @@ def main():
     workdir = a.dir or tempfile.mkdtemp(prefix="wire-fuzz-")
     os.makedirs(workdir, exist_ok=True)
     print("# seed=%d count=%d (replay: %s %s --seed %d --count %d)" % (a.seed, a.count, sys.argv[0], a.simd, a.seed, a.count))
-    plan = 20
+    plan = 21
     print("1..%d" % plan, flush=True)
     r = Run(a.simd, a.seed, a.count, workdir)
     try:
@@ -580,7 +594,7 @@ def main():
             r.tap(True, "gpuref-simd starts (a stream board, --idle-ms %d)" % IDLE_MS)
             for step in (lambda: r.round_trip("at the start"), r.starvation, r.overrun,
                          lambda: r.round_trip("overrun"), r.reset_then_bytes, r.before_hello,
-                         r.versions, r.silent, r.non_reading, r.garbage, r.killed):
+                         r.versions, r.ctrl_rel, r.silent, r.non_reading, r.garbage, r.killed):
                 t0 = time.monotonic()
                 try:
                     step()
