@@ -422,6 +422,11 @@ uint32_t gr_link_dma_wait_cycles(gr_link_t *link)
     return link && link->ops->dma_wait_cycles ? link->ops->dma_wait_cycles(link->ctx) : 0;
 }
 
+uint32_t gr_link_dead_ms(gr_link_t *link)
+{
+    return link && link->ops->dead_ms ? link->ops->dead_ms(link->ctx) : GR_LINK_DEAD_MS_DEFAULT;
+}
+
 void *gr_link_backend_ctx(gr_link_t *link, const gr_link_ops_t *ops)
 {
     return link && link->ops == ops ? link->ctx : NULL;

@@ -96,7 +96,14 @@ typedef struct gr_link_ops {
      *  (HELLO_RSP's DmaTimeout on a byte-stream link); 0 where the device is on a bus with no
      *  such wait (sim://, PCIe). */
     uint32_t (*dma_wait_cycles)(void *ctx);
+    /** Optional (NULL: GR_LINK_DEAD_MS_DEFAULT). How long, in wall ms, the layers above let
+     *  this link's operations fail one after another before they give the device up for lost
+     *  (a byte-stream link: its URI's dead_ms); 0: the link's operations never fail that way. */
+    uint32_t (*dead_ms)(void *ctx);
 } gr_link_ops_t;
+
+/** gr_link_dead_ms for a backend without the operation (10 s). */
+#define GR_LINK_DEAD_MS_DEFAULT 10000u
 
 typedef struct gr_link gr_link_t;
 
@@ -151,6 +158,10 @@ uint32_t gr_link_caps(gr_link_t *link);
 /** gr_link_ops_t.dma_wait_cycles of the open link (0 for NULL, or a backend without it). The
  *  miniport sizes the engine's watchdog from it (host/kmd/README.md). */
 uint32_t gr_link_dma_wait_cycles(gr_link_t *link);
+/** gr_link_ops_t.dead_ms of the open link (GR_LINK_DEAD_MS_DEFAULT for NULL or a backend
+ *  without it). VidSch gives the device up for lost when its clock reads have failed for this
+ *  long (host/dxgk/README.md). */
+uint32_t gr_link_dead_ms(gr_link_t *link);
 /** The backend's own context when the link is served by ops (a backend's accessors use it); else NULL. */
 void *gr_link_backend_ctx(gr_link_t *link, const gr_link_ops_t *ops);
 /** fn(backend context, arg) under the link's lock, as one more operation: a backend's own calls

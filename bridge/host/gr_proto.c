@@ -466,7 +466,7 @@ static void control(void *ctx, const gr_proto_hdr_t *h, const uint32_t *w)
     }
 }
 
-static const gr_proto_link_cb_t link_cb = {deliver, control};
+static const gr_proto_link_cb_t link_cb = {deliver, control, NULL};
 
 /* Sends the queued posted writes as WR32 batches. */
 static int send_posted(gr_proto_t *p)
@@ -1248,6 +1248,12 @@ uint32_t gr_proto_op_caps(void *ctx)
     return GR_LINK_CAP_DMA | GR_LINK_CAP_IRQ;
 }
 void gr_proto_op_describe(void *ctx, char *buf, size_t len) { gr_proto_describe(ctx, buf, len); }
+uint32_t gr_proto_op_dead_ms(void *ctx)
+{
+    const gr_proto_t *p = ctx;
+    return p->o.dead_ms;
+}
+
 uint32_t gr_proto_op_dma_wait_cycles(void *ctx)
 {
     gr_proto_hello_t h;

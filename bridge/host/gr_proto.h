@@ -177,6 +177,7 @@ int gr_proto_op_wait_irq(void *ctx, uint32_t timeout_us, bool *out_raised);
 uint32_t gr_proto_op_caps(void *ctx);
 void gr_proto_op_describe(void *ctx, char *buf, size_t len);
 uint32_t gr_proto_op_dma_wait_cycles(void *ctx); /* HELLO_RSP's DmaTimeout (0 while down) */
+uint32_t gr_proto_op_dead_ms(void *ctx);         /* the URI's dead_ms */
 
 #ifdef __cplusplus
 }

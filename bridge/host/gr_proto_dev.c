@@ -8,11 +8,16 @@ static void dev_deliver(void *ctx, const gr_proto_hdr_t *h, const uint32_t *w)
 {
     gr_proto_dev_t *d = ctx;
     if (h->type == GR_PT_HELLO) {
-        if (h->len < 2 || (w[0] >> 16) != GR_PROTO_VER_MAJOR) {
+        if (h->len < 2) {
             d->bad_frames++;
             return;
         }
+        /* Another major version, or a MaxPayload too small for a DMA burst: answered with this
+         * end's own HELLO_RSP (the host then knows why), and the link stays down. */
         uint32_t host_max = w[1] & 0xffffu;
+        const bool fits = (w[0] >> 16) == GR_PROTO_VER_MAJOR && host_max >= GR_PROTO_MIN_PAYLOAD;
+        if (!fits)
+            host_max = GR_PROTO_MIN_PAYLOAD;
         uint32_t lim = host_max < d->cfg.max_payload ? host_max : d->cfg.max_payload;
         d->link.peer_max_len = (uint16_t)(lim > GR_PROTO_MAX_PAYLOAD ? GR_PROTO_MAX_PAYLOAD : lim);
         const gr_proto_dev_cfg_t *c = &d->cfg;
@@ -31,6 +36,11 @@ static void dev_deliver(void *ctx, const gr_proto_hdr_t *h, const uint32_t *w)
         };
         gr_proto_link_send(&d->link, GR_PT_HELLO_RSP, rsp, 10);
         d->hellos++;
+        if (!fits) {
+            d->bad_frames++;
+            d->up = false;
+            return;
+        }
         d->up = true;
         if (d->ops->hello)
             d->ops->hello(d->ctx, d);
@@ -52,7 +62,13 @@ static void dev_control(void *ctx, const gr_proto_hdr_t *h, const uint32_t *w)
     }
 }
 
-static const gr_proto_link_cb_t dev_cb = {dev_deliver, dev_control};
+static bool dev_room(void *ctx, const gr_proto_hdr_t *h)
+{
+    gr_proto_dev_t *d = ctx;
+    return h->type == GR_PT_HELLO || !d->ops->room || d->ops->room(d->ctx, d, h->type, h->len);
+}
+
+static const gr_proto_link_cb_t dev_cb = {dev_deliver, dev_control, dev_room};
 
 int gr_proto_dev_init(gr_proto_dev_t *d, gr_pipe_t *pipe, const gr_proto_dev_cfg_t *cfg,
                       const gr_proto_dev_ops_t *ops, void *ctx)

@@ -43,14 +43,20 @@ typedef struct gr_proto_dev_ops {
     void (*reset)(void *ctx, gr_proto_dev_t *d);
     /** HELLO answered: the link is up (the owner sends the IRQ level here). */
     void (*hello)(void *ctx, gr_proto_dev_t *d);
+    /** Optional (NULL: always). Whether the owner can take this frame now; false: it is not
+     *  accepted, not acknowledged, and NAKed (the host sends it again). HELLO is always taken. */
+    bool (*room)(void *ctx, gr_proto_dev_t *d, uint8_t type, uint16_t len);
 } gr_proto_dev_ops_t;
+
+/** The smallest MaxPayload a HELLO may give: a DMA_WR of a whole burst, 3 + 32 words. */
+#define GR_PROTO_MIN_PAYLOAD 35u
 
 struct gr_proto_dev {
     gr_proto_link_t link;
     gr_proto_dev_cfg_t cfg;
     const gr_proto_dev_ops_t *ops;
     void *ctx;
-    bool up;            /**< HELLO answered since the last reset */
+    bool up;            /**< a HELLO that fits answered since the last reset */
     uint64_t hellos, resets, bad_frames;
 };
 

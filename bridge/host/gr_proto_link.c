@@ -55,7 +55,9 @@ static void release(gr_proto_link_t *l, unsigned n)
     }
 }
 
-void gr_proto_link_restart(gr_proto_link_t *l)
+/* clear_rx: also drop the bytes received and not yet parsed. A RESET from the peer keeps
+ * them: what follows the RESET on the wire is after it (PROTOCOL.md, "Link reset"). */
+static void restart(gr_proto_link_t *l, bool clear_rx)
 {
     release(l, l->count);
     l->qhead = 0;
@@ -65,8 +67,14 @@ void gr_proto_link_restart(gr_proto_link_t *l)
     l->ack_sent = 0;
     l->nak_sent = false;
     l->desync = false;
-    gr_proto_rx_clear(&l->rx);
+    if (clear_rx)
+        gr_proto_rx_clear(&l->rx);
     l->progress_ms = l->now_ms;
+}
+
+void gr_proto_link_restart(gr_proto_link_t *l)
+{
+    restart(l, true);
 }
 
 void gr_proto_link_free(gr_proto_link_t *l)
@@ -206,39 +214,48 @@ static void on_frame(gr_proto_link_t *l, const gr_proto_hdr_t *h, const uint32_t
 {
     l->counts.rx_frames++;
     l->last_rx_ms = l->now_ms;
-    if (h->type == GR_PT_RESET) {
+    /* REL decides, not TYPE (PROTOCOL.md, as the RTL engine does): a control type with REL is
+     * a reliable frame like any other (sequenced, consumed, acted on by nobody). */
+    const bool rel = (h->flags & GR_PROTO_FLAG_REL) != 0;
+    if (h->type == GR_PT_RESET && !rel) {
         /* The peer starts over: so does this end, then it answers with the same EPOCH. */
         if (h->len < 1)
             return;
-        gr_proto_link_restart(l);
+        restart(l, false);
         uint32_t epoch = payload[0] & 0xffffu;
         gr_proto_link_ctrl(l, GR_PT_RESET_ACK, &epoch, 1);
         if (l->cb->control)
             l->cb->control(l->cb_ctx, h, payload);
         return;
     }
-    if (h->type == GR_PT_RESET_ACK) {
+    if (h->type == GR_PT_RESET_ACK && !rel) {
         if (h->len >= 1 && l->cb->control)
             l->cb->control(l->cb_ctx, h, payload);
         return;
     }
     take_ack(l, h->ack);
-    if (h->type == GR_PT_NAK) {
+    if (h->type == GR_PT_NAK && !rel) {
         l->counts.naks_received++;
         /* take_ack released everything before the NAK's value; the rest goes again. */
         if (h->ack == l->acked && l->nsent)
             replay(l);
         return;
     }
-    if (h->type == GR_PT_KEEPALIVE) {
+    if (h->type == GR_PT_KEEPALIVE && !rel) {
         if (!l->host)
             gr_proto_link_ctrl(l, GR_PT_ACK, NULL, 0);
         return;
     }
-    if (!(h->flags & GR_PROTO_FLAG_REL))
+    if (!rel)
         return; /* ACK (taken above) or an unknown control frame */
     uint16_t d = (uint16_t)(h->seq - l->expected_rx_seq);
     if (d == 0) {
+        if (l->cb->room && !l->cb->room(l->cb_ctx, h)) {
+            /* No room: never accepted, so never acknowledged; the peer sends it again. */
+            l->counts.refused++;
+            send_nak(l);
+            return;
+        }
         l->cb->deliver(l->cb_ctx, h, payload);
         l->expected_rx_seq++;
         l->nak_sent = false;

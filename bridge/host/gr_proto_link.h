@@ -31,6 +31,7 @@ typedef struct gr_proto_link_counts {
     uint64_t duplicates;             /**< reliable frames received again and dropped */
     uint64_t out_of_order;           /**< reliable frames past a gap, dropped */
     uint64_t keepalives;
+    uint64_t refused;                /**< in-order frames not accepted for want of room (cb room) */
 } gr_proto_link_counts_t;
 
 /** What the owner is told. */
@@ -39,6 +40,10 @@ typedef struct gr_proto_link_cb {
     void (*deliver)(void *ctx, const gr_proto_hdr_t *h, const uint32_t *payload);
     /** RESET or RESET_ACK from the peer (the link answered a RESET already and restarted). */
     void (*control)(void *ctx, const gr_proto_hdr_t *h, const uint32_t *payload);
+    /** Optional (NULL: always). Whether the owner can take this in-order reliable frame now.
+     *  false: it is not accepted (not delivered, not acknowledged) and is NAKed like a frame
+     *  after a gap, so the peer sends it again (PROTOCOL.md, "Credits"). */
+    bool (*room)(void *ctx, const gr_proto_hdr_t *h);
 } gr_proto_link_cb_t;
 
 typedef struct gr_proto_txq {

@@ -250,7 +250,11 @@ int fail_status(const opts_t *o, const char *cmd, int rc, int exit_code, const c
     va_end(ap);
     if (o->json)
         json_error(cmd, rc ? gr_status_name(rc) : "usage", msg);
-    if (rc)
+    /* A lost link says what happened (the detail the failed call left). */
+    const char *why = rc == GR_E_LINK ? gr_last_error() : "";
+    if (rc && why[0])
+        note("%s: %s (%s): %s", msg, gr_strerror(rc), gr_status_name(rc), why);
+    else if (rc)
         note("%s: %s (%s)", msg, gr_strerror(rc), gr_status_name(rc));
     else
         note("%s", msg);

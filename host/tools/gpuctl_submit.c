@@ -410,7 +410,7 @@ static int pkt_run(const opts_t *o, session_t *s, const char *cmd, packet_t *p, 
         if (gr_context_destroy(s->gdev, s->ctx))
             note("destroying the lost context failed");
         s->ctx = 0;
-        return fail_status(o, cmd, rc, EXIT_DEVICE, "%s: the engine hung or faulted and the GPU was reset (TDR)", cmd);
+        return fail_status(o, cmd, rc, EXIT_DEVICE, "%s: the engine hung or faulted, or the device was reset from outside, and the GPU was reset (TDR)", cmd);
     }
     if (rc)
         return fail_status(o, cmd, rc, EXIT_DEVICE, "%s: waiting for the packet", cmd);

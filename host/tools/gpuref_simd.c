@@ -14,9 +14,21 @@
  *   onto the UART board's line through the line model, so the client's protocol engine talks to
  *   the RTL's, with nothing in between.
  *
- * The simulation runs freely while a client is connected (pty: while bytes came in the last two
- * seconds), so device time passes while a client waits, as on a board; it idles otherwise.
- * SIGTERM and SIGINT end it cleanly (the waveform is finished, the socket removed).
+ * Sharing (socket mode): clients are served in turn (round robin from a rotating start), each
+ * may hold at most its share of the queue toward the RTL (RTL_BACKLOG frames divided among the
+ * clients whose link is up and one more, CLIENT_SHARE_MIN..CLIENT_SHARE_MAX), and a frame past it (or
+ * past the whole queue) is refused before
+ * it is acknowledged (NAKed: the client sends it again), so no client starves another and
+ * nothing acknowledged is dropped. A client that sends no HELLO within CLIENT_HELLO_MS, or no
+ * good frame for --idle-ms, is dropped; so is one that holds more than OUT_LIMIT bytes of
+ * unread output or CLIENT_UNACKED unacknowledged frames (its memory: at most ~8.2 MiB each,
+ * ~264 MiB for all 32 slots, plus ~4.2 MiB queued toward the RTL).
+ *
+ * The simulation runs only while someone waits on it: while a client has sent a good frame in
+ * the last two seconds (a host waiting for an interrupt sends KEEPALIVEs) or frames toward the
+ * RTL are unacknowledged (pty: while bytes came in the last two seconds), so device time passes
+ * while a client waits, as on a board; otherwise it sleeps in poll. SIGTERM and SIGINT end it
+ * cleanly (the waveform is finished, the socket removed).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -49,9 +61,16 @@
 #define WINDOW_SIZE 0x40000000ull /* 1 GiB of bus addresses per client */
 #define PS_PER_TICK 100000000ull  /* the link to a board counts 100 us ticks of simulated time */
 #define RUN_SLICE 2000u           /* cycles run per turn when the RTL is quiet (20 us at 100 MHz) */
-#define RTL_BACKLOG 1024u         /* frames queued toward the RTL before clients wait */
-#define CLIENT_WINDOW 4096u       /* a client's credit: at most ~700 frames per read */
-#define OUT_LIMIT (64u << 20)     /* a client that reads nothing is dropped */
+#define RTL_BACKLOG 1024u         /* frames queued toward the RTL, all clients together */
+#define CLIENT_SHARE_MIN 32u      /* a client's share of them is never smaller */
+#define CLIENT_SHARE_MAX 64u      /* nor larger: what others' frames may wait behind */
+#define CLIENT_WINDOW 4096u       /* a client's credit (RxWindow in its HELLO_RSP), in words */
+#define OUT_LIMIT (4u << 20)      /* unread output: a client that reads nothing is dropped */
+#define CLIENT_UNACKED 1024u      /* frames to a client it has not acknowledged: dropped past it */
+#define CLIENT_HELLO_MS 10000u    /* a connection that sends no HELLO in this time is dropped */
+#define IDLE_MS_DEFAULT 30000u    /* --idle-ms: no good frame from a client for this long */
+#define ACTIVE_MS 2000u           /* a client that spoke this recently keeps the device running */
+#define READ_CHUNK 16384u         /* bytes read from one client per turn */
 
 static volatile sig_atomic_t stop_flag;
 
@@ -121,6 +140,12 @@ typedef struct client {
     outbuf_t out;
     gr_proto_dev_t dev;
     uint16_t irq_seq;
+    uint64_t since_ms, spoke_ms; /* connected; last read that brought a good frame */
+    uint64_t rx_seen;            /* the link's rx_frames at that read */
+    /* SEQs of this client's frames on the server's link to the RTL not yet acknowledged by
+     * it: its part of the queue (a ring; at most RTL_BACKLOG, the whole queue). */
+    uint16_t rtlq[RTL_BACKLOG];
+    unsigned rq_head, rq_n;
 } client_t;
 
 typedef struct route {
@@ -159,6 +184,8 @@ typedef struct server {
     bool irq_level;
     client_t clients[MAX_CLIENTS];
     uint32_t slot_gen[MAX_CLIENTS];
+    unsigned rr;      /* the slot served first in the next turn */
+    uint32_t idle_ms; /* --idle-ms */
     bool verbose;
 } server_t;
 
@@ -239,11 +266,6 @@ static void client_pipe_close(void *ctx)
 
 static const gr_pipe_ops_t client_pipe_ops = {client_write, client_read, NULL, client_pipe_close};
 
-static bool client_live(const client_t *c, uint32_t gen, uint32_t epoch)
-{
-    return c && c->used && c->gen == gen && c->epoch == epoch && c->dev.up;
-}
-
 /* The DMA requests a client held are answered SLVERR toward the RTL (it lost them). */
 static void release_tags(client_t *c)
 {
@@ -272,6 +294,72 @@ static void client_hello(void *ctx, gr_proto_dev_t *d)
     gr_proto_dev_send(d, GR_PT_IRQ, &w, 1);
 }
 
+/* Drops the SEQs the RTL has acknowledged from a client's part of the queue. */
+static void rtlq_release(client_t *c)
+{
+    while (c->rq_n && (int16_t)(uint16_t)(c->rtlq[c->rq_head] - S->rtl.acked) < 0) {
+        c->rq_head = (c->rq_head + 1) % RTL_BACKLOG;
+        c->rq_n--;
+    }
+}
+
+/* A client's share of the queue toward the RTL: the queue divided among the clients that are
+ * up and one more, so that a client coming up finds a share free. */
+static unsigned client_share(void)
+{
+    unsigned up = 0;
+    for (unsigned i = 0; i < MAX_CLIENTS; i++)
+        up += S->clients[i].used && S->clients[i].dev.up;
+    unsigned share = RTL_BACKLOG / (up + 1);
+    return share < CLIENT_SHARE_MIN ? CLIENT_SHARE_MIN : share > CLIENT_SHARE_MAX ? CLIENT_SHARE_MAX : share;
+}
+
+/* Whether the client is within its share (it is read only then). */
+static bool client_in_share(client_t *c)
+{
+    rtlq_release(c);
+    return c->rq_n < client_share();
+}
+
+/* Whether the client may put one more frame on the queue toward the RTL now. */
+static bool client_has_room(client_t *c)
+{
+    return client_in_share(c) && gr_proto_link_pending(&S->rtl) < RTL_BACKLOG;
+}
+
+/* A frame the RTL must get is taken only when it fits the client's share, else refused before
+ * it is acknowledged. Answers to the RTL's DMA requests are always taken (the RTL waits on
+ * them; at most DmaTags of them exist). Anything else is consumed and dropped by client_frame. */
+static bool client_room(void *ctx, gr_proto_dev_t *d, uint8_t type, uint16_t len)
+{
+    client_t *c = ctx;
+    (void)len;
+    (void)d;
+    if (S->rtl_state != RTL_UP)
+        return true;
+    switch (type) {
+    case GR_PT_RD32:
+    case GR_PT_WR32:
+    case GR_PT_AP_RD:
+    case GR_PT_AP_WR:
+        return client_has_room(c);
+    default:
+        return true;
+    }
+}
+
+/* Sends a client's frame to the RTL, noting its SEQ in the client's part of the queue. */
+static int rtl_forward(client_t *c, uint8_t type, const uint32_t *w, uint16_t len)
+{
+    uint16_t seq = (uint16_t)(S->rtl.acked + gr_proto_link_pending(&S->rtl));
+    int rc = gr_proto_link_send(&S->rtl, type, w, len);
+    if (rc == GR_OK && c->rq_n < RTL_BACKLOG) {
+        c->rtlq[(c->rq_head + c->rq_n) % RTL_BACKLOG] = seq;
+        c->rq_n++;
+    }
+    return rc;
+}
+
 static void client_frame(void *ctx, gr_proto_dev_t *d, uint8_t type, const uint32_t *w,
                          uint16_t len)
 {
@@ -282,6 +370,7 @@ static void client_frame(void *ctx, gr_proto_dev_t *d, uint8_t type, const uint3
     case GR_PT_WR32:
     case GR_PT_AP_RD:
     case GR_PT_AP_WR: {
+        /* Requests need no HELLO: executed and answered as the RTL does (PROTOCOL.md). */
         if (len < 1 || S->rtl_state != RTL_UP) {
             d->bad_frames++;
             return;
@@ -290,8 +379,8 @@ static void client_frame(void *ctx, gr_proto_dev_t *d, uint8_t type, const uint3
         S->routes[sid] = (route_t){c, c->gen, c->epoch, (uint16_t)w[0], (uint8_t)(type | 0x80u)};
         memcpy(fw, w, 4u * len);
         fw[0] = (w[0] & 0xffff0000u) | sid;
-        if (gr_proto_link_send(&S->rtl, type, fw, len))
-            d->bad_frames++;
+        if (rtl_forward(c, type, fw, len))
+            d->bad_frames++; /* client_room made sure there is room: not reached */
         return;
     }
     case GR_PT_DMA_RD_RSP:
@@ -303,7 +392,7 @@ static void client_frame(void *ctx, gr_proto_dev_t *d, uint8_t type, const uint3
         if (o->c != c || o->gen != c->gen || o->epoch != c->epoch || o->rsp_type != type)
             return;
         o->c = NULL;
-        gr_proto_link_send(&S->rtl, type, w, len);
+        rtl_forward(c, type, w, len);
         return;
     }
     default:
@@ -312,10 +401,12 @@ static void client_frame(void *ctx, gr_proto_dev_t *d, uint8_t type, const uint3
     }
 }
 
-static const gr_proto_dev_ops_t client_ops = {client_frame, client_reset, client_hello};
+static const gr_proto_dev_ops_t client_ops = {client_frame, client_reset, client_hello, client_room};
 
-static void client_drop(client_t *c)
+static void client_drop(client_t *c, const char *why)
 {
+    if (S->verbose && why)
+        fprintf(stderr, "gpuref-simd: client %u dropped: %s\n", c->slot, why);
     if (S->verbose) {
         const gr_proto_link_counts_t *k = &S->rtl.counts;
         fprintf(stderr,
@@ -355,6 +446,7 @@ static void client_accept(int lfd)
     c->gen = ++S->slot_gen[slot];
     c->pipe.ops = &client_pipe_ops;
     c->pipe.ctx = c;
+    c->since_ms = c->spoke_ms = wall_ms();
     const gr_proto_hello_t *h = &S->hello;
     gr_proto_dev_cfg_t cfg = {
         .max_payload = h->max_payload,
@@ -392,6 +484,7 @@ static void reset_clients(void)
         c->epoch++;
         uint32_t e = c->epoch & 0xffffu;
         gr_proto_link_ctrl(&c->dev.link, GR_PT_RESET, &e, 1);
+        c->rq_n = 0; /* the link to the RTL starts over: nothing of theirs is queued */
     }
     memset(S->tags, 0, sizeof S->tags);
 }
@@ -456,7 +549,9 @@ static void rtl_deliver(void *ctx, const gr_proto_hdr_t *h, const uint32_t *w)
         if (h->len < 1)
             return;
         route_t *r = &S->routes[w[0] & 0xffffu];
-        if (r->rsp_type != h->type || !client_live(r->c, r->gen, r->epoch))
+        /* Its client's link need not be up: a request before HELLO is answered too. */
+        if (r->rsp_type != h->type || !r->c || !r->c->used || r->c->gen != r->gen ||
+            r->c->epoch != r->epoch)
             return; /* its client left or reset its link: nobody waits for it */
         memcpy(fw, w, 4u * h->len);
         fw[0] = (w[0] & 0xffff0000u) | r->cid;
@@ -499,7 +594,7 @@ static void rtl_control(void *ctx, const gr_proto_hdr_t *h, const uint32_t *w)
     }
 }
 
-static const gr_proto_link_cb_t rtl_cb = {rtl_deliver, rtl_control};
+static const gr_proto_link_cb_t rtl_cb = {rtl_deliver, rtl_control, NULL};
 
 /* Runs the board up to `cycles` (less when it has bytes for the host) and takes its bytes. */
 static void rtl_step(uint64_t cycles)
@@ -627,58 +722,77 @@ static int serve_socket(const char *path)
     else
         printf("gpuref-simd: serving the device at %s on %s\n", S->up_path, path);
     fflush(stdout);
-    static uint8_t buf[65536];
+    static uint8_t buf[READ_CHUNK];
     while (!stop_flag) {
         struct pollfd pf[1 + MAX_CLIENTS];
         client_t *pc[1 + MAX_CLIENTS];
         unsigned n = 0;
         pf[n++] = (struct pollfd){.fd = lfd, .events = POLLIN};
-        bool backlog = gr_proto_link_pending(&S->rtl) > RTL_BACKLOG;
-        unsigned live = 0;
-        for (unsigned i = 0; i < MAX_CLIENTS; i++) {
-            client_t *c = &S->clients[i];
+        uint64_t now = wall_ms();
+        bool active = gr_proto_link_pending(&S->rtl) != 0;
+        /* Round robin: this turn starts one slot further than the last. */
+        for (unsigned k = 0; k < MAX_CLIENTS; k++) {
+            client_t *c = &S->clients[(S->rr + k) % MAX_CLIENTS];
             if (!c->used)
                 continue;
-            live++;
+            /* A client at its share is not read: its bytes wait in its socket, and it is not
+             * idle (it waits on the RTL). */
+            const bool in_share = client_in_share(c);
+            if (!in_share || c->rq_n)
+                c->spoke_ms = now;
+            active |= now - c->spoke_ms < ACTIVE_MS;
             pc[n] = c;
             pf[n++] = (struct pollfd){.fd = c->fd,
-                                      .events = (short)((backlog ? 0 : POLLIN) |
+                                      .events = (short)((in_share ? POLLIN : 0) |
                                                         (c->out.len ? POLLOUT : 0))};
         }
-        bool busy = live || gr_proto_link_pending(&S->rtl);
-        if (poll(pf, n, busy ? 0 : 50) < 0 && errno != EINTR)
+        S->rr = (S->rr + 1) % MAX_CLIENTS;
+        if (poll(pf, n, active ? 0 : 50) < 0 && errno != EINTR)
             break;
         if (pf[0].revents & POLLIN)
             client_accept(lfd);
-        uint64_t now = wall_ms();
+        now = wall_ms();
         for (unsigned k = 1; k < n; k++) {
             client_t *c = pc[k];
-            bool gone = (pf[k].revents & (POLLERR | POLLNVAL)) != 0;
-            /* Checked per client: one read brings at most a window's worth of frames. */
-            if (!gone && (pf[k].revents & (POLLIN | POLLHUP)) &&
-                gr_proto_link_pending(&S->rtl) <= RTL_BACKLOG) {
+            const char *why = (pf[k].revents & (POLLERR | POLLNVAL)) ? "socket error" : NULL;
+            if (!why && (pf[k].revents & (POLLIN | POLLHUP)) && client_in_share(c)) {
                 ssize_t r = read(c->fd, buf, sizeof buf);
-                if (r > 0)
+                if (r > 0) {
                     gr_proto_dev_input(&c->dev, buf, (size_t)r, now);
-                else if (r == 0 || (errno != EAGAIN && errno != EINTR))
-                    gone = true;
+                    if (c->dev.link.counts.rx_frames != c->rx_seen) {
+                        c->rx_seen = c->dev.link.counts.rx_frames;
+                        c->spoke_ms = now;
+                    }
+                } else if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
+                    why = "closed";
+                }
             }
-            if (!gone) {
+            if (!why) {
                 gr_proto_dev_tick(&c->dev, now);
-                gone = out_flush(&c->out, c->fd) != 0 || c->dev.link.pipe_dead;
+                if (out_flush(&c->out, c->fd) != 0)
+                    why = "closed";
+                else if (c->dev.link.pipe_dead)
+                    why = "reads nothing (output past its limit)";
+                else if (gr_proto_link_pending(&c->dev.link) > CLIENT_UNACKED)
+                    why = "acknowledges nothing";
+                else if (!c->dev.hellos &&
+                         now - c->since_ms > (S->idle_ms < CLIENT_HELLO_MS ? S->idle_ms : CLIENT_HELLO_MS))
+                    why = "no HELLO";
+                else if (now - c->spoke_ms > S->idle_ms)
+                    why = "idle";
             }
-            if (gone)
-                client_drop(c);
+            if (why)
+                client_drop(c, why);
         }
-        if (busy)
+        if (active)
             rtl_step(RUN_SLICE);
         for (unsigned i = 0; i < MAX_CLIENTS; i++)
             if (S->clients[i].used && out_flush(&S->clients[i].out, S->clients[i].fd))
-                client_drop(&S->clients[i]);
+                client_drop(&S->clients[i], "closed");
     }
     for (unsigned i = 0; i < MAX_CLIENTS; i++)
         if (S->clients[i].used)
-            client_drop(&S->clients[i]);
+            client_drop(&S->clients[i], NULL);
     close(lfd);
     unlink(path);
     return 0;
@@ -805,11 +919,12 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: gpuref-simd [--socket PATH] [--board KIND] [--seed N]\n"
             "                   [--quiet] [--vram BYTES] [--baud N] [--fst FILE]\n"
-            "                   [--faults SEED:RATE] [--verbose]\n"
+            "                   [--faults SEED:RATE] [--idle-ms MS] [--verbose]\n"
             "       gpuref-simd --pty [--board uart|ulx3s] [--pty-link FILE] [--seed N] [--quiet]\n"
             "                   [--vram BYTES]\n"
             "                   [--baud N] [--fst FILE]\n"
-            "       gpuref-simd --connect DEVSOCK [--socket PATH] [--faults SEED:RATE] [--verbose]\n"
+            "       gpuref-simd --connect DEVSOCK [--socket PATH] [--faults SEED:RATE] [--idle-ms MS]\n"
+            "                   [--verbose]\n"
             "       gpuref-simd --help | --version\n"
             "Runs a simulated gpuref board (fpga_core with its link chip's model and VRAM) and\n"
             "serves it until SIGTERM or SIGINT:\n"
@@ -838,6 +953,8 @@ static void usage(FILE *f)
             "                  to the device, both ways (the RTL's link layer must recover)\n"
             "  --connect DEVSOCK  no board: share the device end reached on a Unix socket\n"
             "                  (another gpuref-simd, a device model) among the clients\n"
+            "  --idle-ms MS    drop a client that sends no good frame for MS ms (default 30000;\n"
+            "                  one that sends no HELLO is dropped after 10000 ms, or MS if less)\n"
             "Built-in board kinds:",
             default_socket());
     static const gr_board_kind_t kinds[] = {GR_BOARD_STREAM, GR_BOARD_UART,    GR_BOARD_FT601,
@@ -877,6 +994,7 @@ int main(int argc, char **argv)
         {"verbose", no_argument, 0, 'v'},      {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'r'},      {"connect", required_argument, 0, 'c'},
         {"faults", required_argument, 0, 'F'}, {"quiet", no_argument, 0, 'q'},
+        {"idle-ms", required_argument, 0, 'i'},
         {0, 0, 0, 0},
     };
     const char *path = NULL;
@@ -886,7 +1004,7 @@ int main(int argc, char **argv)
     uint64_t fault_seed = 0;
     double fault_rate = 0;
     gr_board_config_t cfg = {.kind = GR_BOARD_STREAM};
-    uint64_t v = 0;
+    uint64_t v = 0, idle_ms = IDLE_MS_DEFAULT;
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
@@ -911,6 +1029,12 @@ int main(int argc, char **argv)
             break;
         case 'f': cfg.fst_path = optarg; break;
         case 'q': cfg.no_random = true; break;
+        case 'i':
+            if (parse_u64("--idle-ms", optarg, &idle_ms, false) || idle_ms < 100 || idle_ms > 86400000u) {
+                fprintf(stderr, "gpuref-simd: --idle-ms takes 100..86400000\n");
+                return 2;
+            }
+            break;
         case 'p': pty = true; break;
         case 'l': link_file = optarg; break;
         case 'v': verbose = true; break;
@@ -1016,6 +1140,7 @@ int main(int argc, char **argv)
     if (!S)
         return 1;
     S->verbose = verbose;
+    S->idle_ms = (uint32_t)idle_ms;
     S->kind = cfg.kind;
     S->quiet = cfg.no_random;
     S->up_fd = -1;

@@ -35,3 +35,9 @@ FUZZ_RUNS_fuzz_submit ?= 300
 $(eval $(call suite,fuzz,$(FUZZ_BINS),tb/fuzz/run_fuzz.sh $$(FUZZ_DIR) $$(FUZZ_SEED) $$(foreach f,$$(FUZZERS),$$(f):$$(FUZZ_RUNS_$$(f)))))
 
 -include $(FUZZ_LIB_OBJS:.o=.d) $(patsubst %,$(FUZZ_DIR)/obj/tb/fuzz/%.d,$(FUZZERS))
+
+# wire-fuzz: a hostile client of gpuref-simd in Python, written from bridge/PROTOCOL.md alone
+# (tb/fuzz/README.md): every attack class, then another client's round trip; fixed seed and count.
+WIRE_FUZZ_SEED ?= 1
+WIRE_FUZZ_COUNT ?= 600
+$(eval $(call suite,wire-fuzz,$(GPUREF_SIMD),python3 tb/fuzz/wire_fuzz.py $(GPUREF_SIMD) --seed $$(WIRE_FUZZ_SEED) --count $$(WIRE_FUZZ_COUNT) --dir $$(BUILD)/wire-fuzz))

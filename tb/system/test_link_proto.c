@@ -259,7 +259,7 @@ static void model_hello(void *ctx, gr_proto_dev_t *d)
     send_irq(ctx);
 }
 
-static const gr_proto_dev_ops_t model_ops = {model_frame, model_reset, model_hello};
+static const gr_proto_dev_ops_t model_ops = {model_frame, model_reset, model_hello, NULL};
 
 static void *model_run(void *arg)
 {

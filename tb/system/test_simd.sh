@@ -175,6 +175,50 @@ assert \"crc e\" not in d[\"transport\"] and d[\"transport\"].endswith(\")\"), d
     cp "$dir/k" "$err"
     if [ $rk -ne 0 ] && [ $((t1 - t0)) -lt 60 ]; then ok "$kind: server killed mid-run: the client fails (exit $rk) in $((t1 - t0)) s"; else
         bad "$kind: server killed mid-run (exit $rk after $((t1 - t0)) s)"; fi
+    # killed while a client waits on the DMA engine (gr_wait): the wait ends with GR_E_LINK once
+    # the device could not be read for the link's dead_ms (VidSch's wall-clock bound beside its
+    # device-cycle one), under SIGKILL (the socket file stays) and SIGTERM (it goes); stream only
+    if [ "$kind" = stream ]; then
+        for sig in KILL TERM; do
+            if [ -z "$server" ] && ! start_server --socket "$sock" --board "$kind"; then
+                bad "$kind: the server restarts for SIG$sig"; continue; fi
+            "$GPUCTL" -d "simd://$sock?dead_ms=3000" alloc 2M alloc 2M fill @1 7 copy @1 @2 fill @2 9 \
+                copy @2 @1 read @1 --sum >"$dir/w" 2>"$dir/we" &
+            k=$!
+            for _ in $(seq 600); do grep -q "^fill" "$dir/w" && break; sleep 0.1; done
+            kill -"$sig" "$server"; wait "$server" 2>/dev/null; server=
+            t0=$(date +%s)
+            wait $k
+            rk=$?
+            t1=$(date +%s)
+            cat "$dir/w" "$dir/we" >"$err"
+            if [ $rk -eq 3 ] && [ $((t1 - t0)) -lt 60 ] && grep -q "GR_E_LINK" "$dir/we"; then
+                ok "$kind: SIG$sig under a client waiting on the engine: GR_E_LINK (exit $rk) in $((t1 - t0)) s"
+            else bad "$kind: SIG$sig under a client waiting on the engine (exit $rk after $((t1 - t0)) s)"; fi
+        done
+    fi
+    # another client's core reset under a client waiting on the engine: DMA_TIMESTAMP restarts
+    # lower than VidSch's clock, which would hold a cycle deadline for minutes; the wait ends
+    # with GR_E_DEVICE_RESET (a TDR with nobody guilty) and the device serves on
+    if [ "$kind" = stream ]; then
+        if start_server --socket "$sock" --board "$kind"; then
+            "$GPUCTL" -d "simd://$sock?$L" alloc 4M alloc 4M fill @1 7 copy @1 @2 read @2 --sum \
+                >"$dir/w" 2>"$dir/we" &
+            k=$!
+            for _ in $(seq 1200); do grep -q "^fill" "$dir/w" && break; sleep 0.1; done
+            t0=$(date +%s)
+            "$GPUCTL" -d "simd://$sock?$L" poke RESET_CTRL 1 >/dev/null 2>&1
+            wait $k
+            rk=$?
+            t1=$(date +%s)
+            cat "$dir/w" "$dir/we" >"$err"
+            if [ $rk -eq 3 ] && [ $((t1 - t0)) -lt 60 ] && grep -q "GR_E_DEVICE_RESET" "$dir/we"; then
+                ok "$kind: a core reset by another client under a waiting one: GR_E_DEVICE_RESET (exit $rk) in $((t1 - t0)) s"
+            else bad "$kind: a core reset by another client under a waiting one (exit $rk after $((t1 - t0)) s)"; fi
+            check "$kind: ... and the device serves on" 0 "$GPUCTL" -d "simd://$sock?$L" alloc 64K fill @1 3 read @1 --sum
+            stop_server
+        else bad "$kind: the server restarts for the core reset"; fi
+    fi
     check "$kind: no server: open fails naming the socket" 3 "$GPUCTL" -d "simd://$sock" info
     expect "$kind: the message names the socket" "$sock" "$err"
     # back, this time with faults on its own link to the RTL: the RTL's link layer recovers

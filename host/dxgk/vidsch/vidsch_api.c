@@ -73,6 +73,10 @@ static gr_status_t vs_enter(gr_gpu_device_t *dev, uint32_t h, vs_entry_t e, dxgk
         return GR_E_UNSUPPORTED;
     if (e.too_big)
         return GR_E_RANGE;
+    if (e.engine && atomic_load(&vs->link_lost)) {
+        gr_link_set_error("%s", vs->lost_reason);
+        return GR_E_LINK;
+    }
     if (e.waits)
         dxgk_thr_may_block(vs->ad->thr, e.waits);
     if (out_ctx || out_buf) {
@@ -585,19 +589,33 @@ gr_status_t gr_wait(gr_gpu_device_t *dev, gr_context_t h, uint64_t fence, uint64
         return GR_E_INVALID;
     }
     pthread_mutex_unlock(&vs->lock);
+    /* Two bounds: timeout_cycles of device time, and, while the device cannot be read, the
+     * link's dead time of wall time (the scheduler then loses the device, which retires the
+     * fence with GR_E_LINK; this one holds even if it could not). */
     const uint64_t start = vs_clock(vs);
     const uint64_t deadline = timeout_cycles > UINT64_MAX - start ? UINT64_MAX : start + timeout_cycles;
+    const uint64_t dead_ms = gr_link_dead_ms(vs->ad->link);
+    uint64_t fail_since = 0;
     pthread_mutex_lock(&vs->lock);
     for (;;) {
         rc = result_of(c, fence);
         if (rc != GR_E_TIMEOUT || timeout_cycles == 0)
             break;
         pthread_mutex_unlock(&vs->lock);
-        uint64_t now = vs_clock(vs);
+        uint64_t now;
+        const int crc = vs_clock_read(vs, &now);
+        const uint64_t wall = vs_wall_ms();
+        fail_since = crc ? (fail_since ? fail_since : wall) : 0;
         pthread_mutex_lock(&vs->lock);
         rc = result_of(c, fence);
         if (rc != GR_E_TIMEOUT || now >= deadline)
             break;
+        if (atomic_load(&vs->link_lost) || (crc && dead_ms && wall - fail_since >= 2 * dead_ms)) {
+            gr_link_set_error("%s", atomic_load(&vs->link_lost) ? vs->lost_reason
+                                                                : "the device cannot be read");
+            rc = GR_E_LINK;
+            break;
+        }
         /* Ask the scheduler to look at the fence (an interrupt may be lost), then sleep. */
         vs_wake(vs);
         vs_cond_wait_ns(vs, 200000L);

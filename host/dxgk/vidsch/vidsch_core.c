@@ -381,6 +381,7 @@ gr_status_t gr_adapter_sched_stats(gr_adapter_t *ad, gr_sched_stats_t *out)
     s.interrupts = atomic_load(&vs->n_interrupts);
     s.dpcs = atomic_load(&vs->n_dpcs);
     s.threading_violations = dxgk_thr_violations(vs->ad->thr);
+    s.link_lost = atomic_load(&vs->link_lost);
     *out = s;
     return GR_OK;
 }

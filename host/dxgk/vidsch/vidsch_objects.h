@@ -196,6 +196,8 @@ typedef struct dxgk_vidsch {
     /* TDR in progress (no submissions). */
     bool tdr_pending;
     uint32_t tdr_fence; /* guilty fence (0: the head) */
+    bool tdr_external;  /* the device was reset under VidSch: nobody is guilty, everything on
+                           the hardware is lost (GR_E_DEVICE_RESET) */
 
     /* Interrupt-time events. */
     pthread_spinlock_t ev_lock;
@@ -215,6 +217,14 @@ typedef struct dxgk_vidsch {
     gr_sched_params_t params;
     bool trace; /* $GR_VIDSCH_TRACE: one line per scheduling event on stderr */
     _Atomic uint64_t now; /* last clock reading (monotonic) */
+    /* The device's counter as last read, and what VidSch adds to it so that its clock goes on
+     * when the counter restarts (a core reset by anyone): both under ad->link_lock. */
+    uint64_t clock_raw, clock_base;
+    atomic_bool clock_restarted; /* seen by vs_clock_read, handled by the scheduler */
+    /* The link failed every clock read for gr_link_dead_ms: the device is lost for good, every
+     * packet retired and every call answered with GR_E_LINK (the scheduler sets it). */
+    atomic_bool link_lost;
+    char lost_reason[256]; /* written once, before link_lost is set */
 
     /* Counters (vs->lock, or atomics for the interrupt side). */
     gr_sched_stats_t st;

@@ -7,10 +7,13 @@
  * README.md, "VidSch", has the rules this file keeps.
  */
 #define _GNU_SOURCE /* pthread spin locks (vidsch_objects.h) */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dxgk_ddi.h"
+#include "gpuref/gr_status.h"
+#include "gr_link.h"
 #include "vidsch_ddi.h"
 #include "vidsch_objects.h"
 #include "vidsch_paging.h"
@@ -271,11 +274,18 @@ static bool submit_packet(dxgk_vidsch_t *vs, vs_packet_t *p)
     pthread_mutex_lock(&vs->lock);
     p->busy = false;
     if (st) {
-        /* The WDK bugchecks here. The packet never reached the hardware: cancel it. */
+        /* The WDK bugchecks here. The packet never reached the hardware: cancel it. A device
+         * that cannot be read either failed it through its link: that is the link's error. */
+        p->busy = true;
+        pthread_mutex_unlock(&vs->lock);
+        uint64_t now;
+        const gr_status_t why = vs_clock_read(vs, &now) ? GR_E_LINK : GR_E_IO;
+        pthread_mutex_lock(&vs->lock);
+        p->busy = false;
         if (p->paging)
-            vs_retire(vs, p, GR_E_IO);
+            vs_retire(vs, p, why);
         else
-            cancel_packet(vs, p, GR_E_IO);
+            cancel_packet(vs, p, why);
         return false;
     }
     vs->st.submitted++;
@@ -767,7 +777,7 @@ static void do_tdr(dxgk_vidsch_t *vs)
     process_events(vs);
     /* Nobody to blame (the hung packet finished meanwhile): still reset, a faulted or hung
      * engine issues nothing until it is. */
-    vs_packet_t *guilty = find_guilty(vs);
+    vs_packet_t *guilty = vs->tdr_external ? NULL : find_guilty(vs);
     vs_context_t *gctx = guilty ? guilty->ctx : NULL;
     /* A paging packet is named again by its fence below: the packet may retire meanwhile. */
     const bool gpaging = guilty && guilty->paging;
@@ -797,7 +807,12 @@ static void do_tdr(dxgk_vidsch_t *vs)
         hw_remove(vs, p);
         p->state = VS_PKT_PATCHED;
         p->running = false;
+        /* Reset by someone else (the counter restarted): the device dropped what it held, and
+         * what it had half done cannot be told from what it had not begun. */
+        if (vs->tdr_external)
+            remove_packet(vs, p, GR_E_DEVICE_RESET);
     }
+    vs->tdr_external = false;
     /* A guilty paging packet has no context to lose: its operation failed and VidMm, waiting for
      * it, undoes it. Innocent paging packets are resubmitted first, with their fence ids. */
     for (vs_packet_t *p = gpaging ? vs->pg_head : NULL; p; p = p->next)
@@ -831,20 +846,96 @@ static void do_tdr(dxgk_vidsch_t *vs)
     pthread_cond_broadcast(&vs->cond);
 }
 
+/* ---- a lost device -------------------------------------------------------------------------------- */
+
+/*
+ * The link failed every clock read for gr_link_dead_ms (the server or board is gone): every
+ * packet retires with GR_E_LINK, every request is answered, nothing reaches the hardware again
+ * (schedule is not called). No DDI is made: over a dead link it could only fail.
+ */
+static bool lose_device(dxgk_vidsch_t *vs)
+{
+    bool did = false;
+    vs->ahead = NULL;
+    vs->tdr_pending = false;
+    vs->tdr_external = false;
+    vs->preempt_reason = VS_PR_NONE;
+    vs->preempt_fence = 0;
+    while (vs->hw_head) {
+        vs_retire(vs, vs->hw_head, GR_E_LINK);
+        did = true;
+    }
+    for (vs_context_t *c = vs->contexts; c; c = c->next) {
+        c->cancelling = false;
+        while (c->head) {
+            vs_retire(vs, c->head, GR_E_LINK);
+            did = true;
+        }
+    }
+    while (vs->pg_head) {
+        vs_retire(vs, vs->pg_head, GR_E_LINK);
+        did = true;
+    }
+    while (vs->requests) {
+        req_finish(vs, vs->requests, GR_E_LINK);
+        did = true;
+    }
+    return did;
+}
+
+/* A clock read's result: a run of failures as long as the link's dead_ms loses the device. */
+static void watch_link(dxgk_vidsch_t *vs, int rc, uint64_t *fail_since)
+{
+    if (!rc) {
+        *fail_since = 0;
+        return;
+    }
+    const uint64_t t = vs_wall_ms();
+    if (!*fail_since) {
+        *fail_since = t;
+        return;
+    }
+    const uint32_t bound = gr_link_dead_ms(vs->ad->link);
+    if (bound && t - *fail_since >= bound && !atomic_load(&vs->link_lost)) {
+        snprintf(vs->lost_reason, sizeof vs->lost_reason,
+                 "the device is lost: every read of it failed for %u ms (the last: %s: %s)", bound,
+                 gr_strerror(rc), gr_link_error());
+        VS_TRACE(vs, "%s", vs->lost_reason);
+        atomic_store(&vs->link_lost, true);
+    }
+}
+
 /* ---- the thread ----------------------------------------------------------------------------------- */
 
 void *vs_sched_main(void *arg)
 {
     dxgk_vidsch_t *vs = arg;
     struct timespec last_poll = {0, 0};
+    uint64_t fail_since = 0;
     pthread_mutex_lock(&vs->lock);
     while (!atomic_load(&vs->stop)) {
         bool did = false;
         bool kicked = atomic_exchange(&vs->kick, false);
         pthread_mutex_unlock(&vs->lock);
-        uint64_t now = vs_clock(vs);
+        uint64_t now = 0;
+        const bool lost = atomic_load(&vs->link_lost);
+        if (!lost)
+            watch_link(vs, vs_clock_read(vs, &now), &fail_since);
         atomic_store(&vs->slices_unseen, 0); /* this look covers the device's time up to now */
         pthread_mutex_lock(&vs->lock);
+        if (lost || atomic_load(&vs->link_lost)) {
+            if (!lose_device(vs) && !atomic_load(&vs->kick))
+                vs_cond_wait_ns(vs, 5000000L);
+            continue;
+        }
+        if (atomic_exchange(&vs->clock_restarted, false) && !vs->tdr_pending) {
+            /* Someone reset the core: the engine must be set up again, its work is gone. */
+            VS_TRACE(vs, "the device's clock restarted: a reset from outside");
+            vs->st.tdrs_external++;
+            vs->tdr_pending = true;
+            vs->tdr_external = true;
+            vs->tdr_fence = 0;
+        }
 
         did |= process_events(vs);
         const bool work = vs->hw_count || vs->preempt_reason != VS_PR_NONE;

@@ -55,10 +55,13 @@ void vs_wake(dxgk_vidsch_t *vs)
 
 /*
  * The clock: the engine's free-running cycle counter (reading LO latches HI). On sim:// it is
- * the simulated time; on a board, the board's cycles. Monotonic by construction; a failed read
- * keeps the last value. Takes the link lock: callers should not hold vs->lock.
+ * the simulated time; on a board, the board's cycles. Monotonic by construction: a failed read
+ * keeps the last value, and a counter that went backwards was restarted by a core reset (this
+ * host's or another's on a shared device), so the clock goes on from its last value as if no
+ * time had passed, and the scheduler is told (clock_restarted). Takes the link lock: callers
+ * should not hold vs->lock.
  */
-uint64_t vs_clock(dxgk_vidsch_t *vs)
+int vs_clock_read(dxgk_vidsch_t *vs, uint64_t *out_now)
 {
     gr_adapter_t *ad = vs->ad;
     uint32_t lo = 0, hi = 0;
@@ -66,10 +69,38 @@ uint64_t vs_clock(dxgk_vidsch_t *vs)
     int rc = gr_link_read32(ad->link, GR_REG_DMA_TIMESTAMP_LO, &lo);
     if (!rc)
         rc = gr_link_read32(ad->link, GR_REG_DMA_TIMESTAMP_HI, &hi);
+    uint64_t t = 0;
+    if (!rc) {
+        const uint64_t raw = ((uint64_t)hi << 32) | lo;
+        if (raw < vs->clock_raw) {
+            const uint64_t back = vs->clock_raw - raw;
+            vs->clock_base += back;
+            /* Not a restart: the last HI was latched by another program's LO read on a shared
+             * device after its HI had moved on (one 2^32 step, less the time since). */
+            if (back > (1ull << 32) || back < (3ull << 30))
+                atomic_store(&vs->clock_restarted, true);
+        }
+        vs->clock_raw = raw;
+        t = raw + vs->clock_base;
+    }
     pthread_mutex_unlock(&ad->link_lock);
-    uint64_t t = ((uint64_t)hi << 32) | lo;
     uint64_t cur = atomic_load(&vs->now);
     while (!rc && t > cur && !atomic_compare_exchange_weak(&vs->now, &cur, t)) {
     }
-    return atomic_load(&vs->now);
+    *out_now = atomic_load(&vs->now);
+    return rc;
+}
+
+uint64_t vs_clock(dxgk_vidsch_t *vs)
+{
+    uint64_t now;
+    (void)vs_clock_read(vs, &now);
+    return now;
+}
+
+uint64_t vs_wall_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
 }

@@ -22,6 +22,10 @@ typedef struct dxgk_vidsch dxgk_vidsch_t;
 void vs_trace(dxgk_vidsch_t *vs, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 uint64_t vs_clock(dxgk_vidsch_t *vs); /* reads DMA_TIMESTAMP (link lock) */
+/* The same, with the read's status: GR_OK (out_now is the new reading) or the link's error
+ * (out_now: the last good one). */
+int vs_clock_read(dxgk_vidsch_t *vs, uint64_t *out_now);
+uint64_t vs_wall_ms(void); /* CLOCK_MONOTONIC in ms */
 void vs_wake(dxgk_vidsch_t *vs);      /* wakes the scheduler and the interrupt thread */
 bool vs_fence_done(uint32_t fence, uint32_t completed);
 /* Runs under vs->lock: waits on vs->cond for at most ns of wall time. */

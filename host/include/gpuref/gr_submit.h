@@ -139,6 +139,11 @@ typedef struct gr_sched_stats {
     uint64_t live_packets;   /**< packets not yet retired */
     uint64_t live_contexts;
     uint64_t threading_violations; /**< broken threading rules (debug builds) */
+    uint64_t tdrs_external;  /**< resets from outside seen (the device's clock went backwards: a core
+                                  reset by another program): a TDR with nobody guilty, whatever was
+                                  on the hardware retired with GR_E_DEVICE_RESET */
+    uint64_t link_lost;      /**< 1 once the device is lost: every clock read failed for the link's
+                                  dead time (gr_link_dead_ms); every call then fails with GR_E_LINK */
 } gr_sched_stats_t;
 
 /**
