@@ -246,7 +246,7 @@ SAN_TEST_SUITES ?= harness system-kmd-submit system-alloc system-vidsch system-r
 # given on the command line still wins).
 $(foreach v,VIDSCH_SEEDS RESIDENCY_SEEDS TIMELINE_SEEDS,$(if $(filter file,$(origin $(v))),$(eval $(v) := 1)))
 else
-SAN_TEST_SUITES ?= harness harness-models ddi-layout vidmm-flags vidmm-gpuva vidmm-segment models-dma_ref \
+SAN_TEST_SUITES ?= harness harness-models ddi-layout vidmm-flags vidmm-gpuva vidmm-segment vidmm-policy models-dma_ref \
                    conformance system-% demo
 endif
 TEST_SUITES := $(filter $(SAN_TEST_SUITES),$(TEST_SUITES))

@@ -64,9 +64,9 @@ LAYERS = [
      ["include", "status", "bridge"], None),
     ("conformance", ["host/conformance"], ["include", "status", "lib", "bridge"], None),
     ("kmd", ["host/kmd"], ["include", "status", "lib", "bridge"], ["kmd.h"]),
-    # VidMm's self-contained pieces (range allocator, page tables, flag rules) use nothing of the
-    # OS stand-in, so the core's objects may hold them.
-    ("vidmm-base", ["host/dxgk/vidmm/vidmm_segment", "host/dxgk/vidmm/vidmm_gpuva",
+    # VidMm's self-contained pieces (range allocator and its placement policy, page tables, flag
+    # rules) use nothing of the OS stand-in, so the core's objects may hold them.
+    ("vidmm-base", ["host/dxgk/vidmm/vidmm_segment", "host/dxgk/vidmm/vidmm_policy", "host/dxgk/vidmm/vidmm_gpuva",
                     "host/dxgk/vidmm/vidmm_gpuva_dev", "host/dxgk/vidmm/vidmm_flag_rules"],
      ["include", "status", "lib", "bridge"], None),
     # The core below VidMm and VidSch: objects, handles, threading, the DDI table, host memory.

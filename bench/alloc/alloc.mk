@@ -24,7 +24,7 @@ BALLOC_MISSING_SRC   := bench-alloc: $(BALLOC_LINUX_TARBALL) is missing. Install
 
 # Ours, C11 with the project's warnings.
 BALLOC_C11_SRCS := bench/alloc/bench_alloc.c bench/alloc/backend_gpuref.c \
-                   host/dxgk/vidmm/vidmm_segment.c host/lib/gr_status.c
+                   host/dxgk/vidmm/vidmm_segment.c host/dxgk/vidmm/vidmm_policy.c host/lib/gr_status.c
 # Ours too, but they include kernel headers: GNU C (typeof, statement expressions).
 BALLOC_KBE_SRCS := bench/alloc/backend_drm_mm.c bench/alloc/backend_drm_buddy.c
 # The kernel's, as extracted: built with the kernel's own -Wall, never -Werror.

@@ -293,6 +293,7 @@ typedef struct acc {
     double ratio_sum, frag_sum; /* largest/free and number of free ranges, per sample */
     uint64_t samples;
     uint64_t allocs, fails, frag_fails, frag_fails_ranged;
+    uint64_t moves, moved_pages; /* blocks an allocator relocated, and their size */
 } acc_t;
 
 typedef struct result {
@@ -301,6 +302,7 @@ typedef struct result {
     double largest_over_free; /* mean over samples in the steady state */
     double mean_fragments;
     uint64_t allocs, fails, frag_fails, frag_fails_ranged;
+    uint64_t moves, moved_pages;
 } result_t;
 
 /* Free ranges collected from a backend, merged where they touch. */
@@ -383,6 +385,38 @@ static bool bits_span(uint64_t *bits, uint64_t s, uint64_t n, bool set)
     return true;
 }
 
+/* What a move report (bench_move_fn) updates during a detailed run. */
+typedef struct move_ctx {
+    const trace_t *t;
+    verifier_t *v;
+    acc_t *a;
+    bool churn; /* the current op is a steady-state one */
+    bool bad;   /* a block was moved onto pages in use, or for an id that holds nothing */
+    uint32_t bad_id;
+} move_ctx_t;
+
+static void on_move(void *ctx, uint32_t id, uint64_t start, uint64_t pages)
+{
+    move_ctx_t *m = ctx;
+    const bench_req_t *q = &m->t->reqs[id];
+    if (m->churn) {
+        m->a->moves++;
+        m->a->moved_pages += pages;
+    }
+    if (pages != q->pages || m->v->start[id] == UINT64_MAX || start % q->align || start < q->lo ||
+        start + pages > q->hi) {
+        m->bad = true;
+        m->bad_id = id;
+        return;
+    }
+    bits_span(m->v->bits, m->v->start[id], pages, false);
+    if (!bits_span(m->v->bits, start, pages, true)) {
+        m->bad = true;
+        m->bad_id = id;
+    }
+    m->v->start[id] = start;
+}
+
 /*
  * Runs the trace once. Plain runs time the steady state as a whole (CPU time) and add to
  * a->ops/a->cpu_ns through *out_cpu_ns; detailed runs time every op, sample fragmentation
@@ -409,6 +443,9 @@ static bool run_once(const bench_backend_t *be, const trace_t *t, bool detailed,
         fprintf(stderr, "bench_alloc: %s: out of memory\n", be->name);
         return false;
     }
+    move_ctx_t mc = {.t = t, .v = &v, .a = a};
+    if (detailed && be->set_mover)
+        be->set_mover(b, on_move, &mc);
     uint64_t n_ops = 0, t0 = 0;
     bool ok = true;
     for (uint32_t i = 0; i < t->n_ops && ok; i++) {
@@ -420,6 +457,7 @@ static bool run_once(const bench_backend_t *be, const trace_t *t, bool detailed,
         const bench_req_t *q = &t->reqs[op->id];
         uint64_t start = 0, ts = 0;
         bool got = false;
+        mc.churn = op->churn;
         if (detailed && op->churn)
             ts = now_ns();
         if (op->kind == OP_ALLOC)
@@ -429,6 +467,11 @@ static bool run_once(const bench_backend_t *be, const trace_t *t, bool detailed,
         if (detailed && op->churn)
             a->lat[a->n_lat++] = (uint32_t)(now_ns() - ts);
         n_ops += op->churn;
+        if (mc.bad) {
+            fprintf(stderr, "bench_alloc: %s: op %u: id %u moved onto pages in use or out of its range\n",
+                    be->name, i, mc.bad_id);
+            ok = false;
+        }
 
         if (op->kind == OP_FREE) {
             held[op->id] = 0;
@@ -523,6 +566,8 @@ static result_t summarize(acc_t *a)
     r.fails = a->fails;
     r.frag_fails = a->frag_fails;
     r.frag_fails_ranged = a->frag_fails_ranged;
+    r.moves = a->moves;
+    r.moved_pages = a->moved_pages;
     free(a->lat);
     return r;
 }
@@ -650,17 +695,18 @@ int main(int argc, char **argv)
                 seg_gib, seeds, seed, seed + seeds - 1, churn, reps, cpu);
         fprintf(w, "| occupancy | allocator | Mops/s | p50 ns | p99 ns | p99.9 ns | largest/free | "
                    "free ranges | failed allocs | fragmentation: unrestricted | fragmentation: "
-                   "in a range |\n");
-        fprintf(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                   "in a range | relocations | MiB relocated |\n");
+        fprintf(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (int o = 0; o < N_OCC; o++)
             for (int k = 0; k < N_BE; k++) {
                 const result_t *r = &res[o][k];
                 fprintf(w,
                         "| %.0f%% | %s | %.2f | %.0f | %.0f | %.0f | %.3f | %.0f | %" PRIu64
-                        " | %" PRIu64 " | %" PRIu64 " |\n",
+                        " | %" PRIu64 " | %" PRIu64 " | %" PRIu64 " | %.0f |\n",
                         occ[o] * 100, bes[k]->name, r->ops_per_s / 1e6, r->p50_ns, r->p99_ns,
                         r->p999_ns, r->largest_over_free, r->mean_fragments, r->fails,
-                        r->frag_fails - r->frag_fails_ranged, r->frag_fails_ranged);
+                        r->frag_fails - r->frag_fails_ranged, r->frag_fails_ranged, r->moves,
+                        (double)r->moved_pages / PAGES_PER_MIB);
             }
         fprintf(w, "\ngpuref against each: throughput and p99 as \"x times better\", largest/free "
                    "(higher is better) and fragmentation failures (lower is better; unrestricted "

@@ -20,6 +20,8 @@ typedef struct bench_req {
 } bench_req_t;
 
 typedef void (*bench_range_fn)(void *ctx, uint64_t start, uint64_t pages);
+/** A backend moved trace id's block (pages long) to start (a relocation; content copied). */
+typedef void (*bench_move_fn)(void *ctx, uint32_t id, uint64_t start, uint64_t pages);
 
 /** What a backend does. Every call is made with the allocator's lock held, as VidMm would. */
 typedef struct bench_backend {
@@ -36,6 +38,9 @@ typedef struct bench_backend {
     void (*free)(void *b, uint32_t id);
     /** Reports every free range (any order; adjacent ranges may be reported separately). */
     void (*free_ranges)(void *b, bench_range_fn fn, void *ctx);
+    /** Optional (NULL for allocators that never move a block): where moves are reported,
+     *  during the alloc call that makes them. */
+    void (*set_mover)(void *b, bench_move_fn fn, void *ctx);
 } bench_backend_t;
 
 extern const bench_backend_t bench_gpuref;

@@ -131,6 +131,12 @@ static gr_segment_info_t segment(fx_t *f, uint32_t id)
     return s[id - 1];
 }
 
+/* Where VidMm's Overlay/Capture range starts in a segment: 4/5 of it, in whole pages. */
+static uint64_t overlay_floor_of(gr_segment_info_t s)
+{
+    return (s.size / 5 * 4 + 4095) & ~UINT64_C(4095);
+}
+
 static gr_adapter_stats_t stats(fx_t *f)
 {
     gr_adapter_stats_t s;
@@ -542,19 +548,57 @@ static void from_end_of_segment_places_top_down(void **state)
     gr_alloc_info_t l = query(f->dev, lo), h = query(f->dev, hi), h2 = query(f->dev, hi2);
     assert_int_equal(l.offset, 0);
     assert_int_equal(h.segment, 1);
-    assert_int_equal(h.offset + h.size, s1.size);
-    assert_int_equal(h2.offset + h2.size, h.offset);
-    /* In segment 2 the VPR holds the top: top-down stops under it. */
+    /* The top of the segment below the Overlay/Capture range (which stays for those), as
+     * high as its 64 KiB alignment allows. */
+    assert_true(h.offset + h.size <= overlay_floor_of(s1));
+    assert_true(overlay_floor_of(s1) - (h.offset + h.size) < 64 * KIB);
+    /* The smallest free range that holds it, at its top: the gap h's alignment left, if any. */
+    if (overlay_floor_of(s1) - (h.offset + h.size) >= h2.size)
+        assert_int_equal(h2.offset + h2.size, overlay_floor_of(s1));
+    else
+        assert_int_equal(h2.offset + h2.size, h.offset);
+    /* In segment 2 the VPR holds the top: top-down stops under it, or under the range. */
     gr_alloc_t g;
     assert_int_equal(create1(f->dev, buffer_priv(64 * KIB, GR_CPU_ACCESS_NONE, GR_ALLOC_PRIV_FROM_END), &g), GR_OK);
     gr_alloc_info_t gi = query(f->dev, g);
     gr_segment_info_t s2 = segment(f, 2);
+    uint64_t top2 = overlay_floor_of(s2) < s2.vpr_offset ? overlay_floor_of(s2) : s2.vpr_offset;
     assert_int_equal(gi.segment, 2);
-    assert_int_equal(gi.offset + gi.size, s2.vpr_offset);
+    assert_true(gi.offset + gi.size <= top2);
+    assert_true(top2 - (gi.offset + gi.size) < 64 * KIB);
     assert_int_equal(gr_alloc_destroy(f->dev, lo), GR_OK);
     assert_int_equal(gr_alloc_destroy(f->dev, hi), GR_OK);
     assert_int_equal(gr_alloc_destroy(f->dev, hi2), GR_OK);
     assert_int_equal(gr_alloc_destroy(f->dev, g), GR_OK);
+}
+
+/*
+ * A FromEndOfSegment allocation that a lock pins (VidMm evicts no locked allocation) used to
+ * take the top of the segment, inside the Overlay/Capture range, and an overlay that needed
+ * most of that range then failed. VidMm now keeps it below the range, and the overlay fits.
+ */
+static void from_end_of_segment_leaves_the_overlay_range_to_overlays(void **state)
+{
+    fx_t *f = *state;
+    gr_segment_info_t s1 = segment(f, 1);
+    const uint64_t range = s1.size - overlay_floor_of(s1); /* 51.2 MiB */
+    gr_alloc_t top, ov;
+    void *ptr = NULL;
+    assert_int_equal(create1(f->dev, buffer_priv(range / 2, GR_CPU_ACCESS_WRITE, GR_ALLOC_PRIV_FROM_END), &top),
+                     GR_OK);
+    assert_int_equal(gr_alloc_lock(f->dev, top, 0, &ptr), GR_OK);
+    assert_int_equal(create1(f->dev, buffer_priv(range - range / 8, GR_CPU_ACCESS_WRITE, GR_ALLOC_PRIV_OVERLAY), &ov),
+                     GR_OK);
+    gr_alloc_info_t t = query(f->dev, top);
+    assert_int_equal(t.segment, 1);
+    assert_true(t.offset + t.size <= overlay_floor_of(s1)); /* below the range, as high as */
+    assert_true(overlay_floor_of(s1) - (t.offset + t.size) < 2 * MIB); /* its alignment allows */
+    gr_alloc_info_t o = query(f->dev, ov);
+    assert_int_equal(o.segment, 1);
+    assert_true(o.offset >= overlay_floor_of(s1));
+    assert_int_equal(gr_alloc_destroy(f->dev, ov), GR_OK);
+    assert_int_equal(gr_alloc_unlock(f->dev, top), GR_OK);
+    assert_int_equal(gr_alloc_destroy(f->dev, top), GR_OK);
 }
 
 static void overlay_and_capture_live_in_the_last_fifth(void **state)
@@ -1521,6 +1565,7 @@ int main(int argc, char **argv)
         T(destroy_resource_comes_with_the_last_allocation),
         T(placement_honours_preference_and_supported_set),
         T(from_end_of_segment_places_top_down),
+        T(from_end_of_segment_leaves_the_overlay_range_to_overlays),
         T(overlay_and_capture_live_in_the_last_fifth),
         T(vpr_allocations_land_inside_the_vpr),
         T(no_memory_when_nothing_fits_changes_nothing),

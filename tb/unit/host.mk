@@ -65,6 +65,14 @@ $(eval $(call host_unit,vidmm_segment,tb/unit/vidmm_segment/test_vidmm_segment.c
   host/lib/gr_status.c,-Ihost/include -Ihost/dxgk -Ihost/dxgk/vidmm))
 $(eval $(call suite,vidmm-segment,$(HOST_UNIT_vidmm_segment),$(HOST_UNIT_vidmm_segment)))
 
+# VidMm's placement around pinned ranges (host/dxgk/vidmm/vidmm_policy.c) on the real segment
+# allocator: the keep window, room made by moving movable blocks (which window, what moves, what
+# a failure leaves), and a randomized run where an owner's table follows every move.
+$(eval $(call host_unit,vidmm_policy,tb/unit/vidmm_policy/test_vidmm_policy.c host/dxgk/vidmm/vidmm_policy.c \
+  host/dxgk/vidmm/vidmm_segment.c host/lib/gr_status.c,-Ihost/include -Ihost/dxgk -Ihost/dxgk/vidmm))
+$(eval $(call suite,vidmm-policy,$(HOST_UNIT_vidmm_policy),$(HOST_UNIT_vidmm_policy) --seed 1 && \
+  $(HOST_UNIT_vidmm_policy) --seed 2))
+
 # Every public header compiles alone as C11 and as C++17 (check_headers.sh; the list is what
 # `make install` installs).
 HEADERS_CHECKED := $(patsubst host/include/%,%,$(sort $(wildcard host/include/gpuref/*.h)) \

@@ -9,6 +9,7 @@
  * (vidmm_alloc.c) call down into it. Locking: dxgk_objects.h.
  */
 #include "vidmm_place.h"
+#include "vidmm_policy.h"
 #include "dxgk_objects.h"
 
 #define PAGE UINT64_C(4096)
@@ -258,11 +259,18 @@ gr_status_t dxgk_place(gr_adapter_t *ad, dxgk_kalloc_t *ka)
                 continue;
             ka->in_vpr = true;
             off += s->vpr_offset;
-        } else {
-            uint64_t lo = 0;
-            if (fl.Overlay || fl.Capture)
-                lo = overlay_floor(s);
+        } else if (fl.Overlay || fl.Capture) {
+            uint64_t lo = overlay_floor(s);
             if (lo >= s->size || gr_seg_alloc(s->heap, size, align, lo, GR_SEG_END, flags, &off))
+                continue;
+        } else {
+            /* Ordinary allocations stay below the Overlay/Capture range while they fit there
+             * (top-down ones at the top of what is below it), so that the range keeps room for
+             * the surfaces that may only live there (vidmm_policy.h; SEGMENT.md, "Placement
+             * around pinned ranges"). Room in the range is otherwise made by eviction
+             * (vidmm_residency.c, pick_victim), not by moving allocations here. */
+            const gr_vpol_t pol = {.keep_lo = 0, .keep_hi = overlay_floor(s)};
+            if (gr_vpol_place(s->heap, &pol, size, align, 0, GR_SEG_END, flags, &off, NULL))
                 continue;
         }
         ka->segment = s->id;

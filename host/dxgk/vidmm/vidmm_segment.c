@@ -686,6 +686,30 @@ static uint32_t bin_top_down(const gr_seg_t *seg, uint32_t r, uint64_t n, uint64
 }
 
 /*
+ * High fit: segregated fit from the top: the highest hole below hi of the smallest bin that
+ * holds the block inside [lo, hi), and the highest aligned page in it. One descent per bin
+ * tried, as bottom-up, where top-down compares every bin's highest hole.
+ */
+static bool place_high_fit(const gr_seg_t *seg, uint64_t n, uint64_t a, uint64_t lo, uint64_t hi,
+                           uint32_t *out_hole, uint64_t *out_page)
+{
+    unsigned c = class_of(a);
+    for (uint64_t mask = seg->bin_mask & (~UINT64_C(0) << bin_of(n)); mask != 0; mask &= mask - 1) {
+        unsigned b = (unsigned)__builtin_ctzll(mask);
+        if (seg->bin_aug[b][c] < n || seg->bin_start[b] >= hi || seg->bin_end[b] <= lo)
+            continue;
+        uint64_t p;
+        uint32_t x = bin_top_down(seg, seg->bin_root[b], n, a, c, lo, hi, &p);
+        if (x != NIL) {
+            *out_hole = x;
+            *out_page = p;
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
  * Top-down: the highest a-aligned page p with [p, p+n) free and inside [lo, hi). A bin's
  * highest hole bounds what the bin can offer; the bin with the highest bound is searched first,
  * then only bins whose bound beats the best page so far, highest bound first: usually a single
@@ -797,7 +821,8 @@ static uint64_t largest_hole(const gr_seg_t *seg)
 gr_status_t gr_seg_alloc(gr_seg_t *seg, uint64_t size, uint64_t alignment, uint64_t range_lo,
                          uint64_t range_hi, uint32_t flags, uint64_t *out_offset)
 {
-    if (seg == NULL || out_offset == NULL || size == 0 || (flags & ~GR_SEG_TOP_DOWN) != 0)
+    if (seg == NULL || out_offset == NULL || size == 0 || (flags & ~(GR_SEG_TOP_DOWN | GR_SEG_HIGH_FIT)) != 0 ||
+        flags == (GR_SEG_TOP_DOWN | GR_SEG_HIGH_FIT))
         return GR_E_INVALID;
     if (alignment == 0)
         alignment = GR_SEG_UNIT;
@@ -823,8 +848,9 @@ gr_status_t gr_seg_alloc(gr_seg_t *seg, uint64_t size, uint64_t alignment, uint6
 
     uint32_t h;
     uint64_t p;
-    bool found = (flags & GR_SEG_TOP_DOWN) ? place_top_down(seg, n, a, lo, hi, &h, &p)
-                                           : place_bottom_up(seg, n, a, lo, hi, &h, &p);
+    bool found = (flags & GR_SEG_TOP_DOWN)    ? place_top_down(seg, n, a, lo, hi, &h, &p)
+                 : (flags & GR_SEG_HIGH_FIT) ? place_high_fit(seg, n, a, lo, hi, &h, &p)
+                                             : place_bottom_up(seg, n, a, lo, hi, &h, &p);
     if (!found)
         return GR_E_NO_MEMORY;
 
@@ -910,6 +936,73 @@ gr_status_t gr_seg_walk(const gr_seg_t *seg, gr_seg_walk_fn fn, void *ctx)
             n = seg->slots[si].val;
         }
         if (!fn(ctx, pos << PAGE_SHIFT, n << PAGE_SHIFT, is_free))
+            return GR_OK;
+        pos += n;
+    }
+    return GR_OK;
+}
+
+/* Every hole of x's subtree of at least min pages, in address order; false when fn stopped. */
+static bool holes_from(const gr_seg_t *seg, uint32_t x, uint64_t min, gr_seg_walk_fn fn, void *ctx)
+{
+    while (x != NIL) {
+        const seg_node_t *h = &N(x);
+        if (h->sum.aug[0] < min)
+            return true;
+        if (!holes_from(seg, h->left, min, fn, ctx))
+            return false;
+        if (h->len >= min && !fn(ctx, (uint64_t)h->start << PAGE_SHIFT, (uint64_t)h->len << PAGE_SHIFT, true))
+            return false;
+        x = h->right;
+    }
+    return true;
+}
+
+gr_status_t gr_seg_walk_free(const gr_seg_t *seg, uint64_t min_size, gr_seg_walk_fn fn, void *ctx)
+{
+    if (seg == NULL || fn == NULL)
+        return GR_E_INVALID;
+    uint64_t min = (min_size + GR_SEG_UNIT - 1) >> PAGE_SHIFT;
+    min = min ? min : 1;
+    for (uint64_t mask = seg->bin_mask & (~UINT64_C(0) << bin_of(min)); mask != 0; mask &= mask - 1) {
+        unsigned b = (unsigned)__builtin_ctzll(mask);
+        if (!holes_from(seg, seg->bin_root[b], min, fn, ctx))
+            break;
+    }
+    return GR_OK;
+}
+
+gr_status_t gr_seg_walk_range(const gr_seg_t *seg, uint64_t lo, uint64_t hi, gr_seg_walk_fn fn, void *ctx)
+{
+    if (seg == NULL || fn == NULL || lo % GR_SEG_UNIT || hi % GR_SEG_UNIT)
+        return GR_E_INVALID;
+    uint64_t plo = lo >> PAGE_SHIFT, phi = hi == GR_SEG_END ? seg->pages : hi >> PAGE_SHIFT;
+    if (plo >= phi || phi > seg->pages)
+        return GR_E_INVALID;
+    /* Start at the highest hole that starts at or below lo (each bin's tree is address
+     * ordered), or at 0: from there every element is a hole or a block the table knows. */
+    uint64_t pos = 0;
+    for (uint64_t mask = seg->bin_mask; mask != 0; mask &= mask - 1) {
+        unsigned b = (unsigned)__builtin_ctzll(mask);
+        if (seg->bin_start[b] > plo)
+            continue;
+        uint32_t x = find_last(seg, seg->bin_root[b], plo + 1, 0, 1, 1);
+        if (x != NIL && N(x).start > pos)
+            pos = N(x).start;
+    }
+    while (pos < phi) {
+        uint32_t si = tab_find(seg, KEY(pos, K_HOLE_START));
+        bool is_free = si != KEY_EMPTY;
+        uint64_t n;
+        if (is_free) {
+            n = N(seg->slots[si].val).len;
+        } else {
+            si = tab_find(seg, KEY(pos, K_BLOCK));
+            if (si == KEY_EMPTY)
+                return GR_E_INVALID; /* broken invariant; gr_seg_check says where */
+            n = seg->slots[si].val;
+        }
+        if (pos + n > plo && !fn(ctx, pos << PAGE_SHIFT, n << PAGE_SHIFT, is_free))
             return GR_OK;
         pos += n;
     }

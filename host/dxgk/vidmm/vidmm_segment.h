@@ -39,6 +39,12 @@ extern "C" {
 #define GR_SEG_MAX_SIZE (UINT64_C(1) << 40)
 /** gr_seg_alloc flag: place the block as high as possible (FromEndOfSegment). */
 #define GR_SEG_TOP_DOWN 0x1u
+/**
+ * gr_seg_alloc flag: segregated fit from the top: in the smallest bin that holds the block, the
+ * highest hole, and in it the highest aligned offset (as cheap as bottom-up; not the highest
+ * offset of the segment). Not with GR_SEG_TOP_DOWN.
+ */
+#define GR_SEG_HIGH_FIT 0x2u
 /** As range_hi of gr_seg_alloc: the end of the segment. */
 #define GR_SEG_END UINT64_C(0)
 
@@ -120,6 +126,26 @@ GR_API gr_status_t gr_seg_block_size(const gr_seg_t *seg, uint64_t offset, uint6
  * @return GR_OK (also when fn stopped the walk), GR_E_INVALID (NULL seg or fn)
  */
 GR_API gr_status_t gr_seg_walk(const gr_seg_t *seg, gr_seg_walk_fn fn, void *ctx);
+
+/**
+ * Calls @p fn (is_free true) for every maximal free range of at least @p min_size bytes, in
+ * no particular order (by size class, each class in address order). O(bins + k log n) for k
+ * ranges reported: the size index skips the subtrees with nothing that long.
+ * @return GR_OK (also when fn stopped), GR_E_INVALID (NULL seg or fn)
+ */
+GR_API gr_status_t gr_seg_walk_free(const gr_seg_t *seg, uint64_t min_size, gr_seg_walk_fn fn, void *ctx);
+
+/**
+ * Calls @p fn, in address order, for every allocation and maximal free range that overlaps
+ * [lo, hi) (the first and the last may reach past it). O(bins * log n) to find where to start,
+ * then O(1) per element from the highest free range that starts at or below lo (the blocks
+ * between it and lo are stepped over). The segment must not change during the walk.
+ * @param hi  GR_SEG_END (0) means the end of the segment
+ * @return GR_OK (also when fn stopped the walk), GR_E_INVALID (NULL seg or fn, bounds not
+ *         multiples of GR_SEG_UNIT, empty or past the end)
+ */
+GR_API gr_status_t gr_seg_walk_range(const gr_seg_t *seg, uint64_t lo, uint64_t hi, gr_seg_walk_fn fn,
+                                     void *ctx);
 
 /**
  * Verifies every internal invariant (tree order and balance, the size indexes, counters, no

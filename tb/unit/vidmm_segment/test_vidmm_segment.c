@@ -184,9 +184,11 @@ static unsigned bin_of(uint64_t len)
  * Top-down: the highest a-aligned p with [p, p+n) free inside [lo, hi).
  * Bottom-up: among the maximal free runs that hold an a-aligned block inside [lo, hi), those
  * of the smallest half-octave length bin, of these the lowest; the lowest aligned p in it.
+ * High fit (GR_SEG_HIGH_FIT): the same runs and bin, of these the highest; the highest aligned
+ * p in it (inside [lo, hi)).
  */
 static bool ref_place(ref_t *m, uint64_t n, uint64_t a, uint64_t lo, uint64_t hi, bool top_down,
-                      uint64_t *out_p)
+                      bool high_fit, uint64_t *out_p)
 {
     if (n > hi - lo)
         return false;
@@ -219,7 +221,9 @@ static bool ref_place(ref_t *m, uint64_t n, uint64_t a, uint64_t lo, uint64_t hi
         if (p + n > ce)
             continue;
         unsigned b = bin_of(e - s);
-        if (!found || b < best_bin) {
+        if (high_fit) /* the highest run of the smallest bin, its highest aligned page */
+            p = (ce - n) / a * a;
+        if (!found || b < best_bin || (high_fit && b == best_bin)) {
             found = true;
             best_bin = b;
             *out_p = p;
@@ -332,6 +336,91 @@ static bool walk_cmp_fn(void *ctx, uint64_t offset, uint64_t size, bool is_free)
     return true;
 }
 
+struct walk_log {
+    uint64_t n, stop_after;
+    uint64_t off[16], size[16];
+    bool is_free[16];
+};
+
+static bool walk_log_fn(void *ctx, uint64_t offset, uint64_t size, bool is_free)
+{
+    struct walk_log *w = ctx;
+    if (w->n < 16) {
+        w->off[w->n] = offset;
+        w->size[w->n] = size;
+        w->is_free[w->n] = is_free;
+    }
+    w->n++;
+    return w->n < w->stop_after;
+}
+
+/* walk_cmp_fn from wherever the first entry starts (gr_seg_walk_range). */
+static bool walk_range_fn(void *ctx, uint64_t offset, uint64_t size, bool is_free)
+{
+    struct walk_cmp *w = ctx;
+    if (w->next == UINT64_MAX)
+        w->next = offset;
+    return walk_cmp_fn(ctx, offset, size, is_free);
+}
+
+struct free_cmp {
+    const ref_t *m;
+    uint64_t min, n, pages;
+    bool ok;
+};
+
+static bool free_cmp_fn(void *ctx, uint64_t offset, uint64_t size, bool is_free)
+{
+    struct free_cmp *c = ctx;
+    uint64_t p = offset / PAGE, n = size / PAGE;
+    if (!is_free || n < c->min || p + n > c->m->pages || c->m->used[p] || (p > 0 && !c->m->used[p - 1]) ||
+        (p + n < c->m->pages && !c->m->used[p + n]) || c->m->run[p] != n)
+        c->ok = false;
+    c->n++;
+    c->pages += n;
+    return c->ok;
+}
+
+/* gr_seg_walk_range over [lo, hi) and gr_seg_walk_free(min) against the model. */
+static bool check_partial_walks(gr_seg_t *seg, ref_t *m, uint64_t lo, uint64_t hi, uint64_t min,
+                                const char *when)
+{
+    struct walk_cmp w = {.m = m, .ok = true, .next = UINT64_MAX};
+    gr_status_t rc = gr_seg_walk_range(seg, lo * PAGE, hi * PAGE, walk_range_fn, &w);
+    /* The first entry holds lo; the entries tile on to hi or past it. */
+    uint64_t first = lo;
+    while (first > 0 && (m->used[first] ? m->len_at[first] == 0 : !m->used[first - 1]))
+        first--;
+    if (rc != GR_OK || !w.ok || w.next < hi * PAGE) {
+        diag("%s: walk_range [%" PRIu64 ",%" PRIu64 "): %s", when, lo, hi, w.ok ? "short" : w.why);
+        return false;
+    }
+    struct walk_log one = {.stop_after = 1};
+    if (gr_seg_walk_range(seg, lo * PAGE, hi * PAGE, walk_log_fn, &one) != GR_OK || one.n != 1 ||
+        one.off[0] != first * PAGE) {
+        diag("%s: walk_range [%" PRIu64 ",%" PRIu64 ") starts at %" PRIu64 ", the model at %" PRIu64, when, lo,
+             hi, one.n ? one.off[0] / PAGE : UINT64_MAX, first);
+        return false;
+    }
+    ref_runs(m);
+    uint64_t want_n = 0, want_pages = 0;
+    for (uint64_t i = 0; i < m->pages; i++)
+        if (!m->used[i] && (i == 0 || m->used[i - 1]) && m->run[i] >= min) {
+            want_n++;
+            want_pages += m->run[i];
+        }
+    struct free_cmp c = {.m = m, .min = min, .ok = true};
+    if (gr_seg_walk_free(seg, min * PAGE, free_cmp_fn, &c) != GR_OK || !c.ok || c.n != want_n ||
+        c.pages != want_pages) {
+        diag("%s: walk_free(%" PRIu64 "): %" PRIu64 " ranges of %" PRIu64 " pages%s, the model %" PRIu64
+             " of %" PRIu64,
+             when, min, c.n, c.pages, c.ok ? "" : " (one is not a maximal free range that long)", want_n,
+             want_pages);
+        return false;
+    }
+    return true;
+}
+
 static bool check_walk_against(gr_seg_t *seg, const ref_t *m, const char *when)
 {
     struct walk_cmp w = {.m = m, .ok = true};
@@ -433,7 +522,8 @@ static void invalid_op(gr_seg_t *seg, rng_t *r, const ref_t *m)
         break;
     case 7:
         what = "unknown flag";
-        rc = gr_seg_alloc(seg, PAGE, 0, 0, GR_SEG_END, 1u << rng_range(r, 1, 31), &out);
+        rc = gr_seg_alloc(seg, PAGE, 0, 0, GR_SEG_END,
+                          rng_pct(r, 20) ? GR_SEG_TOP_DOWN | GR_SEG_HIGH_FIT : 1u << rng_range(r, 2, 31), &out);
         break;
     case 8: {
         what = "free of an offset where no block starts";
@@ -502,23 +592,27 @@ static void test_random(const rand_cfg_t *cfg, unsigned idx)
                 explicit_end = true;
             }
             bool td = rng_pct(&r, cfg->top_down_pct);
+            bool hf = td && rng_pct(&r, 50); /* half the top-down requests by high fit */
+            if (hf)
+                td = false;
             /* Sizes that are not whole pages round up. */
             uint64_t bytes = n * PAGE - (rng_pct(&r, 20) ? rng_below(&r, PAGE) : 0);
             uint64_t align_bytes = (a == 1 && rng_pct(&r, 30)) ? 0 : a * PAGE;
             uint64_t want_p = 0;
-            bool fits = ref_place(&m, n, a, lo, hi, td, &want_p);
+            bool fits = ref_place(&m, n, a, lo, hi, td, hf, &want_p);
             uint64_t out = SENTINEL;
             gr_seg_stats_t before;
             CHECK_STATUS(gr_seg_stats(seg, &before), GR_OK);
             gr_status_t rc =
                 gr_seg_alloc(seg, bytes, align_bytes, lo * PAGE,
-                             explicit_end ? hi * PAGE : GR_SEG_END, td ? GR_SEG_TOP_DOWN : 0, &out);
+                             explicit_end ? hi * PAGE : GR_SEG_END,
+                             td ? GR_SEG_TOP_DOWN : hf ? GR_SEG_HIGH_FIT : 0, &out);
             if (fits) {
                 if (rc != GR_OK) {
                     diag("%s: alloc %" PRIu64 "p align %" PRIu64 "p [%" PRIu64 ",%" PRIu64
                          ")%s: %s,"
                          " model places it at %" PRIu64,
-                         when, n, a, lo, hi, td ? " top-down" : "", gr_status_name(rc), want_p);
+                         when, n, a, lo, hi, td ? " top-down" : hf ? " high-fit" : "", gr_status_name(rc), want_p);
                     break;
                 }
                 uint64_t p = out / PAGE;
@@ -536,7 +630,7 @@ static void test_random(const rand_cfg_t *cfg, unsigned idx)
                 CHECK(p == want_p,
                       "%s: %s alloc %" PRIu64 "p align %" PRIu64 "p [%" PRIu64 ",%" PRIu64
                       ") at %" PRIu64 ", the policy's offset is %" PRIu64,
-                      when, td ? "top-down" : "bottom-up", n, a, lo, hi, p, want_p);
+                      when, td ? "top-down" : hf ? "high-fit" : "bottom-up", n, a, lo, hi, p, want_p);
                 if (!g_ok)
                     break;
                 ref_take(&m, (uint32_t)p, (uint32_t)n);
@@ -569,6 +663,10 @@ static void test_random(const rand_cfg_t *cfg, unsigned idx)
         if (!check_stats_against(seg, &m, when))
             break;
         if (op % 512 == 511 && !check_walk_against(seg, &m, when))
+            break;
+        uint64_t wlo = rng_below(&r, cfg->pages);
+        if (op % 512 == 255 &&
+            !check_partial_walks(seg, &m, wlo, rng_range(&r, wlo + 1, cfg->pages), rng_range(&r, 1, 64), when))
             break;
     }
     /* Free everything in random order: the frees must coalesce back into one block. */
@@ -651,7 +749,8 @@ static void test_bad_args(void)
         {PAGE, 0, 8 * MIB, 4 * MIB, 0, "inverted range"},
         {PAGE, 0, 0, 64 * MIB + PAGE, 0, "range past the end"},
         {PAGE, 0, 64 * MIB, GR_SEG_END, 0, "range_lo at the end"},
-        {PAGE, 0, 0, GR_SEG_END, 2, "unknown flag"},
+        {PAGE, 0, 0, GR_SEG_END, 4, "unknown flag"},
+        {PAGE, 0, 0, GR_SEG_END, GR_SEG_TOP_DOWN | GR_SEG_HIGH_FIT, "top-down and high fit together"},
         {PAGE, 0, 0, GR_SEG_END, 0x80000000u, "unknown high flag"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -808,24 +907,6 @@ static void test_placement_and_coalescing(void)
     gr_seg_fini(seg);
     report("placement: bottom-up smallest bin then lowest, top-down highest, Overlay range in the "
            "last 20%; frees coalesce to one block");
-}
-
-struct walk_log {
-    uint64_t n, stop_after;
-    uint64_t off[16], size[16];
-    bool is_free[16];
-};
-
-static bool walk_log_fn(void *ctx, uint64_t offset, uint64_t size, bool is_free)
-{
-    struct walk_log *w = ctx;
-    if (w->n < 16) {
-        w->off[w->n] = offset;
-        w->size[w->n] = size;
-        w->is_free[w->n] = is_free;
-    }
-    w->n++;
-    return w->n < w->stop_after;
 }
 
 static void test_walk(void)
