@@ -1,19 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-# gpuref top Makefile. Every build product goes under $(BUILD).
-#   make          build everything buildable here
-#   make demo     the co-simulation demo on sim:// (builds gpuctl too)
-#   make gpuctl   build/bin/gpuctl and only what it needs
-#   make install  libgpuref (.so, .a, gpuref.pc), headers, gpuctl, gpuref-simd under PREFIX
-#                 (default /usr/local; DESTDIR honoured); make install-lib: the library alone
-#   make test     every test suite; ends with "N passed, N failed, N skipped" (under CI=true
-#                 a skip fails: tb/README.md)
-#   make lint     Verilator -Wall, Icarus elaboration, Yosys synthesis of gpu_core
-#   make regs     regenerate the register map outputs (make regs-check: fail if stale)
-#   make deps     install the Debian packages and the pinned Python tools
-#   make bench    benchmarks under bench/
-#   make V=1      print the build commands (default: a short line per step)
-#   make test SAN=address,undefined   the C/C++ suites built with those sanitizers (see SAN below)
-#   make test SAN=thread              the multi-threaded suites under ThreadSanitizer
+# gpuref top Makefile: the settings, the test driver, and the fragments. Every build product goes
+# under $(BUILD). The targets and their variables: README.md ("Other targets"), tb/README.md.
 SHELL := /bin/bash
 # A sanitizer build goes into its own directory (build/san-address-undefined, build/san-thread)
 # unless BUILD is given, so it never mixes objects with the normal build.
@@ -49,7 +36,7 @@ CSTD := -std=c11
 WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
 CPPFLAGS_HOST := -Ihost/include -Ibridge/host -Isim/harness
-# libgpuref.so is made of the objects the tests and tools link (host/install.mk), so those are
+# libgpuref.so is made of the objects the tests and tools link (host/host.mk), so those are
 # position-independent; without semantic interposition the code is what -fPIE (gcc's default
 # here) gives, calls inside a file direct and inlinable.
 PIC_CFLAGS := -fPIC -fno-semantic-interposition
@@ -58,16 +45,13 @@ DEBUG_FLAGS ?= -DGR_DEBUG
 # ---- sanitizers ----------------------------------------------------------------------------
 # SAN=address,undefined (or thread, or any -fsanitize= list gcc takes) puts -fsanitize into the
 # compiler commands themselves, so every object and every link gets it: the host library, the
-# harness, the Verilated model and Verilator's run-time (harness.mk hands CXX to its sub-make),
-# the tests and the tools. `make test` then builds only what its suites need and runs the suites
-# that exercise C and C++ (SAN_TEST_SUITES below; the RTL unit tests, lint and the RTL mutants
-# run no host code). A report fails the suite: UBSan halts, ASan and TSan exit 66. The one
-# suppression (sim/harness/ubsan.supp) is third-party code: Verilator's bundled FST writer.
-# Sanitized code runs several times slower: GR_TEST_TIMEOUT_SCALE (exported here, override it
-# on the command line) multiplies the system suites' hang alarm.
+# harness, the Verilated model and Verilator's run-time (sim/sim.mk hands CXX to its make), the
+# tests and the tools. `make test` then builds only what its suites need and runs those that
+# exercise C and C++ (SAN_TEST_SUITES below). A report fails the suite: UBSan halts, ASan and
+# TSan exit 66. UBSan stays recoverable so that sim/harness/ubsan.supp can suppress the reports
+# in Verilator's bundled FST writer (third-party code). Sanitized code runs several times
+# slower: GR_TEST_TIMEOUT_SCALE (exported; the command line wins) multiplies the hang alarm.
 ifneq ($(SAN),)
-# UBSan reports stay recoverable so that sim/harness/ubsan.supp can suppress those in Verilator's
-# waveform writer (third-party code); UBSAN_OPTIONS halt_on_error=1 still ends the run on any other.
 SAN_FLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer
 CC := $(CC) $(SAN_FLAGS)
 CXX := $(CXX) $(SAN_FLAGS)

@@ -1,25 +1,12 @@
 # SPDX-License-Identifier: Apache-2.0
 # host/host.mk: the gr_* library (libgpuref), gpuctl, the demo, gpuref-simd, and `make install`
-# (the names are in mk/rules.mk).
-#   make gpuctl                          build/bin/gpuctl and only what it needs
-#   make install-lib PREFIX=/usr/local   (DESTDIR honoured) installs the library:
-#     $(LIBDIR)/libgpuref.so.$(GPUREF_VERSION) with its soname libgpuref.so.$(GPUREF_SOVERSION)
-#       and the libgpuref.so link, libgpuref.a, $(PKGCONFIGDIR)/gpuref.pc,
-#     $(INCLUDEDIR)/gpuref/*.h, $(INCLUDEDIR)/d3dkmddi.h and dispmprt.h
-#   make install PREFIX=/usr/local       the same, and $(BINDIR)/gpuctl and gpuref-simd
-# The installed library carries the simulation backend (sim://: sim/harness's libgr_sim, the
-# Verilated gpu_core) inside it, so `cc prog.c $(pkg-config --cflags --libs gpuref)` is the
-# whole link line. The in-tree build/lib/libgpuref.a is not that library: it leaves the
-# simulation to $(SIM_LIB), as the tests link it. A shared library needs position-independent
-# code throughout: libgpuref's sources and the harness are compiled with PIC_CFLAGS (the top
-# Makefile) for the tests and tools too, so the objects `make` builds are the ones installed
-# and `make install` after `make` only links and copies. gpuref-simd needs the board models
-# (sim/board: six Verilated models, minutes to build), which `make demo` does not build;
-# install-lib installs what a program needs without them.
-# When libgpuref gains a dependency, extend GPUREF_BUNDLED_LIBS (static archives, built with
-# PIC_CFLAGS, folded into libgpuref.so and into the installed libgpuref.a; today the simulation
-# library) or GPUREF_SO_LDLIBS (mk/rules.mk: what libgpuref.so links against, and gpuref.pc's
-# Libs.private for a static link); nothing else here names one.
+# (host/README.md; the names are in mk/rules.mk). The installed libgpuref.so and .a carry the
+# sim:// backend (SIM_LIB) inside, so `cc prog.c $(pkg-config --cflags --libs gpuref)` is the
+# whole link line; the in-tree build/lib/libgpuref.a leaves it to SIM_LIB, as the tests link it.
+# The objects `make` builds are position-independent (PIC_CFLAGS), so `make install` after `make`
+# only links and copies. install-lib leaves out gpuref-simd, which needs the six board models.
+# A new dependency of libgpuref: GPUREF_BUNDLED_LIBS (static archives built with PIC_CFLAGS,
+# folded in) or GPUREF_SO_LDLIBS (mk/rules.mk: linked against, and gpuref.pc's Libs.private).
 PREFIX ?= /usr/local
 DESTDIR ?=
 BINDIR ?= $(PREFIX)/bin
@@ -34,8 +21,7 @@ GPUREF_SOVERSION := 0
 
 # The objects are rebuilt when the flags change (a new CFLAGS, PIC_CFLAGS or SAN).
 $(HOST_OBJ_DIR)/cflags.cmd: _force
-	@mkdir -p $(@D)
-	@echo '$(CC) $(HOST_CFLAGS)' | cmp -s - $@ || echo '$(CC) $(HOST_CFLAGS)' > $@
+	@:$(call cmdfile,$@,$(CC) $(HOST_CFLAGS))
 $(HOST_OBJ_DIR)/%.o: %.c $(HOST_OBJ_DIR)/cflags.cmd
 	@mkdir -p $(@D)
 	$(call quiet,CC,$<)$(CC) $(HOST_CFLAGS) -c $< -o $@

@@ -85,8 +85,7 @@ endef
 # done. scripts/build-step.sh keeps their output in DIR/obj/build.log, a line per stage.
 define verilated_lib
 $(1)/verilate.cmd: _force
-	@mkdir -p $$(@D)
-	@echo '$$($(4))' | cmp -s - $$@ || echo '$$($(4))' > $$@
+	@:$$(call cmdfile,$$@,$$($(4)))
 $(1)/obj/.stamp: $(1)/verilate.cmd $(5)
 	@rm -rf $(1)/obj
 	@mkdir -p $(1)/obj

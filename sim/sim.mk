@@ -46,8 +46,7 @@ $(SIM_DIR)/harness/sim_core.o: HARNESS_CXX += -isystem $(SIM_VROOT)/include \
 # wave.cpp reads FST files with the reader in Verilator's bundled fstapi (libverilated has it).
 $(SIM_DIR)/harness/wave.o: HARNESS_CXX += -isystem $(SIM_VROOT)/include
 $(SIM_DIR)/harness.cmd: _force
-	@mkdir -p $(@D)
-	@echo '$(HARNESS_CXX)' | cmp -s - $@ || echo '$(HARNESS_CXX)' > $@
+	@:$(call cmdfile,$@,$(HARNESS_CXX))
 $(SIM_DIR)/harness/%.o: sim/harness/%.cpp $(SIM_DIR)/harness.cmd
 	@mkdir -p $(@D)
 	$(call quiet,CXX,$<)$(HARNESS_CXX) -c $< -o $@
@@ -106,8 +105,7 @@ $(foreach k,$(BOARD_KINDS),$(eval $(call board_kind,$(k))))
 
 # The API object is rebuilt when the set of kinds changes.
 $(BOARD_DIR)/kinds.cmd: _force
-	@mkdir -p $(@D)
-	@echo '$(BOARD_KINDS)' | cmp -s - $@ || echo '$(BOARD_KINDS)' > $@
+	@:$(call cmdfile,$@,$(BOARD_KINDS))
 $(BOARD_DIR)/board_api.o: sim/board/board_api.cpp $(BOARD_DIR)/kinds.cmd
 	@mkdir -p $(@D)
 	$(call quiet,CXX,$<)$(BOARD_CXX) $(BOARD_HAVE) -c $< -o $@

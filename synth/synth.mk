@@ -105,12 +105,21 @@ lint-ecp5:
 export YOWASP_CACHE_DIR := $(CURDIR)/build/yowasp-cache
 TIMING_DIR := $(BUILD)/timing
 TIMING_ARGS ?=
+# Suite timing fails below TIMING_FLOOR, the 100 MHz target (synth/README.md, "Status"). The
+# result is deterministic for the pinned tools and seed, but any change to the RTL places it anew
+# and moves the Fmax by several percent, and today's 100.15 MHz has no margin: a change that
+# fails here needs a shorter path, not a seed.
+TIMING_FLOOR ?= 100
 timing: $(VENV)/.stamp
 	VENV=$(VENV) synth/timing.sh --out $(TIMING_DIR) $(TIMING_ARGS)
 # link_engine alone, out of context, with the parameters boards/limesdr_mini_v2 gives fpga_core
 # (a 32-bit PHY, 4 KiB payloads, 4096-word buffers, 8 DMA tags; CoreHz and the timeouts only
 # size counters), against 125 MHz (the FT601's 100 MHz clock with margin) and 2,500
-# TRELLIS_COMB (LUT4s and carry halves).
+# TRELLIS_COMB (LUT4s and carry halves). Suite link-timing fails below LINK_TIMING_FLOOR (the
+# target, met at seed 1: 130.28 MHz) or above LINK_TIMING_MAX_LUT (today's 6,951 and 2%: the
+# area target is not met, bridge/README.md "Size and speed"). About 5 minutes of one core.
+LINK_TIMING_FLOOR ?= 125
+LINK_TIMING_MAX_LUT ?= 7100
 LINK_TIMING_PARAMS := PhyBytes=4 MaxPayload=1027 RxWindowLog2=12 ReplayLog2=12 DmaTags=8 \
     LinkKind=3 CoreHz=35000000 ReplayTimeout=100000
 LINK_TIMING_ARGS ?=

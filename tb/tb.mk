@@ -80,17 +80,11 @@ vl-select-write:
 	  -o Vvl_select_write $(VL_SELW_SRC) >$(VL_SELW_DIR)/verilator.log 2>&1 || { cat $(VL_SELW_DIR)/verilator.log; exit 1; }
 	@echo "# $$($(VERILATOR) --version):"; $(VL_SELW_DIR)/verilator/Vvl_select_write | grep -v '\$$finish'
 
-# The GPU MMU (mc_mmu, mc_tlb, mc_walker, mc_pwc), in shapes of its own:
-#   unit-mc_mmu           a Verilator C++ test: random page tables against the C reference walker
-#                         (tb/models/mmu_ref) and the TLB and page-walk cache policy models
-#                         (replay: $(BUILD)/unit/mc_mmu/verilator/test_mc_mmu --seed N --verbose)
-#   unit-mc_mmu-icarus    tb_mc_mmu.sv's directed tables under Icarus (DataBytes 8 and 16)
-#   unit-mc_mmu-verilator tb_mc_mmu.sv under Verilator --timing
-#   unit-mc_mmu-lint      verilator -Wall per module and parameter set, Icarus elaboration,
-#                         illegal parameters refused, Yosys synthesis of mc_mmu (check -assert)
-#   unit-mc_mmu-gpu_core  the page-walk cache in gpu_core (gr_sim), two seeds of the bus models:
-#                         every invalidate and change of root that mc_top turns into a TLB drop
-#                         empties it too
+# The GPU MMU (mc_mmu, mc_tlb, mc_walker, mc_pwc), in shapes of its own (tb/unit/README.md):
+# unit-mc_mmu is a Verilator C++ test against the reference walker and the TLB and page-walk
+# cache models (replay: $(BUILD)/unit/mc_mmu/verilator/test_mc_mmu --seed N --verbose);
+# tb_mc_mmu.sv runs its directed tables with DataBytes 8 and 16; unit-mc_mmu-gpu_core checks the
+# page-walk cache in gpu_core, on gr_sim.
 MC_MMU_DIR := $(UNIT_OUT)/mc_mmu
 MC_MMU_RTL := $(addprefix $(RTL_ROOT)/mc/,mc_mmu.v mc_tlb.v mc_walker.v mc_pwc.v)
 MC_MMU_SEEDS ?= 1 2 3 4 5 6
@@ -134,19 +128,9 @@ $(eval $(call suite,unit-mc_mmu-lint,,VERILATOR="$$(VERILATOR)" IVERILOG="$$(IVE
 $(eval $(call suite,unit-mc_mmu-gpu_core,$(MC_MMU_DIR)/gpu_core/test_mc_mmu_gpu_core,$$< --seed 1 && $$< --seed 2))
 
 # ---- host unit tests, without a device ---------------------------------------------------------
-# d3dkmddi.h has the WDK's x64 layout (sizes, offsets, flag bits, status codes, DDI prototypes),
-# built as C11 and as C++17 with -pedantic (the header holds to ISO C11 and C++17, GR_ANON_STRUCT
-# aside) and _Static_assert'ed, so a wrong header fails to build as well as to run.
-# vidmm_flags: VidMm's DXGK_ALLOCATIONINFO rules against a truth table written from the docs,
-# over every combination of the defined WDDM 2.0 flag bits, the caps bits and the field cases,
-# each rule masked off in turn; test_vidmm_flags_vidmm (VIDMM_FLAGS_VIA_VIDMM) runs every check
-# through gr_alloc_create on sim:// (VIDMM_FLAGS_SEED: its bus seed).
-# vidmm_gpuva: the GPU VA space's page tables against an in-memory VRAM, every translation
-# predicted by the reference walker (tb/models/mmu_ref): page-size policy, bad arguments,
-# rollback on injected failures, a seeded random map/unmap/protect walk.
-# vidmm_segment: the segment allocator against a bitmap of 4 KiB pages: randomized ops checked
-# for placement, alignment, range, overlap, coalescing and queries; every error; a 64 GiB
-# segment (GR_TEST_SEED=N or --seed N replays).
+# The library's sources straight into the test. d3dkmddi.h's WDK x64 layout is checked as C11
+# and as C++17 (-pedantic), both always run. vidmm_flags' truth table runs again at the VidMm
+# level, through gr_alloc_create on sim:// (test_vidmm_flags_vidmm, bus seed VIDMM_FLAGS_SEED).
 VIDMM_I := -Ihost/include -Ihost/dxgk -Ihost/dxgk/vidmm
 $(eval $(call host_unit,ddi_layout,tb/unit/ddi_layout/test_ddi_layout.c,-pedantic -Ihost/include -Itb/unit/ddi_layout))
 $(eval $(call host_unit,vidmm_flags,tb/unit/vidmm_flags/test_vidmm_flags.c host/dxgk/vidmm/vidmm_flag_rules.c \
@@ -175,10 +159,8 @@ $(eval $(call suite,vidmm-gpuva,$(HOST_UNIT_vidmm_gpuva),CMOCKA_MESSAGE_OUTPUT=T
 $(eval $(call suite,vidmm-segment,$(HOST_UNIT_vidmm_segment),$(HOST_UNIT_vidmm_segment)))
 
 # ---- the simulator's own tests, the reference models -------------------------------------------
-# harness: gpu_core through gr_sim.h; harness-models: the AXI memory model at its pins, on the
-# harness objects without the model; board: each board kind's link end with hand-built frames;
-# models-dma_ref: the DMA engine's C reference model on hand-computed cases. Files the tests
-# write (waveforms, logs) stay in test-out for a look after a failure.
+# harness-models links the harness objects without the model. Files the tests write (waveforms,
+# logs) stay in test-out for a look after a failure.
 HARNESS_TEST := $(SIM_DIR)/test_harness
 HARNESS_MODELS_TEST := $(SIM_DIR)/test_harness_models
 HARNESS_MODELS_OBJS := $(patsubst tb/unit/harness_models/%.cpp,$(SIM_DIR)/harness_models/%.o,\
@@ -207,8 +189,7 @@ $(eval $(call suite,harness,$(HARNESS_TEST),rm -rf $$(SIM_DIR)/test-out && mkdir
 $(eval $(call suite,harness-models,$(HARNESS_MODELS_TEST),$$(HARNESS_MODELS_TEST) $$(HARNESS_TEST_ARGS)))
 $(eval $(call suite,board,$(BOARD_TEST),rm -rf $$(BOARD_DIR)/test-out && mkdir -p $$(BOARD_DIR)/test-out && \
   CMOCKA_MESSAGE_OUTPUT=TAP $$(BOARD_TEST) --outdir $$(BOARD_DIR)/test-out))
-# The DMA engine's reference model (written from rtl/dma/README.md) and the MMU walker it
-# translates with; system-dma-ref checks the RTL against them.
+# The DMA engine's reference model and the MMU walker it translates with (tb/models).
 DMA_REF_OBJS := $(HOST_OBJ_DIR)/tb/models/dma_ref/dma_ref.o $(MMU_REF_OBJ)
 $(HOST_OBJ_DIR)/tb/models/%.o $(HOST_OBJ_DIR)/tb/system/test_dma_ref.o: HOST_CFLAGS += -Itb/models/dma_ref -Itb/models/mmu_ref
 $(eval $(call program,$(BUILD)/tb/models/dma_ref/test_dma_ref_model,$(HOST_OBJ_DIR)/tb/models/dma_ref/test_dma_ref_model.o \
@@ -236,38 +217,24 @@ DMA_REF_STREAMS ?= 10
 SYSTEM_ARGS_system-dma-ref = $(space)--streams $(DMA_REF_STREAMS)
 SYSTEM_OBJS_system-dma-ref = $(DMA_REF_OBJS)
 #                          suite              tb/system/test_<name>.c  VAR  link    seeds
-# The link, failed opens through the public API, pcie:// on fixture sysfs and /dev trees
-# (discovery, the open errors, the uio fallback), gr_easy.h.
 $(eval $(call system_suite,system-link,link,LINK,gpuref,))
 $(eval $(call system_suite,system-device,device,DEVICE,gpuref,1 2))
 $(eval $(call system_suite,system-errors,errors,ERRORS,gpuref,))
 $(eval $(call system_suite,system-pcie-host,pcie_host,PCIE_HOST,gpuref,))
 $(eval $(call system_suite,system-easy,easy,EASY,gpuref,1 2))
-# VidMm's page tables on the real RTL MMU: written through BAR1, checked with the MMU probe, the
-# fault unit and the TLB counters.
 $(eval $(call system_suite,system-gpuva,gpuva_sim,GPUVA_SIM,gpuref,1 2))
-# The DMA engine over gr_sim: end to end, against the reference model, and directed tests of the
-# stops (preemption, watchdog, engine reset), interrupts, counters and faults (rtl/dma/README.md).
+# The DMA engine is driven through its registers (gr_sim), not the host library.
 $(eval $(call system_suite,system-dma-smoke,dma_smoke,DMA_SMOKE,sim,1 2))
 $(eval $(call system_suite,system-dma-ref,dma_ref,DMA_REF,sim,$$(DMA_REF_SEED)))
 $(eval $(call system_suite,system-dma,dma,DMA,sim,1 2 3))
-# gpu_core's AXI4 write masters against memory models in every write order a legal slave may impose.
 $(eval $(call system_suite,system-axi-slaves,axi_slaves,AXI_SLAVES,sim,1 2))
-# The allocation path (miniport + VidMm); the miniport's command path (its DDIs called directly;
-# the tests that need the DMA engine skip on a build without ID_CAPS.DMA); VidSch with the real
-# miniport and DMA engine; residency and eviction with paging buffers on the engine; VidSch's
-# timeline.
 $(eval $(call system_suite,system-alloc,alloc,ALLOC,sched,1 2))
 $(eval $(call system_suite,system-kmd-submit,kmd_submit,KMD_SUBMIT,sched,1 2))
 $(eval $(call system_suite,system-vidsch,vidsch,VIDSCH,sched,1 2))
 $(eval $(call system_suite,system-residency,residency,RESIDENCY,sched,1 2))
 $(eval $(call system_suite,system-timeline,timeline,TIMELINE,sched,1 2))
-# The byte-stream link protocol's C ends over a socketpair, with faults injected.
 $(eval $(call system_suite,system-link-proto,link_proto,LINK_PROTO,gpuref,1 2))
-# One process attacking another's memory through the DMA engine (every command, every address
-# space, INDIRECT, the read-only open, page tables, the ring, the fence record, the VPR, patch lists).
 $(eval $(call system_suite,system-isolation,isolation,ISOLATION,sched,1 2))
-# gpu_core's VRAM size strap (sim://?vram=) and the driver at 128 KiB and 512 MiB.
 $(eval $(call system_suite,system-vram-size,vram_size,VRAM_SIZE,gpuref,1))
 
 # usb:// on the real libusb and libftdi over the emulated chips (build/usb/test_usb --seed N
@@ -332,11 +299,9 @@ $(eval $(call suite,system-links,$(LINKS_DEPS),rm -rf $$(LINKS_OUT) && $$(MAKE) 
   for l in $$(LINKS); do cat $$(LINKS_OUT)/$$$$l.out; grep -q "exit 0" $$(LINKS_OUT)/$$$$l.rc || rc=1; done; exit $$$$rc))
 
 # ---- cocotb ------------------------------------------------------------------------------------
-# pcie: pcie_shell + gpu_core under Icarus against cocotbext-pcie's UltraScale+ hard IP model
-# (tb/unit/pcie/run.py; GR_TEST_SEED=N or PCIE_SEED=N replays a seed), and the shell's lint
-# without Yosys; pcie-verilator: the same under Verilator (tb_pcie_shell inside the port-less
-# top run.py writes for it: about 55 s of CPU to build and 6 s to run). u200-vram: the Alveo
-# U200's VRAM slave against cocotbext-axi's AxiMaster and a byte model (about 15 s of CPU).
+# pcie: pcie_shell + gpu_core against cocotbext-pcie's hard IP model (bridge/rtl/pcie/README.md),
+# with the shell's lint as one more test; pcie-verilator: the same under Verilator. u200-vram:
+# the Alveo U200's VRAM slave against cocotbext-axi. GR_TEST_SEED=N (or PCIE_SEED=N) replays.
 PCIE_OUT := $(UNIT_OUT)/pcie
 PCIE_SEED ?= $(or $(GR_TEST_SEED),1)
 U200_VRAM_SEED ?= $(or $(GR_TEST_SEED),1)
@@ -345,15 +310,11 @@ $(eval $(call cocotb_suite,pcie,tb/unit/pcie/run.py $$(PCIE_OUT)/cocotb --seed $
   mkdir -p $$(PCIE_OUT); if $$(MAKE) $$(SELF) lint-pcie-fast >$$(PCIE_OUT)/lint.log 2>&1; then lint="ok"; else lint="not ok"; fi;))
 $(eval $(call cocotb_suite,pcie-verilator,tb/unit/pcie/run.py $$(PCIE_OUT)/verilator --seed $$(PCIE_SEED) --sim verilator))
 $(eval $(call cocotb_suite,u200-vram,tb/unit/u200_vram/run.py $$(BUILD)/unit/u200_vram --seed $$(U200_VRAM_SEED)))
-# pcie-driver: libgpuref's register conformance suite (gr_conformance_run), and pcie-driver-smoke
-# the DDI smoke test (allocate, fill, copy, preempt, cancel, TDR; about 370 us simulated), in a
-# cocotb test through cocotbext-pcie's root complex, pcie_shell and gpu_core under Icarus
-# (run.py --module test_pcie_driver). It loads PCIE_DRV_SO with ctypes: libgpuref's objects
-# (position-independent), the conformance suite, the test-only cocotb:// backend and the jobs,
-# with the simulation library libgpuref carries (sim://) folded in and hidden. The job
-# pcie_job_bench runs bench/link's measuring code (bench_link.c with GR_BENCH_COCOTB) for
-# `make bench-link-pcie`: bench/link's tables for PCIe, cocotb:// and sim:// beside it, into
-# $(BUILD)/bench/link-pcie.md (PCIE_BENCH_ARGS=--smoke: tiny sizes); part of make bench.
+# pcie-driver (the register conformance suite) and pcie-driver-smoke (the DDI smoke test): the C
+# driver over TLPs through cocotbext-pcie's root complex. The test loads PCIE_DRV_SO with ctypes:
+# libgpuref's objects, the conformance suite, the test-only cocotb:// backend and the jobs, with
+# SIM_LIB folded in and hidden. `make bench-link-pcie` (part of make bench) runs bench/link's
+# tables over PCIe through it, into $(BUILD)/bench/link-pcie.md (PCIE_BENCH_ARGS=--smoke: tiny).
 PCIE_DRV_OUT := $(UNIT_OUT)/pcie-driver
 PCIE_DRV_OBJS := $(patsubst %.c,$(HOST_OBJ_DIR)/%.o,tb/unit/pcie/gr_link_cocotb.c tb/unit/pcie/pcie_driver_jobs.c \
                    host/conformance/gr_conformance.c)
@@ -421,16 +382,7 @@ $(eval $(call suite,bridge-lint,,mkdir -p $$(BRIDGE_LINT); echo 1..$$(words $$(B
     else echo "not ok $$$$n - $$$$t: yosys (log: $$(BRIDGE_LINT)/$$$$t.synth.log)"; fi; done))
 $(eval $(call suite,lint-sdr_ctrl,,VERILATOR=$$(VERILATOR) IVERILOG=$$(IVERILOG) YOSYS=$$(YOSYS) \
   tb/unit/sdr_ctrl/lint.sh $$(BUILD)/lint-sdr_ctrl))
-# gpu_core's place and route fails below TIMING_FLOOR, the 100 MHz target (synth/README.md,
-# "Status"). The result is deterministic for the pinned tools and seed, but any change to the
-# RTL places it anew and moves the Fmax by several percent, and today's 100.15 MHz has no
-# margin: a change that fails here needs a shorter path, not a seed. link-timing: link_engine
-# alone fails below LINK_TIMING_FLOOR (the 125 MHz target, met at seed 1: 130.28 MHz) or above
-# LINK_TIMING_MAX_LUT TRELLIS_COMB (today's 6,951 and 2%: the 2,500 target is not met,
-# bridge/README.md "Size and speed"). About 5 minutes of one core each.
-TIMING_FLOOR ?= 100
-LINK_TIMING_FLOOR ?= 125
-LINK_TIMING_MAX_LUT ?= 7100
+# gpu_core's and the link engine's place and route against their floors (synth/synth.mk).
 $(eval $(call suite,timing,$(VENV)/.stamp,VENV=$$(VENV) synth/timing.sh --out $$(TIMING_DIR) --floor $$(TIMING_FLOOR)))
 $(eval $(call suite,link-timing,$(VENV)/.stamp,$$(LINK_TIMING_CMD) --floor $$(LINK_TIMING_FLOOR) --max-lut $$(LINK_TIMING_MAX_LUT)))
 # The register conformance suite through gpuctl on sim://, and against RTL mutants: each
@@ -464,13 +416,10 @@ $(eval $(call suite,system-simd,$(GPUREF_SIMD) $(GPUCTL),tb/system/test_simd.sh 
 # simulated 3 Mbaud line) run by hand: DEMO_LINK_KINDS="stream ft2232h uart".
 DEMO_LINK_KINDS ?= ft601
 $(eval $(call suite,demo-links,$(GR_DEMO) $(GPUREF_SIMD),tb/system/test_demo_links.sh $(GR_DEMO) $(GPUREF_SIMD) $$(DEMO_LINK_KINDS)))
-# The exact ECP5 tops (boards/limesdr_mini_v2, boards/ulx3s) behind gpuref-simd --board: ID_BUILD,
-# VRAM size, register conformance and the DDI smoke test over simd:// (BOARDS_SIM_KINDS picks
-# the boards, BOARDS_SIM_CONFORMANCE those that run conformance; ulx3s's 3 Mbaud line takes
-# about a minute). Suite boards: gpuctl's board table and date format against
-# boards/board_ids.def, the hardware check script on the simulation (its steps, on sim://), and
-# per ECP5 board build.sh --ci (each top with a stand-in core, the .lpf against its ports,
-# place, route and timing of the board's own logic; 3 tests each, a missing top fails).
+# boards-sim: the exact ECP5 tops behind gpuref-simd --board (tb/boards/README.md;
+# BOARDS_SIM_KINDS picks the boards, BOARDS_SIM_CONFORMANCE those that run conformance). Suite
+# boards: gpuctl's board table against boards/board_ids.def, the hardware check script on
+# sim://, and per ECP5 board build.sh --ci (boards/README.md; a missing top fails).
 BOARD_SMOKE := $(BUILD)/boards-sim/test_board_smoke
 $(HOST_OBJ_DIR)/tb/boards/test_board_smoke.o: HOST_CFLAGS := $(CSTD) $(CFLAGS) $(WARN) -MMD -MP -Ihost/include
 $(eval $(call program,$(BOARD_SMOKE),$(HOST_OBJ_DIR)/tb/boards/test_board_smoke.o $(LIBGPUREF) $(SIM_LIB),$$(GPUREF_LINK)))
@@ -498,12 +447,9 @@ $(eval $(call suite,examples,,mkdir -p $$(EXAMPLES_DIR) && rm -rf $$(EXAMPLES_PR
   $$(MAKE) $$(SELF) install-lib PREFIX=$$(EXAMPLES_PREFIX)-lib DESTDIR= >>$$(EXAMPLES_DIR)/install.log 2>&1 \
   || { echo "Bail out! make install-lib PREFIX=$$(EXAMPLES_PREFIX)-lib failed: see $$(EXAMPLES_DIR)/install.log"; exit 1; }; \
   CC=$$(CC) CXX=$$(CXX) examples/test_examples.sh $$(EXAMPLES_PREFIX) $$(EXAMPLES_DIR) $$(EXAMPLES_PREFIX)-lib))
-# The host side's layering (the table is scripts/check_layers.py's): every include of host/ and
-# bridge/host, nm of the objects for who calls whom, no include loop, and nothing shipped built
-# from tb/ (no include of host/, bridge/ or sim/ lands there; libgpuref's archives and .so when
-# built, gpuref-simd and the Verilator commands of gpu_core and each board name no source or
-# include folder of tb/). `make check-layers` says it in words; the suite adds the check's own
-# tests (tb/unit/layers: fixtures it must fail).
+# The host side's layering and that nothing shipped is built from tb/ (scripts/check_layers.py
+# holds the table; host/README.md): `make check-layers` says it in words, the suite adds the
+# check's own tests (tb/unit/layers: fixtures it must fail).
 LAYERS_OBJS := $(LIBGPUREF_OBJS) $(GPUCTL_OBJS) $(CONFORMANCE_OBJS) \
                $(HOST_OBJ_DIR)/host/tools/gr_demo.o $(HOST_OBJ_DIR)/host/tools/gpuref_simd.o
 LAYERS_SHIPPED := $(LIBGPUREF) $(SIM_LIB) $(BOARD_LIB) $(GPUREF_SIMD) $(SIM_DIR)/verilate.cmd \
@@ -514,10 +460,8 @@ LAYERS_CHECK = python3 scripts/check_layers.py --objdir $(HOST_OBJ_DIR) --shippe
 check-layers: $(LAYERS_OBJS) $(LAYERS_SHIPPED)
 	$(LAYERS_CHECK)
 $(eval $(call suite,layers,$(LAYERS_OBJS) $(LAYERS_SHIPPED),$$(LAYERS_CHECK) --tap; s=$$$$?; python3 tb/unit/layers/test_check_layers.py || s=1; exit $$$$s))
-# libFuzzer harnesses (tb/fuzz/README.md), built by clang with ASan, UBSan and libFuzzer's
-# coverage over the host library (the simulation library is the normal gcc build), each run
-# for a fixed count from a fixed seed (FUZZ_RUNS_<harness>, FUZZ_SEED); `make fuzz-build` just
-# builds them into $(BUILD)/fuzz/.
+# libFuzzer harnesses (tb/fuzz/README.md): clang with ASan and UBSan over the host library (the
+# simulation library is the normal gcc build); `make fuzz-build` builds them into $(BUILD)/fuzz/.
 FUZZ_CC ?= clang-14
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
