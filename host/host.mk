@@ -35,7 +35,7 @@ all: $(LIBGPUREF)
 $(eval $(call program,$(GPUCTL),$(GPUCTL_OBJS) $(CONFORMANCE_OBJS) $(LIBGPUREF) $(SIM_LIB),$$(GPUREF_LINK)))
 $(eval $(call program,$(GR_DEMO),$(HOST_OBJ_DIR)/host/tools/gr_demo.o $(CONFORMANCE_OBJS) $(LIBGPUREF) $(SIM_LIB),$$(GPUREF_LINK)))
 # gpuref-simd: the simulation server (a board of sim/board behind simd:// or a pty).
-$(HOST_OBJ_DIR)/host/tools/gpuref_simd.o: HOST_CFLAGS += $(BOARD_CPPFLAGS)
+$(HOST_OBJ_DIR)/host/tools/gpuref_simd.o: private HOST_CFLAGS += $(BOARD_CPPFLAGS)
 $(eval $(call program,$(GPUREF_SIMD),$(HOST_OBJ_DIR)/host/tools/gpuref_simd.o $(LIBGPUREF) $(BOARD_LIB) $(SIM_LIB),\
   $$(LIBGPUREF) $$(BOARD_LIB) $$(BOARD_LDLIBS) $$(GPUREF_USB_LDLIBS) -pthread))
 # The demo on a chip emulated under libusb (sim/usb): `make demo DEVICE=usb-ft601`.
@@ -66,7 +66,7 @@ $(GPUCTL_VERSION_H): _force
 	   echo "#define GPUCTL_COMMIT \"$$c\""; } > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 $(HOST_OBJ_DIR)/host/tools/gpuctl_help.o: $(GPUCTL_VERSION_H)
-$(HOST_OBJ_DIR)/host/tools/gpuctl_help.o: HOST_CFLAGS += -I$(HOST_OBJ_DIR)/gen
+$(HOST_OBJ_DIR)/host/tools/gpuctl_help.o: private HOST_CFLAGS += -I$(HOST_OBJ_DIR)/gen
 
 # ---- the installed libraries -----------------------------------------------------------------
 GPUREF_BUNDLED_LIBS := $(SIM_LIB)

@@ -3,7 +3,8 @@
 # builds and another uses. The top Makefile reads this first; the fragments (sim/sim.mk,
 # host/host.mk, tb/tb.mk, bench/bench.mk, synth/synth.mk) in any order after it, since a rule's
 # targets and prerequisites are expanded when it is read and each fragment names only its own
-# products and these.
+# products and these. A target-specific variable is private, or the flags file its
+# prerequisite writes would change with the target that first asked for it.
 
 # ---- shared names ----------------------------------------------------------------------------
 # sim/sim.mk: the co-simulation harness (gpu_core verilated, gr_sim.h), the board models

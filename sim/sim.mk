@@ -41,10 +41,10 @@ $(eval $(call verilated_lib,$(SIM_DIR),$(RTL_TOP),the RTL,SIM_VERILATE,$(RTL_SRC
   -f $(CURDIR)/sim/harness/verilated_lib.mk V$(RTL_TOP)__ALL.a libverilated.a,--runtime ))
 
 $(SIM_DIR)/harness/sim_core.o: $(SIM_OBJ)/.stamp
-$(SIM_DIR)/harness/sim_core.o: HARNESS_CXX += -isystem $(SIM_VROOT)/include \
+$(SIM_DIR)/harness/sim_core.o: private HARNESS_CXX += -isystem $(SIM_VROOT)/include \
     -isystem $(SIM_VROOT)/include/vltstd -I$(SIM_OBJ) $(SIM_VDEFS) -faligned-new
 # wave.cpp reads FST files with the reader in Verilator's bundled fstapi (libverilated has it).
-$(SIM_DIR)/harness/wave.o: HARNESS_CXX += -isystem $(SIM_VROOT)/include
+$(SIM_DIR)/harness/wave.o: private HARNESS_CXX += -isystem $(SIM_VROOT)/include
 $(SIM_DIR)/harness.cmd: _force
 	@:$(call cmdfile,$@,$(HARNESS_CXX))
 $(SIM_DIR)/harness/%.o: sim/harness/%.cpp $(SIM_DIR)/harness.cmd

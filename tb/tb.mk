@@ -97,7 +97,7 @@ MMU_REF_OBJ := $(HOST_OBJ_DIR)/tb/models/mmu_ref/ref_walker.o
 # project's flags (Verilator's generated code is not held to them).
 $(MC_MMU_BIN): $(MC_MMU_RTL) tb/unit/mc_mmu/test_mc_mmu.cpp tb/models/mmu_ref/ref_walker.h \
                $(MMU_REF_OBJ) sim/harness/prng.h $(wildcard $(RTL_INC)/*.vh)
-	@mkdir -p $(@D)
+	@mkdir -p $(@D) && rm -f $@ # Verilator's make would not relink for a newer ref_walker.o
 	$(call quiet,VERILATE,$@)$(VERILATOR) --cc --exe --build -j $(JOBS) -Wall -DGR_ASSERT -I$(RTL_INC) --top-module mc_mmu \
 	  --Mdir $(@D)/obj -o $(abspath $@) -CFLAGS "$(MC_MMU_CXXFLAGS)" \
 	  $(MC_MMU_RTL) $(abspath tb/unit/mc_mmu/test_mc_mmu.cpp) $(abspath $(MMU_REF_OBJ)) \
@@ -191,7 +191,7 @@ $(eval $(call suite,board,$(BOARD_TEST),rm -rf $$(BOARD_DIR)/test-out && mkdir -
   CMOCKA_MESSAGE_OUTPUT=TAP $$(BOARD_TEST) --outdir $$(BOARD_DIR)/test-out))
 # The DMA engine's reference model and the MMU walker it translates with (tb/models).
 DMA_REF_OBJS := $(HOST_OBJ_DIR)/tb/models/dma_ref/dma_ref.o $(MMU_REF_OBJ)
-$(HOST_OBJ_DIR)/tb/models/%.o $(HOST_OBJ_DIR)/tb/system/test_dma_ref.o: HOST_CFLAGS += -Itb/models/dma_ref -Itb/models/mmu_ref
+$(HOST_OBJ_DIR)/tb/models/%.o $(HOST_OBJ_DIR)/tb/system/test_dma_ref.o: private HOST_CFLAGS += -Itb/models/dma_ref -Itb/models/mmu_ref
 $(eval $(call program,$(BUILD)/tb/models/dma_ref/test_dma_ref_model,$(HOST_OBJ_DIR)/tb/models/dma_ref/test_dma_ref_model.o \
   $(DMA_REF_OBJS),-lcmocka))
 $(eval $(call cmocka_suite,models-dma_ref,$(BUILD)/tb/models/dma_ref/test_dma_ref_model))
@@ -240,7 +240,7 @@ $(eval $(call system_suite,system-vram-size,vram_size,VRAM_SIZE,gpuref,1))
 # usb:// on the real libusb and libftdi over the emulated chips (build/usb/test_usb --seed N
 # replays), and the usb flavours of the link matrix's suites: the same test objects, with
 # usb_env.o putting an emulated chip on the bus at the suite's start.
-$(HOST_OBJ_DIR)/tb/system/test_usb.o: HOST_CFLAGS += -Isim/usb -Isim/board
+$(HOST_OBJ_DIR)/tb/system/test_usb.o: private HOST_CFLAGS += -Isim/usb -Isim/board
 $(eval $(call program,$(USB_DIR)/test_usb,$(HOST_OBJ_DIR)/tb/system/test_usb.o $(USB_EMU_OBJ) $(CONFORMANCE_OBJS) \
   $(LIBGPUREF) $(BOARD_LIB) $(SIM_LIB),$$(BOARD_LIB) $$(GPUREF_LINK) $$(USB_LDLIBS)))
 $(eval $(call cmocka_suite,usb,$(USB_DIR)/test_usb))
@@ -320,7 +320,7 @@ PCIE_DRV_OBJS := $(patsubst %.c,$(HOST_OBJ_DIR)/%.o,tb/unit/pcie/gr_link_cocotb.
                    host/conformance/gr_conformance.c)
 PCIE_DRV_SO := $(PCIE_DRV_OUT)/libgpuref_cocotb.so
 PCIE_BENCH_OBJ := $(PCIE_DRV_OUT)/bench_link_cocotb.o
-$(HOST_OBJ_DIR)/tb/unit/pcie/pcie_driver_jobs.o: HOST_CFLAGS += -Ibench/link
+$(HOST_OBJ_DIR)/tb/unit/pcie/pcie_driver_jobs.o: private HOST_CFLAGS += -Ibench/link
 $(PCIE_BENCH_OBJ): bench/link/bench_link.c
 	@mkdir -p $(@D)
 	$(call quiet,CC,$<)$(CC) $(HOST_CFLAGS) -fPIC -DGR_BENCH_COCOTB -Itb/unit/pcie -c $< -o $@
@@ -421,7 +421,7 @@ $(eval $(call suite,demo-links,$(GR_DEMO) $(GPUREF_SIMD),tb/system/test_demo_lin
 # boards: gpuctl's board table against boards/board_ids.def, the hardware check script on
 # sim://, and per ECP5 board build.sh --ci (boards/README.md; a missing top fails).
 BOARD_SMOKE := $(BUILD)/boards-sim/test_board_smoke
-$(HOST_OBJ_DIR)/tb/boards/test_board_smoke.o: HOST_CFLAGS := $(CSTD) $(CFLAGS) $(WARN) -MMD -MP -Ihost/include
+$(HOST_OBJ_DIR)/tb/boards/test_board_smoke.o: private HOST_CFLAGS := $(CSTD) $(CFLAGS) $(WARN) -MMD -MP -Ihost/include
 $(eval $(call program,$(BOARD_SMOKE),$(HOST_OBJ_DIR)/tb/boards/test_board_smoke.o $(LIBGPUREF) $(SIM_LIB),$$(GPUREF_LINK)))
 BOARD_IDS_TEST := $(BUILD)/boards/test_board_ids
 $(BOARD_IDS_TEST): boards/common/test_board_ids.c host/tools/gpuctl_build.h boards/board_ids.def
