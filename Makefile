@@ -1,19 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-# gpuref top Makefile. Every build product goes under $(BUILD).
-#   make          build everything buildable here
-#   make demo     the co-simulation demo on sim:// (builds gpuctl too)
-#   make gpuctl   build/bin/gpuctl and only what it needs
-#   make install  libgpuref (.so, .a, gpuref.pc), headers, gpuctl, gpuref-simd under PREFIX
-#                 (default /usr/local; DESTDIR honoured); make install-lib: the library alone
-#   make test     every test suite; ends with "N passed, N failed, N skipped" (under CI=true
-#                 a skip fails: tb/README.md)
-#   make lint     Verilator -Wall, Icarus elaboration, Yosys synthesis of gpu_core
-#   make regs     regenerate the register map outputs (make regs-check: fail if stale)
-#   make deps     install the Debian packages and the pinned Python tools
-#   make bench    benchmarks under bench/
-#   make V=1      print the build commands (default: a short line per step)
-#   make test SAN=address,undefined   the C/C++ suites built with those sanitizers (see SAN below)
-#   make test SAN=thread              the multi-threaded suites under ThreadSanitizer
+# gpuref top Makefile: the settings, the test driver, and the fragments. Every build product goes
+# under $(BUILD). The targets and their variables: README.md ("Other targets"), tb/README.md.
 SHELL := /bin/bash
 # A sanitizer build goes into its own directory (build/san-address-undefined, build/san-thread)
 # unless BUILD is given, so it never mixes objects with the normal build.
@@ -40,6 +27,7 @@ RTL_SRCS := $(RTL_ROOT)/gpu_core.v $(sort $(wildcard $(RTL_ROOT)/*/*.v))
 VERILATOR ?= verilator
 IVERILOG ?= iverilog
 YOSYS ?= yosys
+VVP ?= vvp
 
 # ---- C -------------------------------------------------------------------------------------
 CC := gcc
@@ -48,7 +36,7 @@ CSTD := -std=c11
 WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
 CPPFLAGS_HOST := -Ihost/include -Ibridge/host -Isim/harness
-# libgpuref.so is made of the objects the tests and tools link (host/install.mk), so those are
+# libgpuref.so is made of the objects the tests and tools link (host/host.mk), so those are
 # position-independent; without semantic interposition the code is what -fPIE (gcc's default
 # here) gives, calls inside a file direct and inlinable.
 PIC_CFLAGS := -fPIC -fno-semantic-interposition
@@ -57,16 +45,13 @@ DEBUG_FLAGS ?= -DGR_DEBUG
 # ---- sanitizers ----------------------------------------------------------------------------
 # SAN=address,undefined (or thread, or any -fsanitize= list gcc takes) puts -fsanitize into the
 # compiler commands themselves, so every object and every link gets it: the host library, the
-# harness, the Verilated model and Verilator's run-time (harness.mk hands CXX to its sub-make),
-# the tests and the tools. `make test` then builds only what its suites need and runs the suites
-# that exercise C and C++ (SAN_TEST_SUITES below; the RTL unit tests, lint and the RTL mutants
-# run no host code). A report fails the suite: UBSan halts, ASan and TSan exit 66. The one
-# suppression (sim/harness/ubsan.supp) is third-party code: Verilator's bundled FST writer.
-# Sanitized code runs several times slower: GR_TEST_TIMEOUT_SCALE (exported here, override it
-# on the command line) multiplies the system suites' hang alarm.
+# harness, the Verilated model and Verilator's run-time (sim/sim.mk hands CXX to its make), the
+# tests and the tools. `make test` then builds only what its suites need and runs those that
+# exercise C and C++ (SAN_TEST_SUITES below). A report fails the suite: UBSan halts, ASan and
+# TSan exit 66. UBSan stays recoverable so that sim/harness/ubsan.supp can suppress the reports
+# in Verilator's bundled FST writer (third-party code). Sanitized code runs several times
+# slower: GR_TEST_TIMEOUT_SCALE (exported; the command line wins) multiplies the hang alarm.
 ifneq ($(SAN),)
-# UBSan reports stay recoverable so that sim/harness/ubsan.supp can suppress those in Verilator's
-# waveform writer (third-party code); UBSAN_OPTIONS halt_on_error=1 still ends the run on any other.
 SAN_FLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer
 CC := $(CC) $(SAN_FLAGS)
 CXX := $(CXX) $(SAN_FLAGS)
@@ -98,50 +83,13 @@ Q := @
 quiet = @printf '  %-8s %s\n' '$(1)' '$(2)';
 endif
 
-TEST_SUITES :=
-# $(call suite,NAME,PREREQUISITES,COMMAND): suite NAME, test-NAME running COMMAND (which prints
-# TAP) through tap_run. A table line in a fragment: $(eval $(call suite,...)).
-define suite
-TEST_SUITES += $(1)
-.PHONY: test-$(1)
-test-$(1): $(2)
-	$$(call tap_run,$(1),$(3))
-endef
-
 .PHONY: all demo test lint regs regs-check deps bench clean
 all:
 
-include sim/harness/harness.mk
-include tb/unit/harness/harness.mk
-include sim/board/board.mk
-include tb/system/board.mk
-include tb/unit/unit.mk
-include tb/unit/link_engine.mk
-include tb/unit/link_phy.mk
-include tb/unit/pcie/pcie.mk
-include boards/alveo_u200/u200.mk
-include tb/unit/mc_mmu/mc_mmu.mk
-include tb/models/dma_ref/dma_ref.mk
-include host/host.mk
-include tb/unit/host.mk
-include host/install.mk
-include tb/unit/pcie/pcie_driver.mk
-include host/layers.mk
-include examples/examples.mk
-include tb/conformance/conformance.mk
-include tb/system/system.mk
-include sim/usb/usb.mk
-include tb/system/usb.mk
-include tb/system/dma.mk
-include tb/system/links.mk
-include tb/boards/boards.mk
-include bench/bench.mk
-include bench/alloc/alloc.mk
-include bench/dma/dma.mk
-include tb/fuzz/fuzz.mk
-include synth/synth.mk
-include boards/boards.mk
-
+# mk/rules.mk first: the rule-makers, and the names of what one fragment builds and another uses.
+# The fragments after it in any order.
+include mk/rules.mk
+include sim/sim.mk host/host.mk tb/tb.mk bench/bench.mk synth/synth.mk
 
 # ---- register map --------------------------------------------------------------------------
 $(VENV)/.stamp: requirements.txt
@@ -155,29 +103,7 @@ regs: $(VENV)/.stamp
 regs-check: $(VENV)/.stamp
 	$(Q)$(REGTOOL) --check
 
-# ---- lint ----------------------------------------------------------------------------------
-lint:
-	$(VERILATOR) --lint-only -Wall -I$(RTL_INC) --top-module $(RTL_TOP) $(RTL_ROOT)/lint.vlt $(RTL_SRCS)
-	@echo "verilator: -Wall clean"
-	@mkdir -p $(BUILD)/lint
-	$(IVERILOG) -g2012 -Wall -I$(RTL_INC) -s $(RTL_TOP) -o $(BUILD)/lint/gpu_core.vvp $(RTL_SRCS)
-	@echo "icarus: elaborated"
-	$(YOSYS) -q -l $(BUILD)/lint/yosys.log -p "read_verilog -sv -I$(RTL_INC) $(RTL_SRCS); synth -top $(RTL_TOP); check -assert; tee -o $(BUILD)/lint/gpu_core.stat stat"
-	@grep -E "Number of cells" $(BUILD)/lint/gpu_core.stat | tail -1 | sed 's/^ */yosys: synthesized, /'
-
 # ---- tests ---------------------------------------------------------------------------------
-# Each suite is a target test-<name> that writes TAP to $(BUILD)/test/<name>.tap and its exit
-# status as a last "# exit N" line; tb/tap_summary.py sums them into the closing line (a skip is
-# counted as skipped, and fails under CI=true).
-# $(call tap_run,name,command)
-define tap_run
-	@mkdir -p $(BUILD)/test
-	@echo "== $(1)"
-	@t0=$$(date +%s); set -o pipefail; ( $(2) ) 2>&1 | tee $(BUILD)/test/$(1).tap | grep -E "^(not ok|ok|Bail out)" ; \
-	  echo "# exit $${PIPESTATUS[0]}" >> $(BUILD)/test/$(1).tap; \
-	  echo "# wall seconds $$(( $$(date +%s) - t0 ))" >> $(BUILD)/test/$(1).tap; true
-endef
-
 # Two lanes, one per core: the RTL's own suites (unit tests under Icarus and Verilator, lint, the
 # PCIe shell's cocotb tests; each builds into its own directory), the ECP5 boards' place and route
 # check (suite boards), gpu_core's own place and route (suite timing, about six minutes), the
@@ -193,28 +119,12 @@ TEST_LANE_HOST = $(filter-out $(TEST_LANE_RTL),$(TEST_SUITES))
 test: $(if $(SAN),,all)
 	@rm -rf $(BUILD)/test $(BUILD)/test-lane-rtl.log
 	@mkdir -p $(BUILD)
-	@rrc=0; $(if $(TEST_LANE_RTL),$(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) \
-	  $(addprefix test-,$(TEST_LANE_RTL)) >$(BUILD)/test-lane-rtl.log 2>&1 & rtl=$$!;) \
-	  $(MAKE) --no-print-directory -f $(firstword $(MAKEFILE_LIST)) $(addprefix test-,$(TEST_LANE_HOST)); hrc=$$?; \
+	@rrc=0; $(if $(TEST_LANE_RTL),$(MAKE) $(SELF) $(addprefix test-,$(TEST_LANE_RTL)) >$(BUILD)/test-lane-rtl.log 2>&1 & rtl=$$!;) \
+	  $(MAKE) $(SELF) $(addprefix test-,$(TEST_LANE_HOST)); hrc=$$?; \
 	  $(if $(TEST_LANE_RTL),wait $$rtl; rrc=$$?; echo "== the RTL lane (beside the host suites)"; \
 	  cat $(BUILD)/test-lane-rtl.log;) \
 	  python3 tb/tap_summary.py $(addprefix $(BUILD)/test/,$(addsuffix .tap,$(TEST_SUITES))); src=$$?; \
 	  exit $$(( hrc | rrc | src ))
-
-# The generated register files are fresh, and regtool catches a stale or unsupported map.
-$(eval $(call suite,regtool,$(VENV)/.stamp,tb/unit/regtool/test_regtool.sh $$(VENV_PY)))
-
-# tap_summary.py's own counts, on fixture TAP files.
-$(eval $(call suite,tap-summary,,python3 tb/unit/tap_summary/test_tap_summary.py))
-
-# Every source file names its licence (scripts/spdx.py: which files, which comment), and the
-# check fails on a file without the line.
-$(eval $(call suite,spdx,,tb/unit/spdx/test_spdx.sh))
-
-# Every relative link in the Markdown points to a file a fresh clone has (scripts/check_links.py).
-$(eval $(call suite,readme-links,,tb/unit/readme_links/test_readme_links.sh))
-
-$(eval $(call suite,lint,,echo 1..1; if $$(MAKE) --no-print-directory -f $$(firstword $$(MAKEFILE_LIST)) lint; then echo "ok 1 - lint: verilator -Wall and icarus and yosys"; else echo "not ok 1 - lint"; fi))
 
 # The sanitizer runs under their usual names, for CI or by hand (each takes tens of minutes on two
 # cores: not part of the default `make test`).

@@ -1,78 +1,121 @@
 # SPDX-License-Identifier: Apache-2.0
-# host/ and bridge/host/: the gr_* library (libgpuref.a) and gpuctl.
-# PIC_CFLAGS: these objects are libgpuref.so's too (host/install.mk).
-HOST_CFLAGS := $(CSTD) $(WARN) $(CFLAGS) $(DEBUG_FLAGS) $(CPPFLAGS_HOST) -Ihost/conformance \
-               -Ihost/kmd -Ihost/dxgk -Ihost/dxgk/vidmm -Ihost/dxgk/vidsch -pthread -MMD -MP $(PIC_CFLAGS)
-HOST_OBJ_DIR := $(BUILD)/host
+# host/host.mk: the gr_* library (libgpuref), gpuctl, the demo, gpuref-simd, and `make install`
+# (host/README.md; the names are in mk/rules.mk). The installed libgpuref.so and .a carry the
+# sim:// backend (SIM_LIB) inside, so `cc prog.c $(pkg-config --cflags --libs gpuref)` is the
+# whole link line; the in-tree build/lib/libgpuref.a leaves it to SIM_LIB, as the tests link it.
+# The objects `make` builds are position-independent (PIC_CFLAGS), so `make install` after `make`
+# only links and copies. install-lib leaves out gpuref-simd, which needs the six board models.
+# A new dependency of libgpuref: GPUREF_BUNDLED_LIBS (static archives built with PIC_CFLAGS,
+# folded in) or GPUREF_SO_LDLIBS (mk/rules.mk: linked against, and gpuref.pc's Libs.private).
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+INSTALL ?= install
+# The library's own version (not the device's register map version, which gr_device_info
+# reports); the soname changes when the ABI does.
+GPUREF_VERSION := 0.1.0
+GPUREF_SOVERSION := 0
 
-# The library: status and registers, the transports, the miniport and the OS stand-in.
-LIBGPUREF_SRCS := $(sort $(wildcard host/lib/*.c)) $(sort $(wildcard bridge/host/*.c)) \
-                  $(sort $(wildcard host/kmd/*.c)) $(sort $(wildcard host/dxgk/*.c)) \
-                  $(sort $(wildcard host/dxgk/vidmm/*.c)) $(sort $(wildcard host/dxgk/vidsch/*.c))
-LIBGPUREF_OBJS := $(patsubst %.c,$(HOST_OBJ_DIR)/%.o,$(LIBGPUREF_SRCS))
-LIBGPUREF := $(BUILD)/lib/libgpuref.a
-
-# The register conformance suite (host/conformance): gpuctl, the demo and the board checks call it.
-CONFORMANCE_OBJS := $(HOST_OBJ_DIR)/host/conformance/gr_conformance.o
-GPUCTL := $(BUILD)/bin/gpuctl
-# gpuctl: the command line and dispatch, its help, the register, allocation, command-path and
-# waveform commands, then the session and the output helpers they share.
-GPUCTL_SRCS := host/tools/gpuctl.c host/tools/gpuctl_help.c host/tools/gpuctl_regs.c \
-               host/tools/gpuctl_alloc.c host/tools/gpuctl_submit.c host/tools/gpuctl_trace.c \
-               host/tools/gpuctl_session.c host/tools/gpuctl_out.c
-GPUCTL_OBJS := $(patsubst %.c,$(HOST_OBJ_DIR)/%.o,$(GPUCTL_SRCS))
-
-# Everything a program needs to drive a device over any built-in transport (usb:// needs
-# libftdi1 and libusb-1.0).
-GPUREF_USB_LDLIBS := -lftdi1 -lusb-1.0
-GPUREF_LINK := $(LIBGPUREF) $(SIM_LIB) $(SIM_LDLIBS) $(GPUREF_USB_LDLIBS) -pthread
-
-# make follows files, not flags: the objects depend on a file that changes when the flags do
-# (a new CFLAGS, PIC_CFLAGS or SAN rebuilds them).
-HOST_CFLAGS_CMD := $(HOST_OBJ_DIR)/cflags.cmd
-$(HOST_CFLAGS_CMD): _host_force
-	@mkdir -p $(@D)
-	@echo '$(CC) $(HOST_CFLAGS)' | cmp -s - $@ || echo '$(CC) $(HOST_CFLAGS)' > $@
-.PHONY: _host_force
-
-$(HOST_OBJ_DIR)/%.o: %.c $(HOST_CFLAGS_CMD)
+# The objects are rebuilt when the flags change (a new CFLAGS, PIC_CFLAGS or SAN).
+$(HOST_OBJ_DIR)/cflags.cmd: _force
+	@:$(call cmdfile,$@,$(CC) $(HOST_CFLAGS))
+$(HOST_OBJ_DIR)/%.o: %.c $(HOST_OBJ_DIR)/cflags.cmd
 	@mkdir -p $(@D)
 	$(call quiet,CC,$<)$(CC) $(HOST_CFLAGS) -c $< -o $@
-
 $(LIBGPUREF): $(LIBGPUREF_OBJS)
 	@mkdir -p $(@D)
 	$(call quiet,AR,$@)rm -f $@ && ar rcs $@ $^
+all: $(LIBGPUREF)
+# The dependency files of every object this rule made (the library's, the tools', the tests').
+-include $(wildcard $(addprefix $(HOST_OBJ_DIR)/,*/*.d */*/*.d */*/*/*.d))
 
-$(GPUCTL): $(GPUCTL_OBJS) $(CONFORMANCE_OBJS) $(LIBGPUREF) $(SIM_LIB)
-	@mkdir -p $(@D)
-	$(call quiet,LD,$@)$(CC) -o $@ $(filter %.o,$^) $(GPUREF_LINK)
-
-all: $(LIBGPUREF) $(GPUCTL)
-
--include $(LIBGPUREF_OBJS:.o=.d) $(GPUCTL_OBJS:.o=.d) $(CONFORMANCE_OBJS:.o=.d)
-
-GR_DEMO := $(BUILD)/bin/gr_demo
-$(GR_DEMO): $(HOST_OBJ_DIR)/host/tools/gr_demo.o $(CONFORMANCE_OBJS) $(LIBGPUREF) $(SIM_LIB)
-	@mkdir -p $(@D)
-	$(call quiet,LD,$@)$(CC) -o $@ $(filter %.o,$^) $(GPUREF_LINK)
-
-all: $(GR_DEMO)
-
--include $(HOST_OBJ_DIR)/host/tools/gr_demo.d
-
+$(eval $(call program,$(GPUCTL),$(GPUCTL_OBJS) $(CONFORMANCE_OBJS) $(LIBGPUREF) $(SIM_LIB),$$(GPUREF_LINK)))
+$(eval $(call program,$(GR_DEMO),$(HOST_OBJ_DIR)/host/tools/gr_demo.o $(CONFORMANCE_OBJS) $(LIBGPUREF) $(SIM_LIB),$$(GPUREF_LINK)))
 # gpuref-simd: the simulation server (a board of sim/board behind simd:// or a pty).
-GPUREF_SIMD := $(BUILD)/bin/gpuref-simd
-$(HOST_OBJ_DIR)/host/tools/gpuref_simd.o: HOST_CFLAGS += $(BOARD_CPPFLAGS)
-$(GPUREF_SIMD): $(HOST_OBJ_DIR)/host/tools/gpuref_simd.o $(LIBGPUREF) $(BOARD_LIB) $(SIM_LIB)
-	@mkdir -p $(@D)
-	$(call quiet,LD,$@)$(CC) -o $@ $(filter %.o,$^) $(LIBGPUREF) $(BOARD_LIB) $(BOARD_LDLIBS) $(GPUREF_USB_LDLIBS) -pthread
-
-all: $(GPUREF_SIMD)
--include $(HOST_OBJ_DIR)/host/tools/gpuref_simd.d
+$(HOST_OBJ_DIR)/host/tools/gpuref_simd.o: private HOST_CFLAGS += $(BOARD_CPPFLAGS)
+$(eval $(call program,$(GPUREF_SIMD),$(HOST_OBJ_DIR)/host/tools/gpuref_simd.o $(LIBGPUREF) $(BOARD_LIB) $(SIM_LIB),\
+  $$(LIBGPUREF) $$(BOARD_LIB) $$(BOARD_LDLIBS) $$(GPUREF_USB_LDLIBS) -pthread))
+# The demo on a chip emulated under libusb (sim/usb): `make demo DEVICE=usb-ft601`.
+GR_DEMO_USB := $(USB_DIR)/gr_demo_usb
+$(eval $(call program,$(GR_DEMO_USB),$(HOST_OBJ_DIR)/host/tools/gr_demo.o $(CONFORMANCE_OBJS) $(USB_ENV_OBJ) \
+  $(USB_EMU_OBJ) $(LIBGPUREF) $(BOARD_LIB) $(SIM_LIB),$$(BOARD_LIB) $$(GPUREF_LINK) $$(USB_LDLIBS)))
 
 # make demo: on sim:// by default; DEVICE=stream|ft601|ft2232h|uart runs it on that simulated
 # board behind gpuref-simd (the board's link RTL, PHY and chip model), DEVICE=usb-ft601 or
-# usb-ft2232h on the chip emulated under libusb (sim/usb), DEVICE=URI on any device.
+# usb-ft2232h on the chip emulated under libusb (sim/usb), DEVICE=URI on any device. The
+# README's demo section is followed by gpuctl examples: it builds gpuctl too.
 DEVICE ?=
-demo: $(GR_DEMO) $(if $(filter-out sim,$(DEVICE)),$(GPUREF_SIMD)) $(if $(filter usb-%,$(DEVICE)),$(BUILD)/usb/gr_demo_usb)
-	$(Q)GR_DEMO_USB=$(BUILD)/usb/gr_demo_usb scripts/demo.sh $(GR_DEMO) $(GPUREF_SIMD) $(DEVICE)
+demo: $(GR_DEMO) $(if $(filter-out sim,$(DEVICE)),$(GPUREF_SIMD)) $(if $(filter usb-%,$(DEVICE)),$(GR_DEMO_USB)) $(GPUCTL)
+	$(Q)GR_DEMO_USB=$(GR_DEMO_USB) scripts/demo.sh $(GR_DEMO) $(GPUREF_SIMD) $(DEVICE)
+gpuctl: $(GPUCTL)
+
+# gpuctl --version: GPUREF_VERSION and the commit of the tree it was built from ("-dirty" with
+# uncommitted changes; none outside a git checkout). The header is rewritten only when that
+# changes, so only gpuctl_help.o is rebuilt then.
+GPUCTL_VERSION_H := $(HOST_OBJ_DIR)/gen/gpuctl_version.h
+$(GPUCTL_VERSION_H): _force
+	@mkdir -p $(@D)
+	@c=$$(git rev-parse --short=12 HEAD 2>/dev/null) && \
+	  { git diff --quiet HEAD -- 2>/dev/null || c="$$c-dirty"; }; \
+	 { echo '/* Generated by host/host.mk: gpuctl --version. */'; \
+	   echo '/* SPDX-License-Identifier: Apache-2.0 */'; \
+	   echo '#define GPUCTL_VERSION "$(GPUREF_VERSION)"'; \
+	   echo "#define GPUCTL_COMMIT \"$$c\""; } > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+$(HOST_OBJ_DIR)/host/tools/gpuctl_help.o: $(GPUCTL_VERSION_H)
+$(HOST_OBJ_DIR)/host/tools/gpuctl_help.o: private HOST_CFLAGS += -I$(HOST_OBJ_DIR)/gen
+
+# ---- the installed libraries -----------------------------------------------------------------
+GPUREF_BUNDLED_LIBS := $(SIM_LIB)
+GPUREF_LIB_DIR := $(BUILD)/lib/install
+GPUREF_SO_NAME := libgpuref.so.$(GPUREF_SOVERSION)
+GPUREF_SO := $(GPUREF_LIB_DIR)/libgpuref.so.$(GPUREF_VERSION)
+GPUREF_A := $(GPUREF_LIB_DIR)/libgpuref.a
+GPUREF_PC := $(GPUREF_LIB_DIR)/gpuref.pc
+# Only the gr_* API is exported: the miniport's, VidMm's and Verilator's symbols stay inside,
+# so a program with a Verilated model of its own does not meet gpuref's.
+GPUREF_SO_MAP := host/libgpuref.map
+
+$(GPUREF_SO): $(LIBGPUREF_OBJS) $(GPUREF_BUNDLED_LIBS) $(GPUREF_SO_MAP)
+	@mkdir -p $(@D)
+	$(call quiet,LD,$@)$(CXX) -shared -o $@ -Wl,-soname,$(GPUREF_SO_NAME) -Wl,--no-undefined \
+	  -Wl,--version-script,$(GPUREF_SO_MAP) $(LIBGPUREF_OBJS) $(GPUREF_BUNDLED_LIBS) $(GPUREF_SO_LDLIBS)
+# The static library carries the same objects, the bundled archives' members included.
+$(GPUREF_A): $(LIBGPUREF_OBJS) $(GPUREF_BUNDLED_LIBS)
+	@mkdir -p $(@D)
+	$(call ar_merge,$(GPUREF_BUNDLED_LIBS),$(LIBGPUREF_OBJS))
+# gpuref.pc for PREFIX and LIBDIR/INCLUDEDIR as given; rewritten when they change.
+$(GPUREF_PC): _force
+	@mkdir -p $(@D)
+	@{ echo 'prefix=$(PREFIX)'; \
+	   echo 'libdir=$(patsubst $(PREFIX)%,$${prefix}%,$(LIBDIR))'; \
+	   echo 'includedir=$(patsubst $(PREFIX)%,$${prefix}%,$(INCLUDEDIR))'; \
+	   echo; \
+	   echo 'Name: gpuref'; \
+	   echo 'Description: gpuref host library: the gr_* API over WDDM DDIs, with the sim:// Verilator backend'; \
+	   echo 'Version: $(GPUREF_VERSION)'; \
+	   echo 'Cflags: -I$${includedir}'; \
+	   echo 'Libs: -L$${libdir} -lgpuref'; \
+	   echo 'Libs.private: $(GPUREF_SO_LDLIBS)'; } > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+gpuref-libs: $(GPUREF_SO) $(GPUREF_A) $(GPUREF_PC)
+
+GPUREF_PUBLIC_HEADERS := $(sort $(wildcard host/include/gpuref/*.h))
+GPUREF_TOP_HEADERS := host/include/d3dkmddi.h host/include/dispmprt.h
+GPUREF_INSTALL_BINS := $(GPUCTL) $(GPUREF_SIMD)
+install-lib: gpuref-libs
+	$(Q)$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(INCLUDEDIR)/gpuref
+	$(call quiet,INSTALL,$(DESTDIR)$(LIBDIR)/$(notdir $(GPUREF_SO)) $(GPUREF_SO_NAME) libgpuref.so)$(INSTALL) -m 755 $(GPUREF_SO) $(DESTDIR)$(LIBDIR)/
+	$(Q)ln -sf $(notdir $(GPUREF_SO)) $(DESTDIR)$(LIBDIR)/$(GPUREF_SO_NAME)
+	$(Q)ln -sf $(GPUREF_SO_NAME) $(DESTDIR)$(LIBDIR)/libgpuref.so
+	$(call quiet,INSTALL,$(DESTDIR)$(LIBDIR)/libgpuref.a)$(INSTALL) -m 644 $(GPUREF_A) $(DESTDIR)$(LIBDIR)/
+	$(call quiet,INSTALL,$(DESTDIR)$(PKGCONFIGDIR)/gpuref.pc)$(INSTALL) -m 644 $(GPUREF_PC) $(DESTDIR)$(PKGCONFIGDIR)/
+	$(call quiet,INSTALL,$(DESTDIR)$(INCLUDEDIR)/gpuref/*.h)$(INSTALL) -m 644 $(GPUREF_PUBLIC_HEADERS) $(DESTDIR)$(INCLUDEDIR)/gpuref/
+	$(call quiet,INSTALL,$(DESTDIR)$(INCLUDEDIR)/$(notdir $(GPUREF_TOP_HEADERS)))$(INSTALL) -m 644 $(GPUREF_TOP_HEADERS) $(DESTDIR)$(INCLUDEDIR)/
+install: install-lib $(GPUREF_INSTALL_BINS)
+	$(Q)$(INSTALL) -d $(DESTDIR)$(BINDIR)
+	$(call quiet,INSTALL,$(DESTDIR)$(BINDIR)/$(notdir $(GPUREF_INSTALL_BINS)))$(INSTALL) -m 755 $(GPUREF_INSTALL_BINS) $(DESTDIR)$(BINDIR)/
+.PHONY: gpuctl install install-lib gpuref-libs

@@ -10,8 +10,8 @@
 # --append adds to LOG instead of starting it afresh. --runtime counts Verilator's run-time
 # objects (VM_GLOBAL_* of DIR's V*_classes.mk) among the files to compile, for a step that
 # builds libverilated.a beside the model. With V=1 in the environment (make V=1) the
-# command is printed too. The top Makefile's Verilator builds (sim/harness/harness.mk,
-# sim/board/board.mk) run through it.
+# command is printed too. The top Makefile's Verilator builds (verilated_lib in mk/rules.mk)
+# run through it.
 set -u
 append=0 progress="" runtime=0
 while [ $# -gt 0 ]; do

@@ -112,7 +112,7 @@ TESTS = "tb"
 # they report errors through: outside host/, left to its own folder).
 LOOP_SCOPE = "host/"
 # Where a quoted include is looked for after the including file's own folder: the build's -I
-# paths (host/host.mk), in their order.
+# paths (HOST_CFLAGS, mk/rules.mk), in their order.
 INCLUDE_DIRS = ["host/include", "bridge/host", "sim/harness", "sim/board", "host/conformance", "host/kmd", "host/dxgk", "host/dxgk/vidmm", "host/dxgk/vidsch",
                 "host/tools"]
 # Loops tolerated for now, each the set of its files; empty when the layering holds everywhere.

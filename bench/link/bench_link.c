@@ -8,7 +8,7 @@
  * harness's randomness), uart:// on gpuref-simd --pty, and, in the
  * bench_link_usb build of this file (GR_BENCH_USB), usb://ft601 and usb://ft2232h on the
  * emulated chips (sim/usb), and, in the PCIe build (GR_BENCH_COCOTB, linked into the
- * cocotb test's library by tb/unit/pcie/pcie_driver.mk and run as its job pcie_job_bench),
+ * cocotb test's library by tb/tb.mk and run as its job pcie_job_bench),
  * cocotb:// through cocotbext-pcie's root complex, pcie_shell and gpu_core. Per link:
  *   - MMIO round trip: SCRATCH reads, in device cycles (DMA_TIMESTAMP_LO read before and after
  *     a batch) and in wall time; posted writes likewise (the batch ends with a read);
@@ -983,7 +983,7 @@ int bench_link_main(int argc, char **argv)
         if (!wanted(chips[k].name))
             continue;
         if (!gr_board_kind_built(chips[k].kind)) {
-            fail("usb://%s: no %s board in this build (board.mk builds every kind)", chips[k].name, chips[k].name);
+            fail("usb://%s: no %s board in this build (sim/sim.mk builds every kind)", chips[k].name, chips[k].name);
             continue;
         }
         gr_board_config_t cfg = {.kind = chips[k].kind, .seed = g_seed};

@@ -12,7 +12,7 @@
 
 #include "gpuctl.h"
 #include "gr_link.h"
-/* GPUCTL_VERSION and GPUCTL_COMMIT, written by the build (host/install.mk). */
+/* GPUCTL_VERSION and GPUCTL_COMMIT, written by the build (host/host.mk). */
 #include "gpuctl_version.h"
 
 static const char alloc_notes[] =

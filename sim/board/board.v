@@ -9,7 +9,7 @@
 //          on its two wires and RTS#/CTS#.
 //   Kind 3 ft601:  link_phy_ft601 and the FT601 model on its 32-bit 245 FIFO bus.
 //   Kind 4 ft245:  link_phy_ft245 and the FT2232H model on its 8-bit synchronous FIFO bus.
-// board.mk verilates it once per kind (-GKind=N --prefix Vboard_<kind>) for the board library
+// sim/sim.mk verilates it once per kind (-GKind=N --prefix Vboard_<kind>) for the board library
 // (gr_board.h); the ports are the same for every kind, so one C++ driver (board_impl.h) serves
 // them all:
 // - clk_i: the core clock (100 MHz); chip_clk_i: the link chip's own clock (FT601: 100 MHz

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 // board_api.cpp: the gr_board_* C API over gr::Board (board_impl.h). Nothing throws across it.
-// The kinds built into this library come as -DGR_BOARD_HAVE_<KIND>=1 (board.mk builds every
+// The kinds built into this library come as -DGR_BOARD_HAVE_<KIND>=1 (sim/sim.mk builds every
 // kind).
 #include <cerrno>
 #include <cstdio>

@@ -2,7 +2,7 @@
 /*
  * usb_env.c: puts an emulated FT601 or FT2232H on the process's USB bus before main runs, so
  * that a program built with it reaches usb:// with no change to its code: the usb flavours of
- * the system suites (build/usb/test_*_usb, the link matrix in tb/system/links.mk) and of the
+ * the system suites (build/usb/test_*_usb, the link matrix in tb/tb.mk) and of the
  * demo (build/usb/gr_demo_usb, `make demo DEVICE=usb-ft601`). Linked in with the emulation
  * (usb_emu.c), the boards and umockdev's preload library. $GR_USB_EMU names the chip and the
  * serial it answers with:

@@ -6,7 +6,7 @@
 # reached over simd:// as a board is: ID_BUILD names the board, MC_VRAM_SIZE is the top's own
 # VRAM, the register conformance suite passes, and the DDI smoke test (test_board_smoke:
 # allocate, fill, copy, preempt and cancel, TDR) passes. TAP; the wall seconds of each board
-# are printed. Both kinds are built into gpuref-simd (board.mk): a kind missing from its --help
+# are printed. Both kinds are built into gpuref-simd (sim/sim.mk): a kind missing from its --help
 # fails. The conformance suite runs on the boards in $BOARDS_SIM_CONFORMANCE (default both; over
 # the ULX3S's simulated 3 Mbaud line its 187 checks take about a minute, one register round trip
 # on the line after another; BOARDS_SIM_CONFORMANCE=limesdr leaves the ULX3S's out, a skip,

@@ -56,7 +56,7 @@ bad() {
     return 0
 }
 skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-missing() { echo "no $1 board in this build (board.mk builds every kind)" >"$err"; bad "$2"; }
+missing() { echo "no $1 board in this build (sim/sim.mk builds every kind)" >"$err"; bad "$2"; }
 
 check() {
     local name=$1 want=$2 got

@@ -39,7 +39,7 @@ unsigned long long sf_start(int argc, char **argv, const char *prog, char *uri, 
 /*
  * cmocka_run_group_tests_name with the tests that $GR_TEST_FILTER picks: a comma-separated list
  * of globs on the test names (unset or empty: all). A filter that picks none ends the run with a
- * "Bail out!" naming it. The link matrix (tb/system/links.mk) runs a chosen set this way.
+ * "Bail out!" naming it. The link matrix (tb/tb.mk) runs a chosen set this way.
  */
 int sf_run_tests(const char *group, const struct CMUnitTest *tests, size_t count,
                  int (*group_setup)(void **state), int (*group_teardown)(void **state));

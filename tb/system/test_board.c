@@ -9,7 +9,7 @@
  *   build/board/test_board [--seed N] [--outdir DIR]   (or GR_TEST_SEED); prints "# seed=N";
  *   the waveform test writes DIR/board_<kind>.fst
  *
- * board.mk builds every kind into the library: one missing is a "Bail out!", never a skip.
+ * sim/sim.mk builds every kind into the library: one missing is a "Bail out!", never a skip.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -551,7 +551,7 @@ int main(int argc, char **argv)
     };
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
         if (!gr_board_kind_built(kinds[k].kind)) {
-            printf("Bail out! %s: not built into this library (board.mk builds every kind)\n",
+            printf("Bail out! %s: not built into this library (sim/sim.mk builds every kind)\n",
                    gr_board_kind_name(kinds[k].kind));
             return 1;
         }

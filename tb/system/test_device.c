@@ -49,8 +49,8 @@ static void header_identifies_this_build(void **state)
     assert_int_equal(info.regmap_hash, GR_REGMAP_HASH);
     assert_true(info.regmap_matches);
     assert_int_equal(info.board, 0);
-    /* The stamp the build verilated gpu_core with (sim/harness/harness.mk, GR_BUILD_STAMP);
-     * system.mk passes it. Run by hand without it, the stamp is shown, not compared. */
+    /* The stamp the build verilated gpu_core with (sim/sim.mk, GR_BUILD_STAMP);
+     * tb/tb.mk passes it. Run by hand without it, the stamp is shown, not compared. */
     const char *want = getenv("GR_EXPECT_BUILD_STAMP");
     if (want && *want)
         assert_int_equal(info.build_stamp, strtoul(want, NULL, 0));

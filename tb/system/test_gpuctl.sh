@@ -74,7 +74,7 @@ check "alloc 4K -h is alloc's help (the line's other words do not matter)" 0 "$G
 expect "... alloc's options" "--read-only-share +shared, and opened read-only" "$out"
 check "help of a command that does not exist is a usage error" 2 "$GPUCTL" help frob
 expect "... naming it" "no command named 'frob'" "$err"
-GPUREF_VERSION=$(sed -n 's/^GPUREF_VERSION := //p' "$(dirname "$0")/../../host/install.mk")
+GPUREF_VERSION=$(sed -n 's/^GPUREF_VERSION := //p' "$(dirname "$0")/../../host/host.mk")
 check "--version exits 0" 0 "$GPUCTL" --version
 expect "... and prints the build's version and commit" \
     "^gpuctl ${GPUREF_VERSION//./\\.}( \(commit [0-9a-f]{7,}(-dirty)?\))?$" "$out"

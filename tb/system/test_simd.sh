@@ -6,7 +6,7 @@
 # gpuctl over uart:// on the server's pseudo-terminal, two gpuctl processes sharing one device,
 # link faults on the client's link and on the server's link to the RTL, and the server killed
 # mid-transfer (a link error, no hang) and back. TAP. Every board kind is built into
-# gpuref-simd (board.mk): a kind missing from its --help fails the tests that need it.
+# gpuref-simd (sim/sim.mk): a kind missing from its --help fails the tests that need it.
 # Usage: test_simd.sh PATH/TO/gpuref-simd PATH/TO/gpuctl [SEED]
 set -u
 SIMD=${1:?usage: test_simd.sh gpuref-simd gpuctl [seed]}

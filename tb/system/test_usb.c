@@ -19,7 +19,7 @@
  * interface=B is a bad URI.
  *
  *   build/usb/test_usb [--seed N]       (or GR_TEST_SEED); prints "# seed=N"
- * TAP through cmocka (CMOCKA_MESSAGE_OUTPUT=TAP). A chip whose board is not built (board.mk
+ * TAP through cmocka (CMOCKA_MESSAGE_OUTPUT=TAP). A chip whose board is not built (sim/sim.mk
  * builds every kind) is a "Bail out!".
  */
 #include <inttypes.h>
@@ -464,7 +464,7 @@ int main(int argc, char **argv)
     for (size_t k = 0; k < sizeof g_chips / sizeof g_chips[0]; k++) {
         chip_t *c = &g_chips[k];
         if (!gr_board_kind_built(c->kind)) {
-            printf("Bail out! %s: board not built into this library (board.mk builds every kind)\n", c->name);
+            printf("Bail out! %s: board not built into this library (sim/sim.mk builds every kind)\n", c->name);
             return 1;
         }
         gr_board_config_t cfg = {.kind = c->kind, .seed = g_seed};

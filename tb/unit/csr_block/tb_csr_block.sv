@@ -11,7 +11,7 @@
 // .vvp for FST, else VCD; Verilator: FST, when built with UNIT_TRACE=1, i.e. --trace-fst).
 // Build inputs: csr_map.vh, the register map printed by gen_csr_map from the table regtool
 // generates (host/lib/gr_regdesc.c), on the include path; define REGMAP_HASH, the host's
-// GR_REGMAP_HASH (host/include/gpuref/gr_regmap.h). tb/unit/unit.mk provides both.
+// GR_REGMAP_HASH (host/include/gpuref/gr_regmap.h). tb/tb.mk provides both.
 //
 // How it drives: the TB changes its inputs to the DUT at the falling clock edge and samples at
 // the rising edge, so neither simulator can race. One AXI4-Lite master task (axil_run) issues

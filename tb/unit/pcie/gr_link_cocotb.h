@@ -4,7 +4,7 @@
  * cocotb test (tb/unit/pcie/test_pcie_driver.py): BAR0 and BAR1 accesses become TLPs of
  * cocotbext-pcie's root complex, DMA buffers are root-complex memory, the interrupt is the MSI.
  *
- * Not part of libgpuref: tb/unit/pcie/pcie_driver.mk builds it with libgpuref's PIC objects into
+ * Not part of libgpuref: tb/tb.mk builds it with libgpuref's PIC objects into
  * a shared library the test loads with ctypes.
  *
  * How the driver and the simulator meet: cocotb runs the simulation in one thread and lets a
