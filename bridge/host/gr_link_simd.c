@@ -196,4 +196,5 @@ const gr_link_ops_t gr_link_simd_ops = {
     .caps = simd_caps,
     .describe = gr_proto_op_describe,
     .dma_wait_cycles = gr_proto_op_dma_wait_cycles,
+    .set_txlog = gr_proto_op_set_txlog,
 };

@@ -73,4 +73,5 @@ const gr_link_ops_t gr_link_usb_ops = {
     .caps = gr_proto_op_caps,
     .describe = gr_proto_op_describe,
     .dma_wait_cycles = gr_proto_op_dma_wait_cycles,
+    .set_txlog = gr_proto_op_set_txlog,
 };
