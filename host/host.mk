@@ -18,7 +18,7 @@ GPUCTL := $(BUILD)/bin/gpuctl
 # gpuctl: the command line and dispatch, its help, the register, allocation, command-path and
 # waveform commands, then the session and the output helpers they share.
 GPUCTL_SRCS := host/tools/gpuctl.c host/tools/gpuctl_help.c host/tools/gpuctl_regs.c \
-               host/tools/gpuctl_alloc.c host/tools/gpuctl_submit.c host/tools/gpuctl_trace.c \
+               host/tools/gpuctl_alloc.c host/tools/gpuctl_submit.c host/tools/gpuctl_trace.c host/tools/gpuctl_tracediff.c \
                host/tools/gpuctl_session.c host/tools/gpuctl_out.c
 GPUCTL_OBJS := $(patsubst %.c,$(HOST_OBJ_DIR)/%.o,$(GPUCTL_SRCS))
 

@@ -55,6 +55,12 @@ static const char exit_notes[] =
     "room for, allocations that cannot all be resident at once, and a packet that hung or\n"
     "faulted: the GPU was reset).\n";
 
+static const char tracediff_notes[] =
+    "tracediff: registers whose value is the build's or time's (ID_BUILD, ID_DATE, DMA_TIMESTAMP,\n"
+    "the cycle counters) are compared by offset only; a poll (a register or DMA read repeated\n"
+    "with the same answer) counts once; interrupt lines are counted, not compared; host bus\n"
+    "addresses are compared as DMA buffer and offset. docs/txlog.md states the rules.\n";
+
 typedef struct cmd_help {
     const char *name;
     const char *synopsis; /* the command and its words */
@@ -109,6 +115,10 @@ static const cmd_help_t helps[] = {
      "sim://: record a waveform of the commands between (FILE .vcd: VCD,\nelse FST; a GTKWave save file FILE.gtkw "
      "next to it)",
      NULL},
+    {"tracediff", "tracediff A B",
+     "compare two transaction logs (?txlog=FILE on any link) by content:\nthe first divergence in register names, and a "
+     "count; exit 0 the\nsame, 1 different, 2 unreadable (stands alone on the line; no device)",
+     tracediff_notes},
     {"version", "version", "gpuctl's version and the commit it was built from (alone on the line;\nas --version)",
      NULL},
 };

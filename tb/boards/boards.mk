@@ -23,6 +23,11 @@ $(BOARD_SMOKE): $(HOST_OBJ_DIR)/tb/boards/test_board_smoke.o $(LIBGPUREF) $(SIM_
 all: $(BOARD_SMOKE)
 -include $(HOST_OBJ_DIR)/tb/boards/test_board_smoke.d
 
+# The host-side transaction log (?txlog=) and gpuctl tracediff: conformance and this smoke test
+# on sim://, the FT601 and UART boards, each diffed against sim://; another VRAM strap and a
+# conformance mutant (SCRATCH's reset value) caught by name (tb/system/test_tracediff.sh).
+$(eval $(call suite,tracediff,$(GPUREF_SIMD) $(GPUCTL) $(BOARD_SMOKE) $(MUTANT_DIR)/scratch_reset/gpuctl,tb/system/test_tracediff.sh $(GPUREF_SIMD) $(GPUCTL) $(BOARD_SMOKE) $(MUTANT_DIR)/scratch_reset/gpuctl SCRATCH))
+
 BOARDS_SIM_KINDS ?= limesdr ulx3s
 TEST_SUITES += boards-sim
 .PHONY: test-boards-sim
