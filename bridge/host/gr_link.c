@@ -313,8 +313,10 @@ static int link_open_text(const char *text, gr_link_t **out_link)
     /* The log is the link's, not the backend's: the key is taken out of what the backend
      * sees, and the file is opened first, so a log that cannot be written leaves the device
      * untouched. */
-    const char *txlog = gr_uri_param(&uri, GR_LINK_TXLOG_KEY);
-    if (txlog) {
+    char txlog[GR_URI_TEXT_MAX] = ""; /* a copy: the parameters move below */
+    const char *s = gr_uri_param(&uri, GR_LINK_TXLOG_KEY);
+    if (s) {
+        snprintf(txlog, sizeof txlog, "%s", s);
         rc = gr_txlog_open(txlog, ops->scheme, &link->txlog);
         if (rc) {
             pthread_mutex_destroy(&link->lock);
@@ -330,7 +332,7 @@ static int link_open_text(const char *text, gr_link_t **out_link)
     rc = ops->open(&uri, &link->ctx);
     if (rc) {
         gr_txlog_close(link->txlog);
-        if (txlog)
+        if (txlog[0])
             remove(txlog);
         pthread_mutex_destroy(&link->lock);
         free(link);

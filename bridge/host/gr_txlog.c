@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include "gr_link.h"
+#include "gpuref/gr_regmap.h"
 #include "gpuref/gr_status.h"
 
 #define PAGE 4096u
@@ -32,12 +33,28 @@ struct gr_txlog {
      * last dmard line, and how many times it came again since it was written. */
     char last_dmard[160];
     unsigned long dmard_repeats;
+    /* VidSch reads the device's clock (DMA_TIMESTAMP_LO/HI) as often as wall time makes it look:
+     * after the first read of a run of such reads, the rest are counted. */
+    bool clock_run;
+    unsigned long clock_reads;
 };
+
+/* "clock-reads N": N more reads of DMA_TIMESTAMP_LO/HI since the last one written, with
+ * nothing but those (and repeated dmard requests) between. Under the lock; every other line
+ * writes it first. */
+static void end_clock_run(gr_txlog_t *log)
+{
+    if (log->clock_reads)
+        fprintf(log->f, "clock-reads %lu\n", log->clock_reads);
+    log->clock_reads = 0;
+    log->clock_run = false;
+}
 
 /* "dmard-repeat N": the last dmard line happened N more times before this point. Under the lock;
  * every line but a register read (the host polls too) writes it first. */
 static void flush_repeats(gr_txlog_t *log)
 {
+    end_clock_run(log);
     if (log->dmard_repeats) {
         fprintf(log->f, "dmard-repeat %lu\n", log->dmard_repeats);
         log->dmard_repeats = 0;
@@ -165,8 +182,18 @@ void gr_txlog_reg(gr_txlog_t *log, bool write, uint32_t offset, uint32_t value, 
     if (!log)
         return;
     pthread_mutex_lock(&log->mu);
+    const bool clock = !write && status == GR_OK &&
+                       (offset == GR_REG_DMA_TIMESTAMP_LO || offset == GR_REG_DMA_TIMESTAMP_HI);
+    if (clock && log->clock_run) {
+        log->clock_reads++;
+        pthread_mutex_unlock(&log->mu);
+        return;
+    }
     if (write)
         flush_repeats(log);
+    else if (!clock)
+        end_clock_run(log);
+    log->clock_run = clock;
     /* A failed read has no value. */
     if (!write && status != GR_OK)
         fprintf(log->f, "rd 0x%04" PRIx32 " - %s\n", offset, status_word(status));

@@ -238,7 +238,7 @@ static int tlog_read(const char *path, tlog_t *l)
         } else if (!strcmp(kind, "free") && got == 4) {
             snprintf(e.key, sizeof e.key, "free %s %s", b, c);
             st = ST_BUF;
-        } else if (!strcmp(kind, "dmard-repeat") && got == 2) {
+        } else if ((!strcmp(kind, "dmard-repeat") || !strcmp(kind, "clock-reads")) && got == 2) {
             continue; /* polls */
         } else if (!strcmp(kind, "irq") && got == 2) {
             l->irqs++;
