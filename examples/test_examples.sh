@@ -16,7 +16,7 @@ mkdir -p "$out"
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 # The installed library is found as a system one would be (no rpath in the examples).
 export LD_LIBRARY_PATH=$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-unset GR_DEVICE GR_SIM_FST GR_SIM_TXLOG GR_SIM_SEED
+unset GR_DEVICE GR_SIM_FST GR_SIM_AXILOG GR_SIM_SEED
 
 n=0
 fails=0

@@ -41,10 +41,10 @@ LIBGPUREF_OBJS := $(patsubst %.c,$(HOST_OBJ_DIR)/%.o,$(LIBGPUREF_SRCS))
 LIBGPUREF := $(BUILD)/lib/libgpuref.a
 CONFORMANCE_OBJS := $(HOST_OBJ_DIR)/host/conformance/gr_conformance.o
 # gpuctl: the command line and dispatch, its help, the register, allocation, command-path and
-# waveform commands, then the session and the output helpers they share.
+# waveform and trace-diff commands, then the session and the output helpers they share.
 GPUCTL := $(BUILD)/bin/gpuctl
 GPUCTL_OBJS := $(patsubst %,$(HOST_OBJ_DIR)/host/tools/%.o,gpuctl gpuctl_help gpuctl_regs gpuctl_alloc \
-                 gpuctl_submit gpuctl_trace gpuctl_session gpuctl_out)
+                 gpuctl_submit gpuctl_trace gpuctl_tracediff gpuctl_session gpuctl_out)
 GR_DEMO := $(BUILD)/bin/gr_demo
 GPUREF_SIMD := $(BUILD)/bin/gpuref-simd
 # Everything a program needs to drive a device over any built-in transport (usb:// needs

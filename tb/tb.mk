@@ -428,6 +428,9 @@ $(eval $(call suite,demo-links,$(GR_DEMO) $(GPUREF_SIMD),tb/system/test_demo_lin
 BOARD_SMOKE := $(BUILD)/boards-sim/test_board_smoke
 $(HOST_OBJ_DIR)/tb/boards/test_board_smoke.o: private HOST_CFLAGS := $(CSTD) $(CFLAGS) $(WARN) -MMD -MP -Ihost/include
 $(eval $(call program,$(BOARD_SMOKE),$(HOST_OBJ_DIR)/tb/boards/test_board_smoke.o $(LIBGPUREF) $(SIM_LIB),$$(GPUREF_LINK)))
+# ?txlog= and gpuctl tracediff: conformance and the smoke test on sim://, the FT601 and UART
+# boards, each diffed against sim://; another VRAM strap and a mutant caught by name.
+$(eval $(call suite,tracediff,$(GPUREF_SIMD) $(GPUCTL) $(BOARD_SMOKE) $(MUTANT_DIR)/scratch_reset/gpuctl,tb/system/test_tracediff.sh $(GPUREF_SIMD) $(GPUCTL) $(BOARD_SMOKE) $(MUTANT_DIR)/scratch_reset/gpuctl SCRATCH))
 BOARD_IDS_TEST := $(BUILD)/boards/test_board_ids
 $(BOARD_IDS_TEST): boards/common/test_board_ids.c host/tools/gpuctl_build.h boards/board_ids.def
 	@mkdir -p $(@D)

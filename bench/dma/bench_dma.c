@@ -192,7 +192,7 @@ static void bare_open(bare_t *b, bool no_random, uint64_t seed)
     cfg.seed = seed;
     cfg.no_random = no_random;
     cfg.fst_path = "";
-    cfg.txlog_path = "";
+    cfg.axilog_path = "";
     if (gr_sim_create(&cfg, &b->sim))
         die("gr_sim_create failed");
     b->ring = bare_alloc(b, RING_ENTRIES * GR_DMA_RING_ENTRY_BYTES, &b->ring_bus);

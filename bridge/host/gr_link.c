@@ -15,6 +15,7 @@
 #include "gr_link_uart.h"
 #include "gr_link_usb.h"
 #include "gr_proto.h"
+#include "gr_txlog.h"
 #include "gpuref/gr_regmap.h"
 
 struct gr_link {
@@ -24,6 +25,7 @@ struct gr_link {
      * one Verilated model that each call clocks; two threads clocking it at once lose AXI
      * handshakes), whoever calls. */
     pthread_mutex_t lock;
+    gr_txlog_t *txlog; /* ?txlog=FILE, or NULL */
 };
 
 /* One operation on the backend, alone. */
@@ -239,7 +241,7 @@ const char *gr_uri_param(const gr_uri_t *uri, const char *key)
 static int check_params(const gr_link_ops_t *ops, const gr_uri_t *uri)
 {
     for (unsigned i = 0; i < uri->param_count; i++) {
-        bool known = false;
+        bool known = strcmp(uri->params[i].key, GR_LINK_TXLOG_KEY) == 0;
         for (const char *const *k = ops->param_keys; k && *k; k++)
             known = known || strcmp(*k, uri->params[i].key) == 0;
         if (!known) {
@@ -248,8 +250,8 @@ static int check_params(const gr_link_ops_t *ops, const gr_uri_t *uri)
                 strncat(keys, k == ops->param_keys ? "" : ", ", sizeof keys - strlen(keys) - 1);
                 strncat(keys, *k, sizeof keys - strlen(keys) - 1);
             }
-            gr_link_set_error("unknown parameter '%s' for %s://; accepted: %s", uri->params[i].key,
-                              ops->scheme, keys[0] ? keys : "none");
+            gr_link_set_error("unknown parameter '%s' for %s://; accepted: %s%s" GR_LINK_TXLOG_KEY,
+                              uri->params[i].key, ops->scheme, keys, keys[0] ? ", " : "");
             return GR_E_BAD_URI;
         }
     }
@@ -308,11 +310,42 @@ static int link_open_text(const char *text, gr_link_t **out_link)
         gr_link_set_error("out of memory");
         return GR_E_NO_MEMORY;
     }
+    /* The log is the link's, not the backend's: the key is taken out of what the backend
+     * sees, and the file is opened first, so a log that cannot be written leaves the device
+     * untouched. */
+    char txlog[GR_URI_TEXT_MAX] = ""; /* a copy: the parameters move below */
+    const char *s = gr_uri_param(&uri, GR_LINK_TXLOG_KEY);
+    if (s) {
+        snprintf(txlog, sizeof txlog, "%s", s);
+        rc = gr_txlog_open(txlog, ops->scheme, &link->txlog);
+        if (rc) {
+            pthread_mutex_destroy(&link->lock);
+            free(link);
+            return rc;
+        }
+        unsigned j = 0;
+        for (unsigned i = 0; i < uri.param_count; i++)
+            if (strcmp(uri.params[i].key, GR_LINK_TXLOG_KEY) != 0)
+                uri.params[j++] = uri.params[i];
+        uri.param_count = j;
+    }
     rc = ops->open(&uri, &link->ctx);
     if (rc) {
+        gr_txlog_close(link->txlog);
+        if (txlog[0])
+            remove(txlog);
         pthread_mutex_destroy(&link->lock);
         free(link);
         return rc;
+    }
+    if (link->txlog) {
+        char what[256];
+        ops->describe(link->ctx, what, sizeof what);
+        gr_txlog_note(link->txlog, what);
+        if (ops->set_txlog)
+            ops->set_txlog(link->ctx, link->txlog);
+        else
+            gr_txlog_note(link->txlog, "this link does not see the device's DMA: no dmard/dmawr lines");
     }
     *out_link = link;
     return GR_OK;
@@ -323,8 +356,64 @@ void gr_link_close(gr_link_t *link)
     if (!link)
         return;
     link->ops->close(link->ctx);
+    gr_txlog_close(link->txlog);
     pthread_mutex_destroy(&link->lock);
     free(link);
+}
+
+/* The operations with their log lines, under the link's lock: the order of the lines is the
+ * order of the calls. */
+static int link_read32(gr_link_t *link, uint32_t offset, uint32_t *out_value)
+{
+    uint32_t v = 0;
+    int rc = link->ops->read32(link->ctx, offset, &v);
+    gr_txlog_reg(link->txlog, false, offset, v, rc);
+    if (!rc)
+        *out_value = v;
+    return rc;
+}
+
+static int link_write32(gr_link_t *link, uint32_t offset, uint32_t value)
+{
+    int rc = link->ops->write32(link->ctx, offset, value);
+    gr_txlog_reg(link->txlog, true, offset, value, rc);
+    return rc;
+}
+
+static int link_ap_read(gr_link_t *link, uint64_t offset, void *dst, size_t bytes)
+{
+    int rc = link->ops->ap_read(link->ctx, offset, dst, bytes);
+    gr_txlog_ap(link->txlog, false, offset, dst, bytes, rc);
+    return rc;
+}
+
+static int link_ap_write(gr_link_t *link, uint64_t offset, const void *src, size_t bytes)
+{
+    int rc = link->ops->ap_write(link->ctx, offset, src, bytes);
+    gr_txlog_ap(link->txlog, true, offset, src, bytes, rc);
+    return rc;
+}
+
+static int link_dma_alloc(gr_link_t *link, size_t bytes, gr_dma_buf_t *out_buf)
+{
+    int rc = link->ops->dma_alloc(link->ctx, bytes, out_buf);
+    gr_txlog_alloc(link->txlog, rc ? 0 : out_buf->bus, bytes, rc);
+    return rc;
+}
+
+static int link_dma_free(gr_link_t *link, const gr_dma_buf_t *buf)
+{
+    int rc = link->ops->dma_free(link->ctx, buf);
+    gr_txlog_free(link->txlog, buf->bus, rc);
+    return rc;
+}
+
+static int link_wait_irq(gr_link_t *link, uint32_t timeout_us, bool *out_raised)
+{
+    int rc = link->ops->wait_irq(link->ctx, timeout_us, out_raised);
+    if (!rc)
+        gr_txlog_irq(link->txlog, *out_raised);
+    return rc;
 }
 
 /* Offsets are checked here, once, so no backend can put a bad access on the wire. */
@@ -343,7 +432,7 @@ int gr_link_read32(gr_link_t *link, uint32_t offset, uint32_t *out_value)
         return GR_E_INVALID;
     int rc = check_offset(offset);
     if (!rc)
-        LINK_LOCKED(link, link->ops->read32(link->ctx, offset, out_value));
+        LINK_LOCKED(link, link_read32(link, offset, out_value));
     return rc;
 }
 
@@ -353,7 +442,7 @@ int gr_link_write32(gr_link_t *link, uint32_t offset, uint32_t value)
         return GR_E_INVALID;
     int rc = check_offset(offset);
     if (!rc)
-        LINK_LOCKED(link, link->ops->write32(link->ctx, offset, value));
+        LINK_LOCKED(link, link_write32(link, offset, value));
     return rc;
 }
 
@@ -364,7 +453,7 @@ int gr_link_ap_read(gr_link_t *link, uint64_t offset, void *dst, size_t bytes)
     if (!link->ops->ap_read)
         return GR_E_UNSUPPORTED;
     int rc;
-    LINK_LOCKED(link, link->ops->ap_read(link->ctx, offset, dst, bytes));
+    LINK_LOCKED(link, link_ap_read(link, offset, dst, bytes));
     return rc;
 }
 
@@ -375,7 +464,7 @@ int gr_link_ap_write(gr_link_t *link, uint64_t offset, const void *src, size_t b
     if (!link->ops->ap_write)
         return GR_E_UNSUPPORTED;
     int rc;
-    LINK_LOCKED(link, link->ops->ap_write(link->ctx, offset, src, bytes));
+    LINK_LOCKED(link, link_ap_write(link, offset, src, bytes));
     return rc;
 }
 
@@ -386,7 +475,7 @@ int gr_link_dma_alloc(gr_link_t *link, size_t bytes, gr_dma_buf_t *out_buf)
     if (!link->ops->dma_alloc)
         return GR_E_UNSUPPORTED;
     int rc;
-    LINK_LOCKED(link, link->ops->dma_alloc(link->ctx, bytes, out_buf));
+    LINK_LOCKED(link, link_dma_alloc(link, bytes, out_buf));
     return rc;
 }
 
@@ -397,7 +486,7 @@ int gr_link_dma_free(gr_link_t *link, const gr_dma_buf_t *buf)
     if (!link->ops->dma_free)
         return GR_E_UNSUPPORTED;
     int rc;
-    LINK_LOCKED(link, link->ops->dma_free(link->ctx, buf));
+    LINK_LOCKED(link, link_dma_free(link, buf));
     return rc;
 }
 
@@ -408,7 +497,7 @@ int gr_link_wait_irq(gr_link_t *link, uint32_t timeout_us, bool *out_raised)
     if (!link->ops->wait_irq)
         return GR_E_UNSUPPORTED;
     int rc;
-    LINK_LOCKED(link, link->ops->wait_irq(link->ctx, timeout_us, out_raised));
+    LINK_LOCKED(link, link_wait_irq(link, timeout_us, out_raised));
     return rc;
 }
 

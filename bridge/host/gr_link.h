@@ -9,6 +9,8 @@
  *   usb://ft601, usb://ft2232h  a board's USB FIFO chip
  *   pcie://DDDD:BB:DD.F[?...]   a board on PCIe through VFIO (gr_link_pcie.h)
  * Byte-stream links speak bridge/PROTOCOL.md through one engine (gr_proto.h).
+ * Every scheme also takes ?txlog=FILE: the host-side transaction log of the link (gr_txlog.h,
+ * docs/txlog.md), kept here, above the backends, so that every link writes the same lines.
  * The miniport and the tools see the hardware only through these calls, so the same code runs
  * against the simulation and, with another backend, against a board.
  *
@@ -43,6 +45,8 @@ extern "C" {
 
 #define GR_URI_MAX_PARAMS 16
 #define GR_URI_TEXT_MAX 256
+/** The key every scheme takes: ?txlog=FILE writes the link's transaction log (gr_txlog.h). */
+#define GR_LINK_TXLOG_KEY "txlog"
 
 /** A parsed device URI: scheme://path?key=value&key=value */
 typedef struct gr_uri {
@@ -68,6 +72,8 @@ enum {
      * it VidMm zeroes VRAM before it first hands a page out (host/dxgk/README.md). */
     GR_LINK_CAP_FRESH_VRAM = 1u << 5
 };
+
+struct gr_txlog; /* gr_txlog.h */
 
 typedef struct gr_dma_buf {
     void *cpu;
@@ -100,6 +106,11 @@ typedef struct gr_link_ops {
      *  this link's operations fail one after another before they give the device up for lost
      *  (a byte-stream link: its URI's dead_ms); 0: the link's operations never fail that way. */
     uint32_t (*dead_ms)(void *ctx);
+    /** Optional (NULL: the log has no DMA lines, as on pcie://, where the device reaches host
+     *  memory without the host seeing it). The link's transaction log (?txlog=, gr_txlog.h),
+     *  once, right after open: the backend records each DMA request of the device and its
+     *  answer into it (gr_txlog_dma) until close. */
+    void (*set_txlog)(void *ctx, struct gr_txlog *log);
 } gr_link_ops_t;
 
 /** gr_link_dead_ms for a backend without the operation (10 s). */

@@ -9,9 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gr_txlog.h"
+
 typedef struct sim_ctx {
     gr_sim_t *sim;
     gr_sim_config_t cfg;
+    bool stale; /* ?freshvram=0: no GR_LINK_CAP_FRESH_VRAM */
 } sim_ctx_t;
 
 /* vram= is gpu_core's VRAM size strap: whole 64 KiB granules, from 128 KiB (the least the
@@ -22,8 +25,8 @@ typedef struct sim_ctx {
 #define SIM_VRAM_MAX (512ull << 20)
 
 static const char *const sim_keys[] = {"seed",  "stall",    "latency",    "norandom", "vram",
-                                       "fst",   "trace",    "trace_from", "trace_to", "txlog",
-                                       "axi",   "stallrun", NULL};
+                                       "fst",   "trace",    "trace_from", "trace_to", "axilog",
+                                       "axi",   "stallrun", "freshvram", NULL};
 
 /* Decimal digits, or 0x and hex digits; nothing else (no sign, no space: strtoull would take
  * "-1" as 2^64-1). */
@@ -105,6 +108,8 @@ static int sim_open(const gr_uri_t *uri, void **out_ctx)
         c->cfg.no_random = v != 0;
     if (!rc && (s = gr_uri_param(uri, "vram")) && !(rc = parse_u64("vram", s, SIM_VRAM_MIN, SIM_VRAM_MAX, &v)))
         c->cfg.vram_bytes = v;
+    if (!rc && (s = gr_uri_param(uri, "freshvram")) && !(rc = parse_u64("freshvram", s, 0, 1, &v)))
+        c->stale = v == 0;
     if (!rc && (s = gr_uri_param(uri, "stallrun")) && !(rc = parse_u64("stallrun", s, 1, 1000, &v)))
         c->cfg.stall_run = (unsigned)v;
     if (!rc && (s = gr_uri_param(uri, "axi")) && gr_sim_axi_order_parse(s, &c->cfg.axi_order) != GR_OK) {
@@ -133,7 +138,7 @@ static int sim_open(const gr_uri_t *uri, void **out_ctx)
         gr_link_set_error("sim://: trace_from and trace_to need a waveform file (trace=PATH, or $GR_SIM_FST)");
         rc = GR_E_BAD_URI;
     }
-    c->cfg.txlog_path = gr_uri_param(uri, "txlog");
+    c->cfg.axilog_path = gr_uri_param(uri, "axilog");
     if (rc) {
         free(c);
         return rc;
@@ -146,7 +151,7 @@ static int sim_open(const gr_uri_t *uri, void **out_ctx)
     }
     /* The paths pointed into the URI, which the caller owns; the harness has opened them. */
     c->cfg.fst_path = NULL;
-    c->cfg.txlog_path = NULL;
+    c->cfg.axilog_path = NULL;
     *out_ctx = c;
     return GR_OK;
 }
@@ -202,10 +207,22 @@ static int sim_wait_irq(void *ctx, uint32_t timeout_us, bool *out_raised)
                            (uint64_t)timeout_us * GR_LINK_SIM_CYCLES_PER_US, out_raised);
 }
 
+/* The device's m_host bursts are its DMA requests: on a byte-stream link each is one
+ * DMA_RD/DMA_WR (PROTOCOL.md), so the two logs have the same lines. */
+static void sim_host_burst(void *arg, bool write, uint64_t bus, const uint8_t *data, size_t bytes, bool ok)
+{
+    gr_txlog_dma(arg, write, bus, data, bytes, ok);
+}
+
+static void sim_set_txlog(void *ctx, gr_txlog_t *log)
+{
+    gr_sim_set_host_observer(((sim_ctx_t *)ctx)->sim, log ? sim_host_burst : NULL, log);
+}
+
 static uint32_t sim_caps(void *ctx)
 {
-    (void)ctx;
-    return GR_LINK_CAP_DMA | GR_LINK_CAP_IRQ | GR_LINK_CAP_WAVEFORM | GR_LINK_CAP_SIMULATED | GR_LINK_CAP_FRESH_VRAM;
+    return GR_LINK_CAP_DMA | GR_LINK_CAP_IRQ | GR_LINK_CAP_WAVEFORM | GR_LINK_CAP_SIMULATED |
+           (((sim_ctx_t *)ctx)->stale ? 0 : GR_LINK_CAP_FRESH_VRAM);
 }
 
 static void sim_describe(void *ctx, char *buf, size_t len)
@@ -230,6 +247,7 @@ const gr_link_ops_t gr_link_sim_ops = {
     .wait_irq = sim_wait_irq,
     .caps = sim_caps,
     .describe = sim_describe,
+    .set_txlog = sim_set_txlog,
 };
 
 gr_sim_t *gr_link_sim_of(gr_link_t *link)

@@ -3,7 +3,8 @@
  * gr_link_sim.h: the sim:// backend: gpu_core under Verilator in this process (sim/harness).
  *
  * URI: sim://[?seed=N&stall=PCT&latency=CYCLES&norandom=1&vram=BYTES[K|M|G]&trace=PATH
- *             &trace_from=CYCLE&trace_to=CYCLE&txlog=PATH&axi=ORDER&stallrun=CYCLES]
+ *             &trace_from=CYCLE&trace_to=CYCLE&axilog=PATH&axi=ORDER&stallrun=CYCLES
+ *             &freshvram=0|1]
  *   seed      1..2^64-1: random latency and backpressure of the bus models (default
  *             $GR_SIM_SEED, 0..2^64-1 with 0 as 1, else 1)
  *   stall     0..90, percent of cycles a model or the CSR driver stalls (default 25)
@@ -18,11 +19,15 @@
  *   trace_from, trace_to
  *             record only cycles trace_from..trace_to, both included (gr_sim_cycle's count;
  *             decimal or 0x hex; trace_to 0 or absent: to the end); they need a waveform file
- *   txlog     write a log of every AXI transaction (default $GR_SIM_TXLOG)
+ *   axilog    write a log of every AXI handshake of gpu_core's ports (default $GR_SIM_AXILOG;
+ *             not the link's txlog=, which every scheme takes: gr_txlog.h)
  *   axi       the write order the memory models impose, each one a legal AXI4 slave may choose
  *             (default $GR_SIM_AXI, else any): any (AW and W taken independently, W may come
  *             first), awaitw (AWREADY only once a W beat of the burst is in), awaitwlast (only
  *             once its last W beat is in), wawaitaw (WREADY only once the burst's AW is in)
+ *   freshvram 0 or 1 (default 1): 0 leaves out GR_LINK_CAP_FRESH_VRAM, so the driver treats VRAM
+ *             as a board's (zeroed before a page is first handed out): a run that does on
+ *             sim:// what it does on a board, for gpuctl tracediff
  *   stallrun  1..1000: each READY stall of a memory model lasts 1..stallrun cycles (default
  *             $GR_SIM_STALL_RUN, else 1); with stall, long stretches of READY low
  * Numbers are decimal or 0x hex: no sign, no space, no leading '+'. A value out of range or

@@ -75,4 +75,5 @@ const gr_link_ops_t gr_link_usb_ops = {
     .describe = gr_proto_op_describe,
     .dma_wait_cycles = gr_proto_op_dma_wait_cycles,
     .dead_ms = gr_proto_op_dead_ms,
+    .set_txlog = gr_proto_op_set_txlog,
 };

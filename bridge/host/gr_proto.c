@@ -75,6 +75,7 @@ struct gr_proto {
     unsigned dma_count, dma_cap;
     bool irq_level;
     gr_proto_counters_t c;
+    gr_txlog_t *txlog; /* the link's transaction log (gr_proto_op_set_txlog), or NULL */
 };
 
 /* ---- options ---------------------------------------------------------------------------- */
@@ -271,10 +272,12 @@ static void serve_dma_rd(gr_proto_t *p, const uint32_t *w, uint16_t len)
         p->c.dma_errors++;
         rsp[0] = (uint32_t)GR_RESP_DECERR << 16 | tag;
         gr_proto_link_send(&p->link, GR_PT_DMA_RD_RSP, rsp, 1);
+        gr_txlog_dma(p->txlog, false, addr, NULL, 4u * dwords, false);
         return;
     }
     rsp[0] = tag;
     memcpy(&rsp[1], r->cpu + (addr - r->bus), 4u * dwords); /* little-endian host */
+    gr_txlog_dma(p->txlog, false, addr, &rsp[1], 4u * dwords, true);
     p->c.dma_bytes += 4u * dwords;
     gr_proto_link_send(&p->link, GR_PT_DMA_RD_RSP, rsp, (uint16_t)(1u + dwords));
 }
@@ -302,6 +305,24 @@ static void serve_dma_wr(gr_proto_t *p, const uint32_t *w, uint16_t len)
                     dst[4 * i + b] = (uint8_t)(v >> (8 * b));
         }
         p->c.dma_bytes += 4u * dwords;
+    }
+    if (p->txlog) {
+        /* The enabled bytes: from the first one FirstBE enables to the last one LastBE does. */
+        uint32_t last_be = dwords == 1 ? fbe : lbe;
+        unsigned lead = fbe ? (unsigned)__builtin_ctz(fbe) : 4u;
+        unsigned tail = last_be ? 3u - (unsigned)(31 - __builtin_clz(last_be)) : 4u;
+        size_t span = 4u * dwords > lead + tail ? 4u * dwords - lead - tail : 0;
+        uint8_t *bytes = span ? malloc(4u * dwords) : NULL;
+        if (bytes)
+            for (uint32_t i = 0; i < dwords; i++)
+                for (unsigned b = 0; b < 4; b++)
+                    bytes[4 * i + b] = (uint8_t)(w[3 + i] >> (8 * b));
+        if (span && !bytes)
+            gr_txlog_note(p->txlog, "dmawr not recorded: out of memory");
+        else
+            gr_txlog_dma(p->txlog, true, addr + lead, bytes ? bytes + lead : NULL, span,
+                         !(rsp >> 16));
+        free(bytes);
     }
     gr_proto_link_send(&p->link, GR_PT_DMA_WR_RSP, &rsp, 1);
 }
@@ -1238,6 +1259,14 @@ int gr_proto_op_dma_alloc(void *ctx, size_t bytes, gr_dma_buf_t *out_buf)
     return gr_proto_dma_alloc(ctx, bytes, out_buf);
 }
 int gr_proto_op_dma_free(void *ctx, const gr_dma_buf_t *buf) { return gr_proto_dma_free(ctx, buf); }
+void gr_proto_op_set_txlog(void *ctx, gr_txlog_t *log)
+{
+    gr_proto_t *p = ctx;
+    pthread_mutex_lock(&p->mu);
+    p->txlog = log;
+    pthread_mutex_unlock(&p->mu);
+}
+
 int gr_proto_op_wait_irq(void *ctx, uint32_t timeout_us, bool *out_raised)
 {
     return gr_proto_wait_irq(ctx, timeout_us, out_raised);

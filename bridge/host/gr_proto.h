@@ -51,6 +51,7 @@
 #include "gr_link.h"
 #include "gr_pipe.h"
 #include "gr_proto_link.h"
+#include "gr_txlog.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -173,6 +174,8 @@ int gr_proto_op_ap_read(void *ctx, uint64_t offset, void *dst, size_t bytes);
 int gr_proto_op_ap_write(void *ctx, uint64_t offset, const void *src, size_t bytes);
 int gr_proto_op_dma_alloc(void *ctx, size_t bytes, gr_dma_buf_t *out_buf);
 int gr_proto_op_dma_free(void *ctx, const gr_dma_buf_t *buf);
+/** The device's DMA requests and the answers go into the link's log (gr_link_ops_t.set_txlog). */
+void gr_proto_op_set_txlog(void *ctx, gr_txlog_t *log);
 int gr_proto_op_wait_irq(void *ctx, uint32_t timeout_us, bool *out_raised);
 uint32_t gr_proto_op_caps(void *ctx);
 void gr_proto_op_describe(void *ctx, char *buf, size_t len);

@@ -136,7 +136,7 @@ static int parse_command(int argc, char **argv, unsigned allocs_before, command_
         return parse_fail("gpuctl", "unknown option '%s': the global options are -d, --json, --any-map, --help and "
                                     "--version, and a command's own options follow it (gpuctl help COMMAND)",
                           argv[0]);
-    if (!strcmp(argv[0], "help") || !strcmp(argv[0], "version"))
+    if (!strcmp(argv[0], "help") || !strcmp(argv[0], "version") || !strcmp(argv[0], "tracediff"))
         return parse_fail("gpuctl", "%s stands alone on the line (gpuctl %s)", argv[0], argv[0]);
     suggest_t s;
     char hint[96];
@@ -282,6 +282,12 @@ int main(int argc, char **argv)
     if (line.nwords == 0) {
         usage(stderr);
         return parse_fail("gpuctl", "no command given (try gpuctl help)"), EXIT_USAGE;
+    }
+    if (!strcmp(line.words[0], "tracediff")) {
+        if (line.nwords != 3)
+            return parse_fail("tracediff", "tracediff takes two transaction logs (gpuctl tracediff A B), not %d words",
+                              line.nwords - 1), EXIT_USAGE;
+        return cmd_tracediff(&o, line.words[1], line.words[2]);
     }
     if (!strcmp(line.words[0], "version")) {
         if (line.nwords > 1)

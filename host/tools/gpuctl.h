@@ -11,6 +11,7 @@
  *   gpuctl_alloc.c    alloc, free, ls, evict, resident (allocations, over gr_alloc.h)
  *   gpuctl_submit.c   copy, fill, read, bench, timeline (the command path, over gr_submit.h)
  *   gpuctl_trace.c    trace on FILE, trace off (waveforms of sim://, over sim/harness/gr_sim.h)
+ *   gpuctl_tracediff.c  tracediff A B (two transaction logs, ?txlog=; no device)
  *   gpuctl_session.c  the session: adapter, process and device, started on first use
  *   gpuctl_out.c      JSON strings, messages, error reports, sizes, number parsers
  *
@@ -239,6 +240,10 @@ typedef struct trace_req {
 
 int parse_trace(int argc, char **argv, trace_req_t *out);
 int cmd_trace(const opts_t *o, gr_device_t *dev, const trace_req_t *q);
+
+/* gpuctl_tracediff.c: two transaction logs (?txlog=) compared by content; no device. Exit 0
+ * the same, 1 different, 2 a file that cannot be read or is not a log. */
+int cmd_tracediff(const opts_t *o, const char *path_a, const char *path_b);
 /* Before the device closes: closes a waveform still open (trace on without off, sim://?trace=)
  * and prints where it is. Returns rc, or EXIT_DEVICE when rc was 0 and the file failed. */
 int trace_finish(const opts_t *o, gr_device_t *dev, int rc);

@@ -55,6 +55,15 @@ static const char exit_notes[] =
     "room for, allocations that cannot all be resident at once, and a packet that hung or\n"
     "faulted: the GPU was reset).\n";
 
+static const char tracediff_notes[] =
+    "tracediff: registers whose value is the build's or time's (ID_BUILD, ID_DATE, DMA_TIMESTAMP,\n"
+    "the cycle counters) are compared by offset only; a poll (a register or DMA read repeated\n"
+    "with the same answer) counts once; interrupt lines are counted, not compared; host bus\n"
+    "addresses are compared as DMA buffer and offset. docs/txlog.md states the rules.\n"
+    "--json: {\"same\", \"differences\", \"first\": {\"stream\", \"index\", \"a_line\", \"b_line\"}}.\n"
+    "Exit status: 0 the same, 1 different, 2 a usage error or a file that cannot be read or\n"
+    "is not a transaction log.\n";
+
 typedef struct cmd_help {
     const char *name;
     const char *synopsis; /* the command and its words */
@@ -109,6 +118,10 @@ static const cmd_help_t helps[] = {
      "sim://: record a waveform of the commands between (FILE .vcd: VCD,\nelse FST; a GTKWave save file FILE.gtkw "
      "next to it)",
      NULL},
+    {"tracediff", "tracediff A B",
+     "compare two transaction logs (?txlog=FILE on any link) by content:\nthe first divergence in register names, and a "
+     "count; exit 0 the\nsame, 1 different, 2 unreadable (stands alone on the line; no device)",
+     tracediff_notes},
     {"version", "version", "gpuctl's version and the commit it was built from (alone on the line;\nas --version)",
      NULL},
 };
@@ -184,8 +197,11 @@ int help_command(FILE *f, const char *name)
             continue;
         if (!f)
             return 0;
+        const bool alone = !strcmp(h->name, "tracediff");
         if (!strcmp(h->name, "version"))
             fprintf(f, "usage: gpuctl [--json] version\n\n");
+        else if (alone)
+            fprintf(f, "usage: gpuctl [--json] %s\n\n", h->synopsis);
         else
             fprintf(f, "usage: gpuctl [-d URI] [--json] [--any-map] %s [COMMAND [ARGS]...]\n\n", h->synopsis);
         print_lines(f, h->summary, 0, 0);
@@ -193,6 +209,8 @@ int help_command(FILE *f, const char *name)
             fputs("\n", f);
             fputs(h->notes, f);
         }
+        if (alone)
+            return 0; /* its notes say its options and exit statuses */
         fputs("\nOptions: -d URI, --json and --any-map go anywhere on the line (gpuctl --help lists them).\n", f);
         fputs(exit_notes, f);
         return 0;

@@ -302,6 +302,16 @@ void AxiMemModel::sample(const AxiPins &p, uint64_t cycle)
         if (log)
             log_->line(cycle, cfg_.port.c_str(), "r", "id=0x%x data=%s resp=%s last=%d", r_cur_.a.id,
                        TxLog::hex(r_data_, cfg_.data_bytes).c_str(), axi_resp_name(r_resp_), int(r_last_));
+        if (obs_) {
+            const Beat bt = beat_of(r_cur_.a, r_cur_.beat);
+            obs_r_.insert(obs_r_.end(), r_data_ + bt.lo, r_data_ + bt.hi + 1);
+            obs_r_ok_ = obs_r_ok_ && r_resp_ == kRespOkay;
+            if (r_last_) {
+                obs_(obs_arg_, false, r_cur_.a.addr, obs_r_.data(), obs_r_.size(), obs_r_ok_);
+                obs_r_.clear();
+                obs_r_ok_ = true;
+            }
+        }
         r_valid_ = false;
         if (r_last_)
             r_active_ = false;
@@ -322,6 +332,14 @@ void AxiMemModel::consume_w(uint64_t cycle)
         if (w.last != last)
             violation(cycle, last ? "WLAST low on the last beat of a burst"
                                   : "WLAST high before the last beat of a burst");
+        if (obs_) {
+            const Beat bt = beat_of(b.a, b.beat);
+            for (unsigned i = bt.lo; i <= bt.hi; ++i) {
+                const bool en = w.strb >> i & 1;
+                obs_w_.push_back(en ? w.data[i] : 0);
+                obs_w_en_.push_back(en);
+            }
+        }
         if (b.status == kRespOkay) {
             const Beat bt = beat_of(b.a, b.beat);
             const uint64_t lanes = lane_bits(bt.lo, bt.hi);
@@ -349,10 +367,24 @@ void AxiMemModel::consume_w(uint64_t cycle)
         w_buf_.pop_front();
         if (last) {
             b.due = cycle + 1 + latency();
+            if (obs_) observe_write(b);
             b_q_.push_back(b);
             aw_q_.pop_front();
         }
     }
+}
+
+void AxiMemModel::observe_write(const Burst &b)
+{
+    size_t lead = 0, end = obs_w_.size();
+    while (lead < end && !obs_w_en_[lead])
+        ++lead;
+    while (end > lead && !obs_w_en_[end - 1])
+        --end;
+    obs_(obs_arg_, true, (b.a.addr & addr_mask_) + lead, obs_w_.data() + lead, end - lead,
+         b.status == kRespOkay && b.resp == kRespOkay);
+    obs_w_.clear();
+    obs_w_en_.clear();
 }
 
 } // namespace gr

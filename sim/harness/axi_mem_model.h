@@ -43,6 +43,7 @@
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <vector>
 
 #include "axi_pins.h"
 #include "mem_backend.h"
@@ -86,6 +87,14 @@ public:
     const std::string &first_violation() const { return first_violation_; }
 
     const AxiMemConfig &config() const { return cfg_; }
+
+    /** Called once per burst the master completes: a write when its last W beat has been
+     *  applied, a read when its last R beat is taken. addr is the first byte, data the burst's
+     *  bytes in address order (a write's leading and trailing bytes without a strobe left out,
+     *  those inside as 0), ok false if any beat answered an error. INCR bursts only. */
+    using BurstObserver = void (*)(void *arg, bool write, uint64_t addr, const uint8_t *data, size_t bytes,
+                                   bool ok);
+    void set_burst_observer(BurstObserver fn, void *arg) { obs_ = fn, obs_arg_ = arg; }
 
 private:
     struct Burst {
@@ -151,6 +160,13 @@ private:
 
     uint64_t violations_ = 0;
     std::string first_violation_;
+
+    // the burst observer: the bytes of the burst in progress on each direction
+    BurstObserver obs_ = nullptr;
+    void *obs_arg_ = nullptr;
+    std::vector<uint8_t> obs_r_, obs_w_, obs_w_en_;
+    bool obs_r_ok_ = true;
+    void observe_write(const Burst &b);
 };
 
 } // namespace gr

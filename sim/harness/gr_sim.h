@@ -5,7 +5,7 @@
  * The bridge's sim:// backend is the main user; tests may use it directly. One gr_sim_t is one
  * device; several may exist at once. Not thread-safe: one thread drives a given gr_sim_t.
  * Time advances only inside these calls (mmio, run, wait_irq); the clock is nominally 100 MHz.
- * Environment: GR_SIM_SEED, GR_SIM_FST, GR_SIM_TXLOG, GR_SIM_AXI, GR_SIM_STALL_RUN (see
+ * Environment: GR_SIM_SEED, GR_SIM_FST, GR_SIM_AXILOG, GR_SIM_AXI, GR_SIM_STALL_RUN (see
  * gr_sim_config_t), GR_SIM_REORDER=0 (the memory models keep responses of different AXI IDs in
  * order too). See README.md.
  */
@@ -56,7 +56,7 @@ typedef struct gr_sim_config {
     const char *fst_path;    /**< waveform file, VCD if it ends in ".vcd", else FST (with a GTKWave
                                   save file next to it: gr_sim_trace_start); NULL: $GR_SIM_FST;
                                   NULL or "": none */
-    const char *txlog_path;  /**< AXI transaction log; NULL: $GR_SIM_TXLOG; NULL or "": none */
+    const char *axilog_path;  /**< AXI transaction log; NULL: $GR_SIM_AXILOG; NULL or "": none */
     uint64_t trace_from;     /**< the waveform records cycles trace_from..trace_to (both
                                   included; gr_sim_cycle's count, reset cycles 0..7); 0: from reset */
     uint64_t trace_to;       /**< 0: to the end; else at least trace_from */
@@ -193,6 +193,16 @@ int gr_sim_dma_alloc(gr_sim_t *sim, size_t bytes, void **out_cpu, uint64_t *out_
 
 /** Frees a buffer by its bus address. GR_E_NOT_FOUND if no buffer starts there, GR_E_INVALID for NULL. */
 int gr_sim_dma_free(gr_sim_t *sim, uint64_t bus);
+
+/** One burst of gpu_core on m_host, as the host memory model completed it: write (the device
+ *  wrote host memory) or read, the first byte's bus address, the bytes (a write's leading and
+ *  trailing bytes without a strobe left out), ok false when a beat answered an error. */
+typedef void (*gr_sim_host_observer_t)(void *arg, bool write, uint64_t bus, const uint8_t *data, size_t bytes,
+                                       bool ok);
+
+/** fn(arg, ...) for every m_host burst from now on (NULL: none), on the thread that clocks the
+ *  model, inside the call that does (sim://'s transaction log, gr_txlog.h). */
+void gr_sim_set_host_observer(gr_sim_t *sim, gr_sim_host_observer_t fn, void *arg);
 
 /**
  * The CPU's access to BAR1 (the aperture into VRAM) through gpu_core's s_ap port, as AXI4

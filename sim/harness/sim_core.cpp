@@ -83,9 +83,9 @@ struct Settings {
     gr_sim_axi_order_t axi_order = GR_SIM_AXI_ANY;
     unsigned stall_run = 1;
     std::string fst_path;
-    std::string txlog_path;
+    std::string axilog_path;
     const char *fst_from = nullptr;   // the environment variable fst_path came from, if any
-    const char *txlog_from = nullptr; // the same for txlog_path
+    const char *axilog_from = nullptr; // the same for axilog_path
     uint64_t trace_from = 0;          // cycles of the waveform window, both recorded
     uint64_t trace_to = UINT64_MAX;
 };
@@ -195,11 +195,11 @@ int resolve(const gr_sim_config_t *cfg, Settings *out)
     }
 
     const char *fst = c.fst_path ? c.fst_path : std::getenv("GR_SIM_FST");
-    const char *log = c.txlog_path ? c.txlog_path : std::getenv("GR_SIM_TXLOG");
+    const char *log = c.axilog_path ? c.axilog_path : std::getenv("GR_SIM_AXILOG");
     if (fst) s.fst_path = fst;
-    if (log) s.txlog_path = log;
+    if (log) s.axilog_path = log;
     s.fst_from = fst && !c.fst_path ? "GR_SIM_FST" : nullptr;
-    s.txlog_from = log && !c.txlog_path ? "GR_SIM_TXLOG" : nullptr;
+    s.axilog_from = log && !c.axilog_path ? "GR_SIM_AXILOG" : nullptr;
     if (c.trace_to && c.trace_from > c.trace_to) {
         set_sim_error("trace_from %llu is after trace_to %llu (the window's first and last cycle)",
                       (unsigned long long)c.trace_from, (unsigned long long)c.trace_to);
@@ -810,10 +810,10 @@ int gr_sim_create(const gr_sim_config_t *cfg, gr_sim_t **out_sim)
             set_sim_error("invalid configuration: %s", e.what());
             return GR_E_INVALID;
         }
-        if (!s.txlog_path.empty() && sim->log.open(s.txlog_path.c_str(), s.seed) != GR_OK) {
+        if (!s.axilog_path.empty() && sim->log.open(s.axilog_path.c_str(), s.seed) != GR_OK) {
             // TxLog::open fails only in its fopen, which set errno.
-            set_sim_error("cannot open transaction log '%s'%s%s: %s", s.txlog_path.c_str(),
-                          s.txlog_from ? " from " : "", s.txlog_from ? s.txlog_from : "", std::strerror(errno));
+            set_sim_error("cannot open AXI log '%s'%s%s: %s", s.axilog_path.c_str(),
+                          s.axilog_from ? " from " : "", s.axilog_from ? s.axilog_from : "", std::strerror(errno));
             return GR_E_IO;
         }
         if (!s.fst_path.empty()) {
@@ -994,6 +994,11 @@ int gr_sim_dma_free(gr_sim_t *sim, uint64_t bus)
 {
     if (!sim) return GR_E_INVALID;
     return sim->host_mem.free(bus);
+}
+
+void gr_sim_set_host_observer(gr_sim_t *sim, gr_sim_host_observer_t fn, void *arg)
+{
+    if (sim) sim->host->set_burst_observer(fn, arg);
 }
 
 int gr_sim_ap_read(gr_sim_t *sim, uint64_t offset, void *dst, size_t bytes)

@@ -54,7 +54,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argv;
     unsetenv("GR_SIM_SEED");
     unsetenv("GR_SIM_FST");
-    unsetenv("GR_SIM_TXLOG");
+    unsetenv("GR_SIM_AXILOG");
     /* 32 MiB of VRAM: a freed page is zeroed before it is handed out again (host/dxgk/README.md,
      * "Stale VRAM"), so an input that asks for most of a 512 MiB VRAM would spend minutes in
      * FILL packets; 32 MiB keeps every input to seconds and still reaches "does not fit". */

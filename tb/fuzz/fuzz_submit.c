@@ -131,7 +131,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argv;
     unsetenv("GR_SIM_SEED");
     unsetenv("GR_SIM_FST");
-    unsetenv("GR_SIM_TXLOG");
+    unsetenv("GR_SIM_AXILOG");
     /* A short TDR timeout: a packet held on a gate or faulting costs little simulated time. */
     gr_sched_params_t sp = {.quantum_cycles = 5000, .tdr_timeout_cycles = 100000};
     gr_dma_buffer_info_t gi;

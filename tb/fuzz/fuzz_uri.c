@@ -11,7 +11,7 @@
  *   - gr_link_open of a sim:// URI returns GR_OK or GR_E_BAD_URI (output untouched on failure);
  *     a URI whose only parameter is seed opens exactly when the seed is a decimal or 0x hex
  *     number in 1..2^64-1 (no sign, no space), and then the link reports that seed.
- * URIs with fst=, trace= or txlog= are parsed but not opened: they name files to write.
+ * URIs with fst=, trace=, axilog= or txlog= are parsed but not opened: they name files to write.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
@@ -72,7 +72,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     unsetenv("GR_DEVICE");
     unsetenv("GR_SIM_SEED");
     unsetenv("GR_SIM_FST");
-    unsetenv("GR_SIM_TXLOG");
+    unsetenv("GR_SIM_AXILOG");
     return 0;
 }
 
@@ -114,7 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check(strcmp(rebuilt, text) == 0, "the parsed URI does not rebuild to the input", text);
 
     if (strcmp(uri.scheme, "sim") != 0 || gr_uri_param(&uri, "fst") || gr_uri_param(&uri, "trace") ||
-        gr_uri_param(&uri, "txlog"))
+        gr_uri_param(&uri, "axilog") || gr_uri_param(&uri, "txlog"))
         return 0;
     gr_link_t *const sentinel = (gr_link_t *)(uintptr_t)0x10;
     gr_link_t *link = sentinel;

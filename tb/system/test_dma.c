@@ -126,7 +126,7 @@ static fx_t *make_logged(unsigned stall_pct, unsigned max_latency, bool no_rando
     cfg.stall_pct = stall_pct;
     cfg.max_latency = max_latency;
     cfg.no_random = no_random;
-    cfg.txlog_path = txlog ? txlog : "";
+    cfg.axilog_path = txlog ? txlog : "";
     assert_int_equal(gr_sim_create(&cfg, &f->sim), GR_OK);
     f->rng = g_seed * 0x2545f4914f6cdd1dull + stall_pct;
     expect_eq("ID_CAPS.DMA", FIELD(ID_CAPS, DMA, rd(f, GR_REG_ID_CAPS)), 1);

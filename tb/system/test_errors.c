@@ -86,10 +86,10 @@ static void adapter_open_names_the_transaction_log(void **state)
 {
     (void)state;
     gr_adapter_t *ad = NULL;
-    assert_int_equal(gr_adapter_open("sim://?txlog=" NO_TXLOG, &ad), GR_E_IO);
+    assert_int_equal(gr_adapter_open("sim://?axilog=" NO_TXLOG, &ad), GR_E_IO);
     assert_null(ad);
     char want[256];
-    snprintf(want, sizeof want, "cannot open transaction log '%s': %s", NO_TXLOG, strerror(ENOENT));
+    snprintf(want, sizeof want, "cannot open AXI log '%s': %s", NO_TXLOG, strerror(ENOENT));
     assert_says(gr_last_error(), want);
 }
 
@@ -185,7 +185,7 @@ static void sim_create_names_a_setting_out_of_range(void **state)
     assert_null(sim);
 }
 
-/* A path from GR_SIM_FST or GR_SIM_TXLOG: the variable is named with the path and the reason,
+/* A path from GR_SIM_FST or GR_SIM_AXILOG: the variable is named with the path and the reason,
  * and gr_device_open's caller reads it in gr_last_error(). */
 static void device_open_names_the_variable_a_path_came_from(void **state)
 {
@@ -198,11 +198,11 @@ static void device_open_names_the_variable_a_path_came_from(void **state)
     assert_int_equal(rc, GR_E_IO);
     snprintf(want, sizeof want, "cannot open FST file '%s' from GR_SIM_FST: %s", NO_FST, strerror(ENOENT));
     assert_says(gr_last_error(), want);
-    assert_int_equal(setenv("GR_SIM_TXLOG", NO_TXLOG, 1), 0);
+    assert_int_equal(setenv("GR_SIM_AXILOG", NO_TXLOG, 1), 0);
     rc = gr_device_open("sim://", 0, &dev);
-    unsetenv("GR_SIM_TXLOG");
+    unsetenv("GR_SIM_AXILOG");
     assert_int_equal(rc, GR_E_IO);
-    snprintf(want, sizeof want, "cannot open transaction log '%s' from GR_SIM_TXLOG: %s", NO_TXLOG,
+    snprintf(want, sizeof want, "cannot open AXI log '%s' from GR_SIM_AXILOG: %s", NO_TXLOG,
              strerror(ENOENT));
     assert_says(gr_last_error(), want);
     assert_null(dev);

@@ -158,9 +158,9 @@ static void test_create_rejects_bad_config_and_leaves_output_untouched(void **st
     cfg.fst_path = "/nonexistent-gpuref-dir/x.fst";
     assert_status(gr_sim_create(&cfg, &sim), GR_E_IO);
     cfg.fst_path = NULL;
-    cfg.txlog_path = "/nonexistent-gpuref-dir/x.log";
+    cfg.axilog_path = "/nonexistent-gpuref-dir/x.log";
     assert_status(gr_sim_create(&cfg, &sim), GR_E_IO);
-    cfg.txlog_path = NULL;
+    cfg.axilog_path = NULL;
     setenv("GR_SIM_REORDER", "yes", 1);
     assert_status(gr_sim_create(&cfg, &sim), GR_E_INVALID);
     unsetenv("GR_SIM_REORDER");
@@ -754,7 +754,7 @@ static void test_txlog_has_a_line_per_csr_handshake(void **state)
     out_path(path, sizeof path, "csr.txlog");
     gr_sim_config_t cfg = {0};
     cfg.seed = g_seed;
-    cfg.txlog_path = path;
+    cfg.axilog_path = path;
     gr_sim_t *sim = sim_with(&cfg);
     uint32_t v = 0;
     assert_status(gr_sim_mmio_read(sim, GR_REG_ID_MAGIC, &v), GR_OK);
@@ -781,14 +781,14 @@ static void test_txlog_has_a_line_per_csr_handshake(void **state)
     free(log);
 }
 
-static void test_txlog_path_from_env_is_flushed_after_each_call(void **state)
+static void test_axilog_path_from_env_is_flushed_after_each_call(void **state)
 {
     (void)state;
     char path[4200];
     out_path(path, sizeof path, "env.txlog");
-    setenv("GR_SIM_TXLOG", path, 1);
+    setenv("GR_SIM_AXILOG", path, 1);
     gr_sim_t *sim = sim_seeded(g_seed);
-    unsetenv("GR_SIM_TXLOG");
+    unsetenv("GR_SIM_AXILOG");
     uint32_t v = 0;
     assert_status(gr_sim_mmio_read(sim, GR_REG_ID_VERSION, &v), GR_OK);
     char *log = slurp(path); /* before destroy: a crash later must not lose it */
@@ -806,7 +806,7 @@ static void test_no_protocol_violation_in_txlog_after_stressed_accesses(void **s
     gr_sim_config_t cfg = {0};
     cfg.seed = g_seed;
     cfg.stall_pct = 90;
-    cfg.txlog_path = path;
+    cfg.axilog_path = path;
     gr_sim_t *sim = sim_with(&cfg);
     uint64_t rs = g_seed ^ 0x5555;
     static const uint32_t offs[] = {GR_REG_ID_MAGIC, GR_REG_SCRATCH, GR_REG_IRQ_ENABLE, 0x100, 0x14};
@@ -1077,7 +1077,7 @@ int main(int argc, char **argv)
     }
     unsetenv("GR_SIM_SEED");
     unsetenv("GR_SIM_FST");
-    unsetenv("GR_SIM_TXLOG");
+    unsetenv("GR_SIM_AXILOG");
     unsetenv("GR_SIM_REORDER");
     unsetenv("GR_SIM_AXI");
     unsetenv("GR_SIM_STALL_RUN");
@@ -1107,7 +1107,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_gtkw_next_to_the_trace_names_signals_it_holds),
         cmocka_unit_test(test_trace_started_and_stopped_at_run_time),
         cmocka_unit_test(test_txlog_has_a_line_per_csr_handshake),
-        cmocka_unit_test(test_txlog_path_from_env_is_flushed_after_each_call),
+        cmocka_unit_test(test_axilog_path_from_env_is_flushed_after_each_call),
         cmocka_unit_test(test_no_protocol_violation_in_txlog_after_stressed_accesses),
         cmocka_unit_test(test_same_seed_gives_identical_cycle_counts),
         cmocka_unit_test(test_different_seeds_give_different_cycle_counts),

@@ -1,0 +1,389 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * gpuctl tracediff A B: compares two host-side transaction logs (?txlog=, docs/txlog.md) by
+ * content, as a bring-up compares a board's run with the simulation's. No device is opened.
+ *
+ * Each log is cut into streams, each compared in order on its own (docs/txlog.md, "tracediff",
+ * states the rules and why): the register writes; the register reads, a poll (the same register
+ * read again with the same answer) counted once; the BAR1 bursts; the device's DMA requests,
+ * a repeated read of the same bytes counted once; the DMA buffers. Interrupt lines are counted,
+ * not compared: when a level is seen depends on when the host looks. Registers whose value
+ * depends on the build or on time (ID_BUILD, ID_DATE, the free-running and cycle-counting ones)
+ * are compared by offset and status only, and their reads not at all; registers holding host
+ * bus addresses are compared as buffer and offset.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpuctl.h"
+#include "gpuref/gr_regdesc.h"
+#include "gr_txlog.h"
+
+enum { ST_WR, ST_ACK, ST_RD, ST_AP, ST_DMA, ST_BUF, ST_COUNT };
+static const char *const stream_name[ST_COUNT] = {"register writes", "W1C writes", "register reads", "BAR1 bursts",
+                                                  "device DMA requests", "DMA buffers"};
+
+typedef struct ev {
+    unsigned line;  /* in the file, from 1 */
+    char key[400];  /* what is compared */
+    char text[200]; /* the line as written (its start) */
+    uint32_t offset, value; /* register lines */
+    bool reg, value_known;
+} ev_t;
+
+typedef struct stream {
+    ev_t *ev;
+    size_t n, cap;
+} stream_t;
+
+typedef struct tlog {
+    const char *path;
+    stream_t s[ST_COUNT];
+    unsigned irqs, lines;
+    char link[160];
+    /* DMA buffers by number: for registers that hold a host bus address */
+    struct {
+        uint64_t bus, bytes;
+    } *buf;
+    unsigned nbuf;
+} tlog_t;
+
+/* Registers the driver sets from the link (DMA_WATCHDOG from gr_link_dma_wait_cycles; sim://
+ * leaves it at reset): not compared at all. */
+static bool link_set(uint32_t offset)
+{
+    return offset == GR_REG_DMA_WATCHDOG;
+}
+
+/* Registers with W1C fields (IRQ_STATE, the fault status): the interrupt routine acknowledges
+ * there, on its own thread, so where its writes fall among the others' depends on when it ran. */
+static bool w1c_reg(uint32_t offset)
+{
+    const gr_reg_desc_t *r = gr_regdesc_at(offset);
+    return r && gr_regdesc_mask_of(r, GR_ACCESS_W1C) != 0;
+}
+
+/* Registers whose value is the build's or time's, not the run's: compared by offset and status. */
+static bool value_free(uint32_t offset)
+{
+    static const uint32_t regs[] = {GR_REG_ID_BUILD, GR_REG_ID_DATE, GR_REG_DMA_PERF_BUSY, GR_REG_DMA_PERF_STALLS,
+                                    GR_REG_DMA_PERF_LAST_CMD};
+    for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++)
+        if (regs[i] == offset)
+            return true;
+    const gr_reg_desc_t *r = gr_regdesc_at(offset);
+    for (unsigned i = 0; r && i < r->field_count; i++)
+        if (r->fields[i].flags & GR_FIELD_VOLATILE)
+            return true;
+    return false;
+}
+
+/* Registers holding half of a host bus address: *_BASE_LO/HI, *_ADDR_LO/HI. */
+static int address_half(uint32_t offset)
+{
+    const gr_reg_desc_t *r = gr_regdesc_at(offset);
+    if (!r)
+        return 0;
+    size_t n = strlen(r->name);
+    if (n < 8)
+        return 0;
+    const char *tail = r->name + n - 3;
+    bool lo = !strcmp(tail, "_LO"), hi = !strcmp(tail, "_HI");
+    if (!lo && !hi)
+        return 0;
+    if (strncmp(tail - 5, "_BASE", 5) && strncmp(tail - 5, "_ADDR", 5))
+        return 0;
+    return lo ? 1 : 2;
+}
+
+/* value as a register holding half an address: "h3+0x40" (low half inside buffer 3),
+ * "hi(h3)" (the high half of buffer 3's address), else the number. */
+static void reg_value_key(const tlog_t *l, uint32_t offset, uint32_t value, char *out, size_t cap)
+{
+    int half = address_half(offset);
+    for (unsigned k = 1; half && k <= l->nbuf; k++) {
+        uint64_t bus = l->buf[k - 1].bus, bytes = l->buf[k - 1].bytes;
+        if (!bytes)
+            continue;
+        if (half == 1 && (uint32_t)(value - (uint32_t)bus) < bytes) {
+            snprintf(out, cap, "h%u+0x%" PRIx32, k, (uint32_t)(value - (uint32_t)bus));
+            return;
+        }
+        if (half == 2 && value == (uint32_t)(bus >> 32)) {
+            snprintf(out, cap, "hi(h*)");
+            return;
+        }
+    }
+    snprintf(out, cap, "0x%08" PRIx32, value);
+}
+
+/* A burst line's digest ("crc=0x...", or "" without data) and its status (the last word). */
+static void tail_fields(const char *line, char *crc, size_t crc_cap, char *status, size_t status_cap)
+{
+    const char *c = strstr(line, " crc=");
+    crc[0] = '\0';
+    if (c)
+        snprintf(crc, crc_cap, "%.*s", (int)strcspn(c + 1, " "), c + 1);
+    const char *sp = strrchr(line, ' ');
+    snprintf(status, status_cap, "%s", sp ? sp + 1 : line);
+}
+
+static int push(stream_t *s, const ev_t *e)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 256;
+        ev_t *v = realloc(s->ev, sizeof *v * cap);
+        if (!v)
+            return -1;
+        s->ev = v;
+        s->cap = cap;
+    }
+    s->ev[s->n++] = *e;
+    return 0;
+}
+
+static void tlog_free(tlog_t *l)
+{
+    for (int i = 0; i < ST_COUNT; i++)
+        free(l->s[i].ev);
+    free(l->buf);
+}
+
+/* Reads one log; 0, or -1 with the reason printed. */
+static int tlog_read(const char *path, tlog_t *l)
+{
+    memset(l, 0, sizeof *l);
+    l->path = path;
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        note("tracediff: cannot open '%s': %s", path, strerror(errno));
+        return -1;
+    }
+    char line[1024];
+    unsigned n = 0;
+    int rc = 0;
+    while (!rc && fgets(line, sizeof line, f)) {
+        n++;
+        line[strcspn(line, "\r\n")] = '\0';
+        if (n == 1) {
+            if (strncmp(line, GR_TXLOG_MAGIC, strlen(GR_TXLOG_MAGIC))) {
+                note("tracediff: '%s' is not a gpuref transaction log (its first line is not '%s ...')", path,
+                     GR_TXLOG_MAGIC);
+                rc = -1;
+            }
+            continue;
+        }
+        if (n == 2 && line[0] == '#')
+            snprintf(l->link, sizeof l->link, "%.150s", line + 2);
+        if (!line[0] || line[0] == '#')
+            continue;
+        ev_t e = {.line = n};
+        snprintf(e.text, sizeof e.text, "%.190s", line);
+        char kind[24], a[64], b[64], c[64], d[64], g[64];
+        int got = sscanf(line, "%23s %63s %63s %63s %63s %63s", kind, a, b, c, d, g);
+        int st = -1;
+        if ((!strcmp(kind, "rd") || !strcmp(kind, "wr")) && got == 4) {
+            e.reg = true;
+            e.offset = (uint32_t)strtoul(a, NULL, 16);
+            e.value_known = strcmp(b, "-") != 0;
+            e.value = (uint32_t)strtoul(b, NULL, 16);
+            bool wr = kind[0] == 'w';
+            if (link_set(e.offset))
+                continue;
+            if (value_free(e.offset)) {
+                if (!wr)
+                    continue; /* a clock or a build stamp: read as often as the host likes */
+                snprintf(e.key, sizeof e.key, "wr %s * %s", a, c);
+            } else {
+                char v[32] = "-";
+                if (e.value_known)
+                    reg_value_key(l, e.offset, e.value, v, sizeof v);
+                snprintf(e.key, sizeof e.key, "%s %s %s %s", kind, a, v, c);
+            }
+            st = !wr ? ST_RD : w1c_reg(e.offset) ? ST_ACK : ST_WR;
+        } else if ((!strcmp(kind, "aprd") || !strcmp(kind, "apwr")) && got >= 4) {
+            /* aprd OFFSET BYTES [crc=] [data=] STATUS: the digest and the status */
+            char crc[24], status[48];
+            tail_fields(line, crc, sizeof crc, status, sizeof status);
+            snprintf(e.key, sizeof e.key, "%s %s %s %s %s", kind, a, b, crc, status);
+            st = ST_AP;
+        } else if ((!strcmp(kind, "dmard") || !strcmp(kind, "dmawr")) && got >= 5) {
+            /* dmard BUS WHERE BYTES [crc=] [data=] STATUS: WHERE (buffer and offset) stands for the
+             * bus address, which differs between links */
+            char crc[24], status[48];
+            tail_fields(line, crc, sizeof crc, status, sizeof status);
+            snprintf(e.key, sizeof e.key, "%s %s %s %s %s", kind, strcmp(b, "-") ? b : a, c, crc, status);
+            st = ST_DMA;
+        } else if (!strcmp(kind, "alloc") && got == 5) {
+            unsigned k = (unsigned)strtoul(c + 1, NULL, 10);
+            if (k == l->nbuf + 1) {
+                void *nb = realloc(l->buf, sizeof *l->buf * (k + 1));
+                if (!nb) {
+                    rc = -1;
+                    break;
+                }
+                l->buf = nb;
+                l->buf[k - 1].bus = strtoull(a, NULL, 16);
+                l->buf[k - 1].bytes = (strtoull(b, NULL, 10) + 4095u) & ~4095ull;
+                l->nbuf = k;
+            }
+            snprintf(e.key, sizeof e.key, "alloc %s %s %s", b, c, d);
+            st = ST_BUF;
+        } else if (!strcmp(kind, "alloc") && got == 4) {
+            snprintf(e.key, sizeof e.key, "alloc - %s %s", b, c);
+            st = ST_BUF;
+        } else if (!strcmp(kind, "free") && got == 4) {
+            snprintf(e.key, sizeof e.key, "free %s %s", b, c);
+            st = ST_BUF;
+        } else if ((!strcmp(kind, "dmard-repeat") || !strcmp(kind, "clock-reads")) && got == 2) {
+            continue; /* polls */
+        } else if (!strcmp(kind, "irq") && got == 2) {
+            l->irqs++;
+            continue;
+        } else {
+            note("tracediff: %s:%u: not a transaction log line: '%s'", path, n, line);
+            rc = -1;
+            break;
+        }
+        /* A poll: the same read with the same answer as the stream's last one. */
+        stream_t *s = &l->s[st];
+        if ((st == ST_RD || (st == ST_DMA && kind[3] == 'r')) && s->n && !strcmp(s->ev[s->n - 1].key, e.key))
+            continue;
+        if (push(s, &e)) {
+            note("tracediff: out of memory");
+            rc = -1;
+        }
+    }
+    if (!rc && ferror(f)) {
+        note("tracediff: cannot read '%s': %s", path, strerror(errno));
+        rc = -1;
+    }
+    if (!rc && n == 0) {
+        note("tracediff: '%s' is empty (not a gpuref transaction log)", path);
+        rc = -1;
+    }
+    l->lines = n;
+    fclose(f);
+    if (rc)
+        tlog_free(l);
+    return rc;
+}
+
+/* A register event in the register map's words: "DMA_RING_TAIL (0x0108) = 0x00000010". */
+static void describe_reg(const ev_t *e, bool write, char *out, size_t cap)
+{
+    const gr_reg_desc_t *r = gr_regdesc_at(e->offset);
+    if (e->value_known)
+        snprintf(out, cap, "%s %s (0x%04" PRIx32 ") %s 0x%08" PRIx32, write ? "write" : "read", r ? r->name : "a hole",
+                 e->offset, write ? "<-" : "->", e->value);
+    else
+        snprintf(out, cap, "%s %s (0x%04" PRIx32 ") failed", write ? "write" : "read", r ? r->name : "a hole",
+                 e->offset);
+}
+
+/* The fields of one register that differ between two values: " (FIELD 0x1 vs 0x2, ...)". */
+static void field_diff(uint32_t offset, uint32_t a, uint32_t b, char *out, size_t cap)
+{
+    out[0] = '\0';
+    const gr_reg_desc_t *r = gr_regdesc_at(offset);
+    if (!r)
+        return;
+    size_t len = 0;
+    for (unsigned i = 0; i < r->field_count && len + 1 < cap; i++) {
+        const gr_field_desc_t *fd = &r->fields[i];
+        uint32_t m = fd->width >= 32 ? 0xffffffffu : ((1u << fd->width) - 1u);
+        uint32_t fa = (a >> fd->lsb) & m, fb = (b >> fd->lsb) & m;
+        if (fa != fb)
+            len += (size_t)snprintf(out + len, cap - len, "%s%s.%s 0x%" PRIx32 " vs 0x%" PRIx32, len ? ", " : "; ",
+                                    r->name, fd->name, fa, fb);
+    }
+    if ((a & ~gr_regdesc_mask(r)) != (b & ~gr_regdesc_mask(r)) && len + 1 < cap)
+        snprintf(out + len, cap - len, "%sreserved bits differ", len ? ", " : "; ");
+}
+
+int cmd_tracediff(const opts_t *o, const char *path_a, const char *path_b)
+{
+    tlog_t a, b;
+    if (tlog_read(path_a, &a))
+        return EXIT_USAGE;
+    if (tlog_read(path_b, &b)) {
+        tlog_free(&a);
+        return EXIT_USAGE;
+    }
+    size_t diffs = 0;
+    int first = -1;
+    size_t first_i = 0;
+    size_t compared[ST_COUNT];
+    for (int st = 0; st < ST_COUNT; st++) {
+        const stream_t *sa = &a.s[st], *sb = &b.s[st];
+        size_t n = sa->n < sb->n ? sa->n : sb->n;
+        compared[st] = sa->n > sb->n ? sa->n : sb->n;
+        size_t d = (sa->n > sb->n ? sa->n - sb->n : sb->n - sa->n);
+        size_t at = n;
+        for (size_t i = 0; i < n; i++) {
+            if (strcmp(sa->ev[i].key, sb->ev[i].key)) {
+                d++;
+                if (at == n)
+                    at = i;
+            }
+        }
+        diffs += d;
+        /* The first divergence: the one earliest in A. */
+        if (d) {
+            unsigned line_a = at < sa->n ? sa->ev[at].line : a.lines + 1;
+            unsigned best = first < 0 ? ~0u : first_i < a.s[first].n ? a.s[first].ev[first_i].line : a.lines + 1;
+            if (line_a < best) {
+                first = st;
+                first_i = at;
+            }
+        }
+    }
+    if (o->json) {
+        printf("{\"same\": %s, \"differences\": %zu", diffs ? "false" : "true", diffs);
+    } else {
+        printf("A: %s (%s)\nB: %s (%s)\n", path_a, a.link[0] ? a.link : "?", path_b, b.link[0] ? b.link : "?");
+        for (int st = 0; st < ST_COUNT; st++)
+            printf("  %-20s %6zu in A, %6zu in B\n", stream_name[st], a.s[st].n, b.s[st].n);
+        printf("  %-20s %6u in A, %6u in B (not compared: when a level is seen depends on when the host looks)\n",
+               "interrupt changes", a.irqs, b.irqs);
+    }
+    if (first >= 0) {
+        const stream_t *sa = &a.s[first], *sb = &b.s[first];
+        const ev_t *ea = first_i < sa->n ? &sa->ev[first_i] : NULL, *eb = first_i < sb->n ? &sb->ev[first_i] : NULL;
+        char da[200] = "(nothing: the stream ends)", db[200] = "(nothing: the stream ends)", fields[256] = "";
+        if (ea)
+            ea->reg ? describe_reg(ea, first == ST_WR, da, sizeof da) : (void)snprintf(da, sizeof da, "%.190s", ea->text);
+        if (eb)
+            eb->reg ? describe_reg(eb, first == ST_WR, db, sizeof db) : (void)snprintf(db, sizeof db, "%.190s", eb->text);
+        if (ea && eb && ea->reg && eb->reg && ea->offset == eb->offset && ea->value_known && eb->value_known)
+            field_diff(ea->offset, ea->value, eb->value, fields, sizeof fields);
+        if (o->json) {
+            printf(", \"first\": {\"stream\": \"%s\", \"index\": %zu, \"a_line\": %u, \"b_line\": %u}",
+                   stream_name[first], first_i, ea ? ea->line : 0, eb ? eb->line : 0);
+        } else {
+            printf("first divergence: %s #%zu%s\n", stream_name[first], first_i + 1, fields);
+            if (ea)
+                printf("  A line %u: %s\n", ea->line, da);
+            else
+                printf("  A: %s\n", da);
+            if (eb)
+                printf("  B line %u: %s\n", eb->line, db);
+            else
+                printf("  B: %s\n", db);
+        }
+    }
+    if (o->json)
+        printf("}\n");
+    else if (diffs)
+        printf("%zu difference%s\n", diffs, diffs == 1 ? "" : "s");
+    else
+        printf("same content (%zu register writes, %zu W1C writes, %zu reads, %zu BAR1 bursts, %zu DMA requests, "
+               "%zu buffer lines compared)\n",
+               compared[ST_WR], compared[ST_ACK], compared[ST_RD], compared[ST_AP], compared[ST_DMA], compared[ST_BUF]);
+    tlog_free(&a);
+    tlog_free(&b);
+    return diffs ? EXIT_CHECKS_FAILED : EXIT_OK;
+}

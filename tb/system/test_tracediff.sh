@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# test_tracediff: the host-side transaction log (?txlog=, docs/txlog.md) and gpuctl tracediff.
+# The register conformance suite and the DDI smoke test (tb/boards/test_board_smoke, without
+# its preemption step: --no-preempt) run on sim:// as the reference, then on simulated boards
+# (gpuref-simd --board ft601 over simd://, the UART board over uart:// on a pty) and on sim://
+# with other bus timing; each log must have the same content as the reference (exit 0). A run
+# that really differs must be caught, with the register named: another VRAM strap
+# (sim://?vram=), and an RTL mutant of the conformance suite (tb/conformance/mutate.sh).
+# The UART board runs less: on its simulated 3 Mbaud line conformance's 1,500 round trips take
+# minutes on a loaded machine, and the smoke test's BAR1 pages more; it runs gpuctl info, regs
+# (every register read), a poke and a peek.
+# Usage: test_tracediff.sh GPUREF_SIMD GPUCTL TEST_BOARD_SMOKE MUTANT_GPUCTL MUTANT_PATTERN [SEED]
+#   MUTANT_GPUCTL is gpuctl built on a mutant's RTL (build/mutant/NAME/gpuctl), MUTANT_PATTERN
+#   the register tracediff must name for it.
+set -u
+SIMD=${1:?usage: test_tracediff.sh gpuref-simd gpuctl test_board_smoke mutant-gpuctl mutant-register [seed]}
+GPUCTL=${2:?usage}
+SMOKE=${3:?usage}
+MUTANT=${4:?usage}
+MUTANT_REG=${5:?usage}
+SEED=${6:-${GR_TEST_SEED:-1}}
+echo "# seed=$SEED (replay: test_tracediff.sh $SIMD $GPUCTL $SMOKE $MUTANT $MUTANT_REG $SEED)"
+. "$(dirname "$0")/../lib/tap.sh"
+tap_init tracediff
+TAP_TIMEOUT=300 # a hang fails
+L=$TAP_DIR
+# sim:// as a board looks to the driver: VRAM that may hold an earlier user's data
+# (freshvram=0), so the driver zeroes it as it does on a board.
+REF="sim://?seed=$SEED&freshvram=0"
+SLOW="replay_ms=5000&dead_ms=30000&timeout_ms=60000"
+# What the UART board runs: every register read once, and a write read back.
+REGS="info regs poke SCRATCH 0x5a5aa5a5 peek SCRATCH"
+
+# tracediff NAME WANT A B: gpuctl tracediff's exit status, its output in $out
+tracediff() { check "$1" "$2" "$GPUCTL" tracediff "$3" "$4"; }
+
+# ---- the reference, and what tracediff does with the command line -----------------------
+check "sim://: conformance with txlog=" 0 "$GPUCTL" -d "$REF&txlog=$L/ref_conf.log" conformance
+check "sim://: the DDI smoke test with txlog=" 0 "$SMOKE" --no-preempt "$REF&txlog=$L/ref_smoke.log"
+expect "the log starts with its magic and the scheme" "^# gpuref txlog v1 scheme=sim$" <(head -1 "$L/ref_conf.log")
+expect "conformance's log has its register accesses (ID_MAGIC read)" "^rd 0x0000 0x47505552 ok$" "$L/ref_conf.log"
+expect "... a WAIT's polls of memory written once, with their count" "^dmard-repeat [0-9]+$" "$L/ref_smoke.log"
+expect "... VidSch's reads of the clock too" "^clock-reads [0-9]+$" "$L/ref_smoke.log"
+expect "the smoke test's log has the device's DMA writes (a fence)" "^dmawr 0x[0-9a-f]+ h[0-9]+\+0x[0-9a-f]+ 8 crc=0x[0-9a-f]{8} data=[0-9a-f]{16} ok$" "$L/ref_smoke.log"
+expect "... its BAR1 bursts" "^apwr 0x[0-9a-f]+ [0-9]+ crc=0x[0-9a-f]{8}( data=[0-9a-f]+)? ok$" "$L/ref_smoke.log"
+expect "... its DMA buffers" "^alloc 0x[0-9a-f]+ [0-9]+ h1 ok$" "$L/ref_smoke.log"
+expect "... its interrupts" "^irq 1$" "$L/ref_smoke.log"
+truth "the smoke test's log stays small (under 64 KiB: the clock reads and the memory polls counted)" test "$(stat -c %s "$L/ref_smoke.log")" -lt 65536
+tracediff "a log against itself: the same (exit 0)" 0 "$L/ref_conf.log" "$L/ref_conf.log"
+expect "... says so" "^same content" "$out"
+tracediff "a missing file: exit 2" 2 "$L/ref_conf.log" "$L/none.log"
+expect "... naming it" "cannot open '$L/none.log'" "$err"
+printf 'rd 0x0000 0x47505552 ok\n' >"$L/bare.log"
+tracediff "a file that is not a transaction log: exit 2" 2 "$L/bare.log" "$L/ref_conf.log"
+expect "... saying so" "is not a gpuref transaction log" "$err"
+{ head -3 "$L/ref_conf.log"; echo "rd 0x0000 what"; } >"$L/broken.log"
+tracediff "a line it cannot read: exit 2" 2 "$L/ref_conf.log" "$L/broken.log"
+expect "... naming the line" "broken.log:4: not a transaction log line" "$err"
+check "one log only: a usage error (exit 2)" 2 "$GPUCTL" tracediff "$L/ref_conf.log"
+check "an unknown scheme key is still refused beside txlog=" 2 "$GPUCTL" -d "sim://?txlog=$L/x.log&nokey=1" info
+expect "... and txlog is among the accepted keys" "accepted: .*txlog" "$err"
+truth "... and the refused open left no log behind" test ! -e "$L/x.log"
+echo keep >"$L/keep.fst"
+check "a backend that refuses its URI (seed=0) fails the open" 2 "$GPUCTL" -d "sim://?txlog=$L/y.log&trace=$L/keep.fst&seed=0" info
+truth "... the log it had opened is removed" test ! -e "$L/y.log"
+truth "... and no other file the URI names is touched" grep -qx keep "$L/keep.fst"
+check "a log that cannot be written fails the open" 3 "$GPUCTL" -d "sim://?txlog=$L/no/dir/x.log" info
+expect "... naming the file" "cannot open the transaction log '$L/no/dir/x.log'" "$err"
+
+# ---- the same commands on other timing and other links: the same content -----------------
+check "sim:// with other bus timing (seed+1, stalls, latency): conformance" 0 "$GPUCTL" -d \
+    "sim://?seed=$((SEED + 1))&stall=60&latency=20&freshvram=0&txlog=$L/t_conf.log" conformance
+tracediff "... tracediff against the reference: the same" 0 "$L/ref_conf.log" "$L/t_conf.log"
+check "sim:// with other bus timing: the smoke test" 0 "$SMOKE" --no-preempt \
+    "sim://?seed=$((SEED + 1))&stall=60&latency=20&freshvram=0&txlog=$L/t_smoke.log"
+tracediff "... tracediff against the reference: the same" 0 "$L/ref_smoke.log" "$L/t_smoke.log"
+
+# One fresh server per run: a board keeps its registers from one client to the next, and the
+# driver reads some before it programs them.
+board_run() { # KIND NAME CMD... (the argument @DEV@ stands for the device's URI)
+    local kind=$1 name=$2 a
+    shift 2
+    local sock=$L/$kind.sock cmd=()
+    for a in "$@"; do
+        if [ "$a" = @DEV@ ]; then cmd+=("simd://$sock?$SLOW&txlog=$L/${kind}_$name.log"); else cmd+=("$a"); fi
+    done
+    if ! start_server --socket "$sock" --board "$kind"; then bad "gpuref-simd serves the $kind board"; return; fi
+    check "$kind: $name over simd:// with txlog=" 0 "${cmd[@]}"
+    stop_server
+    tracediff "$kind: $name, tracediff against sim://: the same" 0 "$L/ref_$name.log" "$L/${kind}_$name.log"
+    [ -s "$out" ] && grep -E "^(first|  [AB] line|[0-9]+ diff)" "$out" | sed 's/^/#   /'
+}
+board_run ft601 conf "$GPUCTL" -d @DEV@ conformance
+expect "ft601: the log names the link" "^# simd://" <(sed -n 2p "$L/ft601_conf.log")
+board_run ft601 smoke "$SMOKE" --no-preempt @DEV@
+
+check "sim://: gpuctl info, regs, poke and peek with txlog=" 0 "$GPUCTL" -d "$REF&txlog=$L/ref_regs.log" $REGS
+if start_server --pty --pty-link "$L/pty"; then
+    tty=$(cat "$L/pty")
+    check "uart: gpuctl info, regs, poke and peek over uart:// with txlog=" 0 "$GPUCTL" -d "uart://$tty?$SLOW&txlog=$L/uart_regs.log" $REGS
+    stop_server
+    tracediff "uart: tracediff against sim://: the same" 0 "$L/ref_regs.log" "$L/uart_regs.log"
+    [ -s "$out" ] && grep -E "^(first|  [AB] line|[0-9]+ diff)" "$out" | sed 's/^/#   /'
+else
+    bad "gpuref-simd --pty starts"
+fi
+
+# ---- runs that really differ ---------------------------------------------------------------
+check "sim://?vram=256M (another VRAM strap): conformance" 0 "$GPUCTL" -d \
+    "sim://?seed=$SEED&freshvram=0&vram=256M&txlog=$L/vram_conf.log" conformance
+tracediff "... tracediff against the reference: different (exit 1)" 1 "$L/ref_conf.log" "$L/vram_conf.log"
+expect "... the first divergence is the VRAM size register, by name and field" \
+    "^first divergence: register reads #[0-9]+; MC_VRAM_SIZE_LO\.[A-Z_]+ 0x20000000 vs 0x10000000" "$out"
+expect "... with both lines" "^  B line [0-9]+: read MC_VRAM_SIZE_LO \(0x[0-9a-f]+\) -> 0x10000000" "$out"
+expect "... and a count" "^[0-9]+ differences?$" "$out"
+check "an RTL mutant (tb/conformance/mutate.sh): conformance fails on it" 1 "$MUTANT" -d "$REF&txlog=$L/mutant_conf.log" conformance
+tracediff "... tracediff against the reference: different (exit 1)" 1 "$L/ref_conf.log" "$L/mutant_conf.log"
+expect "... naming $MUTANT_REG" "^  A line [0-9]+: (read|write) $MUTANT_REG " "$out"
+tap_end
