@@ -5,12 +5,10 @@
 // and one read are in flight at most. An access is chosen into a command register first and
 // reaches the register bus from there in the next cycle, so the register file's decode and read
 // mux start at a flip-flop (the arbitration is not on that path); reads and writes alternate
-// when both wait. A read's data comes from the register file in the cycle after its command
-// (csr_regs registers half of its read mux), so a read is answered a cycle after a write would
-// be, and the next read issues only after that cycle. Responses are registered and held until
-// the master takes them. A bus error from the register file answers SLVERR. A read's error is a
-// hole, which csr_regs reads as zero itself (regtool's default), so the data goes through
-// unmasked: the hole decode (an OR over every register) stays off the read data's path.
+// when both wait. Responses are registered and held until the master takes them. A bus error
+// from the register file answers SLVERR. A read's error is a hole, which csr_regs reads as
+// zero itself (regtool's default), so the data goes through unmasked: the hole decode (an OR
+// over every register) stays off the read data's path.
 // AxPROT is accepted and ignored: every BAR0 access is allowed.
 module csr_axil #(
     parameter AddrBits = 16  // byte address bits of the CSR window
@@ -43,8 +41,8 @@ module csr_axil #(
     output wire [AddrBits-1:0] addr_o,
     output wire [31:0]         wdata_o,
     output wire [3:0]          wstrb_o,
-    input  wire [31:0]         rdata_i,        // the cycle after a read's req_o
-    input  wire                err_i           // in the cycle of req_o
+    input  wire [31:0]         rdata_i,
+    input  wire                err_i
 );
     localparam [1:0] RESP_OKAY = 2'b00;
     localparam [1:0] RESP_SLVERR = 2'b10;
@@ -67,8 +65,6 @@ module csr_axil #(
     logic [AddrBits-1:0] cmd_addr_q, cmd_addr_d;
     logic [31:0]         cmd_wdata_q, cmd_wdata_d;
     logic [3:0]          cmd_wstrb_q, cmd_wstrb_d;
-    logic                rd_wait_q;  // a read's command was on the bus last cycle: data now
-    logic                rd_err_q;   // ... and its error
 
     wire unused_prot = ^{s_csr_awprot_i, s_csr_arprot_i};
 
@@ -85,7 +81,7 @@ module csr_axil #(
     // likewise a read; one command at a time, so the slot checked here is still free when the
     // command runs. When both can, the one that waited last time goes first.
     wire write_can = aw_full_q & w_full_q & ~b_valid_q & ~cmd_valid_q;
-    wire read_can  = ar_full_q & ~r_valid_q & ~cmd_valid_q & ~rd_wait_q;
+    wire read_can  = ar_full_q & ~r_valid_q & ~cmd_valid_q;
     wire do_read   = read_can & (~write_can | prefer_read_q);
     wire do_write  = write_can & ~do_read;
 
@@ -151,16 +147,15 @@ module csr_axil #(
             prefer_read_d = 1'b0;
         end
 
-        // Run: the command is on the register bus; a write's answer goes to its response slot,
-        // a read's in the next cycle, with the register file's data.
+        // Run: the command is on the register bus; its answer goes to its response slot.
         if (cmd_valid_q && cmd_we_q) begin
             b_valid_d = 1'b1;
             b_resp_d = err_i ? RESP_SLVERR : RESP_OKAY;
         end
-        if (rd_wait_q) begin
+        if (cmd_valid_q && !cmd_we_q) begin
             r_valid_d = 1'b1;
             r_data_d = rdata_i;
-            r_resp_d = rd_err_q ? RESP_SLVERR : RESP_OKAY;
+            r_resp_d = err_i ? RESP_SLVERR : RESP_OKAY;
         end
     end
 
@@ -173,7 +168,6 @@ module csr_axil #(
             r_valid_q <= 1'b0;
             prefer_read_q <= 1'b0;
             cmd_valid_q <= 1'b0;
-            rd_wait_q <= 1'b0;
         end else begin
             aw_full_q <= aw_full_d;
             w_full_q <= w_full_d;
@@ -182,9 +176,7 @@ module csr_axil #(
             r_valid_q <= r_valid_d;
             prefer_read_q <= prefer_read_d;
             cmd_valid_q <= cmd_valid_d;
-            rd_wait_q <= cmd_valid_q & ~cmd_we_q;
         end
-        rd_err_q <= err_i;
         // Data path: no reset needed, qualified by the valid bits above.
         aw_addr_q <= aw_addr_d;
         w_data_q <= w_data_d;

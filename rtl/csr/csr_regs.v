@@ -2,11 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 // csr_regs: the register file of the gpuref BAR0 map.
-// Contract: one access per cycle on the register bus. err_o is combinational, valid in the
-// cycle of req_i; a write takes effect at the clock edge that ends that cycle. rdata_o is
-// registered: in the cycle after a read's req_i it holds what the register read in req_i's
-// cycle (the read mux picks inside a group of 32 words at that clock edge, and among the
-// groups after it, so no path runs through the whole decode); it is meaningless otherwise.
+// Contract: one access per cycle on the register bus. rdata_o and err_o are combinational,
+// valid in the cycle of req_i; a write takes effect at the clock edge that ends that cycle.
 // err_o flags a hole, or a write whose strobes are not all set; such a write changes nothing.
 // Reserved bits and strobe fields read zero; writes to read-only fields are ignored.
 // soft_rst_i returns every field to its reset value, as rst_i does, except the fields marked
@@ -22,7 +19,7 @@ module csr_regs (
     input  wire [15:0] addr_i,  // byte address; bits [1:0] are ignored
     input  wire [31:0] wdata_i,
     input  wire [3:0] wstrb_i,
-    output wire [31:0] rdata_o,
+    output logic [31:0] rdata_o,
     output wire err_o,
     input  wire [23:0] id_build_stamp_i,
     input  wire [7:0] id_build_board_i,
@@ -124,8 +121,6 @@ module csr_regs (
     output wire hit_o        // addr_i decodes to a register
 );
     wire [13:0] word = addr_i[15:2];  // a plain vector: Icarus 11 wants no selects in always_*
-    wire [4:0] word_lo = addr_i[6:2];  // the word inside its group
-    wire [8:0] word_hi = addr_i[15:7];  // the group
     wire sel_id_magic = (word == 14'h0);
     wire sel_id_version = (word == 14'h1);
     wire sel_id_caps = (word == 14'h2);
@@ -270,11 +265,6 @@ module csr_regs (
     wire sel_dma_perf_stalls = (word == 14'hdb);
     wire sel_dma_perf_cmds = (word == 14'hdc);
     wire sel_dma_perf_last_cmd = (word == 14'hdd);
-    logic [31:0] rd_g0, rd_g0_q;
-    logic [31:0] rd_g4, rd_g4_q;
-    logic [31:0] rd_g5, rd_g5_q;
-    logic [31:0] rd_g6, rd_g6_q;
-    logic [3:0] rd_sel_q;  // one-hot or zero: the group read
     wire unused_ok = ^{addr_i[1:0], wdata_i};  // reserved bits are ignored by design
 
     assign hit_o = sel_id_magic |
@@ -342,96 +332,71 @@ module csr_regs (
     // hole decode (an OR over every register) stays off the write enables.
     wire write_ok = req_i & we_i & (wstrb_i == 4'hf);
 
-    // Reads, first step: each group's word, for the address of this cycle (a hole reads zero).
     always_comb begin
-        case (word_lo)
-            5'h0: rd_g0 = {32'h47505552};
-            5'h1: rd_g0 = {8'h0, 8'h2, 16'h0};
-            5'h2: rd_g0 = {30'h0, 1'h1, 1'h1};
-            5'h3: rd_g0 = {32'h4284df4e};
-            5'h4: rd_g0 = {id_build_board_i, id_build_stamp_i};
-            5'h5: rd_g0 = {id_date_value_i};
-            5'h8: rd_g0 = {scratch_value_q};
-            5'h9: rd_g0 = {32'h0};
-            5'h10: rd_g0 = {27'h0, irq_state_dma_fault_q, irq_state_dma_preempted_q, irq_state_dma_fence_q, irq_state_mc_fault_q, irq_state_reset_done_q};
-            5'h11: rd_g0 = {27'h0, irq_enable_dma_fault_q, irq_enable_dma_preempted_q, irq_enable_dma_fence_q, irq_enable_mc_fault_q, irq_enable_reset_done_q};
-            5'h12: rd_g0 = {32'h0};
-            default: rd_g0 = 32'h0;
-        endcase
-        case (word_lo)
-            5'h0: rd_g4 = {mc_vram_size_lo_bytes_i};
-            5'h1: rd_g4 = {16'h0, mc_vram_size_hi_bytes_i};
-            5'h2: rd_g4 = {mc_ap_size_bytes_i};
-            5'h3: rd_g4 = {mc_ap_base_page_q, 12'h0};
-            5'h8: rd_g4 = {vpr_base_page_q, 12'h0};
-            5'h9: rd_g4 = {vpr_limit_page_q, 12'h0};
-            5'ha: rd_g4 = {30'h0, vpr_ctrl_lock_q, vpr_ctrl_enable_q};
-            5'h10: rd_g4 = {19'h0, mc_fault_status_write_i, 1'h0, mc_fault_status_source_i, 1'h0, mc_fault_status_type_i, 3'h0, mc_fault_status_valid_q};
-            5'h11: rd_g4 = {mc_fault_addr_lo_addr_i};
-            5'h12: rd_g4 = {16'h0, mc_fault_addr_hi_addr_i};
-            5'h13: rd_g4 = {mc_fault_count_count_i};
-            default: rd_g4 = 32'h0;
-        endcase
-        case (word_lo)
-            5'h0: rd_g5 = {31'h0, mmu_ctrl_enable_q};
-            5'h1: rd_g5 = {mmu_root_page_q, 12'h0};
-            5'h3: rd_g5 = {32'h0};
-            5'h4: rd_g5 = {mmu_tlb_hits_count_i};
-            5'h5: rd_g5 = {mmu_tlb_misses_count_i};
-            5'h8: rd_g5 = {mmu_probe_va_lo_va_q};
-            5'h9: rd_g5 = {16'h0, mmu_probe_va_hi_va_q};
-            5'ha: rd_g5 = {29'h0, mmu_probe_ctrl_physical_q, mmu_probe_ctrl_write_q, 1'h0};
-            5'hb: rd_g5 = {11'h0, mmu_probe_status_page_shift_i, 6'h0, mmu_probe_status_cacheable_i, mmu_probe_status_system_i, 1'h0, mmu_probe_status_fault_type_i, 1'h0, mmu_probe_status_fault_i, mmu_probe_status_done_i, mmu_probe_status_busy_i};
-            5'hc: rd_g5 = {mmu_probe_pa_lo_pa_i};
-            5'hd: rd_g5 = {12'h0, mmu_probe_pa_hi_pa_i};
-            default: rd_g5 = 32'h0;
-        endcase
-        case (word_lo)
-            5'h0: rd_g6 = {31'h0, dma_ctrl_enable_q};
-            5'h1: rd_g6 = {20'h0, dma_status_state_i, 3'h0, dma_status_resetting_i, dma_status_faulted_i, dma_status_hung_i, dma_status_preempted_i, dma_status_idle_i};
-            5'h2: rd_g6 = {dma_ring_base_lo_page_q, 12'h0};
-            5'h3: rd_g6 = {dma_ring_base_hi_addr_q};
-            5'h4: rd_g6 = {28'h0, dma_ring_size_log2_q};
-            5'h5: rd_g6 = {16'h0, dma_ring_head_index_i};
-            5'h6: rd_g6 = {16'h0, dma_ring_tail_index_q};
-            5'h8: rd_g6 = {dma_fence_addr_lo_addr_q, 3'h0};
-            5'h9: rd_g6 = {dma_fence_addr_hi_addr_q};
-            5'ha: rd_g6 = {dma_completed_fence_id_i};
-            5'hb: rd_g6 = {dma_preempt_fence_id_q};
-            5'hc: rd_g6 = {16'h0, dma_stop_head_index_i};
-            5'hd: rd_g6 = {16'h0, dma_stop_tail_index_i};
-            5'he: rd_g6 = {dma_stop_offset_bytes_i};
-            5'hf: rd_g6 = {dma_stop_done_bytes_i};
-            5'h10: rd_g6 = {dma_watchdog_cycles_q};
-            5'h11: rd_g6 = {dma_fault_status_entry_i, 7'h0, dma_fault_status_write_i, 1'h0, dma_fault_status_mmu_type_i, dma_fault_status_type_i};
-            5'h12: rd_g6 = {dma_fault_addr_lo_addr_i};
-            5'h13: rd_g6 = {dma_fault_addr_hi_addr_i};
-            5'h14: rd_g6 = {dma_timestamp_lo_cycles_i};
-            5'h15: rd_g6 = {dma_timestamp_hi_cycles_i};
-            5'h18: rd_g6 = {dma_perf_busy_cycles_i};
-            5'h19: rd_g6 = {dma_perf_bytes_lo_bytes_i};
-            5'h1a: rd_g6 = {dma_perf_bytes_hi_bytes_i};
-            5'h1b: rd_g6 = {dma_perf_stalls_cycles_i};
-            5'h1c: rd_g6 = {dma_perf_cmds_count_i};
-            5'h1d: rd_g6 = {dma_perf_last_cmd_cycles_i};
-            default: rd_g6 = 32'h0;
+        case (word)
+            14'h0: rdata_o = {32'h47505552};
+            14'h1: rdata_o = {8'h0, 8'h2, 16'h0};
+            14'h2: rdata_o = {30'h0, 1'h1, 1'h1};
+            14'h3: rdata_o = {32'h4284df4e};
+            14'h4: rdata_o = {id_build_board_i, id_build_stamp_i};
+            14'h5: rdata_o = {id_date_value_i};
+            14'h8: rdata_o = {scratch_value_q};
+            14'h9: rdata_o = {32'h0};
+            14'h10: rdata_o = {27'h0, irq_state_dma_fault_q, irq_state_dma_preempted_q, irq_state_dma_fence_q, irq_state_mc_fault_q, irq_state_reset_done_q};
+            14'h11: rdata_o = {27'h0, irq_enable_dma_fault_q, irq_enable_dma_preempted_q, irq_enable_dma_fence_q, irq_enable_mc_fault_q, irq_enable_reset_done_q};
+            14'h12: rdata_o = {32'h0};
+            14'h80: rdata_o = {mc_vram_size_lo_bytes_i};
+            14'h81: rdata_o = {16'h0, mc_vram_size_hi_bytes_i};
+            14'h82: rdata_o = {mc_ap_size_bytes_i};
+            14'h83: rdata_o = {mc_ap_base_page_q, 12'h0};
+            14'h88: rdata_o = {vpr_base_page_q, 12'h0};
+            14'h89: rdata_o = {vpr_limit_page_q, 12'h0};
+            14'h8a: rdata_o = {30'h0, vpr_ctrl_lock_q, vpr_ctrl_enable_q};
+            14'h90: rdata_o = {19'h0, mc_fault_status_write_i, 1'h0, mc_fault_status_source_i, 1'h0, mc_fault_status_type_i, 3'h0, mc_fault_status_valid_q};
+            14'h91: rdata_o = {mc_fault_addr_lo_addr_i};
+            14'h92: rdata_o = {16'h0, mc_fault_addr_hi_addr_i};
+            14'h93: rdata_o = {mc_fault_count_count_i};
+            14'ha0: rdata_o = {31'h0, mmu_ctrl_enable_q};
+            14'ha1: rdata_o = {mmu_root_page_q, 12'h0};
+            14'ha3: rdata_o = {32'h0};
+            14'ha4: rdata_o = {mmu_tlb_hits_count_i};
+            14'ha5: rdata_o = {mmu_tlb_misses_count_i};
+            14'ha8: rdata_o = {mmu_probe_va_lo_va_q};
+            14'ha9: rdata_o = {16'h0, mmu_probe_va_hi_va_q};
+            14'haa: rdata_o = {29'h0, mmu_probe_ctrl_physical_q, mmu_probe_ctrl_write_q, 1'h0};
+            14'hab: rdata_o = {11'h0, mmu_probe_status_page_shift_i, 6'h0, mmu_probe_status_cacheable_i, mmu_probe_status_system_i, 1'h0, mmu_probe_status_fault_type_i, 1'h0, mmu_probe_status_fault_i, mmu_probe_status_done_i, mmu_probe_status_busy_i};
+            14'hac: rdata_o = {mmu_probe_pa_lo_pa_i};
+            14'had: rdata_o = {12'h0, mmu_probe_pa_hi_pa_i};
+            14'hc0: rdata_o = {31'h0, dma_ctrl_enable_q};
+            14'hc1: rdata_o = {20'h0, dma_status_state_i, 3'h0, dma_status_resetting_i, dma_status_faulted_i, dma_status_hung_i, dma_status_preempted_i, dma_status_idle_i};
+            14'hc2: rdata_o = {dma_ring_base_lo_page_q, 12'h0};
+            14'hc3: rdata_o = {dma_ring_base_hi_addr_q};
+            14'hc4: rdata_o = {28'h0, dma_ring_size_log2_q};
+            14'hc5: rdata_o = {16'h0, dma_ring_head_index_i};
+            14'hc6: rdata_o = {16'h0, dma_ring_tail_index_q};
+            14'hc8: rdata_o = {dma_fence_addr_lo_addr_q, 3'h0};
+            14'hc9: rdata_o = {dma_fence_addr_hi_addr_q};
+            14'hca: rdata_o = {dma_completed_fence_id_i};
+            14'hcb: rdata_o = {dma_preempt_fence_id_q};
+            14'hcc: rdata_o = {16'h0, dma_stop_head_index_i};
+            14'hcd: rdata_o = {16'h0, dma_stop_tail_index_i};
+            14'hce: rdata_o = {dma_stop_offset_bytes_i};
+            14'hcf: rdata_o = {dma_stop_done_bytes_i};
+            14'hd0: rdata_o = {dma_watchdog_cycles_q};
+            14'hd1: rdata_o = {dma_fault_status_entry_i, 7'h0, dma_fault_status_write_i, 1'h0, dma_fault_status_mmu_type_i, dma_fault_status_type_i};
+            14'hd2: rdata_o = {dma_fault_addr_lo_addr_i};
+            14'hd3: rdata_o = {dma_fault_addr_hi_addr_i};
+            14'hd4: rdata_o = {dma_timestamp_lo_cycles_i};
+            14'hd5: rdata_o = {dma_timestamp_hi_cycles_i};
+            14'hd8: rdata_o = {dma_perf_busy_cycles_i};
+            14'hd9: rdata_o = {dma_perf_bytes_lo_bytes_i};
+            14'hda: rdata_o = {dma_perf_bytes_hi_bytes_i};
+            14'hdb: rdata_o = {dma_perf_stalls_cycles_i};
+            14'hdc: rdata_o = {dma_perf_cmds_count_i};
+            14'hdd: rdata_o = {dma_perf_last_cmd_cycles_i};
+            default: rdata_o = 32'h0;
         endcase
     end
-    always_ff @(posedge clk_i) begin  // no reset: rdata_o is read only after a read
-        rd_g0_q <= rd_g0;
-        rd_g4_q <= rd_g4;
-        rd_g5_q <= rd_g5;
-        rd_g6_q <= rd_g6;
-        rd_sel_q[0] <= (word_hi == 9'h0);
-        rd_sel_q[1] <= (word_hi == 9'h4);
-        rd_sel_q[2] <= (word_hi == 9'h5);
-        rd_sel_q[3] <= (word_hi == 9'h6);
-    end
-    // Second step: the group addressed (none: a hole, zero).
-    assign rdata_o = ({32{rd_sel_q[0]}} & rd_g0_q) |
-                     ({32{rd_sel_q[1]}} & rd_g4_q) |
-                     ({32{rd_sel_q[2]}} & rd_g5_q) |
-                     ({32{rd_sel_q[3]}} & rd_g6_q);
 
     always_ff @(posedge clk_i) begin
         if (rst_i || soft_rst_i) begin

@@ -206,24 +206,9 @@ module dma_mover #(
     wire               fifo_push, fifo_pop, fifo_flush;
     wire [63:0]        fifo_in, fifo_out;
     wire               fifo_empty, fifo_full;
-    // A buffer counter's next value: q + 1 (up alone), - 1 (down alone) or + 0, less len when a
-    // load takes a burst (take). The six sums are made side by side from q and len, and the
-    // late handshakes (take, up, down) only pick one: no carry chain behind them, and not two
-    // in series.
-    function automatic [CntBits-1:0] count_next(input [CntBits-1:0] q, input [4:0] len,
-                                                input take, input up, input down);
-        logic [CntBits-1:0] l, s_m1, s_0, s_p1;
-        l = {{(CntBits-5){1'b0}}, len};
-        if (take) begin
-            s_m1 = q + ~l;           // q - len - 1
-            s_0 = q - l;
-            s_p1 = q - (l - 1'b1);   // q - len + 1
-        end else begin
-            s_m1 = q - 1'b1;
-            s_0 = q;
-            s_p1 = q + 1'b1;
-        end
-        count_next = (up && !down) ? s_p1 : (down && !up) ? s_m1 : s_0;
+    // A counter's step: +1 (up alone), -1 (down alone) or 0.
+    function automatic [CntBits-1:0] step(input up, input down);
+        step = {{(CntBits-1){down && !up}}, up ^ down};
     endfunction
 
     // ---- read side ---------------------------------------------------------------------------
@@ -367,6 +352,11 @@ module dma_mover #(
     assign fifo_pop = w_fire || sink_fire;
     assign fifo_flush = op_end;
 
+    // The counters' next values before a load takes its burst's beats (aw_load and ar_load
+    // come late in the cycle: they only pick between two sums).
+    // Each adds one step of -1, 0 or +1 (one carry chain, not two in series).
+    wire [CntBits-1:0] unclaimed_base = unclaimed_q + step(fifo_push, sink_fire);
+    wire [CntBits-1:0] rd_free_base = rd_free_q + step(fifo_pop, pat_push);
 
     // ---- faults: the first of an operation -----------------------------------------------------
     // fault_now decides only fault_q and the pulse. The fault's fields (f_*) are the candidate of
@@ -476,7 +466,8 @@ module dma_mover #(
             // Room: taken by a loaded AR's beats and by each pattern beat, given back by each
             // beat leaving the buffer; all of it at the end (no read is outstanding then).
             if (op_end) rd_free_q <= FifoBeats[CntBits-1:0];
-            else rd_free_q <= count_next(rd_free_q, rd_bst_len, ar_load, fifo_pop, pat_push);
+            else if (ar_load) rd_free_q <= rd_free_base - {{(CntBits-5){1'b0}}, rd_bst_len};
+            else rd_free_q <= rd_free_base;
             rd_credit_q <= rd_credit_q + (ar_load ? {{(CntBits-5){1'b0}}, rd_bst_len} : {CntBits{1'b0}})
                                        - {{(CntBits-1){1'b0}}, r_fire};
             if (r_fire) begin
@@ -499,7 +490,8 @@ module dma_mover #(
             // The buffer's beats not yet promised to a loaded AW: fifo_count - (beats of loaded
             // AWs not yet sent), kept as its own counter so that aw_load compares a register.
             if (op_end) unclaimed_q <= {CntBits{1'b0}};
-            else unclaimed_q <= count_next(unclaimed_q, wr_bst_len, aw_load, fifo_push, sink_fire);
+            else if (aw_load) unclaimed_q <= unclaimed_base - {{(CntBits-5){1'b0}}, wr_bst_len};
+            else unclaimed_q <= unclaimed_base;
             bnd_stale_q <= op_start || aw_load || xrsp_valid_i[0];
             if (w_fire) begin
                 wr_started_q <= 1'b1;

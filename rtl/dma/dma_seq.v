@@ -174,7 +174,6 @@ module dma_seq (
     logic [63:0] ind_ts_q;                    // the INDIRECT's fetch time
     // the command
     logic [63:0] cur_q;                       // host address of the command (or entry)
-    logic [63:0] fa_q;                        // ... of the command StCmd fetches
     logic [2:0]  avail_q;
     logic [2:0]  nq_q;                        // the command's qwords
     logic [63:0] cmd_ts_q;
@@ -242,6 +241,7 @@ module dma_seq (
     // next command is fetched (when no preemption is pending).
     wire ind_end = ind_q && ipos_q == ilen_q;
     wire buf_end = !ind_q && pos_q == len_q;
+    wire fetch = state_q == StCmd && !ind_end && !buf_end && !pend_q;
     // The ring's head moves a cycle after advance_d or drop_d (registered for timing): StIdle
     // acts (a new entry, or a preemption's stop registers) only once head_i and work_i show it.
     wire ring_moving = advance_q || drop_q;
@@ -557,20 +557,15 @@ module dma_seq (
             fence_id_q <= entry_fence_i;
             eirq_q <= entry_irq_i;
         end
-        // The command's address, size in the buffer and fetch time: loaded in every cycle of
-        // StCmd, so that their enable is a state compare and not StCmd's outcome (the offsets'
-        // 32-bit compares); the last load is the fetch's. avail_q and cmd_ts_q are read from
-        // StCmdRd on, before StCmd comes again, so what a StCmd that does not fetch leaves is
-        // never read. cur_q (the entry's address when an entry starts) is read by a hang's
-        // fault record in any state: it takes the fetched address from fa_q in StCmdRd, and
-        // the record reads fa_q itself there.
-        if (state_q == StCmd) begin
-            fa_q <= cmd_addr;
+        // The command's address, size in the buffer and fetch time: loaded at each fetch
+        // (and the entry's address when an entry starts), read by a hang's fault record and
+        // DMA_PERF_LAST_CMD.
+        if (state_q == StIdle) cur_q <= entry_addr_i;
+        if (fetch) begin
+            cur_q <= cmd_addr;
             avail_q <= avail;
             cmd_ts_q <= timestamp_i;
         end
-        if (state_q == StIdle) cur_q <= entry_addr_i;
-        else if (state_q == StCmdRd) cur_q <= fa_q;
         if (state_q == StCmdRd) begin
             // A FENCE or TIMESTAMP's target, read in StWrDrain and StWrResp (wr_kind_q says).
             wr_space_q <= ddst_q;
@@ -727,7 +722,7 @@ module dma_seq (
             fc_mmu_q <= fault_i ? fault_mmu_type_i : 3'd0;
             fc_write_q <= fault_i && fault_write_i;
             fc_entry_q <= head_i;
-            fc_addr_q <= fault_i ? fault_addr_i : state_q == StCmdRd ? fa_q : cur_q;
+            fc_addr_q <= fault_i ? fault_addr_i : cur_q;
             fc_mc_q <= fault_i && (fault_type_i == T_MMU || fault_type_i == T_VPR);
         end
         if (rst_i || (soft_rst_i && state_q == StIdle)) begin

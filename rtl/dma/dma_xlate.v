@@ -17,8 +17,7 @@
 //     (the part of a large page that lies past VRAM's end) faults as a page-table decode error
 //     (MMU type 3), as the walker does for a page that starts there. Host physical never
 //     faults here.
-//   - rsp_vpr_o: the page is in VRAM inside the enabled VPR. With rsp_fault_o, rsp_pa_o,
-//     rsp_host_o, rsp_cacheable_o and rsp_vpr_o are meaningless.
+//   - rsp_vpr_o: the page is in VRAM inside the enabled VPR.
 //   - idle_o: nothing accepted and not answered.
 module dma_xlate #(
     parameter VramAddrBits = 32
@@ -154,10 +153,9 @@ module dma_xlate #(
                 fault_d = mmu_rsp_fault_i;
                 type_d = mmu_rsp_fault_i ? T_MMU : 4'd0;
                 mmu_d = mmu_rsp_fault_type_i;
-                // (pa_d is left as the MMU gave it: a fault's PA is never read, and the
-                // compare stays off the 64 PA registers' path.)
                 if (!mmu_rsp_fault_i && !mmu_rsp_system_i && mmu_beyond) begin
                     host_d = 1'b0;
+                    pa_d = 64'd0;
                     cache_d = 1'b0;
                     fault_d = 1'b1;
                     type_d = T_MMU;

@@ -20,11 +20,7 @@
 //   - fill_i writes one entry from a walk that ended with a page: the entry with the same tag
 //     if there is one, else the lowest-index invalid entry, else the entry under a round-robin
 //     pointer, which then advances. A fill for another root than the entries' drops them all
-//     first. A flush in the same cycle drops the fill. The entry is picked in the cycle before
-//     fill_i (timing: the tag and root compares stay off the fields' write enables), so
-//     fill_tag_i and fill_root_i must hold their values from the cycle before fill_i, with no
-//     fill or flush in it (the walker's case: they are its path registers, steady from the
-//     walk's start, and an invalidate during the walk drops its fill).
+//     first. A flush in the same cycle drops the fill.
 //   - flush_i drops every entry, for lookups from the next cycle on.
 //   - rst_i drops every entry and resets the pointer.
 // The entries hold what the tables said when they were read: after changing any table entry
@@ -77,10 +73,7 @@ module mc_pwc #(
     logic [P-1:0]    root_q, root_d;
     logic [IdxBits-1:0] rr_q, rr_d;
 
-    logic [N-1:0]    victim;              // one-hot: the entry a fill would write ...
-    logic [N-1:0]    victim_q;            // ... picked in the cycle before
-    logic            new_root_q;          // the fill's root is not the entries' (cycle before)
-    logic            adv_q;               // the fill takes the round-robin entry (cycle before)
+    logic [N-1:0]    victim;              // one-hot: the entry a fill writes
     logic [N-1:0]    write;               // one-hot or zero: the entry filled
     logic [N-1:0]    wdata;               // one-hot or zero: the entry whose fields are written
     logic [N-1:0]    keep;                // entries that survive this cycle's fill
@@ -132,15 +125,15 @@ module mc_pwc #(
         root_d = root_q;
         rr_d = rr_q;
 
+        keep = new_root ? {N{1'b0}} : valid_q;
         if (!new_root && (|same)) victim = lowest(same);
-        else if (free_found) victim = lowest(new_root ? {N{1'b1}} : ~valid_q);
+        else if (free_found) victim = lowest(~keep);
         else victim = onehot(rr_q);
-        keep = new_root_q ? {N{1'b0}} : valid_q;
-        write = (fill_i && !flush_i) ? victim_q : {N{1'b0}};
+        write = (fill_i && !flush_i) ? victim : {N{1'b0}};
         // The victim's fields are written whether or not a flush drops the fill (the flush
         // drops every entry then): flush_i (late, a change of root at the MMU's accept) drives
         // only the valid bits and the root, not the enables of the fields.
-        wdata = fill_i ? victim_q : {N{1'b0}};
+        wdata = fill_i ? victim : {N{1'b0}};
 
         if (flush_i) valid_d = {N{1'b0}};
         else if (fill_i) begin
@@ -159,7 +152,7 @@ module mc_pwc #(
             end
         end
         // (a fill a flush drops moves it too: flush_i stays off its enable)
-        if (fill_i && adv_q)
+        if (fill_i && !free_found && !(|same))
             rr_d = (rr_q == LAST[IdxBits-1:0]) ? {IdxBits{1'b0}} : rr_q + 1'b1;
     end
 
@@ -173,10 +166,7 @@ module mc_pwc #(
             rr_q <= rr_d;
             root_q <= root_d;
         end
-        // Contents: no reset needed, qualified by valid_q; the pick for the next cycle's fill.
-        victim_q <= victim;
-        new_root_q <= new_root;
-        adv_q <= !free_found && !(|same);
+        // Contents: no reset needed, qualified by valid_q.
         tag_q <= tag_d;
         has_l0_q <= has_l0_d;
         pt64_q <= pt64_d;

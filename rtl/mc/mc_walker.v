@@ -11,9 +11,7 @@
 //     the handshake (unit tests date walks by it).
 //   - pwc_fill_i: in a cycle a result without a fault is held (res_valid_o, once per result),
 //     the walk's table pointers go into the page-walk cache; the caller leaves it low when an
-//     invalidate met the walk (mc_pwc picks the entry in the cycle before from the walk's
-//     registers, which are steady from its start, and the cache, which only a fill or a flush
-//     changes). pwc_flush_i empties the cache (and drops a fill of its cycle).
+//     invalidate met the walk. pwc_flush_i empties the cache (and drops a fill of its cycle).
 //     With PwcEntries 0 there is no cache: every walk reads from the root.
 //   - res_valid_o/res_ready_i: the walk's one result, held until taken: a page (size, PA,
 //     leaf attributes) or a fault (type 1 unmapped: an invalid entry, or LEAF in an L3/L2 entry;
@@ -196,11 +194,8 @@ module mc_walker #(
         endcase
 
         case (state_q)
-            StIdle: begin
-                // The walk's registers load in every idle cycle, so that their enable is the
-                // state and not the handshake (which comes through the MMU's TLB lookup);
-                // nothing reads them before a handshake ends the state. The fault is a
-                // walk's that ends here; a walk that reads sets its own in StR.
+            StIdle: if (walk_valid_i) begin
+                state_d = StAr;
                 vpn_d = walk_vpn_i;
                 root_d = walk_root_i[VramAddrBits-1:12];
                 l2_d = pwc_l2;
@@ -208,14 +203,10 @@ module mc_walker #(
                 l0_d = pwc_l0;
                 level_d = pwc_level;
                 pt64_d = (pwc_level == 2'd0) && pwc_pt64;
-                fault_d = FAULT_DECODE;
-                // A walk from a root beyond VRAM ends before any read, as a decode error. The
-                // page-walk cache never knows such a root (only walks that read from their
-                // root fill it), so its answer is level 3 then and is left out here (timing:
-                // its tag compares stay off the state).
-                if (walk_valid_i) begin
-                    if (root_beyond) state_d = StDone;
-                    else state_d = StAr;
+                // A walk from a root beyond VRAM ends before any read, as a decode error.
+                if (pwc_level == 2'd3 && root_beyond) begin
+                    state_d = StDone;
+                    fault_d = FAULT_DECODE;
                 end
             end
             StAr: if (m_pt_arready_i) state_d = StR;
