@@ -63,7 +63,7 @@
 #define RUN_SLICE 2000u           /* cycles run per turn when the RTL is quiet (20 us at 100 MHz) */
 #define RTL_BACKLOG 1024u         /* frames queued toward the RTL, all clients together */
 #define CLIENT_SHARE_MIN 32u      /* a client's share of them is never smaller */
-#define CLIENT_SHARE_MAX 64u      /* nor larger: what others' frames may wait behind */
+#define CLIENT_SHARE_MAX 256u     /* nor larger: what others' frames may wait behind */
 #define CLIENT_WINDOW 4096u       /* a client's credit (RxWindow in its HELLO_RSP), in words */
 #define OUT_LIMIT (4u << 20)      /* unread output: a client that reads nothing is dropped */
 #define CLIENT_UNACKED 1024u      /* frames to a client it has not acknowledged: dropped past it */
