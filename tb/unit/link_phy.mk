@@ -15,7 +15,7 @@ UNIT_DEFS_link_phy_uart := -DGR_ASSERT
 $(eval $(call unit_tb,link_phy_uart,$(LINK_PHY_CDC) bridge/rtl/link_phy_uart.v sim/models/uart/uart_line_model.v))
 
 UNIT_DEFS_link_phy_ft601 := -DGR_ASSERT
-$(eval $(call unit_tb,link_phy_ft601,$(LINK_PHY_CDC) bridge/rtl/link_phy_ftfifo.v bridge/rtl/link_phy_ft601.v sim/models/ft601/ft601_model.v))
+$(eval $(call unit_tb,link_phy_ft601,$(LINK_PHY_CDC) bridge/rtl/link_phy_ftfifo.v bridge/rtl/link_phy_ft600bus.v bridge/rtl/link_phy_ft601.v sim/models/ft601/ft601_model.v))
 
 UNIT_DEFS_link_phy_ft245 := -DGR_ASSERT
 $(eval $(call unit_tb,link_phy_ft245,$(LINK_PHY_CDC) bridge/rtl/link_phy_ftfifo.v bridge/rtl/link_phy_ft245.v sim/models/ft2232h/ft2232h_model.v))
