@@ -9,6 +9,8 @@
 #   USB_EMU_OBJ           the emulation (gr_usb_emu.h)
 #   USB_ENV_OBJ           the emulated chip on the bus at a program's start ($GR_USB_EMU)
 #   USB_LDLIBS            what a program linking them also needs: umockdev, libftdi1, libusb
+#   FT601_CFG_LIMESDR     the LimeSDR Mini v2's factory FT601 configuration (FT600 mode, two
+#                         channels, optional features 0x0002) for $GR_FT601_EMU_CONFIG
 USB_SRC := sim/usb
 USB_DIR := $(BUILD)/usb
 USB_EMU_OBJ := $(USB_DIR)/usb_emu.o
@@ -29,6 +31,13 @@ $(USB_EMU_OBJ): $(USB_SRC)/usb_emu.c
 $(USB_ENV_OBJ): $(USB_SRC)/usb_env.c
 	@mkdir -p $(@D)
 	$(call quiet,CC,$<)$(CC) $(CSTD) $(WARN) $(CFLAGS) -MMD -MP $(BOARD_CPPFLAGS) -c $< -o $@
+
+# The LimeSDR Mini v2's FT601 as it ships: GR_FT601_EMU_CONFIG=$(FT601_CFG_LIMESDR) emulates it.
+FT601_CFG_LIMESDR := $(USB_DIR)/ft601_limesdr_mini_v2.cfg
+$(FT601_CFG_LIMESDR): $(USB_SRC)/ft601_config.py
+	@mkdir -p $(@D)
+	$(call quiet,GEN,$@)python3 $< --fifo-mode 600 --channels 2 --features 0x0002 -o $@
+all: $(FT601_CFG_LIMESDR)
 
 # The demo on the emulated chip: `make demo DEVICE=usb-ft601` (scripts/demo.sh) runs it.
 GR_DEMO_USB := $(USB_DIR)/gr_demo_usb
