@@ -61,7 +61,7 @@ $(eval $(call unit_tb,link_engine,$(UNIT_LINK),,1))
 $(eval $(call unit_tb,link_engine_b1,$(UNIT_LINK),,1))
 $(eval $(call unit_tb,cmn_async_fifo,$(UNIT_CDC),-DGR_ASSERT))
 $(eval $(call unit_tb,link_phy_uart,$(UNIT_CDC) bridge/rtl/link_phy_uart.v sim/models/uart/uart_line_model.v,-DGR_ASSERT))
-$(eval $(call unit_tb,link_phy_ft601,$(UNIT_CDC) bridge/rtl/link_phy_ftfifo.v bridge/rtl/link_phy_ft601.v sim/models/ft601/ft601_model.v,-DGR_ASSERT))
+$(eval $(call unit_tb,link_phy_ft601,$(UNIT_CDC) bridge/rtl/link_phy_ftfifo.v bridge/rtl/link_phy_ft600bus.v bridge/rtl/link_phy_ft601.v sim/models/ft601/ft601_model.v,-DGR_ASSERT))
 $(eval $(call unit_tb,link_phy_ft245,$(UNIT_CDC) bridge/rtl/link_phy_ftfifo.v bridge/rtl/link_phy_ft245.v sim/models/ft2232h/ft2232h_model.v,-DGR_ASSERT))
 # Every unit bench built with both simulators (no run).
 .PHONY: unit
@@ -249,6 +249,15 @@ $(HOST_OBJ_DIR)/tb/system/test_usb.o: private HOST_CFLAGS += -Isim/usb -Isim/boa
 $(eval $(call program,$(USB_DIR)/test_usb,$(HOST_OBJ_DIR)/tb/system/test_usb.o $(USB_EMU_OBJ) $(CONFORMANCE_OBJS) \
   $(LIBGPUREF) $(BOARD_LIB) $(SIM_LIB),$$(BOARD_LIB) $$(GPUREF_LINK) $$(USB_LDLIBS)))
 $(eval $(call cmocka_suite,usb,$(USB_DIR)/test_usb))
+# The LimeSDR Mini v2's FT601 as it ships (FT600 mode, two channels, optional features 0x0002):
+# GR_FT601_EMU_CONFIG=$(FT601_CFG_LIMESDR) emulates it, in usb-ft600 and system-links-ft600.
+FT601_CFG_LIMESDR := $(USB_DIR)/ft601_limesdr_mini_v2.cfg
+$(FT601_CFG_LIMESDR): sim/usb/ft601_config.py
+	@mkdir -p $(@D)
+	$(call quiet,GEN,$@)python3 $< --fifo-mode 600 --channels 2 --features 0x0002 -o $@
+all: $(FT601_CFG_LIMESDR)
+$(eval $(call suite,usb-ft600,$(USB_DIR)/test_usb $(FT601_CFG_LIMESDR),GR_FT601_EMU_CONFIG=$(FT601_CFG_LIMESDR) \
+  CMOCKA_MESSAGE_OUTPUT=TAP $(USB_DIR)/test_usb))
 USB_SUITE_TESTS := $(patsubst %,$(USB_DIR)/test_%_usb,alloc kmd_submit vidsch residency)
 $(USB_DIR)/test_%_usb: $(HOST_OBJ_DIR)/tb/system/test_%.o $(SCHED_FIXTURE_OBJ) $(USB_ENV_OBJ) $(USB_EMU_OBJ) \
                        $(LIBGPUREF) $(BOARD_LIB) $(SIM_LIB)
@@ -302,6 +311,8 @@ links-run-%: $(LINKS_DEPS)
 $(eval $(call suite,system-links,$(LINKS_DEPS),rm -rf $$(LINKS_OUT) && $$(MAKE) $$(SELF) -j2 \
   $$(addprefix links-run-,$$(LINKS)) >/dev/null 2>&1; rc=0; \
   for l in $$(LINKS); do cat $$(LINKS_OUT)/$$$$l.out; grep -q "exit 0" $$(LINKS_OUT)/$$$$l.rc || rc=1; done; exit $$$$rc))
+$(eval $(call suite,system-links-ft600,$(LINKS_DEPS) $(FT601_CFG_LIMESDR),export GR_FT601_EMU_CONFIG=$(FT601_CFG_LIMESDR); \
+  rc=0; $$(call links_one,usb-ft601) exit $$$$rc))
 
 # ---- cocotb ------------------------------------------------------------------------------------
 # pcie: pcie_shell + gpu_core against cocotbext-pcie's hard IP model (bridge/rtl/pcie/README.md),

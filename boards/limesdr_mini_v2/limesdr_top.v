@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 `default_nettype none
+`include "cmn_param.vh"
 // limesdr_top: gpuref on the LimeSDR Mini v2 (Lattice LFE5U-45F-8MG285C), reached over the
-// board's FTDI FT601 (USB 3.0) in 245 synchronous FIFO mode, one channel.
+// board's FTDI FT601 (USB 3.0) on channel 1 of its FT600-mode (multi-channel FIFO) bus, as the
+// board ships, or in 245 synchronous FIFO mode (parameter FtMode).
 //   LMK_CLK (40 MHz) -> EHXPLLL -> the core clock (CoreHz, 35 MHz) for fpga_core and VRAM;
 //   the FT601's own FT_CLK (100 MHz) clocks the FIFO bus side of link_phy_ft601, which crosses
 //   into the core clock inside the PHY (its FIFOs and the chip's RXF_N/TXE_N absorb the slower
@@ -30,6 +32,13 @@
 //     synchronizer (four chip clocks).
 //   - Bidirectional pins: the PHY's in/out/output-enable trios meet the tristate only here, at
 //     the inout ports (the simulation wrapper resolves the bus with the chip model).
+//   - FtMode picks link_phy_ft601's bus protocol, and must be the FIFO mode in the chip's
+//     configuration: 600 (FT600 mode; the LimeSDR Mini v2 leaves the factory so, 2 channels,
+//     and Lime's own gateware and LimeSuite use it) or 245 (a chip reprogrammed to 245 mode,
+//     one channel). A parameter, not a strap: the mode lives in the FT601's configuration
+//     memory, which no pin of the chip or the board shows to the FPGA, so the bitstream must be
+//     built for the chip it meets (usb://ft601 reads the configuration and says when they
+//     cannot match; bridge/README.md).
 //   - Parameters BoardId and BuildStamp go to fpga_core's ID_BUILD (a build script sets them,
 //     e.g. yosys `chparam -set BuildStamp 24'h...`), as do the engine's FT601 settings
 //     (bridge/README.md, kind ft601: Link 3, MaxPayload 1027, RxWindow 4096, DmaTags 8).
@@ -41,6 +50,7 @@
 //     each board, so a shared module would have to repeat all of fpga_core's ports in its own
 //     port list (Verilog-2001 has no interfaces), moving the repetition rather than removing it.
 module limesdr_top #(
+    parameter FtMode     = 600,     // the FT601's FIFO mode: 600 (as shipped) or 245
     parameter BoardId    = 8'h20,   // ID_BUILD.BOARD: the LimeSDR Mini v2
     parameter BuildStamp = 24'd0    // ID_BUILD.STAMP, set by the build
 ) (
@@ -68,6 +78,10 @@ module limesdr_top #(
     localparam VramLog2    = 17;     // 128 KiB
     localparam ResetHold   = 16;     // core cycles after LOCK before reset is released
 
+    if (FtMode != 600 && FtMode != 245) begin : g_bad_mode
+        `CMN_PARAM_ERROR("limesdr_top: FtMode must be 600 or 245")
+    end
+
     // ---- clock and reset (boards/common/ecp5_clk_rst.v checks the PLL arithmetic) ---------
     wire clk, rst;
 
@@ -78,11 +92,13 @@ module limesdr_top #(
 
     // ---- the FT601's FIFO bus -------------------------------------------------------------
     wire [31:0] ft_d_in, ft_d_out;
-    wire        ft_d_oe;
+    wire [3:0]  ft_d_oe;              // per byte lane (FT600 mode: DATA[15:8] is the chip's when idle)
     wire [3:0]  ft_be_in, ft_be_out;
     wire        ft_be_oe;
 
-    assign FT_D = ft_d_oe ? ft_d_out : 32'bz;
+    for (genvar l = 0; l < 4; l = l + 1) begin : g_ft_d
+        assign FT_D[8*l +: 8] = ft_d_oe[l] ? ft_d_out[8*l +: 8] : 8'bz;
+    end
     assign ft_d_in = FT_D;
     assign FT_BE = ft_be_oe ? ft_be_out : 4'bz;
     assign ft_be_in = FT_BE;
@@ -92,7 +108,7 @@ module limesdr_top #(
     wire        e_rx_valid, e_rx_ready, e_tx_valid, e_tx_ready;
 
     link_phy_ft601 u_phy (
-        .clk_i(clk), .rst_i(rst),
+        .clk_i(clk), .rst_i(rst), .mode600_i(FtMode == 600),
         .rx_data_o(e_rx_data), .rx_valid_o(e_rx_valid), .rx_ready_i(e_rx_ready),
         .rx_be_err_o(),
         .tx_data_i(e_tx_data), .tx_valid_i(e_tx_valid), .tx_ready_o(e_tx_ready),

@@ -31,7 +31,7 @@ static int usb_open(const gr_uri_t *uri, void **out_ctx)
     }
     const char *iface = gr_uri_param(uri, "interface");
     if (iface && ft601) {
-        gr_link_set_error("usb://ft601 has one FIFO channel; 'interface' is for usb://ft2232h");
+        gr_link_set_error("usb://ft601 uses the chip's channel 1; 'interface' is for usb://ft2232h");
         return GR_E_BAD_URI;
     }
     if (iface && strcmp(iface, "A")) {

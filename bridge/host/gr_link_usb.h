@@ -1,18 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * gr_link_usb.h: usb://, the USB links: an FT601 (USB 3, 32-bit 245 FIFO) on libusb-1.0 and an
+ * gr_link_usb.h: usb://, the USB links: an FT601 (USB 3, 32-bit FIFO) on libusb-1.0 and an
  * FT2232H (USB 2, 8-bit synchronous 245 FIFO) on libftdi1, each a byte pipe (gr_pipe.h) under
  * the protocol engine (gr_proto.h, bridge/PROTOCOL.md).
  *
- *   usb://ft601[?serial=S]                     VID 0x0403 PID 0x601F, 245 mode, one channel
+ *   usb://ft601[?serial=S]                     VID 0x0403 PID 0x601F, channel 1, 245 or FT600 mode
  *   usb://ft2232h[?serial=S&interface=A]       VID 0x0403 PID 0x6010, synchronous FIFO on A
  *   plus the engine's keys: replay_ms, keepalive_ms, dead_ms, timeout_ms, posted, faults
  *
  * Contract beyond gr_link.h and gr_proto.h:
  *   - open: GR_E_NO_DEVICE when no chip matches (the message names the VID:PID, the serial
  *     asked for and how many USB devices were looked at); GR_E_BUSY when it is claimed by
- *     another program; GR_E_UNSUPPORTED when an FT601 is not configured for 245 mode with one
- *     channel (its chip configuration, FTDI's configuration tool sets it), or an FT2232H
+ *     another program; GR_E_UNSUPPORTED when an FT601's chip configuration (read, never
+ *     written) cannot be served: channel 1 both ways in 245 mode or FT600 mode with one, two
+ *     or four channels, no notification messages on IN channel 1 (the message names the
+ *     bytes and what to set with FTDI's configuration tool), or an FT2232H
  *     whose EEPROM does not set channel A to 245 FIFO (blank, bad checksum, another type: the
  *     message says what to program); GR_E_BAD_URI for interface=B (the chip has synchronous
  *     FIFO on channel A only); GR_E_LINK when the chip answers but no gpuref device behind it

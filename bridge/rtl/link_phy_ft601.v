@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 `default_nettype none
 `include "cmn_param.vh"
-// link_phy_ft601: the FPGA side of an FTDI FT601 in 245 synchronous FIFO mode (32-bit bus,
-// 100 MHz CLK from the chip), as 32-bit valid/ready word streams in the core clock domain. The
-// bus discipline and the crossings are link_phy_ftfifo's; this adds the byte enables.
+// link_phy_ft601: the FPGA side of an FTDI FT601 (32-bit bus, 100 MHz CLK from the chip), as
+// 32-bit valid/ready word streams in the core clock domain, in either of the chip's bus
+// protocols, chosen by the strap mode600_i: 0 the 245 synchronous FIFO mode (FIFOMode 0 in the
+// chip's configuration; link_phy_ftfifo's bus discipline plus the byte enables), 1 the FT600
+// mode, the chip's multi-channel FIFO bus, on channel 1 (FIFOMode 1; link_phy_ft600bus). The
+// chip's mode lives in its configuration memory, which no pin shows: the board says which.
 //
 // Engine side (clk_i/rst_i): rx_* carries the words the USB host sent, tx_* the words for the
 // host, each through a cmn_async_fifo. Only whole words cross: a word read from the chip with
 // BE != 4'hF is dropped and rx_be_err_o pulses for one clk_i cycle (the protocol pads frames to
 // four bytes, so such a word is a host error). Every word written carries BE = 4'hF.
-// Chip side (ft_clk_i): the bus is half duplex and the FPGA is its master:
+// mode600_i is a static strap: change it only while rst_i is high (the unused protocol's
+// machine is held in reset and its pins are not used).
+// Chip side (ft_clk_i), 245 mode: the bus is half duplex and the FPGA is its master:
 // - Read: RXF# low -> OE# low for one cycle -> RD# low (OE# before RD#, as the datasheet's
 //   read figure). A word is taken at every rising edge that sees RD# and RXF# both low; RD# is
 //   held low while the receive FIFO has room for the words that may still arrive before a
@@ -25,9 +30,14 @@
 // - Throughput: one word per ft_clk_i cycle inside a burst; a long one-way transfer with the
 //   chip ready and the engine keeping up moves a word on >= 99% of cycles (the unit test
 //   asserts >= 95% both ways); each direction switch costs about five cycles.
+// Chip side, FT600 mode: link_phy_ft600bus's header (a command on BE/DATA[7:0] under WR#, RXF#
+//   the chip's per-word handshake, the channels' status on DATA[15:8] between transactions);
+//   RD# and OE# are held high. Each transaction costs about eight cycles of command, turnaround
+//   and status; the unit test asserts >= 80% of cycles move a word in a long transfer.
+// ft_data_oe_o is per byte lane: in FT600 mode DATA[15:8] is the chip's while the bus is idle.
 // Timing: RXF# and TXE# feed one level of logic before flops (the next RD#/WR#), DATA/BE are
 //   captured straight into flops; the PHY should sit near the pins.
-// SIWU# is reserved in 245 mode and held high. RESET_N is the board's business.
+// SIWU# is reserved in 245 mode and unused in FT600 mode: held high. RESET_N is the board's.
 // Reset: rst_i (clk_i domain, synchronous, active high) also resets the ft_clk_i side through
 //   a synchronizer; hold it for at least four ft_clk_i cycles while the chip's clock runs.
 module link_phy_ft601 #(
@@ -37,6 +47,7 @@ module link_phy_ft601 #(
 ) (
     input  wire        clk_i,           // core clock
     input  wire        rst_i,           // synchronous to clk_i, active high
+    input  wire        mode600_i,       // strap: 0 245 mode, 1 FT600 mode (static)
     // engine side (clk_i)
     output wire [31:0] rx_data_o,
     output wire        rx_valid_o,
@@ -49,7 +60,7 @@ module link_phy_ft601 #(
     input  wire        ft_clk_i,        // CLK from the FT601 (100 MHz)
     input  wire [31:0] ft_data_i,
     output wire [31:0] ft_data_o,
-    output wire        ft_data_oe_o,    // 1: the FPGA drives DATA
+    output wire [3:0]  ft_data_oe_o,    // per byte lane, 1: the FPGA drives it
     input  wire [3:0]  ft_be_i,
     output wire [3:0]  ft_be_o,
     output wire        ft_be_oe_o,      // 1: the FPGA drives BE
@@ -70,31 +81,59 @@ module link_phy_ft601 #(
         `CMN_PARAM_ERROR("link_phy_ft601: BurstWords must be 1..65535")
     end
 
-    // ---- the shared FIFO bus (link_phy_ftfifo) ---------------------------------------------
-    wire       ft_rst, cap, unused_have_wr, unused_wr_edge, unused_wr_idle;
+    // ---- the two bus machines: the one the strap names runs, the other is held in reset ---
+    wire        rst245 = rst_i || mode600_i;
+    wire        rst600 = rst_i || !mode600_i;
+    wire [31:0] rx_data_a, rx_data_b, ft_data_a, ft_data_b;
+    wire        rx_valid_a, rx_valid_b, tx_ready_a, tx_ready_b;
+    wire        ft_rst_a, ft_rst_b, cap_a, cap_b, drive_a;
+    wire [3:0]  oe_b, ft_be_b;
+    wire        be_oe_b, rd_n_a, wr_n_a, oe_n_a, wr_n_b;
+    wire        unused_have_wr, unused_wr_edge, unused_wr_idle;
     logic [3:0] cap_be_q;             // BE captured at every edge, beside DATA
     logic       be_err_tgl_q;
-    wire       drive;
+    wire        keep = cap_be_q == 4'hF;
+
     link_phy_ftfifo #(.Width(32), .RxFifoLog2(RxFifoLog2), .TxFifoLog2(TxFifoLog2),
                       .Burst(BurstWords)) u_bus (
-        .clk_i(clk_i), .rst_i(rst_i),
-        .rx_data_o(rx_data_o), .rx_valid_o(rx_valid_o), .rx_ready_i(rx_ready_i),
-        .tx_data_i(tx_data_i), .tx_valid_i(tx_valid_i), .tx_ready_o(tx_ready_o),
-        .ft_clk_i(ft_clk_i), .ft_rst_o(ft_rst), .ft_data_i(ft_data_i), .ft_data_o(ft_data_o),
-        .ft_data_oe_o(drive), .ft_rxf_n_i(ft_rxf_n_i), .ft_txe_n_i(ft_txe_n_i),
-        .ft_rd_n_o(ft_rd_n_o), .ft_wr_n_o(ft_wr_n_o), .ft_oe_n_o(ft_oe_n_o),
-        .cap_o(cap), .cap_keep_i(cap_be_q == 4'hF),
+        .clk_i(clk_i), .rst_i(rst245),
+        .rx_data_o(rx_data_a), .rx_valid_o(rx_valid_a), .rx_ready_i(rx_ready_i && !mode600_i),
+        .tx_data_i(tx_data_i), .tx_valid_i(tx_valid_i && !mode600_i), .tx_ready_o(tx_ready_a),
+        .ft_clk_i(ft_clk_i), .ft_rst_o(ft_rst_a), .ft_data_i(ft_data_i), .ft_data_o(ft_data_a),
+        .ft_data_oe_o(drive_a), .ft_rxf_n_i(ft_rxf_n_i), .ft_txe_n_i(ft_txe_n_i),
+        .ft_rd_n_o(rd_n_a), .ft_wr_n_o(wr_n_a), .ft_oe_n_o(oe_n_a),
+        .cap_o(cap_a), .cap_keep_i(keep),
         .have_wr_o(unused_have_wr), .wr_edge_o(unused_wr_edge), .wr_idle_o(unused_wr_idle));
+
+    link_phy_ft600bus #(.RxFifoLog2(RxFifoLog2), .TxFifoLog2(TxFifoLog2),
+                        .Burst(BurstWords)) u_bus600 (
+        .clk_i(clk_i), .rst_i(rst600),
+        .rx_data_o(rx_data_b), .rx_valid_o(rx_valid_b), .rx_ready_i(rx_ready_i && mode600_i),
+        .tx_data_i(tx_data_i), .tx_valid_i(tx_valid_i && mode600_i), .tx_ready_o(tx_ready_b),
+        .ft_clk_i(ft_clk_i), .ft_rst_o(ft_rst_b), .ft_data_i(ft_data_i), .ft_data_o(ft_data_b),
+        .ft_data_oe_o(oe_b), .ft_be_o(ft_be_b), .ft_be_oe_o(be_oe_b),
+        .ft_rxf_n_i(ft_rxf_n_i), .ft_txe_n_i(ft_txe_n_i), .ft_wr_n_o(wr_n_b),
+        .cap_o(cap_b), .cap_keep_i(keep));
+
+    wire ft_rst = mode600_i ? ft_rst_b : ft_rst_a;
+    wire cap = mode600_i ? cap_b : cap_a;
 
     always_ff @(posedge ft_clk_i) begin
         if (ft_rst) be_err_tgl_q <= 1'b0;
-        else if (cap && cap_be_q != 4'hF) be_err_tgl_q <= !be_err_tgl_q;
+        else if (cap && !keep) be_err_tgl_q <= !be_err_tgl_q;
         cap_be_q <= ft_be_i;
     end
 
-    assign ft_data_oe_o = drive;
-    assign ft_be_o = 4'hF;
-    assign ft_be_oe_o = drive;
+    assign rx_data_o = mode600_i ? rx_data_b : rx_data_a;
+    assign rx_valid_o = mode600_i ? rx_valid_b : rx_valid_a;
+    assign tx_ready_o = mode600_i ? tx_ready_b : tx_ready_a;
+    assign ft_data_o = mode600_i ? ft_data_b : ft_data_a;
+    assign ft_data_oe_o = mode600_i ? oe_b : {4{drive_a}};
+    assign ft_be_o = mode600_i ? ft_be_b : 4'hF;
+    assign ft_be_oe_o = mode600_i ? be_oe_b : drive_a;
+    assign ft_rd_n_o = mode600_i ? 1'b1 : rd_n_a;
+    assign ft_wr_n_o = mode600_i ? wr_n_b : wr_n_a;
+    assign ft_oe_n_o = mode600_i ? 1'b1 : oe_n_a;
     assign ft_siwu_n_o = 1'b1;
 
     // ---- the BE error event into the core domain ------------------------------------------

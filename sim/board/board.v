@@ -7,7 +7,8 @@
 //          gpuref-simd puts on a socket).
 //   Kind 2 uart:   link_phy_uart at 3 Mbaud and the UART line model (the USB-UART bridge end)
 //          on its two wires and RTS#/CTS#.
-//   Kind 3 ft601:  link_phy_ft601 and the FT601 model on its 32-bit 245 FIFO bus.
+//   Kind 3 ft601:  link_phy_ft601 and the FT601 model on its 32-bit FIFO bus, in 245 mode or,
+//          with ft_mode600_i, in FT600 mode (the chip's configuration and the PHY's strap).
 //   Kind 4 ft245:  link_phy_ft245 and the FT2232H model on its 8-bit synchronous FIFO bus.
 // sim/sim.mk verilates it once per kind (-GKind=N --prefix Vboard_<kind>) for the board library
 // (gr_board.h); the ports are the same for every kind, so one C++ driver (board_impl.h) serves
@@ -22,6 +23,8 @@
 //   packet (never on stream and uart), valid/ready.
 // - m_vram_*: gpu_core's AXI4 master to VRAM, served by the harness's VRAM model;
 //   vram_bytes_i: gpu_core's VRAM size strap (the model's size), taken while rst_i is high.
+// - ft_mode600_i: kind ft601: the FT601's FIFO mode (0 245, 1 FT600), static: the chip model's
+//   configuration and link_phy_ft601's strap alike; the other kinds do not look at it.
 module board #(
     parameter Kind = 1     // 1 stream, 2 uart, 3 ft601, 4 ft245
 ) (
@@ -145,13 +148,13 @@ module board #(
         // The FIFO bus between the FPGA and the chip: each bidirectional pin is a trio (in,
         // out, output enable), as the PHY and the model both have them.
         wire [31:0] ft_data_f, ft_data_c;
-        wire        ft_data_f_oe, ft_data_c_oe;
+        wire [3:0]  ft_data_f_oe, ft_data_c_oe;
         wire [3:0]  ft_be_f, ft_be_c;
         wire        ft_be_f_oe, ft_be_c_oe;
         wire        ft_rxf_n, ft_txe_n, ft_rd_n, ft_wr_n, ft_oe_n, ft_siwu_n;
 
         link_phy_ft601 u_phy (
-            .clk_i(clk_i), .rst_i(rst_i),
+            .clk_i(clk_i), .rst_i(rst_i), .mode600_i(ft_mode600_i),
             .rx_data_o(e_rx_data), .rx_valid_o(e_rx_valid), .rx_ready_i(e_rx_ready),
             .rx_be_err_o(),
             .tx_data_i(e_tx_data), .tx_valid_i(e_tx_valid), .tx_ready_o(e_tx_ready),
@@ -165,6 +168,7 @@ module board #(
             .clk_i           (chip_clk_i),
             .rst_i           (rst_i),
             .ft_rst_n_i      (1'b1),
+            .mode600_i       (ft_mode600_i),
             .ft_data_i       (ft_data_f),
             .ft_data_oe_i    (ft_data_f_oe),
             .ft_data_o       (ft_data_c),

@@ -180,6 +180,10 @@ int gr_board_create(const gr_board_config_t *cfg, gr_board_t **out_board)
     s.baud = cfg->baud ? cfg->baud : kDefaultBaud;
     if (s.baud != kDefaultBaud) return gr_board_link_kind(s.kind) == GR_BOARD_UART ? GR_E_UNSUPPORTED : GR_E_INVALID;
     s.no_random = cfg->no_random;
+    // The FT601's FIFO mode: the generic board's model and PHY strap follow it; the LimeSDR
+    // top is built for the mode its chip ships in (FT600) and the field is not looked at.
+    if (cfg->ft600_mode && gr_board_link_kind(s.kind) != GR_BOARD_FT601) return GR_E_INVALID;
+    s.ft600 = cfg->ft600_mode && s.kind == GR_BOARD_FT601;
     const char *fst = cfg->fst_path ? cfg->fst_path : std::getenv("GR_BOARD_FST");
     if (fst) s.fst_path = fst;
     if (!gr_board_kind_built(s.kind)) return GR_E_UNSUPPORTED;

@@ -47,6 +47,7 @@ struct BoardSettings {
     uint64_t vram_bytes = 512ull << 20;
     uint32_t baud = 3000000;
     bool no_random = false;
+    bool ft600 = false; // the FT601's FIFO mode is FT600 (ft601: the model and the PHY's strap)
     std::string fst_path;
 };
 
@@ -199,6 +200,7 @@ public:
         top->chip_clk_i = 0;
         top->rst_i = 1;
         top->vram_bytes_i = set.vram_bytes; // gpu_core's size strap: the model's size
+        top->ft_mode600_i = set.ft600;       // the FT601's configuration and the PHY's strap
         top->eval();
     }
 

@@ -8,7 +8,8 @@
 // comes out of reset by itself once the PLL has locked (about 220 core cycles).
 // The ports are board.v's (board_ports.vh), so one harness driver (board_impl.h) serves it;
 // m_vram_* are tied off and vram_bytes_i is unused (board_vram_idle.vh: the top's VRAM is
-// its own 128 KiB of block RAM).
+// its own 128 KiB of block RAM). The top is built as the stock board has it, FT600 mode
+// (FtMode 600), and the model is configured to match; ft_mode600_i is not looked at.
 // FT_D and FT_BE are resolved here: the top drives them through its tristate ports, the model
 // through the assigns below; the model's contention check reads the PHY's output enables.
 module board_limesdr (
@@ -18,15 +19,20 @@ module board_limesdr (
 
     wire [31:0] ft_d;
     wire [3:0]  ft_be;
+    localparam FtMode = 600;         // the stock LimeSDR Mini v2's FT601 configuration
+
     wire [31:0] chip_d;
     wire [3:0]  chip_be;
-    wire        chip_d_oe, chip_be_oe;
+    wire [3:0]  chip_d_oe;
+    wire        chip_be_oe;
     wire        ft_rxf_n, ft_txe_n, ft_rd_n, ft_wr_n, ft_oe_n, ft_reset_n;
 
-    assign ft_d = chip_d_oe ? chip_d : 32'bz;
+    for (genvar l = 0; l < 4; l = l + 1) begin : g_ft_d
+        assign ft_d[8*l +: 8] = chip_d_oe[l] ? chip_d[8*l +: 8] : 8'bz;
+    end
     assign ft_be = chip_be_oe ? chip_be : 4'bz;
 
-    limesdr_top u_top (
+    limesdr_top #(.FtMode(FtMode)) u_top (
         .LMK_CLK     (clk_i),
         .FT_CLK      (chip_clk_i),
         .FT_D        (ft_d),
@@ -45,6 +51,7 @@ module board_limesdr (
         .clk_i           (chip_clk_i),
         .rst_i           (rst_i),
         .ft_rst_n_i      (ft_reset_n),
+        .mode600_i       (FtMode == 600),
         .ft_data_i       (ft_d),
         .ft_data_oe_i    (u_top.ft_d_oe),
         .ft_data_o       (chip_d),

@@ -12,6 +12,7 @@
     input  wire        chip_clk_i,
     input  wire        rst_i,
     input  wire [47:0] vram_bytes_i,
+    input  wire        ft_mode600_i,
     input  wire [31:0] host_out_data_i,
     input  wire [3:0]  host_out_keep_i,
     input  wire        host_out_last_i,

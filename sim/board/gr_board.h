@@ -68,6 +68,10 @@ typedef struct gr_board_config {
     uint32_t baud;        /**< uart and ulx3s only: line rate; 0 or 3000000 (the rate the UART
                                PHY and line model are built for; others: GR_E_UNSUPPORTED) */
     bool no_random;       /**< VRAM answers at full speed and the host takes IN data every cycle */
+    bool ft600_mode;      /**< ft601: the chip's FIFO mode is FT600 (multi-channel, channel 1)
+                               instead of 245; the model and link_phy_ft601's strap both follow
+                               it. limesdr: its top is built for FT600 mode (the stock board)
+                               and this is not looked at. Other kinds: must be false */
     const char *fst_path; /**< FST waveform of the whole board; NULL: $GR_BOARD_FST; "": none */
 } gr_board_config_t;
 
@@ -95,7 +99,7 @@ bool gr_board_kind_built(gr_board_kind_t kind);
  * still hold their core in reset until their PLL model locks, about 220 core cycles).
  * @param[out] out_board  untouched on failure
  * @return GR_OK, GR_E_INVALID (NULL, unknown kind, bad vram_bytes/$GR_SIM_SEED, a baud on
- *         another kind, a vram_bytes limesdr or ulx3s do not have), GR_E_UNSUPPORTED (kind not built into this library, another baud on
+ *         another kind, a vram_bytes limesdr or ulx3s do not have, ft600_mode on a UART or FT2232H board), GR_E_UNSUPPORTED (kind not built into this library, another baud on
  *         uart), GR_E_IO (waveform file),
  *         GR_E_NO_MEMORY
  */

@@ -46,6 +46,15 @@ typedef struct gr_usb_emu_stats {
     uint64_t control_requests;   /**< control URBs (standard and vendor) */
     uint64_t bytes_out, bytes_in; /**< bulk payload bytes to and from the chip */
     uint64_t read_requests;      /**< FT601 read-request commands on EP 0x01 */
+    uint64_t overlapped_requests; /**< FT601: read requests while a session was still open */
+    uint64_t in_aborts, out_aborts;   /**< FT601: abort commands (0) on an IN / OUT pipe */
+    uint64_t in_flushes, out_flushes; /**< FT601: flush commands (3) on an IN / OUT pipe */
+    uint64_t in_bytes_flushed;   /**< FT601: bytes a flush of EP 0x82 dropped */
+    uint64_t in_discarded_with_data; /**< IN URBs cancelled (a timeout) after data had come */
+    uint64_t in_held_after_full_packet; /**< IN URBs left waiting with whole packets in and the
+                                      FPGA's data at an end (no zero-length packet follows) */
+    uint64_t config_writes;      /**< FT601: vendor request 0xCF OUT (a configuration write;
+                                      refused, the configuration stays) */
     uint64_t unknown_ioctls;     /**< ioctls not emulated (answered ENOTTY) */
     uint64_t bitmode_settle_us;  /**< FT2232H: wall time from the last bit-mode reset on
                                       channel A to synchronous FIFO mode (0 before that) */
@@ -60,14 +69,32 @@ typedef struct gr_usb_emu_stats {
 int gr_usb_emu_create(gr_usb_emu_t **out_emu);
 
 /**
- * Adds a chip on a bus of its own, backed by a new board of that kind.
+ * Adds a chip on a bus of its own, backed by a new board of that kind. An FT601 takes its
+ * chip configuration from the file $GR_FT601_EMU_CONFIG names (152 bytes), else the default
+ * (245 mode, one channel), as gr_usb_emu_add_ft601 with NULL.
  * @param cfg  the board (kind GR_BOARD_FT601 or GR_BOARD_FT2232H; seed, fst_path...)
  * @param serial  its iSerialNumber string (at most 31 characters)
  * @param[out] out_index  device index for the other calls (may be NULL)
- * @return GR_OK, GR_E_INVALID (another kind, bad serial), or gr_board_create's error
+ * @return GR_OK, GR_E_INVALID (another kind, bad serial, a bad $GR_FT601_EMU_CONFIG), GR_E_IO
+ *         ($GR_FT601_EMU_CONFIG unreadable), or gr_board_create's error
  */
 int gr_usb_emu_add(gr_usb_emu_t *emu, const gr_board_config_t *cfg, const char *serial,
                    unsigned *out_index);
+
+/**
+ * Adds an FT601 with the given 152-byte chip configuration (FT_60XCONFIGURATION), instead of
+ * $GR_FT601_EMU_CONFIG's file or the default (245 mode, one channel, no optional features).
+ * Its FIFOMode (byte 138) sets the board's bus mode (gr_board_config_t.ft600_mode), its
+ * ChannelConfig (byte 139) the data pipes, its OptionalFeatureSupport (bytes 140-141) how
+ * sessions end (usb_emu.c says what is modelled).
+ * @param config  152 bytes, or NULL (then as gr_usb_emu_add)
+ * @return as gr_usb_emu_add; GR_E_INVALID also for a configuration the chip cannot have
+ *         (FIFOMode not 0 or 1, ChannelConfig above 4, 245 mode with more than one channel) or
+ *         config on an FT2232H; GR_E_IO when $GR_FT601_EMU_CONFIG cannot be read, GR_E_INVALID
+ *         when its file is not 152 bytes
+ */
+int gr_usb_emu_add_ft601(gr_usb_emu_t *emu, const gr_board_config_t *cfg, const char *serial,
+                         const uint8_t *config, unsigned *out_index);
 
 /**
  * Unplugs a device: every outstanding URB completes with ENODEV and every later ioctl on it

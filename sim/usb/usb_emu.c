@@ -12,12 +12,23 @@
  *
  * The chips, as their datasheets and the open drivers describe them:
  *  FT601 (FT600/FT601 datasheet; the FT601 protocol as the open libusb drivers speak it):
+ *   its 152-byte configuration (FT_60XCONFIGURATION) is $GR_FT601_EMU_CONFIG's file when set
+ *   (or the one gr_usb_emu_add_ft601 is given), else 245 mode with one channel; vendor request
+ *   0xCF (IN, wValue 1) returns it, and it decides the rest:
  *   interface 0: EP 0x01 bulk OUT "session" commands, EP 0x81 interrupt IN notifications;
- *   interface 1: EP 0x02 bulk OUT data, EP 0x82 bulk IN data (245 mode, one channel).
- *   IN data flows only against a read request: a 20-byte command on EP 0x01 (u32 index,
- *   u8 pipe 0x82, u8 command 1, 2 reserved, u32 length, 8 reserved) opens a session of that
- *   many bytes on the pipe; the chip ends it when the bytes are sent or with a short packet.
- *   Vendor request 0xCF (IN, wValue 1) returns the 152-byte chip configuration.
+ *   interface 1: the channels' data pipes, EP 0x02.. bulk OUT and EP 0x82.. bulk IN, one pair
+ *   per channel of ChannelConfig (byte 139: 0 four, 1 two, 2 one; 3 and 4 one pipe); channel 1
+ *   (0x02/0x82) is the board's FIFO (the model in FIFOMode byte 138's bus mode), the others
+ *   have nothing behind them (OUT bytes go nowhere, IN sends nothing).
+ *   Session commands, 20 bytes (u32 index, u8 pipe, u8 command, 2 reserved, u32 length, 8
+ *   reserved): command 1 opens a read session of that many bytes on the IN pipe; IN data
+ *   flows only against one. The chip ends a session when its bytes are sent, and at a short
+ *   packet unless OptionalFeatureSupport (bytes 140-141) has bit 1 (disable cancel session on
+ *   underrun: the LimeSDR Mini v2's 0x0002) set; a full packet that ends the FPGA's data is
+ *   followed by nothing (no zero-length packet), so a transfer longer than what came waits.
+ *   A read request while a session is open on the pipe is counted (overlapped_requests).
+ *   Command 0 aborts the pipe's session, command 3 flushes it (IN: the bytes the chip holds
+ *   for the host are dropped), command 2 (stream pipe) is taken and not modelled.
  *  FT2232H (FT2232H datasheet, AN_130 sync FIFO; the requests as libftdi issues them):
  *   interface A: EP 0x81 bulk IN, EP 0x02 bulk OUT; interface B: EP 0x83, EP 0x04 (no FIFO
  *   behind it here). Vendor requests on wIndex 1/2 set latency timer, bit mode, flow control
@@ -43,7 +54,7 @@
 #include <glib.h>
 #include <umockdev.h>
 
-#define EMU_MAX_DEVS 8
+#define EMU_MAX_DEVS 12
 #define EMU_MAX_URBS 64
 /* Cycles a reap may run the board before it answers EAGAIN, and the slice between checks.
  * Short: while a reap runs, the host's next URB waits for the handler, so a long budget is
@@ -65,6 +76,7 @@ typedef struct emu_urb {
     int filled;
     uint64_t out_mark; /* OUT: done when the chip has taken this many bytes in total */
     bool done, discarded;
+    bool held; /* IN: counted in in_held_after_full_packet */
     int status;
 } emu_urb_t;
 
@@ -82,6 +94,8 @@ typedef struct emu_dev {
     unsigned nurbs;
     uint64_t queued_out; /* bytes ever handed to the board */
     /* FT601 */
+    uint8_t config[152];                 /* FT_60XCONFIGURATION, as request 0xCF answers */
+    uint16_t features;                   /* its OptionalFeatureSupport */
     uint32_t session_left;
     uint32_t cmd_index;
     /* an IN packet the URB it went to had no room for all of (the rest goes first next time) */
@@ -104,17 +118,16 @@ struct gr_usb_emu {
 
 /* ---- descriptors ------------------------------------------------------------------------ */
 
-/* FT601 as it enumerates on SuperSpeed (USB 3.1 Gen 1): 245 mode, one channel. Each endpoint
- * is followed by its SuperSpeed companion (bursts of 16 on the data pipes). */
-static const char ft601_descriptors[] =
-    "12011003000000090304" "1f60" "0000" "010203" "01"     /* device: bcdUSB 3.10, EP0 512 */
-    "09024f00020100a060"                                   /* config: 79 bytes, 2 interfaces */
+/* FT601 as it enumerates on SuperSpeed (USB 3.1 Gen 1), its data pipes as its ChannelConfig
+ * says (ft601_descriptors builds them). Each endpoint is followed by its SuperSpeed companion
+ * (bursts of 16 on the data pipes). */
+static const char ft601_desc_head[] =
+    "12011003000000090304" "1f60" "0000" "010203" "01";    /* device: bcdUSB 3.10, EP0 512 */
+static const char ft601_desc_if0[] =
     "090400000" "2ffffff00"                                /* interface 0: 2 endpoints */
     "07050102000400" "063000000000"                        /* EP 0x01 bulk OUT 1024 */
-    "07058103100009" "063000001000"                        /* EP 0x81 interrupt IN 16 */
-    "090401000" "2ffffff00"                                /* interface 1: 2 endpoints */
-    "07050202000400" "06300f000000"                        /* EP 0x02 bulk OUT 1024 */
-    "07058202000400" "06300f000000";                       /* EP 0x82 bulk IN 1024 */
+    "07058103100009" "063000001000";                       /* EP 0x81 interrupt IN 16 */
+#define FT601_DESC_MAX 512u
 
 /* FT2232H on High Speed: bcdDevice 7.00 (libftdi's TYPE_2232H), two interfaces. */
 static const char ft2232h_descriptors[] =
@@ -128,6 +141,20 @@ static const char ft2232h_descriptors[] =
 static const char *dev_product(const emu_dev_t *d)
 {
     return d->kind == GR_BOARD_FT601 ? "FTDI SuperSpeed-FIFO Bridge" : "Dual RS232-HS";
+}
+
+/* The pipes of interface 1 for a ChannelConfig: OUT and IN per channel, in channel order. */
+static unsigned ft601_pipes(uint8_t channel_config, uint8_t *out_eps)
+{
+    const unsigned channels = channel_config == 0 ? 4 : channel_config == 1 ? 2 : 1;
+    unsigned n = 0;
+    for (unsigned c = 0; c < channels; c++) {
+        if (channel_config != 4)
+            out_eps[n++] = (uint8_t)(0x02 + c);
+        if (channel_config != 3)
+            out_eps[n++] = (uint8_t)(0x82 + c);
+    }
+    return n;
 }
 
 /* ---- helpers ----------------------------------------------------------------------------- */
@@ -174,13 +201,24 @@ static int string_desc(const emu_dev_t *d, unsigned idx, uint8_t *out, int cap)
     return n;
 }
 
-/* The FT601's chip configuration (FT_60XCONFIGURATION, 152 bytes, little endian): VID, PID,
- * string descriptors, power, FIFO clock 100 MHz (0), FIFO mode 245 (0), channel config "1"
- * (2), no optional features. */
-static int ft601_config(const emu_dev_t *d, uint8_t *out, int cap)
+/* The FT601's descriptors as hex text (umockdev's sysfs "descriptors" attribute). */
+static void ft601_descriptors(const emu_dev_t *d, char *out, size_t cap)
 {
-    uint8_t c[FT601_CONFIG_BYTES];
-    memset(c, 0, sizeof c);
+    uint8_t eps[8];
+    const unsigned n = ft601_pipes(d->config[139], eps);
+    const unsigned total = 9 + 9 + 2 * 13 + 9 + n * 13;
+    int at = snprintf(out, cap, "%s0902%02x%02x020100a060%s090401000%xffffff00", ft601_desc_head,
+                      total & 0xff, total >> 8, ft601_desc_if0, n);
+    for (unsigned i = 0; i < n; i++)
+        at += snprintf(out + at, cap - (size_t)at, "0705%02x02000400" "06300f000000", eps[i]);
+}
+
+/* The FT601's default chip configuration (FT_60XCONFIGURATION, 152 bytes, little endian):
+ * VID, PID, string descriptors, power, FIFO clock 100 MHz (0), FIFO mode 245 (0), channel
+ * config "1" (2), no optional features. */
+static void ft601_config_default(const emu_dev_t *d, uint8_t *c)
+{
+    memset(c, 0, FT601_CONFIG_BYTES);
     c[0] = 0x03;
     c[1] = 0x04;
     c[2] = 0x1f;
@@ -194,8 +232,12 @@ static int ft601_config(const emu_dev_t *d, uint8_t *out, int cap)
     c[137] = 0;    /* FIFOClock: 100 MHz */
     c[138] = 0;    /* FIFOMode: 245 */
     c[139] = 2;    /* ChannelConfig: 1 channel */
-    int n = cap < (int)sizeof c ? cap : (int)sizeof c;
-    memcpy(out, c, (size_t)n);
+}
+
+static int ft601_config(const emu_dev_t *d, uint8_t *out, int cap)
+{
+    int n = cap < (int)FT601_CONFIG_BYTES ? cap : (int)FT601_CONFIG_BYTES;
+    memcpy(out, d->config, (size_t)n);
     return n;
 }
 
@@ -298,6 +340,11 @@ static int control(emu_dev_t *d, uint8_t *buf, int len)
     if (d->kind == GR_BOARD_FT601) {
         if (req == 0xcf && (rt & 0x80) && value == 1)
             return ft601_config(d, data, cap);
+        if (req == 0xcf && !(rt & 0x80)) {
+            /* a write of the chip configuration: counted, never applied */
+            stat_add(d, &d->stats.config_writes, 1);
+            return -EPIPE;
+        }
         return (rt & 0x80) ? -EPIPE : 0;
     }
     /* FT2232H: wIndex 1 is interface A (the FIFO), 2 is B. */
@@ -390,6 +437,10 @@ static bool fill_in(emu_dev_t *d, emu_urb_t *u)
         stat_add(d, &d->stats.bytes_in, n);
         if (d->kind == GR_BOARD_FT601) {
             d->session_left = n >= d->session_left ? 0 : d->session_left - (uint32_t)n;
+            /* A short packet ends the session too, unless the configuration disables that
+             * (OptionalFeatureSupport bit 1): then the chip still owes the rest. */
+            if (whole < maxp(d) && !(d->features & 0x0002))
+                d->session_left = 0;
             if (d->session_left == 0)
                 return true;
         }
@@ -397,6 +448,45 @@ static bool fill_in(emu_dev_t *d, emu_urb_t *u)
             return true; /* a short packet ends the transfer */
     }
     return true;
+}
+
+/* An FT601 session command on EP 0x01: [u32 index][u8 pipe][u8 cmd][2][u32 length][8]. Only
+ * channel 1's pipes have the FIFO behind them. */
+static void session_command(emu_dev_t *d, const uint8_t *b)
+{
+    const uint8_t pipe = b[4], cmd = b[5];
+    d->cmd_index = b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+    switch (cmd) {
+    case 1: /* read request */
+        if (pipe != 0x82)
+            break;
+        if (d->session_left)
+            stat_add(d, &d->stats.overlapped_requests, 1);
+        d->session_left = b[8] | (uint32_t)b[9] << 8 | (uint32_t)b[10] << 16 | (uint32_t)b[11] << 24;
+        stat_add(d, &d->stats.read_requests, 1);
+        break;
+    case 0: /* abort: the pipe's session ends */
+        if (pipe == 0x82)
+            d->session_left = 0;
+        stat_add(d, pipe & 0x80 ? &d->stats.in_aborts : &d->stats.out_aborts, 1);
+        break;
+    case 3: /* flush: what the chip holds for the host on the pipe is dropped */
+        if (pipe == 0x82) {
+            uint64_t dropped = d->carry_n - d->carry_at;
+            d->carry_at = d->carry_n = 0;
+            uint8_t pkt[1024];
+            size_t n = 0;
+            pthread_mutex_lock(&d->lock);
+            while (gr_board_packets(d->board) && gr_board_read_packet(d->board, pkt, sizeof pkt, &n) == GR_OK && n)
+                dropped += n;
+            pthread_mutex_unlock(&d->lock);
+            stat_add(d, &d->stats.in_bytes_flushed, dropped);
+        }
+        stat_add(d, pipe & 0x80 ? &d->stats.in_flushes : &d->stats.out_flushes, 1);
+        break;
+    default: /* 2: stream pipe (a fixed transfer size), not modelled */
+        break;
+    }
 }
 
 /* Tries to finish one outstanding URB without running the board. */
@@ -418,6 +508,12 @@ static void progress(emu_dev_t *d, emu_urb_t *u)
         return;
     if (fill_in(d, u))
         u->done = true;
+    else if (u->filled && !u->held) {
+        /* Whole packets in, nothing more to come now, the transfer still open: the chip sends
+         * no zero-length packet, so the host waits for more or for its timeout. */
+        u->held = true;
+        stat_add(d, &d->stats.in_held_after_full_packet, 1);
+    }
 }
 
 /* ---- the ioctls -------------------------------------------------------------------------- */
@@ -455,14 +551,8 @@ static gboolean on_submit(emu_dev_t *d, UMockdevIoctlClient *client, UMockdevIoc
         u->filled = n < 0 ? 0 : n;
     } else if (urb->type == USBDEVFS_URB_TYPE_BULK && !(ep & 0x80)) {
         if (d->kind == GR_BOARD_FT601 && ep == 0x01) {
-            /* A session command: [u32 index][u8 pipe][u8 cmd][2][u32 length][8] */
-            if (u->len >= 20 && u->buf[5] == 1 && u->buf[4] == 0x82) {
-                d->session_left = u->buf[8] | (uint32_t)u->buf[9] << 8 | (uint32_t)u->buf[10] << 16 |
-                                  (uint32_t)u->buf[11] << 24;
-                d->cmd_index = u->buf[0] | (uint32_t)u->buf[1] << 8 | (uint32_t)u->buf[2] << 16 |
-                               (uint32_t)u->buf[3] << 24;
-                stat_add(d, &d->stats.read_requests, 1);
-            }
+            if (u->len >= 20)
+                session_command(d, u->buf);
             u->done = true;
             u->filled = u->len;
         } else if ((d->kind == GR_BOARD_FT601 && ep == 0x02) ||
@@ -536,6 +626,8 @@ static gboolean on_discard(emu_dev_t *d, UMockdevIoctlClient *client, UMockdevIo
     for (unsigned i = 0; i < d->nurbs; i++) {
         if (d->urbs[i].data->client_addr == addr && !d->urbs[i].done) {
             d->urbs[i].discarded = true;
+            if ((d->urbs[i].urb->endpoint & 0x80) && d->urbs[i].filled)
+                stat_add(d, &d->stats.in_discarded_with_data, 1);
             complete(client, 0, 0);
             return TRUE;
         }
@@ -628,16 +720,66 @@ int gr_usb_emu_create(gr_usb_emu_t **out_emu)
     return GR_OK;
 }
 
+/* $GR_FT601_EMU_CONFIG's file: exactly 152 bytes. */
+static int config_from_env(uint8_t *out, bool *out_set)
+{
+    const char *path = getenv("GR_FT601_EMU_CONFIG");
+    *out_set = path && *path;
+    if (!*out_set)
+        return GR_OK;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return GR_E_IO;
+    uint8_t extra;
+    const size_t n = fread(out, 1, FT601_CONFIG_BYTES, f);
+    const bool more = fread(&extra, 1, 1, f) == 1;
+    fclose(f);
+    return n == FT601_CONFIG_BYTES && !more ? GR_OK : GR_E_INVALID;
+}
+
+/* A configuration the chip can take: FIFOMode 0 (245, one channel only) or 1 (FT600), a
+ * ChannelConfig of 0..4. */
+static bool config_valid(const uint8_t *c)
+{
+    return (c[138] == 0 && c[139] == 2) || (c[138] == 1 && c[139] <= 4);
+}
+
 int gr_usb_emu_add(gr_usb_emu_t *emu, const gr_board_config_t *cfg, const char *serial, unsigned *out_index)
+{
+    return gr_usb_emu_add_ft601(emu, cfg, serial, NULL, out_index);
+}
+
+int gr_usb_emu_add_ft601(gr_usb_emu_t *emu, const gr_board_config_t *cfg, const char *serial,
+                         const uint8_t *config, unsigned *out_index)
 {
     if (!emu || !cfg || !serial || strlen(serial) > 31 || emu->ndevs == EMU_MAX_DEVS)
         return GR_E_INVALID;
     if (cfg->kind != GR_BOARD_FT601 && cfg->kind != GR_BOARD_FT2232H)
         return GR_E_INVALID;
+    if (config && cfg->kind != GR_BOARD_FT601)
+        return GR_E_INVALID;
     emu_dev_t *d = calloc(1, sizeof *d);
     if (!d)
         return GR_E_NO_MEMORY;
-    int rc = gr_board_create(cfg, &d->board);
+    snprintf(d->serial, sizeof d->serial, "%s", serial);
+    gr_board_config_t bcfg = *cfg;
+    if (cfg->kind == GR_BOARD_FT601) {
+        bool set = config != NULL;
+        int crc = GR_OK;
+        if (config)
+            memcpy(d->config, config, FT601_CONFIG_BYTES);
+        else
+            crc = config_from_env(d->config, &set);
+        if (!set)
+            ft601_config_default(d, d->config);
+        if (crc || !config_valid(d->config)) {
+            free(d);
+            return crc ? crc : GR_E_INVALID;
+        }
+        d->features = (uint16_t)(d->config[140] | d->config[141] << 8);
+        bcfg.ft600_mode = d->config[138] == 1;
+    }
+    int rc = gr_board_create(&bcfg, &d->board);
     if (rc != GR_OK) {
         free(d);
         return rc;
@@ -649,7 +791,6 @@ int gr_usb_emu_add(gr_usb_emu_t *emu, const gr_board_config_t *cfg, const char *
     d->latency = 16;
     eeprom_default(d->eeprom);
     d->fifo_a = eeprom_fifo_a(d->eeprom);
-    snprintf(d->serial, sizeof d->serial, "%s", serial);
     const unsigned bus = d->index + 1;
     snprintf(d->devnode, sizeof d->devnode, "/dev/bus/usb/%03u/001", bus);
     snprintf(d->syspath, sizeof d->syspath, "/devices/usb%u", bus);
@@ -663,6 +804,9 @@ int gr_usb_emu_add(gr_usb_emu_t *emu, const gr_board_config_t *cfg, const char *
         return GR_E_IO;
     }
     const bool ss = d->kind == GR_BOARD_FT601;
+    char desc[2 * FT601_DESC_MAX];
+    if (ss)
+        ft601_descriptors(d, desc, sizeof desc);
     char *text = g_strdup_printf("P: %s\n"
                                  "N: bus/usb/%03u/001\n"
                                  "E: SUBSYSTEM=usb\n"
@@ -686,7 +830,7 @@ int gr_usb_emu_add(gr_usb_emu_t *emu, const gr_board_config_t *cfg, const char *
                                  "H: descriptors=%s\n",
                                  d->syspath, bus, bus, d->devnode, ss ? "601f" : "6010", d->serial, bus,
                                  ss ? "5000" : "480", ss ? "601f" : "6010", dev_product(d), d->serial,
-                                 ss ? ft601_descriptors : ft2232h_descriptors);
+                                 ss ? desc : ft2232h_descriptors);
     gboolean ok = umockdev_testbed_add_from_string(emu->testbed, text, NULL);
     g_free(text);
     if (!ok) {

@@ -9,6 +9,7 @@
  *
  *   GR_USB_EMU=ft601:GRSIM601A build/usb/test_alloc_usb    (the device: usb://ft601?serial=GRSIM601A)
  *
+ * An FT601 takes its chip configuration from $GR_FT601_EMU_CONFIG when set (gr_usb_emu.h).
  * Unset, nothing is emulated (libusb sees an empty bus). The board's seed is $GR_TEST_SEED
  * (else 1). A bad value ends the process with a TAP "Bail out!" before main.
  */
@@ -67,8 +68,10 @@ __attribute__((constructor)) static void usb_env_start(void)
     rc = gr_usb_emu_add(g_emu, &cfg, serial, NULL);
     if (rc)
         bail("cannot add the chip to the emulated bus", gr_status_name(rc));
-    printf("# usb: an emulated %s (serial %s) on the bus, board seed %llu\n", kind_name, serial,
-           (unsigned long long)cfg.seed);
+    const char *ft601_cfg = getenv("GR_FT601_EMU_CONFIG");
+    printf("# usb: an emulated %s (serial %s) on the bus, board seed %llu%s%s\n", kind_name, serial,
+           (unsigned long long)cfg.seed, kind == GR_BOARD_FT601 && ft601_cfg && *ft601_cfg ? ", configuration " : "",
+           kind == GR_BOARD_FT601 && ft601_cfg && *ft601_cfg ? ft601_cfg : "");
     fflush(stdout);
     atexit(stop);
 }

@@ -12,6 +12,16 @@
  * unplugged chip answers GR_E_LINK. The FT2232H's open waits 10 ms between the bit-mode reset
  * and synchronous FIFO mode (AN_130).
  *
+ * The FT601 runs in the configuration $GR_FT601_EMU_CONFIG names (the suite runs twice: in 245
+ * mode, and as the LimeSDR Mini v2 ships, FT600 mode with two channels and optional features
+ * 0x0002; tb/tb.mk). In either: no read request while the chip still held a session
+ * open (the chip's session rules, optional features included), no IN transfer that timed out
+ * after its data had come (replies of an exact multiple of 1024 bytes, after which the chip
+ * sends no zero-length packet), a client that died with a session open leaves nothing for the
+ * next open (abort and flush at open and close), and the configuration is never written. On
+ * chips of their own: FT600 mode with four channels works, one OUT pipe only (ChannelConfig 3)
+ * and notification messages on IN channel 1 are refused with a line naming the bytes.
+ *
  * The FT2232H's EEPROM, on chips of their own: synchronous FIFO needs channel A set to
  * "245 FIFO" with a good checksum, so a blank EEPROM, a bad checksum and a UART channel are
  * each refused at open with GR_E_UNSUPPORTED and what to program, a 93C46 image (128 bytes)
@@ -34,6 +44,7 @@
 
 #include <cmocka.h>
 #include <libftdi1/ftdi.h>
+#include <libusb-1.0/libusb.h>
 
 #include "gpuref/gr_device.h"
 #include "gpuref/gr_dma.h"
@@ -323,6 +334,157 @@ static void unplugged_chip_is_link_error(void **state)
     c->present = false;
 }
 
+/* ---- the FT601's configuration and sessions ------------------------------------------------- */
+
+/* BAR1 reads whose AP_RD_RSP frames (24 + 4k bytes for k words) are exactly 1024 or 2048 bytes
+ * and around it: the chip sends whole packets and nothing after them. No IN transfer may be
+ * left open holding whole packets (asking for 16 KiB, a read waited for more or its timeout). */
+static void ft601_exact_packet_replies_do_not_wait(void **state)
+{
+    chip_t *c = *state;
+    gr_device_t *dev = open_dev(c);
+    gr_link_t *l = gr_device_link(dev);
+    static uint8_t a[2048], b[2048];
+    uint64_t s = g_seed ^ 0x1024;
+    for (size_t i = 0; i < sizeof a; i++)
+        a[i] = (uint8_t)rnd(&s);
+    const uint64_t base = 0x50000;
+    assert_int_equal(gr_link_ap_write(l, base, a, sizeof a), GR_OK);
+    gr_usb_emu_stats_t before, after;
+    assert_int_equal(gr_usb_emu_stats(g_emu, c->index, &before), GR_OK);
+    const size_t sizes[] = {1000, 1000, 996, 1004, 2024, 1000};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        memset(b, 0, sizeof b);
+        assert_int_equal(gr_link_ap_read(l, base, b, sizes[i]), GR_OK);
+        assert_memory_equal(a, b, sizes[i]);
+    }
+    assert_int_equal(gr_usb_emu_stats(g_emu, c->index, &after), GR_OK);
+    print_message("# %s: %" PRIu64 " IN transfers held open after whole packets, %" PRIu64
+                  " timed out holding data\n", c->name,
+                  after.in_held_after_full_packet - before.in_held_after_full_packet,
+                  after.in_discarded_with_data - before.in_discarded_with_data);
+    assert_int_equal(after.in_held_after_full_packet, before.in_held_after_full_packet);
+    assert_int_equal(after.in_discarded_with_data, before.in_discarded_with_data);
+    gr_device_close(dev);
+}
+
+/* A client that died with a read session open (a raw libusb client that asks for 64 KiB on
+ * EP 0x82 and goes away): the next open aborts and flushes channel 1's pipes before its own
+ * first request, so no request ever lands on an open session; close does it again. */
+static void ft601_dead_clients_session_is_aborted_at_open(void **state)
+{
+    chip_t *c = *state;
+    libusb_context *ctx = NULL;
+    assert_int_equal(libusb_init(&ctx), 0);
+    libusb_device_handle *h = NULL;
+    libusb_device **list = NULL;
+    const ssize_t count = libusb_get_device_list(ctx, &list);
+    for (ssize_t i = 0; i < count && !h; i++) {
+        struct libusb_device_descriptor dd;
+        unsigned char serial[64] = "";
+        if (libusb_get_device_descriptor(list[i], &dd) || dd.idProduct != GR_USB_FT601_PID ||
+            libusb_open(list[i], &h))
+            continue;
+        if (libusb_get_string_descriptor_ascii(h, dd.iSerialNumber, serial, sizeof serial) < 0 ||
+            strcmp((const char *)serial, c->serial)) {
+            libusb_close(h);
+            h = NULL;
+        }
+    }
+    libusb_free_device_list(list, 1);
+    assert_non_null(h);
+    assert_int_equal(libusb_claim_interface(h, 0), 0);
+    uint8_t cmd[20] = {0x77, 0, 0, 0, 0x82, 1, 0, 0, 0, 0, 1, 0}; /* read 64 KiB on 0x82 */
+    int n = 0;
+    assert_int_equal(libusb_bulk_transfer(h, 0x01, cmd, sizeof cmd, &n, 1000), 0);
+    libusb_close(h); /* gone without a word: the chip keeps the session */
+    libusb_exit(ctx);
+
+    gr_usb_emu_stats_t s0, s1, s2;
+    assert_int_equal(gr_usb_emu_stats(g_emu, c->index, &s0), GR_OK);
+    gr_device_t *dev = open_dev(c);
+    wr(dev, GR_REG_SCRATCH, 0xdeadc11e);
+    assert_int_equal(rd(dev, GR_REG_SCRATCH), 0xdeadc11e);
+    assert_int_equal(gr_usb_emu_stats(g_emu, c->index, &s1), GR_OK);
+    assert_int_equal(s1.overlapped_requests, s0.overlapped_requests);
+    assert_true(s1.in_aborts > s0.in_aborts && s1.in_flushes > s0.in_flushes);
+    assert_true(s1.out_aborts > s0.out_aborts && s1.out_flushes > s0.out_flushes);
+    gr_device_close(dev);
+    assert_int_equal(gr_usb_emu_stats(g_emu, c->index, &s2), GR_OK);
+    assert_true(s2.in_aborts > s1.in_aborts && s2.in_flushes > s1.in_flushes);
+}
+
+/* Over everything the chip served so far: never a read request on a session the chip still
+ * held open (in FT600 mode with optional features 0x0002 a short packet does not end one), and
+ * never a write of its configuration. */
+static void ft601_sessions_follow_the_chip_and_its_configuration_stays(void **state)
+{
+    chip_t *c = *state;
+    gr_usb_emu_stats_t st;
+    assert_int_equal(gr_usb_emu_stats(g_emu, c->index, &st), GR_OK);
+    print_message("# %s: %" PRIu64 " read requests, %" PRIu64 " on an open session, %" PRIu64
+                  " configuration writes\n", c->name, st.read_requests, st.overlapped_requests, st.config_writes);
+    assert_true(st.read_requests > 0);
+    assert_int_equal(st.overlapped_requests, 0);
+    assert_int_equal(st.config_writes, 0);
+}
+
+/* FT601s of other configurations, each on its own bus. */
+enum { CF_FOUR, CF_OUT_ONLY, CF_NOTIFY, CF_COUNT };
+static const char *const cf_serials[CF_COUNT] = {"GRCF4CH", "GRCFOUT", "GRCFNOTE"};
+static unsigned cf_index[CF_COUNT];
+
+static void cf_image(unsigned k, uint8_t *c)
+{
+    memset(c, 0, 152);
+    c[0] = 0x03, c[1] = 0x04, c[2] = 0x1f, c[3] = 0x60;
+    c[133] = 0xe0, c[134] = 0x60;
+    c[138] = 1; /* FT600 mode */
+    c[139] = k == CF_FOUR ? 0 : k == CF_OUT_ONLY ? 3 : 1;
+    c[140] = k == CF_NOTIFY ? 0x06 : 0x02;
+}
+
+/* FT600 mode with four channels: channel 1 is still EP 0x02/0x82, and the device answers. */
+static void ft601_four_channels_work(void **state)
+{
+    (void)state;
+    char uri[200];
+    snprintf(uri, sizeof uri, "usb://ft601?serial=%s&%s", cf_serials[CF_FOUR], SLOW_LINK);
+    gr_device_t *dev = open_uri(uri);
+    wr(dev, GR_REG_SCRATCH, 0x4c4a4e4c);
+    assert_int_equal(rd(dev, GR_REG_SCRATCH), 0x4c4a4e4c);
+    gr_device_close(dev);
+}
+
+static void cf_refused(unsigned k, const char *bytes)
+{
+    char uri[200];
+    snprintf(uri, sizeof uri, "usb://ft601?serial=%s&%s", cf_serials[k], SLOW_LINK);
+    gr_device_t *dev = NULL;
+    assert_int_equal(gr_device_open(uri, 0, &dev), GR_E_UNSUPPORTED);
+    assert_null(dev);
+    const char *msg = gr_device_error();
+    print_message("# %s: %s\n", cf_serials[k], msg);
+    assert_non_null(strstr(msg, bytes));
+    assert_null(strchr(msg, '\n'));
+    gr_usb_emu_stats_t st;
+    assert_int_equal(gr_usb_emu_stats(g_emu, cf_index[k], &st), GR_OK);
+    assert_int_equal(st.bytes_out, 0);
+    assert_int_equal(st.config_writes, 0);
+}
+
+static void ft601_out_pipe_only_is_refused(void **state)
+{
+    (void)state;
+    cf_refused(CF_OUT_ONLY, "ChannelConfig (configuration byte 139) is 3");
+}
+
+static void ft601_notifications_on_channel_1_are_refused(void **state)
+{
+    (void)state;
+    cf_refused(CF_NOTIFY, "bytes 140-141) is 0x0006");
+}
+
 /* ---- the FT2232H's EEPROM ------------------------------------------------------------------ */
 
 /* FT2232H chips with EEPROMs of their own, each on its own emulated bus. */
@@ -458,7 +620,7 @@ int main(int argc, char **argv)
         printf("Bail out! umockdev's preload library is not in this process (%s)\n", gr_status_name(rc));
         return 1;
     }
-    struct CMUnitTest tests[32];
+    struct CMUnitTest tests[48];
     size_t n = 0;
     tests[n++] = (struct CMUnitTest)cmocka_unit_test(bad_uri_is_refused);
     for (size_t k = 0; k < sizeof g_chips / sizeof g_chips[0]; k++) {
@@ -476,7 +638,7 @@ int main(int argc, char **argv)
         c->present = true;
         snprintf(c->uri, sizeof c->uri, "usb://%s?serial=%s&%s", c->name, c->serial, SLOW_LINK);
         CMFixtureFunction su = c->kind == GR_BOARD_FT601 ? setup_ft601 : setup_ft2232h;
-        static char names[2][8][64];
+        static char names[2][12][80];
         const struct {
             const char *name;
             CMUnitTestFunction fn;
@@ -487,13 +649,34 @@ int main(int argc, char **argv)
             {"dma_copies_through_host_memory", dma_copies_through_host_memory},
             {"register_conformance_passes", register_conformance_passes},
             {"missing_serial_is_no_device", missing_serial_is_no_device},
+            {"exact_packet_replies_do_not_wait", ft601_exact_packet_replies_do_not_wait},
+            {"dead_clients_session_is_aborted_at_open", ft601_dead_clients_session_is_aborted_at_open},
+            {"sessions_follow_the_chip_and_its_configuration_stays",
+             ft601_sessions_follow_the_chip_and_its_configuration_stays},
             {"unplugged_chip_is_link_error", unplugged_chip_is_link_error},
         };
         for (size_t t = 0; t < sizeof list / sizeof list[0]; t++) {
+            if (c->kind != GR_BOARD_FT601 && (list[t].fn == ft601_exact_packet_replies_do_not_wait ||
+                                              list[t].fn == ft601_dead_clients_session_is_aborted_at_open ||
+                                              list[t].fn == ft601_sessions_follow_the_chip_and_its_configuration_stays))
+                continue;
             snprintf(names[k][t], sizeof names[k][t], "%s_%s", c->name, list[t].name);
             tests[n++] = (struct CMUnitTest){names[k][t], list[t].fn, su, NULL, NULL};
         }
     }
+    gr_board_config_t cf_cfg = {.kind = GR_BOARD_FT601, .seed = g_seed};
+    for (unsigned k = 0; k < CF_COUNT; k++) {
+        uint8_t img[152];
+        cf_image(k, img);
+        rc = gr_usb_emu_add_ft601(g_emu, &cf_cfg, cf_serials[k], img, &cf_index[k]);
+        if (rc) {
+            printf("Bail out! cannot add FT601 %s to the emulated bus: %s\n", cf_serials[k], gr_status_name(rc));
+            return 1;
+        }
+    }
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(ft601_four_channels_work);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(ft601_out_pipe_only_is_refused);
+    tests[n++] = (struct CMUnitTest)cmocka_unit_test(ft601_notifications_on_channel_1_are_refused);
     gr_board_config_t ee_cfg = {.kind = GR_BOARD_FT2232H, .seed = g_seed};
     for (unsigned k = 0; k < EE_COUNT; k++) {
         rc = ee_add(k, &ee_cfg);

@@ -1,26 +1,30 @@
 // SPDX-License-Identifier: Apache-2.0
 `default_nettype none
-// tb_link_phy_ft601: self-checking unit test of link_phy_ft601 against ft601_model (the chip
-// in 245 synchronous FIFO mode) under Icarus 11 and Verilator 5.006 --timing, GR_ASSERT on.
+// tb_link_phy_ft601: self-checking unit test of link_phy_ft601 against ft601_model, first with
+// both in 245 synchronous FIFO mode, then (after a reset with the strap and the chip's
+// configuration changed) both in FT600 mode, under Icarus 11 and Verilator 5.006 --timing,
+// GR_ASSERT on. Every check runs in each mode.
 //
 // TAP output ("1..N", "# seed=S", one ok/not ok per check, the count independent of the seed);
 // $fatal when a check failed. Plusargs: +seed=N (default 1), +wave=<file>.
 //
 // The chip's clock is 100 MHz (10 ns); the core clock changes per phase (10 ns with another
-// phase, 7 ns, 13 ns). DATA and BE are one bus: whoever drives it (the chip's _oe or the
-// PHY's), 32'hDEADBEEF when nobody does; the model counts contention and protocol errors.
+// phase, 7 ns, 13 ns). DATA and BE are one bus, resolved per byte lane: whoever drives a lane
+// (the chip's _oe or the PHY's), 8'hDE when nobody does; the model counts contention and
+// protocol errors.
 // Host side: the USB OUT endpoint gets random words in transfers of random length (the last
 // word flagged), the IN endpoint is read with random READY; engine side: random tx gaps and
 // rx READY. Scoreboards check every word both ways; the IN packets' sizes and last flags are
 // checked against the datasheet's rules (<= 256 words, a short packet after the FPGA stops).
 // Throughput: 4096 words one way with everything ready, counted as words moved per ft_clk
-// cycle between the first and the last word, asserted >= 95% each way.
+// cycle between the first and the last word, asserted >= 95% each way in 245 mode and >= 80%
+// in FT600 mode (a command, two turnarounds and the status wait per transaction).
 module tb_link_phy_ft601;
-    localparam integer PLAN = 17;
+    localparam integer PLAN = 34;
     localparam integer NMAX = 16384;
     localparam integer Pkt = 256;
 
-    logic ft_clk = 1'b0, clk = 1'b0, rst = 1'b1, mrst = 1'b1;
+    logic ft_clk = 1'b0, clk = 1'b0, rst = 1'b1, mrst = 1'b1, mode600 = 1'b0;
     integer chalf = 5;              // core clock half period
     initial forever #5 ft_clk = ~ft_clk;
     initial begin #3; forever begin #(chalf); clk = ~clk; end end
@@ -35,13 +39,18 @@ module tb_link_phy_ft601;
     logic       tx_valid = 1'b0;
     wire [31:0] p_data_o, c_data_o;
     wire [3:0]  p_be_o, c_be_o;
-    wire        p_data_oe, p_be_oe, c_data_oe, c_be_oe;
+    wire [3:0]  p_data_oe, c_data_oe;
+    wire        p_be_oe, c_be_oe;
     wire        rxf_n, txe_n, rd_n, wr_n, oe_n, siwu_n;
-    wire [31:0] bus_data = c_data_oe ? c_data_o : p_data_oe ? p_data_o : 32'hDEADBEEF;
+    wire [31:0] bus_data;
+    for (genvar l = 0; l < 4; l = l + 1) begin : g_lane
+        assign bus_data[8*l +: 8] = c_data_oe[l] ? c_data_o[8*l +: 8] :
+                                    p_data_oe[l] ? p_data_o[8*l +: 8] : 8'hDE;
+    end
     wire [3:0]  bus_be = c_be_oe ? c_be_o : p_be_oe ? p_be_o : 4'h0;
 
     link_phy_ft601 #(.RxFifoLog2(5), .TxFifoLog2(5), .BurstWords(256)) dut (
-        .clk_i(clk), .rst_i(rst),
+        .clk_i(clk), .rst_i(rst), .mode600_i(mode600),
         .rx_data_o(rx_data), .rx_valid_o(rx_valid), .rx_ready_i(rx_ready), .rx_be_err_o(rx_be_err),
         .tx_data_i(tx_data), .tx_valid_i(tx_valid), .tx_ready_o(tx_ready),
         .ft_clk_i(ft_clk), .ft_data_i(bus_data), .ft_data_o(p_data_o), .ft_data_oe_o(p_data_oe),
@@ -60,7 +69,7 @@ module tb_link_phy_ft601;
 
     ft601_model #(.PktWords(Pkt), .OutBufWords(1024), .InBufWords(1024), .RxfLatency(4),
                   .ShortPktIdle(8)) chip (
-        .clk_i(ft_clk), .rst_i(mrst), .ft_rst_n_i(1'b1),
+        .clk_i(ft_clk), .rst_i(mrst), .ft_rst_n_i(1'b1), .mode600_i(mode600),
         .ft_data_i(bus_data), .ft_data_oe_i(p_data_oe), .ft_data_o(c_data_o), .ft_data_oe_o(c_data_oe),
         .ft_be_i(bus_be), .ft_be_oe_i(p_be_oe), .ft_be_o(c_be_o), .ft_be_oe_o(c_be_oe),
         .ft_rxf_n_o(rxf_n), .ft_txe_n_o(txe_n), .ft_rd_n_i(rd_n), .ft_wr_n_i(wr_n),
@@ -117,12 +126,12 @@ module tb_link_phy_ft601;
                     pk_words = 0;
                 end
             end
-            if (!rd_n && !rxf_n && c_data_oe) begin
+            if (chip.rd_move) begin
                 if (rd_first < 0) rd_first = fcyc;
                 rd_last = fcyc;
                 rd_moves = rd_moves + 1;
             end
-            if (!wr_n && !txe_n) begin
+            if (chip.wr_move) begin
                 if (wr_first < 0) wr_first = fcyc;
                 wr_last = fcyc;
                 wr_moves = wr_moves + 1;
@@ -206,22 +215,36 @@ module tb_link_phy_ft601;
         $fatal(1, "watchdog");
     end
 
-    initial begin : main
-        logic ok;
-        integer i, b0, p0, s0, pct;
-        tb_start(PLAN);
-        $display("# tb_link_phy_ft601: FT601 CLK 100 MHz, 256-word USB packets");
-
+    // One mode's checks: the bus after reset, throughput both ways, both ways at once under
+    // three core clocks, a full IN buffer, a short packet, a tail word with BE != 4'hF, and the
+    // model's counters. Reset and the strap come first.
+    task automatic run_mode(input logic m600);
+        logic ok, full_seen;
+        integer i, b0, p0, s0, pct, min_pct, dn0, up0;
+        string mode;
+        mode = m600 ? "FT600 mode" : "245 mode";
+        min_pct = m600 ? 800 : 950;
         rst = 1'b1;
         mrst = 1'b1;
         repeat (6) @(negedge clk);
         repeat (6) @(negedge ft_clk);
+        mode600 = m600;
+        repeat (6) @(negedge ft_clk);
         mrst = 1'b0;
         rst = 1'b0;
+        dn0 = dn_sent;
+        up0 = up_sent;
         repeat (10) @(posedge ft_clk);
-        check(rd_n === 1'b1 && wr_n === 1'b1 && oe_n === 1'b1 && siwu_n === 1'b1 &&
-              p_data_oe === 1'b0 && rx_valid === 1'b0 && tx_ready === 1'b1,
-              "after reset: RD#, WR#, OE#, SIWU# high, bus released, nothing received, ready to send");
+        if (!m600)
+            check(rd_n === 1'b1 && wr_n === 1'b1 && oe_n === 1'b1 && siwu_n === 1'b1 &&
+                  p_data_oe === 4'h0 && rx_valid === 1'b0 && tx_ready === 1'b1,
+                  "245 mode after reset: RD#, WR#, OE#, SIWU# high, bus released, nothing received, ready to send");
+        else
+            check(rd_n === 1'b1 && wr_n === 1'b1 && oe_n === 1'b1 && siwu_n === 1'b1 &&
+                  p_data_oe === 4'b1101 && p_be_oe === 1'b1 && c_data_oe === 4'b0010 &&
+                  bus_data[31:16] === 16'hFFFF && bus_data[7:0] === 8'hFF && bus_be === 4'hF &&
+                  bus_data[15:8] === 8'hFE && txe_n === 1'b0 && rx_valid === 1'b0 && tx_ready === 1'b1,
+                  "FT600 mode after reset: WR#, RD#, OE# high; the PHY drives DATA[31:16], DATA[7:0], BE to ones, the chip its status (8'hFE: IN ch1 has room) on DATA[15:8]; TXE# low");
 
         // Throughput, chip -> FPGA: the host fills the chip first (the engine not reading), then
         // the engine reads 4096 words with the host still sending.
@@ -236,24 +259,26 @@ module tb_link_phy_ft601;
         rx_rdy = 100;
         traffic(uo_n, 0, 40000, ok);
         pct = (rd_moves * 1000) / (rd_last - rd_first + 1);
-        check(ok && e_dn == 0 && dn_recv == dn_sent, "4096 words chip -> FPGA, in order");
-        check(pct >= 950, $sformatf("chip -> FPGA: %0d words in %0d FT601 cycles (%0d.%0d%%, >= 95%% required)",
-                                    rd_moves, rd_last - rd_first + 1, pct / 10, pct % 10));
+        check(ok && e_dn == 0 && dn_recv == dn_sent, {mode, ": 4096 words chip -> FPGA, in order"});
+        check(pct >= min_pct, $sformatf("%s: chip -> FPGA: %0d words in %0d FT601 cycles (%0d.%0d%%, >= %0d%% required)",
+                                        mode, rd_moves, rd_last - rd_first + 1, pct / 10, pct % 10, min_pct / 10));
 
         // Throughput, FPGA -> chip: the engine offers 4096 words back to back, the host reads all.
         wr_first = -1;
         wr_moves = 0;
         tx_gap = 0;
+        p0 = pk_n;
+        s0 = pk_short;
         traffic(0, 4096, 40000, ok);
         pct = (wr_moves * 1000) / (wr_last - wr_first + 1);
-        check(ok && e_up == 0, "4096 words FPGA -> chip, in order");
-        check(pct >= 950, $sformatf("FPGA -> chip: %0d words in %0d FT601 cycles (%0d.%0d%%, >= 95%% required)",
-                                    wr_moves, wr_last - wr_first + 1, pct / 10, pct % 10));
-        check(e_pk == 0 && pk_short == 0 && pk_n == 4096 / Pkt,
-              $sformatf("a full-rate write makes %0d IN packets of exactly 256 words, the last word flagged", pk_n));
+        check(ok && e_up == 0, {mode, ": 4096 words FPGA -> chip, in order"});
+        check(pct >= min_pct, $sformatf("%s: FPGA -> chip: %0d words in %0d FT601 cycles (%0d.%0d%%, >= %0d%% required)",
+                                        mode, wr_moves, wr_last - wr_first + 1, pct / 10, pct % 10, min_pct / 10));
+        check(e_pk == 0 && pk_short == s0 && pk_n - p0 == 4096 / Pkt,
+              $sformatf("%s: a full-rate write makes %0d IN packets of exactly 256 words, the last word flagged",
+                        mode, pk_n - p0));
 
         // Both ways at once, random stalls on all four streams, three core clocks.
-        p0 = pk_n;
         for (i = 0; i < 3; i = i + 1) begin
             chalf = (i == 0) ? 5 : (i == 1) ? 3 : 7;
             tx_gap = 30;
@@ -262,22 +287,24 @@ module tb_link_phy_ft601;
             ui_rdy = 60;
             traffic(500, 500, 100000, ok);
             check(ok && e_dn == 0 && e_up == 0,
-                  $sformatf("core clock %0d ns: 500 words each way at once with random stalls, word-exact",
-                            2 * chalf));
+                  $sformatf("%s, core clock %0d ns: 500 words each way at once with random stalls, word-exact",
+                            mode, 2 * chalf));
         end
-        check(e_pk == 0, "every IN packet has at most 256 words");
+        check(e_pk == 0, {mode, ": every IN packet has at most 256 words"});
 
-        // TXE#: the host stops reading, the chip's IN buffer fills, TXE# goes high and the PHY
-        // holds the word on the bus; nothing lost or repeated once the host reads again.
+        // The host stops reading, the chip's IN buffer fills (245: TXE# high; FT600: RXF# high
+        // in the write and no room in the status), the PHY holds the word back; nothing lost or
+        // repeated once the host reads again.
         chalf = 5;
         ui_rdy = 0;
         tx_gap = 0;
         tx_n = 1300;
         repeat (1500) @(posedge ft_clk);
-        ok = (txe_n === 1'b1 && tx_n > 0);
+        full_seen = tx_n > 0 && (m600 ? (chip.in_wr_q - chip.in_rd_q) > 11'(1024 - Pkt) : txe_n === 1'b1);
         ui_rdy = 70;
         traffic(0, 0, 40000, ok);
-        check(ok && e_up == 0, "the host stops reading, the IN buffer fills, TXE# high: then every word arrives once, in order");
+        check(full_seen && ok && e_up == 0,
+              {mode, ": the host stops reading, the IN buffer fills and the PHY waits: then every word arrives once, in order"});
 
         // A short packet: 10 words and the FPGA stops writing.
         ui_rdy = 100;
@@ -287,8 +314,8 @@ module tb_link_phy_ft601;
         traffic(0, 10, 4000, ok);
         repeat (40) @(posedge ft_clk);
         check(ok && pk_n == p0 + 1 && pk_short == s0 + 1 && pk_last_len == 10,
-              $sformatf("10 words then WR# high: one short IN packet of 10 words (%0d packets, last %0d words)",
-                        pk_n - p0, pk_last_len));
+              $sformatf("%s: 10 words then WR# high: one short IN packet of 10 words (%0d packets, last %0d words)",
+                        mode, pk_n - p0, pk_last_len));
 
         // A word with BE != 4'hF: dropped, one rx_be_err_o pulse, the words around it intact.
         b0 = c_be_err;
@@ -299,17 +326,23 @@ module tb_link_phy_ft601;
         traffic(5, 0, 4000, ok);
         repeat (20) @(posedge clk);
         check(ok && c_be_err == b0 + 1 && e_dn == 0,
-              $sformatf("a transfer ending in a 2-byte word: the 4 whole words arrive, the tail is dropped with %0d rx_be_err_o pulse",
-                        c_be_err - b0));
+              $sformatf("%s: a transfer ending in a 2-byte word: the 4 whole words arrive, the tail is dropped with %0d rx_be_err_o pulse",
+                        mode, c_be_err - b0));
         traffic(300, 300, 20000, ok);
-        check(ok && e_dn == 0 && e_up == 0, "after it, 300 words each way intact");
+        check(ok && e_dn == 0 && e_up == 0, {mode, ": after it, 300 words each way intact"});
 
-        check(m_cont == 0, $sformatf("the chip and the PHY never drove DATA/BE at once (%0d)", m_cont));
-        check(m_perr == 0, $sformatf("no RD# without OE#, no WR# with OE# low or an undriven bus (%0d)", m_perr));
-        check(m_rdw == dn_sent + 1 && m_wrw == up_sent,
-              $sformatf("the chip moved exactly the words sent (%0d read incl. the tail, %0d written)",
-                        m_rdw, m_wrw));
+        check(m_cont == 0, $sformatf("%s: the chip and the PHY never drove a DATA lane or BE at once (%0d)", mode, m_cont));
+        check(m_perr == 0, $sformatf("%s: no protocol error in the model (%0d)", mode, m_perr));
+        check(m_rdw == dn_sent - dn0 + 1 && m_wrw == up_sent - up0,
+              $sformatf("%s: the chip moved exactly the words sent (%0d read incl. the tail, %0d written)",
+                        mode, m_rdw, m_wrw));
+    endtask
 
+    initial begin : main
+        tb_start(PLAN);
+        $display("# tb_link_phy_ft601: FT601 CLK 100 MHz, 256-word USB packets, 245 mode then FT600 mode");
+        run_mode(1'b0);
+        run_mode(1'b1);
         tb_finish($sformatf(", %0d FT601 cycles", fcyc));
     end
 endmodule
