@@ -36,27 +36,22 @@ CSTD := -std=c11
 WARN := -Wall -Wextra -Werror
 CFLAGS ?= -O2 -g
 CPPFLAGS_HOST := -Ihost/include -Ibridge/host -Isim/harness
-# libgpuref.so is made of the objects the tests and tools link (host/host.mk), so those are
-# position-independent; without semantic interposition the code is what -fPIE (gcc's default
-# here) gives, calls inside a file direct and inlinable.
+# libgpuref.so is made of the objects the tests and tools link, so those are position-independent;
+# without semantic interposition, calls inside a file stay direct and inlinable as with -fPIE.
 PIC_CFLAGS := -fPIC -fno-semantic-interposition
 DEBUG_FLAGS ?= -DGR_DEBUG
 
 # ---- sanitizers ----------------------------------------------------------------------------
-# SAN=address,undefined (or thread, or any -fsanitize= list gcc takes) puts -fsanitize into the
-# compiler commands themselves, so every object and every link gets it: the host library, the
-# harness, the Verilated model and Verilator's run-time (sim/sim.mk hands CXX to its make), the
-# tests and the tools. `make test` then builds only what its suites need and runs those that
-# exercise C and C++ (SAN_TEST_SUITES below). A report fails the suite: UBSan halts, ASan and
-# TSan exit 66. UBSan stays recoverable so that sim/harness/ubsan.supp can suppress the reports
-# in Verilator's bundled FST writer (third-party code). Sanitized code runs several times
-# slower: GR_TEST_TIMEOUT_SCALE (exported; the command line wins) multiplies the hang alarm.
+# SAN=address,undefined (or thread, or any -fsanitize= list) goes into the compiler commands, so
+# every object and link gets it, the Verilated model and its run-time too; `make test` then runs
+# the C and C++ suites (SAN_TEST_SUITES). A report fails the suite (UBSan halts, ASan and TSan
+# exit 66; sim/harness/ubsan.supp quiets Verilator's FST writer). GR_TEST_TIMEOUT_SCALE
+# (exported; the command line wins) stretches the hang alarm for the slower code.
 ifneq ($(SAN),)
 SAN_FLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer
 CC := $(CC) $(SAN_FLAGS)
 CXX := $(CXX) $(SAN_FLAGS)
-# ThreadSanitizer slows the instrumented simulation far more than ASan (every memory access of
-# the Verilated model is checked): residency's paging workloads need a longer hang alarm there.
+# TSan slows the Verilated model far more than ASan (every access is checked).
 ifneq ($(findstring thread,$(SAN)),)
 GR_TEST_TIMEOUT_SCALE ?= 40
 endif
@@ -68,11 +63,9 @@ export TSAN_OPTIONS ?= exitcode=66:halt_on_error=1:second_deadlock_stack=1
 endif
 
 # ---- output --------------------------------------------------------------------------------
-# Quiet by default, in the Linux kernel's style: one short line per step (`  CC       host/lib/
-# gr_device.c`, `  LD       build/bin/gpuctl`); `make V=1` prints the commands themselves. A build
-# recipe starts with $(call quiet,TAG,WHAT), or $(Q) where the step needs no line of its own. The
-# Verilator builds run through scripts/build-step.sh: a line per stage with its time, the log's
-# path, progress while the model compiles, and the log's tail when it fails.
+# Quiet by default, as the Linux kernel: one short line per step (`  CC       host/lib/x.c`); V=1
+# prints the commands. A recipe starts with $(call quiet,TAG,WHAT) or $(Q); Verilator builds run
+# through scripts/build-step.sh (stages, times, the log's path, its tail on failure).
 V ?= 0
 export V
 ifeq ($(V),1)

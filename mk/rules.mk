@@ -1,10 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # mk/rules.mk: the rule-makers, one per kind of build or test, and the names of what one fragment
-# builds and another uses. The top Makefile reads this first; the fragments (sim/sim.mk,
-# host/host.mk, tb/tb.mk, bench/bench.mk, synth/synth.mk) in any order after it, since a rule's
-# targets and prerequisites are expanded when it is read and each fragment names only its own
-# products and these. A target-specific variable is private, or the flags file its
-# prerequisite writes would change with the target that first asked for it.
+# builds and another uses. The Makefile reads it first, then the fragments in any order: each
+# names only its own products and these. Target-specific variables are private, or the flags
+# file a prerequisite writes would depend on the target that asked first.
 
 # ---- shared names ----------------------------------------------------------------------------
 # sim/sim.mk: the co-simulation harness (gpu_core verilated, gr_sim.h), the board models
@@ -47,8 +45,7 @@ GPUCTL_OBJS := $(patsubst %,$(HOST_OBJ_DIR)/host/tools/%.o,gpuctl gpuctl_help gp
                  gpuctl_submit gpuctl_trace gpuctl_tracediff gpuctl_session gpuctl_out)
 GR_DEMO := $(BUILD)/bin/gr_demo
 GPUREF_SIMD := $(BUILD)/bin/gpuref-simd
-# Everything a program needs to drive a device over any built-in transport (usb:// needs
-# libftdi1 and libusb-1.0).
+# Everything a program needs to drive a device over any built-in transport (usb://: libftdi1, libusb).
 GPUREF_USB_LDLIBS := -lftdi1 -lusb-1.0
 GPUREF_LINK := $(LIBGPUREF) $(SIM_LIB) $(SIM_LDLIBS) $(GPUREF_USB_LDLIBS) -pthread
 GPUREF_SO_LDLIBS := $(SIM_LDLIBS) $(GPUREF_USB_LDLIBS) -pthread
@@ -60,10 +57,9 @@ space := $(empty) $(empty)
 SUBMAKE_J = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(JOBS))
 # `$(MAKE) $(SELF) TARGET` in a recipe: this build again (make sees $(MAKE) in the line: -n runs it).
 SELF = --no-print-directory -f $(firstword $(MAKEFILE_LIST))
-# make follows files, not flags: $(call cmdfile,FILE,TEXT) rewrites FILE when its text is not
-# TEXT, so that a rule depending on FILE reruns when its command changes (another RTL_ROOT, new
-# CFLAGS, a register map hash, an RTL file added). Stripped: in a recipe, $(file <) keeps the
-# last newline, and an unchanged command must leave the file alone.
+# make follows files, not flags: $(call cmdfile,FILE,TEXT) rewrites FILE only when its text is
+# not TEXT, so a rule depending on FILE reruns when its command changes (stripped: in a recipe,
+# $(file <) keeps the last newline).
 cmdfile_differ = $(subst $(1),,$(2))$(subst $(2),,$(1))
 cmdfile = $(if $(call cmdfile_differ,$(strip $(file <$(1))),$(strip $(2))),$(shell mkdir -p $(dir $(1)))$(file >$(1),$(2)))
 .PHONY: _force
@@ -129,20 +125,17 @@ cocotb_suite = $(call suite,$(1),$$(VENV)/.stamp $(3),$(if $(4),$(4) )$$(VENV_PY
 
 # $(call unit_tb,NAME,RTL,DEFINES,ICARUS_SEEDS): tb/unit/NAME/tb_NAME.sv with the RTL files,
 # built with Icarus and with Verilator, and its suites unit-NAME-icarus and unit-NAME-verilator
-# over UNIT_SEEDS (the Icarus one over ICARUS_SEEDS when given: a bench that Icarus runs for
-# minutes a seed). DEFINES: preprocessor flags for both. Before the line, when a bench needs
-# them: UNIT_VFLAGS_<tb> Verilator options after UNIT_VFLAGS (a later --unroll-count wins),
-# UNIT_INCS_<tb> include directories, UNIT_DEPS_<tb> what else its build reads or needs first.
+# over UNIT_SEEDS (Icarus over ICARUS_SEEDS when given). DEFINES: for both. Before the line if
+# needed: UNIT_VFLAGS_<tb> Verilator options after UNIT_VFLAGS, UNIT_INCS_<tb> include
+# directories, UNIT_DEPS_<tb> what else its build reads or needs first.
 UNIT_OUT := $(BUILD)/unit
 UNIT_SEEDS ?= 1 2 3
 UNIT_VLT := $(wildcard $(RTL_ROOT)/lint.vlt)
 # The test kit every bench may include (tb/unit/common): a change to it rebuilds the benches.
 UNIT_KIT := $(wildcard tb/unit/common/*.svh)
-# Verilator: --binary --timing (5.006 builds the TB's delays and event controls with C++20
-# coroutines, g++ 12 is fine), -Wall on TB and RTL alike. --unroll-count 1: Verilator unrolls
-# loops of up to 64 passes by default, and a testbench's loops of register accesses then
-# become megabytes of C++ that take minutes to compile. UNIT_TRACE=1 compiles FST tracing in
-# (for +wave=<file>; it doubles the build time, so it is off by default).
+# Verilator: --binary --timing, -Wall on TB and RTL alike; --unroll-count 1, or a testbench's
+# loops of register accesses become megabytes of C++. UNIT_TRACE=1 compiles FST tracing in (for
+# +wave=<file>; it doubles the build time).
 UNIT_TRACE ?= 0
 UNIT_VFLAGS = --binary --timing -Wall --unroll-count 1 -j $(JOBS) \
               $(if $(filter 1,$(UNIT_TRACE)),--trace-fst -DUNIT_TRACE)
@@ -181,9 +174,8 @@ $$(eval $$(call suite,unit-$(1)-icarus,$$(UNIT_VVP_$(1)),tb/unit/run_seeds.sh "$
 $$(eval $$(call suite,unit-$(1)-verilator,$$(UNIT_VBIN_$(1)),tb/unit/run_seeds.sh "$$$$(UNIT_SEEDS)" $$(UNIT_VBIN_$(1))))
 endef
 
-# $(call host_unit,NAME,SRCS,FLAGS,LIBS): $(BUILD)/tb/unit/NAME/test_NAME (HOST_UNIT_NAME) compiled
-# and linked from SRCS in one command (the library's source straight into the test: no device,
-# no link), its .d beside it.
+# $(call host_unit,NAME,SRCS,FLAGS,LIBS): $(BUILD)/tb/unit/NAME/test_NAME (HOST_UNIT_NAME) built
+# from SRCS in one command (the library's source straight in: no device, no link), its .d beside.
 define host_unit
 HOST_UNIT_$(1) := $(BUILD)/tb/unit/$(1)/test_$(1)
 $$(HOST_UNIT_$(1)): $(2)

@@ -249,8 +249,7 @@ $(HOST_OBJ_DIR)/tb/system/test_usb.o: private HOST_CFLAGS += -Isim/usb -Isim/boa
 $(eval $(call program,$(USB_DIR)/test_usb,$(HOST_OBJ_DIR)/tb/system/test_usb.o $(USB_EMU_OBJ) $(CONFORMANCE_OBJS) \
   $(LIBGPUREF) $(BOARD_LIB) $(SIM_LIB),$$(BOARD_LIB) $$(GPUREF_LINK) $$(USB_LDLIBS)))
 $(eval $(call cmocka_suite,usb,$(USB_DIR)/test_usb))
-# The LimeSDR Mini v2's FT601 as it ships (FT600 mode, two channels, optional features 0x0002):
-# GR_FT601_EMU_CONFIG=$(FT601_CFG_LIMESDR) emulates it, in usb-ft600 and system-links-ft600.
+# The LimeSDR Mini v2's FT601 as it ships (FT600 mode, 2 channels, features 0x0002) for $GR_FT601_EMU_CONFIG.
 FT601_CFG_LIMESDR := $(USB_DIR)/ft601_limesdr_mini_v2.cfg
 $(FT601_CFG_LIMESDR): sim/usb/ft601_config.py
 	@mkdir -p $(@D)
@@ -276,13 +275,9 @@ all: $(USB_SUITE_TESTS)
 # while the others take turns on the second.
 LINKS ?= uart simd usb-ft601 usb-ft2232h
 LINKS_FULL ?=
-# The chosen sets: what each suite's sim:// run proves that a link could break (allocation and
-# opens across processes, submission and fences, preemption, cancel, TDR and recovery, eviction
-# and residency notification), without the tests that move hundreds of MiB. The USB and UART
-# links get the smaller set: the USB emulation runs the board only while a URB is outstanding
-# (bench/link: DMA at about 1% of the FT601's ceiling) and the simulated UART line moves a
-# 4 KiB page in 1.4M core cycles, so their residency test is the one that moves a single page
-# (an eviction with its notification, a stray access that faults, a page-in).
+# The chosen sets: what a link could break (opens across processes, fences, preemption, cancel,
+# TDR, eviction and residency), without the tests that move hundreds of MiB. The USB and UART
+# links, slow in simulation, get the smaller set, whose residency test moves a single page.
 LINKS_ALLOC := segments_come_from_the_mc_registers,shared_resource_opens_read_only_in_another_process,opening_an_allocation_not_laid_out_for_sharing_fails,destroying_a_process_releases_everything,existing_sysmem_refuses_memory_the_device_cannot_reach
 LINKS_KMD_SUBMIT := create_context_fills_context_info_and_refuses_bad_requests,submit_reports_the_fence_and_query_current_fence_agrees,a_lost_interrupt_is_reported_by_query_current_fence,cancel_frees_removed_packets,user_contexts_run_unprivileged,reset_from_timeout_stops_a_hung_wait_and_keeps_vram,the_watchdog_allows_the_links_longest_dma_answer,dma_answers_held_back_by_a_long_bar1_write_are_not_a_hang
 LINKS_VIDSCH := copy_through_gpu_virtual_addresses_needs_no_patching,fence_ids_increase_and_patch_and_submit_agree,long_packet_is_preempted_by_the_quantum_and_not_reset,packets_that_ran_are_never_cancelled,cancel_during_preemption_cancels_once_and_resubmits_nothing_of_it,hung_packet_times_out_resets_the_gpu_and_the_device_recovers,destroying_a_context_with_work_pending_cancels_it_first
@@ -439,8 +434,7 @@ $(eval $(call suite,demo-links,$(GR_DEMO) $(GPUREF_SIMD),tb/system/test_demo_lin
 BOARD_SMOKE := $(BUILD)/boards-sim/test_board_smoke
 $(HOST_OBJ_DIR)/tb/boards/test_board_smoke.o: private HOST_CFLAGS := $(CSTD) $(CFLAGS) $(WARN) -MMD -MP -Ihost/include
 $(eval $(call program,$(BOARD_SMOKE),$(HOST_OBJ_DIR)/tb/boards/test_board_smoke.o $(LIBGPUREF) $(SIM_LIB),$$(GPUREF_LINK)))
-# ?txlog= and gpuctl tracediff: conformance and the smoke test on sim://, the FT601 and UART
-# boards, each diffed against sim://; another VRAM strap and a mutant caught by name.
+# ?txlog= and tracediff: sim://, the FT601 and UART boards against sim://; a strap and a mutant caught.
 $(eval $(call suite,tracediff,$(GPUREF_SIMD) $(GPUCTL) $(BOARD_SMOKE) $(MUTANT_DIR)/scratch_reset/gpuctl,tb/system/test_tracediff.sh $(GPUREF_SIMD) $(GPUCTL) $(BOARD_SMOKE) $(MUTANT_DIR)/scratch_reset/gpuctl SCRATCH))
 BOARD_IDS_TEST := $(BUILD)/boards/test_board_ids
 $(BOARD_IDS_TEST): boards/common/test_board_ids.c host/tools/gpuctl_build.h boards/board_ids.def
@@ -504,8 +498,7 @@ FUZZ_RUNS_fuzz_alloc_private ?= 4000
 FUZZ_RUNS_fuzz_submit ?= 300
 $(eval $(call suite,fuzz,$(FUZZ_BINS),tb/fuzz/run_fuzz.sh $$(FUZZ_DIR) $$(FUZZ_SEED) $$(foreach f,$$(FUZZERS),$$(f):$$(FUZZ_RUNS_$$(f)))))
 
-# wire-fuzz: a hostile client of gpuref-simd in Python, written from bridge/PROTOCOL.md alone
-# (tb/fuzz/README.md): every attack class, then another client's round trip; fixed seed and count.
+# wire-fuzz: a hostile client of gpuref-simd written from bridge/PROTOCOL.md alone (tb/fuzz/README.md).
 WIRE_FUZZ_SEED ?= 1
 WIRE_FUZZ_COUNT ?= 600
 $(eval $(call suite,wire-fuzz,$(GPUREF_SIMD),python3 tb/fuzz/wire_fuzz.py $(GPUREF_SIMD) --seed $$(WIRE_FUZZ_SEED) --count $$(WIRE_FUZZ_COUNT) --dir $$(BUILD)/wire-fuzz))
