@@ -4,6 +4,7 @@
 #   make bench-dma [BDMA_ARGS=--quick]     the DMA engine's command path in simulated cycles
 #   make bench-link [BLINK_ARGS=--quick]   what each gr_link transport costs (about 14 min)
 #   make bench-alloc                       the segment allocator against drm_mm and drm_buddy
+#   make bench-fair [FAIR_BENCH_ARGS=...]  a client's read beside two flooding gpuref-simd clients
 #   (PCIe in simulation: make bench-link-pcie, tb/tb.mk)
 
 # mmio_bench: register round trips on sim://; bar1_bench: the CPU's BAR1 stream on sim://
@@ -16,6 +17,16 @@ bench: $(BUILD)/bench/mmio_bench
 bench: bench-bar1
 bench-bar1: $(BUILD)/bench/bar1_bench
 	$(BUILD)/bench/bar1_bench
+
+# fair_bench: a client's register read beside two clients flooding gpuref-simd, on the stream
+# and FT601 boards (wall ms, median and max; bench/README.md).
+FAIR_BENCH      := $(BUILD)/bench/fair_bench
+FAIR_BENCH_ARGS ?=
+$(eval $(call program,$(FAIR_BENCH),$(HOST_OBJ_DIR)/bench/fair_bench.o $(LIBGPUREF) $(SIM_LIB),$$(GPUREF_LINK)))
+.PHONY: bench-fair
+bench: bench-fair
+bench-fair: $(FAIR_BENCH) $(GPUREF_SIMD)
+	$(FAIR_BENCH) --simd $(GPUREF_SIMD) $(FAIR_BENCH_ARGS)
 
 # ---- dma: copy efficiency, preemption latency, submit-to-fence latency (bare and through the
 # miniport), simulation speed (Verilator with and without the driver, Icarus) -------------------

@@ -14,12 +14,16 @@
  *   onto the UART board's line through the line model, so the client's protocol engine talks to
  *   the RTL's, with nothing in between.
  *
- * Sharing (socket mode): clients are served in turn (round robin from a rotating start), each
+ * Sharing (socket mode): clients are read in turn (round robin from a rotating start), each
  * may hold at most its share of the queue toward the RTL (RTL_BACKLOG frames divided among the
  * clients whose link is up and one more, CLIENT_SHARE_MIN..CLIENT_SHARE_MAX), and a frame past it (or
  * past the whole queue) is refused before
- * it is acknowledged (NAKed: the client sends it again), so no client starves another and
- * nothing acknowledged is dropped. A client that sends no HELLO within CLIENT_HELLO_MS, or no
+ * it is acknowledged (NAKed: the client sends it again), so nothing acknowledged is dropped.
+ * The queue toward the RTL is one queue per client slot, and the link to the RTL takes their
+ * frames in turn, one frame per client per turn, and only as fast as it sends them (the RTL's
+ * credit): a frame waits behind at most one frame of each other client, however much they
+ * queue (rtl_feed). A client's frames keep their order, and a slot's queue outlives its client
+ * (acknowledged frames are executed) until it drains. A client that sends no HELLO within CLIENT_HELLO_MS, or no
  * good frame for --idle-ms, is dropped; so is one that holds more than OUT_LIMIT bytes of
  * unread output or CLIENT_UNACKED unacknowledged frames (its memory: at most ~8.2 MiB each,
  * ~264 MiB for all 32 slots, plus ~4.2 MiB queued toward the RTL).
@@ -63,7 +67,8 @@
 #define RUN_SLICE 2000u           /* cycles run per turn when the RTL is quiet (20 us at 100 MHz) */
 #define RTL_BACKLOG 1024u         /* frames queued toward the RTL, all clients together */
 #define CLIENT_SHARE_MIN 32u      /* a client's share of them is never smaller */
-#define CLIENT_SHARE_MAX 256u     /* nor larger: what others' frames may wait behind */
+#define CLIENT_SHARE_MAX 256u     /* nor larger */
+#define SLOT_QUEUE 512u           /* a slot's queue: its share and an answer per DMA tag */
 #define CLIENT_WINDOW 4096u       /* a client's credit (RxWindow in its HELLO_RSP), in words */
 #define OUT_LIMIT (4u << 20)      /* unread output: a client that reads nothing is dropped */
 #define CLIENT_UNACKED 1024u      /* frames to a client it has not acknowledged: dropped past it */
@@ -140,6 +145,7 @@ typedef struct client {
     outbuf_t out;
     gr_proto_dev_t dev;
     uint16_t irq_seq;
+    pid_t pid; /* the peer's process, for the log */
     uint64_t since_ms, spoke_ms; /* connected; last read that brought a good frame */
     uint64_t rx_seen;            /* the link's rx_frames at that read */
     /* SEQs of this client's frames on the server's link to the RTL not yet acknowledged by
@@ -147,6 +153,28 @@ typedef struct client {
     uint16_t rtlq[RTL_BACKLOG];
     unsigned rq_head, rq_n;
 } client_t;
+
+/* A client's frame waiting for its turn toward the RTL. */
+typedef struct qframe {
+    uint8_t type;
+    uint16_t len;
+    uint32_t *w;
+} qframe_t;
+
+/* One slot's queue toward the RTL: its frames not yet handed to the link, and what its frames
+ * waited for. It is not cleared when its client leaves: it drains first, and the slot takes
+ * no new client until then. */
+typedef struct slotq {
+    qframe_t f[SLOT_QUEUE];
+    unsigned head, n;
+    unsigned untx;      /* frames queued and not yet sent (n, and one on the link at most) */
+    uint64_t sent;      /* frames of this slot sent to the RTL (first transmissions) */
+    uint64_t mark;      /* others' sent frames when its oldest unsent frame became the oldest */
+    uint64_t wait_max;  /* most frames of other clients sent while one of its frames was the
+                         * oldest unsent one of the slot: at most the clients with frames - 1 */
+} slotq_t;
+
+#define OWNER_SERVER 0xffu /* a frame the server itself sends to the RTL */
 
 typedef struct route {
     client_t *c;
@@ -184,7 +212,15 @@ typedef struct server {
     bool irq_level;
     client_t clients[MAX_CLIENTS];
     uint32_t slot_gen[MAX_CLIENTS];
-    unsigned rr;      /* the slot served first in the next turn */
+    unsigned rr;      /* the slot read first in the next turn */
+    slotq_t sq[MAX_CLIENTS];
+    unsigned queued;  /* frames in all the slots' queues */
+    unsigned turn;    /* the slot whose frame goes to the link next, if it has one */
+    /* Which slot each reliable frame on the link came from (by SEQ), and the SEQ after the
+     * last frame sent (first transmissions only: replays are not counted). */
+    uint8_t seq_owner[GR_PROTO_TXQ_MAX];
+    uint16_t tx_hi;
+    uint64_t client_sent; /* clients' frames sent to the RTL, all slots */
     uint32_t idle_ms; /* --idle-ms */
     bool verbose;
 } server_t;
@@ -266,6 +302,49 @@ static void client_pipe_close(void *ctx)
 
 static const gr_pipe_ops_t client_pipe_ops = {client_write, client_read, NULL, client_pipe_close};
 
+/* Counts the reliable frames the link has sent for the first time since last asked, each for
+ * the slot it came from: what a slot's oldest unsent frame waits behind (slotq_t.wait_max). */
+static void rtl_note_sent(void)
+{
+    const uint16_t hi = (uint16_t)(S->rtl.acked + S->rtl.nsent);
+    while (S->tx_hi != hi) {
+        const uint8_t o = S->seq_owner[S->tx_hi % GR_PROTO_TXQ_MAX];
+        S->tx_hi++;
+        if (o >= MAX_CLIENTS || !S->sq[o].untx)
+            continue;
+        slotq_t *q = &S->sq[o];
+        const uint64_t waited = S->client_sent - q->sent - q->mark;
+        if (waited > q->wait_max)
+            q->wait_max = waited;
+        q->sent++;
+        S->client_sent++;
+        if (--q->untx)
+            q->mark = S->client_sent - q->sent; /* the next one is the oldest now */
+    }
+}
+
+/* Puts a reliable frame on the link to the RTL, noting whose it is (a slot or OWNER_SERVER). */
+static int rtl_send(uint8_t owner, uint8_t type, const uint32_t *w, uint16_t len)
+{
+    S->seq_owner[(uint16_t)(S->rtl.acked + gr_proto_link_pending(&S->rtl)) % GR_PROTO_TXQ_MAX] = owner;
+    int rc = gr_proto_link_send(&S->rtl, type, w, len);
+    rtl_note_sent();
+    return rc;
+}
+
+/* The link to the RTL starts over: what was queued toward it is gone. */
+static void rtl_queues_clear(void)
+{
+    for (unsigned i = 0; i < MAX_CLIENTS; i++) {
+        slotq_t *q = &S->sq[i];
+        for (; q->n; q->n--, q->head = (q->head + 1) % SLOT_QUEUE)
+            free(q->f[q->head].w);
+        q->head = q->untx = 0;
+    }
+    S->queued = 0;
+    S->tx_hi = (uint16_t)(S->rtl.acked + S->rtl.nsent);
+}
+
 /* The DMA requests a client held are answered SLVERR toward the RTL (it lost them). */
 static void release_tags(client_t *c)
 {
@@ -274,7 +353,7 @@ static void release_tags(client_t *c)
         if (o->c != c)
             continue;
         uint32_t w = (uint32_t)GR_RESP_SLVERR << 16 | t;
-        gr_proto_link_send(&S->rtl, o->rsp_type, &w, 1);
+        rtl_send(OWNER_SERVER, o->rsp_type, &w, 1);
         o->c = NULL;
     }
 }
@@ -314,17 +393,24 @@ static unsigned client_share(void)
     return share < CLIENT_SHARE_MIN ? CLIENT_SHARE_MIN : share > CLIENT_SHARE_MAX ? CLIENT_SHARE_MAX : share;
 }
 
+/* A client's part of the queue toward the RTL: its frames waiting for their turn, and those
+ * on the link the RTL has not acknowledged. */
+static unsigned client_part(client_t *c)
+{
+    rtlq_release(c);
+    return S->sq[c->slot].n + c->rq_n;
+}
+
 /* Whether the client is within its share (it is read only then). */
 static bool client_in_share(client_t *c)
 {
-    rtlq_release(c);
-    return c->rq_n < client_share();
+    return client_part(c) < client_share();
 }
 
 /* Whether the client may put one more frame on the queue toward the RTL now. */
 static bool client_has_room(client_t *c)
 {
-    return client_in_share(c) && gr_proto_link_pending(&S->rtl) < RTL_BACKLOG;
+    return client_in_share(c) && S->queued + gr_proto_link_pending(&S->rtl) < RTL_BACKLOG;
 }
 
 /* A frame the RTL must get is taken only when it fits the client's share, else refused before
@@ -348,16 +434,56 @@ static bool client_room(void *ctx, gr_proto_dev_t *d, uint8_t type, uint16_t len
     }
 }
 
-/* Sends a client's frame to the RTL, noting its SEQ in the client's part of the queue. */
-static int rtl_forward(client_t *c, uint8_t type, const uint32_t *w, uint16_t len)
+/* Hands the slots' frames to the link in turn, one frame per slot per turn, while the link
+ * sends each at once: a frame the RTL has no credit for stays on the link, and the rest wait in
+ * their slots' queues, so whatever a client queues, another client's next frame waits behind
+ * at most one frame of each other slot. */
+static void rtl_feed(void)
 {
-    uint16_t seq = (uint16_t)(S->rtl.acked + gr_proto_link_pending(&S->rtl));
-    int rc = gr_proto_link_send(&S->rtl, type, w, len);
-    if (rc == GR_OK && c->rq_n < RTL_BACKLOG) {
-        c->rtlq[(c->rq_head + c->rq_n) % RTL_BACKLOG] = seq;
-        c->rq_n++;
+    while (S->queued && S->rtl_state == RTL_UP && S->rtl.nsent == gr_proto_link_pending(&S->rtl)) {
+        unsigned k = 0;
+        while (!S->sq[(S->turn + k) % MAX_CLIENTS].n)
+            k++;
+        const unsigned slot = (S->turn + k) % MAX_CLIENTS;
+        slotq_t *q = &S->sq[slot];
+        qframe_t *f = &q->f[q->head];
+        client_t *c = &S->clients[slot];
+        const uint16_t seq = (uint16_t)(S->rtl.acked + gr_proto_link_pending(&S->rtl));
+        int rc = rtl_send((uint8_t)slot, f->type, f->w, f->len);
+        if (rc == GR_E_BUSY || rc == GR_E_NO_MEMORY)
+            return; /* the link's replay buffer is full: it goes when the RTL acknowledges */
+        if (rc == GR_OK && c->used && c->rq_n < RTL_BACKLOG) {
+            c->rtlq[(c->rq_head + c->rq_n) % RTL_BACKLOG] = seq;
+            c->rq_n++;
+        } else if (rc != GR_OK && --q->untx) {
+            /* never sent (the link is dead, or the frame too long for the RTL) */
+            q->mark = S->client_sent - q->sent;
+        }
+        free(f->w);
+        q->head = (q->head + 1) % SLOT_QUEUE;
+        q->n--;
+        S->queued--;
+        S->turn = (slot + 1) % MAX_CLIENTS;
     }
-    return rc;
+}
+
+/* Queues a client's frame toward the RTL in its slot's queue, and feeds the link. */
+static int rtl_enqueue(client_t *c, uint8_t type, const uint32_t *w, uint16_t len)
+{
+    slotq_t *q = &S->sq[c->slot];
+    if (q->n == SLOT_QUEUE)
+        return GR_E_BUSY; /* at most the share and one answer per DMA tag: not reached */
+    uint32_t *copy = malloc(4u * (len ? len : 1u));
+    if (!copy)
+        return GR_E_NO_MEMORY;
+    memcpy(copy, w, 4u * len);
+    q->f[(q->head + q->n) % SLOT_QUEUE] = (qframe_t){type, len, copy};
+    q->n++;
+    S->queued++;
+    if (!q->untx++)
+        q->mark = S->client_sent - q->sent;
+    rtl_feed();
+    return GR_OK;
 }
 
 static void client_frame(void *ctx, gr_proto_dev_t *d, uint8_t type, const uint32_t *w,
@@ -379,7 +505,7 @@ static void client_frame(void *ctx, gr_proto_dev_t *d, uint8_t type, const uint3
         S->routes[sid] = (route_t){c, c->gen, c->epoch, (uint16_t)w[0], (uint8_t)(type | 0x80u)};
         memcpy(fw, w, 4u * len);
         fw[0] = (w[0] & 0xffff0000u) | sid;
-        if (rtl_forward(c, type, fw, len))
+        if (rtl_enqueue(c, type, fw, len))
             d->bad_frames++; /* client_room made sure there is room: not reached */
         return;
     }
@@ -392,7 +518,8 @@ static void client_frame(void *ctx, gr_proto_dev_t *d, uint8_t type, const uint3
         if (o->c != c || o->gen != c->gen || o->epoch != c->epoch || o->rsp_type != type)
             return;
         o->c = NULL;
-        rtl_forward(c, type, w, len);
+        if (rtl_enqueue(c, type, w, len))
+            d->bad_frames++; /* a slot's queue holds an answer for every tag: not reached */
         return;
     }
     default:
@@ -419,6 +546,14 @@ static void client_drop(client_t *c, const char *why)
                 gr_proto_link_pending(&S->rtl),
                 (unsigned long long)(S->board ? gr_board_cycle(S->board) : 0));
     }
+    if (S->verbose) {
+        const slotq_t *q = &S->sq[c->slot];
+        fprintf(stderr,
+                "gpuref-simd: client %u (pid %ld) left: %llu frames sent to the RTL, at most "
+                "%llu of other clients' sent while one of its frames was next, %u still queued\n",
+                c->slot, (long)c->pid, (unsigned long long)q->sent, (unsigned long long)q->wait_max,
+                q->n);
+    }
     release_tags(c);
     gr_proto_dev_free(&c->dev);
     close(c->fd);
@@ -431,8 +566,9 @@ static void client_accept(int lfd)
     int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0)
         return;
+    /* A slot whose last client's frames are still queued is not free yet. */
     unsigned slot = 0;
-    while (slot < MAX_CLIENTS && S->clients[slot].used)
+    while (slot < MAX_CLIENTS && (S->clients[slot].used || S->sq[slot].untx))
         slot++;
     if (slot == MAX_CLIENTS || S->rtl_state != RTL_UP) {
         close(fd);
@@ -447,6 +583,10 @@ static void client_accept(int lfd)
     c->pipe.ops = &client_pipe_ops;
     c->pipe.ctx = c;
     c->since_ms = c->spoke_ms = wall_ms();
+    struct ucred cred;
+    socklen_t cl = sizeof cred;
+    c->pid = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0 ? cred.pid : 0;
+    S->sq[slot].sent = S->sq[slot].wait_max = 0;
     const gr_proto_hello_t *h = &S->hello;
     gr_proto_dev_cfg_t cfg = {
         .max_payload = h->max_payload,
@@ -469,7 +609,7 @@ static void client_accept(int lfd)
         return;
     }
     if (S->verbose)
-        fprintf(stderr, "gpuref-simd: client %u connected\n", slot);
+        fprintf(stderr, "gpuref-simd: client %u connected (pid %ld)\n", slot, (long)c->pid);
 }
 
 /* The RTL link was reset: what every client had outstanding is gone, so each is told. */
@@ -486,6 +626,7 @@ static void reset_clients(void)
         gr_proto_link_ctrl(&c->dev.link, GR_PT_RESET, &e, 1);
         c->rq_n = 0; /* the link to the RTL starts over: nothing of theirs is queued */
     }
+    rtl_queues_clear();
     memset(S->tags, 0, sizeof S->tags);
 }
 
@@ -496,7 +637,7 @@ static void rtl_send_hello(void)
     uint32_t hello[2] = {GR_PROTO_VER_MAJOR << 16 | GR_PROTO_VER_MINOR, GR_PROTO_MAX_PAYLOAD};
     S->rtl.window_words = 64;
     S->rtl.peer_max_len = GR_PROTO_MAX_PAYLOAD;
-    gr_proto_link_send(&S->rtl, GR_PT_HELLO, hello, 2);
+    rtl_send(OWNER_SERVER, GR_PT_HELLO, hello, 2);
     S->rtl_state = RTL_HELLO;
 }
 
@@ -516,7 +657,7 @@ static void rtl_dma(const gr_proto_hdr_t *h, const uint32_t *w)
     }
     /* Nobody owns that address: the bus error a host gives for memory it never handed out. */
     uint32_t r = (uint32_t)GR_RESP_DECERR << 16 | tag;
-    gr_proto_link_send(&S->rtl, rsp_type, &r, 1);
+    rtl_send(OWNER_SERVER, rsp_type, &r, 1);
 }
 
 static void rtl_deliver(void *ctx, const gr_proto_hdr_t *h, const uint32_t *w)
@@ -590,6 +731,7 @@ static void rtl_control(void *ctx, const gr_proto_hdr_t *h, const uint32_t *w)
     } else if (h->type == GR_PT_RESET_ACK && (w[0] & 0xffffu) == S->epoch &&
                S->rtl_state == RTL_RESETTING) {
         gr_proto_link_restart(&S->rtl);
+        rtl_queues_clear();
         rtl_send_hello();
     }
 }
@@ -631,6 +773,7 @@ static void rtl_step(uint64_t cycles)
         S->reset_sent = now;
     }
     gr_proto_link_tick(&S->rtl, now);
+    rtl_note_sent();
     if (S->rtl.desync) {
         /* Out of step with the RTL: reset the link, as a host does. */
         S->epoch++;
@@ -641,6 +784,7 @@ static void rtl_step(uint64_t cycles)
         uint32_t e = S->epoch;
         gr_proto_link_ctrl(&S->rtl, GR_PT_RESET, &e, 1);
     }
+    rtl_feed(); /* the RTL's acknowledgements gave credit back */
 }
 
 /* Brings the RTL link up: RESET, HELLO. */
@@ -729,7 +873,7 @@ static int serve_socket(const char *path)
         unsigned n = 0;
         pf[n++] = (struct pollfd){.fd = lfd, .events = POLLIN};
         uint64_t now = wall_ms();
-        bool active = gr_proto_link_pending(&S->rtl) != 0;
+        bool active = gr_proto_link_pending(&S->rtl) != 0 || S->queued;
         /* Round robin: this turn starts one slot further than the last. */
         for (unsigned k = 0; k < MAX_CLIENTS; k++) {
             client_t *c = &S->clients[(S->rr + k) % MAX_CLIENTS];
@@ -738,7 +882,7 @@ static int serve_socket(const char *path)
             /* A client at its share is not read: its bytes wait in its socket, and it is not
              * idle (it waits on the RTL). */
             const bool in_share = client_in_share(c);
-            if (!in_share || c->rq_n)
+            if (!in_share || client_part(c))
                 c->spoke_ms = now;
             active |= now - c->spoke_ms < ACTIVE_MS;
             pc[n] = c;
@@ -793,6 +937,7 @@ static int serve_socket(const char *path)
     for (unsigned i = 0; i < MAX_CLIENTS; i++)
         if (S->clients[i].used)
             client_drop(&S->clients[i], NULL);
+    rtl_queues_clear();
     close(lfd);
     unlink(path);
     return 0;

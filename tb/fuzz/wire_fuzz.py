@@ -16,6 +16,7 @@ Usage: wire_fuzz.py GPUREF_SIMD [--seed N] [--count N] [--dir DIR]
 import argparse
 import os
 import random
+import re
 import socket
 import struct
 import subprocess
@@ -294,20 +295,46 @@ class Run:
 
     # ---- the classes ---------------------------------------------------------------------
 
+    def departures(self, since, want, timeout=10.0):
+        """The server's log lines (--verbose) for this process's clients that left after byte
+        `since`: (frames sent to the RTL, most frames of other clients sent while one of its
+        frames was next), once `want` of them are there."""
+        pat = re.compile(r"client \d+ \(pid %d\) left: (\d+) frames sent to the RTL, at most (\d+) "
+                         r"of other clients' sent" % os.getpid())
+        end = time.monotonic() + timeout
+        while True:
+            with open(os.path.join(self.dir, "server.log"), "rb") as f:
+                f.seek(since)
+                got = [(int(a), int(b)) for a, b in pat.findall(f.read().decode(errors="replace"))]
+            if len(got) >= want or time.monotonic() > end:
+                return got
+            time.sleep(0.2)
+
     def starvation(self):
         """Two clients (processes of their own) flood RD32s of 64 reads without regard to
         credit, 1,024 frames a write, reading and dropping whatever comes back; another client's
-        round trips still work, each on its first connection."""
+        round trips still work, each on its first connection, and each of its frames waits
+        behind at most one frame of each flooder on the way to the RTL (the server's own count,
+        from its log): with three clients, 2."""
+        since = os.path.getsize(os.path.join(self.dir, "server.log"))
         flooders = [subprocess.Popen([sys.executable, os.path.abspath(__file__), "--flood", self.path,
                                       str(0x100 + k)], stdout=subprocess.PIPE) for k in range(2)]
         time.sleep(1.5)
         good = all([self.round_trip("starvation: two clients flooding, round trip %d" % i, once=True) for i in range(3)])
+        waits = self.departures(since, 3)
         sent = 0
         for f in flooders:
             f.terminate()
             out, _ = f.communicate(timeout=10)
             sent += int(out.decode().strip() or 0)
         print("# starvation: the flooders pushed %d RD32 frames of 64 reads" % sent)
+        print("# starvation: the round trips' clients (frames sent, most others' frames sent ahead "
+              "of one): %s" % waits)
+        self.tap(len(waits) == 3 and all(n >= 2 and w <= 2 for n, w in waits),
+                 "starvation: each round trip's frames waited behind at most 2 frames of the two "
+                 "flooders on the way to the RTL (one each per turn)",
+                 "server log: %s (3 clients expected, each 2 or more frames sent, at most 2 others' "
+                 "frames ahead of one)" % waits)
         return good
 
     def overrun(self):
@@ -584,7 +611,7 @@ def main():
     workdir = a.dir or tempfile.mkdtemp(prefix="wire-fuzz-")
     os.makedirs(workdir, exist_ok=True)
     print("# seed=%d count=%d (replay: %s %s --seed %d --count %d)" % (a.seed, a.count, sys.argv[0], a.simd, a.seed, a.count))
-    plan = 21
+    plan = 22
     print("1..%d" % plan, flush=True)
     r = Run(a.simd, a.seed, a.count, workdir)
     try:
