@@ -130,6 +130,9 @@ void dxgk_res_stats(gr_adapter_t *ad, gr_adapter_stats_t *out);
  *         in one range), GR_E_RANGE (too many reserved blocks)
  */
 gr_status_t gr_vidmm_test_reserve(gr_adapter_t *adapter, uint32_t segment, uint64_t leave_bytes);
+/** The same inside [lo, hi) of the segment only (bytes, multiples of 4 KiB): the rest of it keeps its free space. */
+gr_status_t gr_vidmm_test_reserve_range(gr_adapter_t *adapter, uint32_t segment, uint64_t lo, uint64_t hi,
+                                        uint64_t leave_bytes);
 void gr_vidmm_test_unreserve(gr_adapter_t *adapter);
 
 /**

@@ -240,13 +240,14 @@ static gr_status_t slots_alloc(uint32_t bits, seg_slot_t **out_slots)
 }
 
 /*
- * Keeps the table at most half full for `blocks` live blocks: one key each, two per hole,
- * holes <= blocks + 1. Doubling, so amortized O(1).
+ * Keeps the table at most half full for `keys` keys. Doubling, so amortized O(1).
+ * The bound the segment keeps is keys + blocks <= capacity / 2: a free removes a block and adds
+ * at most one key (a hole's two, less the block's), so no run of frees can pass half full, and
+ * an alloc reserves for its own (a block and at most two hole keys).
  */
-static gr_status_t slots_reserve(gr_seg_t *seg, uint32_t blocks)
+static gr_status_t slots_reserve(gr_seg_t *seg, uint64_t keys)
 {
     uint64_t cap = (uint64_t)seg->slot_mask + 1;
-    uint64_t keys = 3 * (uint64_t)blocks + 2;
     if (keys * 2 <= cap)
         return GR_OK;
     uint32_t bits = 64 - seg->slot_shift;
@@ -901,7 +902,7 @@ gr_status_t gr_seg_alloc(gr_seg_t *seg, uint64_t size, uint64_t alignment, uint6
         return GR_E_NO_MEMORY;
 
     if (nodes_reserve(seg, seg->n_blocks + 1) != GR_OK ||
-        slots_reserve(seg, seg->n_blocks + 1) != GR_OK)
+        slots_reserve(seg, (uint64_t)seg->n_slots + 3 + seg->n_blocks + 1) != GR_OK)
         return GR_E_NO_MEMORY;
 
     uint32_t h;
@@ -1209,7 +1210,7 @@ gr_status_t gr_seg_check(const gr_seg_t *seg)
         return GR_E_INVALID;
     /* Room that free() relies on: a node and table slots for one more hole. */
     if ((uint64_t)seg->n_blocks + 2 > seg->node_cap ||
-        (3 * (uint64_t)seg->n_blocks + 2) * 2 > (uint64_t)seg->slot_mask + 1)
+        ((uint64_t)seg->n_slots + seg->n_blocks) * 2 > (uint64_t)seg->slot_mask + 1)
         return GR_E_INVALID;
 
     uint64_t keys = 0;
