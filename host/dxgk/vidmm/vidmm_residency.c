@@ -8,7 +8,10 @@
  *               of the backing store (or of the PermanentSysMem copy when the GPU wrote it), or
  *               DISCARD_CONTENT (a clean PermanentSysMem allocation: its copy is the truth)
  *            -> VidSch's paging queue, wait for the fences -> segment space given back.
- *   page in: segment space (evicting least-recently-used others if needed)
+ *   relocate (room in a part of a segment, e.g. the Overlay/Capture range): a place outside the
+ *            part -> VAs unmapped -> paging buffer: TRANSFER segment -> segment, then
+ *            NOTIFY_RESIDENCY(1, new address) -> wait -> old space given back, VAs mapped again.
+ *   page in: segment space (relocating or evicting least-recently-used others if needed)
  *            -> paging buffer: TRANSFER MDL -> segment, then NOTIFY_RESIDENCY(1, new address)
  *            -> wait -> GPU VAs mapped again (same VAs, new physical address) -> store freed.
  * A failed paging buffer (lost in a TDR, refused) undoes the step: the allocation stays where
