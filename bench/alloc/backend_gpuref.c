@@ -101,7 +101,7 @@ static bool gpuref_alloc(void *p, uint32_t id, const bench_req_t *r, uint64_t *o
     gpuref_be_t *b = p;
     uint64_t off;
     if (gr_vpol_place(b->seg, &b->pol, r->pages * PAGE, r->align * PAGE, r->lo * PAGE, r->hi * PAGE,
-                      r->top_down ? GR_SEG_TOP_DOWN : 0, &off, NULL) != GR_OK)
+                      (r->top_down ? GR_SEG_TOP_DOWN : 0) | (r->ranged ? GR_SEG_PINNED : 0), &off, NULL) != GR_OK)
         return false;
     b->offset[id] = off;
     b->req[id] = r;

@@ -933,6 +933,62 @@ static void pinned_allocations_are_never_evicted(void **state)
     no_violations(f);
 }
 
+/*
+ * A pinned Overlay request whose range holds an ordinary allocation in the way, with room for
+ * that allocation below the range: VidMm relocates it (one VRAM -> VRAM copy on the engine),
+ * evicts nothing, and the moved allocation reads back bit-exact through its unchanged GPU VA.
+ */
+static void pinned_request_gets_room_by_relocation_bit_exact(void **state)
+{
+    fx_t *f = *state;
+    const uint64_t n = 128 * KIB;
+    gr_segment_info_t segs[GR_ALLOC_MAX_SEGMENTS];
+    uint32_t nseg = 0;
+    assert_int_equal(gr_adapter_segments(f->ad, segs, GR_ALLOC_MAX_SEGMENTS, &nseg), GR_OK);
+    const uint64_t size = segs[0].size, floor = (size / 5 * 4 + 4095) & ~UINT64_C(4095);
+    /* Segment 1: room for one n below the Overlay/Capture range, one run of 2n inside it (each
+     * 64 KiB longer: the blocks are 64 KiB aligned, the runs need not be). */
+    assert_int_equal(gr_vidmm_test_reserve_range(f->ad, 1, 0, floor, n + 64 * KIB), GR_OK);
+    assert_int_equal(gr_vidmm_test_reserve_range(f->ad, 1, floor, size, 2 * n + 64 * KIB), GR_OK);
+    gr_alloc_t below = make(f, n, GR_CPU_ACCESS_READ_WRITE, 0);
+    gr_alloc_t m = make(f, n, GR_CPU_ACCESS_READ_WRITE, 0); /* the window below is full: into the range */
+    const gr_alloc_info_t ib = info(f, below), im0 = info(f, m);
+    assert_int_equal(ib.segment, 1);
+    assert_int_equal(im0.segment, 1);
+    assert_true(ib.offset < floor);
+    assert_true(im0.offset >= floor);
+    uint8_t *want = malloc(n), *got = malloc(n);
+    assert_non_null(want);
+    assert_non_null(got);
+    pattern(want, n, 2800);
+    gpu_write(f, m, 0, want, n, SIDE_VA);
+    drain(f);
+    assert_int_equal(gr_alloc_destroy(f->dev, below), GR_OK); /* room below the range again */
+
+    const gr_adapter_stats_t s0 = stats(f);
+    gr_alloc_t ov = make(f, 2 * n, GR_CPU_ACCESS_READ_WRITE, GR_ALLOC_PRIV_OVERLAY);
+    const gr_adapter_stats_t s1 = stats(f);
+    const gr_alloc_info_t io = info(f, ov), im1 = info(f, m);
+    assert_int_equal(io.segment, 1);
+    assert_true(io.offset >= floor);
+    assert_int_equal(s1.relocations, s0.relocations + 1);
+    assert_int_equal(s1.bytes_relocated, s0.bytes_relocated + n);
+    assert_int_equal(s1.evictions, s0.evictions);
+    assert_int_equal(s1.paging_failures, s0.paging_failures);
+    assert_int_equal(im1.residency, GR_RESIDENCY_RESIDENT);
+    assert_int_equal(im1.segment, 1);
+    assert_true(im1.offset < floor);
+    assert_int_equal(im1.gpu_va, im0.gpu_va);
+    uint64_t pa = 0;
+    assert_int_equal(gr_dxgk_test_gpuva_lookup(f->dev, im1.gpu_va, &pa, NULL, NULL), GR_OK);
+    assert_int_equal(pa, im1.vram_address); /* the VA maps the new place */
+    gpu_read(f, m, 0, got, n, SIDE_VA);
+    expect_bytes(got, want, n, "relocated allocation");
+    free(want);
+    free(got);
+    no_violations(f);
+}
+
 /* ==== (e) ExplicitResidencyNotification, and an access to an evicted allocation ======================== */
 
 static void residency_is_notified_and_an_evicted_va_faults_without_harm(void **state)
@@ -1230,6 +1286,7 @@ int main(int argc, char **argv)
         T(evict_and_make_resident_are_bit_exact_for_every_page_size),
         T(clean_permanent_sysmem_is_discarded_and_a_written_one_is_transferred),
         T(pinned_allocations_are_never_evicted),
+        T(pinned_request_gets_room_by_relocation_bit_exact),
         T(residency_is_notified_and_an_evicted_va_faults_without_harm),
         T(paging_packet_preempted_mid_transfer_is_resubmitted_with_its_fence),
         T(paging_packet_guilty_of_a_tdr_is_undone),

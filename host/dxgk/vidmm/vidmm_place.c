@@ -260,15 +260,16 @@ gr_status_t dxgk_place(gr_adapter_t *ad, dxgk_kalloc_t *ka)
             ka->in_vpr = true;
             off += s->vpr_offset;
         } else if (fl.Overlay || fl.Capture) {
+            /* Pinned: never moved or evicted, so the segment lists it apart (GR_SEG_PINNED). */
             uint64_t lo = overlay_floor(s);
-            if (lo >= s->size || gr_seg_alloc(s->heap, size, align, lo, GR_SEG_END, flags, &off))
+            if (lo >= s->size || gr_seg_alloc(s->heap, size, align, lo, GR_SEG_END, flags | GR_SEG_PINNED, &off))
                 continue;
         } else {
             /* Ordinary allocations stay below the Overlay/Capture range while they fit there
              * (top-down ones at the top of what is below it), so that the range keeps room for
              * the surfaces that may only live there (vidmm_policy.h; SEGMENT.md, "Placement
-             * around pinned ranges"). Room in the range is otherwise made by eviction
-             * (vidmm_residency.c, pick_victim), not by moving allocations here. */
+             * around pinned ranges"). Room in the range is made by residency
+             * (vidmm_residency.c, make_room_for): relocation below the range, else eviction. */
             const gr_vpol_t pol = {.keep_lo = 0, .keep_hi = overlay_floor(s)};
             if (gr_vpol_place(s->heap, &pol, size, align, 0, GR_SEG_END, flags, &off, NULL))
                 continue;
@@ -279,6 +280,47 @@ gr_status_t dxgk_place(gr_adapter_t *ad, dxgk_kalloc_t *ka)
         return GR_OK;
     }
     return GR_E_NO_MEMORY;
+}
+
+gr_status_t dxgk_place_outside(gr_adapter_t *ad, const dxgk_kalloc_t *ka, uint64_t lo, uint64_t hi, uint64_t *out_off)
+{
+    uint64_t wlo = 0, whi = 0;
+    if (ka->segment == GR_SEGMENT_SYSTEM || ka->in_vpr || !dxgk_place_window(ad, ka, ka->segment, &wlo, &whi))
+        return GR_E_NO_MEMORY;
+    dxgk_segment_t *s = &ad->seg[ka->segment - 1];
+    const uint64_t size = dxgk_alloc_bytes(ka), align = ka->info.Alignment ? ka->info.Alignment : PAGE;
+    /* FromEndOfSegment keeps its direction: the high end of the part it goes to. */
+    const uint32_t flags = ka->info.FlagsWddm2.FromEndOfSegment ? GR_SEG_HIGH_FIT : 0;
+    const uint64_t part[2][2] = {{wlo, whi < lo ? whi : lo}, {wlo > hi ? wlo : hi, whi}};
+    for (int k = 0; k < 2; k++) {
+        if (part[k][0] >= part[k][1])
+            continue;
+        uint64_t off = 0;
+        if (gr_seg_alloc(s->heap, size, align, part[k][0], part[k][1] == s->size ? GR_SEG_END : part[k][1], flags,
+                         &off) == GR_OK) {
+            *out_off = off;
+            return GR_OK;
+        }
+    }
+    return GR_E_NO_MEMORY;
+}
+
+void dxgk_move_to(gr_adapter_t *ad, dxgk_kalloc_t *ka, uint64_t off)
+{
+    dxgk_segment_t *s = &ad->seg[ka->segment - 1];
+    const uint64_t size = dxgk_alloc_bytes(ka);
+    stale_set(s, ka->offset, size, true);
+    DXGK_CANNOT_FAIL(gr_seg_free(s->heap, ka->offset));
+    ka->offset = off;
+    ka->vram = s->base + off;
+    stale_set(s, off, size, false); /* the copy wrote every page */
+}
+
+void dxgk_place_drop(gr_adapter_t *ad, const dxgk_kalloc_t *ka, uint64_t off)
+{
+    dxgk_segment_t *s = &ad->seg[ka->segment - 1];
+    stale_set(s, off, dxgk_alloc_bytes(ka), true);
+    DXGK_CANNOT_FAIL(gr_seg_free(s->heap, off));
 }
 
 void dxgk_unplace(gr_adapter_t *ad, dxgk_kalloc_t *ka)

@@ -18,6 +18,14 @@
  * or fails with GR_E_NO_MEMORY changing nothing; dxgk_unplace gives the space back. */
 gr_status_t dxgk_place(gr_adapter_t *ad, dxgk_kalloc_t *ka);
 void dxgk_unplace(gr_adapter_t *ad, dxgk_kalloc_t *ka);
+/* Relocation inside ka's segment (vidmm_lock held). dxgk_place_outside books a new place for
+ * ka in its window but outside [lo, hi) and gives its offset (ka unchanged), GR_E_NO_MEMORY
+ * when there is none; dxgk_move_to moves ka's bookkeeping there once its content is copied
+ * (the old pages become stale, the new ones are not); dxgk_place_drop gives a booked place
+ * back when the copy failed (its pages are stale). */
+gr_status_t dxgk_place_outside(gr_adapter_t *ad, const dxgk_kalloc_t *ka, uint64_t lo, uint64_t hi, uint64_t *out_off);
+void dxgk_move_to(gr_adapter_t *ad, dxgk_kalloc_t *ka, uint64_t off);
+void dxgk_place_drop(gr_adapter_t *ad, const dxgk_kalloc_t *ka, uint64_t off);
 /* The next run of ka's stale pages (dxgk_segment_t.stale) at or after byte *from of ka, as a
  * byte offset into ka and a length; the run is no longer stale (the caller zeroes it, or
  * unplaces ka, which marks all of ka stale again). False when no stale page is left. */

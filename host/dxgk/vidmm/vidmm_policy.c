@@ -18,7 +18,7 @@ static void free_known(gr_seg_t *seg, uint64_t offset)
 static gr_status_t place_plain(gr_seg_t *seg, const gr_vpol_t *pol, uint64_t size, uint64_t alignment,
                                uint32_t flags, uint64_t *out_offset)
 {
-    uint32_t f = (flags & GR_SEG_TOP_DOWN) ? GR_SEG_HIGH_FIT : flags;
+    uint32_t f = (flags & GR_SEG_TOP_DOWN) ? (flags & ~GR_SEG_TOP_DOWN) | GR_SEG_HIGH_FIT : flags;
     if (pol->keep_lo < pol->keep_hi) {
         gr_status_t rc = gr_seg_alloc(seg, size, alignment, pol->keep_lo, pol->keep_hi, f, out_offset);
         if (rc != GR_E_NO_MEMORY)
@@ -69,8 +69,8 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 }
 
 gr_status_t gr_vpol_make_room(gr_seg_t *seg, const gr_vpol_t *pol, uint64_t size, uint64_t alignment,
-                              uint64_t range_lo, uint64_t range_hi, uint64_t max_bytes, uint64_t *out_offset,
-                              gr_vpol_cost_t *out_cost)
+                              uint64_t range_lo, uint64_t range_hi, uint32_t flags, uint64_t max_bytes,
+                              uint64_t *out_offset, gr_vpol_cost_t *out_cost)
 {
     gr_seg_stats_t st;
     if (seg == NULL || pol == NULL || pol->movable == NULL || pol->moved == NULL || out_offset == NULL ||
@@ -81,11 +81,16 @@ gr_status_t gr_vpol_make_room(gr_seg_t *seg, const gr_vpol_t *pol, uint64_t size
     uint64_t hi = range_hi == GR_SEG_END ? st.size : range_hi;
     size = align_up(size, GR_SEG_UNIT);
     if (size == 0 || alignment < GR_SEG_UNIT || (alignment & (alignment - 1)) || range_lo % GR_SEG_UNIT ||
-        hi % GR_SEG_UNIT || range_lo >= hi || hi > st.size)
+        hi % GR_SEG_UNIT || range_lo >= hi || hi > st.size || (flags & ~GR_SEG_PINNED))
         return GR_E_INVALID;
+    /* Pinned blocks never move: when they leave no window, no walk is needed to say so (most
+     * failed pinned requests end here, in about the time of an allocation). */
+    gr_status_t rc = gr_seg_fit_unpinned(seg, size, alignment, range_lo, hi);
+    if (rc != GR_OK)
+        return rc;
 
     collect_t c = {.movable = pol->movable, .ctx = pol->ctx};
-    gr_status_t rc = gr_seg_walk_range(seg, range_lo, hi, collect_el, &c);
+    rc = gr_seg_walk_range(seg, range_lo, hi, collect_el, &c);
     if (rc == GR_OK && c.oom)
         rc = GR_E_NO_MEMORY;
     uint64_t *mov = NULL;
@@ -175,7 +180,7 @@ gr_status_t gr_vpol_make_room(gr_seg_t *seg, const gr_vpol_t *pol, uint64_t size
         free_known(seg, res[k]);
     /* The window is free now, and the segment holds fewer blocks than before: this cannot fail
      * for want of room or of host memory. */
-    rc = gr_seg_alloc(seg, size, alignment, ws, we, 0, out_offset);
+    rc = gr_seg_alloc(seg, size, alignment, ws, we, flags, out_offset);
     if (rc == GR_OK && out_cost)
         *out_cost = cost;
     goto out;
@@ -235,7 +240,7 @@ gr_status_t gr_vpol_place(gr_seg_t *seg, const gr_vpol_t *pol, uint64_t size, ui
 {
     gr_seg_stats_t st;
     if (seg == NULL || pol == NULL || out_offset == NULL || gr_seg_stats(seg, &st) != GR_OK ||
-        (flags & ~GR_SEG_TOP_DOWN))
+        (flags & ~(GR_SEG_TOP_DOWN | GR_SEG_PINNED)))
         return GR_E_INVALID;
     gr_vpol_cost_t none = {0, 0};
     bool whole = range_lo == 0 && (range_hi == GR_SEG_END || range_hi == st.size);
@@ -246,7 +251,8 @@ gr_status_t gr_vpol_place(gr_seg_t *seg, const gr_vpol_t *pol, uint64_t size, ui
     if (rc != GR_E_NO_MEMORY || pol->movable == NULL || pol->moved == NULL)
         return rc;
     if (!whole)
-        return gr_vpol_make_room(seg, pol, size, alignment, range_lo, range_hi, 0, out_offset, out_cost);
+        return gr_vpol_make_room(seg, pol, size, alignment, range_lo, range_hi, flags & GR_SEG_PINNED, 0,
+                                 out_offset, out_cost);
     /* Unrestricted: look for room only where the free space is densest (the large free ranges
      * say where: a window of the request's size that holds most free bytes), and walk only
      * around it, so that this costs about a walk of twice the request, not of the segment. */
@@ -285,5 +291,6 @@ gr_status_t gr_vpol_place(gr_seg_t *seg, const gr_vpol_t *pol, uint64_t size, ui
         return GR_E_NO_MEMORY;
     uint64_t lo = best_s > size / 2 ? align_up(best_s - size / 2, GR_SEG_UNIT) : 0;
     uint64_t hi = st.size - best_s > size + size / 2 ? align_up(best_s + size + size / 2, GR_SEG_UNIT) : st.size;
-    return gr_vpol_make_room(seg, pol, size, alignment, lo, hi, budget, out_offset, out_cost);
+    return gr_vpol_make_room(seg, pol, size, alignment, lo, hi, flags & GR_SEG_PINNED, budget, out_offset,
+                             out_cost);
 }

@@ -55,6 +55,8 @@ typedef struct gr_vpol_cost {
  *    high end of the window by segregated fit (GR_SEG_HIGH_FIT: the highest hole of the
  *    smallest size class that holds it, and the highest offset in that hole).
  *  - Restricted: inside the range, as asked.
+ *  - GR_SEG_PINNED (or-ed into flags): the block never moves (gr_seg_alloc); the movable
+ *    callback must say false for it.
  *  - When that fails and pol->movable is set: room is made by moving movable allocations out
  *    of the cheapest window that holds the request (gr_vpol_make_room); for an unrestricted
  *    request only around the largest free range, and only up to half its size in moves.
@@ -74,13 +76,15 @@ GR_API gr_status_t gr_vpol_place(gr_seg_t *seg, const gr_vpol_t *pol, uint64_t s
  * gr_vpol_place places an unrestricted one (without moving others), pol->moved is called for
  * it, and the block goes at s. O(allocations and free ranges in the range) plus one placement
  * per move.
+ * First asks gr_seg_fit_unpinned: when the pinned blocks leave no window it fails at once.
+ * @param flags      0, or GR_SEG_PINNED for a block that never moves (the request's own)
  * @param max_bytes  move at most this many bytes (0: no limit)
  * @return GR_OK; GR_E_INVALID (bad arguments, as gr_seg_alloc, or no pol->movable/moved);
  *         GR_E_NO_MEMORY (no window, more than max_bytes to move, or its allocations do not all
  *         fit elsewhere). Nothing changes on failure.
  */
 GR_API gr_status_t gr_vpol_make_room(gr_seg_t *seg, const gr_vpol_t *pol, uint64_t size, uint64_t alignment,
-                                     uint64_t range_lo, uint64_t range_hi, uint64_t max_bytes,
+                                     uint64_t range_lo, uint64_t range_hi, uint32_t flags, uint64_t max_bytes,
                                      uint64_t *out_offset, gr_vpol_cost_t *out_cost);
 
 #ifdef __cplusplus

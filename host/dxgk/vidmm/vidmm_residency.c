@@ -8,7 +8,10 @@
  *               of the backing store (or of the PermanentSysMem copy when the GPU wrote it), or
  *               DISCARD_CONTENT (a clean PermanentSysMem allocation: its copy is the truth)
  *            -> VidSch's paging queue, wait for the fences -> segment space given back.
- *   page in: segment space (evicting least-recently-used others if needed)
+ *   relocate (room in a part of a segment, e.g. the Overlay/Capture range): a place outside the
+ *            part -> VAs unmapped -> paging buffer: TRANSFER segment -> segment, then
+ *            NOTIFY_RESIDENCY(1, new address) -> wait -> old space given back, VAs mapped again.
+ *   page in: segment space (relocating or evicting least-recently-used others if needed)
  *            -> paging buffer: TRANSFER MDL -> segment, then NOTIFY_RESIDENCY(1, new address)
  *            -> wait -> GPU VAs mapped again (same VAs, new physical address) -> store freed.
  * A failed paging buffer (lost in a TDR, refused) undoes the step: the allocation stays where
@@ -56,7 +59,7 @@ struct dxgk_res {
     uint64_t pt[DXGK_RES_PT_RESERVE_MAX];
     uint32_t pt_n;
     atomic_uint_fast64_t evictions, discards, page_ins, bytes_out, bytes_in, packets, failures, evicted_now,
-        bytes_zeroed;
+        bytes_zeroed, relocations, bytes_relocated;
     /* Tests. */
     uint32_t test_buffer_bytes;
     struct {
@@ -343,7 +346,8 @@ static gr_status_t job_op(pg_job_t *j, DXGKARG_BUILDPAGINGBUFFER *a)
     }
 }
 
-static gr_status_t job_notify(pg_job_t *j, const dxgk_kalloc_t *ka, bool resident)
+/* Resident at offset of ka's segment, or (resident false) evicted. */
+static gr_status_t job_notify_at(pg_job_t *j, const dxgk_kalloc_t *ka, bool resident, uint64_t offset)
 {
     if (!ka->info.FlagsWddm2.ExplicitResidencyNotification)
         return GR_OK;
@@ -353,10 +357,15 @@ static gr_status_t job_notify(pg_job_t *j, const dxgk_kalloc_t *ka, bool residen
     a.NotifyResidency.hAllocation = ka->info.hAllocation;
     if (resident) {
         a.NotifyResidency.PhysicalAddress.SegmentId = ka->segment;
-        a.NotifyResidency.PhysicalAddress.SegmentOffset = ka->offset;
+        a.NotifyResidency.PhysicalAddress.SegmentOffset = offset;
         a.NotifyResidency.Resident = 1;
     } /* else (0, 0): "invalid and is used when the allocation is being evicted" */
     return job_op(j, &a);
+}
+
+static gr_status_t job_notify(pg_job_t *j, const dxgk_kalloc_t *ka, bool resident)
+{
+    return job_notify_at(j, ka, resident, ka->offset);
 }
 
 /*
@@ -421,6 +430,38 @@ static gr_status_t job_transfer(pg_job_t *j, const dxgk_kalloc_t *ka, void *cpu,
             rc = job_flush(j);
         /* The commands hold bus addresses: the MDL is not needed once the operation is built. */
         free(m);
+        if (rc)
+            return rc;
+    }
+    return GR_OK;
+}
+
+/*
+ * ka's content from where it is to byte offset `to` of its segment, one VRAM -> VRAM TRANSFER per
+ * DXGK_RES_TRANSFER_CHUNK, each in its own paging packet (the ranges never overlap: the new place
+ * was free while the old one was held).
+ */
+static gr_status_t job_move(pg_job_t *j, const dxgk_kalloc_t *ka, uint64_t to_vram)
+{
+    const uint64_t size = dxgk_alloc_bytes(ka);
+    for (uint64_t off = 0; off < size; off += DXGK_RES_TRANSFER_CHUNK) {
+        const uint64_t len = size - off < DXGK_RES_TRANSFER_CHUNK ? size - off : DXGK_RES_TRANSFER_CHUNK;
+        DXGKARG_BUILDPAGINGBUFFER a;
+        memset(&a, 0, sizeof a);
+        a.Operation = DXGK_OPERATION_TRANSFER;
+        a.Transfer.hAllocation = ka->info.hAllocation;
+        a.Transfer.TransferOffset = (UINT)off;
+        a.Transfer.TransferSize = (SIZE_T)len;
+        a.Transfer.Source.SegmentId = ka->segment;
+        a.Transfer.Source.SegmentAddress.QuadPart = (LONGLONG)ka->vram;
+        a.Transfer.Destination.SegmentId = ka->segment;
+        a.Transfer.Destination.SegmentAddress.QuadPart = (LONGLONG)to_vram;
+        a.Transfer.Flags.AllocationIsIdle = 1;
+        a.Transfer.Flags.TransferStart = off == 0;
+        a.Transfer.Flags.TransferEnd = off + len == size;
+        gr_status_t rc = job_op(j, &a);
+        if (!rc)
+            rc = job_flush(j);
         if (rc)
             return rc;
     }
@@ -546,6 +587,56 @@ static gr_status_t evict(gr_adapter_t *ad, dxgk_kalloc_t *ka)
         atomic_fetch_add(&r->discards, 1);
     else
         atomic_fetch_add(&r->bytes_out, size);
+    return GR_OK;
+}
+
+/*
+ * Moves a resident, unpinned allocation out of [lo, hi) of its segment, to a place its own
+ * window allows (residency lock held): one copy on the engine, where an eviction costs a copy
+ * out now and one back in on its next use. GR_E_NO_MEMORY (nothing changed) when no such place
+ * is free; a failed paging buffer leaves it where it was, mapped and notified as before.
+ */
+static gr_status_t relocate(gr_adapter_t *ad, dxgk_kalloc_t *ka, uint64_t lo, uint64_t hi)
+{
+    dxgk_res_t *r = ad->res;
+    const uint64_t size = dxgk_alloc_bytes(ka);
+    uint64_t to = 0;
+    pthread_mutex_lock(&ad->vidmm_lock);
+    gr_status_t rc = dxgk_place_outside(ad, ka, lo, hi, &to);
+    pthread_mutex_unlock(&ad->vidmm_lock);
+    if (rc)
+        return rc;
+    const uint64_t to_vram = ad->seg[ka->segment - 1].base + to;
+
+    /* No GPU access while the content moves: its VAs fault until they map the new place. */
+    unmap_all(ka);
+    pg_job_t j;
+    job_init(&j, ad);
+    bool notified = false;
+    rc = job_move(&j, ka, to_vram);
+    if (!rc) {
+        rc = job_notify_at(&j, ka, true, to); /* the new address, after the transfer */
+        notified = rc == GR_OK && ka->info.FlagsWddm2.ExplicitResidencyNotification;
+    }
+    gr_status_t w = job_finish(&j);
+    if (!rc)
+        rc = w;
+    pthread_mutex_lock(&ad->vidmm_lock);
+    if (rc)
+        dxgk_place_drop(ad, ka, to);
+    else
+        dxgk_move_to(ad, ka, to);
+    pthread_mutex_unlock(&ad->vidmm_lock);
+    gr_status_t m = map_all(ka);
+    (void)m; /* table pages come from the reserve; a failure leaves its VAs faulting */
+    if (rc) {
+        if (notified)
+            notify_now(ad, ka, true); /* back to the old address */
+        atomic_fetch_add(&r->failures, 1);
+        return rc;
+    }
+    atomic_fetch_add(&r->relocations, 1);
+    atomic_fetch_add(&r->bytes_relocated, size);
     return GR_OK;
 }
 
@@ -698,6 +789,20 @@ static gr_status_t place_evicting(gr_adapter_t *ad, dxgk_kalloc_t *ka, bool wait
         bool wait = false;
         dxgk_kalloc_t *v = pick_victim(ad, ka, &wait);
         if (v) {
+            /* When ka may only use part of the segment (Overlay/Capture), the victim moves out
+             * of that part if it fits elsewhere: one copy instead of two. A clean
+             * PermanentSysMem one is discarded instead (no copy at all). */
+            uint64_t lo = 0, hi = 0;
+            if (dxgk_place_window(ad, ka, v->segment, &lo, &hi) &&
+                (lo > 0 || hi < ad->seg[v->segment - 1].size) && !(is_permanent_sysmem(v) && !v->dirty)) {
+                rc = relocate(ad, v, lo, hi);
+                if (rc == GR_OK) {
+                    idle_rounds = 0;
+                    continue;
+                }
+                if (rc != GR_E_NO_MEMORY)
+                    return rc;
+            }
             rc = evict(ad, v);
             if (rc)
                 return rc;
@@ -1075,6 +1180,8 @@ void dxgk_res_stats(gr_adapter_t *ad, gr_adapter_stats_t *out)
     out->paging_failures = atomic_load(&r->failures);
     out->evicted_now = atomic_load(&r->evicted_now);
     out->bytes_zeroed = atomic_load(&r->bytes_zeroed);
+    out->relocations = atomic_load(&r->relocations);
+    out->bytes_relocated = atomic_load(&r->bytes_relocated);
 }
 
 /* ---- test hooks ---------------------------------------------------------------------------------- */
@@ -1101,7 +1208,16 @@ static bool scan_free(void *ctx, uint64_t offset, uint64_t size, bool is_free)
 
 gr_status_t gr_vidmm_test_reserve(gr_adapter_t *ad, uint32_t segment, uint64_t leave_bytes)
 {
-    if (!ad || !ad->res || segment == 0 || segment > ad->nseg || leave_bytes % PAGE)
+    if (!ad || segment == 0 || segment > ad->nseg)
+        return GR_E_INVALID;
+    return gr_vidmm_test_reserve_range(ad, segment, 0, ad->seg[segment - 1].size, leave_bytes);
+}
+
+gr_status_t gr_vidmm_test_reserve_range(gr_adapter_t *ad, uint32_t segment, uint64_t lo, uint64_t hi,
+                                        uint64_t leave_bytes)
+{
+    if (!ad || !ad->res || segment == 0 || segment > ad->nseg || leave_bytes % PAGE || lo % PAGE || hi % PAGE ||
+        lo >= hi || hi > ad->seg[segment - 1].size)
         return GR_E_INVALID;
     dxgk_res_t *r = ad->res;
     dxgk_res_lock(ad);
@@ -1109,7 +1225,12 @@ gr_status_t gr_vidmm_test_reserve(gr_adapter_t *ad, uint32_t segment, uint64_t l
     gr_seg_t *heap = ad->seg[segment - 1].heap;
     free_scan_t f;
     memset(&f, 0, sizeof f);
-    gr_status_t rc = gr_seg_walk(heap, scan_free, &f);
+    gr_status_t rc = gr_seg_walk_range(heap, lo, hi == ad->seg[segment - 1].size ? GR_SEG_END : hi, scan_free, &f);
+    for (uint32_t i = 0; i < f.n; i++) { /* the first and the last may reach past [lo, hi) */
+        uint64_t s = f.off[i] > lo ? f.off[i] : lo, e = f.off[i] + f.size[i] < hi ? f.off[i] + f.size[i] : hi;
+        f.off[i] = s;
+        f.size[i] = e - s;
+    }
     uint32_t big = 0;
     for (uint32_t i = 1; i < f.n; i++)
         if (f.size[i] > f.size[big])

@@ -13,7 +13,9 @@
  * them through VidSch's paging queue, waiting for their fences.
  *
  * When: placement that finds no room evicts least-recently-used allocations from the segments
- * the new one may use (only where evicting can make room); a submission pages in every
+ * the new one may use (only where evicting can make room), or, when the new one may use only
+ * part of a segment (Overlay/Capture), first moves them out of that part inside the segment
+ * (a VRAM -> VRAM TRANSFER: relocation); a submission pages in every
  * allocation it lists before the packet is queued, and the packet's GPU references keep them
  * resident until it retires; a lock pages an evicted allocation in (PermanentSysMem returns
  * its copy); gr_alloc_make_resident / gr_alloc_evict ask explicitly. Never evicted (pinned):
@@ -56,8 +58,8 @@ void dxgk_res_unlock(gr_adapter_t *ad);
 /* ---- creation and destruction (residency lock held) ---- */
 
 /**
- * Places ka (vidmm_lock taken inside), evicting least-recently-used allocations from its
- * segments while it does not fit and evicting can make room. Never waits for the GPU.
+ * Places ka (vidmm_lock taken inside), relocating or evicting least-recently-used allocations
+ * from its segments while it does not fit and that can make room. Never waits for the GPU.
  * @return GR_OK, GR_E_NO_MEMORY (nothing evictable makes room; nothing was evicted when no
  *         segment could ever hold it), paging errors
  */
@@ -130,6 +132,9 @@ void dxgk_res_stats(gr_adapter_t *ad, gr_adapter_stats_t *out);
  *         in one range), GR_E_RANGE (too many reserved blocks)
  */
 gr_status_t gr_vidmm_test_reserve(gr_adapter_t *adapter, uint32_t segment, uint64_t leave_bytes);
+/** The same inside [lo, hi) of the segment only (bytes, multiples of 4 KiB): the rest of it keeps its free space. */
+gr_status_t gr_vidmm_test_reserve_range(gr_adapter_t *adapter, uint32_t segment, uint64_t lo, uint64_t hi,
+                                        uint64_t leave_bytes);
 void gr_vidmm_test_unreserve(gr_adapter_t *adapter);
 
 /**

@@ -76,10 +76,18 @@ enum { K_BLOCK = 0, K_HOLE_START = 1, K_HOLE_END = 2 };
 #define KEY(page, kind) ((uint32_t)(page) << 2 | (uint32_t)(kind))
 #define KEY_EMPTY UINT32_MAX
 
+typedef struct seg_pin {
+    uint32_t start, len; /* pages */
+} seg_pin_t;
+
 typedef struct seg_slot {
     uint32_t key;
-    uint32_t val; /* K_BLOCK: length in pages; K_HOLE_*: node index */
+    uint32_t val; /* K_BLOCK: length in pages, | PIN_BIT when pinned; K_HOLE_*: node index */
 } seg_slot_t;
+
+/* A pinned block (GR_SEG_PINNED): also listed in seg->pins, so gr_seg_fit_unpinned can look. */
+#define PIN_BIT UINT32_C(0x80000000)
+#define LEN_OF(val) ((val) & ~PIN_BIT)
 
 struct gr_seg {
     uint64_t size;  /* bytes */
@@ -107,10 +115,17 @@ struct gr_seg {
     uint32_t slot_mask; /* capacity - 1, capacity a power of two */
     uint32_t slot_shift;
     uint32_t n_slots; /* keys in the table */
+
+    /* The pinned blocks in address order (few: Overlay/Capture surfaces, VPR content), so that
+     * the runs between them are a binary search and a short scan away. A sorted array: an
+     * insert or remove moves at most a few KiB, and it is one small hot buffer. */
+    seg_pin_t *pins;
+    uint32_t n_pins, pin_cap;
 };
 
 _Static_assert(N_BINS <= 64, "the bin mask is 64 bits");
 _Static_assert(((GR_SEG_MAX_SIZE >> PAGE_SHIFT) << 2 | 3) < KEY_EMPTY, "keys fit in 32 bits");
+_Static_assert((GR_SEG_MAX_SIZE >> PAGE_SHIFT) < PIN_BIT, "a length leaves the pin bit free");
 
 /* ---- small helpers --------------------------------------------------------------------- */
 
@@ -225,13 +240,14 @@ static gr_status_t slots_alloc(uint32_t bits, seg_slot_t **out_slots)
 }
 
 /*
- * Keeps the table at most half full for `blocks` live blocks: one key each, two per hole,
- * holes <= blocks + 1. Doubling, so amortized O(1).
+ * Keeps the table at most half full for `keys` keys. Doubling, so amortized O(1).
+ * The bound the segment keeps is keys + blocks <= capacity / 2: a free removes a block and adds
+ * at most one key (a hole's two, less the block's), so no run of frees can pass half full, and
+ * an alloc reserves for its own (a block and at most two hole keys).
  */
-static gr_status_t slots_reserve(gr_seg_t *seg, uint32_t blocks)
+static gr_status_t slots_reserve(gr_seg_t *seg, uint64_t keys)
 {
     uint64_t cap = (uint64_t)seg->slot_mask + 1;
-    uint64_t keys = 3 * (uint64_t)blocks + 2;
     if (keys * 2 <= cap)
         return GR_OK;
     uint32_t bits = 64 - seg->slot_shift;
@@ -250,6 +266,47 @@ static gr_status_t slots_reserve(gr_seg_t *seg, uint32_t blocks)
             tab_put(seg, old[i].key, old[i].val);
     free(old);
     return GR_OK;
+}
+
+/* ---- pinned blocks -------------------------------------------------------------------- */
+
+/* The index of the first pinned block that ends after page p (n_pins when none does). */
+static uint32_t pins_first_ending_after(const gr_seg_t *seg, uint64_t p)
+{
+    uint32_t lo = 0, hi = seg->n_pins;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if ((uint64_t)seg->pins[mid].start + seg->pins[mid].len > p)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo;
+}
+
+static gr_status_t pins_insert(gr_seg_t *seg, uint32_t start, uint32_t len)
+{
+    if (seg->n_pins == seg->pin_cap) {
+        uint32_t cap = seg->pin_cap ? seg->pin_cap * 2 : 64;
+        seg_pin_t *v = realloc(seg->pins, (size_t)cap * sizeof *v);
+        if (v == NULL)
+            return GR_E_NO_MEMORY;
+        seg->pins = v;
+        seg->pin_cap = cap;
+    }
+    uint32_t k = pins_first_ending_after(seg, start);
+    memmove(&seg->pins[k + 1], &seg->pins[k], (size_t)(seg->n_pins - k) * sizeof *seg->pins);
+    seg->pins[k] = (seg_pin_t){start, len};
+    seg->n_pins++;
+    return GR_OK;
+}
+
+/* Never allocates: gr_seg_free cannot fail. */
+static void pins_remove(gr_seg_t *seg, uint32_t start)
+{
+    uint32_t k = pins_first_ending_after(seg, start);
+    memmove(&seg->pins[k], &seg->pins[k + 1], (size_t)(seg->n_pins - k - 1) * sizeof *seg->pins);
+    seg->n_pins--;
 }
 
 /* ---- AVL trees of holes, one per bin ---------------------------------------------------- */
@@ -805,6 +862,7 @@ void gr_seg_fini(gr_seg_t *seg)
 {
     if (seg == NULL)
         return;
+    free(seg->pins);
     free(seg->slots);
     free(seg->nodes);
     free(seg);
@@ -821,8 +879,9 @@ static uint64_t largest_hole(const gr_seg_t *seg)
 gr_status_t gr_seg_alloc(gr_seg_t *seg, uint64_t size, uint64_t alignment, uint64_t range_lo,
                          uint64_t range_hi, uint32_t flags, uint64_t *out_offset)
 {
-    if (seg == NULL || out_offset == NULL || size == 0 || (flags & ~(GR_SEG_TOP_DOWN | GR_SEG_HIGH_FIT)) != 0 ||
-        flags == (GR_SEG_TOP_DOWN | GR_SEG_HIGH_FIT))
+    if (seg == NULL || out_offset == NULL || size == 0 ||
+        (flags & ~(GR_SEG_TOP_DOWN | GR_SEG_HIGH_FIT | GR_SEG_PINNED)) != 0 ||
+        (flags & (GR_SEG_TOP_DOWN | GR_SEG_HIGH_FIT)) == (GR_SEG_TOP_DOWN | GR_SEG_HIGH_FIT))
         return GR_E_INVALID;
     if (alignment == 0)
         alignment = GR_SEG_UNIT;
@@ -843,7 +902,7 @@ gr_status_t gr_seg_alloc(gr_seg_t *seg, uint64_t size, uint64_t alignment, uint6
         return GR_E_NO_MEMORY;
 
     if (nodes_reserve(seg, seg->n_blocks + 1) != GR_OK ||
-        slots_reserve(seg, seg->n_blocks + 1) != GR_OK)
+        slots_reserve(seg, (uint64_t)seg->n_slots + 3 + seg->n_blocks + 1) != GR_OK)
         return GR_E_NO_MEMORY;
 
     uint32_t h;
@@ -853,9 +912,14 @@ gr_status_t gr_seg_alloc(gr_seg_t *seg, uint64_t size, uint64_t alignment, uint6
                                              : place_bottom_up(seg, n, a, lo, hi, &h, &p);
     if (!found)
         return GR_E_NO_MEMORY;
+    if (flags & GR_SEG_PINNED) {
+        /* Listed first, the only step that can fail (host memory). */
+        if (pins_insert(seg, (uint32_t)p, (uint32_t)n) != GR_OK)
+            return GR_E_NO_MEMORY;
+    }
 
     hole_carve(seg, h, p, n);
-    tab_put(seg, KEY(p, K_BLOCK), (uint32_t)n);
+    tab_put(seg, KEY(p, K_BLOCK), (uint32_t)n | ((flags & GR_SEG_PINNED) ? PIN_BIT : 0));
     seg->n_blocks++;
     *out_offset = p << PAGE_SHIFT;
     return GR_OK;
@@ -869,7 +933,10 @@ gr_status_t gr_seg_free(gr_seg_t *seg, uint64_t offset)
     uint32_t si = tab_find(seg, KEY(p, K_BLOCK));
     if (si == KEY_EMPTY)
         return GR_E_INVALID;
-    uint64_t n = seg->slots[si].val;
+    uint32_t val = seg->slots[si].val;
+    uint64_t n = LEN_OF(val);
+    if (val & PIN_BIT)
+        pins_remove(seg, (uint32_t)p);
     tab_remove_at(seg, si);
     seg->n_blocks--;
 
@@ -891,6 +958,31 @@ gr_status_t gr_seg_free(gr_seg_t *seg, uint64_t offset)
     }
     seg->free_pages += n;
     return GR_OK;
+}
+
+gr_status_t gr_seg_fit_unpinned(const gr_seg_t *seg, uint64_t size, uint64_t alignment, uint64_t range_lo,
+                                uint64_t range_hi)
+{
+    if (alignment == 0)
+        alignment = GR_SEG_UNIT;
+    if (seg == NULL || size == 0 || alignment < GR_SEG_UNIT || (alignment & (alignment - 1)) != 0)
+        return GR_E_INVALID;
+    if (range_hi == GR_SEG_END)
+        range_hi = seg->size;
+    if (range_lo % GR_SEG_UNIT != 0 || range_hi % GR_SEG_UNIT != 0 || range_lo >= range_hi ||
+        range_hi > seg->size)
+        return GR_E_INVALID;
+    uint64_t n = align_up(size, GR_SEG_UNIT) >> PAGE_SHIFT, a = alignment >> PAGE_SHIFT;
+    uint64_t lo = range_lo >> PAGE_SHIFT, hi = range_hi >> PAGE_SHIFT;
+    /* The runs between the pinned blocks that meet [lo, hi), clipped to it, in address order. */
+    uint64_t from = lo;
+    for (uint32_t k = pins_first_ending_after(seg, lo); k < seg->n_pins && seg->pins[k].start < hi; k++) {
+        if (align_up(from, a) + n <= seg->pins[k].start)
+            return GR_OK;
+        uint64_t e = (uint64_t)seg->pins[k].start + seg->pins[k].len;
+        from = e > from ? e : from;
+    }
+    return align_up(from, a) + n <= hi ? GR_OK : GR_E_NO_MEMORY;
 }
 
 gr_status_t gr_seg_stats(const gr_seg_t *seg, gr_seg_stats_t *out_stats)
@@ -915,7 +1007,7 @@ gr_status_t gr_seg_block_size(const gr_seg_t *seg, uint64_t offset, uint64_t *ou
     uint32_t si = tab_find(seg, KEY(offset >> PAGE_SHIFT, K_BLOCK));
     if (si == KEY_EMPTY)
         return GR_E_INVALID;
-    *out_size = (uint64_t)seg->slots[si].val << PAGE_SHIFT;
+    *out_size = (uint64_t)LEN_OF(seg->slots[si].val) << PAGE_SHIFT;
     return GR_OK;
 }
 
@@ -933,7 +1025,7 @@ gr_status_t gr_seg_walk(const gr_seg_t *seg, gr_seg_walk_fn fn, void *ctx)
             si = tab_find(seg, KEY(pos, K_BLOCK));
             if (si == KEY_EMPTY)
                 return GR_E_INVALID; /* broken invariant; gr_seg_check says where */
-            n = seg->slots[si].val;
+            n = LEN_OF(seg->slots[si].val);
         }
         if (!fn(ctx, pos << PAGE_SHIFT, n << PAGE_SHIFT, is_free))
             return GR_OK;
@@ -1000,7 +1092,7 @@ gr_status_t gr_seg_walk_range(const gr_seg_t *seg, uint64_t lo, uint64_t hi, gr_
             si = tab_find(seg, KEY(pos, K_BLOCK));
             if (si == KEY_EMPTY)
                 return GR_E_INVALID; /* broken invariant; gr_seg_check says where */
-            n = seg->slots[si].val;
+            n = LEN_OF(seg->slots[si].val);
         }
         if (pos + n > plo && !fn(ctx, pos << PAGE_SHIFT, n << PAGE_SHIFT, is_free))
             return GR_OK;
@@ -1118,7 +1210,7 @@ gr_status_t gr_seg_check(const gr_seg_t *seg)
         return GR_E_INVALID;
     /* Room that free() relies on: a node and table slots for one more hole. */
     if ((uint64_t)seg->n_blocks + 2 > seg->node_cap ||
-        (3 * (uint64_t)seg->n_blocks + 2) * 2 > (uint64_t)seg->slot_mask + 1)
+        ((uint64_t)seg->n_slots + seg->n_blocks) * 2 > (uint64_t)seg->slot_mask + 1)
         return GR_E_INVALID;
 
     uint64_t keys = 0;
@@ -1127,6 +1219,23 @@ gr_status_t gr_seg_check(const gr_seg_t *seg)
             keys++;
     if (keys != seg->n_slots || keys != (uint64_t)seg->n_blocks + 2 * seg->n_holes)
         return GR_E_INVALID;
+
+    /* The pin map holds exactly the pinned blocks. */
+    uint32_t pinned = 0;
+    for (uint64_t i = 0; i <= seg->slot_mask; i++) {
+        const seg_slot_t *sl = &seg->slots[i];
+        if (sl->key == KEY_EMPTY || (sl->key & 3u) != K_BLOCK || !(sl->val & PIN_BIT))
+            continue;
+        uint32_t k = pins_first_ending_after(seg, sl->key >> 2);
+        if (k >= seg->n_pins || seg->pins[k].start != sl->key >> 2 || seg->pins[k].len != LEN_OF(sl->val))
+            return GR_E_INVALID;
+        pinned++;
+    }
+    if (seg->n_pins != pinned)
+        return GR_E_INVALID;
+    for (uint32_t k = 1; k < seg->n_pins; k++)
+        if ((uint64_t)seg->pins[k - 1].start + seg->pins[k - 1].len > seg->pins[k].start)
+            return GR_E_INVALID;
 
     struct check_ctx c = {.ok = true};
     if (gr_seg_walk(seg, check_walk, &c) != GR_OK || !c.ok || c.next != seg->size ||

@@ -45,6 +45,12 @@ extern "C" {
  * offset of the segment). Not with GR_SEG_TOP_DOWN.
  */
 #define GR_SEG_HIGH_FIT 0x2u
+/**
+ * gr_seg_alloc flag, with any of the others: the block never moves while it lives (Overlay/
+ * Capture, VPR content). Pinned blocks are kept in an index of their own, so that
+ * gr_seg_fit_unpinned answers without a walk; freed as any other.
+ */
+#define GR_SEG_PINNED 0x4u
 /** As range_hi of gr_seg_alloc: the end of the segment. */
 #define GR_SEG_END UINT64_C(0)
 
@@ -86,11 +92,12 @@ void gr_seg_fini(gr_seg_t *seg);
  * @param range_lo   the block starts at or above this offset (a multiple of GR_SEG_UNIT)
  * @param range_hi   the block ends at or below this offset (a multiple of GR_SEG_UNIT);
  *                   GR_SEG_END (0) means the end of the segment
- * @param flags      0 (bottom-up: segregated fit, see above) or GR_SEG_TOP_DOWN (the highest
- *                   fitting offset)
+ * @param flags      0 (bottom-up: segregated fit, see above), GR_SEG_TOP_DOWN (the highest
+ *                   fitting offset) or GR_SEG_HIGH_FIT; or-ed with GR_SEG_PINNED for a block
+ *                   that never moves
  * @param[out] out_offset  the block's offset in bytes; untouched on failure
  * @return GR_OK; GR_E_INVALID (NULL pointer, zero size, alignment not a power of two or below
- *         4 KiB, range unaligned, empty or past the end, unknown flag);
+ *         4 KiB, range unaligned, empty or past the end, unknown flag, TOP_DOWN with HIGH_FIT);
  *         GR_E_NO_MEMORY (no free range holds the block with that alignment in that range, or
  *         host memory for the bookkeeping ran out). Nothing changes on failure.
  */
@@ -104,6 +111,17 @@ GR_API gr_status_t gr_seg_alloc(gr_seg_t *seg, uint64_t size, uint64_t alignment
  *         offset inside a block, double free). Nothing changes on failure.
  */
 GR_API gr_status_t gr_seg_free(gr_seg_t *seg, uint64_t offset);
+
+/**
+ * Whether an aligned block of @p size could be placed in [range_lo, range_hi) if every block
+ * but the pinned ones (GR_SEG_PINNED) were moved away: some aligned [s, s + size) inside the
+ * range overlaps no pinned block. What VidMm asks before it looks for allocations to move.
+ * O(bins * log p) for p pinned blocks; O(1) when there are none.
+ * @return GR_OK (such a window exists), GR_E_NO_MEMORY (none does), GR_E_INVALID (arguments as
+ *         gr_seg_alloc's)
+ */
+GR_API gr_status_t gr_seg_fit_unpinned(const gr_seg_t *seg, uint64_t size, uint64_t alignment, uint64_t range_lo,
+                                       uint64_t range_hi);
 
 /**
  * The segment's counters.

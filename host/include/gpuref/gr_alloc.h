@@ -196,6 +196,8 @@ typedef struct gr_adapter_stats {
     uint64_t paging_failures;       /**< evictions or page-ins undone (a paging buffer failed) */
     uint64_t evicted_now;           /**< allocations evicted at this moment */
     uint64_t bytes_zeroed;          /**< VRAM bytes zeroed for new allocations (pages others had left) */
+    uint64_t relocations;           /**< allocations moved inside their segment to make room (VRAM -> VRAM) */
+    uint64_t bytes_relocated;       /**< bytes the DMA engine copied for them */
 } gr_adapter_stats_t;
 
 /**

@@ -231,7 +231,7 @@ static void test_keep_window(void)
     CHECK_STATUS(place(q, &off, 8 * KIB, 0, 0, GR_SEG_END, GR_SEG_TOP_DOWN, true, &f), GR_OK);
     CHECK(f == SEG - 8 * KIB, "no keep window: top-down at %" PRIu64 ", want the end", f);
     CHECK(owner_agrees(o, "keep") && owner_agrees(q, "keep off"), "");
-    CHECK_STATUS(gr_vpol_place(o->seg, &p, 4 * KIB, 0, 0, GR_SEG_END, 4, &f, NULL), GR_E_INVALID);
+    CHECK_STATUS(gr_vpol_place(o->seg, &p, 4 * KIB, 0, 0, GR_SEG_END, 8, &f, NULL), GR_E_INVALID);
     CHECK_STATUS(gr_vpol_place(o->seg, NULL, 4 * KIB, 0, 0, GR_SEG_END, 0, &f, NULL), GR_E_INVALID);
     owner_free(o);
     owner_free(q);
@@ -263,7 +263,7 @@ static void test_make_room(void)
     gr_seg_stats_t before, after;
     CHECK_STATUS(gr_seg_stats(o->seg, &before), GR_OK);
     /* A budget below one block: nothing may move, nothing changes. */
-    CHECK_STATUS(gr_vpol_make_room(o->seg, &p, 128 * KIB, 0, PIN, GR_SEG_END, 8 * KIB, &got, NULL),
+    CHECK_STATUS(gr_vpol_make_room(o->seg, &p, 128 * KIB, 0, PIN, GR_SEG_END, 0, 8 * KIB, &got, NULL),
                  GR_E_NO_MEMORY);
     CHECK_STATUS(gr_seg_stats(o->seg, &after), GR_OK);
     CHECK(memcmp(&before, &after, sizeof before) == 0 && o->moves == 0, "a failed make_room changed something");
@@ -312,7 +312,7 @@ static void test_make_room_no_place_elsewhere(void)
     gr_seg_stats_t before, after;
     CHECK_STATUS(gr_seg_stats(o->seg, &before), GR_OK);
     uint64_t got = SENTINEL;
-    CHECK_STATUS(gr_vpol_make_room(o->seg, &p, 128 * KIB, 0, PIN, GR_SEG_END, 0, &got, NULL), GR_E_NO_MEMORY);
+    CHECK_STATUS(gr_vpol_make_room(o->seg, &p, 128 * KIB, 0, PIN, GR_SEG_END, 0, 0, &got, NULL), GR_E_NO_MEMORY);
     CHECK_STATUS(gr_seg_stats(o->seg, &after), GR_OK);
     CHECK(got == SENTINEL && o->moves == 0 && memcmp(&before, &after, sizeof before) == 0,
           "a make_room that could not move its blocks changed something");
@@ -367,7 +367,10 @@ static void test_random(void)
                 hi = vpr; /* pinned in the VPR */
             uint32_t flags = (lo == 0 && hi == GR_SEG_END && rnd(100) < 15) ? GR_SEG_TOP_DOWN : 0;
             uint64_t moves = o->moves;
-            gr_status_t rc = place(o, &p, size, align, lo, hi, flags, lo == 0 && hi == GR_SEG_END, NULL);
+            bool ordinary = lo == 0 && hi == GR_SEG_END;
+            if (!ordinary && rnd(2)) /* half the unmovable blocks are known pinned to the segment */
+                flags |= GR_SEG_PINNED;
+            gr_status_t rc = place(o, &p, size, align, lo, hi, flags, ordinary, NULL);
             moving += o->moves != moves;
             gr_seg_stats_t after = {0};
             CHECK_STATUS(gr_seg_stats(o->seg, &after), GR_OK);

@@ -131,6 +131,7 @@ static bool rng_pct(rng_t *r, unsigned pct)
 typedef struct ref {
     uint32_t pages;
     uint8_t *used;     /* 1 if the page is allocated */
+    uint8_t *pin;      /* 1 if the page is in a pinned block (GR_SEG_PINNED) */
     uint32_t *len_at;  /* block length at its start page, else 0 */
     uint32_t *run;     /* scratch: free pages starting here */
     uint32_t *live;    /* start pages of live blocks */
@@ -143,13 +144,14 @@ static void ref_init(ref_t *m, uint32_t pages)
 {
     m->pages = pages;
     m->used = calloc(pages, 1);
+    m->pin = calloc(pages, 1);
     m->len_at = calloc(pages, sizeof *m->len_at);
     m->run = calloc((size_t)pages + 1, sizeof *m->run);
     m->live = calloc(pages, sizeof *m->live);
     m->live_at = calloc(pages, sizeof *m->live_at);
     m->n_live = 0;
     m->free_pages = pages;
-    if (!m->used || !m->len_at || !m->run || !m->live || !m->live_at) {
+    if (!m->used || !m->pin || !m->len_at || !m->run || !m->live || !m->live_at) {
         printf("Bail out! out of host memory\n");
         exit(1);
     }
@@ -158,6 +160,7 @@ static void ref_init(ref_t *m, uint32_t pages)
 static void ref_fini(ref_t *m)
 {
     free(m->used);
+    free(m->pin);
     free(m->len_at);
     free(m->run);
     free(m->live);
@@ -232,9 +235,22 @@ static bool ref_place(ref_t *m, uint64_t n, uint64_t a, uint64_t lo, uint64_t hi
     return found;
 }
 
-static void ref_take(ref_t *m, uint32_t p, uint32_t n)
+/* gr_seg_fit_unpinned's answer: an a-aligned [p, p+n) inside [lo, hi) with no pinned page. */
+static bool ref_fit_unpinned(const ref_t *m, uint64_t n, uint64_t a, uint64_t lo, uint64_t hi)
+{
+    uint64_t clear = 0; /* unpinned pages ending at i */
+    for (uint64_t i = lo; i < hi; i++) {
+        clear = m->pin[i] ? 0 : clear + 1;
+        if (clear >= n && (i + 1 - n) % a == 0)
+            return true;
+    }
+    return false;
+}
+
+static void ref_take(ref_t *m, uint32_t p, uint32_t n, bool pinned)
 {
     memset(m->used + p, 1, n);
+    memset(m->pin + p, pinned, n);
     m->len_at[p] = n;
     m->live_at[p] = m->n_live;
     m->live[m->n_live++] = p;
@@ -245,6 +261,7 @@ static void ref_give(ref_t *m, uint32_t p)
 {
     uint32_t n = m->len_at[p];
     memset(m->used + p, 0, n);
+    memset(m->pin + p, 0, n);
     m->len_at[p] = 0;
     uint32_t i = m->live_at[p], last = m->live[--m->n_live];
     m->live[i] = last;
@@ -523,7 +540,7 @@ static void invalid_op(gr_seg_t *seg, rng_t *r, const ref_t *m)
     case 7:
         what = "unknown flag";
         rc = gr_seg_alloc(seg, PAGE, 0, 0, GR_SEG_END,
-                          rng_pct(r, 20) ? GR_SEG_TOP_DOWN | GR_SEG_HIGH_FIT : 1u << rng_range(r, 2, 31), &out);
+                          rng_pct(r, 20) ? GR_SEG_TOP_DOWN | GR_SEG_HIGH_FIT : 1u << rng_range(r, 3, 31), &out);
         break;
     case 8: {
         what = "free of an offset where no block starts";
@@ -603,10 +620,11 @@ static void test_random(const rand_cfg_t *cfg, unsigned idx)
             uint64_t out = SENTINEL;
             gr_seg_stats_t before;
             CHECK_STATUS(gr_seg_stats(seg, &before), GR_OK);
+            bool pinned = rng_pct(&r, 25);
             gr_status_t rc =
                 gr_seg_alloc(seg, bytes, align_bytes, lo * PAGE,
                              explicit_end ? hi * PAGE : GR_SEG_END,
-                             td ? GR_SEG_TOP_DOWN : hf ? GR_SEG_HIGH_FIT : 0, &out);
+                             (td ? GR_SEG_TOP_DOWN : hf ? GR_SEG_HIGH_FIT : 0) | (pinned ? GR_SEG_PINNED : 0), &out);
             if (fits) {
                 if (rc != GR_OK) {
                     diag("%s: alloc %" PRIu64 "p align %" PRIu64 "p [%" PRIu64 ",%" PRIu64
@@ -633,7 +651,7 @@ static void test_random(const rand_cfg_t *cfg, unsigned idx)
                       when, td ? "top-down" : hf ? "high-fit" : "bottom-up", n, a, lo, hi, p, want_p);
                 if (!g_ok)
                     break;
-                ref_take(&m, (uint32_t)p, (uint32_t)n);
+                ref_take(&m, (uint32_t)p, (uint32_t)n, pinned);
                 n_alloc++;
             } else {
                 gr_seg_stats_t after;
@@ -662,6 +680,17 @@ static void test_random(const rand_cfg_t *cfg, unsigned idx)
         }
         if (!check_stats_against(seg, &m, when))
             break;
+        if (op % 16 == 7) { /* the pin index against the model */
+            uint64_t n = pick_pages(&r, cfg->pages), a = pick_align(&r, cfg->pages);
+            uint64_t lo = rng_pct(&r, 50) ? 0 : rng_below(&r, cfg->pages), hi = rng_range(&r, lo + 1, cfg->pages);
+            bool want = ref_fit_unpinned(&m, n, a, lo, hi);
+            CHECK_STATUS(gr_seg_fit_unpinned(seg, n * PAGE, a * PAGE, lo * PAGE, hi * PAGE),
+                         want ? GR_OK : GR_E_NO_MEMORY);
+            if (!g_ok) {
+                diag("%s: fit_unpinned %" PRIu64 "p align %" PRIu64 "p [%" PRIu64 ",%" PRIu64 ")", when, n, a, lo, hi);
+                break;
+            }
+        }
         if (op % 512 == 511 && !check_walk_against(seg, &m, when))
             break;
         uint64_t wlo = rng_below(&r, cfg->pages);
@@ -749,7 +778,8 @@ static void test_bad_args(void)
         {PAGE, 0, 8 * MIB, 4 * MIB, 0, "inverted range"},
         {PAGE, 0, 0, 64 * MIB + PAGE, 0, "range past the end"},
         {PAGE, 0, 64 * MIB, GR_SEG_END, 0, "range_lo at the end"},
-        {PAGE, 0, 0, GR_SEG_END, 4, "unknown flag"},
+        {PAGE, 0, 0, GR_SEG_END, 8, "unknown flag"},
+        {PAGE, 0, 0, GR_SEG_END, GR_SEG_TOP_DOWN | GR_SEG_HIGH_FIT | GR_SEG_PINNED, "top-down and high fit, pinned"},
         {PAGE, 0, 0, GR_SEG_END, GR_SEG_TOP_DOWN | GR_SEG_HIGH_FIT, "top-down and high fit together"},
         {PAGE, 0, 0, GR_SEG_END, 0x80000000u, "unknown high flag"},
     };
@@ -766,6 +796,11 @@ static void test_bad_args(void)
     CHECK_STATUS(gr_seg_stats(NULL, &after), GR_E_INVALID);
     CHECK_STATUS(gr_seg_walk(seg, NULL, NULL), GR_E_INVALID);
     CHECK_STATUS(gr_seg_check(NULL), GR_E_INVALID);
+    CHECK_STATUS(gr_seg_fit_unpinned(NULL, PAGE, 0, 0, GR_SEG_END), GR_E_INVALID);
+    CHECK_STATUS(gr_seg_fit_unpinned(seg, 0, 0, 0, GR_SEG_END), GR_E_INVALID);
+    CHECK_STATUS(gr_seg_fit_unpinned(seg, PAGE, 3 * PAGE, 0, GR_SEG_END), GR_E_INVALID);
+    CHECK_STATUS(gr_seg_fit_unpinned(seg, PAGE, 0, 8 * MIB, 4 * MIB), GR_E_INVALID);
+    CHECK_STATUS(gr_seg_fit_unpinned(seg, PAGE, 0, 100, GR_SEG_END), GR_E_INVALID);
     uint64_t sz = SENTINEL;
     CHECK_STATUS(gr_seg_block_size(seg, o1 + PAGE, &sz), GR_E_INVALID);
     CHECK_STATUS(gr_seg_block_size(seg, 64 * MIB, &sz), GR_E_INVALID);
