@@ -6,11 +6,16 @@
  * Each log is cut into streams, each compared in order on its own (docs/txlog.md, "tracediff",
  * states the rules and why): the register writes; the register reads, a poll (the same register
  * read again with the same answer) counted once; the BAR1 bursts; the device's DMA requests,
- * a repeated read of the same bytes counted once; the DMA buffers. Interrupt lines are counted,
+ * a repeated read of the same bytes counted once; the DMA buffers. The host's accesses (register
+ * writes and reads, BAR1 bursts) are cut once more by the DDI they were made in (the last "ddi"
+ * marker before them: the log writes a thread's own again when another thread's came between),
+ * since the driver's threads share the link and how their accesses interleave is timing; when
+ * both logs have markers, else each kind is one stream. Interrupt lines are counted,
  * not compared: when a level is seen depends on when the host looks. Registers whose value
  * depends on the build or on time (ID_BUILD, ID_DATE, the free-running and cycle-counting ones)
  * are compared by offset and status only, and their reads not at all; registers holding host
- * bus addresses are compared as buffer and offset.
+ * bus addresses are compared as buffer and offset. The driver's DDI markers ("ddi" lines) are
+ * not compared; the first divergence names the last one before it in each log, its DDI step.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -35,13 +40,18 @@ typedef struct ev {
 } ev_t;
 
 typedef struct stream {
+    int kind;     /* ST_* */
+    char ddi[64]; /* the DDI its accesses were made in ("": none, or a stream not cut by DDI) */
     ev_t *ev;
     size_t n, cap;
 } stream_t;
 
 typedef struct tlog {
     const char *path;
-    stream_t s[ST_COUNT];
+    stream_t *s; /* in the order they first appear */
+    size_t ns, caps;
+    size_t kind_n[ST_COUNT];
+    char ddi[64]; /* the DDI of the last marker read */
     unsigned irqs, lines;
     char link[160];
     /* DMA buffers by number: for registers that hold a host bus address */
@@ -49,6 +59,12 @@ typedef struct tlog {
         uint64_t bus, bytes;
     } *buf;
     unsigned nbuf;
+    /* The DDI markers, in file order */
+    struct mark {
+        unsigned line;
+        char text[128];
+    } *mark;
+    size_t nmark, capmark;
 } tlog_t;
 
 /* Registers the driver sets from the link (DMA_WATCHDOG from gr_link_dma_wait_cycles; sim://
@@ -145,15 +161,76 @@ static int push(stream_t *s, const ev_t *e)
     return 0;
 }
 
+/* The stream of kind in DDI ddi, made when create; NULL when there is none (or no memory). */
+static stream_t *stream_of(tlog_t *l, int kind, const char *ddi, bool create)
+{
+    for (size_t i = 0; i < l->ns; i++)
+        if (l->s[i].kind == kind && !strcmp(l->s[i].ddi, ddi))
+            return &l->s[i];
+    if (!create)
+        return NULL;
+    if (l->ns == l->caps) {
+        size_t cap = l->caps ? 2 * l->caps : 16;
+        stream_t *v = realloc(l->s, sizeof *v * cap);
+        if (!v)
+            return NULL;
+        l->s = v;
+        l->caps = cap;
+    }
+    stream_t *s = &l->s[l->ns++];
+    memset(s, 0, sizeof *s);
+    s->kind = kind;
+    snprintf(s->ddi, sizeof s->ddi, "%s", ddi);
+    return s;
+}
+
+/* "register writes" or "register writes in DxgkDdiSubmitCommand" */
+static void stream_title(int kind, const char *ddi, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s%s%s", stream_name[kind], ddi[0] ? " in " : "", ddi);
+}
+
 static void tlog_free(tlog_t *l)
 {
-    for (int i = 0; i < ST_COUNT; i++)
+    for (size_t i = 0; i < l->ns; i++)
         free(l->s[i].ev);
+    free(l->s);
     free(l->buf);
+    free(l->mark);
+}
+
+static int push_mark(tlog_t *l, unsigned line, const char *text)
+{
+    if (l->nmark == l->capmark) {
+        size_t cap = l->capmark ? 2 * l->capmark : 64;
+        struct mark *m = realloc(l->mark, sizeof *m * cap);
+        if (!m)
+            return -1;
+        l->mark = m;
+        l->capmark = cap;
+    }
+    l->mark[l->nmark].line = line;
+    snprintf(l->mark[l->nmark].text, sizeof l->mark[l->nmark].text, "%.127s", text);
+    l->nmark++;
+    return 0;
+}
+
+/* The last DDI marker before line, or NULL. */
+static const struct mark *step_before(const tlog_t *l, unsigned line)
+{
+    size_t lo = 0, hi = l->nmark; /* markers [0, lo) lie before line */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (l->mark[mid].line < line)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? &l->mark[lo - 1] : NULL;
 }
 
 /* Reads one log; 0, or -1 with the reason printed. */
-static int tlog_read(const char *path, tlog_t *l)
+static int tlog_read(const char *path, bool by_ddi, tlog_t *l)
 {
     memset(l, 0, sizeof *l);
     l->path = path;
@@ -243,19 +320,36 @@ static int tlog_read(const char *path, tlog_t *l)
         } else if (!strcmp(kind, "irq") && got == 2) {
             l->irqs++;
             continue;
+        } else if (!strcmp(kind, "ddi") && got >= 2) {
+            /* a marker: where the driver was, not what went over the link */
+            if (push_mark(l, n, line + 4)) {
+                note("tracediff: out of memory");
+                rc = -1;
+                break;
+            }
+            snprintf(l->ddi, sizeof l->ddi, "%.*s", (int)strcspn(line + 4, " "), line + 4);
+            continue;
         } else {
             note("tracediff: %s:%u: not a transaction log line: '%s'", path, n, line);
             rc = -1;
             break;
         }
+        /* The host's accesses by the DDI they were made in; the device's requests and the
+         * buffers (numbered in one order for the whole log) as one stream each. */
+        stream_t *s = stream_of(l, st, !by_ddi || st == ST_DMA || st == ST_BUF ? "" : l->ddi, true);
+        if (!s) {
+            note("tracediff: out of memory");
+            rc = -1;
+            break;
+        }
         /* A poll: the same read with the same answer as the stream's last one. */
-        stream_t *s = &l->s[st];
         if ((st == ST_RD || (st == ST_DMA && kind[3] == 'r')) && s->n && !strcmp(s->ev[s->n - 1].key, e.key))
             continue;
         if (push(s, &e)) {
             note("tracediff: out of memory");
             rc = -1;
         }
+        l->kind_n[st]++;
     }
     if (!rc && ferror(f)) {
         note("tracediff: cannot read '%s': %s", path, strerror(errno));
@@ -307,36 +401,63 @@ static void field_diff(uint32_t offset, uint32_t a, uint32_t b, char *out, size_
 int cmd_tracediff(const opts_t *o, const char *path_a, const char *path_b)
 {
     tlog_t a, b;
-    if (tlog_read(path_a, &a))
+    if (tlog_read(path_a, true, &a))
         return EXIT_USAGE;
-    if (tlog_read(path_b, &b)) {
+    if (tlog_read(path_b, true, &b)) {
         tlog_free(&a);
         return EXIT_USAGE;
     }
-    size_t diffs = 0;
-    int first = -1;
-    size_t first_i = 0;
-    size_t compared[ST_COUNT];
-    for (int st = 0; st < ST_COUNT; st++) {
-        const stream_t *sa = &a.s[st], *sb = &b.s[st];
-        size_t n = sa->n < sb->n ? sa->n : sb->n;
-        compared[st] = sa->n > sb->n ? sa->n : sb->n;
-        size_t d = (sa->n > sb->n ? sa->n - sb->n : sb->n - sa->n);
-        size_t at = n;
-        for (size_t i = 0; i < n; i++) {
-            if (strcmp(sa->ev[i].key, sb->ev[i].key)) {
-                d++;
-                if (at == n)
-                    at = i;
-            }
+    /* Cut by DDI only when both logs say where the driver was: a log without markers (the
+     * register conformance suite enters no DDI, a log of an older gpuref) compares whole. */
+    if (!a.nmark || !b.nmark) {
+        tlog_free(&a);
+        tlog_free(&b);
+        if (tlog_read(path_a, false, &a))
+            return EXIT_USAGE;
+        if (tlog_read(path_b, false, &b)) {
+            tlog_free(&a);
+            return EXIT_USAGE;
         }
-        diffs += d;
-        /* The first divergence: the one earliest in A. */
-        if (d) {
-            unsigned line_a = at < sa->n ? sa->ev[at].line : a.lines + 1;
-            unsigned best = first < 0 ? ~0u : first_i < a.s[first].n ? a.s[first].ev[first_i].line : a.lines + 1;
-            if (line_a < best) {
-                first = st;
+    }
+    size_t diffs = 0;
+    size_t compared[ST_COUNT] = {0};
+    /* The first divergence: the one earliest in A (a stream A lacks: at its end). */
+    const stream_t *fa = NULL, *fb = NULL;
+    int first_kind = -1;
+    char first_ddi[64] = "";
+    size_t first_i = 0;
+    unsigned first_line = ~0u;
+    /* Every stream of A with its match in B, then B's that A lacks. */
+    for (int pass = 0; pass < 2; pass++) {
+        const tlog_t *x = pass ? &b : &a, *y = pass ? &a : &b;
+        for (size_t k = 0; k < x->ns; k++) {
+            const stream_t *sx = &x->s[k];
+            const stream_t *sy = stream_of((tlog_t *)y, sx->kind, sx->ddi, false);
+            if (pass && sy)
+                continue; /* compared in the first pass */
+            const stream_t *sa = pass ? sy : sx, *sb = pass ? sx : sy;
+            size_t na = sa ? sa->n : 0, nb = sb ? sb->n : 0;
+            size_t n = na < nb ? na : nb;
+            compared[sx->kind] += na > nb ? na : nb;
+            size_t d = na > nb ? na - nb : nb - na;
+            size_t at = n;
+            for (size_t i = 0; i < n; i++) {
+                if (strcmp(sa->ev[i].key, sb->ev[i].key)) {
+                    d++;
+                    if (at == n)
+                        at = i;
+                }
+            }
+            diffs += d;
+            if (!d)
+                continue;
+            unsigned line_a = at < na ? sa->ev[at].line : a.lines + 1;
+            if (line_a < first_line) {
+                first_line = line_a;
+                fa = sa;
+                fb = sb;
+                first_kind = sx->kind;
+                snprintf(first_ddi, sizeof first_ddi, "%s", sx->ddi);
                 first_i = at;
             }
         }
@@ -346,25 +467,39 @@ int cmd_tracediff(const opts_t *o, const char *path_a, const char *path_b)
     } else {
         printf("A: %s (%s)\nB: %s (%s)\n", path_a, a.link[0] ? a.link : "?", path_b, b.link[0] ? b.link : "?");
         for (int st = 0; st < ST_COUNT; st++)
-            printf("  %-20s %6zu in A, %6zu in B\n", stream_name[st], a.s[st].n, b.s[st].n);
+            printf("  %-20s %6zu in A, %6zu in B\n", stream_name[st], a.kind_n[st], b.kind_n[st]);
         printf("  %-20s %6u in A, %6u in B (not compared: when a level is seen depends on when the host looks)\n",
                "interrupt changes", a.irqs, b.irqs);
     }
-    if (first >= 0) {
-        const stream_t *sa = &a.s[first], *sb = &b.s[first];
-        const ev_t *ea = first_i < sa->n ? &sa->ev[first_i] : NULL, *eb = first_i < sb->n ? &sb->ev[first_i] : NULL;
+    if (first_kind >= 0) {
+        const ev_t *ea = fa && first_i < fa->n ? &fa->ev[first_i] : NULL;
+        const ev_t *eb = fb && first_i < fb->n ? &fb->ev[first_i] : NULL;
         char da[200] = "(nothing: the stream ends)", db[200] = "(nothing: the stream ends)", fields[256] = "";
+        char title[96];
+        stream_title(first_kind, first_ddi, title, sizeof title);
         if (ea)
-            ea->reg ? describe_reg(ea, first == ST_WR, da, sizeof da) : (void)snprintf(da, sizeof da, "%.190s", ea->text);
+            ea->reg ? describe_reg(ea, first_kind == ST_WR || first_kind == ST_ACK, da, sizeof da)
+                    : (void)snprintf(da, sizeof da, "%.190s", ea->text);
         if (eb)
-            eb->reg ? describe_reg(eb, first == ST_WR, db, sizeof db) : (void)snprintf(db, sizeof db, "%.190s", eb->text);
+            eb->reg ? describe_reg(eb, first_kind == ST_WR || first_kind == ST_ACK, db, sizeof db)
+                    : (void)snprintf(db, sizeof db, "%.190s", eb->text);
         if (ea && eb && ea->reg && eb->reg && ea->offset == eb->offset && ea->value_known && eb->value_known)
             field_diff(ea->offset, ea->value, eb->value, fields, sizeof fields);
+        /* The DDI step: the last marker before the divergence in each log (where a stream
+         * ended, the last marker of the log). */
+        const struct mark *ma = step_before(&a, ea ? ea->line : a.lines + 1);
+        const struct mark *mb = step_before(&b, eb ? eb->line : b.lines + 1);
         if (o->json) {
-            printf(", \"first\": {\"stream\": \"%s\", \"index\": %zu, \"a_line\": %u, \"b_line\": %u}",
-                   stream_name[first], first_i, ea ? ea->line : 0, eb ? eb->line : 0);
+            printf(", \"first\": {\"stream\": \"%s\", \"index\": %zu, \"a_line\": %u, \"b_line\": %u", title,
+                   first_i, ea ? ea->line : 0, eb ? eb->line : 0);
+            /* marker texts are the driver's own words: no quotes or backslashes in them */
+            if (ma)
+                printf(", \"a_ddi_step\": \"%s\", \"a_ddi_line\": %u", ma->text, ma->line);
+            if (mb)
+                printf(", \"b_ddi_step\": \"%s\", \"b_ddi_line\": %u", mb->text, mb->line);
+            printf("}");
         } else {
-            printf("first divergence: %s #%zu%s\n", stream_name[first], first_i + 1, fields);
+            printf("first divergence: %s #%zu%s\n", title, first_i + 1, fields);
             if (ea)
                 printf("  A line %u: %s\n", ea->line, da);
             else
@@ -373,6 +508,16 @@ int cmd_tracediff(const opts_t *o, const char *path_a, const char *path_b)
                 printf("  B line %u: %s\n", eb->line, db);
             else
                 printf("  B: %s\n", db);
+            if (ma && mb && !strcmp(ma->text, mb->text))
+                printf("  DDI step: %s (A line %u, B line %u)\n", ma->text, ma->line, mb->line);
+            else if (ma || mb) {
+                char sa[160] = "before any DDI", sb[160] = "before any DDI";
+                if (ma)
+                    snprintf(sa, sizeof sa, "%s (line %u)", ma->text, ma->line);
+                if (mb)
+                    snprintf(sb, sizeof sb, "%s (line %u)", mb->text, mb->line);
+                printf("  DDI step: A %s, B %s\n", sa, sb);
+            }
         }
     }
     if (o->json)
