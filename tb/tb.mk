@@ -430,7 +430,7 @@ $(eval $(call suite,demo-links,$(GR_DEMO) $(GPUREF_SIMD),tb/system/test_demo_lin
 # boards-sim: the exact ECP5 tops behind gpuref-simd --board (tb/boards/README.md;
 # BOARDS_SIM_KINDS picks the boards, BOARDS_SIM_CONFORMANCE those that run conformance). Suite
 # boards: gpuctl's board table against boards/board_ids.def, the hardware check script on
-# sim://, and per ECP5 board build.sh --ci (boards/README.md; a missing top fails).
+# sim:// and on the FT601 board over simd:// (tb/boards/test_hw_check.sh), and per ECP5 board build.sh --ci (boards/README.md; a missing top fails).
 BOARD_SMOKE := $(BUILD)/boards-sim/test_board_smoke
 $(HOST_OBJ_DIR)/tb/boards/test_board_smoke.o: private HOST_CFLAGS := $(CSTD) $(CFLAGS) $(WARN) -MMD -MP -Ihost/include
 $(eval $(call program,$(BOARD_SMOKE),$(HOST_OBJ_DIR)/tb/boards/test_board_smoke.o $(LIBGPUREF) $(SIM_LIB),$$(GPUREF_LINK)))
@@ -445,8 +445,8 @@ BOARDS_SIM_KINDS ?= limesdr ulx3s
 BOARDS_SIM_CONFORMANCE ?= limesdr ulx3s
 $(eval $(call suite,boards-sim,$(GPUREF_SIMD) $(GPUCTL) $(BOARD_SMOKE),BOARDS_SIM_CONFORMANCE='$$(BOARDS_SIM_CONFORMANCE)' \
   tb/boards/test_boards_sim.sh $$(GPUREF_SIMD) $$(GPUCTL) $$(BOARD_SMOKE) $$(or $$(GR_TEST_SEED),1) $$(BOARDS_SIM_KINDS)))
-$(eval $(call suite,boards,$(VENV)/.stamp $(BOARD_IDS_TEST) $(GPUCTL) $(BOARD_SMOKE),rc=0; $$(BOARD_IDS_TEST) boards || rc=1; \
-  GPUCTL=$$(GPUCTL) BOARD_SMOKE=$$(BOARD_SMOKE) boards/common/hw_check.sh sim sim:// || rc=1; \
+$(eval $(call suite,boards,$(VENV)/.stamp $(BOARD_IDS_TEST) $(GPUCTL) $(BOARD_SMOKE) $(GPUREF_SIMD),rc=0; \
+  $$(BOARD_IDS_TEST) boards || rc=1; tb/boards/test_hw_check.sh $$(GPUREF_SIMD) $$(GPUCTL) $$(BOARD_SMOKE) || rc=1; \
   for b in $$(ECP5_BOARDS); do VENV=$$(VENV) boards/common/build.sh $$$$b --ci || rc=1; done; exit $$$$rc))
 # The examples, built against an installed gpuref with pkg-config alone: installs into
 # build/install-test (and the library alone, make install-lib, into build/install-test-lib),
