@@ -243,20 +243,20 @@ $(eval $(call system_suite,system-isolation,isolation,ISOLATION,sched,1 2))
 $(eval $(call system_suite,system-vram-size,vram_size,VRAM_SIZE,gpuref,1))
 
 # usb:// on the real libusb and libftdi over the emulated chips (build/usb/test_usb --seed N
-# replays), and the usb flavours of the link matrix's suites: the same test objects, with
+# replays; --gpuctl diffs its transaction logs against sim://'s), and the usb flavours of the link matrix's suites: the same test objects, with
 # usb_env.o putting an emulated chip on the bus at the suite's start.
 $(HOST_OBJ_DIR)/tb/system/test_usb.o: private HOST_CFLAGS += -Isim/usb -Isim/board
 $(eval $(call program,$(USB_DIR)/test_usb,$(HOST_OBJ_DIR)/tb/system/test_usb.o $(USB_EMU_OBJ) $(CONFORMANCE_OBJS) \
   $(LIBGPUREF) $(BOARD_LIB) $(SIM_LIB),$$(BOARD_LIB) $$(GPUREF_LINK) $$(USB_LDLIBS)))
-$(eval $(call cmocka_suite,usb,$(USB_DIR)/test_usb))
+$(eval $(call suite,usb,$(USB_DIR)/test_usb $(GPUCTL),CMOCKA_MESSAGE_OUTPUT=TAP $(USB_DIR)/test_usb --gpuctl $(GPUCTL)))
 # The LimeSDR Mini v2's FT601 as it ships (FT600 mode, 2 channels, features 0x0002) for $GR_FT601_EMU_CONFIG.
 FT601_CFG_LIMESDR := $(USB_DIR)/ft601_limesdr_mini_v2.cfg
 $(FT601_CFG_LIMESDR): sim/usb/ft601_config.py
 	@mkdir -p $(@D)
 	$(call quiet,GEN,$@)python3 $< --fifo-mode 600 --channels 2 --features 0x0002 -o $@
 all: $(FT601_CFG_LIMESDR)
-$(eval $(call suite,usb-ft600,$(USB_DIR)/test_usb $(FT601_CFG_LIMESDR),GR_FT601_EMU_CONFIG=$(FT601_CFG_LIMESDR) \
-  CMOCKA_MESSAGE_OUTPUT=TAP $(USB_DIR)/test_usb))
+$(eval $(call suite,usb-ft600,$(USB_DIR)/test_usb $(FT601_CFG_LIMESDR) $(GPUCTL),GR_FT601_EMU_CONFIG=$(FT601_CFG_LIMESDR) \
+  CMOCKA_MESSAGE_OUTPUT=TAP $(USB_DIR)/test_usb --gpuctl $(GPUCTL)))
 USB_SUITE_TESTS := $(patsubst %,$(USB_DIR)/test_%_usb,alloc kmd_submit vidsch residency)
 $(USB_DIR)/test_%_usb: $(HOST_OBJ_DIR)/tb/system/test_%.o $(SCHED_FIXTURE_OBJ) $(USB_ENV_OBJ) $(USB_EMU_OBJ) \
                        $(LIBGPUREF) $(BOARD_LIB) $(SIM_LIB)
