@@ -10,7 +10,9 @@
  * writes and reads, BAR1 bursts) are cut once more by the DDI they were made in (the last "ddi"
  * marker before them: the log writes a thread's own again when another thread's came between),
  * since the driver's threads share the link and how their accesses interleave is timing; when
- * both logs have markers, else each kind is one stream. Interrupt lines are counted,
+ * both logs have markers, else each kind is one stream. The DDIs that run as often as the host
+ * looks (the interrupt routine, the DPC, QueryCurrentFence) are compared as the set of their
+ * distinct accesses. Interrupt lines are counted,
  * not compared: when a level is seen depends on when the host looks. Registers whose value
  * depends on the build or on time (ID_BUILD, ID_DATE, the free-running and cycle-counting ones)
  * are compared by offset and status only, and their reads not at all; registers holding host
@@ -229,6 +231,34 @@ static const struct mark *step_before(const tlog_t *l, unsigned line)
     return lo ? &l->mark[lo - 1] : NULL;
 }
 
+/* DDIs that run as often as the link's timing makes them (the host looks for the interrupt and
+ * the fence when it looks): their accesses are compared as a set, each distinct one once. */
+static bool timing_ddi(const char *ddi)
+{
+    return !strcmp(ddi, "DxgkDdiInterruptRoutine") || !strcmp(ddi, "DxgkDdiDpcRoutine") ||
+           !strcmp(ddi, "DxgkDdiQueryCurrentFence");
+}
+
+static int ev_by_key(const void *x, const void *y)
+{
+    const ev_t *a = x, *b = y;
+    int c = strcmp(a->key, b->key);
+    return c ? c : (a->line > b->line) - (a->line < b->line);
+}
+
+/* A stream of a timing DDI as its distinct accesses, each at its first line, in key order. */
+static void as_set(stream_t *s)
+{
+    if (!s->n)
+        return;
+    qsort(s->ev, s->n, sizeof *s->ev, ev_by_key);
+    size_t k = 1;
+    for (size_t i = 1; i < s->n; i++)
+        if (strcmp(s->ev[i].key, s->ev[k - 1].key))
+            s->ev[k++] = s->ev[i];
+    s->n = k;
+}
+
 /* Reads one log; 0, or -1 with the reason printed. */
 static int tlog_read(const char *path, bool by_ddi, tlog_t *l)
 {
@@ -360,6 +390,9 @@ static int tlog_read(const char *path, bool by_ddi, tlog_t *l)
         rc = -1;
     }
     l->lines = n;
+    for (size_t i = 0; i < l->ns; i++)
+        if (timing_ddi(l->s[i].ddi))
+            as_set(&l->s[i]);
     fclose(f);
     if (rc)
         tlog_free(l);
