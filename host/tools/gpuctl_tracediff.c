@@ -29,8 +29,9 @@
 #include "gpuref/gr_regdesc.h"
 #include "gr_txlog.h"
 
-enum { ST_WR, ST_ACK, ST_RD, ST_AP, ST_DMA, ST_BUF, ST_COUNT };
-static const char *const stream_name[ST_COUNT] = {"register writes", "W1C writes", "register reads", "BAR1 bursts",
+enum { ST_WR, ST_ACK, ST_RD, ST_ADDR, ST_AP, ST_DMA, ST_BUF, ST_COUNT };
+static const char *const stream_name[ST_COUNT] = {"register writes", "W1C writes", "register reads",
+                                                  "address registers", "BAR1 bursts",
                                                   "device DMA requests", "DMA buffers"};
 
 typedef struct ev {
@@ -38,7 +39,7 @@ typedef struct ev {
     char key[400];  /* what is compared */
     char text[200]; /* the line as written (its start) */
     uint32_t offset, value; /* register lines */
-    bool reg, value_known;
+    bool reg, value_known, write;
 } ev_t;
 
 typedef struct stream {
@@ -298,6 +299,7 @@ static int tlog_read(const char *path, bool by_ddi, tlog_t *l)
             e.value_known = strcmp(b, "-") != 0;
             e.value = (uint32_t)strtoul(b, NULL, 16);
             bool wr = kind[0] == 'w';
+            e.write = wr;
             if (link_set(e.offset))
                 continue;
             if (value_free(e.offset)) {
@@ -308,9 +310,13 @@ static int tlog_read(const char *path, bool by_ddi, tlog_t *l)
                 char v[32] = "-";
                 if (e.value_known)
                     reg_value_key(l, e.offset, e.value, v, sizeof v);
-                snprintf(e.key, sizeof e.key, "%s %s %s %s", kind, a, v, c);
+                /* An address register: what it holds after the access, read or written. */
+                snprintf(e.key, sizeof e.key, "%s %s %s %s", address_half(e.offset) ? "=" : kind, a, v, c);
             }
-            st = !wr ? ST_RD : w1c_reg(e.offset) ? ST_ACK : ST_WR;
+            st = address_half(e.offset) && !value_free(e.offset) ? ST_ADDR
+                 : !wr                                           ? ST_RD
+                 : w1c_reg(e.offset)                             ? ST_ACK
+                                                                 : ST_WR;
         } else if ((!strcmp(kind, "aprd") || !strcmp(kind, "apwr")) && got >= 4) {
             /* aprd OFFSET BYTES [crc=] [data=] STATUS: the digest and the status */
             char crc[24], status[48];
@@ -375,6 +381,15 @@ static int tlog_read(const char *path, bool by_ddi, tlog_t *l)
         /* A poll: the same read with the same answer as the stream's last one. */
         if ((st == ST_RD || (st == ST_DMA && kind[3] == 'r')) && s->n && !strcmp(s->ev[s->n - 1].key, e.key))
             continue;
+        /* An address register written right after it was read: the driver checked it and set
+         * it (it writes only a value the register does not hold yet, and whether a reset value
+         * equals a buffer's address depends on the bus addresses the link hands out): the
+         * write stands for both. */
+        if (st == ST_ADDR && e.write && s->n && !s->ev[s->n - 1].write && s->ev[s->n - 1].offset == e.offset) {
+            s->ev[s->n - 1] = e;
+            l->kind_n[st]++;
+            continue;
+        }
         if (push(s, &e)) {
             note("tracediff: out of memory");
             rc = -1;
@@ -511,11 +526,9 @@ int cmd_tracediff(const opts_t *o, const char *path_a, const char *path_b)
         char title[96];
         stream_title(first_kind, first_ddi, title, sizeof title);
         if (ea)
-            ea->reg ? describe_reg(ea, first_kind == ST_WR || first_kind == ST_ACK, da, sizeof da)
-                    : (void)snprintf(da, sizeof da, "%.190s", ea->text);
+            ea->reg ? describe_reg(ea, ea->write, da, sizeof da) : (void)snprintf(da, sizeof da, "%.190s", ea->text);
         if (eb)
-            eb->reg ? describe_reg(eb, first_kind == ST_WR || first_kind == ST_ACK, db, sizeof db)
-                    : (void)snprintf(db, sizeof db, "%.190s", eb->text);
+            eb->reg ? describe_reg(eb, eb->write, db, sizeof db) : (void)snprintf(db, sizeof db, "%.190s", eb->text);
         if (ea && eb && ea->reg && eb->reg && ea->offset == eb->offset && ea->value_known && eb->value_known)
             field_diff(ea->offset, ea->value, eb->value, fields, sizeof fields);
         /* The DDI step: the last marker before the divergence in each log (where a stream
@@ -558,9 +571,10 @@ int cmd_tracediff(const opts_t *o, const char *path_a, const char *path_b)
     else if (diffs)
         printf("%zu difference%s\n", diffs, diffs == 1 ? "" : "s");
     else
-        printf("same content (%zu register writes, %zu W1C writes, %zu reads, %zu BAR1 bursts, %zu DMA requests, "
-               "%zu buffer lines compared)\n",
-               compared[ST_WR], compared[ST_ACK], compared[ST_RD], compared[ST_AP], compared[ST_DMA], compared[ST_BUF]);
+        printf("same content (%zu register writes, %zu W1C writes, %zu reads, %zu address register accesses, %zu BAR1 "
+               "bursts, %zu DMA requests, %zu buffer lines compared)\n",
+               compared[ST_WR], compared[ST_ACK], compared[ST_RD], compared[ST_ADDR], compared[ST_AP], compared[ST_DMA],
+               compared[ST_BUF]);
     tlog_free(&a);
     tlog_free(&b);
     return diffs ? EXIT_CHECKS_FAILED : EXIT_OK;

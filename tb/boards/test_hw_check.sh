@@ -4,8 +4,9 @@
 # simulation: on sim:// (a board and its reference the same simulation), on gpuref-simd's FT601
 # board over simd:// (the RTL packet engine, the FT601 PHY and the chip's model: the logs of a
 # framed link diffed against sim://'s), and on that board with another VRAM strap, which must
-# fail with MC_VRAM_SIZE_LO named in the report. A URI that names no board is refused (exit 2)
-# before anything is sent. TAP.
+# fail with MC_VRAM_SIZE_LO named in the report; and on the LimeSDR Mini v2's exact top
+# (gpuref-simd --board limesdr) as that board, against its own reference (sim:// with the top's
+# VRAM strap). A URI that names no board is refused (exit 2) before anything is sent. TAP.
 # Usage: test_hw_check.sh GPUREF_SIMD GPUCTL TEST_BOARD_SMOKE [SEED]
 set -u
 SIMD=${1:?usage: test_hw_check.sh gpuref-simd gpuctl test_board_smoke [seed]}
@@ -55,6 +56,19 @@ if board "the FT601 board with 256 MiB of VRAM (another strap): hw_check fails (
         "^# conf: first divergence: register reads #[0-9]+; MC_VRAM_SIZE_LO\.[A-Z_]+ 0x20000000 vs 0x10000000" "$out"
     expect "... and the DDI step of the smoke test's divergence" "^# smoke:   DDI step: gr_kmd_start_adapter" "$out"
     expect "... and ends with FAIL" "^# result +FAIL: sim, [0-9]+ of 10 checks failed$" "$out"
+fi
+
+# The LimeSDR Mini v2's exact top (its PLL, FT601 PHY and 128 KiB of VRAM) as that board: its
+# logs against the board's reference, sim:// with the top's VRAM strap.
+if start_server --socket "$TAP_DIR/lime.sock" --board limesdr; then
+    HW_CHECK_DIR=$TAP_DIR/lime check "the LimeSDR Mini v2's exact top over simd://: every step passes (exit 0)" 0 \
+        "$HW" limesdr_mini_v2 "simd://$TAP_DIR/lime.sock?$SLOW"
+    stop_server
+    expect "... its reference is sim:// with the top's 128 KiB of VRAM" "reference sim://\?freshvram=0&vram=128K" "$out"
+    expect "... the board's build line" "^# build +board 0x20 limesdr_mini_v2 " "$out"
+    expect "... both diffs the same content" "^# smoke: same content" "$out"
+else
+    bad "gpuref-simd serves the LimeSDR Mini v2's top"
 fi
 
 check "a URI that names no board: refused before anything is sent (exit 2)" 2 "$HW" sim "simd://$TAP_DIR/none.sock"
