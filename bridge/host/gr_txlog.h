@@ -27,7 +27,7 @@ typedef struct gr_txlog gr_txlog_t;
 /** The first line of every log, with the format's version. */
 #define GR_TXLOG_MAGIC "# gpuref txlog v1"
 /** Data up to this many bytes is written out in full as well as digested. */
-#define GR_TXLOG_INLINE_BYTES 16u
+#define GR_TXLOG_INLINE_BYTES 32u
 
 /**
  * Opens (truncates) path for a link of this scheme.

@@ -40,6 +40,7 @@ typedef struct ev {
     char text[200]; /* the line as written (its start) */
     uint32_t offset, value; /* register lines */
     bool reg, value_known, write;
+    char data[2 * GR_TXLOG_INLINE_BYTES + 1]; /* a DMA line's data=, in hex ("" without) */
 } ev_t;
 
 typedef struct stream {
@@ -60,6 +61,7 @@ typedef struct tlog {
     /* DMA buffers by number: for registers that hold a host bus address */
     struct {
         uint64_t bus, bytes;
+        unsigned from, to; /* its alloc line and its free line (0: never freed) */
     } *buf;
     unsigned nbuf;
     /* The DDI markers, in file order */
@@ -328,7 +330,12 @@ static int tlog_read(const char *path, bool by_ddi, tlog_t *l)
              * bus address, which differs between links */
             char crc[24], status[48];
             tail_fields(line, crc, sizeof crc, status, sizeof status);
-            snprintf(e.key, sizeof e.key, "%s %s %s %s %s", kind, strcmp(b, "-") ? b : a, c, crc, status);
+            /* With its bytes in the line, those are compared (same_data), not the digest. */
+            const char *dd = strstr(line, " data=");
+            if (dd)
+                snprintf(e.data, sizeof e.data, "%.*s", (int)strcspn(dd + 6, " "), dd + 6);
+            snprintf(e.key, sizeof e.key, "%s %s %s %s %s", kind, strcmp(b, "-") ? b : a, c,
+                     e.data[0] ? "data" : crc, status);
             st = ST_DMA;
         } else if (!strcmp(kind, "alloc") && got == 5) {
             unsigned k = (unsigned)strtoul(c + 1, NULL, 10);
@@ -341,6 +348,8 @@ static int tlog_read(const char *path, bool by_ddi, tlog_t *l)
                 l->buf = nb;
                 l->buf[k - 1].bus = strtoull(a, NULL, 16);
                 l->buf[k - 1].bytes = (strtoull(b, NULL, 10) + 4095u) & ~4095ull;
+                l->buf[k - 1].from = n;
+                l->buf[k - 1].to = 0;
                 l->nbuf = k;
             }
             snprintf(e.key, sizeof e.key, "alloc %s %s %s", b, c, d);
@@ -349,6 +358,9 @@ static int tlog_read(const char *path, bool by_ddi, tlog_t *l)
             snprintf(e.key, sizeof e.key, "alloc - %s %s", b, c);
             st = ST_BUF;
         } else if (!strcmp(kind, "free") && got == 4) {
+            unsigned k = b[0] == 'h' ? (unsigned)strtoul(b + 1, NULL, 10) : 0;
+            if (k && k <= l->nbuf && !strcmp(c, "ok"))
+                l->buf[k - 1].to = n;
             snprintf(e.key, sizeof e.key, "free %s %s", b, c);
             st = ST_BUF;
         } else if ((!strcmp(kind, "dmard-repeat") || !strcmp(kind, "clock-reads")) && got == 2) {
@@ -379,7 +391,8 @@ static int tlog_read(const char *path, bool by_ddi, tlog_t *l)
             break;
         }
         /* A poll: the same read with the same answer as the stream's last one. */
-        if ((st == ST_RD || (st == ST_DMA && kind[3] == 'r')) && s->n && !strcmp(s->ev[s->n - 1].key, e.key))
+        if ((st == ST_RD || (st == ST_DMA && kind[3] == 'r')) && s->n && !strcmp(s->ev[s->n - 1].key, e.key) &&
+            !strcmp(s->ev[s->n - 1].data, e.data))
             continue;
         /* An address register written right after it was read: the driver checked it and set
          * it (it writes only a value the register does not hold yet, and whether a reset value
@@ -412,6 +425,77 @@ static int tlog_read(const char *path, bool by_ddi, tlog_t *l)
     if (rc)
         tlog_free(l);
     return rc;
+}
+
+/* The buffer and offset of a host bus address in this log at a line ("h3+0x40" as numbers):
+ * the buffer live there (a freed buffer's addresses go to the next); false when it lies in
+ * none. */
+static bool reloc(const tlog_t *l, unsigned line, uint64_t v, unsigned *out_k, uint64_t *out_off)
+{
+    for (unsigned k = 1; k <= l->nbuf; k++) {
+        if (l->buf[k - 1].from > line || (l->buf[k - 1].to && l->buf[k - 1].to < line))
+            continue;
+        if (v >= l->buf[k - 1].bus && v - l->buf[k - 1].bus < l->buf[k - 1].bytes) {
+            *out_k = k;
+            *out_off = v - l->buf[k - 1].bus;
+            return true;
+        }
+    }
+    return false;
+}
+
+static unsigned hexval(char c)
+{
+    return c <= '9' ? (unsigned)(c - '0') : (unsigned)(c - 'a' + 10);
+}
+
+/* Two DMA lines' bytes (data=, in address order from the same offset in the same buffer, so
+ * aligned alike), word by word: the same when each 8-byte word has the same value, or both
+ * point into buffers of the same number at the same offset. The digest relocates a word that
+ * merely looks like an address on one link (a ring entry's fence id 1 above its byte count is
+ * 0x1_0000_0018, inside a ring at 0x1_0000_0000) and not on the other; the bytes do not. */
+static bool same_data(const tlog_t *la, const ev_t *ea, const tlog_t *lb, const ev_t *eb)
+{
+    size_t n = strlen(ea->data);
+    if (n != strlen(eb->data) || n % 2)
+        return false;
+    n /= 2;
+    size_t at = 0;
+    const char *w = strstr(ea->text, " h");
+    /* where the bytes start within their buffer: "hK+0xOFF" (8-byte alignment) */
+    if (w && (w = strchr(w, '+')))
+        at = (size_t)strtoull(w + 1, NULL, 16);
+    for (size_t i = 0; i < n;) {
+        size_t head = (8u - ((at + i) & 7u)) & 7u;
+        if (head || n - i < 8) {
+            size_t run = head ? head : n - i;
+            if (run > n - i)
+                run = n - i;
+            if (strncmp(ea->data + 2 * i, eb->data + 2 * i, 2 * run))
+                return false;
+            i += run;
+            continue;
+        }
+        uint64_t va = 0, vb = 0;
+        for (unsigned b = 0; b < 8; b++) {
+            va |= (uint64_t)(hexval(ea->data[2 * (i + b)]) << 4 | hexval(ea->data[2 * (i + b) + 1])) << (8 * b);
+            vb |= (uint64_t)(hexval(eb->data[2 * (i + b)]) << 4 | hexval(eb->data[2 * (i + b) + 1])) << (8 * b);
+        }
+        unsigned ka, kb;
+        uint64_t oa, ob;
+        if (va != vb &&
+            !(reloc(la, ea->line, va, &ka, &oa) && reloc(lb, eb->line, vb, &kb, &ob) && ka == kb && oa == ob))
+            return false;
+        i += 8;
+    }
+    return true;
+}
+
+static bool same_ev(const tlog_t *la, const ev_t *ea, const tlog_t *lb, const ev_t *eb)
+{
+    if (strcmp(ea->key, eb->key))
+        return false;
+    return !ea->data[0] || same_data(la, ea, lb, eb);
 }
 
 /* A register event in the register map's words: "DMA_RING_TAIL (0x0108) = 0x00000010". */
@@ -490,7 +574,7 @@ int cmd_tracediff(const opts_t *o, const char *path_a, const char *path_b)
             size_t d = na > nb ? na - nb : nb - na;
             size_t at = n;
             for (size_t i = 0; i < n; i++) {
-                if (strcmp(sa->ev[i].key, sb->ev[i].key)) {
+                if (!same_ev(&a, &sa->ev[i], &b, &sb->ev[i])) {
                     d++;
                     if (at == n)
                         at = i;
