@@ -243,20 +243,20 @@ $(eval $(call system_suite,system-isolation,isolation,ISOLATION,sched,1 2))
 $(eval $(call system_suite,system-vram-size,vram_size,VRAM_SIZE,gpuref,1))
 
 # usb:// on the real libusb and libftdi over the emulated chips (build/usb/test_usb --seed N
-# replays), and the usb flavours of the link matrix's suites: the same test objects, with
+# replays; --gpuctl diffs its transaction logs against sim://'s), and the usb flavours of the link matrix's suites: the same test objects, with
 # usb_env.o putting an emulated chip on the bus at the suite's start.
 $(HOST_OBJ_DIR)/tb/system/test_usb.o: private HOST_CFLAGS += -Isim/usb -Isim/board
 $(eval $(call program,$(USB_DIR)/test_usb,$(HOST_OBJ_DIR)/tb/system/test_usb.o $(USB_EMU_OBJ) $(CONFORMANCE_OBJS) \
   $(LIBGPUREF) $(BOARD_LIB) $(SIM_LIB),$$(BOARD_LIB) $$(GPUREF_LINK) $$(USB_LDLIBS)))
-$(eval $(call cmocka_suite,usb,$(USB_DIR)/test_usb))
+$(eval $(call suite,usb,$(USB_DIR)/test_usb $(GPUCTL),CMOCKA_MESSAGE_OUTPUT=TAP $(USB_DIR)/test_usb --gpuctl $(GPUCTL)))
 # The LimeSDR Mini v2's FT601 as it ships (FT600 mode, 2 channels, features 0x0002) for $GR_FT601_EMU_CONFIG.
 FT601_CFG_LIMESDR := $(USB_DIR)/ft601_limesdr_mini_v2.cfg
 $(FT601_CFG_LIMESDR): sim/usb/ft601_config.py
 	@mkdir -p $(@D)
 	$(call quiet,GEN,$@)python3 $< --fifo-mode 600 --channels 2 --features 0x0002 -o $@
 all: $(FT601_CFG_LIMESDR)
-$(eval $(call suite,usb-ft600,$(USB_DIR)/test_usb $(FT601_CFG_LIMESDR),GR_FT601_EMU_CONFIG=$(FT601_CFG_LIMESDR) \
-  CMOCKA_MESSAGE_OUTPUT=TAP $(USB_DIR)/test_usb))
+$(eval $(call suite,usb-ft600,$(USB_DIR)/test_usb $(FT601_CFG_LIMESDR) $(GPUCTL),GR_FT601_EMU_CONFIG=$(FT601_CFG_LIMESDR) \
+  CMOCKA_MESSAGE_OUTPUT=TAP $(USB_DIR)/test_usb --gpuctl $(GPUCTL)))
 USB_SUITE_TESTS := $(patsubst %,$(USB_DIR)/test_%_usb,alloc kmd_submit vidsch residency)
 $(USB_DIR)/test_%_usb: $(HOST_OBJ_DIR)/tb/system/test_%.o $(SCHED_FIXTURE_OBJ) $(USB_ENV_OBJ) $(USB_EMU_OBJ) \
                        $(LIBGPUREF) $(BOARD_LIB) $(SIM_LIB)
@@ -430,7 +430,7 @@ $(eval $(call suite,demo-links,$(GR_DEMO) $(GPUREF_SIMD),tb/system/test_demo_lin
 # boards-sim: the exact ECP5 tops behind gpuref-simd --board (tb/boards/README.md;
 # BOARDS_SIM_KINDS picks the boards, BOARDS_SIM_CONFORMANCE those that run conformance). Suite
 # boards: gpuctl's board table against boards/board_ids.def, the hardware check script on
-# sim://, and per ECP5 board build.sh --ci (boards/README.md; a missing top fails).
+# sim:// and on the FT601 board over simd:// (tb/boards/test_hw_check.sh), and per ECP5 board build.sh --ci (boards/README.md; a missing top fails).
 BOARD_SMOKE := $(BUILD)/boards-sim/test_board_smoke
 $(HOST_OBJ_DIR)/tb/boards/test_board_smoke.o: private HOST_CFLAGS := $(CSTD) $(CFLAGS) $(WARN) -MMD -MP -Ihost/include
 $(eval $(call program,$(BOARD_SMOKE),$(HOST_OBJ_DIR)/tb/boards/test_board_smoke.o $(LIBGPUREF) $(SIM_LIB),$$(GPUREF_LINK)))
@@ -445,8 +445,8 @@ BOARDS_SIM_KINDS ?= limesdr ulx3s
 BOARDS_SIM_CONFORMANCE ?= limesdr ulx3s
 $(eval $(call suite,boards-sim,$(GPUREF_SIMD) $(GPUCTL) $(BOARD_SMOKE),BOARDS_SIM_CONFORMANCE='$$(BOARDS_SIM_CONFORMANCE)' \
   tb/boards/test_boards_sim.sh $$(GPUREF_SIMD) $$(GPUCTL) $$(BOARD_SMOKE) $$(or $$(GR_TEST_SEED),1) $$(BOARDS_SIM_KINDS)))
-$(eval $(call suite,boards,$(VENV)/.stamp $(BOARD_IDS_TEST) $(GPUCTL) $(BOARD_SMOKE),rc=0; $$(BOARD_IDS_TEST) boards || rc=1; \
-  GPUCTL=$$(GPUCTL) BOARD_SMOKE=$$(BOARD_SMOKE) boards/common/hw_check.sh sim sim:// || rc=1; \
+$(eval $(call suite,boards,$(VENV)/.stamp $(BOARD_IDS_TEST) $(GPUCTL) $(BOARD_SMOKE) $(GPUREF_SIMD),rc=0; \
+  $$(BOARD_IDS_TEST) boards || rc=1; tb/boards/test_hw_check.sh $$(GPUREF_SIMD) $$(GPUCTL) $$(BOARD_SMOKE) || rc=1; \
   for b in $$(ECP5_BOARDS); do VENV=$$(VENV) boards/common/build.sh $$$$b --ci || rc=1; done; exit $$$$rc))
 # The examples, built against an installed gpuref with pkg-config alone: installs into
 # build/install-test (and the library alone, make install-lib, into build/install-test-lib),

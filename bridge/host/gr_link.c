@@ -548,6 +548,36 @@ void gr_link_describe(gr_link_t *link, char *buf, size_t len)
     pthread_mutex_unlock(&link->lock);
 }
 
+static void link_mark(gr_link_t *link, bool now, const char *fmt, va_list ap)
+{
+    char text[121];
+    vsnprintf(text, sizeof text, fmt, ap);
+    text[strcspn(text, "\r\n")] = '\0';
+    gr_txlog_mark(link->txlog, text, now);
+}
+
+/* The log is set at open and kept until close: no lock to look at it. The marker takes only the
+ * log's own lock, so a DDI may call it holding any of its own. */
+void gr_link_mark(gr_link_t *link, const char *fmt, ...)
+{
+    if (!link || !link->txlog || !fmt)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    link_mark(link, true, fmt, ap);
+    va_end(ap);
+}
+
+void gr_link_mark_quiet(gr_link_t *link, const char *fmt, ...)
+{
+    if (!link || !link->txlog || !fmt)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    link_mark(link, false, fmt, ap);
+    va_end(ap);
+}
+
 int gr_link_proto(gr_link_t *link, gr_proto_t **out_p)
 {
     if (!link || !out_p)

@@ -181,6 +181,19 @@ void *gr_link_backend_ctx(gr_link_t *link, const gr_link_ops_t *ops);
 int gr_link_backend_call(gr_link_t *link, const gr_link_ops_t *ops, int (*fn)(void *ctx, void *arg), void *arg);
 const char *gr_link_scheme(const gr_link_t *link);
 void gr_link_describe(gr_link_t *link, char *buf, size_t len);
+/**
+ * A marker in the link's transaction log, when one is open (?txlog=): the line "ddi TEXT"
+ * (docs/txlog.md), TEXT formatted as printf does (at most 120 characters, no line breaks). The
+ * miniport names each DDI it enters, so that gpuctl tracediff can say in which DDI step two logs
+ * part and compare each DDI's accesses on their own. The calling thread stays in that DDI for
+ * the log until it marks another: a line it writes after another thread's marker is preceded by
+ * its own again. Nothing is formatted without a log; the device sees nothing either way.
+ */
+void gr_link_mark(gr_link_t *link, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/** As gr_link_mark, but the marker line is written only before the thread's next line (a DDI
+ *  that runs as often as the link's timing makes it, the interrupt routine: a marker only when
+ *  it touched the link). */
+void gr_link_mark_quiet(gr_link_t *link, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* For backends: record the detail gr_link_error() returns. */
 void gr_link_set_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -37,7 +37,16 @@ struct gr_txlog {
      * after the first read of a run of such reads, the rest are counted. */
     bool clock_run;
     unsigned long clock_reads;
+    char last_mark[128]; /* the DDI the last marker line named */
 };
+
+/* The DDI this thread last entered, on which log (gr_txlog_mark): a line this thread writes is
+ * preceded by a marker naming it whenever the last marker in the file names another, so that
+ * the last marker before any line of a host thread is that thread's own DDI. */
+static _Thread_local struct {
+    const gr_txlog_t *log;
+    char ddi[128];
+} tl_ddi;
 
 /* "clock-reads N": N more reads of DMA_TIMESTAMP_LO/HI since the last one written, with
  * nothing but those (and repeated dmard requests) between. Under the lock; every other line
@@ -48,6 +57,17 @@ static void end_clock_run(gr_txlog_t *log)
         fprintf(log->f, "clock-reads %lu\n", log->clock_reads);
     log->clock_reads = 0;
     log->clock_run = false;
+}
+
+/* Before a line of this thread: its DDI's marker, when the last one in the file names another
+ * thread's. Under the lock. */
+static void attribute(gr_txlog_t *log)
+{
+    if (tl_ddi.log != log || !tl_ddi.ddi[0] || !strcmp(tl_ddi.ddi, log->last_mark))
+        return;
+    end_clock_run(log);
+    fprintf(log->f, "ddi %s\n", tl_ddi.ddi);
+    snprintf(log->last_mark, sizeof log->last_mark, "%s", tl_ddi.ddi);
 }
 
 /* "dmard-repeat N": the last dmard line happened N more times before this point. Under the lock;
@@ -177,6 +197,22 @@ void gr_txlog_note(gr_txlog_t *log, const char *text)
     pthread_mutex_unlock(&log->mu);
 }
 
+void gr_txlog_mark(gr_txlog_t *log, const char *text, bool now)
+{
+    if (!log)
+        return;
+    pthread_mutex_lock(&log->mu);
+    tl_ddi.log = log;
+    snprintf(tl_ddi.ddi, sizeof tl_ddi.ddi, "%s", text);
+    if (now) {
+        flush_repeats(log);
+        fprintf(log->f, "ddi %s\n", text);
+        snprintf(log->last_mark, sizeof log->last_mark, "%s", text);
+        fflush(log->f);
+    }
+    pthread_mutex_unlock(&log->mu);
+}
+
 void gr_txlog_reg(gr_txlog_t *log, bool write, uint32_t offset, uint32_t value, int status)
 {
     if (!log)
@@ -189,6 +225,7 @@ void gr_txlog_reg(gr_txlog_t *log, bool write, uint32_t offset, uint32_t value, 
         pthread_mutex_unlock(&log->mu);
         return;
     }
+    attribute(log);
     if (write)
         flush_repeats(log);
     else if (!clock)
@@ -211,6 +248,7 @@ void gr_txlog_ap(gr_txlog_t *log, bool write, uint64_t offset, const void *data,
     char fields[96];
     pthread_mutex_lock(&log->mu);
     flush_repeats(log);
+    attribute(log);
     data_fields(log, offset, write || status == GR_OK ? data : NULL, bytes, fields, sizeof fields);
     fprintf(log->f, "%s 0x%08" PRIx64 " %zu%s %s\n", write ? "apwr" : "aprd", offset, bytes, fields,
             status_word(status));
@@ -224,6 +262,7 @@ void gr_txlog_alloc(gr_txlog_t *log, uint64_t bus, size_t bytes, int status)
         return;
     pthread_mutex_lock(&log->mu);
     flush_repeats(log);
+    attribute(log);
     if (status != GR_OK) {
         fprintf(log->f, "alloc - %zu %s\n", bytes, status_word(status));
     } else {
@@ -252,6 +291,7 @@ void gr_txlog_free(gr_txlog_t *log, uint64_t bus, int status)
         return;
     pthread_mutex_lock(&log->mu);
     flush_repeats(log);
+    attribute(log);
     unsigned k = 0;
     for (unsigned i = 0; i < log->count; i++) {
         if (log->bufs[i].bus == bus) {
@@ -303,6 +343,7 @@ void gr_txlog_irq(gr_txlog_t *log, bool level)
     pthread_mutex_lock(&log->mu);
     if (level != log->irq) {
         flush_repeats(log);
+        attribute(log);
         log->irq = level;
         fprintf(log->f, "irq %d\n", level ? 1 : 0);
         fflush(log->f);

@@ -27,7 +27,7 @@ typedef struct gr_txlog gr_txlog_t;
 /** The first line of every log, with the format's version. */
 #define GR_TXLOG_MAGIC "# gpuref txlog v1"
 /** Data up to this many bytes is written out in full as well as digested. */
-#define GR_TXLOG_INLINE_BYTES 16u
+#define GR_TXLOG_INLINE_BYTES 32u
 
 /**
  * Opens (truncates) path for a link of this scheme.
@@ -41,6 +41,13 @@ void gr_txlog_close(gr_txlog_t *log);
 
 /** A comment line ("# text"): the link's description once it is open. */
 void gr_txlog_note(gr_txlog_t *log, const char *text);
+
+/**
+ * The calling thread entered DDI text (gr_link_mark): a marker line ("ddi text") now when `now`,
+ * and before each later line of this thread whenever the last marker in the file names another
+ * thread's DDI, so that the last marker before a host thread's line is its own thread's DDI.
+ */
+void gr_txlog_mark(gr_txlog_t *log, const char *text, bool now);
 
 /** One BAR0 access and the status the caller got. */
 void gr_txlog_reg(gr_txlog_t *log, bool write, uint32_t offset, uint32_t value, int status);

@@ -28,6 +28,7 @@ NTSTATUS gr_kmd_start_adapter(const gr_kmd_start_info_t *info, HANDLE *out_hAdap
         return STATUS_NO_MEMORY;
     a->link = info->link;
     a->link_lock = info->link_lock;
+    gr_link_mark(a->link, "gr_kmd_start_adapter");
     a->cb = *info->dxgkrnl;
     NTSTATUS st = STATUS_UNSUCCESSFUL;
     uint32_t lo = 0, hi = 0, ap = 0;
@@ -233,6 +234,7 @@ NTSTATUS APIENTRY DxgkDdiQueryAdapterInfo(IN_CONST_HANDLE hAdapter,
     kmd_adapter_t *a = kmd_adapter_from(hAdapter);
     if (!a || !pQueryAdapterInfo)
         return STATUS_INVALID_PARAMETER;
+    gr_link_mark(a->link, "DxgkDdiQueryAdapterInfo type=%d", (int)pQueryAdapterInfo->Type);
     switch (pQueryAdapterInfo->Type) {
     case DXGKQAITYPE_DRIVERCAPS:
         return query_driver_caps(a, pQueryAdapterInfo);
@@ -251,6 +253,7 @@ NTSTATUS gr_kmd_set_vpr(HANDLE hAdapter, uint64_t base, uint64_t limit)
     if (!a || base % KMD_PAGE || limit % KMD_PAGE || limit < base || limit > a->vram_bytes ||
         limit > UINT32_MAX)
         return STATUS_INVALID_PARAMETER;
+    gr_link_mark(a->link, "gr_kmd_set_vpr");
     uint32_t ctrl = 0;
     if (kmd_reg_read(a, GR_REG_VPR_CTRL, &ctrl))
         return STATUS_UNSUCCESSFUL;
@@ -279,6 +282,7 @@ NTSTATUS gr_kmd_acquire_cpu_window(HANDLE hAdapter, uint64_t vram_addr, uint64_t
     if (!a || !out_ap_offset || !out_ap_bytes || bytes == 0 || vram_addr >= a->vram_bytes ||
         bytes > a->vram_bytes - vram_addr)
         return STATUS_INVALID_PARAMETER;
+    gr_link_mark(a->link, "gr_kmd_acquire_cpu_window");
     pthread_mutex_lock(&a->window_lock);
     uint64_t base = 0;
     if (vram_addr + bytes > a->ap_bytes) {
@@ -301,6 +305,7 @@ NTSTATUS gr_kmd_release_cpu_window(HANDLE hAdapter)
     kmd_adapter_t *a = kmd_adapter_from(hAdapter);
     if (!a)
         return STATUS_INVALID_PARAMETER;
+    gr_link_mark(a->link, "gr_kmd_release_cpu_window");
     NTSTATUS st = STATUS_SUCCESS;
     if (a->window_moved) {
         if (kmd_reg_write(a, GR_REG_MC_AP_BASE, 0))
@@ -316,6 +321,7 @@ NTSTATUS gr_kmd_flush_tlb(HANDLE hAdapter)
     kmd_adapter_t *a = kmd_adapter_from(hAdapter);
     if (!a)
         return STATUS_INVALID_PARAMETER;
+    gr_link_mark(a->link, "gr_kmd_flush_tlb");
     return kmd_reg_write(a, GR_REG_MMU_INVALIDATE, GR_FIELD_SET(MMU_INVALIDATE, ALL, 1)) ? STATUS_UNSUCCESSFUL
                                                                                         : STATUS_SUCCESS;
 }

@@ -239,6 +239,7 @@ NTSTATUS APIENTRY DxgkDdiCreateAllocation(IN_CONST_HANDLE hAdapter, INOUT_PDXGKA
     kmd_adapter_t *a = kmd_adapter_from(hAdapter);
     if (!a || !c || c->NumAllocations == 0 || !c->pAllocationInfo || c->Flags.Reserved)
         return STATUS_INVALID_PARAMETER;
+    gr_link_mark(a->link, "DxgkDdiCreateAllocation n=%u", (unsigned)c->NumAllocations);
     gr_resource_private_t rpriv;
     NTSTATUS st = parse_resource(c, &rpriv);
     if (st)
@@ -329,6 +330,7 @@ NTSTATUS APIENTRY DxgkDdiOpenAllocation(IN_CONST_HANDLE hDevice, IN_CONST_PDXGKA
         o->Flags.Reserved)
         return STATUS_INVALID_PARAMETER;
     kmd_adapter_t *a = d->adapter;
+    gr_link_mark(a->link, "DxgkDdiOpenAllocation n=%u", (unsigned)o->NumAllocations);
     UINT done = 0;
     NTSTATUS st = STATUS_SUCCESS;
     SIZE_T sub_offset = 0;
@@ -388,6 +390,7 @@ NTSTATUS APIENTRY DxgkDdiCloseAllocation(IN_CONST_HANDLE hDevice, IN_CONST_PDXGK
     kmd_device_t *d = hDevice;
     if (!d || d->magic != KMD_MAGIC_DEVICE || !c || (c->NumAllocations && !c->pOpenHandleList))
         return STATUS_INVALID_PARAMETER;
+    gr_link_mark(d->adapter->link, "DxgkDdiCloseAllocation n=%u", (unsigned)c->NumAllocations);
     /* Check every handle before freeing any, so a bad list changes nothing. */
     for (UINT i = 0; i < c->NumAllocations; i++) {
         const kmd_open_t *op = c->pOpenHandleList[i];
@@ -408,6 +411,7 @@ NTSTATUS APIENTRY DxgkDdiDestroyAllocation(IN_CONST_HANDLE hAdapter, IN_CONST_PD
     kmd_adapter_t *a = kmd_adapter_from(hAdapter);
     if (!a || !c || (c->NumAllocations && !c->pAllocationList) || c->Flags.Reserved)
         return STATUS_INVALID_PARAMETER;
+    gr_link_mark(a->link, "DxgkDdiDestroyAllocation n=%u", (unsigned)c->NumAllocations);
     kmd_resource_t *res = c->hResource;
     if (res && (res->magic != KMD_MAGIC_RESOURCE || res->adapter != a))
         return STATUS_INVALID_PARAMETER;

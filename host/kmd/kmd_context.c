@@ -31,6 +31,7 @@ NTSTATUS APIENTRY DxgkDdiCreateContext(IN_CONST_HANDLE hDevice, INOUT_PDXGKARG_C
     if (!d || d->magic != KMD_MAGIC_DEVICE || !c)
         return STATUS_INVALID_PARAMETER;
     kmd_adapter_t *a = d->adapter;
+    gr_link_mark(a->link, "DxgkDdiCreateContext");
     if (c->NodeOrdinal != 0 || c->EngineAffinity > 1 || !flags_supported(c->Flags))
         return STATUS_INVALID_PARAMETER;
     /* gpuref defines no per-context private data: anything else came from another driver. */
@@ -69,6 +70,7 @@ NTSTATUS APIENTRY DxgkDdiDestroyContext(IN_CONST_HANDLE hContext)
     if (!ctx || ctx->magic != KMD_MAGIC_CONTEXT)
         return STATUS_INVALID_PARAMETER;
     kmd_adapter_t *a = ctx->adapter;
+    gr_link_mark(a->link, "DxgkDdiDestroyContext");
     pthread_mutex_lock(&a->eng.sched_lock);
     if (a->eng.ready)
         kmd_retire(a);
@@ -87,6 +89,7 @@ VOID APIENTRY DxgkDdiSetRootPageTable(IN_CONST_HANDLE hAdapter,
     kmd_adapter_t *a = kmd_adapter_from(hAdapter);
     if (!a || !r)
         return;
+    gr_link_mark(a->link, "DxgkDdiSetRootPageTable");
     pthread_mutex_lock(&a->eng.sched_lock);
     kmd_context_t *ctx = kmd_context_from(a, r->hContext);
     if (ctx) {

@@ -94,6 +94,7 @@ BOOLEAN DxgkDdiInterruptRoutine(IN_CONST_PVOID MiniportDeviceContext, IN_ULONG M
     kmd_adapter_t *a = kmd_adapter_from(MiniportDeviceContext);
     if (!a || !a->eng.ready || MessageNumber != 0)
         return FALSE;
+    gr_link_mark_quiet(a->link, "DxgkDdiInterruptRoutine");
     kmd_engine_t *e = &a->eng;
     uint32_t state = 0;
     if (kmd_reg_read(a, GR_REG_IRQ_STATE, &state))
@@ -151,6 +152,7 @@ VOID DxgkDdiDpcRoutine(IN_CONST_PVOID MiniportDeviceContext)
     kmd_adapter_t *a = kmd_adapter_from(MiniportDeviceContext);
     if (!a)
         return;
+    gr_link_mark_quiet(a->link, "DxgkDdiDpcRoutine");
     kmd_engine_t *e = &a->eng;
     if (e->ready) {
         pthread_mutex_lock(&e->sched_lock);

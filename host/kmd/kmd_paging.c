@@ -355,6 +355,7 @@ NTSTATUS APIENTRY DxgkDdiBuildPagingBuffer(IN_CONST_HANDLE hAdapter, IN_PDXGKARG
     kmd_adapter_t *a = kmd_adapter_from(hAdapter);
     if (!a || !b)
         return STATUS_INVALID_PARAMETER;
+    gr_link_mark(a->link, "DxgkDdiBuildPagingBuffer operation=%d", (int)b->Operation);
     switch (b->Operation) {
     case DXGK_OPERATION_TRANSFER:
         return build_transfer(a, b);

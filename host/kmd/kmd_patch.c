@@ -40,6 +40,7 @@ NTSTATUS APIENTRY DxgkDdiPatch(IN_CONST_HANDLE hAdapter, IN_CONST_PDXGKARG_PATCH
     kmd_adapter_t *a = kmd_adapter_from(hAdapter);
     if (!a || !p || !p->pDmaBuffer || p->Flags.Reserved)
         return STATUS_INVALID_PARAMETER;
+    gr_link_mark(a->link, "DxgkDdiPatch fence=%u", (unsigned)p->SubmissionFenceId);
     const bool paging = p->Flags.Paging;
     kmd_context_t *ctx = NULL;
     if (p->hContext) {

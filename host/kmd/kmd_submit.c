@@ -91,6 +91,7 @@ NTSTATUS APIENTRY DxgkDdiSubmitCommand(IN_CONST_HANDLE hAdapter, IN_CONST_PDXGKA
     kmd_adapter_t *a = kmd_adapter_from(hAdapter);
     if (!a || !s)
         return STATUS_INVALID_PARAMETER;
+    gr_link_mark(a->link, "DxgkDdiSubmitCommand fence=%u", (unsigned)s->SubmissionFenceId);
     kmd_engine_t *e = &a->eng;
     if (!e->ready)
         return STATUS_DEVICE_NOT_READY;
@@ -269,6 +270,7 @@ NTSTATUS APIENTRY DxgkDdiPreemptCommand(IN_CONST_HANDLE hAdapter, IN_CONST_PDXGK
     kmd_adapter_t *a = kmd_adapter_from(hAdapter);
     if (!a || !pc || pc->NodeOrdinal != 0 || pc->EngineOrdinal != 0 || pc->Flags.Value)
         return STATUS_INVALID_PARAMETER;
+    gr_link_mark(a->link, "DxgkDdiPreemptCommand fence=%u", (unsigned)pc->PreemptionFenceId);
     kmd_engine_t *e = &a->eng;
     if (!e->ready)
         return STATUS_DEVICE_NOT_READY;
@@ -290,6 +292,7 @@ NTSTATUS APIENTRY DxgkDdiQueryCurrentFence(IN_CONST_HANDLE hAdapter, INOUT_PDXGK
     kmd_adapter_t *a = kmd_adapter_from(hAdapter);
     if (!a || !q || q->NodeOrdinal != 0 || q->EngineOrdinal != 0)
         return STATUS_INVALID_PARAMETER;
+    gr_link_mark_quiet(a->link, "DxgkDdiQueryCurrentFence");
     kmd_engine_t *e = &a->eng;
     if (!e->ready)
         return STATUS_DEVICE_NOT_READY;

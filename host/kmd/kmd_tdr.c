@@ -18,6 +18,7 @@ NTSTATUS APIENTRY DxgkDdiCancelCommand(IN_CONST_HANDLE hAdapter, IN_CONST_PDXGKA
     kmd_adapter_t *a = kmd_adapter_from(hAdapter);
     if (!a || !c)
         return STATUS_SUCCESS;
+    gr_link_mark(a->link, "DxgkDdiCancelCommand");
     kmd_engine_t *e = &a->eng;
     pthread_mutex_lock(&e->sched_lock);
     if (e->ready)
@@ -40,6 +41,7 @@ NTSTATUS APIENTRY DxgkDdiResetFromTimeout(IN_CONST_HANDLE hAdapter)
     kmd_adapter_t *a = kmd_adapter_from(hAdapter);
     if (!a)
         return STATUS_INVALID_PARAMETER;
+    gr_link_mark(a->link, "DxgkDdiResetFromTimeout");
     kmd_engine_t *e = &a->eng;
     if (!e->ready)
         return STATUS_DEVICE_NOT_READY;
@@ -95,6 +97,7 @@ NTSTATUS APIENTRY DxgkDdiRestartFromTimeout(IN_CONST_HANDLE hAdapter)
     kmd_adapter_t *a = kmd_adapter_from(hAdapter);
     if (!a)
         return STATUS_INVALID_PARAMETER;
+    gr_link_mark(a->link, "DxgkDdiRestartFromTimeout");
     kmd_engine_t *e = &a->eng;
     if (!e->ready)
         return STATUS_DEVICE_NOT_READY;

@@ -59,8 +59,11 @@ static const char tracediff_notes[] =
     "tracediff: registers whose value is the build's or time's (ID_BUILD, ID_DATE, DMA_TIMESTAMP,\n"
     "the cycle counters) are compared by offset only; a poll (a register or DMA read repeated\n"
     "with the same answer) counts once; interrupt lines are counted, not compared; host bus\n"
-    "addresses are compared as DMA buffer and offset. docs/txlog.md states the rules.\n"
-    "--json: {\"same\", \"differences\", \"first\": {\"stream\", \"index\", \"a_line\", \"b_line\"}}.\n"
+    "addresses are compared as DMA buffer and offset; the driver's DDI markers are not\n"
+    "compared, and the last one before the first divergence is printed as its DDI step.\n"
+    "docs/txlog.md states the rules.\n"
+    "--json: {\"same\", \"differences\", \"first\": {\"stream\", \"index\", \"a_line\", \"b_line\",\n"
+    "[\"a_ddi_step\", \"a_ddi_line\"], [\"b_ddi_step\", \"b_ddi_line\"]}}.\n"
     "Exit status: 0 the same, 1 different, 2 a usage error or a file that cannot be read or\n"
     "is not a transaction log.\n";
 

@@ -6,7 +6,9 @@
 # (gpuref-simd --board ft601 over simd://, the UART board over uart:// on a pty) and on sim://
 # with other bus timing; each log must have the same content as the reference (exit 0). A run
 # that really differs must be caught, with the register named: another VRAM strap
-# (sim://?vram=), and an RTL mutant of the conformance suite (tb/conformance/mutate.sh).
+# (sim://?vram=), and an RTL mutant of the conformance suite (tb/conformance/mutate.sh). The
+# miniport's DDI markers ("ddi" lines) are in the log, left out of the comparison, and name the
+# DDI step of a divergence: the last marker before it.
 # The UART board runs less: on its simulated 3 Mbaud line conformance's 1,500 round trips take
 # minutes on a loaded machine, and the smoke test's BAR1 pages more; it runs gpuctl info, regs
 # (every register read), a poke and a peek.
@@ -46,6 +48,12 @@ expect "the smoke test's log has the device's DMA writes (a fence)" "^dmawr 0x[0
 expect "... its BAR1 bursts" "^apwr 0x[0-9a-f]+ [0-9]+ crc=0x[0-9a-f]{8}( data=[0-9a-f]+)? ok$" "$L/ref_smoke.log"
 expect "... its DMA buffers" "^alloc 0x[0-9a-f]+ [0-9]+ h1 ok$" "$L/ref_smoke.log"
 expect "... its interrupts" "^irq 1$" "$L/ref_smoke.log"
+expect "... the miniport's DDI markers: the adapter's start" "^ddi gr_kmd_start_adapter$" "$L/ref_smoke.log"
+expect "... DxgkDdiCreateAllocation" "^ddi DxgkDdiCreateAllocation n=[0-9]+$" "$L/ref_smoke.log"
+expect "... DxgkDdiSubmitCommand with its fence" "^ddi DxgkDdiSubmitCommand fence=[1-9][0-9]*$" "$L/ref_smoke.log"
+truth "... the interrupt routine's marker only where its thread touched the link: right before its own access or irq line" awk \
+    '/^ddi DxgkDdiInterruptRoutine$/ { getline; n++; if ($1 != "rd" && $1 != "wr" && $1 != "irq") bad = 1 } END { exit !(n > 0 && !bad) }' \
+    "$L/ref_smoke.log"
 truth "the smoke test's log stays small (under 64 KiB: the clock reads and the memory polls counted)" test "$(stat -c %s "$L/ref_smoke.log")" -lt 65536
 tracediff "a log against itself: the same (exit 0)" 0 "$L/ref_conf.log" "$L/ref_conf.log"
 expect "... says so" "^same content" "$out"
@@ -114,6 +122,35 @@ expect "... the first divergence is the VRAM size register, by name and field" \
     "^first divergence: register reads #[0-9]+; MC_VRAM_SIZE_LO\.[A-Z_]+ 0x20000000 vs 0x10000000" "$out"
 expect "... with both lines" "^  B line [0-9]+: read MC_VRAM_SIZE_LO \(0x[0-9a-f]+\) -> 0x10000000" "$out"
 expect "... and a count" "^[0-9]+ differences?$" "$out"
+truth "... conformance enters no DDI: no DDI step is named" bash -c "! grep -q 'DDI step' '$out'"
+check "sim://?vram=256M: the smoke test" 0 "$SMOKE" --no-preempt "sim://?seed=$SEED&freshvram=0&vram=256M&txlog=$L/vram_smoke.log"
+tracediff "... tracediff against the reference: different (exit 1)" 1 "$L/ref_smoke.log" "$L/vram_smoke.log"
+expect "... the VRAM size register, among the reads of the adapter's start" \
+    "^first divergence: register reads in gr_kmd_start_adapter #[0-9]+; MC_VRAM_SIZE_LO" "$out"
+expect "... read in the adapter's start: the DDI step named" \
+    "^  DDI step: gr_kmd_start_adapter \(A line [0-9]+, B line [0-9]+\)$" "$out"
+
+# ---- DDI markers: not compared, and the last one before a divergence names its step ---------
+grep -v '^ddi ' "$L/ref_smoke.log" >"$L/nomark.log"
+tracediff "the smoke test's log without its markers: the same (markers are not compared; without them on one side nothing is cut by DDI)" 0 "$L/ref_smoke.log" "$L/nomark.log"
+# The device's first DMA write after the first submission, its first byte changed (with its
+# digest): the step is the last marker before that line.
+at=$(awk '/^ddi DxgkDdiSubmitCommand/ { s = 1 } s && /^dmawr .* crc=/ { print NR; exit }' "$L/ref_smoke.log")
+step=$(awk -v at="${at:-0}" 'NR < at && /^ddi / { m = substr($0, 5) } END { print m }' "$L/ref_smoke.log")
+sed "${at:-1}s/crc=0x[0-9a-f]*/crc=0x00000bad/; ${at:-1}s/data=[0-9a-f][0-9a-f]/data=ee/" "$L/ref_smoke.log" >"$L/bad_dma.log"
+truth "a DMA write after a DxgkDdiSubmitCommand found and changed (line ${at:-none}, step '$step')" \
+    test -n "${at:-}" -a -n "$step"
+tracediff "... tracediff: different (exit 1)" 1 "$L/ref_smoke.log" "$L/bad_dma.log"
+expect "... the first divergence is that DMA write" "^  B line ${at:-0}: dmawr .* crc=0x00000bad" "$out"
+expect "... in the DDI step of the last marker before it" "^  DDI step: $step \(A line [0-9]+, B line [0-9]+\)$" "$out"
+check "... --json names it too" 1 "$GPUCTL" --json tracediff "$L/ref_smoke.log" "$L/bad_dma.log"
+expect "... as a_ddi_step and b_ddi_step" "\"a_ddi_step\": \"$step\", \"a_ddi_line\": [0-9]+, \"b_ddi_step\": \"$step\"" "$out"
+# The same marker with other words in B (the same DDI: the streams are cut alike).
+mark=$(awk -v at="${at:-0}" 'NR < at && /^ddi / { m = NR } END { print m }' "$L/ref_smoke.log")
+sed "${mark:-1}s/\$/ x=1/" "$L/bad_dma.log" >"$L/bad_dma_other.log"
+tracediff "a marker with other words in B: each log's own last marker is named" 1 "$L/ref_smoke.log" "$L/bad_dma_other.log"
+expect "... A's and B's" "^  DDI step: A $step \(line ${mark:-0}\), B $step x=1 \(line ${mark:-0}\)$" "$out"
+
 check "an RTL mutant (tb/conformance/mutate.sh): conformance fails on it" 1 "$MUTANT" -d "$REF&txlog=$L/mutant_conf.log" conformance
 tracediff "... tracediff against the reference: different (exit 1)" 1 "$L/ref_conf.log" "$L/mutant_conf.log"
 expect "... naming $MUTANT_REG" "^  A line [0-9]+: (read|write) $MUTANT_REG " "$out"

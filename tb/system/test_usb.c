@@ -28,10 +28,14 @@
  * works, the emulated chip moves no data in mode 0x40 with a blank EEPROM (libftdi alone), and
  * interface=B is a bad URI.
  *
- *   build/usb/test_usb [--seed N]       (or GR_TEST_SEED); prints "# seed=N"
+ *   build/usb/test_usb [--seed N] [--gpuctl PATH]   (or GR_TEST_SEED); prints "# seed=N"
+ * Per chip, first: the transaction log (?txlog=) of conformance over usb:// has the content of
+ * sim://'s (gpuctl tracediff, given as --gpuctl, exits 0).
+ *
  * TAP through cmocka (CMOCKA_MESSAGE_OUTPUT=TAP). A chip whose board is not built (sim/sim.mk
  * builds every kind) is a "Bail out!".
  */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp, popen */
 #include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -41,6 +45,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <libftdi1/ftdi.h>
@@ -64,6 +71,7 @@
 #define POLLS 2000u
 
 static uint64_t g_seed = 1;
+static const char *g_gpuctl; /* --gpuctl: the tool that diffs transaction logs */
 static gr_usb_emu_t *g_emu;
 
 typedef struct chip {
@@ -290,6 +298,64 @@ static void register_conformance_passes(void **state)
     assert_int_equal(r.failed, 0);
     assert_true(r.passed > 0);
     gr_device_close(dev);
+}
+
+/* Conformance on dev, every check passing; r gets the counts. */
+static void conformance_on(const char *uri, gr_conf_result_t *r)
+{
+    gr_device_t *dev = open_uri(uri);
+    memset(r, 0, sizeof *r);
+    assert_int_equal(gr_conformance_run(dev, conf_emit, NULL, r), GR_OK);
+    gr_device_close(dev);
+    assert_int_equal(r->failed, 0);
+    assert_true(r->passed > 0);
+}
+
+/*
+ * The host-side transaction log over usb:// (?txlog=, docs/txlog.md) has the content of
+ * sim://'s: conformance on sim:// as a board looks to the driver (VRAM not fresh) and on the
+ * chip, each with txlog=, and gpuctl tracediff of the two exits 0 (it names the first divergence
+ * otherwise, printed here). The chip's registers are as conformance leaves them after this test
+ * (it runs first on each chip, before any other client: a board keeps its registers).
+ */
+static void txlog_is_the_same_as_sims(void **state)
+{
+    chip_t *c = *state;
+    if (!g_gpuctl)
+        fail_msg("no gpuctl to diff the logs with: %s --gpuctl PATH (tb/tb.mk passes it)", "test_usb");
+    char dir[] = "/tmp/gr-usb-txlog.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char ref[64], board[64], uri[sizeof c->uri + 128];
+    snprintf(ref, sizeof ref, "%s/sim.log", dir);
+    snprintf(board, sizeof board, "%s/%s.log", dir, c->name);
+    gr_conf_result_t r;
+    snprintf(uri, sizeof uri, "sim://?seed=%" PRIu64 "&freshvram=0&txlog=%s", g_seed, ref);
+    conformance_on(uri, &r);
+    snprintf(uri, sizeof uri, "%s&txlog=%s", c->uri, board);
+    conformance_on(uri, &r);
+    /* The log names its link. */
+    FILE *f = fopen(board, "r");
+    assert_non_null(f);
+    char line[256] = "", second[256] = "";
+    if (fgets(line, sizeof line, f))
+        (void)fgets(second, sizeof second, f);
+    fclose(f);
+    print_message("# %s: the log's link: %s", c->name, second + 2);
+    assert_true(strncmp(line, "# gpuref txlog v1 scheme=usb", 28) == 0);
+    assert_true(strncmp(second, "# usb://", 8) == 0);
+    /* gpuctl reads the logs only; umockdev's preload stays out of it. */
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "env -u LD_PRELOAD '%s' tracediff '%s' '%s' 2>&1", g_gpuctl, ref, board);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    while (fgets(line, sizeof line, p))
+        print_message("#   %s", line);
+    int st = pclose(p);
+    unlink(ref);
+    unlink(board);
+    rmdir(dir);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
 }
 
 /* A serial no chip has: GR_E_NO_DEVICE, and the message says what was looked for. */
@@ -607,8 +673,10 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
             g_seed = strtoull(argv[++i], NULL, 0);
+        else if (strcmp(argv[i], "--gpuctl") == 0 && i + 1 < argc)
+            g_gpuctl = argv[++i];
         else {
-            fprintf(stderr, "usage: %s [--seed N]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--seed N] [--gpuctl PATH]\n", argv[0]);
             return 2;
         }
     }
@@ -638,11 +706,12 @@ int main(int argc, char **argv)
         c->present = true;
         snprintf(c->uri, sizeof c->uri, "usb://%s?serial=%s&%s", c->name, c->serial, SLOW_LINK);
         CMFixtureFunction su = c->kind == GR_BOARD_FT601 ? setup_ft601 : setup_ft2232h;
-        static char names[2][12][80];
+        static char names[2][13][80];
         const struct {
             const char *name;
             CMUnitTestFunction fn;
         } list[] = {
+            {"txlog_is_the_same_as_sims", txlog_is_the_same_as_sims},
             {"identifies_the_device", identifies_the_device},
             {"scratch_round_trips", scratch_round_trips},
             {"aperture_burst_round_trips", aperture_burst_round_trips},
