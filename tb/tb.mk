@@ -242,6 +242,15 @@ $(eval $(call system_suite,system-link-proto,link_proto,LINK_PROTO,gpuref,1 2))
 $(eval $(call system_suite,system-isolation,isolation,ISOLATION,sched,1 2))
 $(eval $(call system_suite,system-vram-size,vram_size,VRAM_SIZE,gpuref,1))
 
+# pcie:// over the VFIO emulation (sim/vfio): the backend's VFIO path and the card's faults
+# (tb/system/test_pcie_vfio.c, linked with the emulation before libc), in a fixture tree of its own.
+PCIE_VFIO_TEST := $(VFIO_DIR)/test_pcie_vfio
+$(HOST_OBJ_DIR)/tb/system/test_pcie_vfio.o: private HOST_CFLAGS += -Isim/vfio
+$(eval $(call program,$(PCIE_VFIO_TEST),$(HOST_OBJ_DIR)/tb/system/test_pcie_vfio.o $(VFIO_EMU_SO) $(LIBGPUREF) \
+  $(SIM_LIB),$$(VFIO_EMU_SO) -Wl$$(comma)-rpath$$(comma)$$(abspath $$(VFIO_DIR)) $$(GPUREF_LINK) -lcmocka))
+$(eval $(call suite,system-pcie-vfio,$(PCIE_VFIO_TEST),d=$$$$(mktemp -d) && GR_VFIO_EMU=$$$$d/tree \
+  CMOCKA_MESSAGE_OUTPUT=TAP $(PCIE_VFIO_TEST); rc=$$$$?; rm -rf $$$$d; exit $$$$rc))
+
 # usb:// on the real libusb and libftdi over the emulated chips (build/usb/test_usb --seed N
 # replays), and the usb flavours of the link matrix's suites: the same test objects, with
 # usb_env.o putting an emulated chip on the bus at the suite's start.
