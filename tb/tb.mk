@@ -278,11 +278,13 @@ all: $(USB_SUITE_TESTS)
 # simulated board (tb/system/on_link.sh), each board running the RTL packet engine and PHY a
 # board carries: simd (gpuref-simd's stream board over its Unix socket), uart (its UART board on
 # a pseudo-terminal), usb-ft601 and usb-ft2232h (the chips emulated at the usbdevfs ioctl level
-# under the real libusb and libftdi, in the suite's process: build/usb/test_*_usb).
+# under the real libusb and libftdi, in the suite's process: build/usb/test_*_usb), and
+# pcie-vfio (pcie:// on the VFIO emulation of sim/vfio preloaded into the suite: gpu_core behind
+# an emulated VFIO device, no link engine; it gets the larger set, as simd does).
 #   make test-system-links LINKS=usb-ft601 [LINKS_FULL=1: every test of every suite, long]
 # The UART first: its lane is the longest (a 3 Mbaud line in simulation), so it runs on one core
 # while the others take turns on the second.
-LINKS ?= uart simd usb-ft601 usb-ft2232h
+LINKS ?= uart simd usb-ft601 usb-ft2232h pcie-vfio
 LINKS_FULL ?=
 # The chosen sets: what a link could break (opens across processes, fences, preemption, cancel,
 # TDR, eviction and residency), without the tests that move hundreds of MiB. The USB and UART
@@ -298,7 +300,7 @@ LINKS_SMALL_RESIDENCY := residency_is_notified_and_an_evicted_va_faults_without_
 links_bin = $(if $(filter usb-%,$(1)),$(USB_DIR)/test_$(2)_usb,$(BUILD)/tb/system/test_$(2))
 links_run = GR_TEST_FILTER='$(if $(LINKS_FULL),,$(3))' CMOCKA_MESSAGE_OUTPUT=TAP \
   tb/system/on_link.sh $(1) $(GPUREF_SIMD) $(call links_bin,$(1),$(2))
-links_one = $(if $(or $(LINKS_FULL),$(filter simd,$(1))),\
+links_one = $(if $(or $(LINKS_FULL),$(filter simd pcie-vfio,$(1))),\
   $(call links_run,$(1),alloc,$(LINKS_ALLOC)) || rc=1; \
   $(call links_run,$(1),kmd_submit,$(LINKS_KMD_SUBMIT)) || rc=1; \
   $(call links_run,$(1),vidsch,$(LINKS_VIDSCH)) || rc=1; \
@@ -308,7 +310,7 @@ links_one = $(if $(or $(LINKS_FULL),$(filter simd,$(1))),\
   $(call links_run,$(1),residency,$(LINKS_SMALL_RESIDENCY)) || rc=1;)
 # Two links at a time (each is one busy simulation), their TAP kept apart and printed in order.
 LINKS_OUT := $(BUILD)/test/links
-LINKS_DEPS := $(GPUREF_SIMD) $(ALLOC_TEST) $(KMD_SUBMIT_TEST) $(VIDSCH_TEST) $(RESIDENCY_TEST) $(USB_SUITE_TESTS)
+LINKS_DEPS := $(GPUREF_SIMD) $(ALLOC_TEST) $(KMD_SUBMIT_TEST) $(VIDSCH_TEST) $(RESIDENCY_TEST) $(USB_SUITE_TESTS) $(VFIO_EMU_SO)
 links-run-%: $(LINKS_DEPS)
 	@mkdir -p $(LINKS_OUT)
 	@rc=0; { $(call links_one,$*) } >$(LINKS_OUT)/$*.out 2>&1; echo "# exit $$rc" >$(LINKS_OUT)/$*.rc
@@ -349,6 +351,15 @@ $(PCIE_DRV_SO): $(LIBGPUREF_OBJS) $(PCIE_DRV_OBJS) $(PCIE_BENCH_OBJ) $(SIM_LIB)
 	$(call quiet,LD,$@)$(CXX) -shared -o $@ -Wl,--no-undefined -Wl,--exclude-libs,ALL $(LIBGPUREF_OBJS) \
 	  $(PCIE_DRV_OBJS) $(PCIE_BENCH_OBJ) $(SIM_LIB) $(GPUREF_SO_LDLIBS)
 -include $(PCIE_BENCH_OBJ:.o=.d)
+# The PCIe driver's conformance and smoke jobs (tb/unit/pcie/pcie_driver_jobs.c) on pcie:// over
+# the VFIO emulation: the same jobs the pcie-driver suites run over TLPs, here through the VFIO
+# backend itself (tb/system/on_link.sh pcie-vfio preloads the emulation).
+PCIE_JOBS_TEST := $(VFIO_DIR)/test_pcie_jobs
+$(eval $(call program,$(PCIE_JOBS_TEST),$(HOST_OBJ_DIR)/tb/system/test_pcie_jobs.o $(PCIE_DRV_OBJS) $(PCIE_BENCH_OBJ) \
+  $(LIBGPUREF) $(SIM_LIB),$$(GPUREF_LINK)))
+$(eval $(call suite,system-pcie-vfio-jobs,$(PCIE_JOBS_TEST) $(VFIO_EMU_SO),tb/system/on_link.sh pcie-vfio \
+  $(GPUREF_SIMD) $(PCIE_JOBS_TEST)))
+
 # test-examples builds the same objects and simulation library in a make of its own (its
 # install): when both run in one make (make test, maybe -j2), this waits for it instead of
 # writing the same files at the same time.

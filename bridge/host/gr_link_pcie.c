@@ -1001,7 +1001,8 @@ static uint32_t pcie_caps(void *ctx)
 {
     pcie_ctx_t *c = ctx;
     /* Memory writes are posted TLPs: no completion, so no error, ever comes back for one. */
-    return (c->mode == MODE_VFIO ? GR_LINK_CAP_DMA : 0u) | (c->irq_fd >= 0 ? GR_LINK_CAP_IRQ : 0u) | GR_LINK_CAP_POSTED_WRITES;
+    return (c->mode == MODE_VFIO ? GR_LINK_CAP_DMA : 0u) | (c->irq_fd >= 0 ? GR_LINK_CAP_IRQ : 0u) | GR_LINK_CAP_POSTED_WRITES |
+           GR_LINK_CAP_READ_ERRORS_ALL_ONES;
 }
 
 static void pcie_describe(void *ctx, char *buf, size_t len)

@@ -62,7 +62,7 @@ pcie-vfio)
 esac
 # The suites' hang alarm (120 s a test) is for sim://; a test on a slow link takes longer.
 case "$LINK" in
-simd) ;;
+simd | pcie-vfio) ;;
 *) export GR_TEST_TIMEOUT_SCALE=${GR_TEST_TIMEOUT_SCALE:-10} ;;
 esac
 echo "# link $LINK: $GR_TEST_DEVICE"
