@@ -11,7 +11,7 @@
 SIM_DIR ?= $(BUILD)/sim
 SIM_LIB := $(SIM_DIR)/libgr_sim.a
 # zlib for the FST writer, the C++ runtime, libm, and threads and atomics as Verilator links them
-SIM_LDLIBS := -lz -lstdc++ -lm -lpthread -latomic
+SIM_LDLIBS := -lz -lstdc++ -lm -lpthread -latomic $(COV_LDLIBS)
 SIM_CPPFLAGS := -Isim/harness -Ihost/include
 BOARD_DIR ?= $(BUILD)/board
 BOARD_LIB := $(BOARD_DIR)/libgr_board.a

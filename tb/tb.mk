@@ -522,3 +522,27 @@ $(eval $(call suite,fuzz,$(FUZZ_BINS),tb/fuzz/run_fuzz.sh $$(FUZZ_DIR) $$(FUZZ_S
 WIRE_FUZZ_SEED ?= 1
 WIRE_FUZZ_COUNT ?= 600
 $(eval $(call suite,wire-fuzz,$(GPUREF_SIMD),python3 tb/fuzz/wire_fuzz.py $(GPUREF_SIMD) --seed $$(WIRE_FUZZ_SEED) --count $$(WIRE_FUZZ_COUNT) --dir $$(BUILD)/wire-fuzz))
+
+# ---- coverage --------------------------------------------------------------------------------
+# make coverage: line coverage of the host code (host/, bridge/host) over the suites of make test
+# that run it (COV_SUITES: every suite but the RTL lane's, whose tests run no host code), built
+# with gcc --coverage (COVERAGE=1, Makefile) into $(COV_BUILD) and run there, the simulation
+# libraries shared with the normal build. gcovr (pinned in requirements.txt) writes
+# $(COV_OUT)/summary.txt (a line per file: its lines, those run, the percentage, the lines never
+# run; then TOTAL) and $(COV_OUT)/index.html with a page per file. It reruns the suites (as long
+# as make test's host lane) and is not part of make test; its status is theirs.
+#   make coverage COV_SUITES="system-pcie-vfio system-pcie-host"    a subset
+COV_BUILD := build/cov
+COV_OUT := build/coverage
+COV_SUITES ?= $(TEST_LANE_HOST)
+GCOVR ?= $(VENV_PY) -m gcovr
+.PHONY: coverage
+coverage: $(VENV)/.stamp
+	@rm -rf $(COV_OUT) $(COV_BUILD)/test && mkdir -p $(COV_OUT)
+	@if [ -d $(COV_BUILD) ]; then find $(COV_BUILD) -name '*.gcda' -delete; fi
+	@rc=0; $(MAKE) $(SELF) BUILD=$(COV_BUILD) VENV=$(VENV) SIM_DIR=$(SIM_DIR) BOARD_DIR=$(BOARD_DIR) COVERAGE=1 \
+	  $(addprefix test-,$(COV_SUITES)) || rc=1; \
+	  python3 tb/tap_summary.py $(addprefix $(COV_BUILD)/test/,$(addsuffix .tap,$(COV_SUITES))) || rc=1; \
+	  $(GCOVR) --root . --object-directory $(COV_BUILD) --filter 'host/' --filter 'bridge/host/' \
+	    --exclude '.*tb/' --txt $(COV_OUT)/summary.txt --html-details $(COV_OUT)/index.html || rc=1; \
+	  cat $(COV_OUT)/summary.txt; echo "coverage: $(COV_OUT)/summary.txt, $(COV_OUT)/index.html"; exit $$rc
