@@ -62,6 +62,16 @@ export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1:suppressions=$(CURDIR
 export TSAN_OPTIONS ?= exitcode=66:halt_on_error=1:second_deadlock_stack=1
 endif
 
+# ---- coverage ------------------------------------------------------------------------------
+# COVERAGE=1 (make coverage sets it, with a BUILD of its own) compiles and links the C code with
+# gcc --coverage; the simulation's C++ stays as it is (SIM_DIR and BOARD_DIR are shared with the
+# normal build), so only the host code and the emulations in C are counted.
+COVERAGE ?=
+ifneq ($(COVERAGE),)
+CC := $(CC) --coverage -fprofile-update=atomic
+COV_LDLIBS := -lgcov
+endif
+
 # ---- output --------------------------------------------------------------------------------
 # Quiet by default, as the Linux kernel: one short line per step (`  CC       host/lib/x.c`); V=1
 # prints the commands. A recipe starts with $(call quiet,TAG,WHAT) or $(Q); Verilator builds run

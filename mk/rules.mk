@@ -11,7 +11,7 @@
 SIM_DIR ?= $(BUILD)/sim
 SIM_LIB := $(SIM_DIR)/libgr_sim.a
 # zlib for the FST writer, the C++ runtime, libm, and threads and atomics as Verilator links them
-SIM_LDLIBS := -lz -lstdc++ -lm -lpthread -latomic
+SIM_LDLIBS := -lz -lstdc++ -lm -lpthread -latomic $(COV_LDLIBS)
 SIM_CPPFLAGS := -Isim/harness -Ihost/include
 BOARD_DIR ?= $(BUILD)/board
 BOARD_LIB := $(BOARD_DIR)/libgr_board.a
@@ -22,6 +22,9 @@ BOARD_KINDS := $(BOARD_ALL_KINDS)
 USB_DIR := $(BUILD)/usb
 USB_EMU_OBJ := $(USB_DIR)/usb_emu.o
 USB_ENV_OBJ := $(USB_DIR)/usb_env.o
+# The VFIO emulation (sim/vfio): a preload library with gpu_core's simulation inside, hidden.
+VFIO_DIR := $(BUILD)/vfio
+VFIO_EMU_SO := $(VFIO_DIR)/libgr_vfio_emu.so
 # umockdev's preload library linked in, as libusb's own umockdev test does: the program runs in
 # the mock environment without LD_PRELOAD (--no-as-needed keeps the unreferenced library).
 USB_UMOCKDEV_LIBS = $(eval USB_UMOCKDEV_LIBS := $$(shell pkg-config --libs umockdev-1.0))$(USB_UMOCKDEV_LIBS)

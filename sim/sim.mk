@@ -127,3 +127,15 @@ $(USB_ENV_OBJ): sim/usb/usb_env.c
 	@mkdir -p $(@D)
 	$(call quiet,CC,$<)$(CC) $(CSTD) $(WARN) $(CFLAGS) -MMD -MP $(BOARD_CPPFLAGS) -c $< -o $@
 -include $(USB_EMU_OBJ:.o=.d) $(USB_ENV_OBJ:.o=.d)
+
+# ---- VFIO emulation --------------------------------------------------------------------------
+# One card behind /dev/vfio, the ioctls answered in the process (sim/vfio/README.md): a shared
+# library to preload (or link before libc), the simulation library folded in with its symbols
+# hidden, so a program with a simulation of its own does not meet this one.
+$(VFIO_DIR)/vfio_emu.o: sim/vfio/vfio_emu.c
+	@mkdir -p $(@D)
+	$(call quiet,CC,$<)$(CC) $(CSTD) $(WARN) $(CFLAGS) $(PIC_CFLAGS) -MMD -MP -Isim/harness -Ihost/include -c $< -o $@
+$(VFIO_EMU_SO): $(VFIO_DIR)/vfio_emu.o $(SIM_LIB)
+	$(call quiet,LD,$@)$(CXX) -shared -o $@ -Wl,--no-undefined -Wl,--exclude-libs,ALL $^ $(SIM_LDLIBS) -ldl
+all: $(VFIO_EMU_SO)
+-include $(VFIO_DIR)/vfio_emu.d

@@ -242,6 +242,15 @@ $(eval $(call system_suite,system-link-proto,link_proto,LINK_PROTO,gpuref,1 2))
 $(eval $(call system_suite,system-isolation,isolation,ISOLATION,sched,1 2))
 $(eval $(call system_suite,system-vram-size,vram_size,VRAM_SIZE,gpuref,1))
 
+# pcie:// over the VFIO emulation (sim/vfio): the backend's VFIO path and the card's faults
+# (tb/system/test_pcie_vfio.c, linked with the emulation before libc), in a fixture tree of its own.
+PCIE_VFIO_TEST := $(VFIO_DIR)/test_pcie_vfio
+$(HOST_OBJ_DIR)/tb/system/test_pcie_vfio.o: private HOST_CFLAGS += -Isim/vfio
+$(eval $(call program,$(PCIE_VFIO_TEST),$(HOST_OBJ_DIR)/tb/system/test_pcie_vfio.o $(VFIO_EMU_SO) $(LIBGPUREF) \
+  $(SIM_LIB),$$(VFIO_EMU_SO) -Wl$$(comma)-rpath$$(comma)$$(abspath $$(VFIO_DIR)) $$(GPUREF_LINK) -lcmocka))
+$(eval $(call suite,system-pcie-vfio,$(PCIE_VFIO_TEST),d=$$$$(mktemp -d) && GR_VFIO_EMU=$$$$d/tree \
+  CMOCKA_MESSAGE_OUTPUT=TAP $(PCIE_VFIO_TEST); rc=$$$$?; rm -rf $$$$d; exit $$$$rc))
+
 # usb:// on the real libusb and libftdi over the emulated chips (build/usb/test_usb --seed N
 # replays; --gpuctl diffs its transaction logs against sim://'s), and the usb flavours of the link matrix's suites: the same test objects, with
 # usb_env.o putting an emulated chip on the bus at the suite's start.
@@ -269,11 +278,14 @@ all: $(USB_SUITE_TESTS)
 # simulated board (tb/system/on_link.sh), each board running the RTL packet engine and PHY a
 # board carries: simd (gpuref-simd's stream board over its Unix socket), uart (its UART board on
 # a pseudo-terminal), usb-ft601 and usb-ft2232h (the chips emulated at the usbdevfs ioctl level
-# under the real libusb and libftdi, in the suite's process: build/usb/test_*_usb).
+# under the real libusb and libftdi, in the suite's process: build/usb/test_*_usb), and
+# pcie-vfio (pcie:// on the VFIO emulation of sim/vfio preloaded into the suite: gpu_core behind
+# an emulated VFIO device, no link engine; the smaller set: its device runs in wall time beside
+# the suite, and a_lost_interrupt's 4000 polls of 20 us are too few for it on a loaded machine).
 #   make test-system-links LINKS=usb-ft601 [LINKS_FULL=1: every test of every suite, long]
 # The UART first: its lane is the longest (a 3 Mbaud line in simulation), so it runs on one core
 # while the others take turns on the second.
-LINKS ?= uart simd usb-ft601 usb-ft2232h
+LINKS ?= uart simd usb-ft601 usb-ft2232h pcie-vfio
 LINKS_FULL ?=
 # The chosen sets: what a link could break (opens across processes, fences, preemption, cancel,
 # TDR, eviction and residency), without the tests that move hundreds of MiB. The USB and UART
@@ -299,7 +311,7 @@ links_one = $(if $(or $(LINKS_FULL),$(filter simd,$(1))),\
   $(call links_run,$(1),residency,$(LINKS_SMALL_RESIDENCY)) || rc=1;)
 # Two links at a time (each is one busy simulation), their TAP kept apart and printed in order.
 LINKS_OUT := $(BUILD)/test/links
-LINKS_DEPS := $(GPUREF_SIMD) $(ALLOC_TEST) $(KMD_SUBMIT_TEST) $(VIDSCH_TEST) $(RESIDENCY_TEST) $(USB_SUITE_TESTS)
+LINKS_DEPS := $(GPUREF_SIMD) $(ALLOC_TEST) $(KMD_SUBMIT_TEST) $(VIDSCH_TEST) $(RESIDENCY_TEST) $(USB_SUITE_TESTS) $(VFIO_EMU_SO)
 links-run-%: $(LINKS_DEPS)
 	@mkdir -p $(LINKS_OUT)
 	@rc=0; { $(call links_one,$*) } >$(LINKS_OUT)/$*.out 2>&1; echo "# exit $$rc" >$(LINKS_OUT)/$*.rc
@@ -340,6 +352,15 @@ $(PCIE_DRV_SO): $(LIBGPUREF_OBJS) $(PCIE_DRV_OBJS) $(PCIE_BENCH_OBJ) $(SIM_LIB)
 	$(call quiet,LD,$@)$(CXX) -shared -o $@ -Wl,--no-undefined -Wl,--exclude-libs,ALL $(LIBGPUREF_OBJS) \
 	  $(PCIE_DRV_OBJS) $(PCIE_BENCH_OBJ) $(SIM_LIB) $(GPUREF_SO_LDLIBS)
 -include $(PCIE_BENCH_OBJ:.o=.d)
+# The PCIe driver's conformance and smoke jobs (tb/unit/pcie/pcie_driver_jobs.c) on pcie:// over
+# the VFIO emulation: the same jobs the pcie-driver suites run over TLPs, here through the VFIO
+# backend itself (tb/system/on_link.sh pcie-vfio preloads the emulation).
+PCIE_JOBS_TEST := $(VFIO_DIR)/test_pcie_jobs
+$(eval $(call program,$(PCIE_JOBS_TEST),$(HOST_OBJ_DIR)/tb/system/test_pcie_jobs.o $(PCIE_DRV_OBJS) $(PCIE_BENCH_OBJ) \
+  $(LIBGPUREF) $(SIM_LIB),$$(GPUREF_LINK)))
+$(eval $(call suite,system-pcie-vfio-jobs,$(PCIE_JOBS_TEST) $(VFIO_EMU_SO),tb/system/on_link.sh pcie-vfio \
+  $(GPUREF_SIMD) $(PCIE_JOBS_TEST)))
+
 # test-examples builds the same objects and simulation library in a make of its own (its
 # install): when both run in one make (make test, maybe -j2), this waits for it instead of
 # writing the same files at the same time.
@@ -502,3 +523,27 @@ $(eval $(call suite,fuzz,$(FUZZ_BINS),tb/fuzz/run_fuzz.sh $$(FUZZ_DIR) $$(FUZZ_S
 WIRE_FUZZ_SEED ?= 1
 WIRE_FUZZ_COUNT ?= 600
 $(eval $(call suite,wire-fuzz,$(GPUREF_SIMD),python3 tb/fuzz/wire_fuzz.py $(GPUREF_SIMD) --seed $$(WIRE_FUZZ_SEED) --count $$(WIRE_FUZZ_COUNT) --dir $$(BUILD)/wire-fuzz))
+
+# ---- coverage --------------------------------------------------------------------------------
+# make coverage: line coverage of the host code (host/, bridge/host) over the suites of make test
+# that run it (COV_SUITES: every suite but the RTL lane's, whose tests run no host code), built
+# with gcc --coverage (COVERAGE=1, Makefile) into $(COV_BUILD) and run there, the simulation
+# libraries shared with the normal build. gcovr (pinned in requirements.txt) writes
+# $(COV_OUT)/summary.txt (a line per file: its lines, those run, the percentage, the lines never
+# run; then TOTAL) and $(COV_OUT)/index.html with a page per file. It reruns the suites (as long
+# as make test's host lane) and is not part of make test; its status is theirs.
+#   make coverage COV_SUITES="system-pcie-vfio system-pcie-host"    a subset
+COV_BUILD := build/cov
+COV_OUT := build/coverage
+COV_SUITES ?= $(TEST_LANE_HOST)
+GCOVR ?= $(VENV_PY) -m gcovr
+.PHONY: coverage
+coverage: $(VENV)/.stamp
+	@rm -rf $(COV_OUT) $(COV_BUILD)/test && mkdir -p $(COV_OUT)
+	@if [ -d $(COV_BUILD) ]; then find $(COV_BUILD) -name '*.gcda' -delete; fi
+	@rc=0; $(MAKE) $(SELF) BUILD=$(COV_BUILD) VENV=$(VENV) SIM_DIR=$(SIM_DIR) BOARD_DIR=$(BOARD_DIR) COVERAGE=1 \
+	  $(addprefix test-,$(COV_SUITES)) || rc=1; \
+	  python3 tb/tap_summary.py $(addprefix $(COV_BUILD)/test/,$(addsuffix .tap,$(COV_SUITES))) || rc=1; \
+	  $(GCOVR) --root . --object-directory $(COV_BUILD) --filter 'host/' --filter 'bridge/host/' \
+	    --exclude '.*tb/' --txt $(COV_OUT)/summary.txt --html-details $(COV_OUT)/index.html || rc=1; \
+	  cat $(COV_OUT)/summary.txt; echo "coverage: $(COV_OUT)/summary.txt, $(COV_OUT)/index.html"; exit $$rc

@@ -70,7 +70,10 @@ enum {
     GR_LINK_CAP_POSTED_WRITES = 1u << 4,
     /** The open made the device: its VRAM holds nothing any earlier user wrote (sim://). Without
      * it VidMm zeroes VRAM before it first hands a page out (host/dxgk/README.md). */
-    GR_LINK_CAP_FRESH_VRAM = 1u << 5
+    GR_LINK_CAP_FRESH_VRAM = 1u << 5,
+    /** A read the device answers with an error (or not at all) returns all ones, as the root
+     *  complex answers it, not GR_E_BUS: PCIe seen from user space (pcie://) */
+    GR_LINK_CAP_READ_ERRORS_ALL_ONES = 1u << 6
 };
 
 struct gr_txlog; /* gr_txlog.h */

@@ -24,9 +24,11 @@
 
 static const char *const pcie_keys[] = {"anyid", "root", NULL};
 
+#define PCI_VENDOR_ID 0x00
 #define PCI_COMMAND 0x04
 #define PCI_COMMAND_MEMORY 0x2u
 #define PCI_COMMAND_MASTER 0x4u
+#define NO_IRQ (~0u)
 
 enum { MODE_VFIO, MODE_UIO };
 
@@ -46,11 +48,18 @@ typedef struct pcie_ctx {
     uint64_t cfg_off;                   /* VFIO: the config region's offset in device_fd */
     int cfg_fd;                         /* uio: sysfs config */
     int irq_fd;                         /* the eventfd (VFIO) or /dev/uioN; -1: none */
+    unsigned irq_index;                 /* VFIO: VFIO_PCI_{MSIX,MSI,INTX}_IRQ_INDEX, or NO_IRQ */
+    bool intx_masked;                   /* VFIO INTx: delivered, masked until the next wait */
+    int req_fd;                         /* VFIO: the device request eventfd (removal); -1: none */
+    bool reset_works;                   /* VFIO: VFIO_DEVICE_FLAGS_RESET */
+    bool gone;                          /* the device was removed: no call touches it again */
     unsigned uio;
-    volatile uint8_t *bar0, *bar1;
+    volatile uint8_t *bar0, *bar1;      /* mapped BARs; NULL: reached with pread/pwrite */
+    uint64_t bar0_off, bar1_off;        /* VFIO: the BAR regions' offsets in device_fd */
     size_t bar0_len, bar1_len;
     pcie_dma_t *dma;
     uint64_t iova_lo, iova_hi; /* dma_alloc's window: [lo, hi) */
+    uint64_t iova_next;        /* where dma_alloc looks first: past the last buffer it gave */
 } pcie_ctx_t;
 
 /* Parses DDDD:BB:DD.F strictly into lower case (sysfs spells it so). */
@@ -145,7 +154,7 @@ static int ioctl_error(const pcie_ctx_t *c, const char *what, const char *node)
  * MSI window or HyperTransport's hole are outside them). Without the report the window stays. */
 static int narrow_iova(pcie_ctx_t *c)
 {
-    c->iova_lo = GR_PCIE_IOVA_BASE;
+    c->iova_lo = c->iova_next = GR_PCIE_IOVA_BASE;
     c->iova_hi = GR_PCIE_IOVA_END;
     struct vfio_iommu_type1_info head = {.argsz = sizeof head};
     if (ioctl(c->container, VFIO_IOMMU_GET_INFO, &head) != 0 ||
@@ -199,10 +208,62 @@ static int narrow_iova(pcie_ctx_t *c)
         c->iova_lo = (best_lo + 0xfffu) & ~0xfffull;
         c->iova_hi = best_hi & ~0xfffull;
     }
+    c->iova_next = c->iova_lo;
     return GR_OK;
 }
 
-/* VFIO: container, group, device; BARs, command register, MSI. */
+static const char *irq_name(uint32_t index)
+{
+    switch (index) {
+    case VFIO_PCI_MSIX_IRQ_INDEX: return "MSI-X";
+    case VFIO_PCI_MSI_IRQ_INDEX: return "MSI";
+    case VFIO_PCI_INTX_IRQ_INDEX: return "INTx";
+    default: return "device request";
+    }
+}
+
+/* VFIO_DEVICE_SET_IRQS with one SET_IRQS header and count values of data after it. */
+static int set_irqs(const pcie_ctx_t *c, uint32_t index, uint32_t flags, uint32_t count,
+                    const void *data, size_t data_bytes)
+{
+    union {
+        struct vfio_irq_set s;
+        uint8_t bytes[sizeof(struct vfio_irq_set) + sizeof(int32_t)];
+    } set;
+    memset(&set, 0, sizeof set);
+    set.s.argsz = (uint32_t)(sizeof(struct vfio_irq_set) + data_bytes);
+    set.s.flags = flags;
+    set.s.index = index;
+    set.s.start = 0;
+    set.s.count = count;
+    if (data_bytes)
+        memcpy(set.bytes + sizeof(struct vfio_irq_set), data, data_bytes);
+    return ioctl(c->device_fd, VFIO_DEVICE_SET_IRQS, &set);
+}
+
+/* Vector 0 of an interrupt index delivered to a new eventfd. */
+static int irq_eventfd(pcie_ctx_t *c, uint32_t index, int *out_fd)
+{
+    int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (efd < 0) {
+        gr_link_set_error("pcie://%s: eventfd: %s", c->bdf, strerror(errno));
+        return GR_E_IO;
+    }
+    const int32_t fd32 = efd;
+    if (set_irqs(c, index, VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER, 1, &fd32,
+                 sizeof fd32) != 0) {
+        int e = errno;
+        close(efd);
+        errno = e;
+        char what[64];
+        snprintf(what, sizeof what, "VFIO_DEVICE_SET_IRQS (%s)", irq_name(index));
+        return ioctl_error(c, what, "the device");
+    }
+    *out_fd = efd;
+    return GR_OK;
+}
+
+/* VFIO: container, group, device; BARs, command register, interrupts. */
 static int open_vfio(pcie_ctx_t *c, const char *devroot, const char *sysdev)
 {
     char path[PATH_MAX], name[64];
@@ -273,59 +334,74 @@ static int open_vfio(pcie_ctx_t *c, const char *devroot, const char *sysdev)
     if (c->device_fd < 0)
         return ioctl_error(c, "VFIO_GROUP_GET_DEVICE_FD", gpath);
 
+    struct vfio_device_info di = {.argsz = sizeof di};
+    if (ioctl(c->device_fd, VFIO_DEVICE_GET_INFO, &di) != 0)
+        return ioctl_error(c, "VFIO_DEVICE_GET_INFO", gpath);
+    c->reset_works = (di.flags & VFIO_DEVICE_FLAGS_RESET) != 0;
+    /* A known state before anything is mapped for the device: whatever an earlier user left
+     * running stops here (without a function reset, pcie_open resets the DMA engine instead). */
+    if (c->reset_works && ioctl(c->device_fd, VFIO_DEVICE_RESET) != 0)
+        c->reset_works = false; /* refused (another function shares the reset): the fallback */
+
     uint32_t idx[2] = {VFIO_PCI_BAR0_REGION_INDEX, VFIO_PCI_BAR1_REGION_INDEX};
     volatile uint8_t **bars[2] = {&c->bar0, &c->bar1};
+    uint64_t *offs[2] = {&c->bar0_off, &c->bar1_off};
     size_t *lens[2] = {&c->bar0_len, &c->bar1_len};
     for (int i = 0; i < 2; i++) {
         struct vfio_region_info ri = {.argsz = sizeof ri, .index = idx[i]};
         if (ioctl(c->device_fd, VFIO_DEVICE_GET_REGION_INFO, &ri) != 0)
             return ioctl_error(c, "VFIO_DEVICE_GET_REGION_INFO (BAR)", gpath);
-        if (!(ri.flags & VFIO_REGION_INFO_FLAG_MMAP) || ri.size == 0) {
-            gr_link_set_error("pcie://%s: BAR%d (%llu bytes) cannot be mmapped through VFIO",
-                              c->bdf, i, (unsigned long long)ri.size);
+        const uint32_t rw = VFIO_REGION_INFO_FLAG_READ | VFIO_REGION_INFO_FLAG_WRITE;
+        if (ri.size == 0 || (ri.flags & rw) != rw || ri.size > SIZE_MAX) {
+            gr_link_set_error("pcie://%s: BAR%d (%llu bytes, flags 0x%x) cannot be read and "
+                              "written through VFIO",
+                              c->bdf, i, (unsigned long long)ri.size, ri.flags);
             return GR_E_UNSUPPORTED;
         }
-        void *m = mmap(NULL, ri.size, PROT_READ | PROT_WRITE, MAP_SHARED, c->device_fd,
-                       (off_t)ri.offset);
-        if (m == MAP_FAILED) {
-            gr_link_set_error("pcie://%s: mmap of BAR%d failed: %s", c->bdf, i, strerror(errno));
-            return GR_E_IO;
+        *offs[i] = ri.offset;
+        *lens[i] = (size_t)ri.size;
+        /* Mapped where VFIO allows it; else each access is a pread or pwrite at the region's
+         * offset (a BAR vfio-pci cannot map: smaller than a page, or with MSI-X in it). */
+        if (ri.flags & VFIO_REGION_INFO_FLAG_MMAP) {
+            void *m = mmap(NULL, ri.size, PROT_READ | PROT_WRITE, MAP_SHARED, c->device_fd,
+                           (off_t)ri.offset);
+            if (m == MAP_FAILED) {
+                gr_link_set_error("pcie://%s: mmap of BAR%d failed: %s", c->bdf, i,
+                                  strerror(errno));
+                return GR_E_IO;
+            }
+            *bars[i] = m;
         }
-        *bars[i] = m;
-        *lens[i] = ri.size;
     }
     struct vfio_region_info cfg = {.argsz = sizeof cfg, .index = VFIO_PCI_CONFIG_REGION_INDEX};
     if (ioctl(c->device_fd, VFIO_DEVICE_GET_REGION_INFO, &cfg) != 0)
         return ioctl_error(c, "VFIO_DEVICE_GET_REGION_INFO (config)", gpath);
     c->cfg_off = cfg.offset;
 
-    struct vfio_irq_info ii = {.argsz = sizeof ii, .index = VFIO_PCI_MSI_IRQ_INDEX};
-    if (ioctl(c->device_fd, VFIO_DEVICE_GET_IRQ_INFO, &ii) == 0 && ii.count >= 1) {
-        int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-        if (efd < 0) {
-            gr_link_set_error("pcie://%s: eventfd: %s", c->bdf, strerror(errno));
-            return GR_E_IO;
-        }
-        /* The header, then its data (one eventfd) in the flexible array that ends it. */
-        union {
-            struct vfio_irq_set s;
-            uint8_t bytes[sizeof(struct vfio_irq_set) + sizeof(int32_t)];
-        } set;
-        memset(&set, 0, sizeof set);
-        set.s.argsz = sizeof set.bytes;
-        set.s.flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER;
-        set.s.index = VFIO_PCI_MSI_IRQ_INDEX;
-        set.s.start = 0;
-        set.s.count = 1;
-        const int32_t fd32 = efd;
-        memcpy(set.bytes + sizeof(struct vfio_irq_set), &fd32, sizeof fd32);
-        if (ioctl(c->device_fd, VFIO_DEVICE_SET_IRQS, &set) != 0) {
-            close(efd);
-            return ioctl_error(c, "VFIO_DEVICE_SET_IRQS (MSI)", gpath);
-        }
+    /* MSI-X, else MSI, else INTx as the last resort, as the kernel's own drivers choose;
+     * none: the link works without GR_LINK_CAP_IRQ (polling). */
+    static const uint32_t kinds[] = {VFIO_PCI_MSIX_IRQ_INDEX, VFIO_PCI_MSI_IRQ_INDEX,
+                                     VFIO_PCI_INTX_IRQ_INDEX};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0] && c->irq_fd < 0; k++) {
+        struct vfio_irq_info ii = {.argsz = sizeof ii, .index = kinds[k]};
+        if (ioctl(c->device_fd, VFIO_DEVICE_GET_IRQ_INFO, &ii) != 0 || ii.count < 1 ||
+            !(ii.flags & VFIO_IRQ_INFO_EVENTFD))
+            continue;
+        int efd = -1;
+        int rc = irq_eventfd(c, kinds[k], &efd);
+        if (rc)
+            return rc;
         c->irq_fd = efd;
+        c->irq_index = kinds[k];
     }
-    /* No MSI capability: the link works without GR_LINK_CAP_IRQ (polling). */
+    /* The kernel asks for the device back through this one when it is being removed. */
+    struct vfio_irq_info ri = {.argsz = sizeof ri, .index = VFIO_PCI_REQ_IRQ_INDEX};
+    if (ioctl(c->device_fd, VFIO_DEVICE_GET_IRQ_INFO, &ri) == 0 && ri.count >= 1 &&
+        (ri.flags & VFIO_IRQ_INFO_EVENTFD)) {
+        int rc = irq_eventfd(c, VFIO_PCI_REQ_IRQ_INDEX, &c->req_fd);
+        if (rc)
+            return rc;
+    }
     return GR_OK;
 }
 
@@ -403,11 +479,90 @@ static int cfg_rw16(pcie_ctx_t *c, unsigned off, uint16_t *v, bool write)
     off_t at = (off_t)((c->mode == MODE_VFIO ? c->cfg_off : 0) + off);
     ssize_t n = write ? pwrite(fd, v, 2, at) : pread(fd, v, 2, at);
     if (n != 2) {
+        int e = n < 0 ? errno : 0;
         gr_link_set_error("pcie://%s: config space %s at 0x%x failed: %s", c->bdf,
-                          write ? "write" : "read", off, n < 0 ? strerror(errno) : "short");
-        return GR_E_IO;
+                          write ? "write" : "read", off, e ? strerror(e) : "short");
+        if (e == ENODEV)
+            c->gone = true;
+        return e == ENODEV ? GR_E_NO_DEVICE : GR_E_IO;
     }
     return GR_OK;
+}
+
+/* What a failed or all-ones BAR access means. PCIe gives user space no status for a read: the
+ * root complex answers one that fails (UR, CA, a completion timeout, a device that is gone)
+ * with all ones, and vfio-pci refuses BAR access once memory decoding is off. So the config
+ * space is asked: a vendor ID of all ones (or ENODEV) is a removed device; memory decoding
+ * off in the command register that pcie_open set is a function reset that came from outside
+ * (a slot reset, a link that went down): it is turned back on and the caller is told the
+ * device lost its state; else, for an all-ones read, ID_MAGIC is read again: all ones there
+ * too is a device that does not complete reads. GR_OK: the all-ones value was the register's. */
+static int bar_fault(pcie_ctx_t *c, bool all_ones)
+{
+    if (c->gone) {
+        gr_link_set_error("pcie://%s: the device is gone (removed)", c->bdf);
+        return GR_E_NO_DEVICE;
+    }
+    uint16_t vendor = 0, cmd = 0;
+    int rc = cfg_rw16(c, PCI_VENDOR_ID, &vendor, false);
+    if (rc == GR_E_NO_DEVICE || (!rc && vendor == 0xffffu)) {
+        c->gone = true;
+        gr_link_set_error("pcie://%s: the device is gone (surprise removal: %s)", c->bdf,
+                          rc ? "its VFIO device answers ENODEV" : "config space reads all ones");
+        return GR_E_NO_DEVICE;
+    }
+    if (!rc)
+        rc = cfg_rw16(c, PCI_COMMAND, &cmd, false);
+    if (rc)
+        return rc;
+    if (!(cmd & PCI_COMMAND_MEMORY)) {
+        cmd |= PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER;
+        rc = cfg_rw16(c, PCI_COMMAND, &cmd, true);
+        if (rc)
+            return rc;
+        gr_link_set_error("pcie://%s: the function was reset (memory decoding was off): its "
+                          "registers are at their reset values",
+                          c->bdf);
+        return GR_E_DEVICE_RESET;
+    }
+    if (!all_ones) {
+        gr_link_set_error("pcie://%s: a BAR access failed with memory decoding on", c->bdf);
+        return GR_E_IO;
+    }
+    uint32_t magic = 0xffffffffu;
+    if (c->bar0)
+        magic = *(volatile uint32_t *)(c->bar0 + GR_REG_ID_MAGIC);
+    else if (pread(c->device_fd, &magic, 4, (off_t)(c->bar0_off + GR_REG_ID_MAGIC)) != 4)
+        magic = 0xffffffffu;
+    if (magic == 0xffffffffu) {
+        gr_link_set_error("pcie://%s: BAR0 reads complete with all ones while config space "
+                          "answers: the device does not complete reads (completion timeout)",
+                          c->bdf);
+        return GR_E_TIMEOUT;
+    }
+    return GR_OK;
+}
+
+/* One access to a BAR: a load or store on the mapping, or pread/pwrite at the region. */
+static int bar_rw(pcie_ctx_t *c, int bar, uint64_t off, void *buf, size_t n, bool write)
+{
+    if (c->gone) {
+        gr_link_set_error("pcie://%s: the device is gone (removed)", c->bdf);
+        return GR_E_NO_DEVICE;
+    }
+    const uint64_t at = (bar ? c->bar1_off : c->bar0_off) + off;
+    ssize_t r = write ? pwrite(c->device_fd, buf, n, (off_t)at) : pread(c->device_fd, buf, n, (off_t)at);
+    if (r == (ssize_t)n)
+        return GR_OK;
+    int e = r < 0 ? errno : EIO;
+    if (e == ENODEV)
+        c->gone = true;
+    int rc = bar_fault(c, false);
+    if (rc == GR_E_IO)
+        gr_link_set_error("pcie://%s: BAR%d %s of %zu bytes at 0x%llx failed: %s", c->bdf, bar,
+                          write ? "write" : "read", n, (unsigned long long)off,
+                          r < 0 ? strerror(e) : "short");
+    return rc ? rc : GR_E_IO;
 }
 
 static void pcie_close(void *ctx)
@@ -415,6 +570,15 @@ static void pcie_close(void *ctx)
     pcie_ctx_t *c = ctx;
     if (!c)
         return;
+    if (c->mode == MODE_VFIO && c->device_fd >= 0 && !c->gone && c->dma) {
+        /* The device must not reach the pages after they go back: bus mastering off first,
+         * so that DMA still in flight ends at the function, not at an unmapped IOVA. */
+        uint16_t cmd = 0;
+        if (cfg_rw16(c, PCI_COMMAND, &cmd, false) == GR_OK) {
+            cmd &= (uint16_t)~PCI_COMMAND_MASTER;
+            (void)cfg_rw16(c, PCI_COMMAND, &cmd, true);
+        }
+    }
     while (c->dma) {
         pcie_dma_t *d = c->dma;
         c->dma = d->next;
@@ -426,17 +590,14 @@ static void pcie_close(void *ctx)
         munmap(d->cpu, d->bytes);
         free(d);
     }
-    if (c->irq_fd >= 0 && c->mode == MODE_VFIO && c->device_fd >= 0) {
-        struct vfio_irq_set off = {.argsz = sizeof off,
-                                   .flags = VFIO_IRQ_SET_DATA_NONE | VFIO_IRQ_SET_ACTION_TRIGGER,
-                                   .index = VFIO_PCI_MSI_IRQ_INDEX};
-        ioctl(c->device_fd, VFIO_DEVICE_SET_IRQS, &off);
-    }
+    if (c->irq_fd >= 0 && c->mode == MODE_VFIO && c->device_fd >= 0 && !c->gone)
+        (void)set_irqs(c, c->irq_index, VFIO_IRQ_SET_DATA_NONE | VFIO_IRQ_SET_ACTION_TRIGGER, 0,
+                       NULL, 0);
     if (c->bar0)
         munmap((void *)c->bar0, c->bar0_len);
     if (c->bar1)
         munmap((void *)c->bar1, c->bar1_len);
-    int fds[] = {c->irq_fd, c->cfg_fd, c->device_fd, c->group_fd, c->container};
+    int fds[] = {c->irq_fd, c->req_fd, c->cfg_fd, c->device_fd, c->group_fd, c->container};
     for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
         if (fds[i] >= 0)
             close(fds[i]);
@@ -514,7 +675,8 @@ static int pcie_open(const gr_uri_t *uri, void **out_ctx)
     }
     memcpy(c->bdf, bdf, sizeof c->bdf);
     c->mode = mode;
-    c->container = c->group_fd = c->device_fd = c->cfg_fd = c->irq_fd = -1;
+    c->container = c->group_fd = c->device_fd = c->cfg_fd = c->irq_fd = c->req_fd = -1;
+    c->irq_index = NO_IRQ;
     int rc = mode == MODE_VFIO ? open_vfio(c, devroot, sysdev) : open_uio(c, devroot, sysdev);
     if (!rc && c->bar0_len < GR_REGMAP_BAR0_BYTES) {
         gr_link_set_error("pcie://%s: BAR0 has %zu bytes, gpuref's registers need %u", bdf,
@@ -525,18 +687,43 @@ static int pcie_open(const gr_uri_t *uri, void **out_ctx)
     if (!rc)
         rc = cfg_rw16(c, PCI_COMMAND, &cmd, false);
     if (!rc) {
-        /* Memory space for the BARs, bus mastering for gpu_core's DMA and MSI writes. */
-        cmd |= PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER;
+        /* Memory space for the BARs now; bus mastering (gpu_core's DMA, MSI writes) only once
+         * nothing an earlier user started can use it. */
+        cmd |= PCI_COMMAND_MEMORY;
         rc = cfg_rw16(c, PCI_COMMAND, &cmd, true);
     }
+    uint32_t magic = 0;
+    if (!rc)
+        rc = c->bar0 ? (magic = *(volatile uint32_t *)(c->bar0 + GR_REG_ID_MAGIC), GR_OK)
+                     : bar_rw(c, 0, GR_REG_ID_MAGIC, &magic, 4, false);
     if (!rc) {
-        uint32_t magic = *(volatile uint32_t *)(c->bar0 + GR_REG_ID_MAGIC);
         if (magic != GPU_REGS__ID_MAGIC__VALUE_reset) {
             gr_link_set_error("pcie://%s: BAR0 ID_MAGIC reads 0x%08x, not gpuref's 0x%08x%s", bdf,
                               magic, GPU_REGS__ID_MAGIC__VALUE_reset,
                               magic == 0xffffffffu ? " (the device does not answer)" : "");
             rc = GR_E_NO_DEVICE;
         }
+    }
+    if (!rc && c->mode == MODE_VFIO && !c->reset_works) {
+        /* No function reset: the device's own. The DMA engine drains the bus and drops what an
+         * earlier user queued; no interrupt source stays enabled. */
+        uint32_t v = GPU_REGS__DMA_CTRL__RESET_bm, off = 0;
+        rc = bar_rw(c, 0, GR_REG_DMA_CTRL, &v, 4, true);
+        if (!rc)
+            rc = bar_rw(c, 0, GR_REG_IRQ_ENABLE, &off, 4, true);
+        /* The drain ends with bus mastering still off: its requests end at the function. */
+        unsigned n = 0;
+        for (v = 0; !rc && !(v & GPU_REGS__DMA_STATUS__IDLE_bm) && n < 10000; n++)
+            rc = bar_rw(c, 0, GR_REG_DMA_STATUS, &v, 4, false);
+        if (!rc && !(v & GPU_REGS__DMA_STATUS__IDLE_bm)) {
+            gr_link_set_error("pcie://%s: the DMA engine does not go idle after its reset "
+                              "(DMA_STATUS 0x%08x)", bdf, v);
+            rc = GR_E_TIMEOUT;
+        }
+    }
+    if (!rc) {
+        cmd |= PCI_COMMAND_MASTER;
+        rc = cfg_rw16(c, PCI_COMMAND, &cmd, true);
     }
     if (rc) {
         pcie_close(c);
@@ -549,13 +736,32 @@ static int pcie_open(const gr_uri_t *uri, void **out_ctx)
 static int pcie_read32(void *ctx, uint32_t offset, uint32_t *out_value)
 {
     pcie_ctx_t *c = ctx;
-    *out_value = *(volatile uint32_t *)(c->bar0 + offset);
+    uint32_t v;
+    if (c->gone)
+        return bar_fault(c, true);
+    if (c->bar0) {
+        v = *(volatile uint32_t *)(c->bar0 + offset);
+    } else {
+        int rc = bar_rw(c, 0, offset, &v, 4, false);
+        if (rc)
+            return rc;
+    }
+    if (v == 0xffffffffu) {
+        int rc = bar_fault(c, true);
+        if (rc)
+            return rc;
+    }
+    *out_value = v;
     return GR_OK;
 }
 
 static int pcie_write32(void *ctx, uint32_t offset, uint32_t value)
 {
     pcie_ctx_t *c = ctx;
+    if (c->gone)
+        return bar_fault(c, true);
+    if (!c->bar0)
+        return bar_rw(c, 0, offset, &value, 4, true);
     *(volatile uint32_t *)(c->bar0 + offset) = value;
     return GR_OK;
 }
@@ -576,8 +782,10 @@ static int pcie_ap_read(void *ctx, uint64_t offset, void *dst, size_t bytes)
 {
     pcie_ctx_t *c = ctx;
     int rc = ap_check(c, offset, bytes);
-    if (rc)
+    if (rc || !bytes)
         return rc;
+    if (!c->bar1)
+        return bar_rw(c, 1, offset, dst, bytes, false);
     const volatile uint8_t *s = c->bar1 + offset;
     uint8_t *d = dst;
     while (bytes && ((uintptr_t)s & 7u)) {
@@ -597,8 +805,10 @@ static int pcie_ap_write(void *ctx, uint64_t offset, const void *src, size_t byt
 {
     pcie_ctx_t *c = ctx;
     int rc = ap_check(c, offset, bytes);
-    if (rc)
+    if (rc || !bytes)
         return rc;
+    if (!c->bar1)
+        return bar_rw(c, 1, offset, (void *)(uintptr_t)src, bytes, true);
     volatile uint8_t *d = c->bar1 + offset;
     const uint8_t *s = src;
     while (bytes && ((uintptr_t)d & 7u)) {
@@ -613,6 +823,27 @@ static int pcie_ap_write(void *ctx, uint64_t offset, const void *src, size_t byt
     while (bytes--)
         *d++ = *s++;
     return GR_OK;
+}
+
+/* The first gap of len bytes in the IOVA-ordered list at or past from; false: none. */
+static bool find_gap(pcie_ctx_t *c, uint64_t from, size_t len, uint64_t *out_at,
+                     pcie_dma_t ***out_link)
+{
+    uint64_t at = c->iova_lo;
+    pcie_dma_t **link = &c->dma;
+    for (;;) {
+        const uint64_t start = at < from ? from : at;
+        const uint64_t end = *link ? (*link)->iova : c->iova_hi;
+        if (start <= end && end - start >= len) {
+            *out_at = start;
+            *out_link = link;
+            return true;
+        }
+        if (!*link)
+            return false;
+        at = (*link)->iova + (*link)->bytes;
+        link = &(*link)->next;
+    }
 }
 
 static int pcie_dma_alloc(void *ctx, size_t bytes, gr_dma_buf_t *out_buf)
@@ -630,14 +861,13 @@ static int pcie_dma_alloc(void *ctx, size_t bytes, gr_dma_buf_t *out_buf)
         return GR_E_NO_MEMORY;
     }
     size_t len = (bytes + page - 1) / page * page;
-    /* First fit in the IOVA-ordered list. */
-    uint64_t at = c->iova_lo;
-    pcie_dma_t **link = &c->dma;
-    while (*link && (*link)->iova - at < len) {
-        at = (*link)->iova + (*link)->bytes;
-        link = &(*link)->next;
-    }
-    if (len > c->iova_hi - at) {
+    /* Next fit: the first gap at or past the last buffer handed out, else from the bottom. A
+     * freed IOVA is given again only after the whole window has gone round, so a device that
+     * still holds an old address (a fence address, a ring it was never told to forget) meets
+     * an IOMMU fault, not a new buffer's memory. */
+    uint64_t at = 0;
+    pcie_dma_t **link = NULL;
+    if (!find_gap(c, c->iova_next, len, &at, &link) && !find_gap(c, c->iova_lo, len, &at, &link)) {
         gr_link_set_error("pcie://%s: IOVA range full (%zu bytes asked)", c->bdf, bytes);
         return GR_E_NO_MEMORY;
     }
@@ -653,6 +883,7 @@ static int pcie_dma_alloc(void *ctx, size_t bytes, gr_dma_buf_t *out_buf)
     }
     d->iova = at;
     d->bytes = len;
+    c->iova_next = at + len;
     struct vfio_iommu_type1_dma_map m = {
         .argsz = sizeof m,
         .flags = VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE,
@@ -707,22 +938,40 @@ static int pcie_wait_irq(void *ctx, uint32_t timeout_us, bool *out_raised)
 {
     pcie_ctx_t *c = ctx;
     if (c->irq_fd < 0) {
-        gr_link_set_error("pcie://%s: the device has no MSI capability", c->bdf);
+        gr_link_set_error("pcie://%s: the device offers no interrupt (MSI-X, MSI or INTx)", c->bdf);
         return GR_E_UNSUPPORTED;
     }
-    struct pollfd p = {.fd = c->irq_fd, .events = POLLIN};
+    if (c->gone)
+        return bar_fault(c, true);
+    if (c->intx_masked) {
+        /* INTx is masked by each delivery; the interrupt routine has run since: unmask. */
+        if (set_irqs(c, VFIO_PCI_INTX_IRQ_INDEX, VFIO_IRQ_SET_DATA_NONE | VFIO_IRQ_SET_ACTION_UNMASK,
+                     1, NULL, 0) != 0) {
+            if (errno == ENODEV)
+                c->gone = true;
+            return c->gone ? bar_fault(c, true) : ioctl_error(c, "VFIO_DEVICE_SET_IRQS (INTx unmask)", "the device");
+        }
+        c->intx_masked = false;
+    }
+    struct pollfd ps[2] = {{.fd = c->irq_fd, .events = POLLIN}, {.fd = c->req_fd, .events = POLLIN}};
+    struct pollfd *pp = ps;
     struct timespec ts = {.tv_sec = timeout_us / 1000000u,
                           .tv_nsec = (long)(timeout_us % 1000000u) * 1000};
     int n;
     do
-        n = ppoll(&p, 1, &ts, NULL);
+        n = ppoll(pp, c->req_fd >= 0 ? 2 : 1, &ts, NULL);
     while (n < 0 && errno == EINTR);
     if (n < 0) {
         gr_link_set_error("pcie://%s: poll on the interrupt: %s", c->bdf, strerror(errno));
         return GR_E_IO;
     }
+    if (n > 0 && (ps[1].revents & POLLIN)) {
+        c->gone = true; /* the kernel asks for the device back: it is being removed */
+        return bar_fault(c, true);
+    }
+    const struct pollfd p = ps[0];
     bool raised = false;
-    if (n > 0) {
+    if (n > 0 && (p.revents & POLLIN)) {
         /* eventfd: the 8-byte count since the last read; uio: a 4-byte total count. */
         uint64_t count = 0;
         size_t want = c->mode == MODE_VFIO ? 8 : 4;
@@ -734,6 +983,8 @@ static int pcie_wait_irq(void *ctx, uint32_t timeout_us, bool *out_raised)
                               r < 0 ? strerror(errno) : "short read");
             return GR_E_IO;
         }
+        if (raised && c->mode == MODE_VFIO && c->irq_index == VFIO_PCI_INTX_IRQ_INDEX)
+            c->intx_masked = true;
         if (raised && c->mode == MODE_UIO) {
             uint32_t one = 1; /* unmask INTx again */
             if (write(c->irq_fd, &one, sizeof one) != (ssize_t)sizeof one) {
@@ -750,15 +1001,17 @@ static uint32_t pcie_caps(void *ctx)
 {
     pcie_ctx_t *c = ctx;
     /* Memory writes are posted TLPs: no completion, so no error, ever comes back for one. */
-    return (c->mode == MODE_VFIO ? GR_LINK_CAP_DMA : 0u) | (c->irq_fd >= 0 ? GR_LINK_CAP_IRQ : 0u) | GR_LINK_CAP_POSTED_WRITES;
+    return (c->mode == MODE_VFIO ? GR_LINK_CAP_DMA : 0u) | (c->irq_fd >= 0 ? GR_LINK_CAP_IRQ : 0u) | GR_LINK_CAP_POSTED_WRITES |
+           GR_LINK_CAP_READ_ERRORS_ALL_ONES;
 }
 
 static void pcie_describe(void *ctx, char *buf, size_t len)
 {
     pcie_ctx_t *c = ctx;
     if (c->mode == MODE_VFIO)
-        snprintf(buf, len, "pcie %s vfio group %u bar0=%zuKiB bar1=%zuMiB%s", c->bdf, c->group,
-                 c->bar0_len >> 10, c->bar1_len >> 20, c->irq_fd >= 0 ? " msi" : "");
+        snprintf(buf, len, "pcie %s vfio group %u bar0=%zuKiB bar1=%zuMiB%s%s%s", c->bdf, c->group,
+                 c->bar0_len >> 10, c->bar1_len >> 20, c->bar0 ? "" : " pread/pwrite",
+                 c->irq_fd >= 0 ? " " : "", c->irq_fd >= 0 ? irq_name(c->irq_index) : "");
     else
         snprintf(buf, len, "pcie %s uio%u bar0=%zuKiB bar1=%zuMiB intx (no DMA)", c->bdf, c->uio,
                  c->bar0_len >> 10, c->bar1_len >> 20);

@@ -204,6 +204,21 @@ typedef void (*gr_sim_host_observer_t)(void *arg, bool write, uint64_t bus, cons
  *  model, inside the call that does (sim://'s transaction log, gr_txlog.h). */
 void gr_sim_set_host_observer(gr_sim_t *sim, gr_sim_host_observer_t fn, void *arg);
 
+/** Host memory behind an IOMMU of the caller's (sim/vfio: VFIO_IOMMU_MAP_DMA): m_host reaches
+ *  through it instead of the buffers of gr_sim_dma_alloc. Called on the thread that clocks the
+ *  model. contains says whether every byte of [bus, bus + len) (len > 0) is reachable; an access
+ *  where it says no gets DECERR. read and write are called only after contains said yes. */
+typedef struct gr_sim_host_port {
+    bool (*contains)(void *arg, uint64_t bus, uint64_t len);
+    void (*read)(void *arg, uint64_t bus, void *dst, size_t len);
+    void (*write)(void *arg, uint64_t bus, const void *src, size_t len);
+    void *arg;
+} gr_sim_host_port_t;
+
+/** m_host through port from now on (copied; NULL: the model's own buffers again).
+ *  @return GR_OK, GR_E_INVALID (NULL sim, or a port with a callback missing) */
+int gr_sim_set_host_port(gr_sim_t *sim, const gr_sim_host_port_t *port);
+
 /**
  * The CPU's access to BAR1 (the aperture into VRAM) through gpu_core's s_ap port, as AXI4
  * bursts of whole bus beats with strobes, at most 16 beats and never across 4 KiB.

@@ -297,6 +297,36 @@ struct Wave {
     uint64_t first = UINT64_MAX, last = 0; // cycles recorded so far
 };
 
+// m_host's memory: the model's own buffers, or an IOMMU of the caller's (gr_sim_set_host_port).
+class HostRoute final : public MemBackend {
+public:
+    explicit HostRoute(HostMemory &own) : own_(own) {}
+    void set_port(const gr_sim_host_port_t *p)
+    {
+        has_port_ = p != nullptr;
+        if (p) port_ = *p;
+    }
+    bool contains(uint64_t addr, uint64_t len) const override
+    {
+        return has_port_ ? port_.contains(port_.arg, addr, len) : own_.contains(addr, len);
+    }
+    void read(uint64_t addr, uint8_t *dst, size_t len) const override
+    {
+        if (has_port_) port_.read(port_.arg, addr, dst, len);
+        else own_.read(addr, dst, len);
+    }
+    void write(uint64_t addr, const uint8_t *src, size_t len) override
+    {
+        if (has_port_) port_.write(port_.arg, addr, src, len);
+        else own_.write(addr, src, len);
+    }
+
+private:
+    HostMemory &own_;
+    bool has_port_ = false;
+    gr_sim_host_port_t port_{};
+};
+
 struct gr_sim {
     explicit gr_sim(const Settings &s);
     gr_sim(const gr_sim &) = delete;
@@ -323,6 +353,7 @@ struct gr_sim {
     Settings set;
     TxLog log;
     HostMemory host_mem;
+    HostRoute host_route{host_mem};
     VramMemory vram_mem;
 
     // Members are destroyed in reverse order: the trace before the model it reads, the model
@@ -393,7 +424,7 @@ gr_sim::gr_sim(const Settings &s)
     default: hc.write_order = AxiWriteOrder::Any; break;
     }
     hc.seed = Prng::derive(s.seed, kSaltHost);
-    host.reset(new AxiMemModel(hc, host_mem, &log));
+    host.reset(new AxiMemModel(hc, host_route, &log));
     AxiMemConfig vc = hc;
     vc.port = "vram";
     vc.addr_bits = unsigned(8 * sizeof(top->m_vram_awaddr_o));
@@ -999,6 +1030,13 @@ int gr_sim_dma_free(gr_sim_t *sim, uint64_t bus)
 void gr_sim_set_host_observer(gr_sim_t *sim, gr_sim_host_observer_t fn, void *arg)
 {
     if (sim) sim->host->set_burst_observer(fn, arg);
+}
+
+int gr_sim_set_host_port(gr_sim_t *sim, const gr_sim_host_port_t *port)
+{
+    if (!sim || (port && (!port->contains || !port->read || !port->write))) return GR_E_INVALID;
+    sim->host_route.set_port(port);
+    return GR_OK;
 }
 
 int gr_sim_ap_read(gr_sim_t *sim, uint64_t offset, void *dst, size_t bytes)

@@ -6,6 +6,9 @@
 #   uart         gpuref-simd with the UART board on a pseudo-terminal (uart://, termios)
 #   usb-ft601    an FT601 emulated at the usbdevfs ioctl level in the suite's process (usb://,
 #   usb-ft2232h  the real libusb / libftdi); PROGRAM must be the usb flavour (build/usb/*_usb)
+#   pcie-vfio    pcie:// on the VFIO emulation (sim/vfio) preloaded into PROGRAM: the backend's
+#                VFIO path, with gpu_core behind the emulated device ($GR_VFIO_EMU_SO, else
+#                build/vfio/libgr_vfio_emu.so)
 # The server is started for the run and stopped after it; its log is printed on a failure.
 # Usage: on_link.sh LINK GPUREF_SIMD PROGRAM [ARGS...]   (exit status: PROGRAM's)
 set -u
@@ -45,14 +48,23 @@ usb-ft601 | usb-ft2232h)
     export GR_USB_EMU="$chip:GRSIMLINK1"
     export GR_TEST_DEVICE="usb://$chip?serial=GRSIMLINK1&$SLOW"
     ;;
+pcie-vfio)
+    so=${GR_VFIO_EMU_SO:-build/vfio/libgr_vfio_emu.so}
+    [ -f "$so" ] || { echo "Bail out! $so is not built (make $so)"; exit 1; }
+    export GR_VFIO_EMU="$dir/vfio"
+    export LD_PRELOAD="$(cd "$(dirname "$so")" && pwd)/$(basename "$so")${LD_PRELOAD:+:$LD_PRELOAD}"
+    export GR_TEST_DEVICE="pcie://0000:01:00.0?root=$dir/vfio"
+    # Under SAN=address the preloaded library comes before ASan's run-time, which it accepts.
+    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+    ;;
 *)
-    echo "on_link.sh: unknown link '$LINK' (simd, uart, usb-ft601, usb-ft2232h)" >&2
+    echo "on_link.sh: unknown link '$LINK' (simd, uart, usb-ft601, usb-ft2232h, pcie-vfio)" >&2
     exit 2
     ;;
 esac
 # The suites' hang alarm (120 s a test) is for sim://; a test on a slow link takes longer.
 case "$LINK" in
-simd) ;;
+simd | pcie-vfio) ;;
 *) export GR_TEST_TIMEOUT_SCALE=${GR_TEST_TIMEOUT_SCALE:-10} ;;
 esac
 echo "# link $LINK: $GR_TEST_DEVICE"

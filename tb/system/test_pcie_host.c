@@ -363,7 +363,7 @@ static void uio_fallback_end_to_end(void **state)
     char desc[128];
     gr_link_describe(link, desc, sizeof desc);
     assert_says(desc, "pcie " BDF " uio" UIO " bar0=64KiB bar1=1MiB");
-    assert_int_equal(gr_link_caps(link), GR_LINK_CAP_IRQ | GR_LINK_CAP_POSTED_WRITES);
+    assert_int_equal(gr_link_caps(link), GR_LINK_CAP_IRQ | GR_LINK_CAP_POSTED_WRITES | GR_LINK_CAP_READ_ERRORS_ALL_ONES);
 
     /* Memory space and bus mastering on in the command register. */
     int cfg = open(f->dev, O_RDONLY | O_DIRECTORY);

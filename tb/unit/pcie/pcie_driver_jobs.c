@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* pcie_driver_jobs.c: the driver's work that test_pcie_driver.py runs over cocotb:// (through
  * gr_link_cocotb_run): the register conformance suite, a DDI smoke test, and the link
- * benchmark (bench/link). Each job fills a result the test reads with ctypes. */
+ * benchmark (bench/link). Each job fills a result the test reads with ctypes. The conformance
+ * and smoke jobs open $PCIE_JOB_DEVICE when it is set (tb/system/test_pcie_jobs.c runs them on
+ * pcie:// over the VFIO emulation), else cocotb://. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,20 +42,27 @@ static void note(pcie_job_result_t *r, const char *fmt, ...)
     va_end(ap);
 }
 
+/* The device the conformance and smoke jobs open. */
+static const char *job_device(void)
+{
+    const char *d = getenv("PCIE_JOB_DEVICE");
+    return d && *d ? d : "cocotb://";
+}
+
 static void conf_emit(void *user, bool ok, const char *reg, const char *check, const char *detail)
 {
     if (!ok)
         note(user, "not ok: %s %s: %s\n", reg, check, detail ? detail : "");
 }
 
-/** gr_conformance_run on cocotb://. */
+/** gr_conformance_run on cocotb:// (or $PCIE_JOB_DEVICE). */
 int pcie_job_conformance(void *arg)
 {
     pcie_job_result_t *r = arg;
     gr_device_t *dev;
-    int rc = gr_device_open("cocotb://", 0, &dev);
+    int rc = gr_device_open(job_device(), 0, &dev);
     if (rc) {
-        note(r, "gr_device_open(cocotb://): %s (%s)\n", gr_strerror(rc), gr_last_error());
+        note(r, "gr_device_open(%s): %s (%s)\n", job_device(), gr_strerror(rc), gr_last_error());
         return r->rc = rc;
     }
     gr_conf_result_t res = {0};
@@ -130,7 +139,7 @@ static int set_gate(gr_gpu_device_t *dev, gr_alloc_t gate, uint64_t v)
     return gr_buffer_write(dev, gate, 0, &v, sizeof v);
 }
 
-/** The DDI smoke test on cocotb://, through libgpuref's public API: allocate, fill and copy on
+/** The DDI smoke test on cocotb:// (or $PCIE_JOB_DEVICE), through libgpuref's public API: allocate, fill and copy on
  *  the DMA engine, preempt, cancel, TDR and recovery. */
 int pcie_job_smoke(void *arg)
 {
@@ -138,8 +147,8 @@ int pcie_job_smoke(void *arg)
     uint32_t s = r->seed ? r->seed : 1;
     static uint8_t src[SMOKE_BYTES], back[SMOKE_BYTES], want[SMOKE_BYTES];
     gr_session_t *ss;
-    int rc = gr_session_open("cocotb://", &ss);
-    if (!check(r, rc == GR_OK, "gr_session_open(cocotb://): adapter, process, device, context", rc))
+    int rc = gr_session_open(job_device(), &ss);
+    if (!check(r, rc == GR_OK, "gr_session_open: adapter, process, device, context", rc))
         return r->rc = rc;
     gr_gpu_device_t *dev = gr_session_device(ss);
     gr_context_t ctx = gr_session_context(ss);
