@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gr_link_broker.h"
 #include "gr_link_pcie.h"
 #include "gr_link_sim.h"
 #include "gr_link_simd.h"
@@ -38,7 +39,7 @@ struct gr_link {
 
 static const gr_link_ops_t *const backends[] = {&gr_link_sim_ops, &gr_link_simd_ops,
                                                &gr_link_uart_ops, &gr_link_usb_ops,
-                                               &gr_link_pcie_ops};
+                                               &gr_link_pcie_ops, &gr_link_broker_ops};
 #define BACKEND_COUNT (sizeof backends / sizeof backends[0])
 
 /* Backends a program adds at run time (gr_link_register): a test's transport that is not part
