@@ -228,6 +228,8 @@ BROKER_TEST := $(BUILD)/tb/system/test_broker
 BROKER_ROUNDS ?= 50
 $(eval $(call program,$(BROKER_TEST),$(HOST_OBJ_DIR)/tb/system/test_broker.o $(LIBGPUREF) $(SIM_LIB),$$(GPUREF_LINK)))
 $(eval $(call suite,system-broker,$(BROKER_TEST) $(GPUREF_BROKER),$(BROKER_TEST) $(GPUREF_BROKER) 'sim://?seed=1' $$(BROKER_ROUNDS)))
+# system-binding: one driver stack per device on direct opens, on a gpuref-simd stream board.
+$(eval $(call suite,system-binding,$(BROKER_TEST) $(GPUREF_BROKER) $(GPUREF_SIMD),$(BROKER_TEST) --binding $(GPUREF_SIMD) $(GPUREF_BROKER)))
 #                          suite              tb/system/test_<name>.c  VAR  link    seeds
 $(eval $(call system_suite,system-link,link,LINK,gpuref,))
 $(eval $(call system_suite,system-device,device,DEVICE,gpuref,1 2))

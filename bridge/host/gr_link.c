@@ -512,6 +512,19 @@ uint32_t gr_link_dma_wait_cycles(gr_link_t *link)
     return link && link->ops->dma_wait_cycles ? link->ops->dma_wait_cycles(link->ctx) : 0;
 }
 
+int gr_link_bind(gr_link_t *link, unsigned op, char *owner, size_t owner_len)
+{
+    int rc;
+    if (!link || op > GR_LINK_BIND_FORCE)
+        return GR_E_INVALID;
+    if (owner && owner_len)
+        owner[0] = 0;
+    if (!link->ops->bind)
+        return GR_OK;
+    LINK_LOCKED(link, link->ops->bind(link->ctx, op, owner, owner_len));
+    return rc;
+}
+
 uint32_t gr_link_dead_ms(gr_link_t *link)
 {
     return link && link->ops->dead_ms ? link->ops->dead_ms(link->ctx) : GR_LINK_DEAD_MS_DEFAULT;

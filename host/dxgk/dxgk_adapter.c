@@ -204,6 +204,15 @@ static gr_status_t adapter_start(const char *uri, gr_link_t *link, gr_adapter_t 
             goto fail_shared;
         }
     }
+    /* One driver stack per device: bound before the miniport touches it (bridge/PROTOCOL.md,
+     * "Binding"; host/broker/README.md shares a device among processes). */
+    rc = gr_link_bind(ad->link, GR_LINK_BIND_TAKE, NULL, 0);
+    if (rc) {
+        adapter_failed(rc == GR_E_BUSY ? "another driver stack owns the device (gpuref-broker shares one)"
+                                       : "binding the device",
+                       rc);
+        goto fail_link;
+    }
     ad->dxgkrnl.Size = sizeof ad->dxgkrnl;
     ad->dxgkrnl.Version = DXGKDDI_INTERFACE_VERSION;
     ad->dxgkrnl.DeviceHandle = ad;
@@ -241,6 +250,7 @@ fail_kmd:
     free_segments(ad);
     dxgk_call_stop_adapter(ad);
 fail_link:
+    (void)gr_link_bind(ad->link, GR_LINK_BIND_RELEASE, NULL, 0);
     if (ad->owns_link)
         gr_link_close(ad->link);
 fail_shared:
@@ -298,6 +308,7 @@ void gr_adapter_close(gr_adapter_t *ad)
     dxgk_res_fini(ad);
     free_segments(ad);
     dxgk_call_stop_adapter(ad);
+    (void)gr_link_bind(ad->link, GR_LINK_BIND_RELEASE, NULL, 0);
     if (ad->owns_link)
         gr_link_close(ad->link);
     dxgk_vidsch_fini(ad);

@@ -51,6 +51,7 @@
 #include "gr_board.h"
 #include "gr_link_simd.h"
 #include "gr_proto.h"
+#include "gr_proto_bind.h"
 #include "gr_proto_dev.h"
 #include "gr_proto_frame.h"
 #include "gr_proto_link.h"
@@ -146,6 +147,7 @@ typedef struct client {
      * it: its part of the queue (a ring; at most RTL_BACKLOG, the whole queue). */
     uint16_t rtlq[RTL_BACKLOG];
     unsigned rq_head, rq_n;
+    bool forced; /* BIND force: its writes pass whoever holds the binding */
 } client_t;
 
 typedef struct route {
@@ -187,6 +189,7 @@ typedef struct server {
     unsigned rr;      /* the slot served first in the next turn */
     uint32_t idle_ms; /* --idle-ms */
     bool verbose;
+    gr_proto_bind_t bind; /* which client's driver stack owns the device (PROTOCOL.md) */
 } server_t;
 
 static server_t *S;
@@ -285,6 +288,8 @@ static void client_reset(void *ctx, gr_proto_dev_t *d)
     (void)d;
     c->epoch++;
     release_tags(c);
+    gr_proto_bind_drop(&S->bind, c);
+    c->forced = false;
 }
 
 static void client_hello(void *ctx, gr_proto_dev_t *d)
@@ -375,6 +380,8 @@ static void client_frame(void *ctx, gr_proto_dev_t *d, uint8_t type, const uint3
             d->bad_frames++;
             return;
         }
+        if (gr_proto_bind_refuses(&S->bind, c, c->forced, d, type, w, len))
+            return;
         uint16_t sid = S->next_sid++;
         S->routes[sid] = (route_t){c, c->gen, c->epoch, (uint16_t)w[0], (uint8_t)(type | 0x80u)};
         memcpy(fw, w, 4u * len);
@@ -395,6 +402,9 @@ static void client_frame(void *ctx, gr_proto_dev_t *d, uint8_t type, const uint3
         rtl_forward(c, type, w, len);
         return;
     }
+    case GR_PT_BIND:
+        gr_proto_bind_frame(&S->bind, c, &c->forced, d, w, len);
+        return;
     default:
         d->bad_frames++;
         return;
@@ -420,6 +430,7 @@ static void client_drop(client_t *c, const char *why)
                 (unsigned long long)(S->board ? gr_board_cycle(S->board) : 0));
     }
     release_tags(c);
+    gr_proto_bind_drop(&S->bind, c);
     gr_proto_dev_free(&c->dev);
     close(c->fd);
     free(c->out.b);
@@ -461,6 +472,7 @@ static void client_accept(int lfd)
         .dma_base = 0,
         .dma_size = 0,
         .replay_ms = 200,
+        .dev_caps = GR_PROTO_DEVCAP_BIND,
     };
     client_window(slot, &cfg.dma_base, &cfg.dma_size);
     if (gr_proto_dev_init(&c->dev, &c->pipe, &cfg, &client_ops, c)) {
