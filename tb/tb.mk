@@ -228,6 +228,11 @@ BROKER_TEST := $(BUILD)/tb/system/test_broker
 BROKER_ROUNDS ?= 50
 $(eval $(call program,$(BROKER_TEST),$(HOST_OBJ_DIR)/tb/system/test_broker.o $(LIBGPUREF) $(SIM_LIB),$$(GPUREF_LINK)))
 $(eval $(call suite,system-broker,$(BROKER_TEST) $(GPUREF_BROKER),$(BROKER_TEST) $(GPUREF_BROKER) 'sim://?seed=1' $$(BROKER_ROUNDS)))
+# system-vpr-lock: a register writer cannot reach protected content once the miniport locked the
+# VPR; the control shows the same attack on an unlocked VPR reads it (tb/system/test_vpr_lock.c).
+VPR_LOCK_TEST := $(BUILD)/tb/system/test_vpr_lock
+$(eval $(call program,$(VPR_LOCK_TEST),$(HOST_OBJ_DIR)/tb/system/test_vpr_lock.o $(LIBGPUREF) $(SIM_LIB),$$(GPUREF_LINK)))
+$(eval $(call suite,system-vpr-lock,$(VPR_LOCK_TEST),$(VPR_LOCK_TEST) 1))
 # system-binding: one driver stack per device on direct opens, on a gpuref-simd stream board.
 $(eval $(call suite,system-binding,$(BROKER_TEST) $(GPUREF_BROKER) $(GPUREF_SIMD),$(BROKER_TEST) --binding $(GPUREF_SIMD) $(GPUREF_BROKER)))
 #                          suite              tb/system/test_<name>.c  VAR  link    seeds
