@@ -123,14 +123,18 @@ static void check_read_only(run_t *r, const gr_reg_desc_t *reg)
            "wrote 0x%08x over 0x%08x, read 0x%08x (compared 0x%08x)", ~before, before, after, same);
 }
 
-/* Whether reg is held by a locked VPR: VPR_CTRL.LOCK (set by the miniport once it programmed
- * the VPR) keeps VPR_BASE, VPR_LIMIT and VPR_CTRL.ENABLE until a hard reset. */
+/* Whether reg is held by a VPR a driver locked: VPR_CTRL.LOCK (the miniport sets it once it
+ * programmed the VPR) keeps VPR_BASE, VPR_LIMIT and VPR_CTRL.ENABLE until a hard reset. Only the
+ * state a driver leaves counts (enabled over a range); a lock on a disabled or empty VPR leaves
+ * the registers unusable, and the walk below reports them. */
 static bool vpr_locked(run_t *r, const gr_reg_desc_t *reg)
 {
-    uint32_t ctrl;
+    uint32_t ctrl, base, limit;
     if (reg->offset != GR_REG_VPR_BASE && reg->offset != GR_REG_VPR_LIMIT && reg->offset != GR_REG_VPR_CTRL)
         return false;
-    return rd(r, "VPR_CTRL", GR_REG_VPR_CTRL, &ctrl) && GR_FIELD_GET(VPR_CTRL, LOCK, ctrl);
+    return rd(r, "VPR_CTRL", GR_REG_VPR_CTRL, &ctrl) && rd(r, "VPR_BASE", GR_REG_VPR_BASE, &base) &&
+           rd(r, "VPR_LIMIT", GR_REG_VPR_LIMIT, &limit) && GR_FIELD_GET(VPR_CTRL, LOCK, ctrl) &&
+           GR_FIELD_GET(VPR_CTRL, ENABLE, ctrl) && limit > base;
 }
 
 /* A locked register's read-write bits ignore writes (the inverse is written, then the value). */
