@@ -38,6 +38,8 @@ $(eval $(call program,$(GR_DEMO),$(HOST_OBJ_DIR)/host/tools/gr_demo.o $(CONFORMA
 $(HOST_OBJ_DIR)/host/tools/gpuref_simd.o: private HOST_CFLAGS += $(BOARD_CPPFLAGS)
 $(eval $(call program,$(GPUREF_SIMD),$(HOST_OBJ_DIR)/host/tools/gpuref_simd.o $(LIBGPUREF) $(BOARD_LIB) $(SIM_LIB),\
   $$(LIBGPUREF) $$(BOARD_LIB) $$(BOARD_LDLIBS) $$(GPUREF_USB_LDLIBS) -pthread))
+# gpuref-broker: one device's driver stack served to many processes (host/broker).
+$(eval $(call program,$(GPUREF_BROKER),$(HOST_OBJ_DIR)/host/tools/gpuref_broker.o $(LIBGPUREF) $(SIM_LIB),$$(GPUREF_LINK)))
 # The demo on a chip emulated under libusb (sim/usb): `make demo DEVICE=usb-ft601`.
 GR_DEMO_USB := $(USB_DIR)/gr_demo_usb
 $(eval $(call program,$(GR_DEMO_USB),$(HOST_OBJ_DIR)/host/tools/gr_demo.o $(CONFORMANCE_OBJS) $(USB_ENV_OBJ) \
@@ -51,6 +53,7 @@ DEVICE ?=
 demo: $(GR_DEMO) $(if $(filter-out sim,$(DEVICE)),$(GPUREF_SIMD)) $(if $(filter usb-%,$(DEVICE)),$(GR_DEMO_USB)) $(GPUCTL)
 	$(Q)GR_DEMO_USB=$(GR_DEMO_USB) scripts/demo.sh $(GR_DEMO) $(GPUREF_SIMD) $(DEVICE)
 gpuctl: $(GPUCTL)
+gpuref-broker: $(GPUREF_BROKER)
 
 # gpuctl --version: GPUREF_VERSION and the commit of the tree it was built from ("-dirty" with
 # uncommitted changes; none outside a git checkout). The header is rewritten only when that
@@ -105,7 +108,7 @@ gpuref-libs: $(GPUREF_SO) $(GPUREF_A) $(GPUREF_PC)
 
 GPUREF_PUBLIC_HEADERS := $(sort $(wildcard host/include/gpuref/*.h))
 GPUREF_TOP_HEADERS := host/include/d3dkmddi.h host/include/dispmprt.h
-GPUREF_INSTALL_BINS := $(GPUCTL) $(GPUREF_SIMD)
+GPUREF_INSTALL_BINS := $(GPUCTL) $(GPUREF_SIMD) $(GPUREF_BROKER)
 install-lib: gpuref-libs
 	$(Q)$(INSTALL) -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(INCLUDEDIR)/gpuref
 	$(call quiet,INSTALL,$(DESTDIR)$(LIBDIR)/$(notdir $(GPUREF_SO)) $(GPUREF_SO_NAME) libgpuref.so)$(INSTALL) -m 755 $(GPUREF_SO) $(DESTDIR)$(LIBDIR)/
@@ -118,4 +121,4 @@ install-lib: gpuref-libs
 install: install-lib $(GPUREF_INSTALL_BINS)
 	$(Q)$(INSTALL) -d $(DESTDIR)$(BINDIR)
 	$(call quiet,INSTALL,$(DESTDIR)$(BINDIR)/$(notdir $(GPUREF_INSTALL_BINS)))$(INSTALL) -m 755 $(GPUREF_INSTALL_BINS) $(DESTDIR)$(BINDIR)/
-.PHONY: gpuctl install install-lib gpuref-libs
+.PHONY: gpuctl gpuref-broker install install-lib gpuref-libs

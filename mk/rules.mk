@@ -35,8 +35,8 @@ USB_LDLIBS = -Wl,--push-state,--no-as-needed -lumockdev-preload -Wl,--pop-state 
 # stand-in), gpuctl, the demo and gpuref-simd. PIC_CFLAGS: these objects are libgpuref.so's too.
 HOST_OBJ_DIR := $(BUILD)/host
 HOST_CFLAGS := $(CSTD) $(WARN) $(CFLAGS) $(DEBUG_FLAGS) $(CPPFLAGS_HOST) -Ihost/conformance \
-               -Ihost/kmd -Ihost/dxgk -Ihost/dxgk/vidmm -Ihost/dxgk/vidsch -pthread -MMD -MP $(PIC_CFLAGS)
-LIBGPUREF_SRCS := $(foreach d,host/lib bridge/host host/kmd host/dxgk host/dxgk/vidmm host/dxgk/vidsch,\
+               -Ihost/kmd -Ihost/dxgk -Ihost/dxgk/vidmm -Ihost/dxgk/vidsch -Ihost/broker -pthread -MMD -MP $(PIC_CFLAGS)
+LIBGPUREF_SRCS := $(foreach d,host/lib bridge/host host/kmd host/dxgk host/dxgk/vidmm host/dxgk/vidsch host/broker,\
                     $(sort $(wildcard $(d)/*.c)))
 LIBGPUREF_OBJS := $(patsubst %.c,$(HOST_OBJ_DIR)/%.o,$(LIBGPUREF_SRCS))
 LIBGPUREF := $(BUILD)/lib/libgpuref.a
@@ -48,6 +48,7 @@ GPUCTL_OBJS := $(patsubst %,$(HOST_OBJ_DIR)/host/tools/%.o,gpuctl gpuctl_help gp
                  gpuctl_submit gpuctl_trace gpuctl_tracediff gpuctl_session gpuctl_out)
 GR_DEMO := $(BUILD)/bin/gr_demo
 GPUREF_SIMD := $(BUILD)/bin/gpuref-simd
+GPUREF_BROKER := $(BUILD)/bin/gpuref-broker
 # Everything a program needs to drive a device over any built-in transport (usb://: libftdi1, libusb).
 GPUREF_USB_LDLIBS := -lftdi1 -lusb-1.0
 GPUREF_LINK := $(LIBGPUREF) $(SIM_LIB) $(SIM_LDLIBS) $(GPUREF_USB_LDLIBS) -pthread

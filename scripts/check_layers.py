@@ -71,19 +71,27 @@ LAYERS = [
      ["include", "status", "lib", "bridge"], None),
     # The core below VidMm and VidSch: objects, handles, threading, the DDI table, host memory.
     ("dxgk", ["host/dxgk"], ["include", "status", "lib", "bridge", "kmd", "vidmm-base"], None),
+    # The broker's client side (host/broker): the public calls of an adapter opened over
+    # broker://, which VidMm, VidSch and the adapter hand over to at the top of each call.
+    ("broker", ["host/broker/gr_broker_client", "host/broker/gr_broker"], ["include", "status", "bridge", "dxgk"],
+     None),
     ("vidmm", ["host/dxgk/vidmm"], ["include", "status", "lib", "bridge", "kmd", "dxgk", "vidmm-base",
-                                    "vidsch"], None),
+                                    "vidsch", "broker"], None),
     ("vidsch", ["host/dxgk/vidsch"], ["include", "status", "lib", "bridge", "kmd", "dxgk", "vidmm-base",
-                                      "vidmm"], None),
+                                      "vidmm", "broker"], None),
     # The top of the OS stand-in: adapter open and close start and stop VidMm and VidSch.
     ("adapter", ["host/dxgk/dxgk_adapter"], ["include", "status", "lib", "bridge", "kmd", "dxgk",
-                                             "vidmm-base", "vidmm", "vidsch"], None),
+                                             "vidmm-base", "vidmm", "vidsch", "broker"], None),
     # Any other file of host/lib: calls made of the public API (allocations, submission) sit on
     # top of the OS stand-in.
     ("lib-api", ["host/lib"], ["include", "status", "lib", "bridge", "kmd", "dxgk", "vidmm-base",
                                "vidmm", "vidsch", "adapter"], None),
+    # The broker's server (gr_broker_serve): made of public calls, as lib-api.
+    ("broker-server", ["host/broker"], ["include", "status", "lib", "bridge", "broker", "vidmm", "vidsch",
+                                        "adapter"], None),
     ("tools", ["host/tools"], ["include", "status", "lib", "bridge", "bridge-sim", "sim", "conformance",
-                               "kmd", "dxgk", "vidmm-base", "vidmm", "vidsch", "adapter", "lib-api"],
+                               "kmd", "dxgk", "vidmm-base", "vidmm", "vidsch", "adapter", "lib-api", "broker",
+                               "broker-server"],
      None),
 ]
 # What one component offers another, where that is narrower than its public headers (above):
@@ -102,7 +110,7 @@ NARROW = {
     ("tools", "vidmm"): ["vidmm_residency.h"],
 }
 # The folders whose files are checked (the others are only looked up as include targets).
-CHECKED = ["host/lib", "host/conformance", "host/kmd", "host/dxgk", "host/tools", "bridge/host"]
+CHECKED = ["host/lib", "host/conformance", "host/kmd", "host/dxgk", "host/broker", "host/tools", "bridge/host"]
 # What ships (libgpuref, gpuctl, gpuref-simd): none of these folders' files may include one of
 # tb/ (C, C++ and Verilog includes alike).
 SHIPPED = ["host", "bridge", "sim"]
@@ -114,7 +122,7 @@ LOOP_SCOPE = "host/"
 # Where a quoted include is looked for after the including file's own folder: the build's -I
 # paths (HOST_CFLAGS, mk/rules.mk), in their order.
 INCLUDE_DIRS = ["host/include", "bridge/host", "sim/harness", "sim/board", "host/conformance", "host/kmd", "host/dxgk", "host/dxgk/vidmm", "host/dxgk/vidsch",
-                "host/tools"]
+                "host/broker", "host/tools"]
 # Loops tolerated for now, each the set of its files; empty when the layering holds everywhere.
 KNOWN_LOOPS = []
 

@@ -221,6 +221,20 @@ DMA_REF_SEED ?= 1
 DMA_REF_STREAMS ?= 10
 SYSTEM_ARGS_system-dma-ref = $(space)--streams $(DMA_REF_STREAMS)
 SYSTEM_OBJS_system-dma-ref = $(DMA_REF_OBJS)
+# system-broker: OS processes (fork) sharing one device through gpuref-broker (host/broker),
+# each on its own broker:// connection; TAP of its own (tb/system/test_broker.c). BROKER_ROUNDS:
+# rounds of the 4-process test (the killed-process test runs half as many).
+BROKER_TEST := $(BUILD)/tb/system/test_broker
+BROKER_ROUNDS ?= 50
+$(eval $(call program,$(BROKER_TEST),$(HOST_OBJ_DIR)/tb/system/test_broker.o $(LIBGPUREF) $(SIM_LIB),$$(GPUREF_LINK)))
+$(eval $(call suite,system-broker,$(BROKER_TEST) $(GPUREF_BROKER),$(BROKER_TEST) $(GPUREF_BROKER) 'sim://?seed=1' $$(BROKER_ROUNDS)))
+# system-vpr-lock: a register writer cannot reach protected content once the miniport locked the
+# VPR; the control shows the same attack on an unlocked VPR reads it (tb/system/test_vpr_lock.c).
+VPR_LOCK_TEST := $(BUILD)/tb/system/test_vpr_lock
+$(eval $(call program,$(VPR_LOCK_TEST),$(HOST_OBJ_DIR)/tb/system/test_vpr_lock.o $(LIBGPUREF) $(SIM_LIB),$$(GPUREF_LINK)))
+$(eval $(call suite,system-vpr-lock,$(VPR_LOCK_TEST),$(VPR_LOCK_TEST) 1))
+# system-binding: one driver stack per device on direct opens, on a gpuref-simd stream board.
+$(eval $(call suite,system-binding,$(BROKER_TEST) $(GPUREF_BROKER) $(GPUREF_SIMD),$(BROKER_TEST) --binding $(GPUREF_SIMD) $(GPUREF_BROKER)))
 #                          suite              tb/system/test_<name>.c  VAR  link    seeds
 $(eval $(call system_suite,system-link,link,LINK,gpuref,))
 $(eval $(call system_suite,system-device,device,DEVICE,gpuref,1 2))
@@ -499,7 +513,7 @@ $(eval $(call suite,layers,$(LAYERS_OBJS) $(LAYERS_SHIPPED),$$(LAYERS_CHECK) --t
 FUZZ_CC ?= clang-14
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_CFLAGS := $(CSTD) -O1 -g $(WARN) $(DEBUG_FLAGS) $(CPPFLAGS_HOST) -Ihost/kmd -Ihost/dxgk -Ihost/dxgk/vidmm -Ihost/dxgk/vidsch -pthread \
+FUZZ_CFLAGS := $(CSTD) -O1 -g $(WARN) $(DEBUG_FLAGS) $(CPPFLAGS_HOST) -Ihost/kmd -Ihost/dxgk -Ihost/dxgk/vidmm -Ihost/dxgk/vidsch -Ihost/broker -pthread \
                $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP
 FUZZERS := fuzz_uri fuzz_alloc_private fuzz_submit
 FUZZ_BINS := $(addprefix $(FUZZ_DIR)/,$(FUZZERS))

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gr_link_broker.h"
 #include "gr_link_pcie.h"
 #include "gr_link_sim.h"
 #include "gr_link_simd.h"
@@ -38,7 +39,7 @@ struct gr_link {
 
 static const gr_link_ops_t *const backends[] = {&gr_link_sim_ops, &gr_link_simd_ops,
                                                &gr_link_uart_ops, &gr_link_usb_ops,
-                                               &gr_link_pcie_ops};
+                                               &gr_link_pcie_ops, &gr_link_broker_ops};
 #define BACKEND_COUNT (sizeof backends / sizeof backends[0])
 
 /* Backends a program adds at run time (gr_link_register): a test's transport that is not part
@@ -509,6 +510,19 @@ uint32_t gr_link_caps(gr_link_t *link)
 uint32_t gr_link_dma_wait_cycles(gr_link_t *link)
 {
     return link && link->ops->dma_wait_cycles ? link->ops->dma_wait_cycles(link->ctx) : 0;
+}
+
+int gr_link_bind(gr_link_t *link, unsigned op, char *owner, size_t owner_len)
+{
+    int rc;
+    if (!link || op > GR_LINK_BIND_FORCE)
+        return GR_E_INVALID;
+    if (owner && owner_len)
+        owner[0] = 0;
+    if (!link->ops->bind)
+        return GR_OK;
+    LINK_LOCKED(link, link->ops->bind(link->ctx, op, owner, owner_len));
+    return rc;
 }
 
 uint32_t gr_link_dead_ms(gr_link_t *link)

@@ -114,7 +114,12 @@ typedef struct gr_link_ops {
      *  once, right after open: the backend records each DMA request of the device and its
      *  answer into it (gr_txlog_dma) until close. */
     void (*set_txlog)(void *ctx, struct gr_txlog *log);
+    /** Optional (NULL: the device needs no binding from this link: GR_OK). gr_link_bind. */
+    int (*bind)(void *ctx, unsigned op, char *owner, size_t owner_len);
 } gr_link_ops_t;
+
+/** gr_link_bind's op (the values of bridge/PROTOCOL.md's BIND). */
+enum { GR_LINK_BIND_RELEASE = 0, GR_LINK_BIND_TAKE = 1, GR_LINK_BIND_FORCE = 2 };
 
 /** gr_link_dead_ms for a backend without the operation (10 s). */
 #define GR_LINK_DEAD_MS_DEFAULT 10000u
@@ -176,6 +181,15 @@ uint32_t gr_link_dma_wait_cycles(gr_link_t *link);
  *  without it). VidSch gives the device up for lost when its clock reads have failed for this
  *  long (host/dxgk/README.md). */
 uint32_t gr_link_dead_ms(gr_link_t *link);
+/**
+ * Exclusive binding: one driver stack per device (bridge/PROTOCOL.md, "Binding"). TAKE binds the
+ * device to this link (the adapter does, at open; released at close), RELEASE lets it go, FORCE
+ * marks this link as writing without the binding (gpuctl --force). A backend without binding
+ * (sim://: the device is this process's own; pcie://, usb://: see bridge/README.md) says GR_OK.
+ * @param[out] owner  may be NULL: the owner ("pid N on HOST") when busy
+ * @return GR_OK, GR_E_BUSY (another link holds it; gr_link_error() names the owner), link errors
+ */
+int gr_link_bind(gr_link_t *link, unsigned op, char *owner, size_t owner_len);
 /** The backend's own context when the link is served by ops (a backend's accessors use it); else NULL. */
 void *gr_link_backend_ctx(gr_link_t *link, const gr_link_ops_t *ops);
 /** fn(backend context, arg) under the link's lock, as one more operation: a backend's own calls

@@ -197,5 +197,6 @@ const gr_link_ops_t gr_link_simd_ops = {
     .describe = gr_proto_op_describe,
     .dma_wait_cycles = gr_proto_op_dma_wait_cycles,
     .dead_ms = gr_proto_op_dead_ms,
+    .bind = gr_proto_op_bind,
     .set_txlog = gr_proto_op_set_txlog,
 };

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define SLOTS 64u                 /* requests outstanding at once (pipelined ap_read/ap_write) */
 #define RESET_RETRY_MS 100u       /* PROTOCOL.md: RESET again every 100 ms until RESET_ACK */
@@ -76,6 +77,9 @@ struct gr_proto {
     bool irq_level;
     gr_proto_counters_t c;
     gr_txlog_t *txlog; /* the link's transaction log (gr_proto_op_set_txlog), or NULL */
+    uint64_t ups;       /* HELLO_RSPs taken: link-ups */
+    unsigned bind_op;   /* the binding this host wants (GR_PROTO_BIND_TAKE or _FORCE; 0: none) */
+    uint64_t bind_ups;  /* ... as the device last granted it, at that link-up */
 };
 
 /* ---- options ---------------------------------------------------------------------------- */
@@ -243,7 +247,7 @@ static void complete(gr_proto_t *p, txn_t *t, int status)
 
 static int resp_status(uint32_t resp)
 {
-    return (resp & 3u) == GR_RESP_OKAY ? GR_OK : GR_E_BUS;
+    return (resp & 3u) == GR_RESP_OKAY ? GR_OK : (resp & 3u) == GR_RESP_REFUSED ? GR_E_BUSY : GR_E_BUS;
 }
 
 /* ---- DMA service ------------------------------------------------------------------------- */
@@ -340,6 +344,7 @@ static void on_hello_rsp(gr_proto_t *p, const uint32_t *w, uint16_t len)
         .bar0_log2 = (uint8_t)(w[2] >> 16), .bar1_log2 = (uint8_t)(w[2] >> 24),
         .core_hz = w[3], .replay_timeout = w[4], .dma_timeout = w[5],
         .dma_base = (uint64_t)w[7] << 32 | w[6], .dma_size = (uint64_t)w[9] << 32 | w[8],
+        .dev_caps = len >= 11 ? w[10] : 0,
     };
     if (h.ver_major != GR_PROTO_VER_MAJOR) {
         set_reason(p, "the device speaks protocol %u.%u, this host %u.%u", h.ver_major,
@@ -365,6 +370,7 @@ static void on_hello_rsp(gr_proto_t *p, const uint32_t *w, uint16_t len)
     p->link.peer_max_len = h.max_payload > GR_PROTO_MAX_PAYLOAD ? GR_PROTO_MAX_PAYLOAD
                                                                  : h.max_payload;
     p->link.window_words = h.rx_window;
+    p->ups++;
     p->st = ST_UP;
     pthread_cond_broadcast(&p->cv);
 }
@@ -405,7 +411,7 @@ static void deliver(void *ctx, const gr_proto_hdr_t *h, const uint32_t *w)
         int st = GR_OK;
         for (unsigned i = 0; i < count && 1u + i < h->len; i++)
             if (resp_status(w[1 + i]))
-                st = GR_E_BUS;
+                st = resp_status(w[1 + i]);
         if (st && !p->deferred)
             p->deferred = st;
         if (!st)
@@ -425,7 +431,7 @@ static void deliver(void *ctx, const gr_proto_hdr_t *h, const uint32_t *w)
         int st = GR_OK;
         for (unsigned i = 0; i < count; i++) {
             if (resp_status(w[1 + 2 * i]))
-                st = GR_E_BUS;
+                st = resp_status(w[1 + 2 * i]);
             t->values[i] = w[2 + 2 * i];
         }
         complete(p, t, st);
@@ -436,7 +442,7 @@ static void deliver(void *ctx, const gr_proto_hdr_t *h, const uint32_t *w)
         int st = GR_OK;
         for (unsigned i = 0; i < count && 1u + i < h->len; i++)
             if (resp_status(w[1 + i]))
-                st = GR_E_BUS;
+                st = resp_status(w[1 + i]);
         complete(p, t, st);
         break;
     }
@@ -452,6 +458,12 @@ static void deliver(void *ctx, const gr_proto_hdr_t *h, const uint32_t *w)
     }
     case GR_PT_AP_WR_RSP:
         complete(p, t, resp_status(w[0] >> 16));
+        break;
+    case GR_PT_BIND_RSP:
+        if (h->len != GR_PROTO_BIND_WORDS)
+            return;
+        memcpy(t->values, w, 4u * GR_PROTO_BIND_WORDS);
+        complete(p, t, GR_OK);
         break;
     default:
         break;
@@ -625,8 +637,9 @@ static int take_deferred(gr_proto_t *p)
     p->deferred = GR_OK;
     if (rc)
         gr_link_set_error("%s: an earlier posted write %s", p->o.name,
-                          rc == GR_E_BUS ? "got an error response"
-                                         : "may have been lost in a link reset");
+                          rc == GR_E_BUS    ? "got an error response"
+                          : rc == GR_E_BUSY ? "was refused: another driver stack owns the device (its binding)"
+                                            : "may have been lost in a link reset");
     return rc;
 }
 
@@ -699,15 +712,92 @@ static int wait_slot(gr_proto_t *p, txn_t *t, uint64_t *progress_ms)
     return t->status;
 }
 
+static int bind_locked(gr_proto_t *p, unsigned op, char *owner, size_t owner_len);
+
 static int begin(gr_proto_t *p)
 {
     pthread_mutex_lock(&p->mu);
     int rc = take_deferred(p);
     if (!rc)
         rc = ensure_up(p);
+    /* A link reset made the device forget this host's binding: ask for it again first. */
+    if (!rc && p->bind_op && p->bind_ups != p->ups)
+        rc = bind_locked(p, p->bind_op, NULL, 0);
     if (rc)
         pthread_mutex_unlock(&p->mu);
     return rc;
+}
+
+/* BIND with the link up and p->mu held. */
+static int bind_locked(gr_proto_t *p, unsigned op, char *owner, size_t owner_len)
+{
+    if (owner && owner_len)
+        owner[0] = 0;
+    if (!(p->hello.dev_caps & GR_PROTO_DEVCAP_BIND)) {
+        p->bind_op = 0; /* a device that keeps no binding: nothing to hold */
+        return GR_OK;
+    }
+    int rc = send_posted(p);
+    txn_t *t = rc ? NULL : slot_alloc(p, GR_PT_BIND_RSP);
+    if (!rc && !t)
+        rc = GR_E_BUSY;
+    if (rc)
+        return rc;
+    uint32_t rsp[GR_PROTO_BIND_WORDS] = {0};
+    uint32_t w[GR_PROTO_BIND_WORDS] = {(uint32_t)op << 16 | t->id, (uint32_t)getpid()};
+    char host[33] = {0};
+    (void)gethostname(host, sizeof host - 1);
+    memcpy(&w[2], host, 32);
+    t->values = rsp;
+    t->count = GR_PROTO_BIND_WORDS;
+    uint64_t progress = gr_proto_now_ms();
+    rc = send_req(p, GR_PT_BIND, w, GR_PROTO_BIND_WORDS);
+    if (!rc)
+        rc = wait_slot(p, t, &progress);
+    slot_free(p, t);
+    if (rc)
+        return rc;
+    char who[64] = "";
+    if (rsp[1]) {
+        char oh[33] = {0};
+        memcpy(oh, &rsp[2], 32);
+        snprintf(who, sizeof who, "pid %u on %s", rsp[1], oh[0] ? oh : "an unnamed host");
+    }
+    if (owner && owner_len)
+        snprintf(owner, owner_len, "%s", who);
+    if ((rsp[0] >> 16) != 0) {
+        p->bind_op = 0;
+        gr_link_set_error("%s: the device is bound to another driver stack (%s)", p->o.name,
+                          who[0] ? who : "owner unknown");
+        return GR_E_BUSY;
+    }
+    p->bind_op = op == GR_PROTO_BIND_RELEASE ? 0 : op;
+    p->bind_ups = p->ups;
+    return GR_OK;
+}
+
+int gr_proto_bind(gr_proto_t *p, unsigned op, char *owner, size_t owner_len)
+{
+    if (!p || op > GR_PROTO_BIND_FORCE)
+        return GR_E_INVALID;
+    if (op == GR_PROTO_BIND_RELEASE && !p->bind_op) {
+        if (owner && owner_len)
+            owner[0] = 0;
+        return GR_OK; /* nothing held: no round trip (a closing adapter on a link that is down) */
+    }
+    pthread_mutex_lock(&p->mu);
+    int rc = take_deferred(p);
+    if (!rc)
+        rc = ensure_up(p);
+    if (!rc)
+        rc = bind_locked(p, op, owner, owner_len);
+    pthread_mutex_unlock(&p->mu);
+    return rc;
+}
+
+int gr_proto_op_bind(void *ctx, unsigned op, char *owner, size_t owner_len)
+{
+    return gr_proto_bind(ctx, op, owner, owner_len);
 }
 
 static int end(gr_proto_t *p, int rc)

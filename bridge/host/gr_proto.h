@@ -89,6 +89,7 @@ typedef struct gr_proto_hello {
     uint8_t dma_tags, link, bar0_log2, bar1_log2;
     uint32_t core_hz, replay_timeout, dma_timeout;
     uint64_t dma_base, dma_size;
+    uint32_t dev_caps; /**< DevCaps (GR_PROTO_DEVCAP_*; 0 from a HELLO_RSP of LEN 10) */
 } gr_proto_hello_t;
 
 /** Everything the engine counts (tests and benchmarks read it; it only grows). */
@@ -145,6 +146,16 @@ int gr_proto_dma_alloc(gr_proto_t *p, size_t bytes, gr_dma_buf_t *out_buf);
 int gr_proto_dma_free(gr_proto_t *p, const gr_dma_buf_t *buf);
 int gr_proto_wait_irq(gr_proto_t *p, uint32_t timeout_us, bool *out_raised);
 
+/**
+ * BIND (bridge/PROTOCOL.md, "Binding"): op GR_PROTO_BIND_TAKE, _RELEASE or _FORCE, sent with
+ * this process's id and host name. A device without DevCaps.BIND binds nothing: GR_OK. A taken
+ * binding or force mark is asked for again after every link reset (the device forgets it then).
+ * @param[out] owner  may be NULL: "pid N on HOST" of the owner when busy ("" when none)
+ * @return GR_OK, GR_E_BUSY (another link holds the binding; gr_link_error() names the owner),
+ *         link errors
+ */
+int gr_proto_bind(gr_proto_t *p, unsigned op, char *owner, size_t owner_len);
+
 /** A copy of the counters. */
 void gr_proto_counters(gr_proto_t *p, gr_proto_counters_t *out_counters);
 /** The device's HELLO_RSP of the current link (zeros while the link is down). */
@@ -181,6 +192,7 @@ uint32_t gr_proto_op_caps(void *ctx);
 void gr_proto_op_describe(void *ctx, char *buf, size_t len);
 uint32_t gr_proto_op_dma_wait_cycles(void *ctx); /* HELLO_RSP's DmaTimeout (0 while down) */
 uint32_t gr_proto_op_dead_ms(void *ctx);         /* the URI's dead_ms */
+int gr_proto_op_bind(void *ctx, unsigned op, char *owner, size_t owner_len);
 
 #ifdef __cplusplus
 }

@@ -21,7 +21,7 @@ static void dev_deliver(void *ctx, const gr_proto_hdr_t *h, const uint32_t *w)
         uint32_t lim = host_max < d->cfg.max_payload ? host_max : d->cfg.max_payload;
         d->link.peer_max_len = (uint16_t)(lim > GR_PROTO_MAX_PAYLOAD ? GR_PROTO_MAX_PAYLOAD : lim);
         const gr_proto_dev_cfg_t *c = &d->cfg;
-        uint32_t rsp[10] = {
+        uint32_t rsp[11] = {
             GR_PROTO_VER_MAJOR << 16 | GR_PROTO_VER_MINOR,
             (uint32_t)c->rx_window << 16 | c->max_payload,
             (uint32_t)c->bar1_log2 << 24 | (uint32_t)c->bar0_log2 << 16 | (uint32_t)c->link << 8 |
@@ -33,8 +33,9 @@ static void dev_deliver(void *ctx, const gr_proto_hdr_t *h, const uint32_t *w)
             (uint32_t)(c->dma_base >> 32),
             (uint32_t)c->dma_size,
             (uint32_t)(c->dma_size >> 32),
+            c->dev_caps,
         };
-        gr_proto_link_send(&d->link, GR_PT_HELLO_RSP, rsp, 10);
+        gr_proto_link_send(&d->link, GR_PT_HELLO_RSP, rsp, c->dev_caps ? 11 : 10);
         d->hellos++;
         if (!fits) {
             d->bad_frames++;

@@ -31,6 +31,7 @@ typedef struct gr_proto_dev_cfg {
     uint32_t core_hz, replay_timeout, dma_timeout;
     uint64_t dma_base, dma_size;
     uint32_t replay_ms; /**< this end's replay timer */
+    uint32_t dev_caps;  /**< HELLO_RSP's DevCaps (0: a HELLO_RSP of LEN 10, as the RTL's) */
 } gr_proto_dev_cfg_t;
 
 typedef struct gr_proto_dev gr_proto_dev_t;

@@ -49,10 +49,18 @@ enum gr_proto_type {
     GR_PT_DMA_WR = 0x21,
     GR_PT_DMA_WR_RSP = 0xA1,
     GR_PT_IRQ = 0x22,
+    GR_PT_BIND = 0x15,
+    GR_PT_BIND_RSP = 0x95,
 };
 
 /** AXI responses as the protocol carries them. */
-enum { GR_RESP_OKAY = 0, GR_RESP_SLVERR = 2, GR_RESP_DECERR = 3 };
+enum { GR_RESP_OKAY = 0, GR_RESP_REFUSED = 1, GR_RESP_SLVERR = 2, GR_RESP_DECERR = 3 };
+
+/** HELLO_RSP's DevCaps (word 10, when LEN is 11), and BIND's operations (PROTOCOL.md, "Binding"). */
+enum { GR_PROTO_DEVCAP_BIND = 1u << 0 };
+enum { GR_PROTO_BIND_RELEASE = 0, GR_PROTO_BIND_TAKE = 1, GR_PROTO_BIND_FORCE = 2 };
+/** BIND and BIND_RSP: LEN 10 (word 0, the process id, 8 words of host name). */
+#define GR_PROTO_BIND_WORDS 10u
 
 /** HELLO_RSP's Link field. */
 enum { GR_PROTO_LINK_STREAM = 1, GR_PROTO_LINK_UART = 2, GR_PROTO_LINK_FT601 = 3,

@@ -123,12 +123,44 @@ static void check_read_only(run_t *r, const gr_reg_desc_t *reg)
            "wrote 0x%08x over 0x%08x, read 0x%08x (compared 0x%08x)", ~before, before, after, same);
 }
 
+/* Whether reg is held by a VPR a driver locked: VPR_CTRL.LOCK (the miniport sets it once it
+ * programmed the VPR) keeps VPR_BASE, VPR_LIMIT and VPR_CTRL.ENABLE until a hard reset. Only the
+ * state a driver leaves counts (enabled over a range); a lock on a disabled or empty VPR leaves
+ * the registers unusable, and the walk below reports them. */
+static bool vpr_locked(run_t *r, const gr_reg_desc_t *reg)
+{
+    uint32_t ctrl, base, limit;
+    if (reg->offset != GR_REG_VPR_BASE && reg->offset != GR_REG_VPR_LIMIT && reg->offset != GR_REG_VPR_CTRL)
+        return false;
+    return rd(r, "VPR_CTRL", GR_REG_VPR_CTRL, &ctrl) && rd(r, "VPR_BASE", GR_REG_VPR_BASE, &base) &&
+           rd(r, "VPR_LIMIT", GR_REG_VPR_LIMIT, &limit) && GR_FIELD_GET(VPR_CTRL, LOCK, ctrl) &&
+           GR_FIELD_GET(VPR_CTRL, ENABLE, ctrl) && limit > base;
+}
+
+/* A locked register's read-write bits ignore writes (the inverse is written, then the value). */
+static void check_locked(run_t *r, const gr_reg_desc_t *reg, uint32_t rw)
+{
+    uint32_t before, after;
+    if (!rd(r, reg->name, reg->offset, &before))
+        return;
+    const uint32_t w = (before ^ rw) & ~gr_regdesc_mask_of(reg, GR_ACCESS_W1S);
+    if (!wr(r, reg->name, reg->offset, w) || !rd(r, reg->name, reg->offset, &after))
+        return;
+    report(r, after == before, reg->name, "locked (VPR_CTRL.LOCK): writes ignored",
+           "wrote 0x%08x over 0x%08x, read 0x%08x", w, before, after);
+    wr(r, reg->name, reg->offset, before & ~gr_regdesc_mask_of(reg, GR_ACCESS_W1S));
+}
+
 /* Walking ones through every read-write bit, then all ones (reserved bits must stay zero). */
 static void check_read_write(run_t *r, const gr_reg_desc_t *reg)
 {
     uint32_t rw = gr_regdesc_mask_of(reg, GR_ACCESS_RW);
     if (!rw)
         return;
+    if (vpr_locked(r, reg)) {
+        check_locked(r, reg, rw);
+        return;
+    }
     unsigned bad = 0, walked = 0;
     uint32_t first_w = 0, first_r = 0;
     for (unsigned bit = 0; bit < 32; bit++) {

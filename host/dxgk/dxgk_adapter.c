@@ -14,6 +14,8 @@
 #include "dxgk_objects.h"
 #include "dxgk_sysmem.h"
 #include "dxgk_testing.h"
+#include "gr_broker.h"
+#include "gr_link_broker.h"
 #include "gr_link.h"
 #include "kmd.h"
 #include "vidmm_alloc.h"
@@ -167,6 +169,9 @@ static gr_status_t adapter_start(const char *uri, gr_link_t *link, gr_adapter_t 
     gr_link_clear_error();
     if (!out_adapter)
         return adapter_failed("no place for the adapter (out_adapter is NULL)", GR_E_INVALID);
+    /* broker://: the device's one driver stack is a broker's (host/broker/README.md). */
+    if (link ? gr_link_is_broker(link) : gr_brk_uri(uri))
+        return gr_brk_adapter_start(uri, link, out_adapter);
     if (!dxgk_kernel_handles())
         return adapter_failed("the kernel handle table cannot be set up", GR_E_INVALID);
     gr_adapter_t *ad = calloc(1, sizeof *ad);
@@ -198,6 +203,15 @@ static gr_status_t adapter_start(const char *uri, gr_link_t *link, gr_adapter_t 
                 adapter_failed("cannot open the device", rc);
             goto fail_shared;
         }
+    }
+    /* One driver stack per device: bound before the miniport touches it (bridge/PROTOCOL.md,
+     * "Binding"; host/broker/README.md shares a device among processes). */
+    rc = gr_link_bind(ad->link, GR_LINK_BIND_TAKE, NULL, 0);
+    if (rc) {
+        adapter_failed(rc == GR_E_BUSY ? "another driver stack owns the device (gpuref-broker shares one)"
+                                       : "binding the device",
+                       rc);
+        goto fail_link;
     }
     ad->dxgkrnl.Size = sizeof ad->dxgkrnl;
     ad->dxgkrnl.Version = DXGKDDI_INTERFACE_VERSION;
@@ -236,6 +250,7 @@ fail_kmd:
     free_segments(ad);
     dxgk_call_stop_adapter(ad);
 fail_link:
+    (void)gr_link_bind(ad->link, GR_LINK_BIND_RELEASE, NULL, 0);
     if (ad->owns_link)
         gr_link_close(ad->link);
 fail_shared:
@@ -274,6 +289,10 @@ void gr_adapter_close(gr_adapter_t *ad)
 {
     if (!ad)
         return;
+    if (ad->broker) {
+        gr_brk_adapter_close(ad);
+        return;
+    }
     for (;;) {
         pthread_mutex_lock(&ad->proc_lock);
         gr_process_t *p = ad->procs;
@@ -289,6 +308,7 @@ void gr_adapter_close(gr_adapter_t *ad)
     dxgk_res_fini(ad);
     free_segments(ad);
     dxgk_call_stop_adapter(ad);
+    (void)gr_link_bind(ad->link, GR_LINK_BIND_RELEASE, NULL, 0);
     if (ad->owns_link)
         gr_link_close(ad->link);
     dxgk_vidsch_fini(ad);
@@ -317,6 +337,8 @@ int gr_adapter_with_link(gr_adapter_t *ad, int (*fn)(gr_link_t *link, void *ctx)
 
 gr_status_t gr_adapter_segments(gr_adapter_t *ad, gr_segment_info_t *out, uint32_t max, uint32_t *out_count)
 {
+    if (ad && ad->broker)
+        return gr_brk_adapter_segments(ad, out, max, out_count);
     if (!ad || !out_count || (max && !out))
         return GR_E_INVALID;
     pthread_mutex_lock(&ad->vidmm_lock);
@@ -376,6 +398,8 @@ static bool walk_heap(void *c, uint64_t offset, uint64_t size, bool is_free)
 
 gr_status_t gr_segment_walk(gr_adapter_t *ad, uint32_t segment, gr_segment_walk_fn fn, void *ctx)
 {
+    if (ad && ad->broker)
+        return gr_brk_segment_walk(ad, segment, fn, ctx);
     if (!ad || !fn || segment == 0 || segment > ad->nseg)
         return GR_E_INVALID;
     pthread_mutex_lock(&ad->vidmm_lock);
@@ -387,6 +411,8 @@ gr_status_t gr_segment_walk(gr_adapter_t *ad, uint32_t segment, gr_segment_walk_
 
 gr_status_t gr_adapter_stats(gr_adapter_t *ad, gr_adapter_stats_t *out)
 {
+    if (ad && ad->broker)
+        return gr_brk_adapter_stats(ad, out);
     if (!ad || !out)
         return GR_E_INVALID;
     gr_kmd_counts_t k;
@@ -415,6 +441,8 @@ gr_status_t gr_process_create(gr_adapter_t *ad, gr_process_t **out_process)
 {
     if (!ad || !out_process)
         return GR_E_INVALID;
+    if (ad->broker)
+        return gr_brk_process_create(ad, out_process);
     gr_process_t *p = calloc(1, sizeof *p);
     if (!p)
         return GR_E_NO_MEMORY;
@@ -440,6 +468,10 @@ void gr_process_destroy(gr_process_t *p)
 {
     if (!p)
         return;
+    if (p->adapter->broker) {
+        gr_brk_process_destroy(p);
+        return;
+    }
     while (p->devices)
         gr_gpu_device_destroy(p->devices);
     dxgk_process_free_sysmem(p);
@@ -460,6 +492,8 @@ gr_status_t gr_gpu_device_create(gr_process_t *p, gr_gpu_device_t **out_device)
 {
     if (!p || !out_device)
         return GR_E_INVALID;
+    if (p->adapter->broker)
+        return gr_brk_gpu_device_create(p, out_device);
     gr_gpu_device_t *d = calloc(1, sizeof *d);
     if (!d)
         return GR_E_NO_MEMORY;
@@ -490,6 +524,10 @@ void gr_gpu_device_destroy(gr_gpu_device_t *d)
 {
     if (!d)
         return;
+    if (d->process->adapter->broker) {
+        gr_brk_gpu_device_destroy(d);
+        return;
+    }
     gr_process_t *p = d->process;
     pthread_mutex_lock(&p->lock);
     /* Its contexts first (their work cancelled), so no packet names its allocations. */

@@ -155,6 +155,9 @@ struct gr_adapter {
     /* DXGK_QUERYSEGMENTOUT4: paging buffers (0: the miniport pages nothing; no eviction). */
     uint32_t paging_buffer_size, paging_priv_size;
     struct dxgk_res *res; /* residency and eviction (vidmm_residency.c) */
+    /* broker:// (host/broker): the driver stack is a broker's; every public call is forwarded
+     * over link, and only link, procs and proc_lock are used here. */
+    bool broker;
 };
 
 struct gr_process {
@@ -163,6 +166,7 @@ struct gr_process {
     dxgk_htab_t handles;
     gr_gpu_device_t *devices; /* list */
     struct dxgk_sysmem *sysmem; /* its gr_sysmem_alloc buffers (list, under lock) */
+    uint32_t broker_id;         /* broker://: the broker's id of it */
     gr_process_t *next;
 };
 
@@ -171,6 +175,7 @@ struct gr_gpu_device {
     HANDLE hDevice;
     gr_gpuva_space_t *va_space; /* this device's GPU virtual address space */
     uint64_t va_next;           /* VA cursor (from DXGK_VA_BASE): addresses are not reused */
+    uint32_t broker_id;         /* broker://: the broker's id of it */
     gr_gpu_device_t *next;
 };
 

@@ -257,11 +257,14 @@ NTSTATUS gr_kmd_set_vpr(HANDLE hAdapter, uint64_t base, uint64_t limit)
     uint32_t ctrl = 0;
     if (kmd_reg_read(a, GR_REG_VPR_CTRL, &ctrl))
         return STATUS_UNSUCCESSFUL;
-    uint32_t want_ctrl = limit > base ? KMD_VPR_CTRL_ENABLE : 0;
+    /* Once programmed the VPR is locked (VPR_CTRL.LOCK: read-only until a hard reset), so that
+     * no register writer can move or disable it and read protected content through BAR1. */
+    uint32_t want_ctrl = limit > base ? KMD_VPR_CTRL_ENABLE | KMD_VPR_CTRL_LOCK : 0;
     if (!(ctrl & KMD_VPR_CTRL_LOCK)) {
         if (kmd_reg_write(a, GR_REG_VPR_CTRL, 0) || kmd_reg_write(a, GR_REG_VPR_BASE, (uint32_t)base) ||
             kmd_reg_write(a, GR_REG_VPR_LIMIT, (uint32_t)limit) ||
-            kmd_reg_write(a, GR_REG_VPR_CTRL, want_ctrl))
+            kmd_reg_write(a, GR_REG_VPR_CTRL, want_ctrl & ~KMD_VPR_CTRL_LOCK) ||
+            (want_ctrl && kmd_reg_write(a, GR_REG_VPR_CTRL, want_ctrl)))
             return STATUS_UNSUCCESSFUL;
     }
     /* Read back: a locked VPR keeps its old values, and the OS must know it did not move. */
@@ -269,8 +272,10 @@ NTSTATUS gr_kmd_set_vpr(HANDLE hAdapter, uint64_t base, uint64_t limit)
     if (kmd_reg_read(a, GR_REG_VPR_BASE, &rb_base) || kmd_reg_read(a, GR_REG_VPR_LIMIT, &rb_limit) ||
         kmd_reg_read(a, GR_REG_VPR_CTRL, &ctrl))
         return STATUS_UNSUCCESSFUL;
+    /* A VPR locked before (by this driver, on a device that was not hard-reset since) is
+     * accepted when it is the one asked for; a request to remove it cannot be met. */
     if ((limit > base && (rb_base != (uint32_t)base || rb_limit != (uint32_t)limit)) ||
-        (ctrl & KMD_VPR_CTRL_ENABLE) != want_ctrl)
+        (ctrl & (KMD_VPR_CTRL_ENABLE | KMD_VPR_CTRL_LOCK)) != want_ctrl)
         return STATUS_DEVICE_NOT_READY;
     return STATUS_SUCCESS;
 }

@@ -133,8 +133,8 @@ static int parse_command(int argc, char **argv, unsigned allocs_before, command_
         return 1 + table[i].args;
     }
     if (argv[0][0] == '-')
-        return parse_fail("gpuctl", "unknown option '%s': the global options are -d, --json, --any-map, --help and "
-                                    "--version, and a command's own options follow it (gpuctl help COMMAND)",
+        return parse_fail("gpuctl", "unknown option '%s': the global options are -d, --json, --any-map, --force, --help "
+                                    "and --version, and a command's own options follow it (gpuctl help COMMAND)",
                           argv[0]);
     if (!strcmp(argv[0], "help") || !strcmp(argv[0], "version") || !strcmp(argv[0], "tracediff"))
         return parse_fail("gpuctl", "%s stands alone on the line (gpuctl %s)", argv[0], argv[0]);
@@ -211,6 +211,8 @@ static void split_line(int argc, char **argv, opts_t *o, line_t *l)
             o->json = true;
         } else if (!strcmp(a, "--any-map")) {
             o->open_flags |= GR_OPEN_ANY_MAP;
+        } else if (!strcmp(a, "--force")) {
+            o->force = true;
         } else if (!strcmp(a, "--help")) {
             l->help = true;
         } else if (!strcmp(a, "--version")) {

@@ -46,6 +46,7 @@ typedef struct opts {
     const char *uri;
     bool json;
     unsigned open_flags;
+    bool force; /* --force: register writes without the device's binding (bridge/PROTOCOL.md) */
 } opts_t;
 
 /* One alloc command as parsed: what gr_alloc_create is asked for. */

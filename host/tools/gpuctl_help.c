@@ -151,6 +151,8 @@ static const char options_text[] =
     "                     values and offsets also as KEY_hex strings (\"magic_hex\":\"0x47505552\").\n"
     "                     The whole run as one array: gpuctl --json ... | jq -s .\n"
     "      --any-map      open a device whose register map differs from this build\n"
+    "      --force        poke and conformance write without the device's binding: on a device\n"
+    "                     another driver stack owns they may overwrite its memory and reset its work\n"
     "  -h, --help         this text; after a command, that command's help\n"
     "  -V, --version      gpuctl's version and the commit it was built from (gpuctl version)\n"
     "  --                 the words after it are commands and their arguments only\n";

@@ -404,10 +404,32 @@ static uint32_t stick_mask(const gr_reg_desc_t *reg)
     return m;
 }
 
+/* Register writes and resets need the device's binding (bridge/PROTOCOL.md, "Binding"): a
+ * driver stack that owns the device would lose its memory or its work to them; --force writes
+ * anyway, and says so. */
+static int take_binding(const opts_t *o, gr_device_t *dev, const char *cmd)
+{
+    char owner[64];
+    int rc = gr_link_bind(gr_device_link(dev), o->force ? GR_LINK_BIND_FORCE : GR_LINK_BIND_TAKE, owner, sizeof owner);
+    if (rc == GR_E_BUSY)
+        return fail_status(o, cmd, rc, EXIT_DEVICE,
+                           "%s: another driver stack owns the device (%s): a register write or reset could "
+                           "overwrite its memory or reset its work; --force writes anyway",
+                           cmd, owner[0] ? owner : "owner unknown");
+    if (rc)
+        return fail_status(o, cmd, rc, EXIT_DEVICE, "%s: cannot bind the device: %s", cmd, gr_last_error());
+    if (o->force)
+        note("%s: --force: writing without the device's binding; a driver stack that owns it may lose "
+                "its memory or its work", cmd);
+    return EXIT_OK;
+}
+
 int cmd_poke(const opts_t *o, gr_device_t *dev, const reg_ref_t *r, uint32_t value)
 {
     uint32_t word = value, mask = 0xffffffffu;
-    int rc;
+    int rc = take_binding(o, dev, "poke");
+    if (rc)
+        return rc;
     if (r->field) {
         /* Read-modify-write: the other read-write fields keep their values; w1c, pulse and w1s
          * bits are written 0, so that the write clears, strobes or locks nothing else. */
@@ -492,6 +514,9 @@ int cmd_conformance(const opts_t *o, gr_device_t *dev)
 {
     conf_out_t out = {.o = o, .first = true};
     gr_conf_result_t res;
+    int brc = take_binding(o, dev, "conformance");
+    if (brc)
+        return brc;
     char transport[128];
     gr_link_describe(gr_device_link(dev), transport, sizeof transport);
     if (o->json)

@@ -55,6 +55,7 @@
 #include "gr_board.h"
 #include "gr_link_simd.h"
 #include "gr_proto.h"
+#include "gr_proto_bind.h"
 #include "gr_proto_dev.h"
 #include "gr_proto_frame.h"
 #include "gr_proto_link.h"
@@ -152,6 +153,7 @@ typedef struct client {
      * it: its part of the queue (a ring; at most RTL_BACKLOG, the whole queue). */
     uint16_t rtlq[RTL_BACKLOG];
     unsigned rq_head, rq_n;
+    bool forced; /* BIND force: its writes pass whoever holds the binding */
 } client_t;
 
 /* A client's frame waiting for its turn toward the RTL. */
@@ -223,6 +225,7 @@ typedef struct server {
     uint64_t client_sent; /* clients' frames sent to the RTL, all slots */
     uint32_t idle_ms; /* --idle-ms */
     bool verbose;
+    gr_proto_bind_t bind; /* which client's driver stack owns the device (PROTOCOL.md) */
 } server_t;
 
 static server_t *S;
@@ -364,6 +367,8 @@ static void client_reset(void *ctx, gr_proto_dev_t *d)
     (void)d;
     c->epoch++;
     release_tags(c);
+    gr_proto_bind_drop(&S->bind, c);
+    c->forced = false;
 }
 
 static void client_hello(void *ctx, gr_proto_dev_t *d)
@@ -501,6 +506,8 @@ static void client_frame(void *ctx, gr_proto_dev_t *d, uint8_t type, const uint3
             d->bad_frames++;
             return;
         }
+        if (gr_proto_bind_refuses(&S->bind, c, c->forced, d, type, w, len))
+            return;
         uint16_t sid = S->next_sid++;
         S->routes[sid] = (route_t){c, c->gen, c->epoch, (uint16_t)w[0], (uint8_t)(type | 0x80u)};
         memcpy(fw, w, 4u * len);
@@ -522,6 +529,9 @@ static void client_frame(void *ctx, gr_proto_dev_t *d, uint8_t type, const uint3
             d->bad_frames++; /* a slot's queue holds an answer for every tag: not reached */
         return;
     }
+    case GR_PT_BIND:
+        gr_proto_bind_frame(&S->bind, c, &c->forced, d, w, len);
+        return;
     default:
         d->bad_frames++;
         return;
@@ -555,6 +565,7 @@ static void client_drop(client_t *c, const char *why)
                 q->n);
     }
     release_tags(c);
+    gr_proto_bind_drop(&S->bind, c);
     gr_proto_dev_free(&c->dev);
     close(c->fd);
     free(c->out.b);
@@ -601,6 +612,7 @@ static void client_accept(int lfd)
         .dma_base = 0,
         .dma_size = 0,
         .replay_ms = 200,
+        .dev_caps = GR_PROTO_DEVCAP_BIND,
     };
     client_window(slot, &cfg.dma_base, &cfg.dma_size);
     if (gr_proto_dev_init(&c->dev, &c->pipe, &cfg, &client_ops, c)) {

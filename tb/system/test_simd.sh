@@ -206,8 +206,11 @@ assert \"crc e\" not in d[\"transport\"] and d[\"transport\"].endswith(\")\"), d
                 >"$dir/w" 2>"$dir/we" &
             k=$!
             for _ in $(seq 1200); do grep -q "^fill" "$dir/w" && break; sleep 0.1; done
+            # the waiting client holds the device's binding: a reset from another needs --force
+            "$GPUCTL" -d "simd://$sock?$L" poke RESET_CTRL 1 >/dev/null 2>"$dir/pe"
+            rp=$?
             t0=$(date +%s)
-            "$GPUCTL" -d "simd://$sock?$L" poke RESET_CTRL 1 >/dev/null 2>&1
+            "$GPUCTL" -d "simd://$sock?$L" --force poke RESET_CTRL 1 >/dev/null 2>&1
             wait $k
             rk=$?
             t1=$(date +%s)
@@ -215,6 +218,9 @@ assert \"crc e\" not in d[\"transport\"] and d[\"transport\"].endswith(\")\"), d
             if [ $rk -eq 3 ] && [ $((t1 - t0)) -lt 60 ] && grep -q "GR_E_DEVICE_RESET" "$dir/we"; then
                 ok "$kind: a core reset by another client under a waiting one: GR_E_DEVICE_RESET (exit $rk) in $((t1 - t0)) s"
             else bad "$kind: a core reset by another client under a waiting one (exit $rk after $((t1 - t0)) s)"; fi
+            if [ $rp -eq 3 ] && grep -q "another driver stack owns the device (pid [0-9]* on " "$dir/pe"; then
+                ok "$kind: ... without --force that reset is refused, naming the owner (exit 3)"
+            else bad "$kind: ... without --force that reset is refused, naming the owner (exit $rp: $(cat "$dir/pe"))"; fi
             check "$kind: ... and the device serves on" 0 "$GPUCTL" -d "simd://$sock?$L" alloc 64K fill @1 3 read @1 --sum
             stop_server
         else bad "$kind: the server restarts for the core reset"; fi

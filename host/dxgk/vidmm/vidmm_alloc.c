@@ -21,6 +21,7 @@
 #include "dxgk_sysmem.h"
 #include "dxgk_testing.h"
 #include "gpuref/gr_regdesc.h"
+#include "gr_broker.h"
 #include "gr_link.h"
 #include "kmd.h"
 #include "vidmm_alloc.h"
@@ -403,6 +404,8 @@ gr_status_t gr_dxgk_test_check_answer(gr_gpu_device_t *dev, const DXGK_ALLOCATIO
 gr_status_t gr_alloc_create(gr_gpu_device_t *dev, const gr_resource_desc_t *resource, const gr_alloc_desc_t *descs,
                             uint32_t count, gr_alloc_t *out_handles, gr_shared_t *out_shared)
 {
+    if (GR_BROKER_DEV(dev))
+        return gr_brk_alloc_create(dev, resource, descs, count, out_handles, out_shared);
     if (!dev || !descs || count == 0 || count > DXGK_MAX_CREATE || !out_handles)
         return GR_E_INVALID;
     if (resource && (resource->flags & ~(uint32_t)GR_RESOURCE_SHARED))
@@ -606,6 +609,8 @@ fail_mem:
 gr_status_t gr_alloc_open(gr_gpu_device_t *dev, gr_shared_t shared, uint32_t flags, uint32_t subresource_index,
                           gr_alloc_t *out_handles, uint32_t max, uint32_t *out_count, gr_alloc_info_t *out_info)
 {
+    if (GR_BROKER_DEV(dev))
+        return gr_brk_alloc_open(dev, shared, flags, subresource_index, out_handles, max, out_count, out_info);
     if (!dev || !out_count || (max && !out_handles) || (flags & ~(uint32_t)GR_OPEN_READ_ONLY))
         return GR_E_INVALID;
     gr_process_t *p = dev->process;
@@ -685,11 +690,15 @@ static gr_status_t release_handle(gr_gpu_device_t *dev, gr_alloc_t h, bool creat
 
 gr_status_t gr_alloc_close(gr_gpu_device_t *dev, gr_alloc_t h)
 {
+    if (GR_BROKER_DEV(dev))
+        return gr_brk_alloc_close(dev, h);
     return release_handle(dev, h, false);
 }
 
 gr_status_t gr_alloc_destroy(gr_gpu_device_t *dev, gr_alloc_t h)
 {
+    if (GR_BROKER_DEV(dev))
+        return gr_brk_alloc_destroy(dev, h);
     return release_handle(dev, h, true);
 }
 
@@ -870,6 +879,8 @@ out:
 
 gr_status_t gr_alloc_lock(gr_gpu_device_t *dev, gr_alloc_t h, uint32_t flags, void **out_ptr)
 {
+    if (GR_BROKER_DEV(dev))
+        return gr_brk_alloc_lock(dev, h, flags, true, 0, 0, out_ptr);
     return lock_range(dev, h, flags, 0, 0, out_ptr);
 }
 
@@ -878,11 +889,15 @@ gr_status_t gr_alloc_lock_range(gr_gpu_device_t *dev, gr_alloc_t h, uint32_t fla
 {
     if (!bytes)
         return GR_E_RANGE;
+    if (GR_BROKER_DEV(dev))
+        return gr_brk_alloc_lock(dev, h, flags, false, offset, bytes, out_ptr);
     return lock_range(dev, h, flags, offset, bytes, out_ptr);
 }
 
 gr_status_t gr_alloc_unlock(gr_gpu_device_t *dev, gr_alloc_t h)
 {
+    if (GR_BROKER_DEV(dev))
+        return gr_brk_alloc_unlock(dev, h);
     if (!dev)
         return GR_E_INVALID;
     gr_process_t *p = dev->process;
@@ -924,6 +939,8 @@ gr_status_t gr_alloc_unlock(gr_gpu_device_t *dev, gr_alloc_t h)
 
 gr_status_t gr_alloc_query(gr_gpu_device_t *dev, gr_alloc_t h, gr_alloc_info_t *out)
 {
+    if (GR_BROKER_DEV(dev))
+        return gr_brk_alloc_query(dev, h, out);
     if (!dev || !out)
         return GR_E_INVALID;
     gr_process_t *p = dev->process;
@@ -1008,6 +1025,8 @@ static gr_status_t probe_locked(gr_link_t *link, uint64_t root, uint64_t va, boo
 
 gr_status_t gr_gpu_device_probe(gr_gpu_device_t *device, uint64_t va, bool write, gr_gpu_probe_t *out_probe)
 {
+    if (GR_BROKER_DEV(device))
+        return gr_brk_gpu_device_probe(device, va, write, out_probe);
     if (!device || !out_probe || va >> 48)
         return GR_E_INVALID;
     gr_adapter_t *ad = device->process->adapter;

@@ -29,6 +29,7 @@
 #include "dxgk_handle.h"
 #include "dxgk_kernel.h"
 #include "dxgk_objects.h"
+#include "gr_broker.h"
 #include "gr_link.h"
 #include "vidmm_packet.h"
 #include "vidmm_place.h"
@@ -1090,6 +1091,8 @@ static gr_status_t lookup_list(gr_gpu_device_t *dev, const gr_alloc_t *h, uint32
 
 gr_status_t gr_alloc_make_resident(gr_gpu_device_t *dev, const gr_alloc_t *handles, uint32_t count)
 {
+    if (GR_BROKER_DEV(dev))
+        return gr_brk_alloc_residency(dev, handles, count, false);
     if (!dev || !handles || count == 0 || count > GR_ALLOC_MAX_RESIDENCY_LIST)
         return GR_E_INVALID;
     gr_process_t *p = dev->process;
@@ -1130,6 +1133,8 @@ gr_status_t gr_alloc_make_resident(gr_gpu_device_t *dev, const gr_alloc_t *handl
 
 gr_status_t gr_alloc_evict(gr_gpu_device_t *dev, const gr_alloc_t *handles, uint32_t count)
 {
+    if (GR_BROKER_DEV(dev))
+        return gr_brk_alloc_residency(dev, handles, count, true);
     if (!dev || !handles || count == 0 || count > GR_ALLOC_MAX_RESIDENCY_LIST)
         return GR_E_INVALID;
     gr_process_t *p = dev->process;

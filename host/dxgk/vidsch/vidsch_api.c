@@ -11,6 +11,7 @@
 #include "dxgk_handle.h"
 #include "dxgk_kernel.h"
 #include "dxgk_threading.h"
+#include "gr_broker.h"
 #include "gr_link.h"
 #include "vidmm_packet.h"
 #include "vidsch.h"
@@ -123,6 +124,8 @@ static bool root_address(gr_adapter_t *ad, uint64_t vram, D3DGPU_PHYSICAL_ADDRES
 gr_status_t gr_context_create(gr_gpu_device_t *dev, const void *private_data, uint32_t private_size,
                               gr_context_t *out_context)
 {
+    if (GR_BROKER_DEV(dev))
+        return gr_brk_context_create(dev, private_data, private_size, out_context);
     const bool bad_args = !out_context || (private_size && !private_data) || private_size > GR_CONTEXT_MAX_PRIVATE;
     dxgk_vidsch_t *vs;
     gr_status_t rc = vs_enter(dev, 0, (vs_entry_t){.bad_args = bad_args, .engine = true}, &vs, NULL, NULL);
@@ -237,6 +240,8 @@ static void destroy_ctx(dxgk_vidsch_t *vs, vs_context_t *c)
 
 gr_status_t gr_context_destroy(gr_gpu_device_t *dev, gr_context_t h)
 {
+    if (GR_BROKER_DEV(dev))
+        return gr_brk_context_destroy(dev, h);
     dxgk_vidsch_t *vs;
     vs_context_t *c;
     gr_status_t rc = vs_enter(dev, h, (vs_entry_t){0}, &vs, &c, NULL);
@@ -251,6 +256,8 @@ gr_status_t gr_context_destroy(gr_gpu_device_t *dev, gr_context_t h)
 
 gr_status_t gr_context_info(gr_gpu_device_t *dev, gr_context_t h, gr_context_info_t *out)
 {
+    if (GR_BROKER_DEV(dev))
+        return gr_brk_context_info(dev, h, out);
     dxgk_vidsch_t *vs;
     vs_context_t *c;
     gr_status_t rc = vs_enter(dev, h, (vs_entry_t){.bad_args = !out}, &vs, &c, NULL);
@@ -276,6 +283,8 @@ gr_status_t gr_context_info(gr_gpu_device_t *dev, gr_context_t h, gr_context_inf
 
 gr_status_t gr_dma_buffer_create(gr_gpu_device_t *dev, gr_context_t ctx, uint32_t bytes, gr_dma_buffer_t *out)
 {
+    if (GR_BROKER_DEV(dev))
+        return gr_brk_dma_buffer_create(dev, ctx, bytes, out);
     const vs_entry_t e = {.bad_args = !out, .engine = true, .too_big = bytes > GR_DMA_BUFFER_MAX_BYTES};
     dxgk_vidsch_t *vs;
     vs_context_t *c;
@@ -333,6 +342,8 @@ gr_status_t gr_dma_buffer_create(gr_gpu_device_t *dev, gr_context_t ctx, uint32_
 
 gr_status_t gr_dma_buffer_info(gr_gpu_device_t *dev, gr_dma_buffer_t h, gr_dma_buffer_info_t *out)
 {
+    if (GR_BROKER_DEV(dev))
+        return gr_brk_dma_buffer_info(dev, h, out);
     dxgk_vidsch_t *vs;
     vs_dmabuf_t *b;
     gr_status_t rc = vs_enter(dev, h, (vs_entry_t){.bad_args = !out}, &vs, NULL, &b);
@@ -359,6 +370,8 @@ static void free_buf(gr_adapter_t *ad, vs_dmabuf_t *b)
 
 gr_status_t gr_dma_buffer_destroy(gr_gpu_device_t *dev, gr_dma_buffer_t h)
 {
+    if (GR_BROKER_DEV(dev))
+        return gr_brk_dma_buffer_destroy(dev, h);
     dxgk_vidsch_t *vs;
     vs_dmabuf_t *b;
     gr_status_t rc = vs_enter(dev, h, (vs_entry_t){0}, &vs, NULL, &b);
@@ -497,6 +510,8 @@ static gr_status_t build_packet(gr_gpu_device_t *dev, vs_context_t *c, const gr_
 
 gr_status_t gr_submit(gr_gpu_device_t *dev, gr_context_t h, const gr_submission_t *s, uint64_t *out_fence)
 {
+    if (GR_BROKER_DEV(dev))
+        return gr_brk_submit(dev, h, s, out_fence);
     dxgk_vidsch_t *vs;
     vs_context_t *c;
     gr_status_t rc = vs_enter(dev, h, (vs_entry_t){.bad_args = !s || !out_fence, .engine = true}, &vs, &c, NULL);
@@ -577,6 +592,8 @@ static gr_status_t result_of(const vs_context_t *c, uint64_t seq)
 
 gr_status_t gr_wait(gr_gpu_device_t *dev, gr_context_t h, uint64_t fence, uint64_t timeout_cycles)
 {
+    if (GR_BROKER_DEV(dev))
+        return gr_brk_wait(dev, h, fence, timeout_cycles);
     dxgk_vidsch_t *vs;
     vs_context_t *c;
     gr_status_t rc = vs_enter(dev, h, (vs_entry_t){.engine = true, .waits = "gr_wait"}, &vs, &c, NULL);
@@ -627,6 +644,8 @@ gr_status_t gr_wait(gr_gpu_device_t *dev, gr_context_t h, uint64_t fence, uint64
 
 gr_status_t gr_cancel(gr_gpu_device_t *dev, gr_context_t h, uint32_t *out_cancelled)
 {
+    if (GR_BROKER_DEV(dev))
+        return gr_brk_cancel(dev, h, out_cancelled);
     dxgk_vidsch_t *vs;
     vs_context_t *c;
     gr_status_t rc = vs_enter(dev, h, (vs_entry_t){.engine = true, .waits = "gr_cancel"}, &vs, &c, NULL);
@@ -644,6 +663,8 @@ gr_status_t gr_cancel(gr_gpu_device_t *dev, gr_context_t h, uint32_t *out_cancel
 
 gr_status_t gr_preempt(gr_gpu_device_t *dev, gr_context_t h)
 {
+    if (GR_BROKER_DEV(dev))
+        return gr_brk_preempt(dev, h);
     dxgk_vidsch_t *vs;
     vs_context_t *c;
     const vs_entry_t e = {.engine = true, .preemption = true, .waits = "gr_preempt"};

@@ -17,6 +17,7 @@
 #include "dxgk_handle.h"
 #include "dxgk_threading.h"
 #include "gpuref/gr_regmap.h"
+#include "gr_broker.h"
 #include "gr_link.h"
 #include "vidsch.h"
 #include "vidsch_ddi.h"
@@ -353,6 +354,8 @@ void dxgk_vidsch_fini(gr_adapter_t *ad)
 
 gr_status_t gr_adapter_set_scheduling(gr_adapter_t *ad, const gr_sched_params_t *p)
 {
+    if (ad && ad->broker)
+        return gr_brk_set_scheduling(ad, p);
     if (!ad || !ad->vidsch || !p)
         return GR_E_INVALID;
     if (p->tdr_timeout_cycles && p->tdr_timeout_cycles < VS_MIN_TDR)
@@ -370,6 +373,8 @@ gr_status_t gr_adapter_set_scheduling(gr_adapter_t *ad, const gr_sched_params_t 
 
 gr_status_t gr_adapter_sched_stats(gr_adapter_t *ad, gr_sched_stats_t *out)
 {
+    if (ad && ad->broker)
+        return gr_brk_sched_stats(ad, out);
     if (!ad || !ad->vidsch || !out)
         return GR_E_INVALID;
     dxgk_vidsch_t *vs = ad->vidsch;
@@ -388,6 +393,8 @@ gr_status_t gr_adapter_sched_stats(gr_adapter_t *ad, gr_sched_stats_t *out)
 
 gr_status_t gr_adapter_cycles(gr_adapter_t *ad, uint64_t *out_cycles)
 {
+    if (ad && ad->broker)
+        return gr_brk_cycles(ad, out_cycles);
     if (!ad || !ad->vidsch || !out_cycles)
         return GR_E_INVALID;
     if (!ad->vidsch->engine)

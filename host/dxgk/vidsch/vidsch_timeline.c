@@ -6,6 +6,7 @@
 #define _GNU_SOURCE /* pthread spin locks (vidsch_objects.h) */
 #include <string.h>
 
+#include "gr_broker.h"
 #include "vidsch_objects.h"
 #include "vidsch_sync.h"
 #include "vidsch_timeline.h"
@@ -118,6 +119,8 @@ void vs_tl_tdr(dxgk_vidsch_t *vs, const vs_packet_t *guilty)
 gr_status_t gr_adapter_timeline(gr_adapter_t *ad, uint64_t since, gr_sched_event_t *out_events, size_t cap,
                                 size_t *out_n, uint64_t *out_next)
 {
+    if (ad && ad->broker)
+        return gr_brk_timeline(ad, since, out_events, cap, out_n, out_next);
     if (!ad || !ad->vidsch || !out_n || (cap && !out_events))
         return GR_E_INVALID;
     dxgk_vidsch_t *vs = ad->vidsch;
