@@ -8,9 +8,7 @@
 // when both wait. Responses are registered and held until the master takes them. A bus error
 // from the register file answers SLVERR. A read's error is a hole, which csr_regs reads as
 // zero itself (regtool's default), so the data goes through unmasked: the hole decode (an OR
-// over every register) stays off the read data's path. next_raddr_o shows a read's address in
-// the cycle before it reaches the register bus, so that the register file's read mux can select
-// with a registered decode.
+// over every register) stays off the read data's path.
 // AxPROT is accepted and ignored: every BAR0 access is allowed.
 module csr_axil #(
     parameter AddrBits = 16  // byte address bits of the CSR window
@@ -41,7 +39,6 @@ module csr_axil #(
     output wire                req_o,
     output wire                we_o,
     output wire [AddrBits-1:0] addr_o,
-    output wire [AddrBits-1:0] next_raddr_o,  // a read's addr_o, in the cycle before its req_o
     output wire [31:0]         wdata_o,
     output wire [3:0]          wstrb_o,
     input  wire [31:0]         rdata_i,
@@ -91,8 +88,6 @@ module csr_axil #(
     assign req_o   = cmd_valid_q;
     assign we_o    = cmd_we_q;
     assign addr_o  = cmd_addr_q;
-    // A read issues from ar_addr_q, so the register file can decode its address a cycle ahead.
-    assign next_raddr_o = ar_addr_q;
     assign wdata_o = cmd_wdata_q;
     assign wstrb_o = cmd_wstrb_q;
 

@@ -112,7 +112,7 @@ module csr_block #(
     end
 
     wire                req, we, err, hit;
-    wire [AddrBits-1:0] addr, next_raddr;
+    wire [AddrBits-1:0] addr;
     wire [31:0]         wdata, rdata;
     wire [3:0]          wstrb;
     wire                reset_req, reset_done;
@@ -128,14 +128,14 @@ module csr_block #(
         .s_csr_bresp_o(s_csr_bresp_o), .s_csr_bvalid_o(s_csr_bvalid_o), .s_csr_bready_i(s_csr_bready_i),
         .s_csr_araddr_i(s_csr_araddr_i), .s_csr_arprot_i(s_csr_arprot_i), .s_csr_arvalid_i(s_csr_arvalid_i), .s_csr_arready_o(s_csr_arready_o),
         .s_csr_rdata_o(s_csr_rdata_o), .s_csr_rresp_o(s_csr_rresp_o), .s_csr_rvalid_o(s_csr_rvalid_o), .s_csr_rready_i(s_csr_rready_i),
-        .req_o(req), .we_o(we), .addr_o(addr), .next_raddr_o(next_raddr), .wdata_o(wdata), .wstrb_o(wstrb),
+        .req_o(req), .we_o(we), .addr_o(addr), .wdata_o(wdata), .wstrb_o(wstrb),
         .rdata_i(rdata), .err_i(err)
     );
 
     csr_regs u_regs (
         .clk_i(clk_i), .rst_i(rst_i),
         .soft_rst_i(soft_rst_o),
-        .req_i(req), .we_i(we), .addr_i(addr), .next_addr_i(next_raddr), .wdata_i(wdata), .wstrb_i(wstrb),
+        .req_i(req), .we_i(we), .addr_i(addr), .wdata_i(wdata), .wstrb_i(wstrb),
         .rdata_o(rdata), .err_o(err),
         .id_build_stamp_i(BuildStamp),
         .id_build_board_i(BoardId),

@@ -4,9 +4,6 @@
 // csr_regs: the register file of the gpuref BAR0 map.
 // Contract: one access per cycle on the register bus. rdata_o and err_o are combinational,
 // valid in the cycle of req_i; a write takes effect at the clock edge that ends that cycle.
-// A read's address is also on next_addr_i in the cycle before its req_i: the read mux selects
-// with a decode of it registered then, so that no address compare is on the read data's path
-// (rdata_o is meaningless in a read whose address was not there). A hole reads zero.
 // err_o flags a hole, or a write whose strobes are not all set; such a write changes nothing.
 // Reserved bits and strobe fields read zero; writes to read-only fields are ignored.
 // soft_rst_i returns every field to its reset value, as rst_i does, except the fields marked
@@ -20,7 +17,6 @@ module csr_regs (
     input  wire req_i,
     input  wire we_i,
     input  wire [15:0] addr_i,  // byte address; bits [1:0] are ignored
-    input  wire [15:0] next_addr_i,  // the next read's addr_i, a cycle ahead
     input  wire [31:0] wdata_i,
     input  wire [3:0] wstrb_i,
     output logic [31:0] rdata_o,
@@ -125,28 +121,18 @@ module csr_regs (
     output wire hit_o        // addr_i decodes to a register
 );
     wire [13:0] word = addr_i[15:2];  // a plain vector: Icarus 11 wants no selects in always_*
-    wire [13:0] next_word = next_addr_i[15:2];
     wire sel_id_magic = (word == 14'h0);
-    logic rsel_id_magic_q;
     wire sel_id_version = (word == 14'h1);
-    logic rsel_id_version_q;
     wire sel_id_caps = (word == 14'h2);
-    logic rsel_id_caps_q;
     wire sel_id_regmap = (word == 14'h3);
-    logic rsel_id_regmap_q;
     wire sel_id_build = (word == 14'h4);
-    logic rsel_id_build_q;
     wire sel_id_date = (word == 14'h5);
-    logic rsel_id_date_q;
     wire sel_scratch = (word == 14'h8);
-    logic rsel_scratch_q;
     logic [31:0] scratch_value_q;
     wire sel_reset_ctrl = (word == 14'h9);
-    logic rsel_reset_ctrl_q;
     logic reset_ctrl_core_q;
     assign reset_ctrl_core_o = reset_ctrl_core_q;
     wire sel_irq_state = (word == 14'h10);
-    logic rsel_irq_state_q;
     logic irq_state_reset_done_q;
     assign irq_state_reset_done_o = irq_state_reset_done_q;
     logic irq_state_mc_fault_q;
@@ -158,7 +144,6 @@ module csr_regs (
     logic irq_state_dma_fault_q;
     assign irq_state_dma_fault_o = irq_state_dma_fault_q;
     wire sel_irq_enable = (word == 14'h11);
-    logic rsel_irq_enable_q;
     logic irq_enable_reset_done_q;
     assign irq_enable_reset_done_o = irq_enable_reset_done_q;
     logic irq_enable_mc_fault_q;
@@ -170,7 +155,6 @@ module csr_regs (
     logic irq_enable_dma_fault_q;
     assign irq_enable_dma_fault_o = irq_enable_dma_fault_q;
     wire sel_irq_test = (word == 14'h12);
-    logic rsel_irq_test_q;
     logic irq_test_reset_done_q;
     assign irq_test_reset_done_o = irq_test_reset_done_q;
     logic irq_test_mc_fault_q;
@@ -182,65 +166,46 @@ module csr_regs (
     logic irq_test_dma_fault_q;
     assign irq_test_dma_fault_o = irq_test_dma_fault_q;
     wire sel_mc_vram_size_lo = (word == 14'h80);
-    logic rsel_mc_vram_size_lo_q;
     wire sel_mc_vram_size_hi = (word == 14'h81);
-    logic rsel_mc_vram_size_hi_q;
     wire sel_mc_ap_size = (word == 14'h82);
-    logic rsel_mc_ap_size_q;
     wire sel_mc_ap_base = (word == 14'h83);
-    logic rsel_mc_ap_base_q;
     logic [19:0] mc_ap_base_page_q;
     assign mc_ap_base_page_o = mc_ap_base_page_q;
     wire sel_vpr_base = (word == 14'h88);
-    logic rsel_vpr_base_q;
     logic [19:0] vpr_base_page_q;
     assign vpr_base_page_o = vpr_base_page_q;
     wire sel_vpr_limit = (word == 14'h89);
-    logic rsel_vpr_limit_q;
     logic [19:0] vpr_limit_page_q;
     assign vpr_limit_page_o = vpr_limit_page_q;
     wire sel_vpr_ctrl = (word == 14'h8a);
-    logic rsel_vpr_ctrl_q;
     logic vpr_ctrl_enable_q;
     assign vpr_ctrl_enable_o = vpr_ctrl_enable_q;
     logic vpr_ctrl_lock_q;
     assign vpr_ctrl_lock_o = vpr_ctrl_lock_q;
     wire sel_mc_fault_status = (word == 14'h90);
-    logic rsel_mc_fault_status_q;
     logic mc_fault_status_valid_q;
     assign mc_fault_status_valid_o = mc_fault_status_valid_q;
     wire sel_mc_fault_addr_lo = (word == 14'h91);
-    logic rsel_mc_fault_addr_lo_q;
     wire sel_mc_fault_addr_hi = (word == 14'h92);
-    logic rsel_mc_fault_addr_hi_q;
     wire sel_mc_fault_count = (word == 14'h93);
-    logic rsel_mc_fault_count_q;
     wire sel_mmu_ctrl = (word == 14'ha0);
-    logic rsel_mmu_ctrl_q;
     logic mmu_ctrl_enable_q;
     assign mmu_ctrl_enable_o = mmu_ctrl_enable_q;
     wire sel_mmu_root = (word == 14'ha1);
-    logic rsel_mmu_root_q;
     logic [19:0] mmu_root_page_q;
     assign mmu_root_page_o = mmu_root_page_q;
     wire sel_mmu_invalidate = (word == 14'ha3);
-    logic rsel_mmu_invalidate_q;
     logic mmu_invalidate_all_q;
     assign mmu_invalidate_all_o = mmu_invalidate_all_q;
     wire sel_mmu_tlb_hits = (word == 14'ha4);
-    logic rsel_mmu_tlb_hits_q;
     wire sel_mmu_tlb_misses = (word == 14'ha5);
-    logic rsel_mmu_tlb_misses_q;
     wire sel_mmu_probe_va_lo = (word == 14'ha8);
-    logic rsel_mmu_probe_va_lo_q;
     logic [31:0] mmu_probe_va_lo_va_q;
     assign mmu_probe_va_lo_va_o = mmu_probe_va_lo_va_q;
     wire sel_mmu_probe_va_hi = (word == 14'ha9);
-    logic rsel_mmu_probe_va_hi_q;
     logic [15:0] mmu_probe_va_hi_va_q;
     assign mmu_probe_va_hi_va_o = mmu_probe_va_hi_va_q;
     wire sel_mmu_probe_ctrl = (word == 14'haa);
-    logic rsel_mmu_probe_ctrl_q;
     logic mmu_probe_ctrl_go_q;
     assign mmu_probe_ctrl_go_o = mmu_probe_ctrl_go_q;
     logic mmu_probe_ctrl_write_q;
@@ -248,13 +213,9 @@ module csr_regs (
     logic mmu_probe_ctrl_physical_q;
     assign mmu_probe_ctrl_physical_o = mmu_probe_ctrl_physical_q;
     wire sel_mmu_probe_status = (word == 14'hab);
-    logic rsel_mmu_probe_status_q;
     wire sel_mmu_probe_pa_lo = (word == 14'hac);
-    logic rsel_mmu_probe_pa_lo_q;
     wire sel_mmu_probe_pa_hi = (word == 14'had);
-    logic rsel_mmu_probe_pa_hi_q;
     wire sel_dma_ctrl = (word == 14'hc0);
-    logic rsel_dma_ctrl_q;
     logic dma_ctrl_enable_q;
     assign dma_ctrl_enable_o = dma_ctrl_enable_q;
     logic dma_ctrl_preempt_q;
@@ -262,75 +223,49 @@ module csr_regs (
     logic dma_ctrl_reset_q;
     assign dma_ctrl_reset_o = dma_ctrl_reset_q;
     wire sel_dma_status = (word == 14'hc1);
-    logic rsel_dma_status_q;
     wire sel_dma_ring_base_lo = (word == 14'hc2);
-    logic rsel_dma_ring_base_lo_q;
     logic [19:0] dma_ring_base_lo_page_q;
     assign dma_ring_base_lo_page_o = dma_ring_base_lo_page_q;
     wire sel_dma_ring_base_hi = (word == 14'hc3);
-    logic rsel_dma_ring_base_hi_q;
     logic [31:0] dma_ring_base_hi_addr_q;
     assign dma_ring_base_hi_addr_o = dma_ring_base_hi_addr_q;
     wire sel_dma_ring_size = (word == 14'hc4);
-    logic rsel_dma_ring_size_q;
     logic [3:0] dma_ring_size_log2_q;
     assign dma_ring_size_log2_o = dma_ring_size_log2_q;
     wire sel_dma_ring_head = (word == 14'hc5);
-    logic rsel_dma_ring_head_q;
     wire sel_dma_ring_tail = (word == 14'hc6);
-    logic rsel_dma_ring_tail_q;
     logic [15:0] dma_ring_tail_index_q;
     assign dma_ring_tail_index_o = dma_ring_tail_index_q;
     wire sel_dma_fence_addr_lo = (word == 14'hc8);
-    logic rsel_dma_fence_addr_lo_q;
     logic [28:0] dma_fence_addr_lo_addr_q;
     assign dma_fence_addr_lo_addr_o = dma_fence_addr_lo_addr_q;
     wire sel_dma_fence_addr_hi = (word == 14'hc9);
-    logic rsel_dma_fence_addr_hi_q;
     logic [31:0] dma_fence_addr_hi_addr_q;
     assign dma_fence_addr_hi_addr_o = dma_fence_addr_hi_addr_q;
     wire sel_dma_completed_fence = (word == 14'hca);
-    logic rsel_dma_completed_fence_q;
     wire sel_dma_preempt_fence = (word == 14'hcb);
-    logic rsel_dma_preempt_fence_q;
     logic [31:0] dma_preempt_fence_id_q;
     assign dma_preempt_fence_id_o = dma_preempt_fence_id_q;
     wire sel_dma_stop_head = (word == 14'hcc);
-    logic rsel_dma_stop_head_q;
     wire sel_dma_stop_tail = (word == 14'hcd);
-    logic rsel_dma_stop_tail_q;
     wire sel_dma_stop_offset = (word == 14'hce);
-    logic rsel_dma_stop_offset_q;
     wire sel_dma_stop_done = (word == 14'hcf);
-    logic rsel_dma_stop_done_q;
     wire sel_dma_watchdog = (word == 14'hd0);
-    logic rsel_dma_watchdog_q;
     logic [31:0] dma_watchdog_cycles_q;
     assign dma_watchdog_cycles_o = dma_watchdog_cycles_q;
     wire sel_dma_fault_status = (word == 14'hd1);
-    logic rsel_dma_fault_status_q;
     wire sel_dma_fault_addr_lo = (word == 14'hd2);
-    logic rsel_dma_fault_addr_lo_q;
     wire sel_dma_fault_addr_hi = (word == 14'hd3);
-    logic rsel_dma_fault_addr_hi_q;
     wire sel_dma_timestamp_lo = (word == 14'hd4);
-    logic rsel_dma_timestamp_lo_q;
     assign dma_timestamp_lo_cycles_swacc_o = req_i & ~we_i & sel_dma_timestamp_lo;
     wire sel_dma_timestamp_hi = (word == 14'hd5);
-    logic rsel_dma_timestamp_hi_q;
     wire sel_dma_perf_busy = (word == 14'hd8);
-    logic rsel_dma_perf_busy_q;
     wire sel_dma_perf_bytes_lo = (word == 14'hd9);
-    logic rsel_dma_perf_bytes_lo_q;
     wire sel_dma_perf_bytes_hi = (word == 14'hda);
-    logic rsel_dma_perf_bytes_hi_q;
     wire sel_dma_perf_stalls = (word == 14'hdb);
-    logic rsel_dma_perf_stalls_q;
     wire sel_dma_perf_cmds = (word == 14'hdc);
-    logic rsel_dma_perf_cmds_q;
     wire sel_dma_perf_last_cmd = (word == 14'hdd);
-    logic rsel_dma_perf_last_cmd_q;
-    wire unused_ok = ^{addr_i[1:0], next_addr_i[1:0], wdata_i};  // ignored by design
+    wire unused_ok = ^{addr_i[1:0], wdata_i};  // reserved bits are ignored by design
 
     assign hit_o = sel_id_magic |
                    sel_id_version |
@@ -397,132 +332,70 @@ module csr_regs (
     // hole decode (an OR over every register) stays off the write enables.
     wire write_ok = req_i & we_i & (wstrb_i == 4'hf);
 
-    always_ff @(posedge clk_i) begin
-        rsel_id_magic_q <= (next_word == 14'h0);
-        rsel_id_version_q <= (next_word == 14'h1);
-        rsel_id_caps_q <= (next_word == 14'h2);
-        rsel_id_regmap_q <= (next_word == 14'h3);
-        rsel_id_build_q <= (next_word == 14'h4);
-        rsel_id_date_q <= (next_word == 14'h5);
-        rsel_scratch_q <= (next_word == 14'h8);
-        rsel_reset_ctrl_q <= (next_word == 14'h9);
-        rsel_irq_state_q <= (next_word == 14'h10);
-        rsel_irq_enable_q <= (next_word == 14'h11);
-        rsel_irq_test_q <= (next_word == 14'h12);
-        rsel_mc_vram_size_lo_q <= (next_word == 14'h80);
-        rsel_mc_vram_size_hi_q <= (next_word == 14'h81);
-        rsel_mc_ap_size_q <= (next_word == 14'h82);
-        rsel_mc_ap_base_q <= (next_word == 14'h83);
-        rsel_vpr_base_q <= (next_word == 14'h88);
-        rsel_vpr_limit_q <= (next_word == 14'h89);
-        rsel_vpr_ctrl_q <= (next_word == 14'h8a);
-        rsel_mc_fault_status_q <= (next_word == 14'h90);
-        rsel_mc_fault_addr_lo_q <= (next_word == 14'h91);
-        rsel_mc_fault_addr_hi_q <= (next_word == 14'h92);
-        rsel_mc_fault_count_q <= (next_word == 14'h93);
-        rsel_mmu_ctrl_q <= (next_word == 14'ha0);
-        rsel_mmu_root_q <= (next_word == 14'ha1);
-        rsel_mmu_invalidate_q <= (next_word == 14'ha3);
-        rsel_mmu_tlb_hits_q <= (next_word == 14'ha4);
-        rsel_mmu_tlb_misses_q <= (next_word == 14'ha5);
-        rsel_mmu_probe_va_lo_q <= (next_word == 14'ha8);
-        rsel_mmu_probe_va_hi_q <= (next_word == 14'ha9);
-        rsel_mmu_probe_ctrl_q <= (next_word == 14'haa);
-        rsel_mmu_probe_status_q <= (next_word == 14'hab);
-        rsel_mmu_probe_pa_lo_q <= (next_word == 14'hac);
-        rsel_mmu_probe_pa_hi_q <= (next_word == 14'had);
-        rsel_dma_ctrl_q <= (next_word == 14'hc0);
-        rsel_dma_status_q <= (next_word == 14'hc1);
-        rsel_dma_ring_base_lo_q <= (next_word == 14'hc2);
-        rsel_dma_ring_base_hi_q <= (next_word == 14'hc3);
-        rsel_dma_ring_size_q <= (next_word == 14'hc4);
-        rsel_dma_ring_head_q <= (next_word == 14'hc5);
-        rsel_dma_ring_tail_q <= (next_word == 14'hc6);
-        rsel_dma_fence_addr_lo_q <= (next_word == 14'hc8);
-        rsel_dma_fence_addr_hi_q <= (next_word == 14'hc9);
-        rsel_dma_completed_fence_q <= (next_word == 14'hca);
-        rsel_dma_preempt_fence_q <= (next_word == 14'hcb);
-        rsel_dma_stop_head_q <= (next_word == 14'hcc);
-        rsel_dma_stop_tail_q <= (next_word == 14'hcd);
-        rsel_dma_stop_offset_q <= (next_word == 14'hce);
-        rsel_dma_stop_done_q <= (next_word == 14'hcf);
-        rsel_dma_watchdog_q <= (next_word == 14'hd0);
-        rsel_dma_fault_status_q <= (next_word == 14'hd1);
-        rsel_dma_fault_addr_lo_q <= (next_word == 14'hd2);
-        rsel_dma_fault_addr_hi_q <= (next_word == 14'hd3);
-        rsel_dma_timestamp_lo_q <= (next_word == 14'hd4);
-        rsel_dma_timestamp_hi_q <= (next_word == 14'hd5);
-        rsel_dma_perf_busy_q <= (next_word == 14'hd8);
-        rsel_dma_perf_bytes_lo_q <= (next_word == 14'hd9);
-        rsel_dma_perf_bytes_hi_q <= (next_word == 14'hda);
-        rsel_dma_perf_stalls_q <= (next_word == 14'hdb);
-        rsel_dma_perf_cmds_q <= (next_word == 14'hdc);
-        rsel_dma_perf_last_cmd_q <= (next_word == 14'hdd);
-    end
-    // (an OR of the selected registers in a process: Verilator 5.006 fails an internal check
-    // on the same OR as one continuous assignment when it lints the U200 top)
     always_comb begin
-        rdata_o = 32'h0;
-        rdata_o = rdata_o | ({32{rsel_id_magic_q}} & {32'h47505552});
-        rdata_o = rdata_o | ({32{rsel_id_version_q}} & {8'h0, 8'h2, 16'h0});
-        rdata_o = rdata_o | ({32{rsel_id_caps_q}} & {30'h0, 1'h1, 1'h1});
-        rdata_o = rdata_o | ({32{rsel_id_regmap_q}} & {32'h4284df4e});
-        rdata_o = rdata_o | ({32{rsel_id_build_q}} & {id_build_board_i, id_build_stamp_i});
-        rdata_o = rdata_o | ({32{rsel_id_date_q}} & {id_date_value_i});
-        rdata_o = rdata_o | ({32{rsel_scratch_q}} & {scratch_value_q});
-        rdata_o = rdata_o | ({32{rsel_reset_ctrl_q}} & {32'h0});
-        rdata_o = rdata_o | ({32{rsel_irq_state_q}} & {27'h0, irq_state_dma_fault_q, irq_state_dma_preempted_q, irq_state_dma_fence_q, irq_state_mc_fault_q, irq_state_reset_done_q});
-        rdata_o = rdata_o | ({32{rsel_irq_enable_q}} & {27'h0, irq_enable_dma_fault_q, irq_enable_dma_preempted_q, irq_enable_dma_fence_q, irq_enable_mc_fault_q, irq_enable_reset_done_q});
-        rdata_o = rdata_o | ({32{rsel_irq_test_q}} & {32'h0});
-        rdata_o = rdata_o | ({32{rsel_mc_vram_size_lo_q}} & {mc_vram_size_lo_bytes_i});
-        rdata_o = rdata_o | ({32{rsel_mc_vram_size_hi_q}} & {16'h0, mc_vram_size_hi_bytes_i});
-        rdata_o = rdata_o | ({32{rsel_mc_ap_size_q}} & {mc_ap_size_bytes_i});
-        rdata_o = rdata_o | ({32{rsel_mc_ap_base_q}} & {mc_ap_base_page_q, 12'h0});
-        rdata_o = rdata_o | ({32{rsel_vpr_base_q}} & {vpr_base_page_q, 12'h0});
-        rdata_o = rdata_o | ({32{rsel_vpr_limit_q}} & {vpr_limit_page_q, 12'h0});
-        rdata_o = rdata_o | ({32{rsel_vpr_ctrl_q}} & {30'h0, vpr_ctrl_lock_q, vpr_ctrl_enable_q});
-        rdata_o = rdata_o | ({32{rsel_mc_fault_status_q}} & {19'h0, mc_fault_status_write_i, 1'h0, mc_fault_status_source_i, 1'h0, mc_fault_status_type_i, 3'h0, mc_fault_status_valid_q});
-        rdata_o = rdata_o | ({32{rsel_mc_fault_addr_lo_q}} & {mc_fault_addr_lo_addr_i});
-        rdata_o = rdata_o | ({32{rsel_mc_fault_addr_hi_q}} & {16'h0, mc_fault_addr_hi_addr_i});
-        rdata_o = rdata_o | ({32{rsel_mc_fault_count_q}} & {mc_fault_count_count_i});
-        rdata_o = rdata_o | ({32{rsel_mmu_ctrl_q}} & {31'h0, mmu_ctrl_enable_q});
-        rdata_o = rdata_o | ({32{rsel_mmu_root_q}} & {mmu_root_page_q, 12'h0});
-        rdata_o = rdata_o | ({32{rsel_mmu_invalidate_q}} & {32'h0});
-        rdata_o = rdata_o | ({32{rsel_mmu_tlb_hits_q}} & {mmu_tlb_hits_count_i});
-        rdata_o = rdata_o | ({32{rsel_mmu_tlb_misses_q}} & {mmu_tlb_misses_count_i});
-        rdata_o = rdata_o | ({32{rsel_mmu_probe_va_lo_q}} & {mmu_probe_va_lo_va_q});
-        rdata_o = rdata_o | ({32{rsel_mmu_probe_va_hi_q}} & {16'h0, mmu_probe_va_hi_va_q});
-        rdata_o = rdata_o | ({32{rsel_mmu_probe_ctrl_q}} & {29'h0, mmu_probe_ctrl_physical_q, mmu_probe_ctrl_write_q, 1'h0});
-        rdata_o = rdata_o | ({32{rsel_mmu_probe_status_q}} & {11'h0, mmu_probe_status_page_shift_i, 6'h0, mmu_probe_status_cacheable_i, mmu_probe_status_system_i, 1'h0, mmu_probe_status_fault_type_i, 1'h0, mmu_probe_status_fault_i, mmu_probe_status_done_i, mmu_probe_status_busy_i});
-        rdata_o = rdata_o | ({32{rsel_mmu_probe_pa_lo_q}} & {mmu_probe_pa_lo_pa_i});
-        rdata_o = rdata_o | ({32{rsel_mmu_probe_pa_hi_q}} & {12'h0, mmu_probe_pa_hi_pa_i});
-        rdata_o = rdata_o | ({32{rsel_dma_ctrl_q}} & {31'h0, dma_ctrl_enable_q});
-        rdata_o = rdata_o | ({32{rsel_dma_status_q}} & {20'h0, dma_status_state_i, 3'h0, dma_status_resetting_i, dma_status_faulted_i, dma_status_hung_i, dma_status_preempted_i, dma_status_idle_i});
-        rdata_o = rdata_o | ({32{rsel_dma_ring_base_lo_q}} & {dma_ring_base_lo_page_q, 12'h0});
-        rdata_o = rdata_o | ({32{rsel_dma_ring_base_hi_q}} & {dma_ring_base_hi_addr_q});
-        rdata_o = rdata_o | ({32{rsel_dma_ring_size_q}} & {28'h0, dma_ring_size_log2_q});
-        rdata_o = rdata_o | ({32{rsel_dma_ring_head_q}} & {16'h0, dma_ring_head_index_i});
-        rdata_o = rdata_o | ({32{rsel_dma_ring_tail_q}} & {16'h0, dma_ring_tail_index_q});
-        rdata_o = rdata_o | ({32{rsel_dma_fence_addr_lo_q}} & {dma_fence_addr_lo_addr_q, 3'h0});
-        rdata_o = rdata_o | ({32{rsel_dma_fence_addr_hi_q}} & {dma_fence_addr_hi_addr_q});
-        rdata_o = rdata_o | ({32{rsel_dma_completed_fence_q}} & {dma_completed_fence_id_i});
-        rdata_o = rdata_o | ({32{rsel_dma_preempt_fence_q}} & {dma_preempt_fence_id_q});
-        rdata_o = rdata_o | ({32{rsel_dma_stop_head_q}} & {16'h0, dma_stop_head_index_i});
-        rdata_o = rdata_o | ({32{rsel_dma_stop_tail_q}} & {16'h0, dma_stop_tail_index_i});
-        rdata_o = rdata_o | ({32{rsel_dma_stop_offset_q}} & {dma_stop_offset_bytes_i});
-        rdata_o = rdata_o | ({32{rsel_dma_stop_done_q}} & {dma_stop_done_bytes_i});
-        rdata_o = rdata_o | ({32{rsel_dma_watchdog_q}} & {dma_watchdog_cycles_q});
-        rdata_o = rdata_o | ({32{rsel_dma_fault_status_q}} & {dma_fault_status_entry_i, 7'h0, dma_fault_status_write_i, 1'h0, dma_fault_status_mmu_type_i, dma_fault_status_type_i});
-        rdata_o = rdata_o | ({32{rsel_dma_fault_addr_lo_q}} & {dma_fault_addr_lo_addr_i});
-        rdata_o = rdata_o | ({32{rsel_dma_fault_addr_hi_q}} & {dma_fault_addr_hi_addr_i});
-        rdata_o = rdata_o | ({32{rsel_dma_timestamp_lo_q}} & {dma_timestamp_lo_cycles_i});
-        rdata_o = rdata_o | ({32{rsel_dma_timestamp_hi_q}} & {dma_timestamp_hi_cycles_i});
-        rdata_o = rdata_o | ({32{rsel_dma_perf_busy_q}} & {dma_perf_busy_cycles_i});
-        rdata_o = rdata_o | ({32{rsel_dma_perf_bytes_lo_q}} & {dma_perf_bytes_lo_bytes_i});
-        rdata_o = rdata_o | ({32{rsel_dma_perf_bytes_hi_q}} & {dma_perf_bytes_hi_bytes_i});
-        rdata_o = rdata_o | ({32{rsel_dma_perf_stalls_q}} & {dma_perf_stalls_cycles_i});
-        rdata_o = rdata_o | ({32{rsel_dma_perf_cmds_q}} & {dma_perf_cmds_count_i});
-        rdata_o = rdata_o | ({32{rsel_dma_perf_last_cmd_q}} & {dma_perf_last_cmd_cycles_i});
+        case (word)
+            14'h0: rdata_o = {32'h47505552};
+            14'h1: rdata_o = {8'h0, 8'h2, 16'h0};
+            14'h2: rdata_o = {30'h0, 1'h1, 1'h1};
+            14'h3: rdata_o = {32'h4284df4e};
+            14'h4: rdata_o = {id_build_board_i, id_build_stamp_i};
+            14'h5: rdata_o = {id_date_value_i};
+            14'h8: rdata_o = {scratch_value_q};
+            14'h9: rdata_o = {32'h0};
+            14'h10: rdata_o = {27'h0, irq_state_dma_fault_q, irq_state_dma_preempted_q, irq_state_dma_fence_q, irq_state_mc_fault_q, irq_state_reset_done_q};
+            14'h11: rdata_o = {27'h0, irq_enable_dma_fault_q, irq_enable_dma_preempted_q, irq_enable_dma_fence_q, irq_enable_mc_fault_q, irq_enable_reset_done_q};
+            14'h12: rdata_o = {32'h0};
+            14'h80: rdata_o = {mc_vram_size_lo_bytes_i};
+            14'h81: rdata_o = {16'h0, mc_vram_size_hi_bytes_i};
+            14'h82: rdata_o = {mc_ap_size_bytes_i};
+            14'h83: rdata_o = {mc_ap_base_page_q, 12'h0};
+            14'h88: rdata_o = {vpr_base_page_q, 12'h0};
+            14'h89: rdata_o = {vpr_limit_page_q, 12'h0};
+            14'h8a: rdata_o = {30'h0, vpr_ctrl_lock_q, vpr_ctrl_enable_q};
+            14'h90: rdata_o = {19'h0, mc_fault_status_write_i, 1'h0, mc_fault_status_source_i, 1'h0, mc_fault_status_type_i, 3'h0, mc_fault_status_valid_q};
+            14'h91: rdata_o = {mc_fault_addr_lo_addr_i};
+            14'h92: rdata_o = {16'h0, mc_fault_addr_hi_addr_i};
+            14'h93: rdata_o = {mc_fault_count_count_i};
+            14'ha0: rdata_o = {31'h0, mmu_ctrl_enable_q};
+            14'ha1: rdata_o = {mmu_root_page_q, 12'h0};
+            14'ha3: rdata_o = {32'h0};
+            14'ha4: rdata_o = {mmu_tlb_hits_count_i};
+            14'ha5: rdata_o = {mmu_tlb_misses_count_i};
+            14'ha8: rdata_o = {mmu_probe_va_lo_va_q};
+            14'ha9: rdata_o = {16'h0, mmu_probe_va_hi_va_q};
+            14'haa: rdata_o = {29'h0, mmu_probe_ctrl_physical_q, mmu_probe_ctrl_write_q, 1'h0};
+            14'hab: rdata_o = {11'h0, mmu_probe_status_page_shift_i, 6'h0, mmu_probe_status_cacheable_i, mmu_probe_status_system_i, 1'h0, mmu_probe_status_fault_type_i, 1'h0, mmu_probe_status_fault_i, mmu_probe_status_done_i, mmu_probe_status_busy_i};
+            14'hac: rdata_o = {mmu_probe_pa_lo_pa_i};
+            14'had: rdata_o = {12'h0, mmu_probe_pa_hi_pa_i};
+            14'hc0: rdata_o = {31'h0, dma_ctrl_enable_q};
+            14'hc1: rdata_o = {20'h0, dma_status_state_i, 3'h0, dma_status_resetting_i, dma_status_faulted_i, dma_status_hung_i, dma_status_preempted_i, dma_status_idle_i};
+            14'hc2: rdata_o = {dma_ring_base_lo_page_q, 12'h0};
+            14'hc3: rdata_o = {dma_ring_base_hi_addr_q};
+            14'hc4: rdata_o = {28'h0, dma_ring_size_log2_q};
+            14'hc5: rdata_o = {16'h0, dma_ring_head_index_i};
+            14'hc6: rdata_o = {16'h0, dma_ring_tail_index_q};
+            14'hc8: rdata_o = {dma_fence_addr_lo_addr_q, 3'h0};
+            14'hc9: rdata_o = {dma_fence_addr_hi_addr_q};
+            14'hca: rdata_o = {dma_completed_fence_id_i};
+            14'hcb: rdata_o = {dma_preempt_fence_id_q};
+            14'hcc: rdata_o = {16'h0, dma_stop_head_index_i};
+            14'hcd: rdata_o = {16'h0, dma_stop_tail_index_i};
+            14'hce: rdata_o = {dma_stop_offset_bytes_i};
+            14'hcf: rdata_o = {dma_stop_done_bytes_i};
+            14'hd0: rdata_o = {dma_watchdog_cycles_q};
+            14'hd1: rdata_o = {dma_fault_status_entry_i, 7'h0, dma_fault_status_write_i, 1'h0, dma_fault_status_mmu_type_i, dma_fault_status_type_i};
+            14'hd2: rdata_o = {dma_fault_addr_lo_addr_i};
+            14'hd3: rdata_o = {dma_fault_addr_hi_addr_i};
+            14'hd4: rdata_o = {dma_timestamp_lo_cycles_i};
+            14'hd5: rdata_o = {dma_timestamp_hi_cycles_i};
+            14'hd8: rdata_o = {dma_perf_busy_cycles_i};
+            14'hd9: rdata_o = {dma_perf_bytes_lo_bytes_i};
+            14'hda: rdata_o = {dma_perf_bytes_hi_bytes_i};
+            14'hdb: rdata_o = {dma_perf_stalls_cycles_i};
+            14'hdc: rdata_o = {dma_perf_cmds_count_i};
+            14'hdd: rdata_o = {dma_perf_last_cmd_cycles_i};
+            default: rdata_o = 32'h0;
+        endcase
     end
 
     always_ff @(posedge clk_i) begin

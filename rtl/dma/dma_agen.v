@@ -109,15 +109,7 @@ module dma_agen #(
     // len is never 0 while have_q: len0_q is 1..16 then and limit_i is 1..16.
     assign bst_valid_o = pv_q && have && !faulted_q && !stop_i;
     wire take = bst_valid_o && bst_ready_i;
-    // A burst never passes a 128-byte boundary (len <= len0_q <= tb_q), so it reaches one
-    // exactly when len == tb_q (blk_end): that is when len0_q == tb_q (l0tb_q, a register) and
-    // limit_i does not cap it. The address then moves to the next 128-byte block (an increment
-    // of registers, made beside the take), and the take ends the page when that block was the
-    // page's last (lastblk_q): no adder from limit_i to the address or to pv_q.
-    logic l0tb_q, l0tb_d, lastblk_q, lastblk_d;
-    wire        blk_end = l0tb_q && !(limit_i < len0_q);
-    wire [56:0] vblk_inc = vaddr_q[63:7] + 57'd1;
-    wire [63:0] next_vaddr = {blk_end ? vblk_inc : vaddr_q[63:7], vaddr_q[6:3] + len[3:0], 3'b000};
+    wire [63:0] next_vaddr = vaddr_q + {56'd0, len, 3'b000};
 
     // What a take leaves, computed beside the take itself (from registers and limit_i), so that
     // bst_ready_i (the data mover's decision) selects among finished values at the end of the
@@ -127,13 +119,11 @@ module dma_agen #(
     wire       small_t = upper_zero && {1'b0, left_q[5:0]} < {2'b00, len} + 7'd16;
     wire       have_t = !(upper_zero && left_q[5:0] == {1'b0, len});
     wire [4:0] tb_t = (tb_q == len) ? 5'd16 : tb_q - len;
-    wire       l0tb_t = !(small_t && left_t < tb_t);
-    wire [4:0] len0_t = l0tb_t ? tb_t : left_t;
+    wire [4:0] len0_t = (small_t && left_t < tb_t) ? left_t : tb_t;
     // ... and what a start loads.
     wire [4:0] tb_s = 5'd16 - {1'b0, addr_i[6:3]};
     wire       small_s = beats_i[BeatBits-1:4] == {(BeatBits-4){1'b0}};
-    wire       l0tb_s = !(small_s && beats_i[4:0] < tb_s);
-    wire [4:0] len0_s = l0tb_s ? tb_s : beats_i[4:0];
+    wire [4:0] len0_s = (small_s && beats_i[4:0] < tb_s) ? beats_i[4:0] : tb_s;
 
     always_comb begin
         space_d = space_q;
@@ -180,7 +170,7 @@ module dma_agen #(
                 have_d = have_t;
                 tb_d = tb_t;
                 idx_d = idx_q + {{(BeatBits-5){1'b0}}, len};
-                if (blk_end && lastblk_q) pv_d = 1'b0;
+                if (next_vaddr[11:0] == 12'h000) pv_d = 1'b0;
             end
             // Ask for the page as soon as the walk enters it.
             if (!pv_q && have && !faulted_q && !xreq_q && !xwait_q && !stop_i) xreq_d = 1'b1;
@@ -208,9 +198,6 @@ module dma_agen #(
         end
         // len0_q is a function of small_q, left_q and tb_q, which change only here.
         len0_d = start_i ? len0_s : take ? len0_t : len0_q;
-        l0tb_d = start_i ? l0tb_s : take ? l0tb_t : l0tb_q;
-        lastblk_d = start_i ? addr_i[11:7] == 5'h1f :
-                    (take && blk_end) ? vaddr_q[11:7] == 5'h1e : lastblk_q;
     end
 
     always_ff @(posedge clk_i) begin
@@ -220,7 +207,6 @@ module dma_agen #(
             have_q <= 1'b0;
             tb_q <= 5'd16;
             len0_q <= 5'd0;
-            l0tb_q <= 1'b0;
             xreq_q <= 1'b0;
             xwait_q <= 1'b0;
             pv_q <= 1'b0;
@@ -232,7 +218,6 @@ module dma_agen #(
             have_q <= have_d;
             tb_q <= tb_d;
             len0_q <= len0_d;
-            l0tb_q <= l0tb_d;
             xreq_q <= xreq_d;
             xwait_q <= xwait_d;
             pv_q <= pv_d;
@@ -242,7 +227,6 @@ module dma_agen #(
         space_q <= space_d;
         write_q <= write_d;
         vaddr_q <= vaddr_d;
-        lastblk_q <= lastblk_d;
         idx_q <= idx_d;
         host_q <= host_d;
         ppage_q <= ppage_d;

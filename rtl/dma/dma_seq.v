@@ -174,8 +174,6 @@ module dma_seq (
     logic [63:0] ind_ts_q;                    // the INDIRECT's fetch time
     // the command
     logic [63:0] cur_q;                       // host address of the command (or entry)
-    logic [63:0] cur_next_q;                  // ... loaded in every StCmd cycle
-    logic        fetch_q;                     // cur_next_q holds a fetched command's address
     logic [2:0]  avail_q;
     logic [2:0]  nq_q;                        // the command's qwords
     logic [63:0] cmd_ts_q;
@@ -522,9 +520,9 @@ module dma_seq (
             StCmdRd: wr_kind_q <= dop_q == OP_FENCE ? WR_FENCE : WR_TS;
             default: ;
         endcase
-        // Read with cmd_done_q only: an INDIRECT completes in StCmd (its ind_end, the only
-        // command StCmd completes), every other command with its own fetch time.
-        cmd_start_q <= state_q == StCmd ? ind_ts_q : cmd_ts_q;
+        // Read with cmd_done_q only: an INDIRECT completes at StCmd's ind_end, every other
+        // command with its own fetch time.
+        cmd_start_q <= (state_q == StCmd && ind_end) ? ind_ts_q : cmd_ts_q;
         // The decode of the qwords as they stand: read in StCmdRd's cycle after the read.
         dop_q <= dec_op_i;
         dsrc_q <= dec_src_i;
@@ -559,18 +557,12 @@ module dma_seq (
             fence_id_q <= entry_fence_i;
             eirq_q <= entry_irq_i;
         end
-        // The command's address, size in the buffer and fetch time, read by a hang's fault
-        // record, the decode (in StCmdRd) and DMA_PERF_LAST_CMD. They load in every cycle of
-        // StCmd, so that their enables are a state compare and not the fetch's offset compares
-        // (ind_end, buf_end): the size and the time are read only after a fetch. The address
-        // a fault record takes must stay the last fetched command's until the next fetch (or
-        // the entry's from StIdle): cur_q copies it a cycle after the fetch (fetch_q), and the
-        // fault record reads cur_next_q in that cycle.
-        fetch_q <= fetch;
+        // The command's address, size in the buffer and fetch time: loaded at each fetch
+        // (and the entry's address when an entry starts), read by a hang's fault record and
+        // DMA_PERF_LAST_CMD.
         if (state_q == StIdle) cur_q <= entry_addr_i;
-        else if (fetch_q) cur_q <= cur_next_q;
-        if (state_q == StCmd) begin
-            cur_next_q <= cmd_addr;
+        if (fetch) begin
+            cur_q <= cmd_addr;
             avail_q <= avail;
             cmd_ts_q <= timestamp_i;
         end
@@ -730,7 +722,7 @@ module dma_seq (
             fc_mmu_q <= fault_i ? fault_mmu_type_i : 3'd0;
             fc_write_q <= fault_i && fault_write_i;
             fc_entry_q <= head_i;
-            fc_addr_q <= fault_i ? fault_addr_i : fetch_q ? cur_next_q : cur_q;
+            fc_addr_q <= fault_i ? fault_addr_i : cur_q;
             fc_mc_q <= fault_i && (fault_type_i == T_MMU || fault_type_i == T_VPR);
         end
         if (rst_i || (soft_rst_i && state_q == StIdle)) begin

@@ -218,22 +218,6 @@ module mc_aperture #(
     assign fault_rd_addr_o = fault_rd_addr_q;
     assign idle_o = (aw_wr_q == b_rd_q) && (ar_wr_q == r_rd_q);
 
-    // A burst's slot (at the write pointer) is free while the tracker is not full, and only
-    // a handshake makes it used: it loads in every such cycle, so that its enable is the
-    // pointer and not the handshake (the VRAM arbiter's ready, behind its own decisions).
-    always_ff @(posedge clk_i) begin
-        if (!aw_full) begin
-            aw_id_q[aw_wr_q[PtrBits-1:0]] <= s_ap_awid_i;
-            aw_vpr_q[aw_wr_q[PtrBits-1:0]] <= aw_in_vpr;
-            aw_oob_q[aw_wr_q[PtrBits-1:0]] <= aw_oob;
-        end
-        if (!ar_full) begin
-            ar_id_q[ar_wr_q[PtrBits-1:0]] <= s_ap_arid_i;
-            ar_vpr_q[ar_wr_q[PtrBits-1:0]] <= ar_in_vpr;
-            ar_oob_q[ar_wr_q[PtrBits-1:0]] <= ar_oob;
-        end
-    end
-
     always_ff @(posedge clk_i) begin
         fault_wr_addr_q <= aw_vram;
         fault_rd_addr_q <= ar_vram;
@@ -258,10 +242,20 @@ module mc_aperture #(
         end else begin
             if (aw_go) awq_valid_q <= 1'b1;
             else if (m_vram_awready_i) awq_valid_q <= 1'b0;
-            if (aw_go) aw_wr_q <= aw_wr_q + 1'b1;
+            if (aw_go) begin
+                aw_id_q[aw_wr_q[PtrBits-1:0]] <= s_ap_awid_i;
+                aw_vpr_q[aw_wr_q[PtrBits-1:0]] <= aw_in_vpr;
+                aw_oob_q[aw_wr_q[PtrBits-1:0]] <= aw_oob;
+                aw_wr_q <= aw_wr_q + 1'b1;
+            end
             if (w_go && s_ap_wlast_i) w_rd_q <= w_rd_q + 1'b1;
             if (b_go) b_rd_q <= b_rd_q + 1'b1;
-            if (ar_go) ar_wr_q <= ar_wr_q + 1'b1;
+            if (ar_go) begin
+                ar_id_q[ar_wr_q[PtrBits-1:0]] <= s_ap_arid_i;
+                ar_vpr_q[ar_wr_q[PtrBits-1:0]] <= ar_in_vpr;
+                ar_oob_q[ar_wr_q[PtrBits-1:0]] <= ar_oob;
+                ar_wr_q <= ar_wr_q + 1'b1;
+            end
             if (r_go && m_vram_rlast_i) r_rd_q <= r_rd_q + 1'b1;
             fault_wr_q <= aw_go && aw_in_vpr;
             fault_rd_q <= ar_go && ar_in_vpr;

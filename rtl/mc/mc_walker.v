@@ -194,10 +194,8 @@ module mc_walker #(
         endcase
 
         case (state_q)
-            StIdle: begin
-                // The walk's registers load in every idle cycle (nothing reads them before a
-                // walk starts), so that their enable is the state and not walk_valid_i (the
-                // MMU's TLB miss, behind its lookup).
+            StIdle: if (walk_valid_i) begin
+                state_d = StAr;
                 vpn_d = walk_vpn_i;
                 root_d = walk_root_i[VramAddrBits-1:12];
                 l2_d = pwc_l2;
@@ -206,10 +204,9 @@ module mc_walker #(
                 level_d = pwc_level;
                 pt64_d = (pwc_level == 2'd0) && pwc_pt64;
                 // A walk from a root beyond VRAM ends before any read, as a decode error.
-                fault_d = (pwc_level == 2'd3 && root_beyond) ? FAULT_DECODE : FAULT_NONE;
-                if (walk_valid_i) begin
-                    if (pwc_level == 2'd3 && root_beyond) state_d = StDone;
-                    else state_d = StAr;
+                if (pwc_level == 2'd3 && root_beyond) begin
+                    state_d = StDone;
+                    fault_d = FAULT_DECODE;
                 end
             end
             StAr: if (m_pt_arready_i) state_d = StR;

@@ -25,7 +25,7 @@ EXPR[root_read_only]="/if (sel_mmu_root) mmu_root_page_q <= wdata_i\[31:12\];/d"
 CHECK[root_read_only]="MMU_ROOT +walking ones"
 # Read data of the wrong register.
 FILE[read_wrong_register]=csr/csr_regs.v
-EXPR[read_wrong_register]="s/\(rsel_mmu_root_q}} \& {\)mmu_root_page_q, 12'h0}/\1mc_ap_base_page_q, 12'h0}/"
+EXPR[read_wrong_register]="s/14'ha1: rdata_o = {mmu_root_page_q, 12'h0};/14'ha1: rdata_o = {mc_ap_base_page_q, 12'h0};/"
 CHECK[read_wrong_register]="MMU_ROOT +walking ones"
 # W1C bits that behave as read-write: writing 1 sets them.
 FILE[irq_state_w1c_as_rw]=csr/csr_regs.v
@@ -56,11 +56,11 @@ EXPR[enable_bits_swapped]="s/\.irq_enable_dma_fence_o(irq_enable\[2\])/.irq_enab
 CHECK[enable_bits_swapped]="IRQ_STATE +line falls when bit 2 is cleared"
 # A strobe that holds what was written, and reads it back.
 FILE[pulse_latches]=csr/csr_regs.v
-EXPR[pulse_latches]="/end else begin/,/if (write_ok) begin/{/mmu_invalidate_all_q <= 1'h0;/d};s/\(rsel_mmu_invalidate_q}} \& {\)32'h0}/\131'h0, mmu_invalidate_all_q}/"
+EXPR[pulse_latches]="/end else begin/,/if (write_ok) begin/{/mmu_invalidate_all_q <= 1'h0;/d};s/14'ha3: rdata_o = {32'h0};/14'ha3: rdata_o = {31'h0, mmu_invalidate_all_q};/"
 CHECK[pulse_latches]="MMU_INVALIDATE +strobe fields and reserved bits read zero"
 # Reserved bits that read one.
 FILE[reserved_bits_read_ones]=csr/csr_regs.v
-EXPR[reserved_bits_read_ones]="s/\(rsel_irq_enable_q}} \& {\)27'h0,/\127'h7ffffff,/"
+EXPR[reserved_bits_read_ones]="s/14'h11: rdata_o = {27'h0,/14'h11: rdata_o = {27'h7ffffff,/"
 CHECK[reserved_bits_read_ones]="IRQ_ENABLE +reset value"
 # A hole that decodes as a register (answers OKAY).
 FILE[hole_answers_okay]=csr/csr_regs.v
@@ -68,7 +68,7 @@ EXPR[hole_answers_okay]="s/assign hit_o = sel_id_magic |/assign hit_o = (word ==
 CHECK[hole_answers_okay]="- +reads of holes answer a bus error"
 # A read-only register that takes writes: ID_DATE reads and writes a register of its own.
 FILE[read_only_writable]=csr/csr_regs.v
-EXPR[read_only_writable]="s/\(rsel_id_date_q}} \& {\)id_date_value_i}/\1scratch_value_q}/;s/if (sel_scratch) scratch_value_q <= wdata_i\[31:0\];/if (sel_scratch | sel_id_date) scratch_value_q <= wdata_i[31:0];/"
+EXPR[read_only_writable]="s/14'h5: rdata_o = {id_date_value_i};/14'h5: rdata_o = {scratch_value_q};/;s/if (sel_scratch) scratch_value_q <= wdata_i\[31:0\];/if (sel_scratch | sel_id_date) scratch_value_q <= wdata_i[31:0];/"
 CHECK[read_only_writable]="ID_DATE +read-only fields ignore writes"
 
 known() {

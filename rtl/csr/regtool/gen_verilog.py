@@ -17,14 +17,10 @@ def _wbits(f):
 
 def generate(m, addr_bits: int) -> str:
     ports, decls, resets, strobes, writes, sets, reads = [], [], [], [], [], [], []
-    rsels = []  # each register's read select, decoded a cycle ahead from next_addr_i
     hard = []  # fields only a hard reset clears: their own clocked block
     for reg in m.registers:
         sel = f"sel_{reg.name.lower()}"
         decls.append(f"    wire {sel} = (word == {addr_bits - 2}'h{reg.offset >> 2:x});")
-        rsel = f"rsel_{reg.name.lower()}_q"
-        decls.append(f"    logic {rsel};")
-        rsels.append(f"        {rsel} <= (next_word == {addr_bits - 2}'h{reg.offset >> 2:x});")
         parts = []
         for f in reg.fields:
             w, q = f.width, _name(reg, f, "q")
@@ -83,14 +79,14 @@ def generate(m, addr_bits: int) -> str:
             pos = widths[lsb].msb + 1
         if pos < 32:
             word.append(f"{32 - pos}'h0")
-        reads.append(f"        rdata_o = rdata_o | ({{32{{{rsel}}}}} & {{{', '.join(reversed(word))}}});")
+        reads.append(f"            {addr_bits - 2}'h{reg.offset >> 2:x}: "
+                     f"rdata_o = {{{', '.join(reversed(word))}}};")
     decode = " |\n                   ".join(f"sel_{r.name.lower()}" for r in m.registers)
     clocked = strobes + ["            if (write_ok) begin"] + writes + ["            end"] + sets
     return TEMPLATE.format(
         source=m.source, hash=m.hash, spdx=SPDX, abm1=addr_bits - 1, abm3=addr_bits - 3,
         ports="\n".join(ports), decls="\n".join(decls), decode=decode,
-        reset="\n".join(resets), clocked="\n".join(clocked),
-        reads="\n".join(reads), rsels="\n".join(rsels),
+        reset="\n".join(resets), clocked="\n".join(clocked), reads="\n".join(reads),
         hard=("\n" + "\n".join(hard) + "\n") if hard else "")
 
 
@@ -101,9 +97,6 @@ TEMPLATE = """\
 // csr_regs: the register file of the gpuref BAR0 map.
 // Contract: one access per cycle on the register bus. rdata_o and err_o are combinational,
 // valid in the cycle of req_i; a write takes effect at the clock edge that ends that cycle.
-// A read's address is also on next_addr_i in the cycle before its req_i: the read mux selects
-// with a decode of it registered then, so that no address compare is on the read data's path
-// (rdata_o is meaningless in a read whose address was not there). A hole reads zero.
 // err_o flags a hole, or a write whose strobes are not all set; such a write changes nothing.
 // Reserved bits and strobe fields read zero; writes to read-only fields are ignored.
 // soft_rst_i returns every field to its reset value, as rst_i does, except the fields marked
@@ -117,7 +110,6 @@ module csr_regs (
     input  wire req_i,
     input  wire we_i,
     input  wire [{abm1}:0] addr_i,  // byte address; bits [1:0] are ignored
-    input  wire [{abm1}:0] next_addr_i,  // the next read's addr_i, a cycle ahead
     input  wire [31:0] wdata_i,
     input  wire [3:0] wstrb_i,
     output logic [31:0] rdata_o,
@@ -126,9 +118,8 @@ module csr_regs (
     output wire hit_o        // addr_i decodes to a register
 );
     wire [{abm3}:0] word = addr_i[{abm1}:2];  // a plain vector: Icarus 11 wants no selects in always_*
-    wire [{abm3}:0] next_word = next_addr_i[{abm1}:2];
 {decls}
-    wire unused_ok = ^{{addr_i[1:0], next_addr_i[1:0], wdata_i}};  // ignored by design
+    wire unused_ok = ^{{addr_i[1:0], wdata_i}};  // reserved bits are ignored by design
 
     assign hit_o = {decode};
     assign err_o = req_i & (~hit_o | (we_i & (wstrb_i != 4'hf)));
@@ -136,14 +127,11 @@ module csr_regs (
     // hole decode (an OR over every register) stays off the write enables.
     wire write_ok = req_i & we_i & (wstrb_i == 4'hf);
 
-    always_ff @(posedge clk_i) begin
-{rsels}
-    end
-    // (an OR of the selected registers in a process: Verilator 5.006 fails an internal check
-    // on the same OR as one continuous assignment when it lints the U200 top)
     always_comb begin
-        rdata_o = 32'h0;
+        case (word)
 {reads}
+            default: rdata_o = 32'h0;
+        endcase
     end
 
     always_ff @(posedge clk_i) begin
