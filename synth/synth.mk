@@ -105,11 +105,11 @@ lint-ecp5:
 export YOWASP_CACHE_DIR := $(CURDIR)/build/yowasp-cache
 TIMING_DIR := $(BUILD)/timing
 TIMING_ARGS ?=
-# Suite timing fails below TIMING_FLOOR, the 100 MHz target (synth/README.md, "Status"). The
-# result is deterministic for the pinned tools and seed, but any change to the RTL places it anew
-# and moves the Fmax by several percent, and today's 100.15 MHz has no margin: a change that
-# fails here needs a shorter path, not a seed.
+# Suite timing fails below TIMING_FLOOR (the 100 MHz target) at any of TIMING_SEEDS: seed 1 in
+# make test (one place and route); TIMING_SEEDS=1,2,3 places the netlist three times, the check
+# of the margin over placement noise whose figures synth/README.md ("Status") keeps.
 TIMING_FLOOR ?= 100
+TIMING_SEEDS ?= 1
 timing: $(VENV)/.stamp
 	VENV=$(VENV) synth/timing.sh --out $(TIMING_DIR) $(TIMING_ARGS)
 # link_engine alone, out of context, with the parameters boards/limesdr_mini_v2 gives fpga_core

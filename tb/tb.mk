@@ -429,7 +429,7 @@ $(eval $(call suite,bridge-lint,,mkdir -p $$(BRIDGE_LINT); echo 1..$$(words $$(B
 $(eval $(call suite,lint-sdr_ctrl,,VERILATOR=$$(VERILATOR) IVERILOG=$$(IVERILOG) YOSYS=$$(YOSYS) \
   tb/unit/sdr_ctrl/lint.sh $$(BUILD)/lint-sdr_ctrl))
 # gpu_core's and the link engine's place and route against their floors (synth/synth.mk).
-$(eval $(call suite,timing,$(VENV)/.stamp,VENV=$$(VENV) synth/timing.sh --out $$(TIMING_DIR) --floor $$(TIMING_FLOOR)))
+$(eval $(call suite,timing,$(VENV)/.stamp,VENV=$$(VENV) synth/timing.sh --out $$(TIMING_DIR) --seed $$(TIMING_SEEDS) --floor $$(TIMING_FLOOR)))
 $(eval $(call suite,link-timing,$(VENV)/.stamp,$$(LINK_TIMING_CMD) --floor $$(LINK_TIMING_FLOOR) --max-lut $$(LINK_TIMING_MAX_LUT)))
 # The register conformance suite through gpuctl on sim://, and against RTL mutants: each
 # (tb/conformance/mutate.sh) a copy of rtl/ with one bug, built into its own harness and gpuctl,
