@@ -16,17 +16,17 @@
  *
  * Sharing (socket mode): clients are read in turn (round robin from a rotating start), each
  * may hold at most its share of the queue toward the RTL (RTL_BACKLOG frames divided among the
- * clients whose link is up and one more, CLIENT_SHARE_MIN..CLIENT_SHARE_MAX), and a frame past it (or
- * past the whole queue) is refused before
- * it is acknowledged (NAKed: the client sends it again), so nothing acknowledged is dropped.
- * The queue toward the RTL is one queue per client slot, and the link to the RTL takes their
- * frames in turn, one frame per client per turn, and only as fast as it sends them (the RTL's
- * credit): a frame waits behind at most one frame of each other client, however much they
- * queue (rtl_feed). A client's frames keep their order, and a slot's queue outlives its client
- * (acknowledged frames are executed) until it drains. A client that sends no HELLO within CLIENT_HELLO_MS, or no
- * good frame for --idle-ms, is dropped; so is one that holds more than OUT_LIMIT bytes of
- * unread output or CLIENT_UNACKED unacknowledged frames (its memory: at most ~8.2 MiB each,
- * ~264 MiB for all 32 slots, plus ~4.2 MiB queued toward the RTL).
+ * clients whose link is up and one more, CLIENT_SHARE_MIN..CLIENT_SHARE_MAX), and a frame past
+ * it (or past the whole queue) is refused before it is acknowledged (NAKed: the client sends it
+ * again), so nothing acknowledged is dropped. The queue toward the RTL is one queue per client
+ * slot, and the link to the RTL takes their frames in turn, one frame per client per turn, and
+ * only as fast as it sends them (the RTL's credit): a frame waits behind at most one frame of
+ * each other client, however much they queue (rtl_feed). A client's frames keep their order,
+ * and a slot's queue outlives its client (acknowledged frames are executed) until it drains.
+ * A client that sends no HELLO within CLIENT_HELLO_MS, or no good frame for --idle-ms, is
+ * dropped; so is one that holds more than OUT_LIMIT bytes of unread output or CLIENT_UNACKED
+ * unacknowledged frames (its memory: at most ~8.2 MiB each, ~264 MiB for all 32 slots, plus
+ * ~4.2 MiB queued toward the RTL).
  *
  * The simulation runs only while someone waits on it: while a client has sent a good frame in
  * the last two seconds (a host waiting for an interrupt sends KEEPALIVEs) or frames toward the
