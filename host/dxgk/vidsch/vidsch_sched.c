@@ -325,7 +325,15 @@ static void issue_preempt(dxgk_vidsch_t *vs, vs_preempt_reason_t why, uint64_t n
     dxgk_vidsch_class_lock(ad);
     NTSTATUS st = vs_ddi_preempt(ad, &a);
     dxgk_vidsch_class_unlock(ad);
+    if (vs->irq_events) {
+        /* The look's now may be an old reading: the timeout counts from a fresh one. */
+        uint64_t t;
+        if (!vs_clock_read(vs, &t) && t > now)
+            now = t;
+    }
     pthread_mutex_lock(&vs->lock);
+    if (vs->preempt_fence == fence && now > vs->preempt_at)
+        vs->preempt_at = now;
     if (st && vs->preempt_fence == fence) {
         /* The WDK bugchecks here; the engine cannot be trusted to stop: reset it. */
         vs->tdr_pending = true;
@@ -646,6 +654,36 @@ static bool check_timeouts(dxgk_vidsch_t *vs, uint64_t now)
     return false;
 }
 
+/*
+ * Event mode (vs->irq_events): whether this look needs a fresh reading of the device's clock. A
+ * packet that starts running, a link in trouble (reads failing: watch_link) or a deadline the
+ * bound on the device's time (vs_clock_bound) may have reached do; anything else decides on the
+ * last reading, which is never later than the device's time, so no deadline fires early. Other
+ * links read the clock at every look.
+ */
+static bool clock_needed(dxgk_vidsch_t *vs, uint64_t fail_since)
+{
+    if (!vs->irq_events || fail_since || atomic_exchange(&vs->link_trouble, false))
+        return true;
+    if (vs->tdr_pending || atomic_load(&vs->link_lost))
+        return false;
+    const uint64_t tdr = vs->params.tdr_timeout_cycles;
+    uint64_t at = UINT64_MAX;
+    vs_packet_t *h = vs->hw_head;
+    if (vs->preempt_reason != VS_PR_NONE) {
+        at = vs->preempt_at + tdr + 1;
+    } else if (h) {
+        if (!h->running)
+            return true;
+        at = h->run_start + tdr + 1;
+        if (vs->caps.PreemptionAware && !h->paging && vs->pg_head)
+            return true;
+        if (vs->caps.PreemptionAware && !h->paging && others_waiting(vs, h->ctx) && h->run_start + h->quantum + 1 < at)
+            at = h->run_start + h->quantum + 1;
+    }
+    return at != UINT64_MAX && vs_clock_bound(vs) >= at;
+}
+
 /* ---- requests ------------------------------------------------------------------------------------ */
 
 static bool ctx_on_hw(const dxgk_vidsch_t *vs, const vs_context_t *c)
@@ -916,10 +954,11 @@ void *vs_sched_main(void *arg)
     while (!atomic_load(&vs->stop)) {
         bool did = false;
         bool kicked = atomic_exchange(&vs->kick, false);
+        const bool need = clock_needed(vs, fail_since);
         pthread_mutex_unlock(&vs->lock);
-        uint64_t now = 0;
+        uint64_t now = atomic_load(&vs->now);
         const bool lost = atomic_load(&vs->link_lost);
-        if (!lost)
+        if (!lost && need)
             watch_link(vs, vs_clock_read(vs, &now), &fail_since);
         atomic_store(&vs->slices_unseen, 0); /* this look covers the device's time up to now */
         pthread_mutex_lock(&vs->lock);
