@@ -599,8 +599,8 @@ gr_status_t gr_wait(gr_gpu_device_t *dev, gr_context_t h, uint64_t fence, uint64
     rc = result_of(c, fence);
     pthread_mutex_unlock(&vs->lock);
     const uint64_t start = rc != GR_E_TIMEOUT || timeout_cycles == 0 ? 0
-                           : vs->irq_events                         ? vs_clock_bound(vs)
-                                                                    : vs_clock(vs);
+                           : vs->irq_events                          ? vs_clock_bound(vs, VS_BOUND_SURE)
+                                                                     : vs_clock(vs);
     const uint64_t deadline = timeout_cycles > UINT64_MAX - start ? UINT64_MAX : start + timeout_cycles;
     const uint64_t dead_ms = gr_link_dead_ms(vs->ad->link);
     uint64_t fail_since = 0;
@@ -612,7 +612,7 @@ gr_status_t gr_wait(gr_gpu_device_t *dev, gr_context_t h, uint64_t fence, uint64
         pthread_mutex_unlock(&vs->lock);
         uint64_t now = atomic_load(&vs->now);
         const bool read = !vs->irq_events || fail_since || atomic_load(&vs->link_trouble) ||
-                          vs_clock_bound(vs) >= deadline;
+                          vs_clock_bound(vs, VS_BOUND_EXPECT) >= deadline;
         const int crc = read ? vs_clock_read(vs, &now) : GR_OK;
         const uint64_t wall = vs_wall_ms();
         fail_since = crc ? (fail_since ? fail_since : wall) : 0;

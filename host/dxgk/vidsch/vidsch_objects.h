@@ -238,6 +238,7 @@ typedef struct dxgk_vidsch {
     uint64_t rate_c0, rate_w0;
     _Atomic double rate_max;
     atomic_bool link_trouble; /* the interrupt thread found the link down: read the clock */
+    bool now_fresh;           /* the scheduler's look read the clock (vs->lock) */
     /* The link failed every clock read for gr_link_dead_ms: the device is lost for good, every
      * packet retired and every call answered with GR_E_LINK (the scheduler sets it). */
     atomic_bool link_lost;

@@ -325,8 +325,8 @@ static void issue_preempt(dxgk_vidsch_t *vs, vs_preempt_reason_t why, uint64_t n
     dxgk_vidsch_class_lock(ad);
     NTSTATUS st = vs_ddi_preempt(ad, &a);
     dxgk_vidsch_class_unlock(ad);
-    if (vs->irq_events) {
-        /* The look's now may be an old reading: the timeout counts from a fresh one. */
+    if (vs->irq_events && !vs->now_fresh) {
+        /* The look's now is an old reading: the timeout counts from a fresh one. */
         uint64_t t;
         if (!vs_clock_read(vs, &t) && t > now)
             now = t;
@@ -656,10 +656,11 @@ static bool check_timeouts(dxgk_vidsch_t *vs, uint64_t now)
 
 /*
  * Event mode (vs->irq_events): whether this look needs a fresh reading of the device's clock. A
- * packet that starts running, a link in trouble (reads failing: watch_link) or a deadline the
- * bound on the device's time (vs_clock_bound) may have reached do; anything else decides on the
- * last reading, which is never later than the device's time, so no deadline fires early. Other
- * links read the clock at every look.
+ * packet that starts running, a paging packet waiting behind a context's, a link in trouble
+ * (reads failing: watch_link) or a deadline that the device's time is expected to have reached
+ * (vs_clock_bound) do; anything else decides on the last reading, which is never later than the
+ * device's time, so no deadline fires early (a late one by as much as the device runs faster than
+ * it has been measured to). Other links read the clock at every look.
  */
 static bool clock_needed(dxgk_vidsch_t *vs, uint64_t fail_since)
 {
@@ -681,7 +682,7 @@ static bool clock_needed(dxgk_vidsch_t *vs, uint64_t fail_since)
         if (vs->caps.PreemptionAware && !h->paging && others_waiting(vs, h->ctx) && h->run_start + h->quantum + 1 < at)
             at = h->run_start + h->quantum + 1;
     }
-    return at != UINT64_MAX && vs_clock_bound(vs) >= at;
+    return at != UINT64_MAX && vs_clock_bound(vs, VS_BOUND_EXPECT) >= at;
 }
 
 /* ---- requests ------------------------------------------------------------------------------------ */
@@ -958,10 +959,15 @@ void *vs_sched_main(void *arg)
         pthread_mutex_unlock(&vs->lock);
         uint64_t now = atomic_load(&vs->now);
         const bool lost = atomic_load(&vs->link_lost);
-        if (!lost && need)
-            watch_link(vs, vs_clock_read(vs, &now), &fail_since);
+        bool fresh = false;
+        if (!lost && need) {
+            const int crc = vs_clock_read(vs, &now);
+            watch_link(vs, crc, &fail_since);
+            fresh = crc == GR_OK;
+        }
         atomic_store(&vs->slices_unseen, 0); /* this look covers the device's time up to now */
         pthread_mutex_lock(&vs->lock);
+        vs->now_fresh = fresh;
         if (lost || atomic_load(&vs->link_lost)) {
             if (!lose_device(vs) && !atomic_load(&vs->kick))
                 vs_cond_wait_ns(vs, 5000000L);

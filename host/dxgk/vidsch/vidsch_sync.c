@@ -119,30 +119,21 @@ uint64_t vs_clock(dxgk_vidsch_t *vs)
     return now;
 }
 
-static double rate_bound(dxgk_vidsch_t *vs)
+static double rate_bound(dxgk_vidsch_t *vs, double margin)
 {
     const double r = atomic_load(&vs->rate_max);
-    return r > 0 ? 2.0 * r : VS_RATE_DEFAULT;
+    return r > 0 ? margin * r : VS_RATE_DEFAULT;
 }
 
-uint64_t vs_clock_bound(dxgk_vidsch_t *vs)
+uint64_t vs_clock_bound(dxgk_vidsch_t *vs, double margin)
 {
     if (!vs->irq_events)
         return atomic_load(&vs->now);
     const uint64_t w = atomic_load(&vs->clock_wall_ns);
-    const double r = rate_bound(vs);
+    const double r = rate_bound(vs, margin);
     const uint64_t now = atomic_load(&vs->now);
     const uint64_t dw = w ? wall_ns() - w : 0;
     return now + (uint64_t)((double)dw * r / 1e9) + 1u;
-}
-
-long vs_clock_ns_until(dxgk_vidsch_t *vs, uint64_t at, long cap_ns)
-{
-    const uint64_t b = vs_clock_bound(vs);
-    if (b >= at)
-        return 0;
-    const double ns = (double)(at - b) * 1e9 / rate_bound(vs);
-    return ns >= (double)cap_ns ? cap_ns : (long)ns + 1;
 }
 
 uint64_t vs_wall_ms(void)
