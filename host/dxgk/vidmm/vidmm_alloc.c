@@ -54,12 +54,12 @@ static gr_status_t copy_vram_ex(gr_adapter_t *ad, uint64_t vram, void *buf, uint
 static gr_status_t copy_vram_posted(gr_adapter_t *ad, uint64_t vram, const void *buf, uint64_t bytes);
 
 /*
- * Page-table pages: 4 KiB of VRAM. A page of the residency reserve that the engine has zeroed
- * (the creation's paging packet does: vidmm_residency.c) first; else one from VidMm's heaps,
- * else any of the reserve (a page-in under pressure must be able to map what it just paged in:
- * vidmm_residency.h), zeroed by a paging FILL, or through BAR1 without an engine. Table
- * entries are then written through BAR1, posted (pt_write): a mapping costs the link no round
- * trip of its own.
+ * Page-table pages: 4 KiB of VRAM. A page of the residency reserve that is zero (the creation's
+ * paging packet clears the reserve's stale pages with FILLs: vidmm_residency.c) first; else one
+ * from VidMm's heaps, else any of the reserve (a page-in under pressure must be able to map what
+ * it just paged in: vidmm_residency.h), cleared through BAR1 (posted) if it may hold an old
+ * table. Table entries are written through BAR1, posted (pt_write): a mapping costs the link no
+ * round trip of its own.
  */
 static gr_status_t pt_alloc(void *user, uint64_t *out_pa)
 {
@@ -67,18 +67,16 @@ static gr_status_t pt_alloc(void *user, uint64_t *out_pa)
     static const uint8_t zero[4096];
     uint64_t pa = 0;
     pthread_mutex_lock(&ad->vidmm_lock);
+    bool stale = true;
     const bool zeroed = dxgk_res_pt_take(ad, true, &pa);
-    gr_status_t rc = zeroed ? GR_OK : dxgk_pt_page_alloc_locked(ad, &pa);
+    gr_status_t rc = zeroed ? GR_OK : dxgk_pt_page_alloc_locked(ad, &pa, &stale);
     if (rc && dxgk_res_pt_take(ad, false, &pa))
         rc = GR_OK;
     pthread_mutex_unlock(&ad->vidmm_lock);
     if (rc)
         return rc;
-    if (!zeroed) {
-        rc = dxgk_res_zero_pt(ad, pa);
-        if (rc == GR_E_UNSUPPORTED)
-            rc = copy_vram_ex(ad, pa, (void *)zero, PAGE, true, false);
-    }
+    if (!zeroed && stale)
+        rc = copy_vram_posted(ad, pa, zero, PAGE);
     if (rc) {
         pthread_mutex_lock(&ad->vidmm_lock);
         dxgk_pt_page_free_locked(ad, pa);

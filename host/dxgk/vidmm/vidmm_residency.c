@@ -883,9 +883,10 @@ void dxgk_res_reserve_pt(gr_adapter_t *ad, uint32_t pages)
         if (have >= want)
             return;
         uint64_t pa = 0;
-        if (dxgk_pt_page_alloc(ad, &pa) == GR_OK) {
+        bool stale = true;
+        if (dxgk_pt_page_alloc(ad, &pa, &stale) == GR_OK) {
             pthread_mutex_lock(&ad->vidmm_lock);
-            r->pt_zero[r->pt_n] = false;
+            r->pt_zero[r->pt_n] = !stale; /* a page nothing has used is zero already */
             r->pt[r->pt_n++] = pa;
             pthread_mutex_unlock(&ad->vidmm_lock);
             continue;
@@ -913,17 +914,6 @@ bool dxgk_res_pt_take(gr_adapter_t *ad, bool zeroed_only, uint64_t *out_pa)
         return true;
     }
     return false;
-}
-
-gr_status_t dxgk_res_zero_pt(gr_adapter_t *ad, uint64_t pa)
-{
-    if (!dxgk_res_paging(ad))
-        return GR_E_UNSUPPORTED;
-    pg_job_t j;
-    job_init(&j, ad);
-    gr_status_t rc = job_zero_pt(&j, pa);
-    gr_status_t w = job_finish(&j);
-    return rc ? rc : w;
 }
 
 /* ---- creation, destruction, opens ---------------------------------------------------------------- */

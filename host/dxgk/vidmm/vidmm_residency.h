@@ -118,10 +118,6 @@ uint32_t dxgk_res_state(const dxgk_kalloc_t *ka);
  *  zeroed (dxgk_res_zero_stale zeroes the reserve's new pages in the creation's packet). */
 bool dxgk_res_pt_take(gr_adapter_t *ad, bool zeroed_only, uint64_t *out_pa);
 
-/** Zeroes one page-table page with a paging FILL and waits for it (residency lock held);
- *  GR_E_UNSUPPORTED without an engine to page with. */
-gr_status_t dxgk_res_zero_pt(gr_adapter_t *ad, uint64_t pa);
-
 /** The residency counters into gr_adapter_stats_t. */
 void dxgk_res_stats(gr_adapter_t *ad, gr_adapter_stats_t *out);
 
