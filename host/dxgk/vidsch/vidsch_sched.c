@@ -614,7 +614,8 @@ static bool check_timeouts(dxgk_vidsch_t *vs, uint64_t now)
     if (vs->tdr_pending)
         return false;
     if (vs->preempt_reason != VS_PR_NONE) {
-        if (now - vs->preempt_at > tdr) {
+        /* preempt_at may be a reading newer than this look's now (issue_preempt's, event mode). */
+        if (now > vs->preempt_at && now - vs->preempt_at > tdr) {
             VS_TRACE(vs, "preemption %u not done in %llu cycles", vs->preempt_fence, (unsigned long long)tdr);
             vs_tl_preempt_timeout(vs);
             /* Not preempted within the timeout: the GPU is hung. */
@@ -631,7 +632,7 @@ static bool check_timeouts(dxgk_vidsch_t *vs, uint64_t now)
         h->run_start = now;
         return false;
     }
-    const uint64_t ran = now - h->run_start;
+    const uint64_t ran = now > h->run_start ? now - h->run_start : 0;
     if (ran > tdr) {
         if (vs->caps.PreemptionAware) {
             issue_preempt(vs, VS_PR_TDR, now);
