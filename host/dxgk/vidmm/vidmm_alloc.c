@@ -54,12 +54,12 @@ static gr_status_t copy_vram_ex(gr_adapter_t *ad, uint64_t vram, void *buf, uint
 static gr_status_t copy_vram_posted(gr_adapter_t *ad, uint64_t vram, const void *buf, uint64_t bytes);
 
 /*
- * Page-table pages: 4 KiB of VRAM. A page of the residency reserve that is zero (the creation's
- * paging packet clears the reserve's stale pages with FILLs: vidmm_residency.c) first; else one
- * from VidMm's heaps, else any of the reserve (a page-in under pressure must be able to map what
- * it just paged in: vidmm_residency.h), cleared through BAR1 (posted) if it may hold an old
- * table. Table entries are written through BAR1, posted (pt_write): a mapping costs the link no
- * round trip of its own.
+ * Page-table pages: 4 KiB of VRAM from VidMm's heaps, else from the residency reserve (a page-in
+ * under pressure must be able to map what it just paged in: vidmm_residency.h). A heap page that
+ * may hold an old table changes places with a zero page of the reserve (the creation's paging
+ * packet clears the reserve's stale pages with FILLs: vidmm_residency.c); only when there is
+ * none is it cleared through BAR1 (posted). Table entries are written through BAR1, posted
+ * (pt_write): a mapping costs the link no round trip of its own.
  */
 static gr_status_t pt_alloc(void *user, uint64_t *out_pa)
 {
@@ -67,15 +67,18 @@ static gr_status_t pt_alloc(void *user, uint64_t *out_pa)
     static const uint8_t zero[4096];
     uint64_t pa = 0;
     pthread_mutex_lock(&ad->vidmm_lock);
-    bool stale = true;
-    const bool zeroed = dxgk_res_pt_take(ad, true, &pa);
-    gr_status_t rc = zeroed ? GR_OK : dxgk_pt_page_alloc_locked(ad, &pa, &stale);
-    if (rc && dxgk_res_pt_take(ad, false, &pa))
+    bool stale = true, zeroed = false;
+    gr_status_t rc = dxgk_pt_page_alloc_locked(ad, &pa, &stale);
+    if (!rc && stale && dxgk_res_pt_swap(ad, pa, &pa))
+        stale = false;
+    if (rc && dxgk_res_pt_take(ad, &pa, &zeroed)) {
         rc = GR_OK;
+        stale = !zeroed;
+    }
     pthread_mutex_unlock(&ad->vidmm_lock);
     if (rc)
         return rc;
-    if (!zeroed && stale)
+    if (stale)
         rc = copy_vram_posted(ad, pa, zero, PAGE);
     if (rc) {
         pthread_mutex_lock(&ad->vidmm_lock);

@@ -899,20 +899,36 @@ void dxgk_res_reserve_pt(gr_adapter_t *ad, uint32_t pages)
     }
 }
 
-bool dxgk_res_pt_take(gr_adapter_t *ad, bool zeroed_only, uint64_t *out_pa)
+bool dxgk_res_pt_take(gr_adapter_t *ad, uint64_t *out_pa, bool *out_zeroed)
 {
     dxgk_res_t *r = ad->res;
     if (!r || r->pt_n == 0)
         return false;
-    for (uint32_t i = r->pt_n; i-- > 0;) {
-        if (zeroed_only && !r->pt_zero[i])
-            continue;
-        *out_pa = r->pt[i];
-        r->pt_n--;
-        r->pt[i] = r->pt[r->pt_n];
-        r->pt_zero[i] = r->pt_zero[r->pt_n];
-        return true;
-    }
+    /* A zero one first. */
+    uint32_t i = r->pt_n - 1;
+    for (uint32_t k = r->pt_n; k-- > 0;)
+        if (r->pt_zero[k]) {
+            i = k;
+            break;
+        }
+    *out_pa = r->pt[i];
+    *out_zeroed = r->pt_zero[i];
+    r->pt_n--;
+    r->pt[i] = r->pt[r->pt_n];
+    r->pt_zero[i] = r->pt_zero[r->pt_n];
+    return true;
+}
+
+bool dxgk_res_pt_swap(gr_adapter_t *ad, uint64_t pa, uint64_t *out_pa)
+{
+    dxgk_res_t *r = ad->res;
+    for (uint32_t i = 0; r && i < r->pt_n; i++)
+        if (r->pt_zero[i]) {
+            *out_pa = r->pt[i];
+            r->pt[i] = pa;
+            r->pt_zero[i] = false;
+            return true;
+        }
     return false;
 }
 
