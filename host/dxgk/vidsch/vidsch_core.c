@@ -328,6 +328,13 @@ gr_status_t dxgk_vidsch_start(gr_adapter_t *ad)
     bool raised = false;
     vs->irq_events = gr_link_wait_irq_event(ad->link, 0, &raised) != GR_E_UNSUPPORTED;
     (void)vs_clock(vs);
+    if (vs->irq_events) {
+        /* A first measure of the clock's rate, so that the first deadlines are not checked at
+         * the 1 GHz a device never runs at (one more round trip, here rather than in a wait). */
+        struct timespec ts = {0, (long)VS_RATE_FIRST_NS};
+        nanosleep(&ts, NULL);
+        (void)vs_clock(vs);
+    }
     atomic_store(&vs->stop, false);
     if (pthread_create(&vs->int_thread, NULL, int_main, vs))
         goto fail;

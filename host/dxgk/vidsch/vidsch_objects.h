@@ -49,6 +49,7 @@
  * gpuref device (100 MHz boards, 250 MHz on PCIe). */
 #define VS_RATE_DEFAULT 1e9
 #define VS_RATE_SPAN_NS 20000000ull /* readings at least this far apart measure the rate */
+#define VS_RATE_FIRST_NS 5000000ull /* the same for the first measure (the start takes one) */
 #define VS_EVENTS 64u
 
 typedef struct vs_context vs_context_t;

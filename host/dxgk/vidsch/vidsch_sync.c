@@ -95,7 +95,7 @@ int vs_clock_read(dxgk_vidsch_t *vs, uint64_t *out_now)
         if (!vs->rate_w0 || t < vs->rate_c0) {
             vs->rate_w0 = w;
             vs->rate_c0 = t;
-        } else if (w - vs->rate_w0 >= VS_RATE_SPAN_NS) {
+        } else if (w - vs->rate_w0 >= (atomic_load(&vs->rate_max) > 0 ? VS_RATE_SPAN_NS : VS_RATE_FIRST_NS)) {
             const double r = (double)(t - vs->rate_c0) * 1e9 / (double)(w - vs->rate_w0);
             if (r > atomic_load(&vs->rate_max))
                 atomic_store(&vs->rate_max, r);
