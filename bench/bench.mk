@@ -81,6 +81,10 @@ bench-link: $(BLINK_BENCH) $(BLINK_USB) $(GPUREF_SIMD)
 # (The list is a variable: a comma written inside $(call ...) would split its arguments.)
 BLINK_SMOKE_LINKS := sim,stream
 $(eval $(call suite,bench-link-smoke,$(BLINK_BENCH) $(GPUREF_SIMD),$$(BLINK_BENCH) --smoke --only $$(BLINK_SMOKE_LINKS) --simd $$(GPUREF_SIMD)))
+# Round trips of the public calls on the byte-stream boards (bench/link/README.md, "What public
+# calls cost"): gr_alloc_create of 1 MiB and a 4 KiB copy in at most 6 each, by the engine's count.
+BLINK_RTRIPS_LINKS := stream,uart
+$(eval $(call suite,bench-link-rtrips,$(BLINK_BENCH) $(GPUREF_SIMD),$$(BLINK_BENCH) --rtrips --only $$(BLINK_RTRIPS_LINKS) --simd $$(GPUREF_SIMD)))
 
 # ---- alloc: the segment allocator (host/dxgk/vidmm/vidmm_segment.c) against Linux's drm_mm and
 # drm_buddy on the same GPU-like traces ---------------------------------------------------------

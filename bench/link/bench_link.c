@@ -22,7 +22,7 @@
  *     transfer, against the 95% target.
  * Nothing is asserted about wall time; --smoke checks bytes read back and that cycles counted.
  *
- * Usage: bench_link [--seed N] [--simd PATH] [--quick] [--smoke] [--only a,b] [--out FILE]
+ * Usage: bench_link [--seed N] [--simd PATH] [--quick] [--smoke] [--rtrips] [--only a,b] [--out FILE]
  * (the PCIe build takes the same options from bench_link_main's argv).
  */
 #define _GNU_SOURCE
@@ -69,6 +69,9 @@
 
 static uint64_t g_seed = 1;
 static bool g_quick, g_smoke;
+/* --rtrips: the public calls only, and their round trips checked against RTRIPS_MAX (TAP). */
+static bool g_rtrips;
+#define RTRIPS_MAX 6u
 static const char *g_simd = "build/bin/gpuref-simd";
 static const char *g_only;
 static FILE *g_md; /* --out: the tables again */
@@ -551,10 +554,10 @@ static void run_link(const link_plan_t *pl, const char *uri)
         return;
     }
     r->has_proto = link_counts(l);
-    rc = bench_speed(l, r);
+    rc = g_rtrips ? GR_OK : bench_speed(l, r);
     if (!rc)
-        rc = bench_mmio(l, r, pl->mmio_n);
-    if (!rc)
+        rc = bench_mmio(l, r, g_rtrips ? 4 : pl->mmio_n);
+    if (!rc && !g_rtrips)
         rc = bench_ap(l, r, pl->ap_bytes);
     if (rc)
         fail("%s: %s (%s)", pl->name, gr_status_name(rc), gr_link_error());
@@ -703,6 +706,8 @@ static void scale(link_plan_t *p)
     } else if (g_quick) {
         p->copy_bytes = p->copy_bytes > 256 * KB ? 256 * KB : p->copy_bytes;
     }
+    if (g_rtrips)
+        p->copy_bytes = p->copy_bytes > 4 * KB ? 4 * KB : p->copy_bytes;
 }
 
 #define SLOW "replay_ms=5000&dead_ms=60000&timeout_ms=120000&keepalive_ms=2000"
@@ -925,7 +930,7 @@ static uint64_t emu_bytes(void)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: bench_link [--seed N] [--simd PATH] [--quick] [--smoke] [--only LIST] [--out FILE]\n"
+    fprintf(stderr, "usage: bench_link [--seed N] [--simd PATH] [--quick] [--smoke] [--rtrips] [--only LIST] [--out FILE]\n"
                     "  LIST: comma-separated of sim, stream, ft601, ft601-quiet, ft2232h, uart, pty\n"
                     "        (bench_link_usb: ft601, ft2232h; the PCIe build: sim, pcie)\n");
     return 2;
@@ -950,6 +955,8 @@ int bench_link_main(int argc, char **argv)
             g_quick = true;
         else if (!strcmp(argv[i], "--smoke"))
             g_smoke = true;
+        else if (!strcmp(argv[i], "--rtrips"))
+            g_rtrips = true;
         else
             return usage();
     }
@@ -1048,7 +1055,34 @@ int bench_link_main(int argc, char **argv)
                    i + 1, r->name);
         }
     }
-    return g_failures || (g_smoke && !g_nres) ? 1 : 0;
+    unsigned bad = 0;
+    if (g_rtrips) {
+        /* TAP: gr_alloc_create of 1 MiB and the 4 KiB copy (gr_submit + gr_wait, its DMA buffer
+         * made and destroyed) on every link measured, in at most RTRIPS_MAX round trips: counted by the protocol engine, so the same on a quiet or a loaded machine. */
+        unsigned n = 0;
+        for (unsigned i = 0; i < g_nres; i++)
+            n += 1u + (g_res[i].dma_bytes && g_res[i].dma_bytes <= 4 * KB ? 1u : 0u);
+        printf("1..%u\n", n ? n : 1);
+        if (!n)
+            printf("not ok 1 - no link to measure\n");
+        unsigned k = 0;
+        for (unsigned i = 0; i < g_nres; i++) {
+            const link_res_t *r = &g_res[i];
+            const call_cost_t *a = &r->calls[CALL_ALLOC], *c = &r->calls[CALL_COPY_IN];
+            const bool ga = r->ok && r->has_proto && a->done && a->round_trips <= RTRIPS_MAX;
+            bad += !ga;
+            printf("%s %u - %s: gr_alloc_create (%zu KiB) in %" PRIu64 " round trips (at most %u)\n",
+                   ga ? "ok" : "not ok", ++k, r->name, r->alloc_bytes / KB, a->round_trips, RTRIPS_MAX);
+            if (r->dma_bytes && r->dma_bytes <= 4 * KB) {
+                const bool gc = r->ok && c->done && c->round_trips <= RTRIPS_MAX;
+                bad += !gc;
+                printf("%s %u - %s: %zu KiB COPY host->VRAM (gr_submit + gr_wait) in %" PRIu64
+                       " round trips (at most %u)\n",
+                       gc ? "ok" : "not ok", ++k, r->name, r->dma_bytes / KB, c->round_trips, RTRIPS_MAX);
+            }
+        }
+    }
+    return g_failures || bad || ((g_smoke || g_rtrips) && !g_nres) ? 1 : 0;
 }
 
 #ifndef GR_BENCH_COCOTB

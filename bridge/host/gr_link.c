@@ -502,6 +502,61 @@ int gr_link_wait_irq(gr_link_t *link, uint32_t timeout_us, bool *out_raised)
     return rc;
 }
 
+int gr_link_read32_batch(gr_link_t *link, const uint32_t *offsets, unsigned count, uint32_t *out_values)
+{
+    if (!link || !offsets || !out_values || count == 0)
+        return GR_E_INVALID;
+    for (unsigned i = 0; i < count; i++) {
+        int rc = check_offset(offsets[i]);
+        if (rc)
+            return rc;
+    }
+    if (!link->ops->read32_batch) {
+        /* One by one, under one hold of the lock; out_values untouched on failure. */
+        uint32_t *v = malloc(sizeof *v * count);
+        if (!v)
+            return GR_E_NO_MEMORY;
+        int rc = GR_OK;
+        pthread_mutex_lock(&link->lock);
+        for (unsigned i = 0; i < count && !rc; i++)
+            rc = link_read32(link, offsets[i], &v[i]);
+        pthread_mutex_unlock(&link->lock);
+        if (!rc)
+            memcpy(out_values, v, sizeof *v * count);
+        free(v);
+        return rc;
+    }
+    pthread_mutex_lock(&link->lock);
+    int rc = link->ops->read32_batch(link->ctx, offsets, count, out_values);
+    for (unsigned i = 0; i < count; i++)
+        gr_txlog_reg(link->txlog, false, offsets[i], rc ? 0 : out_values[i], rc);
+    pthread_mutex_unlock(&link->lock);
+    return rc;
+}
+
+int gr_link_ap_write_posted(gr_link_t *link, uint64_t offset, const void *src, size_t bytes)
+{
+    if (!link || !src || bytes == 0)
+        return GR_E_INVALID;
+    if (!link->ops->ap_write_posted)
+        return gr_link_ap_write(link, offset, src, bytes);
+    int rc;
+    pthread_mutex_lock(&link->lock);
+    rc = link->ops->ap_write_posted(link->ctx, offset, src, bytes);
+    gr_txlog_ap(link->txlog, true, offset, src, bytes, rc);
+    pthread_mutex_unlock(&link->lock);
+    return rc;
+}
+
+int gr_link_wait_irq_event(gr_link_t *link, uint32_t timeout_us, bool *out_raised)
+{
+    if (!link || !out_raised)
+        return GR_E_INVALID;
+    if (!link->ops->wait_irq_event)
+        return GR_E_UNSUPPORTED;
+    return link->ops->wait_irq_event(link->ctx, timeout_us, out_raised);
+}
+
 uint32_t gr_link_caps(gr_link_t *link)
 {
     return link ? link->ops->caps(link->ctx) : 0;

@@ -116,6 +116,19 @@ typedef struct gr_link_ops {
     void (*set_txlog)(void *ctx, struct gr_txlog *log);
     /** Optional (NULL: the device needs no binding from this link: GR_OK). gr_link_bind. */
     int (*bind)(void *ctx, unsigned op, char *owner, size_t owner_len);
+    /** Optional (NULL: read32 after read32). count BAR0 reads performed in order, in one round
+     *  trip where the link can batch them (a byte-stream link's RD32 batch). */
+    int (*read32_batch)(void *ctx, const uint32_t *offsets, unsigned count, uint32_t *out_values);
+    /** Optional (NULL: ap_write). A BAR1 write that does not wait for the device's answer: it is
+     *  performed before any later operation, and an error is reported by a later call, as a
+     *  posted write32's (gr_proto.h). */
+    int (*ap_write_posted)(void *ctx, uint64_t offset, const void *src, size_t bytes);
+    /** Optional (NULL: GR_E_UNSUPPORTED). Waits until the device has told that its interrupt
+     *  line is high, or timeout_us of wall time passes, without a round trip and without the
+     *  link's lock: it may run while another thread uses the link (the backend guards it). A
+     *  link whose device tells the line's changes by itself (a byte-stream link's IRQ
+     *  messages) has it; GR_E_LINK while the link is down. */
+    int (*wait_irq_event)(void *ctx, uint32_t timeout_us, bool *out_raised);
 } gr_link_ops_t;
 
 /** gr_link_bind's op (the values of bridge/PROTOCOL.md's BIND). */
@@ -173,6 +186,12 @@ int gr_link_ap_write(gr_link_t *link, uint64_t offset, const void *src, size_t b
 int gr_link_dma_alloc(gr_link_t *link, size_t bytes, gr_dma_buf_t *out_buf);
 int gr_link_dma_free(gr_link_t *link, const gr_dma_buf_t *buf);
 int gr_link_wait_irq(gr_link_t *link, uint32_t timeout_us, bool *out_raised);
+/** gr_link_ops_t.read32_batch: count reads in order (one round trip where the link batches). */
+int gr_link_read32_batch(gr_link_t *link, const uint32_t *offsets, unsigned count, uint32_t *out_values);
+/** gr_link_ops_t.ap_write_posted (ap_write on a link without it). */
+int gr_link_ap_write_posted(gr_link_t *link, uint64_t offset, const void *src, size_t bytes);
+/** gr_link_ops_t.wait_irq_event: NOT under the link's lock; GR_E_UNSUPPORTED without it. */
+int gr_link_wait_irq_event(gr_link_t *link, uint32_t timeout_us, bool *out_raised);
 uint32_t gr_link_caps(gr_link_t *link);
 /** gr_link_ops_t.dma_wait_cycles of the open link (0 for NULL, or a backend without it). The
  *  miniport sizes the engine's watchdog from it (host/kmd/README.md). */

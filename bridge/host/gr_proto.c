@@ -16,6 +16,7 @@
 #define SLOTS 64u                 /* requests outstanding at once (pipelined ap_read/ap_write) */
 #define RESET_RETRY_MS 100u       /* PROTOCOL.md: RESET again every 100 ms until RESET_ACK */
 #define POSTED_FLUSH_MS 1u        /* queued writes go out by themselves after this */
+#define STALE_IRQ_MS 250u         /* wait_irq_event: a high level told before a write, at least */
 #define PRIVATE_DMA_BASE 0x100000000ull /* above 4 GiB: a 32-bit truncation shows at once */
 #define PRIVATE_DMA_SIZE (64ull << 30)
 #define PAGE 4096u
@@ -36,6 +37,7 @@ typedef struct txn {
     uint8_t *dst;     /* AP_RD_RSP: bytes wanted, from byte skip of the first word */
     size_t skip, bytes;
     uint32_t dwords;
+    uint64_t wr_gen;  /* RD32_RSP: the write generation when the read was sent */
 } txn_t;
 
 typedef struct dma_region {
@@ -75,6 +77,12 @@ struct gr_proto {
     dma_region_t *dma;
     unsigned dma_count, dma_cap;
     bool irq_level;
+    uint64_t irq_seq;     /* IRQ messages taken (wait_irq_event's wake-ups) */
+    /* Writes made (write32) and the newest of them that an answered read followed: the line's
+     * level is current when they are equal (a read answers after the IRQ message of any change
+     * that the writes before it caused). */
+    uint64_t wr_gen, wr_gen_seen;
+    uint64_t wr_irq_seq, wr_ms; /* irq_seq and the time at the last write32 */
     gr_proto_counters_t c;
     gr_txlog_t *txlog; /* the link's transaction log (gr_proto_op_set_txlog), or NULL */
     uint64_t ups;       /* HELLO_RSPs taken: link-ups */
@@ -396,6 +404,7 @@ static void deliver(void *ctx, const gr_proto_hdr_t *h, const uint32_t *w)
     if (h->type == GR_PT_IRQ) {
         if (h->len >= 1) {
             p->irq_level = (w[0] >> 16) & 1u;
+            p->irq_seq++;
             p->c.irqs++;
             pthread_cond_broadcast(&p->cv);
         }
@@ -419,6 +428,13 @@ static void deliver(void *ctx, const gr_proto_hdr_t *h, const uint32_t *w)
         pthread_cond_broadcast(&p->cv);
         return;
     }
+    if (h->type == GR_PT_AP_WR_RSP && !t && resp_status(w[0] >> 16)) {
+        /* A posted AP_WR answers only when it failed. */
+        if (!p->deferred)
+            p->deferred = GR_E_BUS;
+        pthread_cond_broadcast(&p->cv);
+        return;
+    }
     if (!t) {
         p->c.late_answers++;
         return;
@@ -434,6 +450,8 @@ static void deliver(void *ctx, const gr_proto_hdr_t *h, const uint32_t *w)
                 st = resp_status(w[1 + 2 * i]);
             t->values[i] = w[2 + 2 * i];
         }
+        if (t->wr_gen > p->wr_gen_seen)
+            p->wr_gen_seen = t->wr_gen;
         complete(p, t, st);
         break;
     }
@@ -839,6 +857,7 @@ int gr_proto_read32_batch(gr_proto_t *p, const uint32_t *offsets, unsigned count
         t[nt++] = s;
         s->values = vals + at;
         s->count = n;
+        s->wr_gen = p->wr_gen;
         w[0] = (uint32_t)n << 16 | s->id;
         for (unsigned i = 0; i < n; i++)
             w[1 + i] = offsets[at + i] & 0xffffu;
@@ -871,6 +890,9 @@ int gr_proto_write32(gr_proto_t *p, uint32_t offset, uint32_t value)
     int rc = begin(p);
     if (rc)
         return rc;
+    p->wr_gen++;
+    p->wr_irq_seq = p->irq_seq;
+    p->wr_ms = gr_proto_now_ms();
     if (p->o.posted) {
         if (p->pw_count == 0)
             p->pw_first_ms = gr_proto_now_ms();
@@ -1094,6 +1116,50 @@ int gr_proto_ap_write(gr_proto_t *p, uint64_t offset, const void *src, size_t by
     return end(p, rc);
 }
 
+int gr_proto_ap_write_posted(gr_proto_t *p, uint64_t offset, const void *src, size_t bytes)
+{
+    if (!p || !src || !bytes)
+        return GR_E_INVALID;
+    pthread_mutex_lock(&p->mu);
+    bool posted = p->o.posted;
+    pthread_mutex_unlock(&p->mu);
+    if (!posted)
+        return gr_proto_ap_write(p, offset, src, bytes);
+    int rc = begin(p);
+    if (rc)
+        return rc;
+    if ((rc = ap_check(p, offset, bytes)) || (rc = send_posted(p)))
+        return end(p, rc);
+    const uint8_t *s8 = src;
+    uint32_t maxw = ap_max_words(p);
+    size_t done = 0;
+    static uint32_t w[GR_PROTO_MAX_PAYLOAD];
+    for (unsigned k = 0; !rc && done < bytes; k++) {
+        uint64_t a = offset + done;
+        uint64_t word0 = a & ~3ull;
+        uint64_t end_b = ap_piece(offset, bytes, a, maxw, true, k);
+        uint32_t dwords = (uint32_t)((end_b - word0 + 3u) / 4u);
+        uint32_t fbe = (0xfu << (a & 3u)) & 0xfu;
+        uint32_t lbe_bytes = (uint32_t)(end_b - (word0 + 4ull * (dwords - 1u)));
+        uint32_t lbe = (1u << lbe_bytes) - 1u;
+        if (dwords == 1) {
+            fbe &= lbe;
+            lbe = 0;
+        }
+        /* The id is not matched: a posted AP_WR answers only when it failed. */
+        w[0] = 1u << 24 | lbe << 20 | fbe << 16 | p->next_id++;
+        w[1] = (uint32_t)word0;
+        w[2] = (uint32_t)(word0 >> 32);
+        memset(&w[3], 0, 4u * dwords);
+        memcpy((uint8_t *)&w[3] + (a - word0), s8 + done, (size_t)(end_b - a));
+        rc = send_req(p, GR_PT_AP_WR, w, (uint16_t)(3u + dwords));
+        if (!rc)
+            p->posted_unconfirmed = true;
+        done += (size_t)(end_b - a);
+    }
+    return end(p, rc);
+}
+
 int gr_proto_dma_alloc(gr_proto_t *p, size_t bytes, gr_dma_buf_t *out_buf)
 {
     if (!p || !out_buf || !bytes || bytes > (1ull << 40))
@@ -1171,9 +1237,14 @@ int gr_proto_wait_irq(gr_proto_t *p, uint32_t timeout_us, bool *out_raised)
      * change they cause seen, before the wait starts. The line may change a few cycles after
      * a write was answered, but the device sends the IRQ message as it changes, ahead of the
      * answer to any later read: so a read first (ID_MAGIC, no side effect) makes the level
-     * current, whatever the link's latency. */
+     * current, whatever the link's latency. Only when a write was made since the last read was
+     * answered: else the IRQ messages have kept the level current, and the wait costs no round
+     * trip. */
+    pthread_mutex_lock(&p->mu);
+    bool stale = p->wr_gen != p->wr_gen_seen || p->pw_count;
+    pthread_mutex_unlock(&p->mu);
     uint32_t magic;
-    int frc = gr_proto_read32(p, 0, &magic);
+    int frc = stale ? gr_proto_read32(p, 0, &magic) : GR_OK;
     if (frc)
         return frc;
     int rc = begin(p);
@@ -1195,6 +1266,45 @@ int gr_proto_wait_irq(gr_proto_t *p, uint32_t timeout_us, bool *out_raised)
     }
     bool raised = p->irq_level;
     rc = end(p, rc);
+    if (!rc)
+        *out_raised = raised;
+    return rc;
+}
+
+int gr_proto_wait_irq_event(gr_proto_t *p, uint32_t timeout_us, bool *out_raised)
+{
+    if (!p || !out_raised)
+        return GR_E_INVALID;
+    struct timespec ts;
+    deadline_ts(0, &ts);
+    uint64_t ns = (uint64_t)ts.tv_nsec + (uint64_t)timeout_us * 1000u;
+    ts.tv_sec += (time_t)(ns / 1000000000u);
+    ts.tv_nsec = (long)(ns % 1000000000u);
+    int rc = GR_OK;
+    bool raised = false;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        if (p->st != ST_UP || p->stop) {
+            gr_link_set_error("%s: the link is down (%s)", p->o.name, p->reason[0] ? p->reason : "not up");
+            rc = GR_E_LINK;
+            break;
+        }
+        /* High as the device last told, told after the last write32. A high level told before
+         * it is one that the write may lower (the interrupt routine's dismiss: the line drops a
+         * few cycles later, and its message may come after the answer to a read sent right after
+         * the write), so it waits for the device's next message; only if none comes for a while
+         * (four smoothed round trips, at least STALE_IRQ_MS: the line stayed high, another bit
+         * having come up meanwhile) is it reported, and the interrupt routine's read decides. */
+        const uint64_t limit = 4ull * p->link.srtt_ms > STALE_IRQ_MS ? 4ull * p->link.srtt_ms : STALE_IRQ_MS;
+        if (p->irq_level &&
+            (p->irq_seq != p->wr_irq_seq || gr_proto_now_ms() - p->wr_ms >= limit)) {
+            raised = true;
+            break;
+        }
+        if (!timeout_us || pthread_cond_timedwait(&p->cv, &p->mu, &ts) == ETIMEDOUT)
+            break;
+    }
+    pthread_mutex_unlock(&p->mu);
     if (!rc)
         *out_raised = raised;
     return rc;
@@ -1343,6 +1453,18 @@ int gr_proto_op_ap_read(void *ctx, uint64_t offset, void *dst, size_t bytes)
 int gr_proto_op_ap_write(void *ctx, uint64_t offset, const void *src, size_t bytes)
 {
     return gr_proto_ap_write(ctx, offset, src, bytes);
+}
+int gr_proto_op_ap_write_posted(void *ctx, uint64_t offset, const void *src, size_t bytes)
+{
+    return gr_proto_ap_write_posted(ctx, offset, src, bytes);
+}
+int gr_proto_op_read32_batch(void *ctx, const uint32_t *offsets, unsigned count, uint32_t *out_values)
+{
+    return gr_proto_read32_batch(ctx, offsets, count, out_values);
+}
+int gr_proto_op_wait_irq_event(void *ctx, uint32_t timeout_us, bool *out_raised)
+{
+    return gr_proto_wait_irq_event(ctx, timeout_us, out_raised);
 }
 int gr_proto_op_dma_alloc(void *ctx, size_t bytes, gr_dma_buf_t *out_buf)
 {

@@ -36,10 +36,21 @@
  *     when the device gives one (gpuref-simd does, one per client), else from this host's own
  *     space at 0x1_0000_0000. The device reaches only these buffers: any other address, or a
  *     request that crosses a buffer's end, is answered DECERR.
+ *   - ap_write_posted: AP_WR frames with POSTED, sent at once and not waited for (no round
+ *     trip); performed in order before every later request; an error is reported as a posted
+ *     write32's. With ?posted=0 it is ap_write.
  *   - wait_irq: the line's level as the device's IRQ messages tell it; timeout_us is wall time.
- *     It starts with a read (a round trip that also flushes queued writes), so a change of
- *     the line that earlier writes caused is seen by the wait that follows them.
- *   - One thread at a time per gr_proto_t (as gr_link_t).
+ *     When a write32 was made since the last read was answered, it starts with a read (a round
+ *     trip that also flushes queued writes), so a change of the line that earlier writes caused
+ *     is seen by the wait that follows them; otherwise the messages have kept the level current
+ *     and it costs no round trip.
+ *   - wait_irq_event: the same level without a round trip and without taking the link's lock:
+ *     it may run on another thread while one thread uses the engine (gr_link_wait_irq_event).
+ *     A high level told before the last write32, which the write may have lowered (an
+ *     interrupt routine's dismiss), is reported only once the device says so again, or when it
+ *     has not spoken for four smoothed round trips (at least 250 ms) since the write.
+ *     GR_E_LINK at once while the link is down (it does not bring the link up).
+ *   - One thread at a time per gr_proto_t (as gr_link_t), but for wait_irq_event.
  */
 #ifndef GPUREF_GR_PROTO_H
 #define GPUREF_GR_PROTO_H
@@ -145,6 +156,10 @@ int gr_proto_dma_alloc(gr_proto_t *p, size_t bytes, gr_dma_buf_t *out_buf);
 /** GR_E_NOT_FOUND if no buffer starts at buf->bus. */
 int gr_proto_dma_free(gr_proto_t *p, const gr_dma_buf_t *buf);
 int gr_proto_wait_irq(gr_proto_t *p, uint32_t timeout_us, bool *out_raised);
+/** BAR1 write, posted (see the contract above). */
+int gr_proto_ap_write_posted(gr_proto_t *p, uint64_t offset, const void *src, size_t bytes);
+/** The line's level without a round trip or the link's lock (see the contract above). */
+int gr_proto_wait_irq_event(gr_proto_t *p, uint32_t timeout_us, bool *out_raised);
 
 /**
  * BIND (bridge/PROTOCOL.md, "Binding"): op GR_PROTO_BIND_TAKE, _RELEASE or _FORCE, sent with
@@ -188,6 +203,9 @@ int gr_proto_op_dma_free(void *ctx, const gr_dma_buf_t *buf);
 /** The device's DMA requests and the answers go into the link's log (gr_link_ops_t.set_txlog). */
 void gr_proto_op_set_txlog(void *ctx, gr_txlog_t *log);
 int gr_proto_op_wait_irq(void *ctx, uint32_t timeout_us, bool *out_raised);
+int gr_proto_op_wait_irq_event(void *ctx, uint32_t timeout_us, bool *out_raised);
+int gr_proto_op_read32_batch(void *ctx, const uint32_t *offsets, unsigned count, uint32_t *out_values);
+int gr_proto_op_ap_write_posted(void *ctx, uint64_t offset, const void *src, size_t bytes);
 uint32_t gr_proto_op_caps(void *ctx);
 void gr_proto_op_describe(void *ctx, char *buf, size_t len);
 uint32_t gr_proto_op_dma_wait_cycles(void *ctx); /* HELLO_RSP's DmaTimeout (0 while down) */

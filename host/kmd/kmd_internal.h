@@ -148,6 +148,8 @@ typedef struct kmd_open {
 
 /* Register access under the link lock (kmd_reg.c, the bottom of the miniport). */
 int kmd_reg_read(kmd_adapter_t *a, uint32_t offset, uint32_t *out_value);
+/* count reads in order, in one round trip where the link batches them (gr_link_read32_batch). */
+int kmd_reg_read_batch(kmd_adapter_t *a, const uint32_t *offsets, unsigned count, uint32_t *out_values);
 int kmd_reg_write(kmd_adapter_t *a, uint32_t offset, uint32_t value);
 
 kmd_adapter_t *kmd_adapter_from(HANDLE h);

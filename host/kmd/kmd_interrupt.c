@@ -96,22 +96,21 @@ BOOLEAN DxgkDdiInterruptRoutine(IN_CONST_PVOID MiniportDeviceContext, IN_ULONG M
         return FALSE;
     gr_link_mark_quiet(a->link, "DxgkDdiInterruptRoutine");
     kmd_engine_t *e = &a->eng;
-    uint32_t state = 0;
-    if (kmd_reg_read(a, GR_REG_IRQ_STATE, &state))
+    /* The state and what a preemption or a fault leaves, in one batch (one round trip on a
+     * byte-stream link): all plain reads, taken after the state in the order they were read one by
+     * one before, and used only when the state says so. */
+    static const uint32_t regs[8] = {GR_REG_IRQ_STATE,      KMD_DMA_STOP_HEAD,    KMD_DMA_STOP_TAIL,
+                                     KMD_DMA_STOP_OFFSET,   KMD_DMA_STOP_DONE,    KMD_DMA_FAULT_STATUS,
+                                     KMD_DMA_FAULT_ADDR_LO, KMD_DMA_FAULT_ADDR_HI};
+    uint32_t v[8];
+    if (kmd_reg_read_batch(a, regs, 8, v))
         return FALSE;
+    const uint32_t state = v[0];
     const uint32_t mine = state & KMD_IRQ_DMA_ALL;
     if (!mine)
         return FALSE;
-    uint32_t stop_head = 0, stop_tail = 0, stop_offset = 0, stop_done = 0, fault = 0, lo = 0, hi = 0;
-    if (mine & KMD_IRQ_DMA_PREEMPTED)
-        (void)(kmd_reg_read(a, KMD_DMA_STOP_HEAD, &stop_head) ||
-               kmd_reg_read(a, KMD_DMA_STOP_TAIL, &stop_tail) ||
-               kmd_reg_read(a, KMD_DMA_STOP_OFFSET, &stop_offset) ||
-               kmd_reg_read(a, KMD_DMA_STOP_DONE, &stop_done));
-    if (mine & KMD_IRQ_DMA_FAULT)
-        (void)(kmd_reg_read(a, KMD_DMA_FAULT_STATUS, &fault) ||
-               kmd_reg_read(a, KMD_DMA_FAULT_ADDR_LO, &lo) ||
-               kmd_reg_read(a, KMD_DMA_FAULT_ADDR_HI, &hi));
+    const uint32_t stop_head = v[1], stop_tail = v[2], stop_offset = v[3], stop_done = v[4];
+    const uint32_t fault = v[5], lo = v[6], hi = v[7];
     /* Dismiss first: a completion after this point raises the line again. */
     (void)kmd_reg_write(a, GR_REG_IRQ_STATE, mine);
     uint32_t done = 0, preempt_fence = 0;

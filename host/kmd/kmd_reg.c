@@ -20,6 +20,14 @@ int kmd_reg_read(kmd_adapter_t *a, uint32_t offset, uint32_t *out_value)
     return rc;
 }
 
+int kmd_reg_read_batch(kmd_adapter_t *a, const uint32_t *offsets, unsigned count, uint32_t *out_values)
+{
+    pthread_mutex_lock(a->link_lock);
+    int rc = gr_link_read32_batch(a->link, offsets, count, out_values);
+    pthread_mutex_unlock(a->link_lock);
+    return rc;
+}
+
 int kmd_reg_write(kmd_adapter_t *a, uint32_t offset, uint32_t value)
 {
     pthread_mutex_lock(a->link_lock);

@@ -52,10 +52,15 @@ static void wait_gpu_idle(dxgk_kalloc_t *ka)
 
 static gr_status_t copy_vram_ex(gr_adapter_t *ad, uint64_t vram, void *buf, uint64_t bytes, bool to_vram,
                                 bool count_moves);
+static gr_status_t copy_vram_posted(gr_adapter_t *ad, uint64_t vram, const void *buf, uint64_t bytes);
 
 /*
- * Page-table pages: 4 KiB of VRAM from VidMm's heaps, else from the residency reserve (a
- * page-in under pressure must be able to map what it just paged in: vidmm_residency.h).
+ * Page-table pages: 4 KiB of VRAM from VidMm's heaps, else from the residency reserve (a page-in
+ * under pressure must be able to map what it just paged in: vidmm_residency.h). A heap page that
+ * may hold an old table changes places with a zero page of the reserve (the creation's paging
+ * packet clears the reserve's stale pages with FILLs: vidmm_residency.c); only when there is
+ * none is it cleared through BAR1 (posted). Table entries are written through BAR1, posted
+ * (pt_write): a mapping costs the link no round trip of its own.
  */
 static gr_status_t pt_alloc(void *user, uint64_t *out_pa)
 {
@@ -63,13 +68,19 @@ static gr_status_t pt_alloc(void *user, uint64_t *out_pa)
     static const uint8_t zero[4096];
     uint64_t pa = 0;
     pthread_mutex_lock(&ad->vidmm_lock);
-    gr_status_t rc = dxgk_pt_page_alloc_locked(ad, &pa);
-    if (rc && dxgk_res_pt_take(ad, &pa))
+    bool stale = true, zeroed = false;
+    gr_status_t rc = dxgk_pt_page_alloc_locked(ad, &pa, &stale);
+    if (!rc && stale && dxgk_res_pt_swap(ad, pa, &pa))
+        stale = false;
+    if (rc && dxgk_res_pt_take(ad, &pa, &zeroed)) {
         rc = GR_OK;
+        stale = !zeroed;
+    }
     pthread_mutex_unlock(&ad->vidmm_lock);
     if (rc)
         return rc;
-    rc = copy_vram_ex(ad, pa, (void *)zero, PAGE, true, false);
+    if (stale)
+        rc = copy_vram_posted(ad, pa, zero, PAGE);
     if (rc) {
         pthread_mutex_lock(&ad->vidmm_lock);
         dxgk_pt_page_free_locked(ad, pa);
@@ -111,7 +122,7 @@ static void pt_free(void *user, uint64_t pa)
 
 static gr_status_t pt_write(void *user, uint64_t pa, const void *src, size_t bytes)
 {
-    return copy_vram_ex(((gr_gpu_device_t *)user)->process->adapter, pa, (void *)src, bytes, true, false);
+    return copy_vram_posted(((gr_gpu_device_t *)user)->process->adapter, pa, src, bytes);
 }
 
 static gr_status_t pt_read(void *user, uint64_t pa, void *dst, size_t bytes)
@@ -751,6 +762,36 @@ static gr_status_t copy_vram_ex(gr_adapter_t *ad, uint64_t vram, void *buf, uint
         pthread_mutex_lock(&ad->link_lock);
         int rc = to_vram ? gr_link_ap_write(ad->link, ap_off, b, ap_bytes)
                          : gr_link_ap_read(ad->link, ap_off, b, ap_bytes);
+        pthread_mutex_unlock(&ad->link_lock);
+        st = dxgk_call_release_cpu_window(ad);
+        if (rc || st) {
+            out = rc ? (gr_status_t)rc : dxgk_status_from_nt(st);
+            break;
+        }
+        vram += ap_bytes;
+        b += ap_bytes;
+        bytes -= ap_bytes;
+    }
+    dxgk_frame_buffer_unhold(ad);
+    return out;
+}
+
+/* Page-table entries into VRAM through BAR1, posted (gr_link_ap_write_posted): performed before
+ * anything later on the link (the TLB invalidate, the next submission), and not waited for. */
+static gr_status_t copy_vram_posted(gr_adapter_t *ad, uint64_t vram, const void *buf, uint64_t bytes)
+{
+    const uint8_t *b = buf;
+    gr_status_t out = GR_OK;
+    dxgk_frame_buffer_hold(ad);
+    while (bytes) {
+        uint64_t ap_off = 0, ap_bytes = 0;
+        NTSTATUS st = dxgk_call_acquire_cpu_window(ad, vram, bytes, &ap_off, &ap_bytes);
+        if (st) {
+            out = dxgk_status_from_nt(st);
+            break;
+        }
+        pthread_mutex_lock(&ad->link_lock);
+        int rc = gr_link_ap_write_posted(ad->link, ap_off, b, ap_bytes);
         pthread_mutex_unlock(&ad->link_lock);
         st = dxgk_call_release_cpu_window(ad);
         if (rc || st) {

@@ -136,14 +136,16 @@ void dxgk_stale_clear(gr_adapter_t *ad, const dxgk_kalloc_t *ka)
 }
 
 /* One page from the heaps, preferring the segment the CPU does not see (vidmm_lock held). */
-gr_status_t dxgk_pt_page_alloc_locked(gr_adapter_t *ad, uint64_t *out_pa)
+gr_status_t dxgk_pt_page_alloc_locked(gr_adapter_t *ad, uint64_t *out_pa, bool *out_stale)
 {
     for (uint32_t k = ad->nseg; k >= 1; k--) {
         dxgk_segment_t *s = &ad->seg[k - 1];
         uint64_t off = 0;
         if (gr_seg_alloc(s->heap, PAGE, PAGE, 0, GR_SEG_END, 0, &off) == GR_OK) {
             *out_pa = s->base + off;
-            /* Page-table pages are zeroed by their users before use. */
+            if (out_stale)
+                *out_stale = stale_get(s, off / PAGE);
+            /* Page-table pages are zeroed by their users before use (a stale one). */
             stale_set(s, off, PAGE, false);
             return GR_OK;
         }
@@ -151,10 +153,10 @@ gr_status_t dxgk_pt_page_alloc_locked(gr_adapter_t *ad, uint64_t *out_pa)
     return GR_E_NO_MEMORY;
 }
 
-gr_status_t dxgk_pt_page_alloc(gr_adapter_t *ad, uint64_t *out_pa)
+gr_status_t dxgk_pt_page_alloc(gr_adapter_t *ad, uint64_t *out_pa, bool *out_stale)
 {
     pthread_mutex_lock(&ad->vidmm_lock);
-    gr_status_t rc = dxgk_pt_page_alloc_locked(ad, out_pa);
+    gr_status_t rc = dxgk_pt_page_alloc_locked(ad, out_pa, out_stale);
     pthread_mutex_unlock(&ad->vidmm_lock);
     return rc;
 }

@@ -40,10 +40,11 @@ bool dxgk_caller_backed(const dxgk_kalloc_t *ka);
 bool dxgk_flags_caller_backed(DXGK_ALLOCATIONINFOFLAGS_WDDM2_0 fl);
 /* Bytes the allocation takes: its size in whole pages. */
 uint64_t dxgk_alloc_bytes(const dxgk_kalloc_t *ka);
-/* One 4 KiB page-table page from the heaps (the CPU-invisible segment first); not zeroed. */
-gr_status_t dxgk_pt_page_alloc(gr_adapter_t *ad, uint64_t *out_pa);
+/* One 4 KiB page-table page from the heaps (the CPU-invisible segment first); not zeroed:
+ * *out_stale (may be NULL) says whether it may hold what an allocation or a table left. */
+gr_status_t dxgk_pt_page_alloc(gr_adapter_t *ad, uint64_t *out_pa, bool *out_stale);
 /* The same with vidmm_lock held, and a page back to its heap (vidmm_lock held). */
-gr_status_t dxgk_pt_page_alloc_locked(gr_adapter_t *ad, uint64_t *out_pa);
+gr_status_t dxgk_pt_page_alloc_locked(gr_adapter_t *ad, uint64_t *out_pa, bool *out_stale);
 void dxgk_pt_page_free_locked(gr_adapter_t *ad, uint64_t pa);
 
 /* GPU VA of an open (residency lock held). map: gives the open a VA if it has

@@ -58,6 +58,7 @@ struct dxgk_res {
     uint64_t tick;       /* LRU clock */
     /* Page-table pages kept aside (vidmm_lock). */
     uint64_t pt[DXGK_RES_PT_RESERVE_MAX];
+    bool pt_zero[DXGK_RES_PT_RESERVE_MAX]; /* zeroed by the engine since it was taken */
     uint32_t pt_n;
     atomic_uint_fast64_t evictions, discards, page_ins, bytes_out, bytes_in, packets, failures, evicted_now,
         bytes_zeroed, relocations, bytes_relocated;
@@ -504,6 +505,53 @@ static gr_status_t job_zero(pg_job_t *j, const dxgk_kalloc_t *ka, uint64_t off, 
     return GR_OK;
 }
 
+/* The segment id and FILL of one page-table page (hAllocation NULL: a segment address). */
+static gr_status_t job_zero_pt(pg_job_t *j, uint64_t pa)
+{
+    gr_adapter_t *ad = j->ad;
+    uint32_t seg = 0;
+    for (uint32_t k = 0; k < ad->nseg && !seg; k++)
+        if (pa >= ad->seg[k].base && pa - ad->seg[k].base < ad->seg[k].size)
+            seg = k + 1;
+    if (!seg)
+        return GR_E_INVALID;
+    DXGKARG_BUILDPAGINGBUFFER a;
+    memset(&a, 0, sizeof a);
+    a.Operation = DXGK_OPERATION_FILL;
+    a.Fill.hAllocation = NULL;
+    a.Fill.FillSize = (SIZE_T)PAGE;
+    a.Fill.FillPattern = 0;
+    a.Fill.Destination.SegmentId = seg;
+    a.Fill.Destination.SegmentAddress.QuadPart = (LONGLONG)pa;
+    return job_op(j, &a);
+}
+
+/* FILLs for the reserve's pages not zeroed yet, into j; their addresses into out (n at most). */
+static uint32_t job_zero_reserve(pg_job_t *j, uint64_t *out, uint32_t n, gr_status_t *inout_rc)
+{
+    dxgk_res_t *r = j->ad->res;
+    uint32_t k = 0;
+    pthread_mutex_lock(&j->ad->vidmm_lock);
+    for (uint32_t i = 0; i < r->pt_n && k < n; i++)
+        if (!r->pt_zero[i])
+            out[k++] = r->pt[i];
+    pthread_mutex_unlock(&j->ad->vidmm_lock);
+    for (uint32_t i = 0; i < k && !*inout_rc; i++)
+        *inout_rc = job_zero_pt(j, out[i]);
+    return k;
+}
+
+static void reserve_mark_zeroed(gr_adapter_t *ad, const uint64_t *pas, uint32_t n)
+{
+    dxgk_res_t *r = ad->res;
+    pthread_mutex_lock(&ad->vidmm_lock);
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t m = 0; m < r->pt_n; m++)
+            if (r->pt[m] == pas[i])
+                r->pt_zero[m] = true;
+    pthread_mutex_unlock(&ad->vidmm_lock);
+}
+
 /* ---- GPU VAs of every open ---------------------------------------------------------------------- */
 
 static void unmap_all(dxgk_kalloc_t *ka)
@@ -838,6 +886,10 @@ gr_status_t dxgk_res_zero_stale(gr_adapter_t *ad, dxgk_kalloc_t *const *kas, uin
     job_init(&j, ad);
     gr_status_t rc = GR_OK;
     uint64_t zeroed = 0;
+    /* The page-table reserve's new pages go in the same packet: the mappings this creation makes
+     * take them already zeroed (vidmm_alloc.c, pt_alloc). */
+    uint64_t pts[DXGK_RES_PT_RESERVE_MAX];
+    const uint32_t npt = job_zero_reserve(&j, pts, DXGK_RES_PT_RESERVE_MAX, &rc);
     for (uint32_t i = 0; i < count && !rc; i++) {
         uint64_t from = 0, off = 0, len = 0;
         for (;;) {
@@ -855,8 +907,10 @@ gr_status_t dxgk_res_zero_stale(gr_adapter_t *ad, dxgk_kalloc_t *const *kas, uin
     gr_status_t w = job_finish(&j);
     if (!rc)
         rc = w;
-    if (!rc)
+    if (!rc) {
         atomic_fetch_add(&ad->res->bytes_zeroed, zeroed);
+        reserve_mark_zeroed(ad, pts, npt);
+    }
     return rc;
 }
 
@@ -935,8 +989,10 @@ void dxgk_res_reserve_pt(gr_adapter_t *ad, uint32_t pages)
         if (have >= want)
             return;
         uint64_t pa = 0;
-        if (dxgk_pt_page_alloc(ad, &pa) == GR_OK) {
+        bool stale = true;
+        if (dxgk_pt_page_alloc(ad, &pa, &stale) == GR_OK) {
             pthread_mutex_lock(&ad->vidmm_lock);
+            r->pt_zero[r->pt_n] = !stale; /* a page nothing has used is zero already */
             r->pt[r->pt_n++] = pa;
             pthread_mutex_unlock(&ad->vidmm_lock);
             continue;
@@ -949,13 +1005,37 @@ void dxgk_res_reserve_pt(gr_adapter_t *ad, uint32_t pages)
     }
 }
 
-bool dxgk_res_pt_take(gr_adapter_t *ad, uint64_t *out_pa)
+bool dxgk_res_pt_take(gr_adapter_t *ad, uint64_t *out_pa, bool *out_zeroed)
 {
     dxgk_res_t *r = ad->res;
     if (!r || r->pt_n == 0)
         return false;
-    *out_pa = r->pt[--r->pt_n];
+    /* A zero one first. */
+    uint32_t i = r->pt_n - 1;
+    for (uint32_t k = r->pt_n; k-- > 0;)
+        if (r->pt_zero[k]) {
+            i = k;
+            break;
+        }
+    *out_pa = r->pt[i];
+    *out_zeroed = r->pt_zero[i];
+    r->pt_n--;
+    r->pt[i] = r->pt[r->pt_n];
+    r->pt_zero[i] = r->pt_zero[r->pt_n];
     return true;
+}
+
+bool dxgk_res_pt_swap(gr_adapter_t *ad, uint64_t pa, uint64_t *out_pa)
+{
+    dxgk_res_t *r = ad->res;
+    for (uint32_t i = 0; r && i < r->pt_n; i++)
+        if (r->pt_zero[i]) {
+            *out_pa = r->pt[i];
+            r->pt[i] = pa;
+            r->pt_zero[i] = false;
+            return true;
+        }
+    return false;
 }
 
 /* ---- creation, destruction, opens ---------------------------------------------------------------- */

@@ -116,8 +116,13 @@ uint32_t dxgk_res_pin_reasons(gr_adapter_t *ad, const dxgk_kalloc_t *ka);
 /** gr_alloc_info_t.residency of ka (residency lock held). */
 uint32_t dxgk_res_state(const dxgk_kalloc_t *ka);
 
-/** A page-table page from the reserve when the heaps are full (vidmm_lock held). */
-bool dxgk_res_pt_take(gr_adapter_t *ad, uint64_t *out_pa);
+/** A page-table page from the reserve when the heaps are full (vidmm_lock held), a zero one if
+ *  it has one (*out_zeroed; dxgk_res_zero_stale clears the reserve's stale pages with FILLs in
+ *  the creation's paging packet). */
+bool dxgk_res_pt_take(gr_adapter_t *ad, uint64_t *out_pa, bool *out_zeroed);
+/** A zero page of the reserve for pa, which may hold an old table and takes its place there
+ *  (cleared by the next creation's packet); false when the reserve has no zero page. */
+bool dxgk_res_pt_swap(gr_adapter_t *ad, uint64_t pa, uint64_t *out_pa);
 
 /** The residency counters into gr_adapter_stats_t. */
 void dxgk_res_stats(gr_adapter_t *ad, gr_adapter_stats_t *out);

@@ -608,8 +608,16 @@ gr_status_t gr_wait(gr_gpu_device_t *dev, gr_context_t h, uint64_t fence, uint64
     pthread_mutex_unlock(&vs->lock);
     /* Two bounds: timeout_cycles of device time, and, while the device cannot be read, the
      * link's dead time of wall time (the scheduler then loses the device, which retires the
-     * fence with GR_E_LINK; this one holds even if it could not). */
-    const uint64_t start = vs_clock(vs);
+     * fence with GR_E_LINK; this one holds even if it could not). In event mode the clock is
+     * read only when the deadline may have passed (the start is the bound on the device's time
+     * now, never earlier than it) or while the link is in trouble: the wait itself costs the
+     * link nothing. */
+    pthread_mutex_lock(&vs->lock);
+    rc = result_of(c, fence);
+    pthread_mutex_unlock(&vs->lock);
+    const uint64_t start = rc != GR_E_TIMEOUT || timeout_cycles == 0 ? 0
+                           : vs->irq_events                          ? vs_clock_bound(vs, VS_BOUND_SURE)
+                                                                     : vs_clock(vs);
     const uint64_t deadline = timeout_cycles > UINT64_MAX - start ? UINT64_MAX : start + timeout_cycles;
     const uint64_t dead_ms = gr_link_dead_ms(vs->ad->link);
     uint64_t fail_since = 0;
@@ -619,8 +627,10 @@ gr_status_t gr_wait(gr_gpu_device_t *dev, gr_context_t h, uint64_t fence, uint64
         if (rc != GR_E_TIMEOUT || timeout_cycles == 0)
             break;
         pthread_mutex_unlock(&vs->lock);
-        uint64_t now;
-        const int crc = vs_clock_read(vs, &now);
+        uint64_t now = atomic_load(&vs->now);
+        const bool read = !vs->irq_events || fail_since || atomic_load(&vs->link_trouble) ||
+                          vs_clock_bound(vs, VS_BOUND_EXPECT) >= deadline;
+        const int crc = read ? vs_clock_read(vs, &now) : GR_OK;
         const uint64_t wall = vs_wall_ms();
         fail_since = crc ? (fail_since ? fail_since : wall) : 0;
         pthread_mutex_lock(&vs->lock);

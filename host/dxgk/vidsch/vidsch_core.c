@@ -146,6 +146,46 @@ static bool busy(dxgk_vidsch_t *vs)
     return b;
 }
 
+/* The interrupt routine for a raised line; sleeps after a run of levels nobody claims. */
+static void run_isr(dxgk_vidsch_t *vs, uint32_t *unclaimed)
+{
+    pthread_mutex_lock(&vs->irq_lock);
+    BOOLEAN claimed = vs_ddi_interrupt(vs->ad);
+    pthread_mutex_unlock(&vs->irq_lock);
+    if (claimed) {
+        atomic_fetch_add(&vs->n_interrupts, 1);
+        *unclaimed = 0;
+    } else if (++*unclaimed > 8) {
+        /* A level the miniport does not claim (another block's interrupt): do not spin. */
+        struct timespec ts = {0, 1000000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/*
+ * The interrupt thread on a link that tells its line's changes (a byte-stream link's IRQ
+ * messages): it waits for the device to say the line is high, with no round trip and without
+ * the link lock, so waiting costs the link nothing however long the device works. A link that is
+ * down tells the scheduler, whose clock reads then watch it (dead_ms).
+ */
+static void int_events(dxgk_vidsch_t *vs)
+{
+    uint32_t unclaimed = 0;
+    while (!atomic_load(&vs->stop)) {
+        bool raised = false;
+        int rc = gr_link_wait_irq_event(vs->ad->link, VS_EVENT_WAIT_US, &raised);
+        if (rc) {
+            atomic_store(&vs->link_trouble, true);
+            vs_wake(vs);
+            struct timespec ts = {0, 5000000L};
+            nanosleep(&ts, NULL);
+            continue;
+        }
+        if (raised)
+            run_isr(vs, &unclaimed);
+    }
+}
+
 /*
  * The interrupt thread: samples the interrupt line; while work is on the hardware it waits on it
  * in short slices of device time, which on sim:// is what makes the device run at all. It holds
@@ -156,6 +196,10 @@ static void *int_main(void *arg)
     dxgk_vidsch_t *vs = arg;
     gr_adapter_t *ad = vs->ad;
     uint32_t unclaimed = 0;
+    if (vs->irq_events) {
+        int_events(vs);
+        return NULL;
+    }
     while (!atomic_load(&vs->stop)) {
         bool b = busy(vs);
         if (!b) {
@@ -186,19 +230,8 @@ static void *int_main(void *arg)
             nanosleep(&ts, NULL);
             continue;
         }
-        if (raised) {
-            pthread_mutex_lock(&vs->irq_lock);
-            BOOLEAN claimed = vs_ddi_interrupt(ad);
-            pthread_mutex_unlock(&vs->irq_lock);
-            if (claimed) {
-                atomic_fetch_add(&vs->n_interrupts, 1);
-                unclaimed = 0;
-            } else if (++unclaimed > 8) {
-                /* A level the miniport does not claim (another block's interrupt): do not spin. */
-                struct timespec ts = {0, 1000000L};
-                nanosleep(&ts, NULL);
-            }
-        }
+        if (raised)
+            run_isr(vs, &unclaimed);
         /* Let the miniport's link users in between slices. */
         sched_yield();
     }
@@ -293,7 +326,16 @@ gr_status_t dxgk_vidsch_start(gr_adapter_t *ad)
     if (rc)
         return GR_OK;
     vs->engine = true;
+    bool raised = false;
+    vs->irq_events = gr_link_wait_irq_event(ad->link, 0, &raised) != GR_E_UNSUPPORTED;
     (void)vs_clock(vs);
+    if (vs->irq_events) {
+        /* A first measure of the clock's rate, so that the first deadlines are not checked at
+         * the 1 GHz a device never runs at (one more round trip, here rather than in a wait). */
+        struct timespec ts = {0, (long)VS_RATE_FIRST_NS};
+        nanosleep(&ts, NULL);
+        (void)vs_clock(vs);
+    }
     atomic_store(&vs->stop, false);
     if (pthread_create(&vs->int_thread, NULL, int_main, vs))
         goto fail;

@@ -42,6 +42,14 @@
 #define VS_LEASH_SLICES 16u
 #define VS_IDLE_POLL_NS 2000000L /* interrupt thread, idle: wall time between samples */
 #define VS_POLL_NS 300000L       /* scheduler: wall time between fence polls while busy */
+/* Interrupt thread on a link that tells its line's changes (gr_link_wait_irq_event): wall time
+ * of one wait, which only bounds how soon the thread sees VidSch stop. */
+#define VS_EVENT_WAIT_US 10000u
+/* The fastest the device's clock is taken to run before VidSch has measured it: faster than any
+ * gpuref device (100 MHz boards, 250 MHz on PCIe). */
+#define VS_RATE_DEFAULT 1e9
+#define VS_RATE_SPAN_NS 20000000ull /* readings at least this far apart measure the rate */
+#define VS_RATE_FIRST_NS 5000000ull /* the same for the first measure (the start takes one) */
 #define VS_EVENTS 64u
 
 typedef struct vs_context vs_context_t;
@@ -221,6 +229,17 @@ typedef struct dxgk_vidsch {
      * when the counter restarts (a core reset by anyone): both under ad->link_lock. */
     uint64_t clock_raw, clock_base;
     atomic_bool clock_restarted; /* seen by vs_clock_read, handled by the scheduler */
+    /* Event mode (the link tells its line's changes: gr_link_wait_irq_event): the interrupt
+     * thread waits for the device's message instead of sampling the line, and the clock is read
+     * only when a decision needs it (vidsch_sync.c, vs_clock_bound). Written under
+     * ad->link_lock: the wall time of the last reading, the reading a rate is measured from, the
+     * fastest rate measured (cycles per wall second). */
+    bool irq_events;
+    _Atomic uint64_t clock_wall_ns;
+    uint64_t rate_c0, rate_w0;
+    _Atomic double rate_max;
+    atomic_bool link_trouble; /* the interrupt thread found the link down: read the clock */
+    bool now_fresh;           /* the scheduler's look read the clock (vs->lock) */
     /* The link failed every clock read for gr_link_dead_ms: the device is lost for good, every
      * packet retired and every call answered with GR_E_LINK (the scheduler sets it). */
     atomic_bool link_lost;

@@ -325,7 +325,15 @@ static void issue_preempt(dxgk_vidsch_t *vs, vs_preempt_reason_t why, uint64_t n
     dxgk_vidsch_class_lock(ad);
     NTSTATUS st = vs_ddi_preempt(ad, &a);
     dxgk_vidsch_class_unlock(ad);
+    if (vs->irq_events && !vs->now_fresh) {
+        /* The look's now is an old reading: the timeout counts from a fresh one. */
+        uint64_t t;
+        if (!vs_clock_read(vs, &t) && t > now)
+            now = t;
+    }
     pthread_mutex_lock(&vs->lock);
+    if (vs->preempt_fence == fence && now > vs->preempt_at)
+        vs->preempt_at = now;
     if (st && vs->preempt_fence == fence) {
         /* The WDK bugchecks here; the engine cannot be trusted to stop: reset it. */
         vs->tdr_pending = true;
@@ -606,7 +614,8 @@ static bool check_timeouts(dxgk_vidsch_t *vs, uint64_t now)
     if (vs->tdr_pending)
         return false;
     if (vs->preempt_reason != VS_PR_NONE) {
-        if (now - vs->preempt_at > tdr) {
+        /* preempt_at may be a reading newer than this look's now (issue_preempt's, event mode). */
+        if (now > vs->preempt_at && now - vs->preempt_at > tdr) {
             VS_TRACE(vs, "preemption %u not done in %llu cycles", vs->preempt_fence, (unsigned long long)tdr);
             vs_tl_preempt_timeout(vs);
             /* Not preempted within the timeout: the GPU is hung. */
@@ -623,7 +632,7 @@ static bool check_timeouts(dxgk_vidsch_t *vs, uint64_t now)
         h->run_start = now;
         return false;
     }
-    const uint64_t ran = now - h->run_start;
+    const uint64_t ran = now > h->run_start ? now - h->run_start : 0;
     if (ran > tdr) {
         if (vs->caps.PreemptionAware) {
             issue_preempt(vs, VS_PR_TDR, now);
@@ -644,6 +653,37 @@ static bool check_timeouts(dxgk_vidsch_t *vs, uint64_t now)
         return true;
     }
     return false;
+}
+
+/*
+ * Event mode (vs->irq_events): whether this look needs a fresh reading of the device's clock. A
+ * packet that starts running, a paging packet waiting behind a context's, a link in trouble
+ * (reads failing: watch_link) or a deadline that the device's time is expected to have reached
+ * (vs_clock_bound) do; anything else decides on the last reading, which is never later than the
+ * device's time, so no deadline fires early (a late one by as much as the device runs faster than
+ * it has been measured to). Other links read the clock at every look.
+ */
+static bool clock_needed(dxgk_vidsch_t *vs, uint64_t fail_since)
+{
+    if (!vs->irq_events || fail_since || atomic_exchange(&vs->link_trouble, false))
+        return true;
+    if (vs->tdr_pending || atomic_load(&vs->link_lost))
+        return false;
+    const uint64_t tdr = vs->params.tdr_timeout_cycles;
+    uint64_t at = UINT64_MAX;
+    vs_packet_t *h = vs->hw_head;
+    if (vs->preempt_reason != VS_PR_NONE) {
+        at = vs->preempt_at + tdr + 1;
+    } else if (h) {
+        if (!h->running)
+            return true;
+        at = h->run_start + tdr + 1;
+        if (vs->caps.PreemptionAware && !h->paging && vs->pg_head)
+            return true;
+        if (vs->caps.PreemptionAware && !h->paging && others_waiting(vs, h->ctx) && h->run_start + h->quantum + 1 < at)
+            at = h->run_start + h->quantum + 1;
+    }
+    return at != UINT64_MAX && vs_clock_bound(vs, VS_BOUND_EXPECT) >= at;
 }
 
 /* ---- requests ------------------------------------------------------------------------------------ */
@@ -916,13 +956,19 @@ void *vs_sched_main(void *arg)
     while (!atomic_load(&vs->stop)) {
         bool did = false;
         bool kicked = atomic_exchange(&vs->kick, false);
+        const bool need = clock_needed(vs, fail_since);
         pthread_mutex_unlock(&vs->lock);
-        uint64_t now = 0;
+        uint64_t now = atomic_load(&vs->now);
         const bool lost = atomic_load(&vs->link_lost);
-        if (!lost)
-            watch_link(vs, vs_clock_read(vs, &now), &fail_since);
+        bool fresh = false;
+        if (!lost && need) {
+            const int crc = vs_clock_read(vs, &now);
+            watch_link(vs, crc, &fail_since);
+            fresh = crc == GR_OK;
+        }
         atomic_store(&vs->slices_unseen, 0); /* this look covers the device's time up to now */
         pthread_mutex_lock(&vs->lock);
+        vs->now_fresh = fresh;
         if (lost || atomic_load(&vs->link_lost)) {
             if (!lose_device(vs) && !atomic_load(&vs->kick))
                 vs_cond_wait_ns(vs, 5000000L);

@@ -53,8 +53,16 @@ void vs_wake(dxgk_vidsch_t *vs)
     pthread_cond_broadcast(&vs->idle_cond);
 }
 
+static uint64_t wall_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
 /*
- * The clock: the engine's free-running cycle counter (reading LO latches HI). On sim:// it is
+ * The clock: the engine's free-running cycle counter (reading LO latches HI; both words are read
+ * in one batch, one round trip on a byte-stream link). On sim:// it is
  * the simulated time; on a board, the board's cycles. Monotonic by construction: a failed read
  * keeps the last value, and a counter that went backwards was restarted by a core reset (this
  * host's or another's on a shared device), so the clock goes on from its last value as if no
@@ -64,11 +72,11 @@ void vs_wake(dxgk_vidsch_t *vs)
 int vs_clock_read(dxgk_vidsch_t *vs, uint64_t *out_now)
 {
     gr_adapter_t *ad = vs->ad;
-    uint32_t lo = 0, hi = 0;
+    static const uint32_t regs[2] = {GR_REG_DMA_TIMESTAMP_LO, GR_REG_DMA_TIMESTAMP_HI};
+    uint32_t v[2] = {0, 0};
     pthread_mutex_lock(&ad->link_lock);
-    int rc = gr_link_read32(ad->link, GR_REG_DMA_TIMESTAMP_LO, &lo);
-    if (!rc)
-        rc = gr_link_read32(ad->link, GR_REG_DMA_TIMESTAMP_HI, &hi);
+    int rc = gr_link_read32_batch(ad->link, regs, 2, v);
+    const uint32_t lo = v[0], hi = v[1];
     uint64_t t = 0;
     if (!rc) {
         const uint64_t raw = ((uint64_t)hi << 32) | lo;
@@ -82,6 +90,19 @@ int vs_clock_read(dxgk_vidsch_t *vs, uint64_t *out_now)
         }
         vs->clock_raw = raw;
         t = raw + vs->clock_base;
+        /* The rate, for vs_clock_bound: measured over spans long enough to mean something. */
+        const uint64_t w = wall_ns();
+        if (!vs->rate_w0 || t < vs->rate_c0) {
+            vs->rate_w0 = w;
+            vs->rate_c0 = t;
+        } else if (w - vs->rate_w0 >= (atomic_load(&vs->rate_max) > 0 ? VS_RATE_SPAN_NS : VS_RATE_FIRST_NS)) {
+            const double r = (double)(t - vs->rate_c0) * 1e9 / (double)(w - vs->rate_w0);
+            if (r > atomic_load(&vs->rate_max))
+                atomic_store(&vs->rate_max, r);
+            vs->rate_w0 = w;
+            vs->rate_c0 = t;
+        }
+        atomic_store(&vs->clock_wall_ns, w);
     }
     pthread_mutex_unlock(&ad->link_lock);
     uint64_t cur = atomic_load(&vs->now);
@@ -96,6 +117,23 @@ uint64_t vs_clock(dxgk_vidsch_t *vs)
     uint64_t now;
     (void)vs_clock_read(vs, &now);
     return now;
+}
+
+static double rate_bound(dxgk_vidsch_t *vs, double margin)
+{
+    const double r = atomic_load(&vs->rate_max);
+    return r > 0 ? margin * r : VS_RATE_DEFAULT;
+}
+
+uint64_t vs_clock_bound(dxgk_vidsch_t *vs, double margin)
+{
+    if (!vs->irq_events)
+        return atomic_load(&vs->now);
+    const uint64_t w = atomic_load(&vs->clock_wall_ns);
+    const double r = rate_bound(vs, margin);
+    const uint64_t now = atomic_load(&vs->now);
+    const uint64_t dw = w ? wall_ns() - w : 0;
+    return now + (uint64_t)((double)dw * r / 1e9) + 1u;
 }
 
 uint64_t vs_wall_ms(void)
