@@ -519,30 +519,38 @@ static void control(void *ctx, const gr_proto_hdr_t *h, const uint32_t *w)
 
 static const gr_proto_link_cb_t link_cb = {deliver, control, NULL};
 
-/* Sends the queued posted writes as WR32 batches. */
-static int send_posted(gr_proto_t *p)
+/* Sends the queued posted writes as WR32 batches. Each batch leaves the queue once the link has
+ * taken it, so a failure leaves exactly the writes not sent (none goes twice). While the link's
+ * send queue is full (GR_E_BUSY: the device takes frames slower than they come), a caller that
+ * may wait waits for room as send_req does, until the service thread declares the link down;
+ * the service thread itself may not (it is the one that makes room), and leaves them queued. */
+static int send_posted(gr_proto_t *p, bool may_wait)
 {
-    unsigned max = (p->link.peer_max_len - 2u) / 2u;
-    unsigned at = 0;
-    static uint32_t w[GR_PROTO_MAX_PAYLOAD];
-    while (at < p->pw_count) {
-        unsigned n = p->pw_count - at < max ? p->pw_count - at : max;
-        uint16_t id = p->next_id++;
-        w[0] = (uint32_t)n << 16 | id;
+    uint32_t w[GR_PROTO_MAX_PAYLOAD];
+    while (p->pw_count) {
+        unsigned max = (p->link.peer_max_len - 2u) / 2u;
+        unsigned n = p->pw_count < max ? p->pw_count : max;
+        w[0] = (uint32_t)n << 16 | p->next_id;
         w[1] = 1; /* POSTED */
         for (unsigned i = 0; i < n; i++) {
-            w[2 + 2 * i] = 0xfu << 16 | (p->pw_off[at + i] & 0xffffu);
-            w[3 + 2 * i] = p->pw_val[at + i];
+            w[2 + 2 * i] = 0xfu << 16 | (p->pw_off[i] & 0xffffu);
+            w[3 + 2 * i] = p->pw_val[i];
         }
         int rc = gr_proto_link_send(&p->link, GR_PT_WR32, w, (uint16_t)(2u + 2u * n));
+        if (rc == GR_E_BUSY && may_wait && p->st == ST_UP) {
+            wait_ms(p, 5);
+            continue;
+        }
         if (rc)
             return rc == GR_E_IO ? GR_E_LINK : rc;
+        p->next_id++;
         p->c.requests++;
         p->c.posted_writes += n;
         p->posted_unconfirmed = true;
-        at += n;
+        p->pw_count -= n;
+        memmove(p->pw_off, p->pw_off + n, p->pw_count * sizeof p->pw_off[0]);
+        memmove(p->pw_val, p->pw_val + n, p->pw_count * sizeof p->pw_val[0]);
     }
-    p->pw_count = 0;
     return GR_OK;
 }
 
@@ -578,7 +586,7 @@ static void *service(void *arg)
             round_failed(p, GR_E_LINK);
         }
         if (p->st == ST_UP && p->pw_count && now - p->pw_first_ms >= POSTED_FLUSH_MS)
-            send_posted(p);
+            send_posted(p, false);
         if (p->st == ST_HELLO || p->st == ST_UP)
             gr_proto_link_tick(&p->link, now);
         if (p->st == ST_UP && p->link.desync) {
@@ -755,7 +763,7 @@ static int bind_locked(gr_proto_t *p, unsigned op, char *owner, size_t owner_len
         p->bind_op = 0; /* a device that keeps no binding: nothing to hold */
         return GR_OK;
     }
-    int rc = send_posted(p);
+    int rc = send_posted(p, true);
     txn_t *t = rc ? NULL : slot_alloc(p, GR_PT_BIND_RSP);
     if (!rc && !t)
         rc = GR_E_BUSY;
@@ -839,7 +847,7 @@ int gr_proto_read32_batch(gr_proto_t *p, const uint32_t *offsets, unsigned count
         free(vals);
         return rc;
     }
-    rc = send_posted(p);
+    rc = send_posted(p, true);
     unsigned max = (p->link.peer_max_len - 1u) / 2u; /* the answer: 1 + 2 per access */
     if (max > (GR_PROTO_MAX_PAYLOAD - 1u) / 2u)
         max = (GR_PROTO_MAX_PAYLOAD - 1u) / 2u;
@@ -894,17 +902,22 @@ int gr_proto_write32(gr_proto_t *p, uint32_t offset, uint32_t value)
     p->wr_irq_seq = p->irq_seq;
     p->wr_ms = gr_proto_now_ms();
     if (p->o.posted) {
+        unsigned batch = (p->link.peer_max_len - 2u) / 2u;
+        /* A whole batch still queued (an earlier send failed: the link went down) is sent
+         * first; if it cannot go this write is refused, so the queue never grows past a batch. */
+        if (p->pw_count >= batch && (rc = send_posted(p, true)))
+            return end(p, rc);
         if (p->pw_count == 0)
             p->pw_first_ms = gr_proto_now_ms();
         p->pw_off[p->pw_count] = offset;
         p->pw_val[p->pw_count] = value;
         p->pw_count++;
-        if (p->pw_count >= (p->link.peer_max_len - 2u) / 2u)
-            rc = send_posted(p);
+        if (p->pw_count >= batch)
+            rc = send_posted(p, true);
         pthread_cond_broadcast(&p->cv); /* the service thread's flush timer */
         return end(p, rc);
     }
-    rc = send_posted(p);
+    rc = send_posted(p, true);
     txn_t *t = rc ? NULL : slot_alloc(p, GR_PT_WR32_RSP);
     if (!rc && t) {
         uint32_t w[4] = {1u << 16 | t->id, 0, 0xfu << 16 | (offset & 0xffffu), value};
@@ -1025,7 +1038,7 @@ int gr_proto_ap_read(gr_proto_t *p, uint64_t offset, void *dst, size_t bytes)
     int rc = begin(p);
     if (rc)
         return rc;
-    if ((rc = ap_check(p, offset, bytes)) || (rc = send_posted(p)))
+    if ((rc = ap_check(p, offset, bytes)) || (rc = send_posted(p, true)))
         return end(p, rc);
     /* Read into a bounce buffer: dst is untouched unless every piece arrived. */
     uint8_t *tmp = malloc(bytes);
@@ -1073,7 +1086,7 @@ int gr_proto_ap_write(gr_proto_t *p, uint64_t offset, const void *src, size_t by
     int rc = begin(p);
     if (rc)
         return rc;
-    if ((rc = ap_check(p, offset, bytes)) || (rc = send_posted(p)))
+    if ((rc = ap_check(p, offset, bytes)) || (rc = send_posted(p, true)))
         return end(p, rc);
     const uint8_t *s8 = src;
     uint32_t maxw = ap_max_words(p);
@@ -1128,7 +1141,7 @@ int gr_proto_ap_write_posted(gr_proto_t *p, uint64_t offset, const void *src, si
     int rc = begin(p);
     if (rc)
         return rc;
-    if ((rc = ap_check(p, offset, bytes)) || (rc = send_posted(p)))
+    if ((rc = ap_check(p, offset, bytes)) || (rc = send_posted(p, true)))
         return end(p, rc);
     const uint8_t *s8 = src;
     uint32_t maxw = ap_max_words(p);
@@ -1250,7 +1263,7 @@ int gr_proto_wait_irq(gr_proto_t *p, uint32_t timeout_us, bool *out_raised)
     int rc = begin(p);
     if (rc)
         return rc;
-    rc = send_posted(p);
+    rc = send_posted(p, true);
     struct timespec ts;
     deadline_ts(0, &ts);
     uint64_t ns = (uint64_t)ts.tv_nsec + (uint64_t)timeout_us * 1000u;
@@ -1375,7 +1388,7 @@ void gr_proto_close(gr_proto_t *p)
         pthread_mutex_lock(&p->mu);
         if (p->st == ST_UP && p->pw_count) {
             /* Writes the caller made go out before the link closes. */
-            send_posted(p);
+            send_posted(p, true);
             uint64_t start = gr_proto_now_ms();
             while (p->st == ST_UP && gr_proto_link_pending(&p->link) &&
                    gr_proto_now_ms() - start < p->o.timeout_ms)

@@ -20,7 +20,10 @@
  *     wait_irq or gr_proto_flush, or after 1 ms from the service thread, so a doorbell never
  *     waits for the next call. A posted write the device refused (GR_E_BUS), or one a link reset
  *     may have lost (GR_E_LINK), is reported by the next call that returns a status other than
- *     through its own transaction (the call's own result is then not delivered).
+ *     through its own transaction (the call's own result is then not delivered). While the
+ *     link's send queue is full (a device that takes frames slower than they come), a write
+ *     waits for room, as a request does, until the link is declared down; a write that returns
+ *     GR_OK is sent once, never twice.
  *   - Lost frames are replayed after replay_ms, or after three smoothed round trips when the
  *     link answers slower than that (a slow line, a simulated device).
  *   - Every call gives up after timeout_ms without progress (GR_E_TIMEOUT); the link is then

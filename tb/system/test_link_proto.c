@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -375,13 +376,13 @@ static void model_restart(fixture_t *fx)
     fx->spare_fd = sv[0];
 }
 
-static int fx_open(fixture_t *fx, const char *faults, uint32_t timeout_ms, bool posted)
+static int fx_open_cfg(fixture_t *fx, const char *faults, uint32_t timeout_ms, bool posted,
+                       const gr_proto_dev_cfg_t *cfg)
 {
     int sv[2];
     assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-    gr_proto_dev_cfg_t cfg = model_cfg();
     fx->spare_fd = -1;
-    fx->m = model_start(sv[1], &cfg);
+    fx->m = model_start(sv[1], cfg);
     gr_pipe_t pipe;
     assert_int_equal(gr_pipe_fd_create(sv[0], "socketpair", reopen_pair, fx, NULL, &pipe), GR_OK);
     gr_proto_opts_t o;
@@ -395,6 +396,12 @@ static int fx_open(fixture_t *fx, const char *faults, uint32_t timeout_ms, bool 
         o.faults = true;
     }
     return gr_proto_open(pipe, &o, &fx->p);
+}
+
+static int fx_open(fixture_t *fx, const char *faults, uint32_t timeout_ms, bool posted)
+{
+    gr_proto_dev_cfg_t cfg = model_cfg();
+    return fx_open_cfg(fx, faults, timeout_ms, posted, &cfg);
 }
 
 static void fx_close(fixture_t *fx)
@@ -551,6 +558,63 @@ static void a_posted_write_error_comes_back_at_the_next_call(void **state)
     assert_int_equal(gr_proto_write32(fx.p, R_ERR, 1), GR_E_BUS);
     assert_int_equal(gr_proto_write32(fx.p, R_SCRATCH, 5), GR_OK);
     assert_int_equal(model_get(fx.m, &fx.m->scratch), 5);
+    fx_close(&fx);
+}
+
+/* A device that stops taking frames for a while fills the host's send queue: a posted write then
+ * waits for room (it neither fails nor overflows the library's batch), and every write arrives
+ * exactly once. The smallest MaxPayload (35 words: 16 writes a batch) fills the queue (2,048
+ * frames) in about 33,000 writes. */
+#define FLOOD_WRITES 40000u
+typedef struct flood {
+    gr_proto_t *p;
+    atomic_uint done;
+    int rc;
+} flood_t;
+
+static void *flood_writes(void *arg)
+{
+    flood_t *f = arg;
+    for (unsigned i = 0; i < FLOOD_WRITES && !f->rc; i++) {
+        f->rc = gr_proto_write32(f->p, R_ACC, 1);
+        if (!f->rc)
+            atomic_fetch_add(&f->done, 1u);
+    }
+    return NULL;
+}
+
+static void a_full_send_queue_holds_posted_writes_back_and_repeats_none(void **state)
+{
+    (void)state;
+    fixture_t fx;
+    gr_proto_dev_cfg_t cfg = model_cfg();
+    cfg.max_payload = 35;
+    assert_int_equal(fx_open_cfg(&fx, NULL, 5000, true, &cfg), GR_OK);
+    uint32_t v = 0;
+    assert_int_equal(gr_proto_read32(fx.p, R_MAGIC, &v), GR_OK); /* HELLO done: batches of 16 */
+    flood_t f = {.p = fx.p};
+    atomic_init(&f.done, 0u);
+    pthread_mutex_lock(&fx.m->mu); /* the model stops taking frames */
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, flood_writes, &f), 0);
+    unsigned seen = 0;
+    for (int i = 0; i < 200; i++) { /* until the writer is held back (at most 2 s) */
+        usleep(10000);
+        unsigned now = atomic_load(&f.done);
+        if (now == seen && now > 30000u)
+            break;
+        seen = now;
+    }
+    unsigned held = atomic_load(&f.done);
+    pthread_mutex_unlock(&fx.m->mu);
+    pthread_join(t, NULL);
+    assert_int_equal(f.rc, GR_OK);
+    assert_true(held < FLOOD_WRITES); /* the queue filled: the writer waited */
+    assert_int_equal(atomic_load(&f.done), FLOOD_WRITES);
+    uint32_t offs[2] = {R_ACC, R_ACC_WRITES}, vals[2];
+    assert_int_equal(gr_proto_read32_batch(fx.p, offs, 2, vals), GR_OK);
+    assert_int_equal(vals[1], FLOOD_WRITES); /* every write arrived once */
+    assert_int_equal(vals[0], FLOOD_WRITES);
     fx_close(&fx);
 }
 
@@ -1144,6 +1208,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(hello_gives_the_device_parameters),
         cmocka_unit_test(posted_writes_batch_into_one_round_trip),
         cmocka_unit_test(a_posted_write_error_comes_back_at_the_next_call),
+        cmocka_unit_test(a_full_send_queue_holds_posted_writes_back_and_repeats_none),
         cmocka_unit_test(aperture_splits_at_4k_and_keeps_unaligned_edges),
         cmocka_unit_test(device_dma_reaches_only_buffers_handed_out),
         cmocka_unit_test(faults_at_every_rate_are_recovered_exactly_once),
