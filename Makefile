@@ -14,12 +14,10 @@ endif
 BUILD ?= build
 RTL_ROOT ?= rtl
 JOBS ?= 2
-
 # Python tools (register generator) live in a venv with pinned versions (requirements.txt).
 VENV := $(BUILD)/venv
 VENV_PY := $(VENV)/bin/python
 REGTOOL := $(VENV_PY) rtl/csr/regtool/regtool.py
-
 # ---- RTL -----------------------------------------------------------------------------------
 RTL_TOP := gpu_core
 RTL_INC := $(RTL_ROOT)/common
@@ -28,7 +26,6 @@ VERILATOR ?= verilator
 IVERILOG ?= iverilog
 YOSYS ?= yosys
 VVP ?= vvp
-
 # ---- C -------------------------------------------------------------------------------------
 CC := gcc
 CXX := g++
@@ -40,7 +37,6 @@ CPPFLAGS_HOST := -Ihost/include -Ibridge/host -Isim/harness
 # without semantic interposition, calls inside a file stay direct and inlinable as with -fPIE.
 PIC_CFLAGS := -fPIC -fno-semantic-interposition
 DEBUG_FLAGS ?= -DGR_DEBUG
-
 # ---- sanitizers ----------------------------------------------------------------------------
 # SAN=address,undefined (or thread, or any -fsanitize= list) goes into the compiler commands, so
 # every object and link gets it, the Verilated model and its run-time too; `make test` then runs
@@ -61,17 +57,12 @@ export ASAN_OPTIONS ?= exitcode=66:detect_leaks=1:abort_on_error=0:detect_stack_
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1:suppressions=$(CURDIR)/sim/harness/ubsan.supp
 export TSAN_OPTIONS ?= exitcode=66:halt_on_error=1:second_deadlock_stack=1
 endif
-
-# ---- coverage ------------------------------------------------------------------------------
-# COVERAGE=1 (make coverage sets it, with a BUILD of its own) compiles and links the C code with
-# gcc --coverage; the simulation's C++ stays as it is (SIM_DIR and BOARD_DIR are shared with the
-# normal build), so only the host code and the emulations in C are counted.
+# COVERAGE=1 (set by make coverage, tb/tb.mk): the C code with gcc --coverage; the simulation's C++ as is.
 COVERAGE ?=
 ifneq ($(COVERAGE),)
 CC := $(CC) --coverage -fprofile-update=atomic
 COV_LDLIBS := -lgcov
 endif
-
 # ---- output --------------------------------------------------------------------------------
 # Quiet by default, as the Linux kernel: one short line per step (`  CC       host/lib/x.c`); V=1
 # prints the commands. A recipe starts with $(call quiet,TAG,WHAT) or $(Q); Verilator builds run
@@ -85,27 +76,21 @@ else
 Q := @
 quiet = @printf '  %-8s %s\n' '$(1)' '$(2)';
 endif
-
 .PHONY: all demo test lint regs regs-check deps bench clean
 all:
-
 # mk/rules.mk first: the rule-makers, and the names of what one fragment builds and another uses.
 # The fragments after it in any order.
 include mk/rules.mk
 include sim/sim.mk host/host.mk tb/tb.mk bench/bench.mk synth/synth.mk
-
 # ---- register map --------------------------------------------------------------------------
 $(VENV)/.stamp: requirements.txt
 	$(call quiet,VENV,$(VENV): the pinned Python tools of requirements.txt)python3 -m venv $(VENV)
 	$(Q)$(VENV)/bin/pip install --quiet --disable-pip-version-check -r requirements.txt
 	$(Q)touch $@
-
 regs: $(VENV)/.stamp
 	$(Q)$(REGTOOL)
-
 regs-check: $(VENV)/.stamp
 	$(Q)$(REGTOOL) --check
-
 # ---- tests ---------------------------------------------------------------------------------
 # Two lanes, one per core: the RTL's own suites (unit tests under Icarus and Verilator, lint, the
 # PCIe shell's cocotb tests; each builds into its own directory), the ECP5 boards' place and route
@@ -128,7 +113,6 @@ test: $(if $(SAN),,all)
 	  cat $(BUILD)/test-lane-rtl.log;) \
 	  python3 tb/tap_summary.py $(addprefix $(BUILD)/test/,$(addsuffix .tap,$(TEST_SUITES))); src=$$?; \
 	  exit $$(( hrc | rrc | src ))
-
 # The sanitizer runs under their usual names, for CI or by hand (each takes tens of minutes on two
 # cores: not part of the default `make test`).
 .PHONY: test-asan test-tsan
@@ -136,15 +120,12 @@ test-asan:
 	$(MAKE) --no-print-directory test SAN=address,undefined
 test-tsan:
 	$(MAKE) --no-print-directory test SAN=thread
-
 # Users get the benchmark's packages too (a kernel source tarball); CI, which runs no benchmark,
 # installs the base set only (.ci/run).
 deps:
 	bash scripts/install-deps.sh --bench
-
 clean:
 	rm -rf $(BUILD)
-
 # ---- sanitizer suites (after every TEST_SUITES +=) -----------------------------------------
 # Under SAN, the suites that run C and C++ (the host library, the harness, the tools). ThreadSanitizer
 # takes the ones where threads meet: two adapters (two models) in one process, VidSch's worker

@@ -6,7 +6,6 @@
 #   make bench-alloc                       the segment allocator against drm_mm and drm_buddy
 #   make bench-fair [FAIR_BENCH_ARGS=...]  a client's read beside two flooding gpuref-simd clients
 #   (PCIe in simulation: make bench-link-pcie, tb/tb.mk)
-
 # mmio_bench: register round trips on sim://; bar1_bench: the CPU's BAR1 stream on sim://
 # against the data bus (what a lock's pages cost).
 $(foreach b,mmio bar1,$(eval $(call program,$(BUILD)/bench/$(b)_bench,$(HOST_OBJ_DIR)/bench/$(b)_bench.o $(SIM_LIB),\
@@ -17,9 +16,7 @@ bench: $(BUILD)/bench/mmio_bench
 bench: bench-bar1
 bench-bar1: $(BUILD)/bench/bar1_bench
 	$(BUILD)/bench/bar1_bench
-
-# fair_bench: a client's register read beside two clients flooding gpuref-simd, on the stream
-# and FT601 boards (wall ms, median and max; bench/README.md).
+# fair_bench: a client's register read beside two flooding gpuref-simd clients (bench/README.md).
 FAIR_BENCH      := $(BUILD)/bench/fair_bench
 FAIR_BENCH_ARGS ?=
 $(eval $(call program,$(FAIR_BENCH),$(HOST_OBJ_DIR)/bench/fair_bench.o $(LIBGPUREF) $(SIM_LIB),$$(GPUREF_LINK)))
@@ -27,7 +24,6 @@ $(eval $(call program,$(FAIR_BENCH),$(HOST_OBJ_DIR)/bench/fair_bench.o $(LIBGPUR
 bench: bench-fair
 bench-fair: $(FAIR_BENCH) $(GPUREF_SIMD)
 	$(FAIR_BENCH) --simd $(GPUREF_SIMD) $(FAIR_BENCH_ARGS)
-
 # ---- dma: copy efficiency, preemption latency, submit-to-fence latency (bare and through the
 # miniport), simulation speed (Verilator with and without the driver, Icarus) -------------------
 BDMA_BENCH := $(BUILD)/bench/dma/bench_dma
@@ -55,7 +51,6 @@ define bench_plot
 	gnuplot -e "datafile='$(BUILD)/bench/$(1).dat'; outfile='$(BUILD)/bench/$(1).png'" bench/$(1)/$(1).gp
 	@echo "bench-$(1): $(BUILD)/bench/$(1).md, $(BUILD)/bench/$(1).png"
 endef
-
 # ---- link: MMIO round trips, BAR1 and DMA throughput against each link's ceiling, the round
 # trips and bytes of public calls, simulation speed, the FT601 FIFO's payload share ------------
 BLINK_BENCH   := $(BUILD)/bench/link/bench_link
@@ -81,11 +76,9 @@ bench-link: $(BLINK_BENCH) $(BLINK_USB) $(GPUREF_SIMD)
 # (The list is a variable: a comma written inside $(call ...) would split its arguments.)
 BLINK_SMOKE_LINKS := sim,stream
 $(eval $(call suite,bench-link-smoke,$(BLINK_BENCH) $(GPUREF_SIMD),$$(BLINK_BENCH) --smoke --only $$(BLINK_SMOKE_LINKS) --simd $$(GPUREF_SIMD)))
-# Round trips of the public calls on the byte-stream boards (bench/link/README.md, "What public
-# calls cost"): gr_alloc_create of 1 MiB and a 4 KiB copy in at most 6 each, by the engine's count.
+# Round trips of gr_alloc_create (1 MiB) and a 4 KiB copy: at most 6 each (bench/link/README.md).
 BLINK_RTRIPS_LINKS := stream,uart
 $(eval $(call suite,bench-link-rtrips,$(BLINK_BENCH) $(GPUREF_SIMD),$$(BLINK_BENCH) --rtrips --only $$(BLINK_RTRIPS_LINKS) --simd $$(GPUREF_SIMD)))
-
 # ---- alloc: the segment allocator (host/dxgk/vidmm/vidmm_segment.c) against Linux's drm_mm and
 # drm_buddy on the same GPU-like traces ---------------------------------------------------------
 # The two kernel allocators are never copied into the repository: at build time drm_mm.c,

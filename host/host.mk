@@ -18,7 +18,6 @@ INSTALL ?= install
 # reports); the soname changes when the ABI does.
 GPUREF_VERSION := 0.1.0
 GPUREF_SOVERSION := 0
-
 # The objects are rebuilt when the flags change (a new CFLAGS, PIC_CFLAGS or SAN).
 $(HOST_OBJ_DIR)/cflags.cmd: _force
 	@:$(call cmdfile,$@,$(CC) $(HOST_CFLAGS))
@@ -31,7 +30,6 @@ $(LIBGPUREF): $(LIBGPUREF_OBJS)
 all: $(LIBGPUREF)
 # The dependency files of every object this rule made (the library's, the tools', the tests').
 -include $(wildcard $(addprefix $(HOST_OBJ_DIR)/,*/*.d */*/*.d */*/*/*.d))
-
 $(eval $(call program,$(GPUCTL),$(GPUCTL_OBJS) $(CONFORMANCE_OBJS) $(LIBGPUREF) $(SIM_LIB),$$(GPUREF_LINK)))
 $(eval $(call program,$(GR_DEMO),$(HOST_OBJ_DIR)/host/tools/gr_demo.o $(CONFORMANCE_OBJS) $(LIBGPUREF) $(SIM_LIB),$$(GPUREF_LINK)))
 # gpuref-simd: the simulation server (a board of sim/board behind simd:// or a pty).
@@ -44,7 +42,6 @@ $(eval $(call program,$(GPUREF_BROKER),$(HOST_OBJ_DIR)/host/tools/gpuref_broker.
 GR_DEMO_USB := $(USB_DIR)/gr_demo_usb
 $(eval $(call program,$(GR_DEMO_USB),$(HOST_OBJ_DIR)/host/tools/gr_demo.o $(CONFORMANCE_OBJS) $(USB_ENV_OBJ) \
   $(USB_EMU_OBJ) $(LIBGPUREF) $(BOARD_LIB) $(SIM_LIB),$$(BOARD_LIB) $$(GPUREF_LINK) $$(USB_LDLIBS)))
-
 # make demo: on sim:// by default; DEVICE=stream|ft601|ft2232h|uart runs it on that simulated
 # board behind gpuref-simd (the board's link RTL, PHY and chip model), DEVICE=usb-ft601 or
 # usb-ft2232h on the chip emulated under libusb (sim/usb), DEVICE=URI on any device. The
@@ -54,7 +51,6 @@ demo: $(GR_DEMO) $(if $(filter-out sim,$(DEVICE)),$(GPUREF_SIMD)) $(if $(filter 
 	$(Q)GR_DEMO_USB=$(GR_DEMO_USB) scripts/demo.sh $(GR_DEMO) $(GPUREF_SIMD) $(DEVICE)
 gpuctl: $(GPUCTL)
 gpuref-broker: $(GPUREF_BROKER)
-
 # gpuctl --version: GPUREF_VERSION and the commit of the tree it was built from ("-dirty" with
 # uncommitted changes; none outside a git checkout). The header is rewritten only when that
 # changes, so only gpuctl_help.o is rebuilt then.
@@ -70,7 +66,6 @@ $(GPUCTL_VERSION_H): _force
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 $(HOST_OBJ_DIR)/host/tools/gpuctl_help.o: $(GPUCTL_VERSION_H)
 $(HOST_OBJ_DIR)/host/tools/gpuctl_help.o: private HOST_CFLAGS += -I$(HOST_OBJ_DIR)/gen
-
 # ---- the installed libraries -----------------------------------------------------------------
 GPUREF_BUNDLED_LIBS := $(SIM_LIB)
 GPUREF_LIB_DIR := $(BUILD)/lib/install
@@ -81,7 +76,6 @@ GPUREF_PC := $(GPUREF_LIB_DIR)/gpuref.pc
 # Only the gr_* API is exported: the miniport's, VidMm's and Verilator's symbols stay inside,
 # so a program with a Verilated model of its own does not meet gpuref's.
 GPUREF_SO_MAP := host/libgpuref.map
-
 $(GPUREF_SO): $(LIBGPUREF_OBJS) $(GPUREF_BUNDLED_LIBS) $(GPUREF_SO_MAP)
 	@mkdir -p $(@D)
 	$(call quiet,LD,$@)$(CXX) -shared -o $@ -Wl,-soname,$(GPUREF_SO_NAME) -Wl,--no-undefined \
@@ -105,7 +99,6 @@ $(GPUREF_PC): _force
 	   echo 'Libs.private: $(GPUREF_SO_LDLIBS)'; } > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 gpuref-libs: $(GPUREF_SO) $(GPUREF_A) $(GPUREF_PC)
-
 GPUREF_PUBLIC_HEADERS := $(sort $(wildcard host/include/gpuref/*.h))
 GPUREF_TOP_HEADERS := host/include/d3dkmddi.h host/include/dispmprt.h
 GPUREF_INSTALL_BINS := $(GPUCTL) $(GPUREF_SIMD) $(GPUREF_BROKER)

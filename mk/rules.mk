@@ -3,7 +3,6 @@
 # builds and another uses. The Makefile reads it first, then the fragments in any order: each
 # names only its own products and these. Target-specific variables are private, or the flags
 # file a prerequisite writes would depend on the target that asked first.
-
 # ---- shared names ----------------------------------------------------------------------------
 # sim/sim.mk: the co-simulation harness (gpu_core verilated, gr_sim.h), the board models
 # (gr_board.h, every kind), the USB chip emulation (gr_usb_emu.h) and usb_env.o that puts one on
@@ -30,7 +29,6 @@ VFIO_EMU_SO := $(VFIO_DIR)/libgr_vfio_emu.so
 USB_UMOCKDEV_LIBS = $(eval USB_UMOCKDEV_LIBS := $$(shell pkg-config --libs umockdev-1.0))$(USB_UMOCKDEV_LIBS)
 USB_LDLIBS = -Wl,--push-state,--no-as-needed -lumockdev-preload -Wl,--pop-state $(USB_UMOCKDEV_LIBS) \
              -lftdi1 -lusb-1.0 -lcmocka -ldl
-
 # host/host.mk: the gr_* library (status and registers, the transports, the miniport, the OS
 # stand-in), gpuctl, the demo and gpuref-simd. PIC_CFLAGS: these objects are libgpuref.so's too.
 HOST_OBJ_DIR := $(BUILD)/host
@@ -53,7 +51,6 @@ GPUREF_BROKER := $(BUILD)/bin/gpuref-broker
 GPUREF_USB_LDLIBS := -lftdi1 -lusb-1.0
 GPUREF_LINK := $(LIBGPUREF) $(SIM_LIB) $(SIM_LDLIBS) $(GPUREF_USB_LDLIBS) -pthread
 GPUREF_SO_LDLIBS := $(SIM_LDLIBS) $(GPUREF_USB_LDLIBS) -pthread
-
 # ---- helpers ---------------------------------------------------------------------------------
 empty :=
 space := $(empty) $(empty)
@@ -68,7 +65,6 @@ cmdfile_differ = $(subst $(1),,$(2))$(subst $(2),,$(1))
 cmdfile = $(if $(call cmdfile_differ,$(strip $(file <$(1))),$(strip $(2))),$(shell mkdir -p $(dir $(1)))$(file >$(1),$(2)))
 .PHONY: _force
 _force:
-
 # $(call ar_merge,ARCHIVES,OBJECTS): the recipe lines that make $@ of the archives' members and
 # the objects (an ar MRI script).
 define ar_merge
@@ -79,7 +75,6 @@ define ar_merge
 	@rm -f $@.mri
 	@ranlib $@
 endef
-
 # $(call verilated_lib,DIR,NAME,WHAT,VERILATE,DEPS,MAKEARGS,STEPARGS): the Verilator command in
 # the variable VERILATE (WHAT to C++) into DIR/obj, again when the command changes
 # (DIR/verilate.cmd), then the model's own make with MAKEARGS; DIR/obj/.stamp when both are
@@ -95,7 +90,6 @@ $(1)/obj/.stamp: $(1)/verilate.cmd $(5)
 	  $$(MAKE) --no-print-directory $$(SUBMAKE_J) -C $(1)/obj $(6)
 	@touch $$@
 endef
-
 # ---- tests -----------------------------------------------------------------------------------
 # Each suite is a target test-<name> that writes TAP to $(BUILD)/test/<name>.tap and its exit
 # status as a last "# exit N" line; tb/tap_summary.py sums them into the closing line (a skip is
@@ -107,7 +101,6 @@ define tap_run
 	  echo "# exit $${PIPESTATUS[0]}" >> $(BUILD)/test/$(1).tap; \
 	  echo "# wall seconds $$(( $$(date +%s) - t0 ))" >> $(BUILD)/test/$(1).tap; true
 endef
-
 # $(call suite,NAME,PREREQUISITES,COMMAND): suite NAME, test-NAME running COMMAND (a shell suite,
 # a script or any command printing TAP).
 TEST_SUITES :=
@@ -117,16 +110,13 @@ TEST_SUITES += $(1)
 test-$(1): $(2)
 	$$(call tap_run,$(1),$(3))
 endef
-
 # $(call cmocka_suite,NAME,PROGRAM,ARGS): suite NAME running the cmocka program PROGRAM (built by
 # its own rule) with its TAP output.
 cmocka_suite = $(call suite,$(1),$(2),CMOCKA_MESSAGE_OUTPUT=TAP $(2)$(if $(3), $(3)))
-
 # $(call cocotb_suite,NAME,ARGS,PREREQUISITES,BEFORE): suite NAME running a cocotb test in the
 # pinned venv: BEFORE (shell commands, an environment) then python ARGS (tb/unit/<dir>/run.py,
 # its output directory, the seed).
 cocotb_suite = $(call suite,$(1),$$(VENV)/.stamp $(3),$(if $(4),$(4) )$$(VENV_PY) $(2))
-
 # $(call unit_tb,NAME,RTL,DEFINES,ICARUS_SEEDS): tb/unit/NAME/tb_NAME.sv with the RTL files,
 # built with Icarus and with Verilator, and its suites unit-NAME-icarus and unit-NAME-verilator
 # over UNIT_SEEDS (Icarus over ICARUS_SEEDS when given). DEFINES: for both. Before the line if
@@ -177,7 +167,6 @@ UNIT_ALL += unit-$(1)-icarus unit-$(1)-verilator
 $$(eval $$(call suite,unit-$(1)-icarus,$$(UNIT_VVP_$(1)),tb/unit/run_seeds.sh "$$$$(or $$$$(UNIT_ICARUS_SEEDS_$(1)),$$$$(UNIT_SEEDS))" $(VVP) -n $$(UNIT_VVP_$(1))))
 $$(eval $$(call suite,unit-$(1)-verilator,$$(UNIT_VBIN_$(1)),tb/unit/run_seeds.sh "$$$$(UNIT_SEEDS)" $$(UNIT_VBIN_$(1))))
 endef
-
 # $(call host_unit,NAME,SRCS,FLAGS,LIBS): $(BUILD)/tb/unit/NAME/test_NAME (HOST_UNIT_NAME) built
 # from SRCS in one command (the library's source straight in: no device, no link), its .d beside.
 define host_unit
@@ -188,7 +177,6 @@ $$(HOST_UNIT_$(1)): $(2)
 all: $$(HOST_UNIT_$(1))
 -include $$(HOST_UNIT_$(1)).d
 endef
-
 # $(call program,PATH,OBJECTS,LINK): PATH linked from the objects (and the archives among the
 # prerequisites) with the libraries LINK, part of `make`.
 define program
@@ -197,7 +185,6 @@ $(1): $(2)
 	$$(call quiet,LD,$$@)$$(CC) -o $$@ $$(filter %.o,$$^) $(3)
 all: $(1)
 endef
-
 # $(call system_suite,SUITE,NAME,VAR,LINK,SEEDS): tb/system/test_NAME.c built into
 # $(BUILD)/tb/system/test_NAME (VAR_TEST) and run as suite SUITE: once for each seed in VAR_SEEDS
 # (default SEEDS), or once without --seed when SEEDS is empty. LINK: gpuref (libgpuref and the

@@ -5,7 +5,6 @@
 # class Vboard_<kind>, one BoardImpl each, the C API) and the USB chip emulation. Their names are
 # in mk/rules.mk. Another RTL tree into another directory:
 #   make RTL_ROOT=/tmp/mutant/rtl SIM_DIR=build/sim-mutant test-harness
-
 # ---- harness ---------------------------------------------------------------------------------
 SIM_OBJ := $(SIM_DIR)/obj
 # Objects that do not include the Verilated model (the models' unit tests link these).
@@ -18,7 +17,6 @@ SIM_VROOT = $(eval SIM_VROOT := $$(shell $(VERILATOR) --getenv VERILATOR_ROOT))$
 SIM_VDEFS := -DVM_COVERAGE=0 -DVM_SC=0 -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_TRACE_VCD=0
 SIM_CXXFLAGS ?= $(CFLAGS)
 HARNESS_CXX = $(CXX) -std=c++17 $(SIM_CXXFLAGS) $(PIC_CFLAGS) $(WARN) -MMD -MP $(SIM_CPPFLAGS)
-
 # SIM_VFLAGS adds Verilator options (mutant builds pass -Wno-fatal: a mutant may leave a signal unused).
 SIM_VFLAGS ?=
 # ID_BUILD.STAMP of the simulated gpu_core: a date as the hex digits YYMMDD (0x261126), of
@@ -39,7 +37,6 @@ SIM_VERILATE := $(VERILATOR) --cc --trace-fst -Wall $(SIM_VFLAGS) $(addprefix --
 $(eval $(call verilated_lib,$(SIM_DIR),$(RTL_TOP),the RTL,SIM_VERILATE,$(RTL_SRCS) $(wildcard $(RTL_INC)/*.vh) \
   $(wildcard $(RTL_ROOT)/lint.vlt) sim/harness/verilated_lib.mk,-f V$(RTL_TOP).mk CXX='$$(CXX)' \
   -f $(CURDIR)/sim/harness/verilated_lib.mk V$(RTL_TOP)__ALL.a libverilated.a,--runtime ))
-
 $(SIM_DIR)/harness/sim_core.o: $(SIM_OBJ)/.stamp
 $(SIM_DIR)/harness/sim_core.o: private HARNESS_CXX += -isystem $(SIM_VROOT)/include \
     -isystem $(SIM_VROOT)/include/vltstd -I$(SIM_OBJ) $(SIM_VDEFS) -faligned-new
@@ -54,7 +51,6 @@ $(SIM_LIB): $(HARNESS_OBJS) $(SIM_OBJ)/.stamp
 	$(call ar_merge,$(SIM_OBJ)/V$(RTL_TOP)__ALL.a $(SIM_OBJ)/libverilated.a,$(HARNESS_OBJS))
 all: $(SIM_LIB)
 -include $(HARNESS_OBJS:.o=.d)
-
 # ---- board models ----------------------------------------------------------------------------
 # The link-chip kinds are board.v (fpga_core + the kind's PHY + the link chip's model) with
 # -GKind=N, the HELLO Link number; every chip model is read for each, in generate branches of
@@ -90,7 +86,6 @@ BOARD_CXX = $(CXX) -std=c++17 $(SIM_CXXFLAGS) $(WARN) -MMD -MP $(BOARD_CPPFLAGS)
     -isystem $(SIM_VROOT)/include -isystem $(SIM_VROOT)/include/vltstd $(SIM_VDEFS) -faligned-new
 # Every kind is built (BOARD_KINDS); gr_board_kind_built() tells a program which kinds it has.
 BOARD_HAVE := $(foreach k,$(BOARD_ALL_KINDS),-DGR_BOARD_HAVE_$(shell echo $(k) | tr a-z A-Z)=$(if $(filter $(k),$(BOARD_KINDS)),1,0))
-
 define board_kind
 BOARD_VERILATE_$(1) = $$(call BOARD_VERILATE,$(1))
 $$(eval $$(call verilated_lib,$(BOARD_DIR)/$(1),board $(1),$(BOARD_TOP_$(1))$(if $(BOARD_KIND_$(1)), Kind=$(BOARD_KIND_$(1))),BOARD_VERILATE_$(1),\
@@ -102,7 +97,6 @@ $(BOARD_DIR)/kind_$(1).o: sim/board/board_kind.cpp $(BOARD_DIR)/$(1)/obj/.stamp
 	  -c $$< -o $$@
 endef
 $(foreach k,$(BOARD_KINDS),$(eval $(call board_kind,$(k))))
-
 # The API object is rebuilt when the set of kinds changes.
 $(BOARD_DIR)/kinds.cmd: _force
 	@:$(call cmdfile,$@,$(BOARD_KINDS))
@@ -114,7 +108,6 @@ $(BOARD_LIB): $(BOARD_OBJS) $(foreach k,$(BOARD_KINDS),$(BOARD_DIR)/$(k)/obj/.st
 	$(call ar_merge,$(foreach k,$(BOARD_KINDS),$(BOARD_DIR)/$(k)/obj/Vboard_$(k)__ALL.a),$(BOARD_OBJS))
 all: $(BOARD_LIB)
 -include $(BOARD_OBJS:.o=.d)
-
 # ---- USB chip emulation ----------------------------------------------------------------------
 # The chips emulated at the usbdevfs ioctl level (umockdev) over the board library; glib's and
 # umockdev's flags asked once per make run and only when needed.
@@ -127,11 +120,7 @@ $(USB_ENV_OBJ): sim/usb/usb_env.c
 	@mkdir -p $(@D)
 	$(call quiet,CC,$<)$(CC) $(CSTD) $(WARN) $(CFLAGS) -MMD -MP $(BOARD_CPPFLAGS) -c $< -o $@
 -include $(USB_EMU_OBJ:.o=.d) $(USB_ENV_OBJ:.o=.d)
-
-# ---- VFIO emulation --------------------------------------------------------------------------
-# One card behind /dev/vfio, the ioctls answered in the process (sim/vfio/README.md): a shared
-# library to preload (or link before libc), the simulation library folded in with its symbols
-# hidden, so a program with a simulation of its own does not meet this one.
+# ---- VFIO emulation (sim/vfio/README.md): a preload library, the simulation inside it hidden ----
 $(VFIO_DIR)/vfio_emu.o: sim/vfio/vfio_emu.c
 	@mkdir -p $(@D)
 	$(call quiet,CC,$<)$(CC) $(CSTD) $(WARN) $(CFLAGS) $(PIC_CFLAGS) -MMD -MP -Isim/harness -Ihost/include -c $< -o $@

@@ -23,7 +23,6 @@ lint: lint-pcie lint-u200 lint-ecp5
 	@echo "icarus: elaborated"
 	$(YOSYS) -q -l $(BUILD)/lint/yosys.log -p "read_verilog -sv -I$(RTL_INC) $(RTL_SRCS); synth -top $(RTL_TOP); check -assert; tee -o $(BUILD)/lint/gpu_core.stat stat"
 	@grep -E "Number of cells" $(BUILD)/lint/gpu_core.stat | tail -1 | sed 's/^ */yosys: synthesized, /'
-
 # What a board carries: fpga_core (gpu_core + link_engine) with a 32-bit and (fpga_core-b1) an
 # 8-bit stream, and each PHY on its own, as a board top instantiates them. BRIDGE_SYNTH_BB:
 # modules Yosys keeps as black boxes.
@@ -49,7 +48,6 @@ $(addprefix synth-bridge-,$(BRIDGE_TOPS)): synth-bridge-%:
 	  $(call YOSYS_KEEP_MEM,$(call BRIDGE_MOD,$*)); tee -o $(BRIDGE_LINT)/$*.stat stat"
 	@grep -E "Number of cells" $(BRIDGE_LINT)/$*.stat | tail -1 | sed 's/^ */$*: yosys: /'
 lint-bridge: $(addprefix lint-bridge-,$(BRIDGE_TOPS)) $(addprefix synth-bridge-,$(BRIDGE_TOPS))
-
 # The PCIe shell (bridge/rtl/pcie); lint-pcie-fast without Yosys (suite pcie runs it).
 PCIE_RTL := $(sort $(wildcard bridge/rtl/pcie/*.v))
 lint-pcie-fast:
@@ -61,7 +59,6 @@ lint-pcie: lint-pcie-fast
 	$(YOSYS) -q -l $(BUILD)/unit/pcie/yosys.log -p "read_verilog -sv -I$(RTL_INC) $(PCIE_RTL); \
 	  $(call YOSYS_KEEP_MEM,pcie_shell); tee -o $(BUILD)/unit/pcie/pcie_shell.stat stat"
 	@grep -E "Number of cells" $(BUILD)/unit/pcie/pcie_shell.stat | tail -1 | sed 's/^ */pcie_shell: yosys: /'
-
 # The Alveo U200 top (boards/alveo_u200/README.md) with stubs of the Vivado IP and primitive
 # (boards/alveo_u200/sim); u200_vram through Yosys too, its RAM kept as a memory. The
 # bitstream needs Vivado: vivado -mode batch -source boards/alveo_u200/build.tcl
@@ -76,7 +73,6 @@ lint-u200:
 	  chparam -set RamStyle \"ultra\" vram_ram; $(call YOSYS_KEEP_MEM,vram_ram); tee -o $(U200_OUT)/u200_vram.stat stat"
 	@grep -E "Number of cells|mem_v2" $(U200_OUT)/u200_vram.stat | sed 's/^ */u200_vram: yosys: /'
 	@echo "u200_top: verilator -Wall clean, icarus elaborated (stubs for the IP); u200_vram: yosys synthesized"
-
 # The exact ECP5 tops with the primitives' models (boards/common/sim). Yosys reads its own ECP5
 # cell library (blackboxes) for EHXPLLL and ODDRX1F, as a bitstream build does; `hierarchy
 # -check` then proves every instance matches a cell's ports and parameters, `proc` and `check
@@ -98,7 +94,6 @@ lint-ecp5:
 	    $(ECP5_SIM) $(ECP5_TOP_$(t)) && \
 	  $(IVERILOG) -g2012 -I$(RTL_INC) -s $(t) -o $(ECP5_OUT)/$(t).vvp $(ECP5_CORE) $(ECP5_SIM) $(ECP5_TOP_$(t)) && \
 	  $(call ECP5_YOSYS,$(t)) && echo "$(t): verilator -Wall clean, icarus elaborated, yosys $(if $(BOARDS_SYNTH),synthesized,elaborated) (ECP5 cells)" &&) true
-
 # ---- place and route ---------------------------------------------------------------------------
 # The YoWASP tools compile their WebAssembly on the first run (about two minutes of CPU) and
 # cache it here, in the build tree, not in the user's home.
@@ -127,7 +122,6 @@ LINK_TIMING_CMD = VENV=$(VENV) synth/timing.sh --top link_engine \
     $(addprefix --param ,$(LINK_TIMING_PARAMS)) --target 125 --out $(BUILD)/link-timing
 link-timing: $(VENV)/.stamp
 	$(LINK_TIMING_CMD) $(LINK_TIMING_ARGS)
-
 # A full board build takes tens of minutes on two cores (boards/README.md has the figures);
 # `make boards` says which board missed which clock and exits non-zero (3 from build.sh) when
 # one does.

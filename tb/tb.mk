@@ -3,14 +3,12 @@
 # Icarus and Verilator (unit_tb), host unit tests (host_unit), cmocka system suites
 # (system_suite), cocotb tests (cocotb_suite) and scripts printing TAP (suite); the rule-makers
 # are in mk/rules.mk, tb/README.md says how to add one. Seeds: <VAR>_SEEDS or the suite's own.
-
 # ---- RTL unit benches --------------------------------------------------------------------------
 #   make test-unit-csr_block-icarus UNIT_SEEDS="17 18"   one suite (seeds UNIT_SEEDS, default 1 2 3)
 #   make unit-csr_block-verilator                        just build; under $(BUILD)/unit/<tb>/
 #   make RTL_ROOT=/tmp/mutant/rtl BUILD=build/mutant test-unit-csr_block-verilator
-# tb_csr_block reads the register map as regtool generates it for the host (gr_regdesc.c),
-# turned into a Verilog include by gen_csr_map, and checks that the device reports the hash
-# the host was built with (GR_REGMAP_HASH).
+# tb_csr_block reads the host's register map (gr_regdesc.c, as a Verilog include by gen_csr_map)
+# and checks that the device reports the hash the host was built with (GR_REGMAP_HASH).
 UNIT_REGMAP_H := host/include/gpuref/gr_regmap.h
 UNIT_REGMAP_HASH = $(shell sed -n 's/^\#define GR_REGMAP_HASH 0x\([0-9a-fA-F]*\)u.*/\1/p' $(UNIT_REGMAP_H))
 UNIT_CSR_GEN := $(UNIT_OUT)/csr_block/gen
@@ -26,12 +24,10 @@ $(UNIT_CSR_GEN)/csr_map.vh: $(UNIT_CSR_GEN)/gen_csr_map $(UNIT_REGMAP_H)
 # The DMA engine's benches share their two memories (tb/unit/common: tb_dma_mems, built on the
 # AXI port model tb_dma_axi_mem). The PCIe shell's blocks alone (bridge/rtl/pcie): pcie_req's
 # loops over its tag and slot arrays assign them with <=, which Verilator 5.006 only builds
-# unrolled (BLKLOOPINIT): its bench unrolls loops as a default build does. The SDR SDRAM
-# controller against the IS42S16160G model (sim/models/sdram) at 143 MHz CL3 and (sdr_ctrl_cl2,
-# which includes the same bench) 100 MHz CL2. link_engine_b1: link_engine's bench on an 8-bit PHY.
-# Icarus runs the DMA, SDRAM and link engine benches for minutes a seed: one seed there shows
-# both simulators agree, Verilator runs every seed. The CDC primitives, the link PHYs and the
-# chip models they run against build with GR_ASSERT (the FIFOs' pointer and Gray-code checks).
+# unrolled (BLKLOOPINIT). sdr_ctrl against the IS42S16160G model at 143 MHz CL3, sdr_ctrl_cl2 at
+# 100 MHz CL2; link_engine_b1: link_engine's bench on an 8-bit PHY. Icarus runs the DMA, SDRAM and
+# link engine benches one seed (minutes each), Verilator every seed. The CDC primitives, the link
+# PHYs and their chip models build with GR_ASSERT (the FIFOs' pointer and Gray-code checks).
 UNIT_DMA_MEM := tb/unit/common/tb_dma_mems.sv tb/unit/common/tb_dma_axi_mem.sv
 UNIT_PCIE := bridge/rtl/pcie
 UNIT_VFLAGS_pcie_req := --unroll-count 64
@@ -66,7 +62,6 @@ $(eval $(call unit_tb,link_phy_ft245,$(UNIT_CDC) bridge/rtl/link_phy_ftfifo.v br
 # Every unit bench built with both simulators (no run).
 .PHONY: unit
 unit: $(UNIT_ALL)
-
 # The Verilator 5.006 bug the mc_vram_arb bench works around, reduced (tb/unit/mc_vram_arb/README.md):
 # Icarus passes it, Verilator 5.006 fails it. Not a suite: it tests the simulator.
 VL_SELW_DIR := $(UNIT_OUT)/mc_vram_arb/vl_select_write
@@ -79,7 +74,6 @@ vl-select-write:
 	@$(VERILATOR) --binary --timing -Wall --top-module vl_select_write --Mdir $(VL_SELW_DIR)/verilator \
 	  -o Vvl_select_write $(VL_SELW_SRC) >$(VL_SELW_DIR)/verilator.log 2>&1 || { cat $(VL_SELW_DIR)/verilator.log; exit 1; }
 	@echo "# $$($(VERILATOR) --version):"; $(VL_SELW_DIR)/verilator/Vvl_select_write | grep -v '\$$finish'
-
 # The GPU MMU (mc_mmu, mc_tlb, mc_walker, mc_pwc), in shapes of its own (tb/unit/README.md):
 # unit-mc_mmu is a Verilator C++ test against the reference walker and the TLB and page-walk
 # cache models (replay: $(BUILD)/unit/mc_mmu/verilator/test_mc_mmu --seed N --verbose);
@@ -126,7 +120,6 @@ $(eval $(call suite,unit-mc_mmu-verilator,$(MC_MMU_DIR)/verilator/tb,$$(foreach 
 $(eval $(call suite,unit-mc_mmu-lint,,VERILATOR="$$(VERILATOR)" IVERILOG="$$(IVERILOG)" YOSYS="$$(YOSYS)" \
   RTL_INC="$$(RTL_INC)" OUT="$$(MC_MMU_DIR)/lint" tb/unit/mc_mmu/lint_mc_mmu.sh $$(MC_MMU_RTL)))
 $(eval $(call suite,unit-mc_mmu-gpu_core,$(MC_MMU_DIR)/gpu_core/test_mc_mmu_gpu_core,$$< --seed 1 && $$< --seed 2))
-
 # ---- host unit tests, without a device ---------------------------------------------------------
 # The library's sources straight into the test. d3dkmddi.h's WDK x64 layout is checked as C11
 # and as C++17 (-pedantic), both always run. vidmm_flags' truth table runs again at the VidMm
@@ -162,7 +155,6 @@ $(eval $(call suite,vidmm-segment,$(HOST_UNIT_vidmm_segment),$(HOST_UNIT_vidmm_s
 # VidMm's placement around pinned ranges (vidmm_policy.c) on the real segment allocator.
 $(eval $(call suite,vidmm-policy,$(HOST_UNIT_vidmm_policy),$(HOST_UNIT_vidmm_policy) --seed 1 && \
   $(HOST_UNIT_vidmm_policy) --seed 2))
-
 # ---- the simulator's own tests, the reference models -------------------------------------------
 # harness-models links the harness objects without the model. Files the tests write (waveforms,
 # logs) stay in test-out for a look after a failure.
@@ -200,13 +192,11 @@ $(HOST_OBJ_DIR)/tb/models/%.o $(HOST_OBJ_DIR)/tb/system/test_dma_ref.o: private 
 $(eval $(call program,$(BUILD)/tb/models/dma_ref/test_dma_ref_model,$(HOST_OBJ_DIR)/tb/models/dma_ref/test_dma_ref_model.o \
   $(DMA_REF_OBJS),-lcmocka))
 $(eval $(call cmocka_suite,models-dma_ref,$(BUILD)/tb/models/dma_ref/test_dma_ref_model))
-
 # ---- system suites: the whole host stack over sim:// (cmocka) ----------------------------------
 #   make test-system-alloc                  build and run (seeds ALLOC_SEEDS, default 1 2)
 #   make test-system-alloc ALLOC_SEEDS=7    replay one seed (every seeded suite: <VAR>_SEEDS)
 # Environment: GR_TEST_FILTER='*pinned*' runs a subset, GR_VIDSCH_TRACE=1 traces the scheduler.
-# What the VidSch suites share (link "sched"): the start of main, raw registers, gates, the
-# scheduler's counters and one DMA buffer per submission.
+# sched_fixture: what the VidSch suites share (main's start, raw registers, gates, counters).
 SCHED_FIXTURE_OBJ := $(HOST_OBJ_DIR)/tb/system/sched_fixture.o
 # ID_BUILD.STAMP must be the stamp the model was verilated with. gpuref-simd --connect puts the
 # server's switch in front of link-proto's C device end. Two seeds: the bus models' timing, the
@@ -221,15 +211,12 @@ DMA_REF_SEED ?= 1
 DMA_REF_STREAMS ?= 10
 SYSTEM_ARGS_system-dma-ref = $(space)--streams $(DMA_REF_STREAMS)
 SYSTEM_OBJS_system-dma-ref = $(DMA_REF_OBJS)
-# system-broker: OS processes (fork) sharing one device through gpuref-broker (host/broker),
-# each on its own broker:// connection; TAP of its own (tb/system/test_broker.c). BROKER_ROUNDS:
-# rounds of the 4-process test (the killed-process test runs half as many).
+# system-broker: forked processes sharing one device through gpuref-broker (host/broker/README.md).
 BROKER_TEST := $(BUILD)/tb/system/test_broker
 BROKER_ROUNDS ?= 50
 $(eval $(call program,$(BROKER_TEST),$(HOST_OBJ_DIR)/tb/system/test_broker.o $(LIBGPUREF) $(SIM_LIB),$$(GPUREF_LINK)))
 $(eval $(call suite,system-broker,$(BROKER_TEST) $(GPUREF_BROKER),$(BROKER_TEST) $(GPUREF_BROKER) 'sim://?seed=1' $$(BROKER_ROUNDS)))
-# system-vpr-lock: a register writer cannot reach protected content once the miniport locked the
-# VPR; the control shows the same attack on an unlocked VPR reads it (tb/system/test_vpr_lock.c).
+# system-vpr-lock: no register writer reaches protected content once the VPR is locked.
 VPR_LOCK_TEST := $(BUILD)/tb/system/test_vpr_lock
 $(eval $(call program,$(VPR_LOCK_TEST),$(HOST_OBJ_DIR)/tb/system/test_vpr_lock.o $(LIBGPUREF) $(SIM_LIB),$$(GPUREF_LINK)))
 $(eval $(call suite,system-vpr-lock,$(VPR_LOCK_TEST),$(VPR_LOCK_TEST) 1))
@@ -255,16 +242,13 @@ $(eval $(call system_suite,system-timeline,timeline,TIMELINE,sched,1 2))
 $(eval $(call system_suite,system-link-proto,link_proto,LINK_PROTO,gpuref,1 2))
 $(eval $(call system_suite,system-isolation,isolation,ISOLATION,sched,1 2))
 $(eval $(call system_suite,system-vram-size,vram_size,VRAM_SIZE,gpuref,1))
-
-# pcie:// over the VFIO emulation (sim/vfio): the backend's VFIO path and the card's faults
-# (tb/system/test_pcie_vfio.c, linked with the emulation before libc), in a fixture tree of its own.
+# system-pcie-vfio: pcie://'s VFIO path and the card's faults on the emulation (sim/vfio/README.md).
 PCIE_VFIO_TEST := $(VFIO_DIR)/test_pcie_vfio
 $(HOST_OBJ_DIR)/tb/system/test_pcie_vfio.o: private HOST_CFLAGS += -Isim/vfio
 $(eval $(call program,$(PCIE_VFIO_TEST),$(HOST_OBJ_DIR)/tb/system/test_pcie_vfio.o $(VFIO_EMU_SO) $(LIBGPUREF) \
   $(SIM_LIB),$$(VFIO_EMU_SO) -Wl$$(comma)-rpath$$(comma)$$(abspath $$(VFIO_DIR)) $$(GPUREF_LINK) -lcmocka))
 $(eval $(call suite,system-pcie-vfio,$(PCIE_VFIO_TEST),d=$$$$(mktemp -d) && GR_VFIO_EMU=$$$$d/tree \
   CMOCKA_MESSAGE_OUTPUT=TAP $(PCIE_VFIO_TEST); rc=$$$$?; rm -rf $$$$d; exit $$$$rc))
-
 # usb:// on the real libusb and libftdi over the emulated chips (build/usb/test_usb --seed N
 # replays; --gpuctl diffs its transaction logs against sim://'s), and the usb flavours of the link matrix's suites: the same test objects, with
 # usb_env.o putting an emulated chip on the bus at the suite's start.
@@ -286,19 +270,11 @@ $(USB_DIR)/test_%_usb: $(HOST_OBJ_DIR)/tb/system/test_%.o $(SCHED_FIXTURE_OBJ) $
 	@mkdir -p $(@D)
 	$(call quiet,LD,$@)$(CC) -o $@ $(filter %.o,$^) $(BOARD_LIB) $(GPUREF_LINK) $(USB_LDLIBS)
 all: $(USB_SUITE_TESTS)
-
-# The link matrix: the system suites that run on sim:// (allocation, miniport submission,
-# VidSch's submission, preemption, cancel and TDR, residency) run unchanged on every link to a
-# simulated board (tb/system/on_link.sh), each board running the RTL packet engine and PHY a
-# board carries: simd (gpuref-simd's stream board over its Unix socket), uart (its UART board on
-# a pseudo-terminal), usb-ft601 and usb-ft2232h (the chips emulated at the usbdevfs ioctl level
-# under the real libusb and libftdi, in the suite's process: build/usb/test_*_usb), and
-# pcie-vfio (pcie:// on the VFIO emulation of sim/vfio preloaded into the suite: gpu_core behind
-# an emulated VFIO device, no link engine; the smaller set: its device runs in wall time beside
-# the suite, and a_lost_interrupt's 4000 polls of 20 us are too few for it on a loaded machine).
+# The link matrix (tb/system/on_link.sh): sim://'s system suites unchanged on every link: simd
+# (gpuref-simd's stream board), uart (its UART board on a pty), usb-ft601 and usb-ft2232h (the chips
+# emulated at usbdevfs under the real libusb and libftdi), pcie-vfio (sim/vfio; the smaller set).
 #   make test-system-links LINKS=usb-ft601 [LINKS_FULL=1: every test of every suite, long]
-# The UART first: its lane is the longest (a 3 Mbaud line in simulation), so it runs on one core
-# while the others take turns on the second.
+# The UART first: its lane is the longest (a 3 Mbaud line), on one core while the others share one.
 LINKS ?= uart simd usb-ft601 usb-ft2232h pcie-vfio
 LINKS_FULL ?=
 # The chosen sets: what a link could break (opens across processes, fences, preemption, cancel,
@@ -334,7 +310,6 @@ $(eval $(call suite,system-links,$(LINKS_DEPS),rm -rf $$(LINKS_OUT) && $$(MAKE) 
   for l in $$(LINKS); do cat $$(LINKS_OUT)/$$$$l.out; grep -q "exit 0" $$(LINKS_OUT)/$$$$l.rc || rc=1; done; exit $$$$rc))
 $(eval $(call suite,system-links-ft600,$(LINKS_DEPS) $(FT601_CFG_LIMESDR),export GR_FT601_EMU_CONFIG=$(FT601_CFG_LIMESDR); \
   rc=0; $$(call links_one,usb-ft601) exit $$$$rc))
-
 # ---- cocotb ------------------------------------------------------------------------------------
 # pcie: pcie_shell + gpu_core against cocotbext-pcie's hard IP model (bridge/rtl/pcie/README.md),
 # with the shell's lint as one more test; pcie-verilator: the same under Verilator. u200-vram:
@@ -350,8 +325,7 @@ $(eval $(call cocotb_suite,u200-vram,tb/unit/u200_vram/run.py $$(BUILD)/unit/u20
 # pcie-driver (the register conformance suite) and pcie-driver-smoke (the DDI smoke test): the C
 # driver over TLPs through cocotbext-pcie's root complex. The test loads PCIE_DRV_SO with ctypes:
 # libgpuref's objects, the conformance suite, the test-only cocotb:// backend and the jobs, with
-# SIM_LIB folded in and hidden. `make bench-link-pcie` (part of make bench) runs bench/link's
-# tables over PCIe through it, into $(BUILD)/bench/link-pcie.md (PCIE_BENCH_ARGS=--smoke: tiny).
+# SIM_LIB folded in and hidden. make bench-link-pcie: bench/link's tables over it (--smoke: tiny).
 PCIE_DRV_OUT := $(UNIT_OUT)/pcie-driver
 PCIE_DRV_OBJS := $(patsubst %.c,$(HOST_OBJ_DIR)/%.o,tb/unit/pcie/gr_link_cocotb.c tb/unit/pcie/pcie_driver_jobs.c \
                    host/conformance/gr_conformance.c)
@@ -366,15 +340,12 @@ $(PCIE_DRV_SO): $(LIBGPUREF_OBJS) $(PCIE_DRV_OBJS) $(PCIE_BENCH_OBJ) $(SIM_LIB)
 	$(call quiet,LD,$@)$(CXX) -shared -o $@ -Wl,--no-undefined -Wl,--exclude-libs,ALL $(LIBGPUREF_OBJS) \
 	  $(PCIE_DRV_OBJS) $(PCIE_BENCH_OBJ) $(SIM_LIB) $(GPUREF_SO_LDLIBS)
 -include $(PCIE_BENCH_OBJ:.o=.d)
-# The PCIe driver's conformance and smoke jobs (tb/unit/pcie/pcie_driver_jobs.c) on pcie:// over
-# the VFIO emulation: the same jobs the pcie-driver suites run over TLPs, here through the VFIO
-# backend itself (tb/system/on_link.sh pcie-vfio preloads the emulation).
+# system-pcie-vfio-jobs: the pcie-driver suites' conformance and smoke jobs on pcie:// over VFIO.
 PCIE_JOBS_TEST := $(VFIO_DIR)/test_pcie_jobs
 $(eval $(call program,$(PCIE_JOBS_TEST),$(HOST_OBJ_DIR)/tb/system/test_pcie_jobs.o $(PCIE_DRV_OBJS) $(PCIE_BENCH_OBJ) \
   $(LIBGPUREF) $(SIM_LIB),$$(GPUREF_LINK)))
 $(eval $(call suite,system-pcie-vfio-jobs,$(PCIE_JOBS_TEST) $(VFIO_EMU_SO),tb/system/on_link.sh pcie-vfio \
   $(GPUREF_SIMD) $(PCIE_JOBS_TEST)))
-
 # test-examples builds the same objects and simulation library in a make of its own (its
 # install): when both run in one make (make test, maybe -j2), this waits for it instead of
 # writing the same files at the same time.
@@ -396,7 +367,6 @@ bench-link-pcie: $(VENV)/.stamp $(PCIE_DRV_SO)
 	  $(VENV_PY) tb/unit/pcie/run.py $(PCIE_DRV_OUT)/bench --seed $(PCIE_SEED) --module test_pcie_driver
 	@cat $(PCIE_BENCH_MD)
 	@echo "bench-link-pcie: $(PCIE_BENCH_MD)"
-
 # ---- scripts printing TAP ----------------------------------------------------------------------
 # The generated register files are fresh, and regtool catches a stale or unsupported map.
 $(eval $(call suite,regtool,$(VENV)/.stamp,tb/unit/regtool/test_regtool.sh $$(VENV_PY)))
@@ -431,11 +401,8 @@ $(eval $(call suite,lint-sdr_ctrl,,VERILATOR=$$(VERILATOR) IVERILOG=$$(IVERILOG)
 # gpu_core's and the link engine's place and route against their floors (synth/synth.mk).
 $(eval $(call suite,timing,$(VENV)/.stamp,VENV=$$(VENV) synth/timing.sh --out $$(TIMING_DIR) --seed $$(TIMING_SEEDS) --floor $$(TIMING_FLOOR)))
 $(eval $(call suite,link-timing,$(VENV)/.stamp,$$(LINK_TIMING_CMD) --floor $$(LINK_TIMING_FLOOR) --max-lut $$(LINK_TIMING_MAX_LUT)))
-# The register conformance suite through gpuctl on sim://, and against RTL mutants: each
-# (tb/conformance/mutate.sh) a copy of rtl/ with one bug, built into its own harness and gpuctl,
-# must fail at the check it names. A mutant's model and harness are compiled without
-# optimization (OPT_FAST and OPT_GLOBAL reach Verilator's make file, SIM_CXXFLAGS the harness):
-# the builds are most of the suite's time, and the run on an unoptimized model takes seconds.
+# Conformance through gpuctl on sim://, and against RTL mutants (tb/conformance/mutate.sh: a copy
+# of rtl/ with one bug, its own harness and gpuctl, built unoptimized) failing at the check named.
 MUTANT_DIR := $(BUILD)/mutant
 MUTANTS := $(shell tb/conformance/mutate.sh list)
 .PRECIOUS: $(MUTANT_DIR)/%/rtl/.stamp
@@ -464,8 +431,8 @@ DEMO_LINK_KINDS ?= ft601
 $(eval $(call suite,demo-links,$(GR_DEMO) $(GPUREF_SIMD),tb/system/test_demo_links.sh $(GR_DEMO) $(GPUREF_SIMD) $$(DEMO_LINK_KINDS)))
 # boards-sim: the exact ECP5 tops behind gpuref-simd --board (tb/boards/README.md;
 # BOARDS_SIM_KINDS picks the boards, BOARDS_SIM_CONFORMANCE those that run conformance). Suite
-# boards: gpuctl's board table against boards/board_ids.def, the hardware check script on
-# sim:// and on the FT601 board over simd:// (tb/boards/test_hw_check.sh), and per ECP5 board build.sh --ci (boards/README.md; a missing top fails).
+# boards: gpuctl's board table against board_ids.def, hw_check.sh (tb/boards/test_hw_check.sh)
+# and per ECP5 board build.sh --ci (boards/README.md; a missing top fails).
 BOARD_SMOKE := $(BUILD)/boards-sim/test_board_smoke
 $(HOST_OBJ_DIR)/tb/boards/test_board_smoke.o: private HOST_CFLAGS := $(CSTD) $(CFLAGS) $(WARN) -MMD -MP -Ihost/include
 $(eval $(call program,$(BOARD_SMOKE),$(HOST_OBJ_DIR)/tb/boards/test_board_smoke.o $(LIBGPUREF) $(SIM_LIB),$$(GPUREF_LINK)))
@@ -532,20 +499,13 @@ FUZZ_RUNS_fuzz_uri ?= 50000
 FUZZ_RUNS_fuzz_alloc_private ?= 4000
 FUZZ_RUNS_fuzz_submit ?= 300
 $(eval $(call suite,fuzz,$(FUZZ_BINS),tb/fuzz/run_fuzz.sh $$(FUZZ_DIR) $$(FUZZ_SEED) $$(foreach f,$$(FUZZERS),$$(f):$$(FUZZ_RUNS_$$(f)))))
-
 # wire-fuzz: a hostile client of gpuref-simd written from bridge/PROTOCOL.md alone (tb/fuzz/README.md).
 WIRE_FUZZ_SEED ?= 1
 WIRE_FUZZ_COUNT ?= 600
 $(eval $(call suite,wire-fuzz,$(GPUREF_SIMD),python3 tb/fuzz/wire_fuzz.py $(GPUREF_SIMD) --seed $$(WIRE_FUZZ_SEED) --count $$(WIRE_FUZZ_COUNT) --dir $$(BUILD)/wire-fuzz))
-
 # ---- coverage --------------------------------------------------------------------------------
-# make coverage: line coverage of the host code (host/, bridge/host) over the suites of make test
-# that run it (COV_SUITES: every suite but the RTL lane's, whose tests run no host code), built
-# with gcc --coverage (COVERAGE=1, Makefile) into $(COV_BUILD) and run there, the simulation
-# libraries shared with the normal build. gcovr (pinned in requirements.txt) writes
-# $(COV_OUT)/summary.txt (a line per file: its lines, those run, the percentage, the lines never
-# run; then TOTAL) and $(COV_OUT)/index.html with a page per file. It reruns the suites (as long
-# as make test's host lane) and is not part of make test; its status is theirs.
+# make coverage: line coverage of host/ and bridge/host over make test's host lane (COV_SUITES),
+# built with --coverage into $(COV_BUILD); gcovr writes $(COV_OUT)/summary.txt and index.html.
 #   make coverage COV_SUITES="system-pcie-vfio system-pcie-host"    a subset
 COV_BUILD := build/cov
 COV_OUT := build/coverage
