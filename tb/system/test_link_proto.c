@@ -13,6 +13,7 @@
  * Usage: test_link_proto [--seed N] [--simd PATH] (seed default $GR_TEST_SEED, else 1).
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -24,7 +25,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/serial.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <signal.h>
@@ -1020,6 +1024,85 @@ static void simd_backend_reaches_a_server_and_names_a_missing_one(void **state)
     unlink(ls.path);
 }
 
+/* The serial driver's TIOCGSERIAL and TIOCSSERIAL as a USB serial adapter's (ftdi_sio) answers
+ * them, for one line: a pty's driver has no serial_struct (ENOTTY), so uart://'s request for low
+ * latency is checked on the pty slave whose device number is emu_serial_rdev. Every other ioctl
+ * goes to the C library's. */
+static dev_t emu_serial_rdev;
+static int emu_serial_flags;
+static unsigned emu_serial_sets;
+
+int ioctl(int fd, unsigned long request, ...)
+{
+    static int (*libc_ioctl)(int, unsigned long, ...);
+    va_list ap;
+    va_start(ap, request);
+    void *arg = va_arg(ap, void *);
+    va_end(ap);
+    struct stat st;
+    if ((request == TIOCGSERIAL || request == TIOCSSERIAL) && emu_serial_rdev &&
+        fstat(fd, &st) == 0 && S_ISCHR(st.st_mode) && st.st_rdev == emu_serial_rdev) {
+        struct serial_struct *ss = arg;
+        if (request == TIOCGSERIAL) {
+            memset(ss, 0, sizeof *ss);
+            ss->type = PORT_16550A;
+            ss->baud_base = 24000000; /* ftdi_sio's for an FT232R/FT2232H */
+            ss->flags = emu_serial_flags;
+        } else {
+            emu_serial_flags = ss->flags;
+            emu_serial_sets++;
+        }
+        return 0;
+    }
+    if (!libc_ioctl)
+        libc_ioctl = (int (*)(int, unsigned long, ...))dlsym(RTLD_NEXT, "ioctl");
+    return libc_ioctl(fd, request, arg);
+}
+
+/* On a USB serial adapter uart:// asks for low latency (ftdi_sio then sets the chip's latency
+ * timer to 1 ms instead of 16: bridge/README.md), once; a line already so is left alone. */
+static void uart_backend_asks_a_serial_adapter_for_low_latency(void **state)
+{
+    (void)state;
+    int mfd = posix_openpt(O_RDWR | O_NOCTTY);
+    assert_true(mfd >= 0);
+    assert_int_equal(grantpt(mfd), 0);
+    assert_int_equal(unlockpt(mfd), 0);
+    char slave[128];
+    assert_int_equal(ptsname_r(mfd, slave, sizeof slave), 0);
+    int keep = open(slave, O_RDWR | O_NOCTTY);
+    assert_true(keep >= 0);
+    struct stat st;
+    assert_int_equal(fstat(keep, &st), 0);
+    emu_serial_rdev = st.st_rdev;
+    emu_serial_flags = 0;
+    emu_serial_sets = 0;
+    gr_proto_dev_cfg_t cfg = model_cfg();
+    cfg.link = GR_PROTO_LINK_UART;
+    model_t *m = model_start(mfd, &cfg);
+    char uri[200];
+    snprintf(uri, sizeof uri, "uart://%s?baud=3000000&replay_ms=50", slave);
+    gr_link_t *link = NULL;
+    int rc = gr_link_open(uri, &link);
+    if (rc)
+        fail_msg("%s: %s", uri, gr_link_error());
+    uint32_t v = 0;
+    assert_int_equal(gr_link_read32(link, R_MAGIC, &v), GR_OK);
+    assert_int_equal(v, MAGIC);
+    assert_true(emu_serial_flags & ASYNC_LOW_LATENCY);
+    assert_int_equal(emu_serial_sets, 1);
+    gr_link_close(link);
+    link = NULL;
+    rc = gr_link_open(uri, &link); /* already low latency: not written again */
+    if (rc)
+        fail_msg("%s: %s", uri, gr_link_error());
+    assert_int_equal(emu_serial_sets, 1);
+    gr_link_close(link);
+    emu_serial_rdev = 0;
+    model_stop(m);
+    close(keep);
+}
+
 static void uart_backend_runs_on_a_pty_at_any_baud_and_locks_the_line(void **state)
 {
     (void)state;
@@ -1218,6 +1301,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(byte_stream_uris_check_their_keys),
         cmocka_unit_test(simd_backend_reaches_a_server_and_names_a_missing_one),
         cmocka_unit_test(uart_backend_runs_on_a_pty_at_any_baud_and_locks_the_line),
+        cmocka_unit_test(uart_backend_asks_a_serial_adapter_for_low_latency),
         cmocka_unit_test(simd_server_shares_one_device_among_clients),
     };
     return cmocka_run_group_tests_name("link_proto", tests, NULL, NULL);
