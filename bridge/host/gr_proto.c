@@ -277,7 +277,7 @@ static void serve_dma_rd(gr_proto_t *p, const uint32_t *w, uint16_t len)
     uint32_t tag = w[0] & 0xffu;
     uint64_t addr = (uint64_t)w[2] << 32 | w[1];
     uint32_t dwords = w[3] & 0xffffu;
-    static uint32_t rsp[GR_PROTO_MAX_PAYLOAD];
+    static _Thread_local uint32_t rsp[GR_PROTO_MAX_PAYLOAD]; /* each link's service thread its own */
     dma_region_t *r = dma_find(p, addr, 4ull * dwords);
     p->c.dma_reads++;
     if (!r || dwords == 0 || dwords + 1u > p->link.peer_max_len || (addr & 3u)) {
@@ -854,7 +854,7 @@ int gr_proto_read32_batch(gr_proto_t *p, const uint32_t *offsets, unsigned count
     uint64_t progress = gr_proto_now_ms();
     txn_t *t[SLOTS];
     unsigned nt = 0, at = 0;
-    static uint32_t w[GR_PROTO_MAX_PAYLOAD];
+    uint32_t w[GR_PROTO_MAX_PAYLOAD]; /* on the stack: links on other threads build theirs */
     while (!rc && at < count) {
         unsigned n = count - at < max ? count - at : max;
         txn_t *s = nt < SLOTS ? slot_alloc(p, GR_PT_RD32_RSP) : NULL;
@@ -1079,6 +1079,32 @@ int gr_proto_ap_read(gr_proto_t *p, uint64_t offset, void *dst, size_t bytes)
     return end(p, rc);
 }
 
+/* Builds piece k of a BAR1 write of bytes at offset, done bytes of src already sent: w[0] has the
+ * byte enables (the caller adds POSTED and the ID), w[1..2] the address, then the data. Returns
+ * the piece's DWORDS; *out_len is the bytes of src it carries. */
+static uint32_t ap_wr_piece(uint64_t offset, size_t bytes, const uint8_t *src, size_t done, unsigned k,
+                            uint32_t maxw, uint32_t *w, size_t *out_len)
+{
+    uint64_t a = offset + done;
+    uint64_t word0 = a & ~3ull;
+    uint64_t end_b = ap_piece(offset, bytes, a, maxw, true, k);
+    uint32_t dwords = (uint32_t)((end_b - word0 + 3u) / 4u);
+    uint32_t fbe = (0xfu << (a & 3u)) & 0xfu;
+    uint32_t lbe_bytes = (uint32_t)(end_b - (word0 + 4ull * (dwords - 1u)));
+    uint32_t lbe = (1u << lbe_bytes) - 1u;
+    if (dwords == 1) {
+        fbe &= lbe;
+        lbe = 0;
+    }
+    w[0] = lbe << 20 | fbe << 16;
+    w[1] = (uint32_t)word0;
+    w[2] = (uint32_t)(word0 >> 32);
+    memset(&w[3], 0, 4u * dwords);
+    memcpy((uint8_t *)&w[3] + (a - word0), src + done, (size_t)(end_b - a));
+    *out_len = (size_t)(end_b - a);
+    return dwords;
+}
+
 int gr_proto_ap_write(gr_proto_t *p, uint64_t offset, const void *src, size_t bytes)
 {
     if (!p || !src || !bytes)
@@ -1094,19 +1120,8 @@ int gr_proto_ap_write(gr_proto_t *p, uint64_t offset, const void *src, size_t by
     unsigned nt = 0;
     uint64_t progress = gr_proto_now_ms();
     size_t done = 0;
-    static uint32_t w[GR_PROTO_MAX_PAYLOAD];
+    uint32_t w[GR_PROTO_MAX_PAYLOAD]; /* on the stack: links on other threads build theirs */
     for (unsigned k = 0; !rc && done < bytes; k++) {
-        uint64_t a = offset + done;
-        uint64_t word0 = a & ~3ull;
-        uint64_t end_b = ap_piece(offset, bytes, a, maxw, true, k);
-        uint32_t dwords = (uint32_t)((end_b - word0 + 3u) / 4u);
-        uint32_t fbe = (0xfu << (a & 3u)) & 0xfu;
-        uint32_t lbe_bytes = (uint32_t)(end_b - (word0 + 4ull * (dwords - 1u)));
-        uint32_t lbe = (1u << lbe_bytes) - 1u;
-        if (dwords == 1) {
-            fbe &= lbe;
-            lbe = 0;
-        }
         if (nt == SLOTS / 2 && (rc = retire(p, t, &nt, &progress, rc)))
             break;
         txn_t *sl = slot_alloc(p, GR_PT_AP_WR_RSP);
@@ -1115,13 +1130,11 @@ int gr_proto_ap_write(gr_proto_t *p, uint64_t offset, const void *src, size_t by
             break;
         }
         t[nt++] = sl;
-        w[0] = lbe << 20 | fbe << 16 | sl->id;
-        w[1] = (uint32_t)word0;
-        w[2] = (uint32_t)(word0 >> 32);
-        memset(&w[3], 0, 4u * dwords);
-        memcpy((uint8_t *)&w[3] + (a - word0), s8 + done, (size_t)(end_b - a));
+        size_t len = 0;
+        uint32_t dwords = ap_wr_piece(offset, bytes, s8, done, k, maxw, w, &len);
+        w[0] |= sl->id;
         rc = send_req(p, GR_PT_AP_WR, w, (uint16_t)(3u + dwords));
-        done += (size_t)(end_b - a);
+        done += len;
     }
     while (nt)
         rc = retire(p, t, &nt, &progress, rc);
@@ -1146,29 +1159,16 @@ int gr_proto_ap_write_posted(gr_proto_t *p, uint64_t offset, const void *src, si
     const uint8_t *s8 = src;
     uint32_t maxw = ap_max_words(p);
     size_t done = 0;
-    static uint32_t w[GR_PROTO_MAX_PAYLOAD];
+    uint32_t w[GR_PROTO_MAX_PAYLOAD]; /* on the stack: links on other threads build theirs */
     for (unsigned k = 0; !rc && done < bytes; k++) {
-        uint64_t a = offset + done;
-        uint64_t word0 = a & ~3ull;
-        uint64_t end_b = ap_piece(offset, bytes, a, maxw, true, k);
-        uint32_t dwords = (uint32_t)((end_b - word0 + 3u) / 4u);
-        uint32_t fbe = (0xfu << (a & 3u)) & 0xfu;
-        uint32_t lbe_bytes = (uint32_t)(end_b - (word0 + 4ull * (dwords - 1u)));
-        uint32_t lbe = (1u << lbe_bytes) - 1u;
-        if (dwords == 1) {
-            fbe &= lbe;
-            lbe = 0;
-        }
+        size_t len = 0;
+        uint32_t dwords = ap_wr_piece(offset, bytes, s8, done, k, maxw, w, &len);
         /* The id is not matched: a posted AP_WR answers only when it failed. */
-        w[0] = 1u << 24 | lbe << 20 | fbe << 16 | p->next_id++;
-        w[1] = (uint32_t)word0;
-        w[2] = (uint32_t)(word0 >> 32);
-        memset(&w[3], 0, 4u * dwords);
-        memcpy((uint8_t *)&w[3] + (a - word0), s8 + done, (size_t)(end_b - a));
+        w[0] |= 1u << 24 | p->next_id++;
         rc = send_req(p, GR_PT_AP_WR, w, (uint16_t)(3u + dwords));
         if (!rc)
             p->posted_unconfirmed = true;
-        done += (size_t)(end_b - a);
+        done += len;
     }
     return end(p, rc);
 }
