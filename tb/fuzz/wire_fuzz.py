@@ -405,7 +405,8 @@ class Run:
             p.wait_for(lambda f: f[0] == T_RESET_ACK, 5)
             p.send(T_HELLO, hello)
             f = p.wait_for(lambda f: f[0] == T_HELLO_RSP, 5)
-            self.tap(f is not None and f[4][0] == (1 << 16) and len(f[4]) == 10,
+            # LEN 10, or 11 with DevCaps (PROTOCOL.md, "HELLO_RSP payload")
+            self.tap(f is not None and f[4][0] == (1 << 16) and len(f[4]) in (10, 11),
                      "HELLO with %s: answered with the device's HELLO_RSP, version 1.0" % what,
                      "HELLO_RSP %r" % (f,))
             p.close()
