@@ -949,6 +949,10 @@ static void fence_ids_increase_and_patch_and_submit_agree(void **state)
 {
     fx_t *f = *state;
     enum { PER = 6 };
+    /* Each packet submitted once: on a link the fixture's 20,000-cycle quantum can run out while
+     * a packet's commands cross the link (the device runs on), and a preempted packet is rightly
+     * submitted again; preemption has tests of its own. */
+    sf_set_sched(f->ad, 100000000, 50000000);
     sub_t s[2][PER];
     for (unsigned i = 0; i < PER; i++)
         for (unsigned c = 0; c < 2; c++)
