@@ -3,7 +3,6 @@
 #include "gr_link_sim.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,25 +27,35 @@ static const char *const sim_keys[] = {"seed",  "stall",    "latency",    "noran
                                        "fst",   "trace",    "trace_from", "trace_to", "axilog",
                                        "axi",   "stallrun", "freshvram", NULL};
 
-/* Decimal digits, or 0x and hex digits; nothing else (no sign, no space: strtoull would take
- * "-1" as 2^64-1). */
+/* Decimal digits, or 0x and hex digits; nothing else. Digits are read here rather than by
+ * strtoull, which also takes a sign, leading space and a second "0x" after the first. */
 static bool parse_number(const char *text, uint64_t *out, const char **out_end)
 {
-    int base = 10;
+    unsigned base = 10;
     const char *p = text;
     if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
         base = 16;
         p += 2;
     }
-    if (base == 10 ? !isdigit((unsigned char)*p) : !isxdigit((unsigned char)*p))
-        return false;
-    char *end = NULL;
-    errno = 0;
-    unsigned long long v = strtoull(p, &end, base);
-    if (errno == ERANGE)
+    uint64_t v = 0;
+    const char *start = p;
+    for (;; p++) {
+        const int c = (unsigned char)*p;
+        unsigned digit;
+        if (isdigit(c))
+            digit = (unsigned)(c - '0');
+        else if (base == 16 && isxdigit(c))
+            digit = (unsigned)(tolower(c) - 'a' + 10);
+        else
+            break;
+        if (v > (UINT64_MAX - digit) / base)
+            return false;
+        v = v * base + digit;
+    }
+    if (p == start)
         return false;
     *out = v;
-    *out_end = end;
+    *out_end = p;
     return true;
 }
 

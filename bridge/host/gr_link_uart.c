@@ -4,6 +4,7 @@
 #include "gr_link_uart.h"
 
 #include <asm/termbits.h> /* struct termios2, BOTHER: any baud rate (not with <termios.h>) */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/serial.h> /* struct serial_struct, ASYNC_LOW_LATENCY */
@@ -107,7 +108,7 @@ static int uart_open(const gr_uri_t *uri, void **out_ctx)
         char *end = NULL;
         errno = 0;
         unsigned long v = strtoul(b, &end, 10);
-        if (errno || !*b || *end || b[0] == '-' || v < 50 || v > 100000000ul) {
+        if (errno || !isdigit((unsigned char)b[0]) || *end || v < 50 || v > 100000000ul) {
             gr_link_set_error("uart://%s: bad value '%s' for baud (50..100000000)", u->path, b);
             free(u);
             return GR_E_BAD_URI;

@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "gr_proto.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -111,7 +112,7 @@ static int parse_ms(const gr_uri_t *uri, const char *key, uint32_t *inout)
     char *end = NULL;
     errno = 0;
     unsigned long v = strtoul(s, &end, 10);
-    if (errno || !*s || *end || v == 0 || v > 3600000ul || s[0] == '-') {
+    if (errno || !isdigit((unsigned char)s[0]) || *end || v == 0 || v > 3600000ul) {
         gr_link_set_error("%s://: bad value '%s' for %s (milliseconds, 1..3600000)", uri->scheme,
                           s, key);
         return GR_E_BAD_URI;

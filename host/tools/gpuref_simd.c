@@ -1274,7 +1274,8 @@ int main(int argc, char **argv)
         char *end = NULL;
         errno = 0;
         if (!cfg.seed && env && *env &&
-            (!isxdigit((unsigned char)digits[0]) || (strtoull(digits, &end, hex ? 16 : 10), errno || *end))) {
+            (!isxdigit((unsigned char)digits[0]) || (hex && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) ||
+             (strtoull(digits, &end, hex ? 16 : 10), errno || *end))) {
             fprintf(stderr, "gpuref-simd: GR_SIM_SEED='%s' is not a seed (accepted: 0..%llu, decimal or 0x "
                             "hex; 0: 1), and no --seed overrides it\n", env, (unsigned long long)UINT64_MAX);
             return 2;

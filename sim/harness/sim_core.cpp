@@ -107,7 +107,8 @@ bool parse_u64(const char *s, uint64_t *out)
         base = 16;
         s += 2;
     }
-    if (!*s || !std::isxdigit((unsigned char)*s)) return false;
+    // strtoull would also take a sign, a space or a second 0x after the first.
+    if (!std::isxdigit((unsigned char)*s) || (base == 16 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))) return false;
     errno = 0;
     char *end = nullptr;
     const unsigned long long v = std::strtoull(s, &end, base);

@@ -109,6 +109,8 @@ static void sim_numbers_are_strict_and_errors_name_the_accepted_range(void **sta
         {"sim://?seed=18446744073709551616", "seed", "1..18446744073709551615"},
         {"sim://?seed=0x", "seed", "1..18446744073709551615"},
         {"sim://?seed=0x10000000000000000", "seed", "1..18446744073709551615"},
+        {"sim://?seed=0x0x2ac", "seed", "1..18446744073709551615"}, /* strtoull takes a second 0x */
+        {"sim://?stall=0x0x5", "stall", "0..90"},
         {"sim://?stall=-0", "stall", "0..90"},
         {"sim://?stall=91", "stall", "0..90"},
         {"sim://?latency=1001", "latency", "0..1000"},

@@ -954,6 +954,12 @@ static void byte_stream_uris_check_their_keys(void **state)
     assert_int_equal(gr_uri_parse("simd:///tmp/x?timeout_ms=0", &uri), GR_OK);
     assert_int_equal(gr_proto_opts_from_uri(&uri, &o), GR_E_BAD_URI);
     assert_non_null(strstr(gr_link_error(), "timeout_ms"));
+    /* strtoul alone would take a leading space or sign. */
+    assert_int_equal(gr_uri_parse("simd:///tmp/x?timeout_ms=+50", &uri), GR_OK);
+    assert_int_equal(gr_proto_opts_from_uri(&uri, &o), GR_E_BAD_URI);
+    assert_int_equal(gr_uri_parse("simd:///tmp/x?replay_ms= 50", &uri), GR_OK);
+    assert_int_equal(gr_proto_opts_from_uri(&uri, &o), GR_E_BAD_URI);
+    assert_non_null(strstr(gr_link_error(), "replay_ms"));
 }
 
 /* ---- the simd:// and uart:// backends, with the model at the far end -------------------- */
@@ -1113,6 +1119,7 @@ static void uart_backend_runs_on_a_pty_at_any_baud_and_locks_the_line(void **sta
     assert_non_null(strstr(gr_link_error(), "not a serial line"));
     assert_int_equal(gr_link_open("uart://", &link), GR_E_BAD_URI);
     assert_int_equal(gr_link_open("uart:///dev/ttyS0?baud=fast", &link), GR_E_BAD_URI);
+    assert_int_equal(gr_link_open("uart:///dev/ttyS0?baud=+9600", &link), GR_E_BAD_URI);
     assert_null(link);
     int mfd = posix_openpt(O_RDWR | O_NOCTTY);
     assert_true(mfd >= 0);
