@@ -124,7 +124,23 @@ $(USB_ENV_OBJ): sim/usb/usb_env.c
 $(VFIO_DIR)/vfio_emu.o: sim/vfio/vfio_emu.c
 	@mkdir -p $(@D)
 	$(call quiet,CC,$<)$(CC) $(CSTD) $(WARN) $(CFLAGS) $(PIC_CFLAGS) -MMD -MP -Isim/harness -Ihost/include -c $< -o $@
-$(VFIO_EMU_SO): $(VFIO_DIR)/vfio_emu.o $(SIM_LIB)
-	$(call quiet,LD,$@)$(CXX) -shared -o $@ -Wl,--no-undefined -Wl,--exclude-libs,ALL $^ $(SIM_LDLIBS) -ldl
+# The card behind it (sim/vfio/pcie_card.cpp): pcie_core (the shell and gpu_core) verilated as
+# Vpcie_card, its VRAM model and Verilator's run-time from SIM_LIB. -Wno-fatal: the shell is
+# linted by `make lint-pcie`.
+PCIE_CARD_DIR := $(VFIO_DIR)/card
+PCIE_CARD_RTL := $(sort $(wildcard bridge/rtl/pcie/*.v))
+PCIE_CARD_VERILATE = $(VERILATOR) --cc --trace-fst -Wall -Wno-fatal $(addprefix --CFLAGS ,$(PIC_CFLAGS)) \
+    -GBuildStamp=$(SIM_BUILD_STAMP) -I$(RTL_INC) --top-module pcie_core --prefix Vpcie_card \
+    --Mdir $(PCIE_CARD_DIR)/obj $(wildcard $(RTL_ROOT)/lint.vlt) $(RTL_SRCS) $(PCIE_CARD_RTL)
+$(eval $(call verilated_lib,$(PCIE_CARD_DIR),pcie card,pcie_core,PCIE_CARD_VERILATE,$(RTL_SRCS) $(PCIE_CARD_RTL) \
+  $(wildcard $(RTL_INC)/*.vh),-f Vpcie_card.mk Vpcie_card__ALL.a))
+$(VFIO_DIR)/pcie_card.o: sim/vfio/pcie_card.cpp $(PCIE_CARD_DIR)/obj/.stamp
+	@mkdir -p $(@D)
+	$(call quiet,CXX,$<)$(CXX) -std=c++17 $(SIM_CXXFLAGS) $(PIC_CFLAGS) $(WARN) -MMD -MP -Isim/harness -Ihost/include \
+	  -isystem $(SIM_VROOT)/include -isystem $(SIM_VROOT)/include/vltstd -I$(PCIE_CARD_DIR)/obj $(SIM_VDEFS) \
+	  -faligned-new -c $< -o $@
+$(VFIO_EMU_SO): $(VFIO_DIR)/vfio_emu.o $(VFIO_DIR)/pcie_card.o $(PCIE_CARD_DIR)/obj/.stamp $(SIM_LIB)
+	$(call quiet,LD,$@)$(CXX) -shared -o $@ -Wl,--no-undefined -Wl,--exclude-libs,ALL $(VFIO_DIR)/vfio_emu.o \
+	  $(VFIO_DIR)/pcie_card.o $(PCIE_CARD_DIR)/obj/Vpcie_card__ALL.a $(SIM_LIB) $(SIM_LDLIBS) -ldl
 all: $(VFIO_EMU_SO)
--include $(VFIO_DIR)/vfio_emu.d
+-include $(VFIO_DIR)/vfio_emu.d $(VFIO_DIR)/pcie_card.d

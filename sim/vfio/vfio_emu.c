@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "gpuref/gr_regmap.h"
+#include "gr_pcie_card.h"
 #include "gr_sim.h"
 
 #define PAGE 4096ull
@@ -79,6 +80,7 @@ static uint8_t roles[MAX_FD];
 
 static unsigned irq_offer = 1u << VFIO_PCI_MSI_IRQ_INDEX;
 static bool reset_works = true;
+static bool tlm_card; /* card=tlm: gpu_core alone at the transaction level, not pcie_core */
 
 static bool group_open, group_in_container, iommu_set;
 static int iommu_type;
@@ -86,7 +88,8 @@ static map_t maps[MAX_MAPS];
 static unsigned nmaps;
 
 static int device_fd = -1;
-static gr_sim_t *sim;
+static gr_sim_t *sim;         /* card=tlm */
+static gr_pcie_card_t *card;  /* card=shell (the default) */
 static uint8_t cfg[CFG_BYTES];
 static unsigned irq_index = NO_IRQ;
 static int trigger_fd = -1, req_fd = -1, err_fd = -1;
@@ -156,22 +159,69 @@ static void port_write(void *arg, uint64_t bus, const void *src, size_t len)
 }
 
 /* ---- the card -------------------------------------------------------------------------------- */
+/* Either pcie_core under Verilator behind our root complex (gr_pcie_card.h: BAR accesses as TLPs
+ * on CQ/CC, the shell's requests on RQ/RC through the IOMMU, MSI and INTA from the shell's
+ * interrupt interface), or, with card=tlm, gpu_core alone with the harness's bus models. */
+static bool have_card(void)
+{
+    return card || sim;
+}
+
+/* What the hard IP learns from config space: bus mastering, MSI (or MSI-X) on, INTx disabled. */
+static void card_config(void)
+{
+    if (card)
+        gr_pcie_card_config(card, cmd() & CMD_MASTER,
+                            irq_index == VFIO_PCI_MSI_IRQ_INDEX || irq_index == VFIO_PCI_MSIX_IRQ_INDEX,
+                            cmd() & CMD_INTX_DISABLE);
+}
+
+static void card_run(uint64_t cycles)
+{
+    if (card)
+        gr_pcie_card_run(card, cycles);
+    else
+        gr_sim_run(sim, cycles);
+}
+
+static uint64_t card_cycle(void)
+{
+    return card ? gr_pcie_card_cycle(card) : sim ? gr_sim_cycle(sim) : 0;
+}
+
 static int make_sim(void)
 {
+    const char *seed_s = getenv("GR_TEST_SEED");
+    uint64_t seed = seed_s ? strtoull(seed_s, NULL, 0) : 1;
+    if (!seed)
+        seed = 1;
+    const gr_sim_host_port_t port = {port_contains, port_read, port_write, NULL};
+    if (!tlm_card) {
+        gr_pcie_card_t *c = NULL;
+        if (gr_pcie_card_create(seed, &port, &c) != GR_OK) {
+            fprintf(stderr, "vfio_emu: the card could not be built\n");
+            return -1;
+        }
+        gr_pcie_card_destroy(card);
+        gr_sim_destroy(sim);
+        card = c;
+        sim = NULL;
+        level_prev = false;
+        card_config();
+        return 0;
+    }
     gr_sim_config_t c;
     memset(&c, 0, sizeof c);
-    const char *seed = getenv("GR_TEST_SEED");
-    c.seed = seed ? strtoull(seed, NULL, 0) : 1;
-    if (!c.seed)
-        c.seed = 1;
+    c.seed = seed;
     gr_sim_t *s = NULL;
     if (gr_sim_create(&c, &s) != GR_OK) {
         fprintf(stderr, "vfio_emu: gr_sim_create: %s\n", gr_sim_error());
         return -1;
     }
-    const gr_sim_host_port_t port = {port_contains, port_read, port_write, NULL};
     gr_sim_set_host_port(s, &port);
+    gr_pcie_card_destroy(card);
     gr_sim_destroy(sim);
+    card = NULL;
     sim = s;
     level_prev = false;
     return 0;
@@ -186,15 +236,21 @@ static void signal_fd(int fd)
         st.irqs++;
 }
 
-/* The interrupt line to the eventfd: MSI and MSI-X on a rising edge and again after a BAR0 write
- * while the line stays high (as bridge/rtl/pcie's shell sends them), INTx while the line is high
- * and unmasked, masked by each delivery (VFIO_IRQ_INFO_AUTOMASKED). */
+/* The interrupt to the eventfd. The shell's card: each MSI it sent (pcie_irq sends one on a rising
+ * edge of irq_o and again after a BAR0 write while the line stays high) goes to the MSI or MSI-X
+ * eventfd; INTx while its INTA is asserted and unmasked, masked by each delivery
+ * (VFIO_IRQ_INFO_AUTOMASKED). card=tlm: the same rules applied to gpu_core's irq_o here. */
 static void irq_update(bool after_write)
 {
-    if (!sim || fault != GR_VFIO_EMU_HEALTHY)
+    if (!have_card() || fault != GR_VFIO_EMU_HEALTHY)
         return;
-    const bool level = gr_sim_irq(sim);
-    if (irq_index == VFIO_PCI_MSI_IRQ_INDEX || irq_index == VFIO_PCI_MSIX_IRQ_INDEX) {
+    const bool msi = irq_index == VFIO_PCI_MSI_IRQ_INDEX || irq_index == VFIO_PCI_MSIX_IRQ_INDEX;
+    if (card) {
+        for (unsigned n = gr_pcie_card_take_msis(card); n && msi; n--)
+            signal_fd(trigger_fd);
+    }
+    const bool level = card ? gr_pcie_card_inta(card) : gr_sim_irq(sim);
+    if (msi && !card) {
         if (level && (!level_prev || after_write) && (cmd() & CMD_MASTER))
             signal_fd(trigger_fd);
     } else if (irq_index == VFIO_PCI_INTX_IRQ_INDEX) {
@@ -211,12 +267,12 @@ static void *clock_main(void *arg)
     (void)arg;
     pthread_mutex_lock(&mu);
     while (!quitting) {
-        if (device_fd < 0 || !sim || fault == GR_VFIO_EMU_REMOVED ||
+        if (device_fd < 0 || !have_card() || fault == GR_VFIO_EMU_REMOVED ||
             __atomic_load_n(&waiting, __ATOMIC_SEQ_CST)) {
             pthread_cond_wait(&cv, &mu);
             continue;
         }
-        gr_sim_run(sim, CHUNK_CYCLES);
+        card_run(CHUNK_CYCLES);
         irq_update(false);
     }
     pthread_mutex_unlock(&mu);
@@ -236,6 +292,7 @@ static void disable_irqs(void)
     trigger_fd = -1;
     irq_index = NO_IRQ;
     intx_masked = false;
+    card_config();
 }
 
 static void init_cfg(void)
@@ -315,10 +372,10 @@ static void build_tree(const char *dir)
     group_ino = s.st_ino;
 }
 
-static int parse_opts(const char *opts, unsigned *out_irqs, bool *out_reset)
+static int parse_opts(const char *opts, unsigned *out_irqs, bool *out_reset, bool *out_tlm)
 {
     unsigned irqs = 1u << VFIO_PCI_MSI_IRQ_INDEX;
-    bool reset = true;
+    bool reset = true, tlm = false;
     char buf[256];
     if (strlen(opts) >= sizeof buf)
         return -1;
@@ -326,6 +383,8 @@ static int parse_opts(const char *opts, unsigned *out_irqs, bool *out_reset)
     for (char *save = NULL, *o = strtok_r(buf, ",", &save); o; o = strtok_r(NULL, ",", &save)) {
         if (strcmp(o, "noreset") == 0) {
             reset = false;
+        } else if (strcmp(o, "card=shell") == 0 || strcmp(o, "card=tlm") == 0) {
+            tlm = o[5] == 't';
         } else if (strncmp(o, "irqs=", 5) == 0) {
             irqs = 0;
             char *s2 = NULL;
@@ -345,6 +404,7 @@ static int parse_opts(const char *opts, unsigned *out_irqs, bool *out_reset)
     }
     *out_irqs = irqs;
     *out_reset = reset;
+    *out_tlm = tlm;
     return 0;
 }
 
@@ -355,9 +415,9 @@ __attribute__((constructor)) static void vfio_emu_start(void)
     if (!dir || !*dir)
         return;
     const char *opts = getenv("GR_VFIO_EMU_OPTS");
-    if (opts && parse_opts(opts, &irq_offer, &reset_works) != 0)
-        die("GR_VFIO_EMU_OPTS: expected irqs=msi+msix+intx (any of them, or none) and noreset, "
-            "comma-separated",
+    if (opts && parse_opts(opts, &irq_offer, &reset_works, &tlm_card) != 0)
+        die("GR_VFIO_EMU_OPTS: expected irqs=msi+msix+intx (any of them, or none), noreset and "
+            "card=shell or card=tlm, comma-separated",
             opts);
     build_tree(dir);
     init_cfg();
@@ -376,18 +436,27 @@ __attribute__((destructor)) static void vfio_emu_stop(void)
         pthread_join(clock_thread, NULL);
     gr_sim_destroy(sim);
     sim = NULL;
+    gr_pcie_card_destroy(card);
+    card = NULL;
 }
 
 /* ---- the public API ------------------------------------------------------------------------- */
 int gr_vfio_emu_configure(const char *opts)
 {
     unsigned irqs;
-    bool reset;
+    bool reset, tlm;
     lock();
-    int rc = device_fd >= 0 || !opts || parse_opts(opts, &irqs, &reset) != 0 ? -1 : 0;
+    int rc = device_fd >= 0 || !opts || parse_opts(opts, &irqs, &reset, &tlm) != 0 ? -1 : 0;
     if (!rc) {
         irq_offer = irqs;
         reset_works = reset;
+        if (tlm != tlm_card && have_card()) { /* the other card from the next open */
+            gr_sim_destroy(sim);
+            sim = NULL;
+            gr_pcie_card_destroy(card);
+            card = NULL;
+        }
+        tlm_card = tlm;
         init_cfg();
     }
     unlock();
@@ -398,6 +467,8 @@ void gr_vfio_emu_fault(gr_vfio_emu_fault_t f)
 {
     lock();
     fault = f;
+    if (card)
+        gr_pcie_card_mute(card, f == GR_VFIO_EMU_CPL_TIMEOUT);
     if (f == GR_VFIO_EMU_REMOVED)
         signal_fd(req_fd); /* the kernel asks the user to release the device */
     unlock();
@@ -406,7 +477,7 @@ void gr_vfio_emu_fault(gr_vfio_emu_fault_t f)
 int gr_vfio_emu_reset(void)
 {
     lock();
-    int rc = device_fd >= 0 && sim ? 0 : -1;
+    int rc = device_fd >= 0 && have_card() ? 0 : -1;
     if (!rc) {
         reset_function();
         /* nobody restored the config space: memory decoding and bus mastering are off */
@@ -420,7 +491,7 @@ void gr_vfio_emu_stats(gr_vfio_emu_stats_t *out)
 {
     lock();
     st.mappings = nmaps;
-    st.cycles = sim ? gr_sim_cycle(sim) : 0;
+    st.cycles = card_cycle();
     st.open = device_fd >= 0;
     st.irq_index = irq_index;
     *out = st;
@@ -558,8 +629,8 @@ static int container_ioctl(unsigned long req, void *arg)
         }
         u->size = done;
         /* The device runs on while the kernel unmaps (an IOTLB invalidation takes microseconds). */
-        if (done && sim && device_fd >= 0 && fault != GR_VFIO_EMU_REMOVED) {
-            gr_sim_run(sim, UNMAP_CYCLES);
+        if (done && have_card() && device_fd >= 0 && fault != GR_VFIO_EMU_REMOVED) {
+            card_run(UNMAP_CYCLES);
             irq_update(false);
         }
         return 0;
@@ -613,7 +684,7 @@ static int open_device(const char *name)
         return fail(ENODEV);
     if (device_fd >= 0)
         return fail(EBUSY);
-    if (!sim && make_sim() != 0)
+    if (!have_card() && make_sim() != 0)
         return fail(EIO);
     const int fd = real_open("/dev/null", O_RDWR | O_CLOEXEC);
     if (fd < 0)
@@ -708,6 +779,7 @@ static int set_irqs(struct vfio_irq_set *s)
         irq_index = s->index;
         intx_masked = false;
         level_prev = false;
+        card_config();
         irq_update(false);
         return 0;
     }
@@ -804,6 +876,7 @@ static ssize_t device_rw(bool write, void *buf, size_t n, off_t off)
             else if (a == PCI_COMMAND + 1)
                 cfg[a] = (uint8_t)((cfg[a] & ~0x04u) | (v & 0x04u));
         }
+        card_config();
         if (irq_index == VFIO_PCI_INTX_IRQ_INDEX)
             irq_update(false);
         return (ssize_t)n;
@@ -816,7 +889,10 @@ static ssize_t device_rw(bool write, void *buf, size_t n, off_t off)
     if (!(cmd() & CMD_MEMORY))
         return fail(EIO); /* vfio-pci refuses BAR access with memory decoding off */
     write ? st.bar_writes++ : st.bar_reads++;
-    if (all_ones) {
+    if (fault == GR_VFIO_EMU_CPL_TIMEOUT && card && !write) {
+        /* the request reaches the card, its completion never comes: the root complex's
+         * completion timeout answers all ones */
+    } else if (all_ones) {
         if (fault == GR_VFIO_EMU_CPL_TIMEOUT)
             usleep(50); /* the completion timeout, at its shortest (50 us) */
         if (!write)
@@ -830,19 +906,34 @@ static ssize_t device_rw(bool write, void *buf, size_t n, off_t off)
             uint32_t v;
             if (write) {
                 memcpy(&v, (const uint8_t *)buf + i, 4);
-                gr_sim_mmio_write(sim, (uint32_t)(at + i), v); /* posted: no answer comes back */
+                /* posted: no answer comes back */
+                if (card)
+                    gr_pcie_card_bar0_write(card, (uint32_t)(at + i), v);
+                else
+                    gr_sim_mmio_write(sim, (uint32_t)(at + i), v);
             } else {
-                if (gr_sim_mmio_read(sim, (uint32_t)(at + i), &v) != GR_OK)
-                    v = 0xffffffffu; /* UR, CA or no completion: the root complex's all ones */
+                /* UR, CA or no completion: the root complex's all ones */
+                if ((card ? gr_pcie_card_bar0_read(card, (uint32_t)(at + i), &v)
+                          : gr_sim_mmio_read(sim, (uint32_t)(at + i), &v)) != GR_OK)
+                    v = 0xffffffffu;
                 memcpy((uint8_t *)buf + i, &v, 4);
             }
         }
         irq_update(write);
         return (ssize_t)n;
     }
-    int rc = write ? gr_sim_ap_write(sim, at, buf, n) : gr_sim_ap_read(sim, at, buf, n);
-    if (rc != GR_OK && !write)
-        memset(buf, 0xff, n);
+    int rc;
+    if (card) {
+        rc = GR_OK;
+        if (write)
+            gr_pcie_card_bar1_write(card, at, buf, n);
+        else
+            rc = gr_pcie_card_bar1_read(card, at, buf, n); /* all ones where it failed */
+    } else {
+        rc = write ? gr_sim_ap_write(sim, at, buf, n) : gr_sim_ap_read(sim, at, buf, n);
+        if (rc != GR_OK && !write)
+            memset(buf, 0xff, n);
+    }
     irq_update(false);
     return (ssize_t)n;
 }

@@ -298,7 +298,8 @@ static void irq_kind(const char *opts, unsigned index, const char *name)
         /* the line is low now: nothing more until the next one */
         raised = true;
         assert_int_equal(gr_link_wait_irq(l, 2000, &raised), GR_OK);
-        assert_false(raised);
+        if (raised)
+            fail_msg("%s: a second interrupt after acknowledge %d", name, round);
     }
     wr(l, GR_REG_IRQ_ENABLE, 0);
     close_link(l);
