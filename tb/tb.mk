@@ -247,8 +247,12 @@ PCIE_VFIO_TEST := $(VFIO_DIR)/test_pcie_vfio
 $(HOST_OBJ_DIR)/tb/system/test_pcie_vfio.o: private HOST_CFLAGS += -Isim/vfio
 $(eval $(call program,$(PCIE_VFIO_TEST),$(HOST_OBJ_DIR)/tb/system/test_pcie_vfio.o $(VFIO_EMU_SO) $(LIBGPUREF) \
   $(SIM_LIB),$$(VFIO_EMU_SO) -Wl$$(comma)-rpath$$(comma)$$(abspath $$(VFIO_DIR)) $$(GPUREF_LINK) -lcmocka))
-$(eval $(call suite,system-pcie-vfio,$(PCIE_VFIO_TEST),d=$$$$(mktemp -d) && GR_VFIO_EMU=$$$$d/tree \
-  CMOCKA_MESSAGE_OUTPUT=TAP $(PCIE_VFIO_TEST); rc=$$$$?; rm -rf $$$$d; exit $$$$rc))
+# Once with each card: pcie_core behind TLPs (the default), then gpu_core alone (card=tlm). The
+# mapped BARs' fault handler must see SIGSEGV before ASan (SAN=address) does.
+$(eval $(call suite,system-pcie-vfio,$(PCIE_VFIO_TEST),d=$$$$(mktemp -d) && rc=0 && \
+  export ASAN_OPTIONS="$$$${ASAN_OPTIONS:+$$$$ASAN_OPTIONS:}allow_user_segv_handler=1" && \
+  for card in shell tlm; do echo "# card=$$$$card"; GR_VFIO_EMU_OPTS=card=$$$$card GR_VFIO_EMU=$$$$d/$$$$card \
+  CMOCKA_MESSAGE_OUTPUT=TAP $(PCIE_VFIO_TEST) || rc=1; done; rm -rf $$$$d; exit $$$$rc))
 # usb:// on the real libusb and libftdi over the emulated chips (build/usb/test_usb --seed N
 # replays; --gpuctl diffs its transaction logs against sim://'s), and the usb flavours of the link matrix's suites: the same test objects, with
 # usb_env.o putting an emulated chip on the bus at the suite's start.

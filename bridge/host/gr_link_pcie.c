@@ -784,21 +784,34 @@ static int pcie_ap_read(void *ctx, uint64_t offset, void *dst, size_t bytes)
     int rc = ap_check(c, offset, bytes);
     if (rc || !bytes)
         return rc;
-    if (!c->bar1)
-        return bar_rw(c, 1, offset, dst, bytes, false);
-    const volatile uint8_t *s = c->bar1 + offset;
-    uint8_t *d = dst;
-    while (bytes && ((uintptr_t)s & 7u)) {
-        *d++ = *s++;
-        bytes--;
+    if (c->gone)
+        return bar_fault(c, true);
+    if (!c->bar1) {
+        rc = bar_rw(c, 1, offset, dst, bytes, false);
+        if (rc)
+            return rc;
+    } else {
+        const volatile uint8_t *s = c->bar1 + offset;
+        uint8_t *d = dst;
+        size_t left = bytes;
+        while (left && ((uintptr_t)s & 7u)) {
+            *d++ = *s++;
+            left--;
+        }
+        for (; left >= 8; left -= 8, s += 8, d += 8) {
+            uint64_t w = *(const volatile uint64_t *)s;
+            memcpy(d, &w, 8);
+        }
+        while (left--)
+            *d++ = *s++;
     }
-    for (; bytes >= 8; bytes -= 8, s += 8, d += 8) {
-        uint64_t w = *(const volatile uint64_t *)s;
-        memcpy(d, &w, 8);
-    }
-    while (bytes--)
-        *d++ = *s++;
-    return GR_OK;
+    /* A read answers all ones when the device is gone or does not complete: all ones
+     * throughout is looked into as read32 does (a removal, a reset, a completion timeout). */
+    const uint8_t *p = dst;
+    size_t i = 0;
+    while (i < bytes && p[i] == 0xffu)
+        i++;
+    return i == bytes ? bar_fault(c, true) : GR_OK;
 }
 
 static int pcie_ap_write(void *ctx, uint64_t offset, const void *src, size_t bytes)
@@ -809,6 +822,8 @@ static int pcie_ap_write(void *ctx, uint64_t offset, const void *src, size_t byt
         return rc;
     if (!c->bar1)
         return bar_rw(c, 1, offset, (void *)(uintptr_t)src, bytes, true);
+    if (c->gone)
+        return bar_fault(c, true);
     volatile uint8_t *d = c->bar1 + offset;
     const uint8_t *s = src;
     while (bytes && ((uintptr_t)d & 7u)) {

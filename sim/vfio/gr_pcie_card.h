@@ -41,6 +41,7 @@ typedef struct gr_pcie_card_counts {
     uint64_t rq_mwr, rq_mrd;     /**< the card's memory writes and reads */
     uint64_t rc_tlps;            /**< completions sent to the card */
     uint64_t iommu_faults;       /**< RQ requests the port did not cover */
+    uint64_t ur_cpls;            /**< Unsupported Request completions sent (MRd not covered) */
     uint64_t msis;               /**< MSIs the card sent (cfg_interrupt_msi_sent) */
     uint64_t cpl_timeouts;       /**< BAR reads the card did not complete in time */
     uint64_t unexpected_cpls;    /**< completions for no outstanding tag (dropped) */

@@ -12,19 +12,26 @@
  *
  *   pcie://0000:01:00.0?root=DIR
  *
- * Behind the device is gpu_core under Verilator (sim/harness, gr_sim.h), clocked by a thread of
- * the library while the device fd is open: BAR0 is its CSR port, BAR1 its aperture, and its
- * m_host port reaches host memory only through the IOMMU mappings VFIO_IOMMU_MAP_DMA made (an
- * access anywhere else is an IOMMU fault: counted, and answered DECERR). Its interrupt line is
- * delivered to the eventfd of MSI, MSI-X or INTx (VFIO_DEVICE_SET_IRQS). The BARs are offered
- * without VFIO_REGION_INFO_FLAG_MMAP: the driver reaches them with pread and pwrite at the
- * region's offset (a mapping would need every load and store of the process trapped).
+ * Behind the device is the card (README.md): by default pcie_core (bridge/rtl/pcie: pcie_shell
+ * and gpu_core) under Verilator, every BAR access a TLP on the shell's completer streams and
+ * every DMA a TLP of its requester, answered by a root complex of the library's own
+ * (gr_pcie_card.h); with card=tlm, gpu_core alone with the harness's bus models (sim/harness,
+ * gr_sim.h). Either way the card is clocked by a thread of the library while the device fd is
+ * open, BAR0 is its CSR port, BAR1 its aperture, and it reaches host memory only through the
+ * IOMMU mappings VFIO_IOMMU_MAP_DMA made (an access anywhere else is an IOMMU fault: counted,
+ * and answered Unsupported Request, or DECERR with card=tlm). Its interrupt is delivered to the
+ * eventfd of MSI, MSI-X or INTx (VFIO_DEVICE_SET_IRQS). The BARs are offered without
+ * VFIO_REGION_INFO_FLAG_MMAP (the driver reaches them with pread and pwrite at the region's
+ * offset) unless the option mmap is given.
  *
  * Options ($GR_VFIO_EMU_OPTS, comma-separated, read when the library loads; or
  * gr_vfio_emu_configure before the device is opened):
  *   irqs=LIST   the interrupts the device offers, '+'-separated from msi, msix, intx
  *               (default msi, as bridge/rtl/pcie's shell)
  *   noreset     no VFIO_DEVICE_FLAGS_RESET (a function without FLR or PM reset)
+ *   card=KIND   shell (the default) or tlm; kept by gr_vfio_emu_configure unless named again
+ *   mmap        BAR0 and BAR1 carry VFIO_REGION_INFO_FLAG_MMAP; a mapping's loads and stores
+ *               reach the card (x86-64 only: README.md, "BARs through mmap")
  * A bad option ends the process with a message before main.
  */
 #ifndef GPUREF_GR_VFIO_EMU_H
@@ -67,6 +74,12 @@ typedef struct gr_vfio_emu_stats {
     uint64_t bar_reads, bar_writes; /**< pread/pwrite on BAR0 and BAR1 */
     uint64_t cycles;           /**< gpu_core clock cycles so far */
     bool open;                 /**< a device fd is open */
+    bool shell;                /**< the card is pcie_core behind TLPs (card=shell), not card=tlm */
+    uint64_t cq_tlps;          /**< card=shell: requests the root complex sent on CQ */
+    uint64_t rq_tlps;          /**< card=shell: the shell's requests on RQ (MWr and MRd) */
+    uint64_t ur_cpls;          /**< card=shell: MRd answered Unsupported Request (IOMMU faults) */
+    uint64_t cpl_timeouts;     /**< card=shell: BAR reads that ended in a completion timeout */
+    uint64_t msis;             /**< card=shell: MSIs the shell sent */
     unsigned irq_index;        /**< VFIO_PCI_*_IRQ_INDEX in use, or ~0u for none */
 } gr_vfio_emu_stats_t;
 

@@ -455,6 +455,7 @@ void gr_pcie_card::take_rq(const std::vector<Beat> &b)
     };
     if (!ok) {
         counts.iommu_faults++; // the root complex answers Unsupported Request
+        counts.ur_cpls++;
         cpl(addr + first_lead, 0, total, kCplUR, {});
         return;
     }

@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <linux/vfio.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "gpuref/gr_regmap.h"
@@ -54,6 +56,7 @@ static int (*real_ioctl)(int, unsigned long, ...);
 static ssize_t (*real_pread)(int, void *, size_t, off_t);
 static ssize_t (*real_pwrite)(int, const void *, size_t, off_t);
 static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
+static int (*real_munmap)(void *, size_t);
 
 static void resolve(void)
 {
@@ -65,6 +68,7 @@ static void resolve(void)
     real_pread = (ssize_t(*)(int, void *, size_t, off_t))dlsym(RTLD_NEXT, "pread");
     real_pwrite = (ssize_t(*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite");
     real_mmap = (void *(*)(void *, size_t, int, int, int, off_t))dlsym(RTLD_NEXT, "mmap");
+    real_munmap = (int (*)(void *, size_t))dlsym(RTLD_NEXT, "munmap");
     real_ioctl = (int (*)(int, unsigned long, ...))dlsym(RTLD_NEXT, "ioctl");
 }
 
@@ -81,6 +85,7 @@ static uint8_t roles[MAX_FD];
 static unsigned irq_offer = 1u << VFIO_PCI_MSI_IRQ_INDEX;
 static bool reset_works = true;
 static bool tlm_card; /* card=tlm: gpu_core alone at the transaction level, not pcie_core */
+static bool bar_mmap; /* mmap: the BARs carry VFIO_REGION_INFO_FLAG_MMAP */
 
 static bool group_open, group_in_container, iommu_set;
 static int iommu_type;
@@ -90,6 +95,7 @@ static unsigned nmaps;
 static int device_fd = -1;
 static gr_sim_t *sim;         /* card=tlm */
 static gr_pcie_card_t *card;  /* card=shell (the default) */
+static gr_pcie_card_counts_t card_done; /* the counts of the cards destroyed so far */
 static uint8_t cfg[CFG_BYTES];
 static unsigned irq_index = NO_IRQ;
 static int trigger_fd = -1, req_fd = -1, err_fd = -1;
@@ -167,6 +173,24 @@ static bool have_card(void)
     return card || sim;
 }
 
+static void drop_card(void)
+{
+    if (card) {
+        gr_pcie_card_counts_t k;
+        gr_pcie_card_counts(card, &k);
+        card_done.cq_tlps += k.cq_tlps;
+        card_done.rq_mwr += k.rq_mwr;
+        card_done.rq_mrd += k.rq_mrd;
+        card_done.ur_cpls += k.ur_cpls;
+        card_done.cpl_timeouts += k.cpl_timeouts;
+        card_done.msis += k.msis;
+        gr_pcie_card_destroy(card);
+        card = NULL;
+    }
+    gr_sim_destroy(sim);
+    sim = NULL;
+}
+
 /* What the hard IP learns from config space: bus mastering, MSI (or MSI-X) on, INTx disabled. */
 static void card_config(void)
 {
@@ -202,10 +226,8 @@ static int make_sim(void)
             fprintf(stderr, "vfio_emu: the card could not be built\n");
             return -1;
         }
-        gr_pcie_card_destroy(card);
-        gr_sim_destroy(sim);
+        drop_card();
         card = c;
-        sim = NULL;
         level_prev = false;
         card_config();
         return 0;
@@ -219,9 +241,7 @@ static int make_sim(void)
         return -1;
     }
     gr_sim_set_host_port(s, &port);
-    gr_pcie_card_destroy(card);
-    gr_sim_destroy(sim);
-    card = NULL;
+    drop_card();
     sim = s;
     level_prev = false;
     return 0;
@@ -372,10 +392,11 @@ static void build_tree(const char *dir)
     group_ino = s.st_ino;
 }
 
-static int parse_opts(const char *opts, unsigned *out_irqs, bool *out_reset, bool *out_tlm)
+/* The options; the card's kind stays what it was unless card= names it. */
+static int parse_opts(const char *opts, unsigned *out_irqs, bool *out_reset, bool *out_tlm, bool *out_mmap)
 {
     unsigned irqs = 1u << VFIO_PCI_MSI_IRQ_INDEX;
-    bool reset = true, tlm = false;
+    bool reset = true, tlm = *out_tlm, mm = false;
     char buf[256];
     if (strlen(opts) >= sizeof buf)
         return -1;
@@ -385,6 +406,12 @@ static int parse_opts(const char *opts, unsigned *out_irqs, bool *out_reset, boo
             reset = false;
         } else if (strcmp(o, "card=shell") == 0 || strcmp(o, "card=tlm") == 0) {
             tlm = o[5] == 't';
+        } else if (strcmp(o, "mmap") == 0) {
+#if defined(__x86_64__)
+            mm = true;
+#else
+            return -1; /* the accesses to a mapping are decoded as x86-64 instructions */
+#endif
         } else if (strncmp(o, "irqs=", 5) == 0) {
             irqs = 0;
             char *s2 = NULL;
@@ -405,6 +432,7 @@ static int parse_opts(const char *opts, unsigned *out_irqs, bool *out_reset, boo
     *out_irqs = irqs;
     *out_reset = reset;
     *out_tlm = tlm;
+    *out_mmap = mm;
     return 0;
 }
 
@@ -415,9 +443,9 @@ __attribute__((constructor)) static void vfio_emu_start(void)
     if (!dir || !*dir)
         return;
     const char *opts = getenv("GR_VFIO_EMU_OPTS");
-    if (opts && parse_opts(opts, &irq_offer, &reset_works, &tlm_card) != 0)
-        die("GR_VFIO_EMU_OPTS: expected irqs=msi+msix+intx (any of them, or none), noreset and "
-            "card=shell or card=tlm, comma-separated",
+    if (opts && parse_opts(opts, &irq_offer, &reset_works, &tlm_card, &bar_mmap) != 0)
+        die("GR_VFIO_EMU_OPTS: expected irqs=msi+msix+intx (any of them, or none), noreset, "
+            "card=shell or card=tlm, and mmap (x86-64 only), comma-separated",
             opts);
     build_tree(dir);
     init_cfg();
@@ -434,28 +462,22 @@ __attribute__((destructor)) static void vfio_emu_stop(void)
     pthread_mutex_unlock(&mu);
     if (clock_started)
         pthread_join(clock_thread, NULL);
-    gr_sim_destroy(sim);
-    sim = NULL;
-    gr_pcie_card_destroy(card);
-    card = NULL;
+    drop_card();
 }
 
 /* ---- the public API ------------------------------------------------------------------------- */
 int gr_vfio_emu_configure(const char *opts)
 {
     unsigned irqs;
-    bool reset, tlm;
+    bool reset, tlm = tlm_card, mm;
     lock();
-    int rc = device_fd >= 0 || !opts || parse_opts(opts, &irqs, &reset, &tlm) != 0 ? -1 : 0;
+    int rc = device_fd >= 0 || !opts || parse_opts(opts, &irqs, &reset, &tlm, &mm) != 0 ? -1 : 0;
     if (!rc) {
         irq_offer = irqs;
         reset_works = reset;
-        if (tlm != tlm_card && have_card()) { /* the other card from the next open */
-            gr_sim_destroy(sim);
-            sim = NULL;
-            gr_pcie_card_destroy(card);
-            card = NULL;
-        }
+        bar_mmap = mm;
+        if (tlm != tlm_card) /* the other card from the next open */
+            drop_card();
         tlm_card = tlm;
         init_cfg();
     }
@@ -492,6 +514,16 @@ void gr_vfio_emu_stats(gr_vfio_emu_stats_t *out)
     lock();
     st.mappings = nmaps;
     st.cycles = card_cycle();
+    st.shell = card != NULL || (!sim && !tlm_card);
+    if (card) {
+        gr_pcie_card_counts_t k;
+        gr_pcie_card_counts(card, &k);
+        st.cq_tlps = card_done.cq_tlps + k.cq_tlps;
+        st.rq_tlps = card_done.rq_mwr + card_done.rq_mrd + k.rq_mwr + k.rq_mrd;
+        st.ur_cpls = card_done.ur_cpls + k.ur_cpls;
+        st.cpl_timeouts = card_done.cpl_timeouts + k.cpl_timeouts;
+        st.msis = card_done.msis + k.msis;
+    }
     st.open = device_fd >= 0;
     st.irq_index = irq_index;
     *out = st;
@@ -820,6 +852,8 @@ static int device_ioctl(unsigned long req, void *arg)
             r->size = CFG_BYTES;
         if (r->size)
             r->flags = VFIO_REGION_INFO_FLAG_READ | VFIO_REGION_INFO_FLAG_WRITE;
+        if (bar_mmap && r->index != VFIO_PCI_CONFIG_REGION_INDEX && r->size)
+            r->flags |= VFIO_REGION_INFO_FLAG_MMAP;
         return 0;
     }
     case VFIO_DEVICE_GET_IRQ_INFO: {
@@ -1070,12 +1104,219 @@ ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 }
 ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off) __attribute__((alias("pwrite")));
 
+/* ---- BARs through mmap (option mmap) ---------------------------------------------------------
+ * A mapping of a BAR is an anonymous PROT_NONE reservation: every load and store to it faults,
+ * and the SIGSEGV handler below decodes the instruction (the MOV and MOVZX forms with a memory
+ * operand), performs the access on the card through device_rw as a pread or pwrite of its width
+ * would, puts a load's value in its register and steps over the instruction, as a hypervisor
+ * emulates MMIO. Any other instruction touching a BAR ends the process with a message. Faults
+ * elsewhere go to the handler that was there before. */
+#define MAX_BAR_MAPS 8
+typedef struct bar_map {
+    uintptr_t base;
+    size_t len;
+    uint64_t off; /* the device fd offset the mapping starts at */
+} bar_map_t;
+static pthread_mutex_t bar_mu = PTHREAD_MUTEX_INITIALIZER; /* never held around a BAR access */
+static bar_map_t bar_maps[MAX_BAR_MAPS];
+static unsigned nbar_maps;
+static struct sigaction prev_segv;
+static bool segv_installed;
+
+static bool bar_lookup(uintptr_t a, uint64_t *out_off)
+{
+    bool found = false;
+    pthread_mutex_lock(&bar_mu);
+    for (unsigned i = 0; i < nbar_maps && !found; i++)
+        if (a >= bar_maps[i].base && a - bar_maps[i].base < bar_maps[i].len) {
+            *out_off = bar_maps[i].off + (a - bar_maps[i].base);
+            found = true;
+        }
+    pthread_mutex_unlock(&bar_mu);
+    return found;
+}
+
+#if defined(__x86_64__)
+static const int gpr[16] = {REG_RAX, REG_RCX, REG_RDX, REG_RBX, REG_RSP, REG_RBP, REG_RSI, REG_RDI,
+                            REG_R8,  REG_R9,  REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15};
+
+/* A byte register without REX: 4..7 are AH, CH, DH, BH. */
+static uint64_t reg_get(const greg_t *g, unsigned r, unsigned size, bool rex)
+{
+    if (size == 1 && !rex && r >= 4 && r < 8)
+        return ((uint64_t)g[gpr[r - 4]] >> 8) & 0xff;
+    return (uint64_t)g[gpr[r]];
+}
+
+static void reg_put(greg_t *g, unsigned r, unsigned size, bool rex, uint64_t v, bool zero_extend)
+{
+    if (size == 1 && !rex && r >= 4 && r < 8) {
+        uint64_t x = (uint64_t)g[gpr[r - 4]];
+        g[gpr[r - 4]] = (greg_t)((x & ~0xff00ull) | (v & 0xff) << 8);
+        return;
+    }
+    uint64_t x = (uint64_t)g[gpr[r]];
+    if (size >= 4 || zero_extend) /* a 32-bit destination clears the upper half */
+        g[gpr[r]] = (greg_t)(size == 8 ? v : v & 0xffffffffull);
+    else
+        g[gpr[r]] = (greg_t)((x & ~((1ull << (8 * size)) - 1)) | (v & ((1ull << (8 * size)) - 1)));
+}
+
+static void bar_fault_handler(int sig, siginfo_t *si, void *uctx)
+{
+    uint64_t off;
+    if (!bar_lookup((uintptr_t)si->si_addr, &off)) {
+        if (prev_segv.sa_flags & SA_SIGINFO) {
+            prev_segv.sa_sigaction(sig, si, uctx);
+        } else if (prev_segv.sa_handler == SIG_DFL || prev_segv.sa_handler == SIG_IGN) {
+            sigaction(SIGSEGV, &prev_segv, NULL); /* the instruction faults again, as before */
+        } else {
+            prev_segv.sa_handler(sig);
+        }
+        return;
+    }
+    ucontext_t *uc = uctx;
+    greg_t *g = uc->uc_mcontext.gregs;
+    const uint8_t *ip = (const uint8_t *)g[REG_RIP];
+    size_t i = 0;
+    bool opsz = false;
+    uint8_t rex = 0;
+    while (ip[i] == 0x66 || ip[i] == 0x2e || ip[i] == 0x3e || ip[i] == 0x26 || ip[i] == 0x36 ||
+           ip[i] == 0x64 || ip[i] == 0x65)
+        opsz |= ip[i++] == 0x66;
+    if ((ip[i] & 0xf0) == 0x40)
+        rex = ip[i++];
+    const unsigned wide = rex & 8 ? 8 : opsz ? 2 : 4;
+    unsigned size = 0, imm_bytes = 0, dst_size = 0;
+    bool store = false, zext = false;
+    const uint8_t op = ip[i++];
+    if (op == 0x0f && (ip[i] == 0xb6 || ip[i] == 0xb7)) { /* MOVZX r, r/m8 | r/m16 */
+        size = ip[i++] == 0xb6 ? 1 : 2;
+        zext = true;
+        dst_size = wide;
+    } else if (op == 0x8a || op == 0x88 || op == 0xc6) { /* MOV r8 <-> r/m8, MOV r/m8, imm8 */
+        size = 1;
+        store = op != 0x8a;
+        imm_bytes = op == 0xc6;
+    } else if (op == 0x8b || op == 0x89 || op == 0xc7) { /* MOV r <-> r/m, MOV r/m, imm */
+        size = wide;
+        store = op != 0x8b;
+        imm_bytes = op == 0xc7 ? (wide == 2 ? 2 : 4) : 0;
+    }
+    const uint8_t modrm = size ? ip[i++] : 0;
+    if (!size || modrm >> 6 == 3 || (imm_bytes && ((modrm >> 3) & 7))) {
+        fprintf(stderr, "vfio_emu: an instruction the BAR mapping cannot emulate touched BAR "
+                        "offset 0x%llx at %p (bytes %02x %02x %02x %02x): only MOV and MOVZX "
+                        "reach a mapped BAR here\n",
+                (unsigned long long)off, (const void *)ip, ip[0], ip[1], ip[2], ip[3]);
+        abort();
+    }
+    const unsigned mod = modrm >> 6, rm = modrm & 7, reg = ((modrm >> 3) & 7) | (rex & 4 ? 8 : 0);
+    if (mod != 3 && rm == 4 && mod == 0 && (ip[i] & 7) == 5)
+        i += 4; /* SIB without a base: disp32 */
+    if (mod != 3 && rm == 4)
+        i++; /* the SIB byte */
+    if (mod == 0 && rm == 5)
+        i += 4; /* RIP-relative disp32 */
+    else if (mod == 1)
+        i += 1;
+    else if (mod == 2)
+        i += 4;
+    uint64_t v = 0;
+    if (store) {
+        if (imm_bytes) {
+            int64_t imm = imm_bytes == 1 ? (int8_t)ip[i] : imm_bytes == 2 ? (int16_t)(ip[i] | ip[i + 1] << 8)
+                                                                          : (int32_t)((uint32_t)ip[i] | (uint32_t)ip[i + 1] << 8 |
+                                                                                      (uint32_t)ip[i + 2] << 16 | (uint32_t)ip[i + 3] << 24);
+            v = (uint64_t)imm;
+            i += imm_bytes;
+        } else {
+            v = reg_get(g, reg, size, rex != 0);
+        }
+    }
+    uint8_t buf[8];
+    memcpy(buf, &v, sizeof buf);
+    const int e = errno;
+    lock();
+    const ssize_t r = device_rw(store, buf, size, (off_t)off);
+    unlock();
+    errno = e;
+    if (!store) {
+        if (r != (ssize_t)size)
+            memset(buf, 0xff, size); /* the root complex's all ones */
+        memcpy(&v, buf, sizeof v);
+        v &= size == 8 ? ~0ull : (1ull << (8 * size)) - 1;
+        if (zext)
+            reg_put(g, reg, dst_size, rex != 0, v, true);
+        else
+            reg_put(g, reg, size, rex != 0, v, false);
+    }
+    g[REG_RIP] += (greg_t)i;
+}
+#endif
+
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
     resolve();
     if (role_of(fd) == R_NONE)
         return real_mmap(addr, len, prot, flags, fd, off);
-    errno = EINVAL; /* no region carries VFIO_REGION_INFO_FLAG_MMAP */
+    lock();
+    const uint64_t index = (uint64_t)off >> REGION_SHIFT, at = (uint64_t)off & ((1ull << REGION_SHIFT) - 1);
+    const uint64_t size = index == VFIO_PCI_BAR0_REGION_INDEX   ? GR_REGMAP_BAR0_BYTES
+                          : index == VFIO_PCI_BAR1_REGION_INDEX ? GR_VFIO_EMU_BAR1_BYTES
+                                                                : 0;
+    int e = 0;
+    if (role_of(fd) != R_DEVICE || fault == GR_VFIO_EMU_REMOVED)
+        e = role_of(fd) == R_DEVICE ? ENODEV : EINVAL;
+    else if (!bar_mmap || !size || !(flags & MAP_SHARED) || (at & (PAGE - 1)) || !len || at > size ||
+             len > size - at)
+        e = EINVAL; /* vfio-pci maps only regions with VFIO_REGION_INFO_FLAG_MMAP, shared */
+    unlock();
+    if (e) {
+        errno = e;
+        return MAP_FAILED;
+    }
+#if defined(__x86_64__)
+    void *m = real_mmap(addr, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | (flags & MAP_FIXED), -1, 0);
+    if (m == MAP_FAILED)
+        return m;
+    pthread_mutex_lock(&bar_mu);
+    if (nbar_maps == MAX_BAR_MAPS) {
+        pthread_mutex_unlock(&bar_mu);
+        real_munmap(m, len);
+        errno = ENOMEM;
+        return MAP_FAILED;
+    }
+    bar_maps[nbar_maps++] = (bar_map_t){(uintptr_t)m, len, (uint64_t)off};
+    if (!segv_installed) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = bar_fault_handler;
+        sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(SIGSEGV, &sa, &prev_segv) == 0)
+            segv_installed = true;
+    }
+    pthread_mutex_unlock(&bar_mu);
+    (void)prot;
+    return m;
+#else
+    errno = EINVAL;
     return MAP_FAILED;
+#endif
 }
 void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off) __attribute__((alias("mmap")));
+
+int munmap(void *addr, size_t len)
+{
+    resolve();
+    pthread_mutex_lock(&bar_mu);
+    for (unsigned i = 0; i < nbar_maps;) {
+        if (bar_maps[i].base >= (uintptr_t)addr && bar_maps[i].base - (uintptr_t)addr < len)
+            bar_maps[i] = bar_maps[--nbar_maps];
+        else
+            i++;
+    }
+    pthread_mutex_unlock(&bar_mu);
+    return real_munmap(addr, len);
+}

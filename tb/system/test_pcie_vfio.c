@@ -178,6 +178,13 @@ static gr_vfio_emu_stats_t stats(void)
     return s;
 }
 
+/* The suite runs once with each card: pcie_core behind TLPs (the default) and card=tlm. */
+static bool want_shell(void)
+{
+    const char *o = getenv("GR_VFIO_EMU_OPTS");
+    return !(o && strstr(o, "card=tlm"));
+}
+
 /* ---- the VFIO path ------------------------------------------------------------------------- */
 
 static void open_resets_the_function_and_reaches_bar0_through_pread(void **state)
@@ -199,6 +206,12 @@ static void open_resets_the_function_and_reaches_bar0_through_pread(void **state
     assert_int_equal(s.resets, before.resets + 1); /* VFIO_DEVICE_RESET at open */
     assert_int_equal(s.irq_index, 1u);              /* VFIO_PCI_MSI_IRQ_INDEX */
     assert_true(s.bar_reads >= before.bar_reads + 2);
+    /* the card asked for is the one behind the device; on the shell each access was a TLP */
+    assert_int_equal(s.shell, want_shell());
+    if (s.shell)
+        assert_true(s.cq_tlps >= before.cq_tlps + 3);
+    else
+        assert_int_equal(s.cq_tlps, before.cq_tlps);
     /* BAR1 through pread/pwrite: bytes at an odd offset and length come back */
     uint8_t out[77], in[77];
     for (unsigned i = 0; i < sizeof out; i++)
@@ -268,6 +281,8 @@ static void a_stale_iova_is_an_iommu_fault_not_the_next_buffer(void **state)
     assert_true(at >= stale && at < stale + 4096);
     const gr_vfio_emu_stats_t s = stats();
     assert_true(s.iommu_faults > faults0);
+    if (s.shell) /* the shell's MRd there was answered Unsupported Request */
+        assert_true(s.ur_cpls > 0);
     if (!faults0)
         assert_true(s.first_fault_iova >= stale && s.first_fault_iova < stale + 4096);
     wr(l, GR_REG_DMA_CTRL, GPU_REGS__DMA_CTRL__RESET_bm);
@@ -341,6 +356,7 @@ static void a_completion_timeout_is_gr_e_timeout_not_all_ones(void **state)
 {
     (void)state;
     gr_link_t *l = open_link("irqs=msi");
+    const uint64_t timeouts0 = stats().cpl_timeouts;
     gr_vfio_emu_fault(GR_VFIO_EMU_CPL_TIMEOUT);
     uint32_t v = 0x1234;
     const double t0 = now_ms();
@@ -348,6 +364,8 @@ static void a_completion_timeout_is_gr_e_timeout_not_all_ones(void **state)
     assert_int_equal(v, 0x1234); /* untouched */
     assert_says(gr_link_error(), "completion timeout");
     assert_true(now_ms() - t0 < 5000);
+    if (want_shell()) /* the MRd reached the card, whose completion never came */
+        assert_true(stats().cpl_timeouts > timeouts0);
     gr_vfio_emu_fault(GR_VFIO_EMU_HEALTHY);
     /* the device answers again: the link was not given up */
     assert_int_equal(rd(l, GR_REG_ID_MAGIC), GPU_REGS__ID_MAGIC__VALUE_reset);
@@ -365,6 +383,11 @@ static void removal(gr_vfio_emu_fault_t how)
     submit_fill(&e, b.bus, 8192, 0xc0ffee11u, 7);
     wait_fence(&e, 7);
     gr_vfio_emu_fault(how);
+    if (how == GR_VFIO_EMU_REMOVED_ALL_ONES) {
+        /* an aperture read of all ones is looked into, not taken for data */
+        uint8_t first[16];
+        assert_int_equal(gr_link_ap_read(l, 0x100, first, sizeof first), GR_E_NO_DEVICE);
+    }
     bool raised = true;
     double t0 = now_ms();
     if (how == GR_VFIO_EMU_REMOVED) {
@@ -479,6 +502,70 @@ static void close_with_dma_in_flight_stops_the_device_before_unmapping(void **st
     assert_int_equal(stats().iommu_faults, faults0);
 }
 
+/* ---- BARs through mmap ----------------------------------------------------------------------- */
+
+/* With VFIO_REGION_INFO_FLAG_MMAP the backend maps both BARs and reaches them with loads and
+ * stores, no pread or pwrite: registers, the aperture, DMA and its interrupt, and the faults. */
+static void mapped_bars_reach_the_card_with_loads_and_stores(void **state)
+{
+    (void)state;
+    gr_link_t *l = open_link("irqs=msi,mmap");
+    char d[256];
+    gr_link_describe(l, d, sizeof d);
+    assert_says(d, "bar1=256MiB MSI");
+    if (strstr(d, "pread"))
+        fail_msg("mapped BARs reached with pread/pwrite: %s", d);
+    const gr_vfio_emu_stats_t before = stats();
+    assert_int_equal(rd(l, GR_REG_ID_MAGIC), GPU_REGS__ID_MAGIC__VALUE_reset);
+    wr(l, GR_REG_DMA_RING_BASE_LO, 0x5aa5f000u);
+    assert_int_equal(rd(l, GR_REG_DMA_RING_BASE_LO), 0x5aa5f000u);
+    uint8_t out[77], in[77];
+    for (unsigned i = 0; i < sizeof out; i++)
+        out[i] = (uint8_t)(i * 13 + 5);
+    assert_int_equal(gr_link_ap_write(l, 0x2005, out, sizeof out), GR_OK);
+    memset(in, 0, sizeof in);
+    assert_int_equal(gr_link_ap_read(l, 0x2005, in, sizeof in), GR_OK);
+    assert_memory_equal(in, out, sizeof out);
+    /* every load and store reached the card: 77 bytes are 3 + 9 x 8 + 2 accesses each way */
+    const gr_vfio_emu_stats_t s = stats();
+    assert_int_equal(s.bar_reads - before.bar_reads, 2 + 14);
+    assert_int_equal(s.bar_writes - before.bar_writes, 1 + 14);
+    /* DMA and its interrupt, driven through the mapping */
+    engine_t e;
+    engine_start(&e, l);
+    gr_dma_buf_t b;
+    assert_int_equal(gr_link_dma_alloc(l, 8192, &b), GR_OK);
+    wr(l, GR_REG_IRQ_ENABLE, GPU_REGS__IRQ_STATE__DMA_FENCE_bm);
+    submit_fill(&e, b.bus, 8192, 0x600dcafeu, 1);
+    wait_fence(&e, 1);
+    assert_filled(&b, 8192, 0x600dcafeu);
+    wr(l, GR_REG_IRQ_TEST, GPU_REGS__IRQ_STATE__DMA_FENCE_bm);
+    bool raised = false;
+    assert_int_equal(gr_link_wait_irq(l, 2000000, &raised), GR_OK);
+    assert_true(raised);
+    wr(l, GR_REG_IRQ_STATE, GPU_REGS__IRQ_STATE__DMA_FENCE_bm);
+    wr(l, GR_REG_IRQ_ENABLE, 0);
+    /* a completion timeout seen through a load */
+    gr_vfio_emu_fault(GR_VFIO_EMU_CPL_TIMEOUT);
+    uint32_t v = 0x1234;
+    assert_int_equal(gr_link_read32(l, GR_REG_DMA_STATUS, &v), GR_E_TIMEOUT);
+    assert_int_equal(v, 0x1234);
+    gr_vfio_emu_fault(GR_VFIO_EMU_HEALTHY);
+    assert_int_equal(rd(l, GR_REG_ID_MAGIC), GPU_REGS__ID_MAGIC__VALUE_reset);
+    assert_int_equal(gr_link_dma_free(l, &b), GR_OK);
+    engine_free(&e);
+    close_link(l);
+    /* a surprise removal seen through loads: all ones, then GR_E_NO_DEVICE */
+    l = open_link("irqs=msi,mmap");
+    gr_vfio_emu_fault(GR_VFIO_EMU_REMOVED_ALL_ONES);
+    v = 0x1234;
+    assert_int_equal(gr_link_read32(l, GR_REG_DMA_STATUS, &v), GR_E_NO_DEVICE);
+    assert_int_equal(v, 0x1234);
+    assert_int_equal(gr_link_ap_read(l, 0, in, 8), GR_E_NO_DEVICE);
+    close_link(l);
+    gr_vfio_emu_fault(GR_VFIO_EMU_HEALTHY);
+}
+
 int main(void)
 {
     const char *dir = getenv("GR_VFIO_EMU");
@@ -498,6 +585,7 @@ int main(void)
         cmocka_unit_test_teardown(a_surprise_removal_with_enodev_and_the_request_irq_is_gr_e_no_device, teardown),
         cmocka_unit_test_teardown(a_reset_while_dma_is_in_flight_is_gr_e_device_reset_and_recovers, teardown),
         cmocka_unit_test_teardown(close_with_dma_in_flight_stops_the_device_before_unmapping, teardown),
+        cmocka_unit_test_teardown(mapped_bars_reach_the_card_with_loads_and_stores, teardown),
     };
     return cmocka_run_group_tests_name("pcie_vfio", tests, NULL, NULL);
 }
