@@ -65,13 +65,32 @@ $(BLINK_USB_OBJ): bench/link/bench_link.c
 $(eval $(call program,$(BLINK_USB),$(BLINK_USB_OBJ) $(USB_EMU_OBJ) $(LIBGPUREF) $(BOARD_LIB) $(SIM_LIB),\
   $$(BOARD_LIB) $$(GPUREF_LINK) $$(USB_LDLIBS)))
 -include $(BLINK_USB_OBJ:.o=.d)
+# pcie:// on the VFIO emulation: linked with its preload library before libc (sim/vfio), the
+# emulation's tree in a directory of the run's own ($GR_VFIO_EMU, read when the program starts).
+BLINK_VFIO     := $(BUILD)/bench/link/bench_link_vfio
+BLINK_VFIO_OBJ := $(BUILD)/bench/link/bench_link_vfio.o
+$(BLINK_VFIO_OBJ): bench/link/bench_link.c
+	@mkdir -p $(@D)
+	$(call quiet,CC,$<)$(CC) $(HOST_CFLAGS) -DGR_BENCH_VFIO -Isim/vfio -c $< -o $@
+$(eval $(call program,$(BLINK_VFIO),$(BLINK_VFIO_OBJ) $(VFIO_EMU_SO) $(LIBGPUREF) $(SIM_LIB),\
+  $$(VFIO_EMU_SO) -Wl$$(comma)-rpath$$(comma)$$(abspath $$(VFIO_DIR)) $$(GPUREF_LINK)))
+-include $(BLINK_VFIO_OBJ:.o=.d)
+blink_vfio = d=$$(mktemp -d) && GR_VFIO_EMU=$$d/tree $(BLINK_VFIO) $(1); rc=$$?; rm -rf $$d; exit $$rc
 # Prints the tables and writes them to $(BUILD)/bench/link.md.
 bench: bench-link
-bench-link: $(BLINK_BENCH) $(BLINK_USB) $(GPUREF_SIMD)
+bench-link: $(BLINK_BENCH) $(BLINK_USB) $(BLINK_VFIO) $(GPUREF_SIMD)
 	@mkdir -p $(BUILD)/bench && rm -f $(BUILD)/bench/link.md
 	$(BLINK_BENCH) --simd $(GPUREF_SIMD) --out $(BUILD)/bench/link.md $(BLINK_ARGS)
 	$(BLINK_USB) --out $(BUILD)/bench/link.md $(BLINK_ARGS)
+	$(call blink_vfio,--only pcie --out $(BUILD)/bench/link.md $(BLINK_ARGS))
 	@echo "bench-link: $(BUILD)/bench/link.md"
+# The pcie:// row alone, sim:// beside it: $(BUILD)/bench/link-vfio.md.
+.PHONY: bench-link-vfio
+bench-link-vfio: $(BLINK_VFIO)
+	@mkdir -p $(BUILD)/bench && rm -f $(BUILD)/bench/link-vfio.md
+	$(call blink_vfio,--out $(BUILD)/bench/link-vfio.md $(BLINK_ARGS))
+	@echo "bench-link-vfio: $(BUILD)/bench/link-vfio.md"
+$(eval $(call suite,bench-link-vfio-smoke,$(BLINK_VFIO),$(call blink_vfio,--smoke --only pcie)))
 # A tiny run over sim:// and the stream board: bytes read back exact, cycles counted.
 # (The list is a variable: a comma written inside $(call ...) would split its arguments.)
 BLINK_SMOKE_LINKS := sim,stream

@@ -56,6 +56,8 @@
 #include "gr_usb_emu.h"
 #elif defined(GR_BENCH_COCOTB)
 #include "gr_link_cocotb.h"
+#elif defined(GR_BENCH_VFIO)
+#include "gr_vfio_emu.h"
 #else
 #define GR_BENCH_SIMD 1 /* the links through gpuref-simd */
 #endif
@@ -177,6 +179,18 @@ static void counters(gr_link_t *l, gr_proto_counters_t *c)
         c->link.tx_bytes = k.bytes_down;
         c->link.rx_bytes = k.bytes_up;
     }
+#elif defined(GR_BENCH_VFIO)
+    /* pcie:// on the VFIO emulation: a round trip is a BAR read (a pread or a mapped load the
+     * host waited for), a frame a TLP on the card's four streams */
+    if (!strcmp(gr_link_scheme(l), "pcie")) {
+        gr_vfio_emu_stats_t k;
+        gr_vfio_emu_stats(&k);
+        c->round_trips = k.bar_reads;
+        c->link.tx_frames = k.cq_tlps + k.rc_tlps;
+        c->link.rx_frames = k.cc_tlps + k.rq_tlps;
+        c->link.tx_bytes = k.bytes_down;
+        c->link.rx_bytes = k.bytes_up;
+    }
 #endif
 }
 
@@ -189,6 +203,10 @@ static bool link_counts(gr_link_t *l)
 #ifdef GR_BENCH_COCOTB
     gr_link_cocotb_counts_t k;
     return !strcmp(gr_link_scheme(l), "cocotb") && gr_link_cocotb_counts(&k) == GR_OK;
+#elif defined(GR_BENCH_VFIO)
+    gr_vfio_emu_stats_t k;
+    gr_vfio_emu_stats(&k);
+    return !strcmp(gr_link_scheme(l), "pcie") && k.shell;
 #else
     return false;
 #endif
@@ -686,6 +704,13 @@ static link_plan_t plan_pty = {"uart:// pty", 0.3, "3 Mbaud / 10", 20, 1 * KB, 4
 #elif defined(GR_BENCH_USB)
 static link_plan_t plan_usb601 = {"usb://ft601", 400.0, "FT601 4 B x 100 MHz, both ways", 100, 64 * KB, 1024 * KB, true, CORE_HZ, 1024 * KB};
 static link_plan_t plan_usb2232 = {"usb://ft2232h", 60.0, "FT2232H 60 MB/s", 100, 64 * KB, 1024 * KB, false, CORE_HZ, 1024 * KB};
+#elif defined(GR_BENCH_VFIO)
+/* pcie:// on the VFIO emulation (sim/vfio): pcie_core under Verilator behind the emulation's
+ * root complex, which drives the hard IP's 64-bit interface every cycle it has a beat (taken as
+ * the 250 MHz user_clk of Gen3 x2, the cocotb:// row's link) and answers a read 100 cycles
+ * after its request. */
+static link_plan_t plan_vfio = {"pcie:// vfio", 1969.2, "Gen3 x2, 64-bit at 250 MHz, each way", 100, 64 * KB,
+                                1024 * KB, false, PCIE_HZ, 1024 * KB};
 #else
 /* PCIe in simulation, with smaller copies and buffer than the others (256 KiB: Icarus runs
  * gpu_core, the shell and the hard IP model at a few thousand cycles per CPU second, and every
@@ -932,7 +957,7 @@ static int usage(void)
 {
     fprintf(stderr, "usage: bench_link [--seed N] [--simd PATH] [--quick] [--smoke] [--rtrips] [--only LIST] [--out FILE]\n"
                     "  LIST: comma-separated of sim, stream, ft601, ft601-quiet, ft2232h, uart, pty\n"
-                    "        (bench_link_usb: ft601, ft2232h; the PCIe build: sim, pcie)\n");
+                    "        (bench_link_usb: ft601, ft2232h; the PCIe builds: sim, pcie)\n");
     return 2;
 }
 
@@ -1022,6 +1047,18 @@ int bench_link_main(int argc, char **argv)
     if (wanted("pcie")) {
         scale(&plan_pcie);
         run_link(&plan_pcie, "cocotb://");
+    }
+#elif defined(GR_BENCH_VFIO)
+    if (wanted("pcie")) {
+        const char *root = getenv("GR_VFIO_EMU");
+        if (!root || !*root) {
+            fail("pcie:// vfio: GR_VFIO_EMU=DIR must name the emulation's tree when the program starts");
+        } else {
+            char uri[512];
+            snprintf(uri, sizeof uri, "pcie://%s?root=%s", GR_VFIO_EMU_BDF, root);
+            scale(&plan_vfio);
+            run_link(&plan_vfio, uri);
+        }
     }
 #endif
     if (g_nres)

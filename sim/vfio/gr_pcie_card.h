@@ -44,6 +44,7 @@ typedef struct gr_pcie_card_counts {
     uint64_t ur_cpls;            /**< Unsupported Request completions sent (MRd not covered) */
     uint64_t msis;               /**< MSIs the card sent (cfg_interrupt_msi_sent) */
     uint64_t cpl_timeouts;       /**< BAR reads the card did not complete in time */
+    uint64_t bytes_down, bytes_up; /**< descriptor and payload bytes: CQ and RC, CC and RQ */
     uint64_t unexpected_cpls;    /**< completions for no outstanding tag (dropped) */
 } gr_pcie_card_counts_t;
 

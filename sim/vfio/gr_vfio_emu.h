@@ -78,6 +78,9 @@ typedef struct gr_vfio_emu_stats {
     uint64_t cq_tlps;          /**< card=shell: requests the root complex sent on CQ */
     uint64_t rq_tlps;          /**< card=shell: the shell's requests on RQ (MWr and MRd) */
     uint64_t ur_cpls;          /**< card=shell: MRd answered Unsupported Request (IOMMU faults) */
+    uint64_t cc_tlps, rc_tlps; /**< card=shell: completions from the card, and to it */
+    uint64_t bytes_down, bytes_up; /**< card=shell: TLP bytes (descriptors and payload) on CQ
+                                        and RC, and on CC and RQ */
     uint64_t cpl_timeouts;     /**< card=shell: BAR reads that ended in a completion timeout */
     uint64_t msis;             /**< card=shell: MSIs the shell sent */
     unsigned irq_index;        /**< VFIO_PCI_*_IRQ_INDEX in use, or ~0u for none */

@@ -212,6 +212,7 @@ void gr_pcie_card::step()
     int_sent = false;
     cq_ready = t->s_axis_cq_tready_o;
     if (cq_v && t->s_axis_cq_tready_o) {
+        counts.bytes_down += (cqb.keep & 2) ? 8 : 4;
         cq.pop_front();
         if (last_read && cq.empty()) {
             last_read->sent_at = cycle;
@@ -223,6 +224,7 @@ void gr_pcie_card::step()
         b.data = t->m_axis_cc_tdata_o;
         b.keep = t->m_axis_cc_tkeep_o;
         b.last = t->m_axis_cc_tlast_o;
+        counts.bytes_up += (b.keep & 2) ? 8 : 4;
         cc_in.push_back(b);
         if (b.last) {
             take_cc(cc_in);
@@ -235,6 +237,7 @@ void gr_pcie_card::step()
         b.keep = t->m_axis_rq_tkeep_o;
         b.last = t->m_axis_rq_tlast_o;
         b.user = t->m_axis_rq_tuser_o;
+        counts.bytes_up += (b.keep & 2) ? 8 : 4;
         rq_in.push_back(b);
         if (b.last) {
             take_rq(rq_in);
@@ -242,6 +245,7 @@ void gr_pcie_card::step()
         }
     }
     if (rc_v && t->s_axis_rc_tready_o) {
+        counts.bytes_down += (rcb.keep & 2) ? 8 : 4;
         if (++rc_beat == rc.front().beats.size()) {
             rc.pop_front();
             rc_beat = 0;

@@ -184,6 +184,10 @@ static void drop_card(void)
         card_done.ur_cpls += k.ur_cpls;
         card_done.cpl_timeouts += k.cpl_timeouts;
         card_done.msis += k.msis;
+        card_done.cc_tlps += k.cc_tlps;
+        card_done.rc_tlps += k.rc_tlps;
+        card_done.bytes_down += k.bytes_down;
+        card_done.bytes_up += k.bytes_up;
         gr_pcie_card_destroy(card);
         card = NULL;
     }
@@ -523,6 +527,10 @@ void gr_vfio_emu_stats(gr_vfio_emu_stats_t *out)
         st.ur_cpls = card_done.ur_cpls + k.ur_cpls;
         st.cpl_timeouts = card_done.cpl_timeouts + k.cpl_timeouts;
         st.msis = card_done.msis + k.msis;
+        st.cc_tlps = card_done.cc_tlps + k.cc_tlps;
+        st.rc_tlps = card_done.rc_tlps + k.rc_tlps;
+        st.bytes_down = card_done.bytes_down + k.bytes_down;
+        st.bytes_up = card_done.bytes_up + k.bytes_up;
     }
     st.open = device_fd >= 0;
     st.irq_index = irq_index;
