@@ -90,7 +90,8 @@ bench-link-vfio: $(BLINK_VFIO)
 	@mkdir -p $(BUILD)/bench && rm -f $(BUILD)/bench/link-vfio.md
 	$(call blink_vfio,--out $(BUILD)/bench/link-vfio.md $(BLINK_ARGS))
 	@echo "bench-link-vfio: $(BUILD)/bench/link-vfio.md"
-$(eval $(call suite,bench-link-vfio-smoke,$(BLINK_VFIO),$(call blink_vfio,--smoke --only pcie)))
+$(eval $(call suite,bench-link-vfio-smoke,$(BLINK_VFIO),d=$$$$(mktemp -d) && GR_VFIO_EMU=$$$$d/tree $(BLINK_VFIO) \
+  --smoke --only pcie; rc=$$$$?; rm -rf $$$$d; exit $$$$rc))
 # A tiny run over sim:// and the stream board: bytes read back exact, cycles counted.
 # (The list is a variable: a comma written inside $(call ...) would split its arguments.)
 BLINK_SMOKE_LINKS := sim,stream

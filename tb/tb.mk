@@ -344,12 +344,14 @@ $(PCIE_DRV_SO): $(LIBGPUREF_OBJS) $(PCIE_DRV_OBJS) $(PCIE_BENCH_OBJ) $(SIM_LIB)
 	$(call quiet,LD,$@)$(CXX) -shared -o $@ -Wl,--no-undefined -Wl,--exclude-libs,ALL $(LIBGPUREF_OBJS) \
 	  $(PCIE_DRV_OBJS) $(PCIE_BENCH_OBJ) $(SIM_LIB) $(GPUREF_SO_LDLIBS)
 -include $(PCIE_BENCH_OBJ:.o=.d)
-# system-pcie-vfio-jobs: the pcie-driver suites' conformance and smoke jobs on pcie:// over VFIO.
+# system-pcie-vfio-jobs: the pcie-driver suites' conformance and smoke jobs on pcie:// over VFIO,
+# the BARs reached with pread/pwrite, then mapped (the emulation's option mmap).
 PCIE_JOBS_TEST := $(VFIO_DIR)/test_pcie_jobs
 $(eval $(call program,$(PCIE_JOBS_TEST),$(HOST_OBJ_DIR)/tb/system/test_pcie_jobs.o $(PCIE_DRV_OBJS) $(PCIE_BENCH_OBJ) \
   $(LIBGPUREF) $(SIM_LIB),$$(GPUREF_LINK)))
-$(eval $(call suite,system-pcie-vfio-jobs,$(PCIE_JOBS_TEST) $(VFIO_EMU_SO),tb/system/on_link.sh pcie-vfio \
-  $(GPUREF_SIMD) $(PCIE_JOBS_TEST)))
+$(eval $(call suite,system-pcie-vfio-jobs,$(PCIE_JOBS_TEST) $(VFIO_EMU_SO),rc=0; tb/system/on_link.sh pcie-vfio \
+  $(GPUREF_SIMD) $(PCIE_JOBS_TEST) || rc=1; export ASAN_OPTIONS="$$$${ASAN_OPTIONS:+$$$$ASAN_OPTIONS:}allow_user_segv_handler=1"; \
+  GR_VFIO_EMU_OPTS=mmap tb/system/on_link.sh pcie-vfio $(GPUREF_SIMD) $(PCIE_JOBS_TEST) || rc=1; exit $$$$rc))
 # test-examples builds the same objects and simulation library in a make of its own (its
 # install): when both run in one make (make test, maybe -j2), this waits for it instead of
 # writing the same files at the same time.

@@ -4,7 +4,7 @@
  * gr_link_pcie.c) runs unmodified without a card or an IOMMU (sim/vfio/README.md).
  *
  * The library (build/vfio/libgr_vfio_emu.so) interposes open, openat, close, ioctl, pread,
- * pwrite and mmap of the process (LD_PRELOAD, or linked before libc). With $GR_VFIO_EMU=DIR set
+ * pwrite, mmap and munmap of the process (LD_PRELOAD, or linked before libc). With $GR_VFIO_EMU=DIR set
  * when it loads, it builds a sysfs and /dev tree under DIR for one device,
  * GR_VFIO_EMU_BDF in IOMMU group GR_VFIO_EMU_GROUP, bound to vfio-pci, and answers the VFIO
  * ioctls on DIR/dev/vfio/vfio (the container), DIR/dev/vfio/<group> and the device fd as

@@ -93,13 +93,16 @@ struct gr_pcie_card {
     void send_cq(uint64_t addr, bool bar1, bool write, unsigned dwords, uint8_t fbe, uint8_t lbe,
                  const uint32_t *payload, uint8_t tag);
     int read(bool bar1, uint64_t off, uint8_t *dst, size_t bytes);
-    void write(bool bar1, uint64_t off, const uint8_t *src, size_t bytes);
+    void write(bool bar1, uint64_t off, const uint8_t *src, size_t bytes, bool last);
     // Posted writes leave once the card has taken them; a card that stops taking CQ loses them.
     void drain_cq()
     {
-        const uint64_t t0 = cycle;
-        while (!cq.empty() && cycle - t0 < kCplTimeout)
+        uint64_t t0 = cycle;
+        for (size_t left = cq.size(); !cq.empty() && cycle - t0 < kCplTimeout;) {
             step();
+            if (cq.size() != left) // progress: the wait runs from the last beat taken
+                left = cq.size(), t0 = cycle;
+        }
         cq.clear();
         // ... and once the completer is free again (it holds CQ while it works), kSettleCycles
         // for gpu_core and the shell to act on it.
@@ -521,7 +524,9 @@ int gr_pcie_card::read(bool bar1, uint64_t off, uint8_t *dst, size_t bytes)
     return GR_OK;
 }
 
-void gr_pcie_card::write(bool bar1, uint64_t off, const uint8_t *src, size_t bytes)
+// One MWr on CQ; the last of a call's writes waits until the card has taken them all (the CPU
+// posts the others back to back).
+void gr_pcie_card::write(bool bar1, uint64_t off, const uint8_t *src, size_t bytes, bool last)
 {
     const uint64_t dw_base = off & ~3ull;
     const unsigned dwords = unsigned(((off + bytes + 3) & ~3ull) - dw_base) / 4;
@@ -532,7 +537,7 @@ void gr_pcie_card::write(bool bar1, uint64_t off, const uint8_t *src, size_t byt
     const uint8_t lbe = dwords == 1 ? 0 : uint8_t(0xfu >> ((4 - ((off + bytes) & 3)) & 3));
     send_cq(off, bar1, true, dwords, fbe, lbe, pl.data(), 0);
     counts.cq_tlps++;
-    drain_cq();
+    if (last) drain_cq();
 }
 
 // ---- the C API -----------------------------------------------------------------------------
@@ -575,7 +580,7 @@ void gr_pcie_card_bar0_write(gr_pcie_card_t *card, uint32_t offset, uint32_t val
 {
     uint8_t b[4];
     std::memcpy(b, &value, 4);
-    card->write(false, offset, b, 4);
+    card->write(false, offset, b, 4, true);
 }
 
 int gr_pcie_card_bar1_read(gr_pcie_card_t *card, uint64_t offset, void *dst, size_t bytes)
@@ -599,7 +604,7 @@ void gr_pcie_card_bar1_write(gr_pcie_card_t *card, uint64_t offset, const void *
     while (bytes) {
         size_t n = kMaxPayload - (offset % kMaxPayload);
         if (n > bytes) n = bytes;
-        card->write(true, offset, s, n);
+        card->write(true, offset, s, n, n == bytes);
         offset += n, s += n, bytes -= n;
     }
 }
