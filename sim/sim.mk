@@ -127,7 +127,7 @@ $(VFIO_DIR)/vfio_emu.o: sim/vfio/vfio_emu.c
 # The card behind it (sim/vfio/pcie_card.cpp): pcie_core (the shell and gpu_core) verilated as
 # Vpcie_card, its VRAM model and Verilator's run-time from SIM_LIB. -Wno-fatal: the shell is
 # linted by `make lint-pcie`.
-PCIE_CARD_DIR := $(VFIO_DIR)/card
+PCIE_CARD_DIR := $(SIM_DIR)/pcie_card
 PCIE_CARD_RTL := $(sort $(wildcard bridge/rtl/pcie/*.v))
 PCIE_CARD_VERILATE = $(VERILATOR) --cc --trace-fst -Wall -Wno-fatal $(addprefix --CFLAGS ,$(PIC_CFLAGS)) \
     -GBuildStamp=$(SIM_BUILD_STAMP) -I$(RTL_INC) --top-module pcie_core --prefix Vpcie_card \

@@ -293,7 +293,7 @@ LINKS_SMALL_KMD_SUBMIT := create_context_fills_context_info_and_refuses_bad_requ
 LINKS_SMALL_RESIDENCY := residency_is_notified_and_an_evicted_va_faults_without_harm
 # links_run LINK SUITE FILTER: one suite on one link (the usb links run its usb flavour).
 links_bin = $(if $(filter usb-%,$(1)),$(USB_DIR)/test_$(2)_usb,$(BUILD)/tb/system/test_$(2))
-links_run = GR_TEST_FILTER='$(if $(LINKS_FULL),,$(3))' CMOCKA_MESSAGE_OUTPUT=TAP \
+links_run = GR_TEST_FILTER='$(if $(LINKS_FULL),,$(3))' CMOCKA_MESSAGE_OUTPUT=TAP GR_VFIO_EMU_SO=$(VFIO_EMU_SO) \
   tb/system/on_link.sh $(1) $(GPUREF_SIMD) $(call links_bin,$(1),$(2))
 links_one = $(if $(or $(LINKS_FULL),$(filter simd,$(1))),\
   $(call links_run,$(1),alloc,$(LINKS_ALLOC)) || rc=1; \
@@ -349,7 +349,8 @@ $(PCIE_DRV_SO): $(LIBGPUREF_OBJS) $(PCIE_DRV_OBJS) $(PCIE_BENCH_OBJ) $(SIM_LIB)
 PCIE_JOBS_TEST := $(VFIO_DIR)/test_pcie_jobs
 $(eval $(call program,$(PCIE_JOBS_TEST),$(HOST_OBJ_DIR)/tb/system/test_pcie_jobs.o $(PCIE_DRV_OBJS) $(PCIE_BENCH_OBJ) \
   $(LIBGPUREF) $(SIM_LIB),$$(GPUREF_LINK)))
-$(eval $(call suite,system-pcie-vfio-jobs,$(PCIE_JOBS_TEST) $(VFIO_EMU_SO),rc=0; tb/system/on_link.sh pcie-vfio \
+$(eval $(call suite,system-pcie-vfio-jobs,$(PCIE_JOBS_TEST) $(VFIO_EMU_SO),rc=0; export GR_VFIO_EMU_SO=$(VFIO_EMU_SO); \
+  tb/system/on_link.sh pcie-vfio \
   $(GPUREF_SIMD) $(PCIE_JOBS_TEST) || rc=1; export ASAN_OPTIONS="$$$${ASAN_OPTIONS:+$$$$ASAN_OPTIONS:}allow_user_segv_handler=1"; \
   GR_VFIO_EMU_OPTS=mmap tb/system/on_link.sh pcie-vfio $(GPUREF_SIMD) $(PCIE_JOBS_TEST) || rc=1; exit $$$$rc))
 # test-examples builds the same objects and simulation library in a make of its own (its
