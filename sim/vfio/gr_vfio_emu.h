@@ -32,6 +32,8 @@
  *   card=KIND   shell (the default) or tlm; kept by gr_vfio_emu_configure unless named again
  *   mmap        BAR0 and BAR1 carry VFIO_REGION_INFO_FLAG_MMAP; a mapping's loads and stores
  *               reach the card (x86-64 only: README.md, "BARs through mmap")
+ *   fail=NAME   the ioctl NAME (VFIO_GET_API_VERSION, VFIO_IOMMU_MAP_DMA, ...: the list is in
+ *               vfio_emu.c) fails with EIO on every fd, as a kernel or device that refuses it
  * A bad option ends the process with a message before main.
  */
 #ifndef GPUREF_GR_VFIO_EMU_H

@@ -86,6 +86,28 @@ static unsigned irq_offer = 1u << VFIO_PCI_MSI_IRQ_INDEX;
 static bool reset_works = true;
 static bool tlm_card; /* card=tlm: gpu_core alone at the transaction level, not pcie_core */
 static bool bar_mmap; /* mmap: the BARs carry VFIO_REGION_INFO_FLAG_MMAP */
+static unsigned long fail_req; /* fail=NAME: that ioctl fails with EIO (0: none) */
+
+/* The ioctls fail= names. */
+static const struct {
+    const char *name;
+    unsigned long req;
+} ioctl_names[] = {
+    {"VFIO_GET_API_VERSION", VFIO_GET_API_VERSION},
+    {"VFIO_CHECK_EXTENSION", VFIO_CHECK_EXTENSION},
+    {"VFIO_SET_IOMMU", VFIO_SET_IOMMU},
+    {"VFIO_IOMMU_GET_INFO", VFIO_IOMMU_GET_INFO},
+    {"VFIO_IOMMU_MAP_DMA", VFIO_IOMMU_MAP_DMA},
+    {"VFIO_IOMMU_UNMAP_DMA", VFIO_IOMMU_UNMAP_DMA},
+    {"VFIO_GROUP_GET_STATUS", VFIO_GROUP_GET_STATUS},
+    {"VFIO_GROUP_SET_CONTAINER", VFIO_GROUP_SET_CONTAINER},
+    {"VFIO_GROUP_GET_DEVICE_FD", VFIO_GROUP_GET_DEVICE_FD},
+    {"VFIO_DEVICE_GET_INFO", VFIO_DEVICE_GET_INFO},
+    {"VFIO_DEVICE_GET_REGION_INFO", VFIO_DEVICE_GET_REGION_INFO},
+    {"VFIO_DEVICE_GET_IRQ_INFO", VFIO_DEVICE_GET_IRQ_INFO},
+    {"VFIO_DEVICE_SET_IRQS", VFIO_DEVICE_SET_IRQS},
+    {"VFIO_DEVICE_RESET", VFIO_DEVICE_RESET},
+};
 
 static bool group_open, group_in_container, iommu_set;
 static int iommu_type;
@@ -397,10 +419,12 @@ static void build_tree(const char *dir)
 }
 
 /* The options; the card's kind stays what it was unless card= names it. */
-static int parse_opts(const char *opts, unsigned *out_irqs, bool *out_reset, bool *out_tlm, bool *out_mmap)
+static int parse_opts(const char *opts, unsigned *out_irqs, bool *out_reset, bool *out_tlm, bool *out_mmap,
+                      unsigned long *out_fail)
 {
     unsigned irqs = 1u << VFIO_PCI_MSI_IRQ_INDEX;
     bool reset = true, tlm = *out_tlm, mm = false;
+    unsigned long fail_at = 0;
     char buf[256];
     if (strlen(opts) >= sizeof buf)
         return -1;
@@ -410,6 +434,12 @@ static int parse_opts(const char *opts, unsigned *out_irqs, bool *out_reset, boo
             reset = false;
         } else if (strcmp(o, "card=shell") == 0 || strcmp(o, "card=tlm") == 0) {
             tlm = o[5] == 't';
+        } else if (strncmp(o, "fail=", 5) == 0) {
+            for (size_t i = 0; i < sizeof ioctl_names / sizeof ioctl_names[0] && !fail_at; i++)
+                if (strcmp(o + 5, ioctl_names[i].name) == 0)
+                    fail_at = ioctl_names[i].req;
+            if (!fail_at)
+                return -1;
         } else if (strcmp(o, "mmap") == 0) {
 #if defined(__x86_64__)
             mm = true;
@@ -437,6 +467,7 @@ static int parse_opts(const char *opts, unsigned *out_irqs, bool *out_reset, boo
     *out_reset = reset;
     *out_tlm = tlm;
     *out_mmap = mm;
+    *out_fail = fail_at;
     return 0;
 }
 
@@ -447,9 +478,9 @@ __attribute__((constructor)) static void vfio_emu_start(void)
     if (!dir || !*dir)
         return;
     const char *opts = getenv("GR_VFIO_EMU_OPTS");
-    if (opts && parse_opts(opts, &irq_offer, &reset_works, &tlm_card, &bar_mmap) != 0)
+    if (opts && parse_opts(opts, &irq_offer, &reset_works, &tlm_card, &bar_mmap, &fail_req) != 0)
         die("GR_VFIO_EMU_OPTS: expected irqs=msi+msix+intx (any of them, or none), noreset, "
-            "card=shell or card=tlm, and mmap (x86-64 only), comma-separated",
+            "card=shell or card=tlm, mmap (x86-64 only) and fail=VFIO_IOCTL_NAME, comma-separated",
             opts);
     build_tree(dir);
     init_cfg();
@@ -474,12 +505,14 @@ int gr_vfio_emu_configure(const char *opts)
 {
     unsigned irqs;
     bool reset, tlm = tlm_card, mm;
+    unsigned long fail_at;
     lock();
-    int rc = device_fd >= 0 || !opts || parse_opts(opts, &irqs, &reset, &tlm, &mm) != 0 ? -1 : 0;
+    int rc = device_fd >= 0 || !opts || parse_opts(opts, &irqs, &reset, &tlm, &mm, &fail_at) != 0 ? -1 : 0;
     if (!rc) {
         irq_offer = irqs;
         reset_works = reset;
         bar_mmap = mm;
+        fail_req = fail_at;
         if (tlm != tlm_card) /* the other card from the next open */
             drop_card();
         tlm_card = tlm;
@@ -1077,7 +1110,10 @@ int ioctl(int fd, unsigned long req, ...)
     if (r == R_NONE)
         return real_ioctl(fd, req, arg);
     lock();
-    int rc = r == R_CONTAINER ? container_ioctl(req, arg) : r == R_GROUP ? group_ioctl(req, arg) : device_ioctl(req, arg);
+    int rc = fail_req && req == fail_req ? fail(EIO)
+             : r == R_CONTAINER          ? container_ioctl(req, arg)
+             : r == R_GROUP              ? group_ioctl(req, arg)
+                                         : device_ioctl(req, arg);
     const int e = errno;
     unlock();
     errno = e;

@@ -502,6 +502,82 @@ static void close_with_dma_in_flight_stops_the_device_before_unmapping(void **st
     assert_int_equal(stats().iommu_faults, faults0);
 }
 
+/* ---- ioctls the kernel refuses -------------------------------------------------------------- */
+
+/* Each ioctl of the open refused in turn: the open fails with an error that names it and leaves
+ * nothing behind (the group opens again at once); MAP_DMA and UNMAP_DMA refused fail dma_alloc
+ * and dma_free alone, the buffer kept; a refused VFIO_DEVICE_RESET is the fallback, and without
+ * VFIO_IOMMU_GET_INFO's report of the valid IOVA ranges the default window is used; without
+ * VFIO_DEVICE_GET_IRQ_INFO the link has no interrupt and says so. */
+static void a_refused_ioctl_is_named_and_leaves_nothing_open(void **state)
+{
+    (void)state;
+    static const char *const at_open[] = {
+        "VFIO_GET_API_VERSION",        "VFIO_GROUP_GET_STATUS",      "VFIO_GROUP_SET_CONTAINER",
+        "VFIO_SET_IOMMU",              "VFIO_GROUP_GET_DEVICE_FD",
+        "VFIO_DEVICE_GET_INFO",        "VFIO_DEVICE_GET_REGION_INFO", "VFIO_DEVICE_SET_IRQS",
+    };
+    char opts[96];
+    for (size_t i = 0; i < sizeof at_open / sizeof at_open[0]; i++) {
+        snprintf(opts, sizeof opts, "irqs=msi,fail=%s", at_open[i]);
+        assert_int_equal(gr_vfio_emu_configure(opts), 0);
+        gr_link_t *l = NULL;
+        const int rc = gr_link_open(g_uri, &l);
+        if (rc == GR_OK) {
+            gr_link_close(l);
+            fail_msg("%s refused, and the open succeeded", at_open[i]);
+        }
+        assert_says(gr_link_error(), at_open[i]);
+        assert_false(stats().open);
+        gr_link_close(open_link("irqs=msi")); /* nothing was left open */
+        g_open = NULL;
+    }
+    /* VFIO_CHECK_EXTENSION refused: no IOMMU type to use */
+    assert_int_equal(gr_vfio_emu_configure("fail=VFIO_CHECK_EXTENSION"), 0);
+    gr_link_t *l = NULL;
+    assert_int_equal(gr_link_open(g_uri, &l), GR_E_UNSUPPORTED);
+    assert_says(gr_link_error(), "type 1 IOMMU");
+    /* VFIO_DEVICE_RESET refused: the open resets the engine itself */
+    const uint64_t resets0 = stats().resets;
+    l = open_link("irqs=msi,fail=VFIO_DEVICE_RESET");
+    assert_int_equal(stats().resets, resets0);
+    assert_int_equal(rd(l, GR_REG_ID_MAGIC), GPU_REGS__ID_MAGIC__VALUE_reset);
+    close_link(l);
+    /* VFIO_IOMMU_GET_INFO refused: DMA in the default window */
+    l = open_link("irqs=msi,fail=VFIO_IOMMU_GET_INFO");
+    gr_dma_buf_t w;
+    assert_int_equal(gr_link_dma_alloc(l, 4096, &w), GR_OK);
+    assert_true(w.bus >= GR_PCIE_IOVA_BASE && w.bus < GR_PCIE_IOVA_END);
+    assert_int_equal(gr_link_dma_free(l, &w), GR_OK);
+    close_link(l);
+    /* VFIO_DEVICE_GET_IRQ_INFO refused: no interrupt (polling) */
+    l = open_link("irqs=msi,fail=VFIO_DEVICE_GET_IRQ_INFO");
+    assert_int_equal(gr_link_caps(l) & GR_LINK_CAP_IRQ, 0);
+    bool raised;
+    assert_int_equal(gr_link_wait_irq(l, 10, &raised), GR_E_UNSUPPORTED);
+    assert_int_equal(rd(l, GR_REG_ID_MAGIC), GPU_REGS__ID_MAGIC__VALUE_reset);
+    close_link(l);
+    /* MAP_DMA refused: dma_alloc fails and maps nothing */
+    l = open_link("irqs=msi,fail=VFIO_IOMMU_MAP_DMA");
+    const uint64_t maps0 = stats().mappings;
+    gr_dma_buf_t b;
+    assert_int_equal(gr_link_dma_alloc(l, 4096, &b), GR_E_IO);
+    assert_says(gr_link_error(), "VFIO_IOMMU_MAP_DMA");
+    assert_int_equal(stats().mappings, maps0);
+    close_link(l);
+    /* UNMAP_DMA refused: dma_free fails and the mapping stays (the device may still reach the
+     * pages: they are not given back), until the container goes at close */
+    l = open_link("irqs=msi,fail=VFIO_IOMMU_UNMAP_DMA");
+    assert_int_equal(gr_link_dma_alloc(l, 4096, &b), GR_OK);
+    assert_int_equal(stats().mappings, maps0 + 1);
+    assert_int_equal(gr_link_dma_free(l, &b), GR_E_IO);
+    assert_says(gr_link_error(), "VFIO_IOMMU_UNMAP_DMA");
+    assert_int_equal(stats().mappings, maps0 + 1);
+    close_link(l);
+    assert_int_equal(stats().mappings, 0);
+    assert_int_equal(gr_vfio_emu_configure("irqs=msi"), 0);
+}
+
 /* ---- BARs through mmap ----------------------------------------------------------------------- */
 
 /* With VFIO_REGION_INFO_FLAG_MMAP the backend maps both BARs and reaches them with loads and
@@ -586,6 +662,7 @@ int main(void)
         cmocka_unit_test_teardown(a_reset_while_dma_is_in_flight_is_gr_e_device_reset_and_recovers, teardown),
         cmocka_unit_test_teardown(close_with_dma_in_flight_stops_the_device_before_unmapping, teardown),
         cmocka_unit_test_teardown(mapped_bars_reach_the_card_with_loads_and_stores, teardown),
+        cmocka_unit_test_teardown(a_refused_ioctl_is_named_and_leaves_nothing_open, teardown),
     };
     return cmocka_run_group_tests_name("pcie_vfio", tests, NULL, NULL);
 }
