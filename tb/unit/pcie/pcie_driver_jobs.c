@@ -203,6 +203,16 @@ int pcie_job_smoke(void *arg)
     if (!rc)
         rc = gr_cmd_wait(g, 5000) == GR_E_TIMEOUT ? GR_OK : GR_E_INVALID;
     check(r, rc == GR_OK, "a packet waiting on a closed gate does not retire", rc);
+    /* It is on the engine once VidSch has submitted it (DxgkDdiSubmitCommand). That is VidSch's
+     * thread's work, which on a loaded machine can trail the wait above; a preemption before it
+     * would find nothing to take off. */
+    for (unsigned i = 0; !rc && i < 200; i++) {
+        rc = gr_adapter_sched_stats(ad, &st1);
+        if (rc || st1.submitted > st0.submitted)
+            break;
+        rc = gr_cmd_wait(g, 1000) == GR_E_TIMEOUT ? GR_OK : GR_E_INVALID;
+    }
+    check(r, rc == GR_OK && st1.submitted > st0.submitted, "VidSch submits it to the engine", rc);
     if (!rc)
         rc = gr_preempt(dev, ctx);
     if (!rc)
