@@ -17,7 +17,8 @@
  *                   write and an aperture read are refused with GR_E_BUSY naming it; with nobody
  *                   else the device is lent (writes, BAR1, the interrupt line, a soft reset), another
  *                   client's session is refused naming the holder while reads work, and at close the
- *                   driver stack starts again and zeroes the VRAM it hands out
+ *                   driver stack starts again and zeroes the VRAM it hands out; a holder SIGKILLed
+ *                   gives it back too
  *
  * With --binding, exclusive binding on direct opens (bridge/PROTOCOL.md, "Binding"), on a
  * gpuref-simd stream board: a second driver stack gets GR_E_BUSY naming the owner; register
@@ -563,6 +564,36 @@ static void test_raw(void)
         one_round(s, 4, 0, scratch, 1024); /* exits the test process if it fails */
         gr_session_close(s);
     }
+    /* A client killed while it holds the device: the broker takes it back and starts its driver
+     * stack again for the others. */
+    int p[2];
+    if (pipe(p))
+        exit(1);
+    fflush(stdout);
+    pid_t k = fork();
+    if (k == 0) {
+        close(p[0]);
+        gr_device_t *kd;
+        char ok = gr_device_open(uri, 0, &kd) == GR_OK && gr_reg_write(kd, GR_REG_SCRATCH, 0xdead) == GR_OK ? 'o' : 'e';
+        if (write(p[1], &ok, 1) != 1)
+            _exit(1);
+        for (;;)
+            pause();
+    }
+    close(p[1]);
+    char ch = 0;
+    bool held = read(p[0], &ch, 1) == 1 && ch == 'o';
+    close(p[0]);
+    kill(k, SIGKILL);
+    int kst = reap(k);
+    rc = GR_E_BUSY;
+    for (int i = 0; i < 100 && rc == GR_E_BUSY; i++) {
+        rc = session_in_child(msg, sizeof msg);
+        if (rc == GR_E_BUSY)
+            usleep(50000);
+    }
+    tap(held && kst == 128 + SIGKILL && rc == GR_OK, "raw: a client SIGKILLed while it holds the device: the broker "
+        "takes it back and the next client's session works (%s%s%s)", gr_status_name(rc), rc ? ": " : "", rc ? msg : "");
 }
 
 /* gpuctl's commands over broker:// (a program of the project, unchanged): its exit status and
@@ -829,7 +860,7 @@ int main(int argc, char **argv)
     char sock[200];
     snprintf(sock, sizeof sock, "%s/b.sock", dir);
     snprintf(uri, sizeof uri, "broker://%s", sock);
-    printf("1..%d\n", gpuctl_bin ? 30 : 25);
+    printf("1..%d\n", gpuctl_bin ? 31 : 26);
     fflush(stdout);
     pid_t b = fork();
     if (b == 0) {
