@@ -4,7 +4,8 @@
 # this tree builds them: pkg-config alone gives the compile and link flags. TAP on stdout.
 #   examples/test_examples.sh PREFIX OUTDIR [LIBPREFIX]   (PREFIX: where `make install` put
 #   gpuref; LIBPREFIX: where `make install-lib` put it, checked to hold the library alone)
-# CC and CXX pick the compilers (gcc, g++). The examples run on sim:// with fixed seeds.
+# CC and CXX pick the compilers (gcc, g++). The examples run on sim:// with fixed seeds, and as
+# clients of the installed gpuref-broker on sim:// (broker://).
 set -u
 prefix=$1
 out=$2
@@ -34,8 +35,8 @@ check() {
     if log=$("$@" 2>&1); then ok "$name"; else not_ok "$name" "$log"; fi
 }
 
-plan=19
-[ -n "$libprefix" ] && plan=20
+plan=22
+[ -n "$libprefix" ] && plan=23
 echo "1..$plan"
 
 # ---- make install-lib: the library, its headers and gpuref.pc, no programs ----
@@ -131,6 +132,23 @@ if log=$("$out/easy_copy_cxx" 'sim://?seed=6&stall=60' 2>&1) && echo "$log" | gr
 else
     not_ok "easy_copy (C++) on sim://?seed=6&stall=60: the copy reads back" "$log"
 fi
+
+# ---- over broker://: the installed gpuref-broker owns sim://, the examples are its clients ----
+bdir=$(mktemp -d "${TMPDIR:-/tmp}/gpuref-examples.XXXXXX")
+"$prefix/bin/gpuref-broker" --socket "$bdir/sock" --quiet 'sim://?seed=7' 2>"$bdir/broker.log" &
+broker=$!
+for _ in $(seq 1 300); do [ -S "$bdir/sock" ] && break; sleep 0.1; done
+for ex in fill_copy easy_copy fill_copy_cxx; do
+    if log=$("$out/$ex" "broker://$bdir/sock" 2>&1) && echo "$log" | grep -q "every word reads back"; then
+        ok "$ex over broker:// (the installed gpuref-broker on sim://): the copy reads back"
+    else
+        not_ok "$ex over broker:// (the installed gpuref-broker on sim://): the copy reads back" \
+            "$log$(printf '\n'; cat "$bdir/broker.log")"
+    fi
+done
+kill "$broker" 2>/dev/null
+wait "$broker" 2>/dev/null
+rm -rf "$bdir"
 
 # ---- a failed open says why, through the public API ----
 log=$("$out/fill_copy" 'sim://?fst=/nonexistent/x.fst' 2>&1)

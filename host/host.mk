@@ -44,11 +44,13 @@ $(eval $(call program,$(GR_DEMO_USB),$(HOST_OBJ_DIR)/host/tools/gr_demo.o $(CONF
   $(USB_EMU_OBJ) $(LIBGPUREF) $(BOARD_LIB) $(SIM_LIB),$$(BOARD_LIB) $$(GPUREF_LINK) $$(USB_LDLIBS)))
 # make demo: on sim:// by default; DEVICE=stream|ft601|ft2232h|uart runs it on that simulated
 # board behind gpuref-simd (the board's link RTL, PHY and chip model), DEVICE=usb-ft601 or
-# usb-ft2232h on the chip emulated under libusb (sim/usb), DEVICE=URI on any device. The
+# usb-ft2232h on the chip emulated under libusb (sim/usb), DEVICE=broker as a client of
+# gpuref-broker on sim:// (host/broker), DEVICE=URI on any device. The
 # README's demo section is followed by gpuctl examples: it builds gpuctl too.
 DEVICE ?=
-demo: $(GR_DEMO) $(if $(filter-out sim,$(DEVICE)),$(GPUREF_SIMD)) $(if $(filter usb-%,$(DEVICE)),$(GR_DEMO_USB)) $(GPUCTL)
-	$(Q)GR_DEMO_USB=$(GR_DEMO_USB) scripts/demo.sh $(GR_DEMO) $(GPUREF_SIMD) $(DEVICE)
+demo: $(GR_DEMO) $(if $(filter-out sim broker,$(DEVICE)),$(GPUREF_SIMD)) $(if $(filter usb-%,$(DEVICE)),$(GR_DEMO_USB)) \
+  $(if $(filter broker,$(DEVICE)),$(GPUREF_BROKER)) $(GPUCTL)
+	$(Q)GR_DEMO_USB=$(GR_DEMO_USB) GPUREF_BROKER=$(GPUREF_BROKER) scripts/demo.sh $(GR_DEMO) $(GPUREF_SIMD) $(DEVICE)
 gpuctl: $(GPUCTL)
 gpuref-broker: $(GPUREF_BROKER)
 # gpuctl --version: GPUREF_VERSION and the commit of the tree it was built from ("-dirty" with

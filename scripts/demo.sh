@@ -9,6 +9,8 @@
 #   usb-ft601|usb-ft2232h       the chip emulated at the usbdevfs ioctl level in the demo's own
 #                               process (umockdev), under the real libusb / libftdi: the demo's
 #                               usb flavour, $GR_DEMO_USB (build/usb/gr_demo_usb)
+#   broker                      gpuref-broker ($GPUREF_BROKER) owning sim://, the demo one of its
+#                               clients over broker:// (host/broker/README.md)
 #   anything with "://"         that URI, as is (a board on a real cable: uart:///dev/ttyUSB0)
 # The exit status is the demo's (2: a bad DEVICE, or the server did not start).
 set -u
@@ -25,8 +27,9 @@ case "$device" in
             "usb://$chip?serial=GRSIMDEMO1&dead_ms=60000&timeout_ms=120000&keepalive_ms=2000&replay_ms=5000"
         ;;
     stream | ft601 | ft2232h | uart) ;;
+    broker) [ -x "${GPUREF_BROKER:-}" ] || { echo "demo: GPUREF_BROKER is not gpuref-broker" >&2; exit 2; } ;;
     *)
-        echo "demo: DEVICE='$device' is not sim, stream, ft601, ft2232h, uart, usb-ft601, usb-ft2232h or a URI" >&2
+        echo "demo: DEVICE='$device' is not sim, stream, ft601, ft2232h, uart, usb-ft601, usb-ft2232h, broker or a URI" >&2
         exit 2
         ;;
 esac
@@ -38,7 +41,9 @@ cleanup() {
     rm -rf "$dir"
 }
 trap cleanup EXIT
-if [ "$device" = uart ]; then
+if [ "$device" = broker ]; then
+    "$GPUREF_BROKER" --socket "$dir/sock" sim:// >"$dir/server.log" 2>&1 &
+elif [ "$device" = uart ]; then
     "$simd" --pty --pty-link "$dir/tty" --board uart >"$dir/server.log" 2>&1 &
 else
     "$simd" --socket "$dir/sock" --board "$device" >"$dir/server.log" 2>&1 &
@@ -47,13 +52,23 @@ server=$!
 # The banner comes once the socket listens (or the pty is there).
 for _ in $(seq 1 600); do
     grep -Eq "^gpuref-simd: (serving |.* board on /)" "$dir/server.log" 2>/dev/null && break
+    [ "$device" = broker ] && [ -S "$dir/sock" ] && break
     if ! kill -0 "$server" 2>/dev/null; then
         cat "$dir/server.log" >&2
-        echo "demo: gpuref-simd did not start a $device board" >&2
+        echo "demo: the server did not start ($device)" >&2
         exit 2
     fi
     sleep 0.1
 done
+if [ "$device" = broker ]; then
+    uri="broker://$dir/sock"
+    echo "demo: gpuref-broker owning sim://, the demo one of its clients at $uri"
+    "$demo" "$uri"
+    rc=$?
+    # What the broker said of its clients (the demo's connections, the device lent and given back).
+    sed 's/^/  | /' "$dir/server.log"
+    exit $rc
+fi
 if [ "$device" = uart ]; then
     # The simulated 3 Mbaud line is far slower in wall time than a real one (a 4 KiB frame is
     # 1.4M core cycles), and the link's timers are wall time: they get room for that.

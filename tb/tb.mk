@@ -215,7 +215,7 @@ SYSTEM_OBJS_system-dma-ref = $(DMA_REF_OBJS)
 BROKER_TEST := $(BUILD)/tb/system/test_broker
 BROKER_ROUNDS ?= 50
 $(eval $(call program,$(BROKER_TEST),$(HOST_OBJ_DIR)/tb/system/test_broker.o $(LIBGPUREF) $(SIM_LIB),$$(GPUREF_LINK)))
-$(eval $(call suite,system-broker,$(BROKER_TEST) $(GPUREF_BROKER),$(BROKER_TEST) $(GPUREF_BROKER) 'sim://?seed=1' $$(BROKER_ROUNDS)))
+$(eval $(call suite,system-broker,$(BROKER_TEST) $(GPUREF_BROKER) $(GPUCTL),$(BROKER_TEST) $(GPUREF_BROKER) 'sim://?seed=1' $$(BROKER_ROUNDS) $(GPUCTL)))
 # system-vpr-lock: no register writer reaches protected content once the VPR is locked.
 VPR_LOCK_TEST := $(BUILD)/tb/system/test_vpr_lock
 $(eval $(call program,$(VPR_LOCK_TEST),$(HOST_OBJ_DIR)/tb/system/test_vpr_lock.o $(LIBGPUREF) $(SIM_LIB),$$(GPUREF_LINK)))
@@ -434,8 +434,10 @@ $(eval $(call suite,system-simd,$(GPUREF_SIMD) $(GPUCTL),tb/system/test_simd.sh 
 # stream board's link runs the system suites in system-links). The stream board (about 40 s),
 # the FT2232H one (about 2 minutes) and uart (a 4 KiB frame is 1.4M core cycles on the
 # simulated 3 Mbaud line) run by hand: DEMO_LINK_KINDS="stream ft2232h uart".
-DEMO_LINK_KINDS ?= ft601
-$(eval $(call suite,demo-links,$(GR_DEMO) $(GPUREF_SIMD),tb/system/test_demo_links.sh $(GR_DEMO) $(GPUREF_SIMD) $$(DEMO_LINK_KINDS)))
+# broker: the demo as a client of gpuref-broker on sim:// (host/broker/README.md).
+DEMO_LINK_KINDS ?= ft601 broker
+$(eval $(call suite,demo-links,$(GR_DEMO) $(GPUREF_SIMD) $(GPUREF_BROKER),GPUREF_BROKER=$(GPUREF_BROKER) \
+  tb/system/test_demo_links.sh $(GR_DEMO) $(GPUREF_SIMD) $$(DEMO_LINK_KINDS)))
 # boards-sim: the exact ECP5 tops behind gpuref-simd --board (tb/boards/README.md;
 # BOARDS_SIM_KINDS picks the boards, BOARDS_SIM_CONFORMANCE those that run conformance). Suite
 # boards: gpuctl's board table against board_ids.def, hw_check.sh (tb/boards/test_hw_check.sh)

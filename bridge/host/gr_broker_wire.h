@@ -20,11 +20,16 @@
 
 #include "gpuref/gr_alloc.h"
 #include "gpuref/gr_submit.h"
+#include "gr_link.h"
 
 #define GR_BRK_MAGIC 0x4b524247u /* "GBRK" */
-#define GR_BRK_VERSION 1u
+#define GR_BRK_VERSION 2u
 /* The most one frame carries: a lock's or a DMA buffer's bytes included. */
 #define GR_BRK_MAX_PAYLOAD (64u << 20)
+/* The link capabilities a broker passes on to its clients (what a register-level program asks
+ * of the link: gr_conformance's checks, gr_device_wait_irq). */
+#define GR_BRK_LINK_CAPS                                                                           \
+    (GR_LINK_CAP_SIMULATED | GR_LINK_CAP_IRQ | GR_LINK_CAP_POSTED_WRITES | GR_LINK_CAP_READ_ERRORS_ALL_ONES)
 /* Segment ranges one SEGMENT_WALK answer carries. */
 #define GR_BRK_MAX_RANGES 65536u
 
@@ -72,6 +77,12 @@ typedef enum gr_brk_op {
     GR_BRK_CYCLES,
     GR_BRK_TIMELINE,
     GR_BRK_DMABUF_READ,
+    GR_BRK_AP_READ,
+    GR_BRK_AP_WRITE,
+    GR_BRK_WAIT_IRQ,
+    GR_BRK_RAW_RELEASE,
+    GR_BRK_TEST_RESERVE,
+    GR_BRK_TEST_UNRESERVE,
     GR_BRK_OP_COUNT
 } gr_brk_op_t;
 
@@ -107,6 +118,15 @@ typedef struct gr_brk_obj {
     uint64_t x, y;   /* per op, below */
 } gr_brk_obj_t;
 /*   REG_READ/REG_WRITE     a = offset, b = value (write)           -> uint32 value (read)
+ *   AP_READ                x = BAR1 offset, y = bytes               -> the bytes
+ *   AP_WRITE               x = BAR1 offset; tail: the bytes
+ *   WAIT_IRQ               a = timeout in us                        -> uint32 raised
+ *                          REG_WRITE, AP_* and WAIT_IRQ are raw access: the first one takes the
+ *                          device for the connection (the broker stops its driver stack) when
+ *                          nobody else uses it; RAW_RELEASE (or the connection's end) gives it
+ *                          back (the driver stack restarts) and answers once it has
+ *   TEST_RESERVE           a = segment, b = 1 the whole segment; tail: uint64 lo, hi, leave bytes
+ *                          (VidMm's test hook gr_vidmm_test_reserve_range); TEST_UNRESERVE: -
  *   PROCESS_CREATE         -                                       -> uint32 id
  *   DEVICE_CREATE          id = process                            -> uint32 id
  *   SEGMENTS               a = max                                 -> uint32 count, gr_segment_info_t[count]

@@ -18,6 +18,7 @@
 typedef struct brk_link {
     int fd;
     bool dead;
+    bool raw; /* the broker lent this connection the device (a raw access was granted) */
     char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
     gr_brk_hello_rsp_t hello;
 } brk_link_t;
@@ -190,6 +191,12 @@ static int broker_open(const gr_uri_t *uri, void **out_ctx)
 static void broker_close(void *ctx)
 {
     brk_link_t *b = ctx;
+    /* A device lent to this connection goes back to the broker's driver stack before close
+     * returns, so that this process's next connection finds it started. */
+    if (b->raw) {
+        gr_brk_obj_t q = {0};
+        (void)brk_call(b, GR_BRK_RAW_RELEASE, &q, sizeof q, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL);
+    }
     close(b->fd);
     free(b);
 }
@@ -204,25 +211,53 @@ static int broker_read32(void *ctx, uint32_t offset, uint32_t *out_value)
     return rc;
 }
 
+/* Raw access (host/broker/README.md): the broker lends the device to this connection while
+ * nobody else uses it, or refuses with GR_E_BUSY naming who does. */
+static int raw_call(brk_link_t *b, uint32_t op, const gr_brk_obj_t *q, const void *tail, size_t tail_len, void *rsp,
+                    size_t rsp_len, void *rsp_tail, size_t rsp_tail_cap, size_t *out_rsp_tail_len)
+{
+    int rc = brk_call(b, op, q, sizeof *q, tail, tail_len, NULL, 0, rsp, rsp_len, rsp_tail, rsp_tail_cap,
+                      out_rsp_tail_len);
+    /* Anything but a refusal comes after the grant: the device is lent (RAW_RELEASE at close). */
+    if (rc != GR_E_BUSY && !b->dead)
+        b->raw = true;
+    return rc;
+}
+
 static int broker_write32(void *ctx, uint32_t offset, uint32_t value)
 {
     gr_brk_obj_t q = {.a = offset, .b = value};
-    return brk_call(ctx, GR_BRK_REG_WRITE, &q, sizeof q, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL);
+    return raw_call(ctx, GR_BRK_REG_WRITE, &q, NULL, 0, NULL, 0, NULL, 0, NULL);
 }
 
 static int broker_ap_read(void *ctx, uint64_t offset, void *dst, size_t bytes)
 {
-    (void)dst;
     brk_link_t *b = ctx;
-    gr_link_set_error("broker://%s: the CPU aperture (BAR1 at 0x%llx, %zu bytes) is the broker's: it may show another "
-                      "process's memory; lock an allocation instead (gr_alloc_lock)",
-                      b->path, (unsigned long long)offset, bytes);
-    return GR_E_BUSY;
+    if (bytes > GR_BRK_MAX_PAYLOAD) {
+        gr_link_set_error("broker://%s: an aperture read of %zu bytes (one answer carries at most %u)", b->path, bytes,
+                          GR_BRK_MAX_PAYLOAD);
+        return GR_E_RANGE;
+    }
+    gr_brk_obj_t q = {.x = offset, .y = bytes};
+    size_t got = 0;
+    int rc = raw_call(b, GR_BRK_AP_READ, &q, NULL, 0, NULL, 0, dst, bytes, &got);
+    if (!rc && got != bytes) {
+        gr_link_set_error("broker://%s: an aperture read of %zu bytes answered %zu", b->path, bytes, got);
+        return GR_E_IO;
+    }
+    return rc;
 }
 
 static int broker_ap_write(void *ctx, uint64_t offset, const void *src, size_t bytes)
 {
-    return broker_ap_read(ctx, offset, (void *)(uintptr_t)src, bytes);
+    brk_link_t *b = ctx;
+    if (bytes > GR_BRK_MAX_PAYLOAD - sizeof(gr_brk_obj_t)) {
+        gr_link_set_error("broker://%s: an aperture write of %zu bytes (one request carries at most %zu)", b->path,
+                          bytes, GR_BRK_MAX_PAYLOAD - sizeof(gr_brk_obj_t));
+        return GR_E_RANGE;
+    }
+    gr_brk_obj_t q = {.x = offset};
+    return raw_call(b, GR_BRK_AP_WRITE, &q, src, bytes, NULL, 0, NULL, 0, NULL);
 }
 
 static int broker_dma_alloc(void *ctx, size_t bytes, gr_dma_buf_t *out_buf)
@@ -243,15 +278,17 @@ static int broker_dma_free(void *ctx, const gr_dma_buf_t *buf)
 
 static int broker_wait_irq(void *ctx, uint32_t timeout_us, bool *out_raised)
 {
-    (void)timeout_us;
-    (void)out_raised;
-    gr_link_set_error("broker://%s: the interrupt line is the broker's driver stack's", ((brk_link_t *)ctx)->path);
-    return GR_E_UNSUPPORTED;
+    gr_brk_obj_t q = {.a = timeout_us};
+    uint32_t v = 0;
+    int rc = raw_call(ctx, GR_BRK_WAIT_IRQ, &q, NULL, 0, &v, sizeof v, NULL, 0, NULL);
+    if (!rc)
+        *out_raised = v != 0;
+    return rc;
 }
 
 static uint32_t broker_caps(void *ctx)
 {
-    return ((brk_link_t *)ctx)->hello.link_caps & GR_LINK_CAP_SIMULATED;
+    return ((brk_link_t *)ctx)->hello.link_caps & GR_BRK_LINK_CAPS;
 }
 
 static void broker_describe(void *ctx, char *buf, size_t len)

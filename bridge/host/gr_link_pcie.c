@@ -96,7 +96,9 @@ static int open_error(const char *bdf, const char *path, const char *what, int e
         return GR_E_IO;
     }
     if (e == EBUSY) {
-        gr_link_set_error("pcie://%s: %s (%s) is in use by another process", bdf, path, what);
+        gr_link_set_error("pcie://%s: %s (%s) is in use: it is open in another process, or in another link of "
+                          "this one (one driver stack per device; gpuref-broker shares one)",
+                          bdf, path, what);
         return GR_E_BUSY;
     }
     gr_link_set_error("pcie://%s: cannot open %s (%s): %s", bdf, path, what, strerror(e));

@@ -22,6 +22,7 @@ static const char *const uart_keys[] = {"baud", GR_PROTO_URI_KEYS, NULL};
 typedef struct uart_dev {
     char path[GR_URI_TEXT_MAX];
     uint32_t baud;
+    int fd; /* the line as uart_setup last opened it (-1: none) */
 } uart_dev_t;
 
 /* FTDI's USB UARTs (the ULX3S's FT231X) send bytes that do not fill a USB packet only when
@@ -38,32 +39,68 @@ static void uart_low_latency(int fd)
     (void)ioctl(fd, TIOCSSERIAL, &ss);
 }
 
-/* Opens, locks and configures the tty: raw 8N1, no flow control, the baud rate exactly, and
- * low latency where the driver has it. */
-static int uart_setup(void *arg, int *inout_fd)
+/* One driver stack per line: the tty is opened for this link alone, as the OS enforces it
+ * (bridge/README.md, "One driver stack per device"). flock(LOCK_EX) answers another uart:// on
+ * the line, in any process; TIOCEXCL makes the kernel refuse any further open of the tty with
+ * EBUSY (a terminal program too; root is let through, and meets the flock if it is uart://). */
+static int uart_exclusive(const uart_dev_t *u, int fd)
 {
-    uart_dev_t *u = arg;
-    int fd = open(u->path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        int e = errno;
-        gr_link_set_error("uart://%s: cannot open %s: %s%s", u->path, u->path, strerror(e),
-                          e == EACCES ? " (is this user in the tty's group, often dialout?)" : "");
-        return e == ENOENT || e == ENXIO || e == ENODEV ? GR_E_NO_DEVICE
-               : e == EBUSY                             ? GR_E_BUSY
-                                                        : GR_E_IO;
-    }
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
         int e = errno;
-        close(fd);
-        gr_link_set_error("uart://%s: %s is in use by another program (%s)", u->path, u->path,
-                          strerror(e));
+        gr_link_set_error("uart://%s: %s is in use by another program: another driver stack holds "
+                          "the line (%s; gpuref-broker shares one device among programs)",
+                          u->path, u->path, strerror(e));
         return GR_E_BUSY;
     }
     struct termios2 t;
     if (ioctl(fd, TCGETS2, &t) != 0) {
         int e = errno;
-        close(fd);
         gr_link_set_error("uart://%s: %s is not a serial line (%s)", u->path, u->path, strerror(e));
+        return GR_E_IO;
+    }
+    if (ioctl(fd, TIOCEXCL) != 0) {
+        int e = errno;
+        gr_link_set_error("uart://%s: cannot open %s exclusively (TIOCEXCL): %s", u->path, u->path,
+                          strerror(e));
+        return GR_E_IO;
+    }
+    return GR_OK;
+}
+
+/* Opens, locks and configures the tty: raw 8N1, no flow control, the baud rate exactly, and
+ * low latency where the driver has it. A reopen (the line came back) lets the old descriptor's
+ * hold go first, or the kernel would refuse this process's own open. */
+static int uart_setup(void *arg, int *inout_fd)
+{
+    uart_dev_t *u = arg;
+    if (*inout_fd >= 0) {
+        (void)ioctl(*inout_fd, TIOCNXCL);
+        (void)flock(*inout_fd, LOCK_UN);
+    }
+    int fd = open(u->path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        if (e == EBUSY)
+            gr_link_set_error("uart://%s: %s is in use by another program, which opened it "
+                              "exclusively (%s): one driver stack per line",
+                              u->path, u->path, strerror(e));
+        else
+            gr_link_set_error("uart://%s: cannot open %s: %s%s", u->path, u->path, strerror(e),
+                              e == EACCES ? " (is this user in the tty's group, often dialout?)" : "");
+        return e == ENOENT || e == ENXIO || e == ENODEV ? GR_E_NO_DEVICE
+               : e == EBUSY                             ? GR_E_BUSY
+                                                        : GR_E_IO;
+    }
+    int rc = uart_exclusive(u, fd);
+    if (rc) {
+        close(fd);
+        return rc;
+    }
+    struct termios2 t;
+    if (ioctl(fd, TCGETS2, &t) != 0) {
+        int e = errno;
+        close(fd);
+        gr_link_set_error("uart://%s: cannot read the line's settings: %s", u->path, strerror(e));
         return GR_E_IO;
     }
     t.c_iflag &= ~(tcflag_t)(IGNBRK | BRKINT | PARMRK | ISTRIP | INLCR | IGNCR | ICRNL | IXON |
@@ -88,7 +125,18 @@ static int uart_setup(void *arg, int *inout_fd)
     if (*inout_fd >= 0)
         close(*inout_fd);
     *inout_fd = fd;
+    u->fd = fd;
     return GR_OK;
+}
+
+/* At close: the kernel keeps a tty's TIOCEXCL until its last close, and another program (the
+ * serial server behind a pty, a getty) may hold the line open: the flag goes with this link. */
+static void uart_release(void *arg)
+{
+    uart_dev_t *u = arg;
+    if (u->fd >= 0)
+        (void)ioctl(u->fd, TIOCNXCL);
+    free(u);
 }
 
 static int uart_open(const gr_uri_t *uri, void **out_ctx)
@@ -103,6 +151,7 @@ static int uart_open(const gr_uri_t *uri, void **out_ctx)
         return GR_E_NO_MEMORY;
     snprintf(u->path, sizeof u->path, "%s", uri->path);
     u->baud = GR_UART_DEFAULT_BAUD;
+    u->fd = -1;
     const char *b = gr_uri_param(uri, "baud");
     if (b) {
         char *end = NULL;
@@ -132,8 +181,9 @@ static int uart_open(const gr_uri_t *uri, void **out_ctx)
         return rc;
     }
     gr_pipe_t pipe;
-    rc = gr_pipe_fd_create(fd, name, uart_setup, u, free, &pipe);
+    rc = gr_pipe_fd_create(fd, name, uart_setup, u, uart_release, &pipe);
     if (rc) {
+        (void)ioctl(fd, TIOCNXCL);
         close(fd);
         free(u);
         return rc;

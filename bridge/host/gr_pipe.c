@@ -96,10 +96,10 @@ static int fd_reopen(void *ctx)
 static void fd_close(void *ctx)
 {
     fd_pipe_t *p = ctx;
+    if (p->release) /* first: it may still act on the fd (uart:// lets the tty's exclusivity go) */
+        p->release(p->arg);
     if (p->fd >= 0)
         close(p->fd);
-    if (p->release)
-        p->release(p->arg);
     free(p);
 }
 

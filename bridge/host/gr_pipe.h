@@ -47,7 +47,8 @@ typedef struct gr_pipe {
 /**
  * A pipe over a file descriptor (a connected socket, a tty in raw mode): write loops over
  * write(2), read waits with poll(2). reopen is taken from the arguments (NULL: none); it gets
- * the fd slot to fill and its own context.
+ * the fd slot to fill and its own context; release (NULL: none) gets it at close, before the
+ * fd is closed.
  * @param[out] out_pipe  untouched on failure
  * @return GR_OK, GR_E_NO_MEMORY
  */

@@ -13,6 +13,7 @@
 
 #include "gpuref/gr_alloc.h"
 #include "gpuref/gr_submit.h"
+#include "gr_link.h"
 
 /* True when dev's adapter is a broker client's (the OS stand-in's files, which know the object). */
 #define GR_BROKER_DEV(dev) ((dev) && (dev)->process && (dev)->process->adapter->broker)
@@ -59,6 +60,10 @@ gr_status_t gr_brk_sched_stats(gr_adapter_t *ad, gr_sched_stats_t *out);
 gr_status_t gr_brk_cycles(gr_adapter_t *ad, uint64_t *out_cycles);
 gr_status_t gr_brk_timeline(gr_adapter_t *ad, uint64_t since, gr_sched_event_t *out_events, size_t cap, size_t *out_n,
                             uint64_t *out_next);
+/* VidMm's test reservation (vidmm_residency.h), made in the broker: its own user's only. */
+gr_status_t gr_brk_test_reserve(gr_adapter_t *ad, uint32_t segment, bool whole, uint64_t lo, uint64_t hi,
+                                uint64_t leave_bytes);
+void gr_brk_test_unreserve(gr_adapter_t *ad);
 
 /* ---- server --------------------------------------------------------------------------------- */
 
@@ -70,11 +75,21 @@ typedef struct gr_broker_opts {
 } gr_broker_opts_t;
 
 /**
- * Serves adapter (already open: the one driver stack on the device) to clients on a Unix
- * socket until *opts->stop: a thread per connection, each connection's processes its own.
- * @return GR_OK after a stop, GR_E_IO (the socket cannot be made; gr_last_error() says why),
- *         GR_E_NOT_FOUND (no such group)
+ * Starts the one driver stack on the device at link (gr_adapter_open_link; the caller keeps the
+ * link and closes it after) and serves it to clients on a Unix socket until *opts->stop: a
+ * thread per connection, each connection's processes its own. Lends the device raw to one
+ * client at a time while nobody uses it (host/broker/README.md).
+ * @return GR_OK after a stop, gr_adapter_open_link's errors, GR_E_IO (the socket cannot be
+ *         made; gr_last_error() says why), GR_E_NOT_FOUND (no such group)
  */
-gr_status_t gr_broker_serve(gr_adapter_t *adapter, const gr_broker_opts_t *opts);
+gr_status_t gr_broker_serve(gr_link_t *link, const gr_broker_opts_t *opts);
+
+/* ---- the driver stack's side, for the server (host/dxgk/dxgk_adapter.c) --------------------- */
+
+/** gr_adapter_open_link; vram_used: a driver stack ran on the device before, so VRAM holds what
+ *  its clients left whatever the link says (VidMm zeroes pages before handing them out). */
+gr_status_t gr_brk_driver_start(gr_link_t *link, bool vram_used, gr_adapter_t **out_adapter);
+/** gr_adapter_close; keep_binding: the link keeps the device's binding (a raw session follows). */
+void gr_brk_driver_stop(gr_adapter_t *adapter, bool keep_binding);
 
 #endif

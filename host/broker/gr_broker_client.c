@@ -189,25 +189,16 @@ gr_status_t gr_brk_adapter_stats(gr_adapter_t *ad, gr_adapter_stats_t *out)
 
 gr_status_t gr_brk_process_create(gr_adapter_t *ad, gr_process_t **out_process)
 {
-    gr_process_t *p = calloc(1, sizeof *p);
+    gr_process_t *p = dxgk_process_new();
     if (!p)
         return GR_E_NO_MEMORY;
-    if (pthread_mutex_init(&p->lock, NULL)) {
-        free(p);
-        return GR_E_NO_MEMORY;
-    }
     gr_brk_obj_t q = {0};
     gr_status_t rc = call(ad->link, GR_BRK_PROCESS_CREATE, &q, &p->broker_id, sizeof p->broker_id);
     if (rc) {
-        pthread_mutex_destroy(&p->lock);
-        free(p);
+        dxgk_process_free(p);
         return rc;
     }
-    p->adapter = ad;
-    pthread_mutex_lock(&ad->proc_lock);
-    p->next = ad->procs;
-    ad->procs = p;
-    pthread_mutex_unlock(&ad->proc_lock);
+    dxgk_process_join(ad, p);
     *out_process = p;
     return GR_OK;
 }
@@ -224,15 +215,7 @@ void gr_brk_process_destroy(gr_process_t *p)
     /* The broker destroys the process's devices and everything on them with it. */
     gr_brk_obj_t q = {.id = p->broker_id};
     (void)call(ad->link, GR_BRK_PROCESS_DESTROY, &q, NULL, 0);
-    pthread_mutex_lock(&ad->proc_lock);
-    for (gr_process_t **pp = &ad->procs; *pp; pp = &(*pp)->next)
-        if (*pp == p) {
-            *pp = p->next;
-            break;
-        }
-    pthread_mutex_unlock(&ad->proc_lock);
-    pthread_mutex_destroy(&p->lock);
-    free(p);
+    dxgk_process_free(p);
 }
 
 gr_status_t gr_brk_gpu_device_create(gr_process_t *p, gr_gpu_device_t **out_device)
@@ -669,4 +652,21 @@ gr_status_t gr_brk_timeline(gr_adapter_t *ad, uint64_t since, gr_sched_event_t *
     if (out_next)
         *out_next = r[1];
     return GR_OK;
+}
+
+/* ---- VidMm's test reservation ---------------------------------------------------------------- */
+
+gr_status_t gr_brk_test_reserve(gr_adapter_t *ad, uint32_t segment, bool whole, uint64_t lo, uint64_t hi,
+                                uint64_t leave_bytes)
+{
+    gr_brk_obj_t q = {.a = segment, .b = whole};
+    const uint64_t r[3] = {lo, hi, leave_bytes};
+    return gr_link_broker_call(ad->link, GR_BRK_TEST_RESERVE, &q, sizeof q, r, sizeof r, NULL, 0, NULL, 0, NULL, 0,
+                               NULL);
+}
+
+void gr_brk_test_unreserve(gr_adapter_t *ad)
+{
+    gr_brk_obj_t q = {0};
+    (void)call(ad->link, GR_BRK_TEST_UNRESERVE, &q, NULL, 0);
 }

@@ -7,6 +7,9 @@
  * cleanly or by its process dying, has its locks released and its processes destroyed: their
  * contexts' packets are cancelled (DxgkDdiCancelCommand for the patched ones) or waited for by
  * VidSch, then their allocations destroyed and their memory reclaimed (host/broker/README.md).
+ * Raw access (register writes, resets, the aperture, the interrupt line) is lent to one client
+ * of the broker's own user while nobody else uses the device: the driver stack is stopped for
+ * it and started again when it gives the device back.
  */
 #define _GNU_SOURCE /* SO_PEERCRED, struct ucred, POLLRDHUP, MSG_NOSIGNAL */
 #include "gr_broker.h"
@@ -28,6 +31,8 @@
 #include "gpuref/gr_device.h"
 #include "gr_broker_wire.h"
 #include "gr_link.h"
+#include "gr_proto.h"
+#include "vidmm_residency.h"
 
 #define CONN_MAX_OBJS 256u
 /* gr_wait runs in slices of this many device cycles, so that a client that goes away while it
@@ -40,10 +45,13 @@ typedef struct conn_lock {
     uint64_t bytes;
 } conn_lock_t;
 
+struct server;
+
 typedef struct conn {
     int fd;
-    gr_adapter_t *ad;
+    struct server *sv;
     uint32_t num;
+    uint32_t nprocs; /* its live dxgk processes (under the server's lock) */
     pid_t pid;
     uid_t uid;
     bool quiet;
@@ -62,11 +70,23 @@ typedef struct conn {
 } conn_t;
 
 typedef struct server {
+    gr_link_t *link;
+    /* The driver stack: NULL while a client holds the device raw (or when starting it again
+     * failed: every request that needs it tries again). */
     gr_adapter_t *ad;
-    pthread_mutex_t lock;
+    /* Read-held by every request that uses ad, write-held to stop or start it; ad, raw and
+     * posted_was change only under the write lock. */
+    pthread_rwlock_t drv;
+    conn_t *raw;        /* the connection holding raw access */
+    bool posted_was;    /* the link's posted writes before a raw session turned them off */
+    bool quiet;
+    pthread_mutex_t lock; /* conns, live, next_num, procs, reserver, the conns' nprocs, stopping */
+    bool stopping;      /* the broker is ending: a raw session's end starts nothing */
     pthread_cond_t gone;
     conn_t *conns;
     uint32_t live, next_num;
+    uint32_t procs;     /* dxgk processes of every connection */
+    conn_t *reserver;   /* the connection holding VidMm's test reservation */
     char device[192];
 } server_t;
 
@@ -184,23 +204,243 @@ static bool walk_fn(void *ctx, uint64_t offset, uint64_t size, gr_segment_range_
     return true;
 }
 
+/* A connection's processes come and go: the server counts them (raw access waits for none). */
+static void procs_count(conn_t *c, int delta)
+{
+    pthread_mutex_lock(&c->sv->lock);
+    c->nprocs = (uint32_t)((int)c->nprocs + delta);
+    c->sv->procs = (uint32_t)((int)c->sv->procs + delta);
+    pthread_mutex_unlock(&c->sv->lock);
+}
+
+static bool is_stopping(server_t *sv)
+{
+    pthread_mutex_lock(&sv->lock);
+    bool s = sv->stopping;
+    pthread_mutex_unlock(&sv->lock);
+    return s;
+}
+
+/* ---- the driver stack, and raw access lent in its place ------------------------------------ */
+
+/* Starts the driver stack again after a raw session (drv write-held). The device's VRAM is not
+ * fresh: VidMm zeroes what earlier clients left before it hands a page out again. */
+static gr_status_t driver_start_locked(server_t *sv)
+{
+    gr_status_t rc = gr_brk_driver_start(sv->link, true, &sv->ad);
+    if (rc) {
+        sv->ad = NULL;
+        fprintf(stderr, "gpuref-broker: the driver stack did not start again: %s\n", gr_last_error());
+    }
+    return rc;
+}
+
+/* Ends c's raw session if it holds one: the link's posted writes as they were, and the driver
+ * stack started again (unless the broker is ending). */
+static gr_status_t raw_end(conn_t *c)
+{
+    server_t *sv = c->sv;
+    gr_status_t rc = GR_OK;
+    /* Only c's own thread lends the device to c or takes it back: a look is enough, and a
+     * connection that holds nothing never waits for the write lock (another's gr_wait holds
+     * the read lock for as long as it waits). */
+    pthread_rwlock_rdlock(&sv->drv);
+    bool mine = sv->raw == c;
+    pthread_rwlock_unlock(&sv->drv);
+    if (!mine)
+        return GR_OK;
+    pthread_rwlock_wrlock(&sv->drv);
+    if (sv->raw == c) {
+        gr_proto_t *proto;
+        if (gr_link_proto(sv->link, &proto) == GR_OK)
+            (void)gr_proto_set_posted(proto, sv->posted_was, NULL);
+        sv->raw = NULL;
+        const bool stopping = is_stopping(sv);
+        if (!stopping)
+            rc = driver_start_locked(sv);
+        if (!sv->quiet)
+            fprintf(stderr, "gpuref-broker: client %u (pid %ld) gave the device back%s\n", c->num, (long)c->pid,
+                    stopping ? "" : rc ? ": the driver stack did not start" : ": driver stack started");
+    }
+    pthread_rwlock_unlock(&sv->drv);
+    return rc;
+}
+
+/* Starts the driver stack when it is down and nobody holds the device raw (a start that failed
+ * before is tried again). */
+static gr_status_t driver_restart(conn_t *c)
+{
+    server_t *sv = c->sv;
+    gr_status_t rc = GR_OK;
+    pthread_rwlock_wrlock(&sv->drv);
+    if (is_stopping(sv))
+        rc = fail(c, GR_E_NO_DEVICE, "gpuref-broker (pid %ld) is stopping", (long)getpid());
+    else if (!sv->ad && !sv->raw)
+        rc = driver_start_locked(sv);
+    pthread_rwlock_unlock(&sv->drv);
+    return rc;
+}
+
+/* GR_OK with drv read-held and sv->ad up; else the refusal, nothing held. The connection that
+ * holds the device raw gives it back by asking for the driver stack. */
+static gr_status_t driver_enter(conn_t *c)
+{
+    server_t *sv = c->sv;
+    for (;;) {
+        pthread_rwlock_rdlock(&sv->drv);
+        if (sv->ad)
+            return GR_OK;
+        const conn_t *holder = sv->raw;
+        uint32_t num = holder ? holder->num : 0;
+        long pid = holder ? (long)holder->pid : 0;
+        pthread_rwlock_unlock(&sv->drv);
+        if (holder && holder != c)
+            return fail(c, GR_E_BUSY,
+                        "client %u (pid %ld) holds the device for raw access (register writes, resets, the "
+                        "aperture): gpuref-broker's driver stack is stopped until that client gives it back",
+                        num, pid);
+        gr_status_t rc = holder ? raw_end(c) : driver_restart(c);
+        if (rc)
+            return rc;
+    }
+}
+
+/* Lends the device to c for raw access: only to the broker's own user (or root), and only while
+ * no client has a process on it or holds VidMm's test reservation. The driver stack stops (its
+ * binding of the device kept) until c gives the device back. */
+static gr_status_t raw_begin(conn_t *c)
+{
+    server_t *sv = c->sv;
+    pthread_rwlock_rdlock(&sv->drv);
+    bool mine = sv->raw == c;
+    pthread_rwlock_unlock(&sv->drv);
+    if (mine)
+        return GR_OK;
+    if (c->uid != getuid() && c->uid != 0)
+        return fail(c, GR_E_BUSY,
+                    "gpuref-broker (pid %ld) owns the device: raw access (register writes, resets, the aperture, "
+                    "the interrupt line) is lent only to its own user (uid %lu), not to uid %lu; a raw write could "
+                    "reach another process's memory or reset its work",
+                    (long)getpid(), (unsigned long)getuid(), (unsigned long)c->uid);
+    gr_status_t rc = GR_OK;
+    /* Refused at once while any process exists (one may wait on the device for long, holding
+     * the read lock); looked at again under the write lock. */
+    char who[200] = "";
+    pthread_mutex_lock(&sv->lock);
+    bool busy = sv->procs != 0;
+    pthread_mutex_unlock(&sv->lock);
+    if (!busy)
+        pthread_rwlock_wrlock(&sv->drv);
+    else
+        pthread_rwlock_rdlock(&sv->drv); /* only to read who, below, as under the write lock */
+    pthread_mutex_lock(&sv->lock);
+    for (conn_t *o = sv->conns; o && !who[0]; o = o->next)
+        if (o->nprocs)
+            snprintf(who, sizeof who, "client %u (pid %ld%s) has %u process%s on the device", o->num, (long)o->pid,
+                     o == c ? ": this connection" : "", o->nprocs, o->nprocs == 1 ? "" : "es");
+    if (!who[0] && sv->reserver && sv->reserver != c)
+        snprintf(who, sizeof who, "client %u (pid %ld) holds VidMm's test reservation", sv->reserver->num,
+                 (long)sv->reserver->pid);
+    const conn_t *holder = sv->raw;
+    if (holder)
+        rc = fail(c, GR_E_BUSY, "client %u (pid %ld) holds the device for raw access until it gives it back",
+                  holder->num, (long)holder->pid);
+    else if (who[0])
+        rc = fail(c, GR_E_BUSY,
+                  "raw access refused: %s (gpuref-broker pid %ld), and a register write, reset or aperture "
+                  "access could reach its memory or reset its work; the broker lends the device only while "
+                  "nobody uses it",
+                  who, (long)getpid());
+    else if (busy) /* the processes went meanwhile: ask again */
+        rc = fail(c, GR_E_BUSY, "raw access refused: clients were using the device a moment ago; ask again");
+    else
+        sv->reserver = NULL; /* c's own reservation, if any, goes with the driver stack */
+    pthread_mutex_unlock(&sv->lock);
+    if (!rc) {
+        gr_brk_driver_stop(sv->ad, true);
+        sv->ad = NULL;
+        /* Each write answers for itself while the device is lent (a write to a hole: GR_E_BUS). */
+        gr_proto_t *proto;
+        sv->posted_was = false;
+        if (gr_link_proto(sv->link, &proto) == GR_OK)
+            (void)gr_proto_set_posted(proto, false, &sv->posted_was);
+        sv->raw = c;
+        if (!sv->quiet)
+            fprintf(stderr, "gpuref-broker: client %u (pid %ld) holds the device for raw access: driver stack "
+                            "stopped\n",
+                    c->num, (long)c->pid);
+    }
+    pthread_rwlock_unlock(&sv->drv);
+    return rc;
+}
+
+static int serve_driver(conn_t *c, gr_adapter_t *ad, uint32_t op, const gr_brk_obj_t *q, const uint8_t *tail,
+                        size_t tail_len);
+
 /* One request: q (its fixed part) and tail; the answer is sent here. -1: the connection is gone. */
 static int serve_one(conn_t *c, uint32_t op, const gr_brk_obj_t *q, const uint8_t *tail, size_t tail_len)
+{
+    server_t *sv = c->sv;
+    gr_status_t rc;
+    switch (op) {
+    case GR_BRK_REG_READ: {
+        uint32_t io[2] = {q->a, 0};
+        pthread_rwlock_rdlock(&sv->drv);
+        rc = sv->ad ? gr_adapter_with_link(sv->ad, reg_read_fn, io) : gr_link_read32(sv->link, io[0], &io[1]);
+        pthread_rwlock_unlock(&sv->drv);
+        return answer(c, rc, &io[1], sizeof io[1], NULL, 0);
+    }
+    case GR_BRK_REG_WRITE:
+    case GR_BRK_AP_READ:
+    case GR_BRK_AP_WRITE:
+    case GR_BRK_WAIT_IRQ:
+        break;
+    case GR_BRK_RAW_RELEASE:
+        return answer(c, raw_end(c), NULL, 0, NULL, 0);
+    default:
+        if ((rc = driver_enter(c)))
+            return answer(c, rc, NULL, 0, NULL, 0);
+        int r = serve_driver(c, sv->ad, op, q, tail, tail_len);
+        pthread_rwlock_unlock(&sv->drv);
+        return r;
+    }
+    /* Raw access: the device is c's alone while it holds it (nobody else reaches the link). */
+    if ((rc = raw_begin(c)))
+        return answer(c, rc, NULL, 0, NULL, 0);
+    switch (op) {
+    case GR_BRK_REG_WRITE:
+        return answer(c, gr_link_write32(sv->link, q->a, q->b), NULL, 0, NULL, 0);
+    case GR_BRK_AP_READ: {
+        if (q->y > GR_BRK_MAX_PAYLOAD)
+            return answer(c, fail(c, GR_E_RANGE, "an aperture read of %llu bytes (one answer carries at most %u)",
+                                  (unsigned long long)q->y, GR_BRK_MAX_PAYLOAD),
+                          NULL, 0, NULL, 0);
+        void *buf = malloc(q->y ? q->y : 1);
+        if (!buf)
+            return answer(c, GR_E_NO_MEMORY, NULL, 0, NULL, 0);
+        rc = gr_link_ap_read(sv->link, q->x, buf, q->y);
+        int r = answer(c, rc, NULL, 0, buf, q->y);
+        free(buf);
+        return r;
+    }
+    case GR_BRK_AP_WRITE:
+        return answer(c, gr_link_ap_write(sv->link, q->x, tail, tail_len), NULL, 0, NULL, 0);
+    default: { /* GR_BRK_WAIT_IRQ */
+        bool raised = false;
+        rc = gr_link_wait_irq(sv->link, q->a, &raised);
+        uint32_t v = raised;
+        return answer(c, rc, &v, sizeof v, NULL, 0);
+    }
+    }
+}
+
+/* A request on the driver stack (drv read-held, ad up). */
+static int serve_driver(conn_t *c, gr_adapter_t *ad, uint32_t op, const gr_brk_obj_t *q, const uint8_t *tail,
+                        size_t tail_len)
 {
     gr_gpu_device_t *d = NULL;
     gr_status_t rc = GR_OK;
     switch (op) {
-    case GR_BRK_REG_READ: {
-        uint32_t io[2] = {q->a, 0};
-        rc = gr_adapter_with_link(c->ad, reg_read_fn, io);
-        return answer(c, rc, &io[1], sizeof io[1], NULL, 0);
-    }
-    case GR_BRK_REG_WRITE:
-        return answer(c, fail(c, GR_E_BUSY,
-                              "register write 0x%08x at 0x%04x refused: gpuref-broker (pid %ld) owns the device and its "
-                              "driver stack; a raw write could reach another process's memory or reset its work",
-                              q->b, q->a, (long)getpid()),
-                      NULL, 0, NULL, 0);
     case GR_BRK_PROCESS_CREATE: {
         unsigned i = 0;
         while (i < CONN_MAX_OBJS && c->procs[i].id)
@@ -208,10 +448,11 @@ static int serve_one(conn_t *c, uint32_t op, const gr_brk_obj_t *q, const uint8_
         if (i == CONN_MAX_OBJS)
             return answer(c, fail(c, GR_E_NO_MEMORY, "%u processes on one connection", CONN_MAX_OBJS), NULL, 0, NULL, 0);
         gr_process_t *p;
-        if ((rc = gr_process_create(c->ad, &p)))
+        if ((rc = gr_process_create(ad, &p)))
             return answer(c, rc, NULL, 0, NULL, 0);
         c->procs[i].p = p;
         c->procs[i].id = ++c->next_id;
+        procs_count(c, 1);
         return answer(c, GR_OK, &c->procs[i].id, sizeof c->procs[i].id, NULL, 0);
     }
     case GR_BRK_PROCESS_DESTROY:
@@ -220,6 +461,7 @@ static int serve_one(conn_t *c, uint32_t op, const gr_brk_obj_t *q, const uint8_
                 forget_devices_of(c, q->id);
                 gr_process_destroy(c->procs[i].p);
                 memset(&c->procs[i], 0, sizeof c->procs[i]);
+                procs_count(c, -1);
                 return answer(c, GR_OK, NULL, 0, NULL, 0);
             }
         return answer(c, fail(c, GR_E_INVALID, "no process %u on this connection", q->id), NULL, 0, NULL, 0);
@@ -250,21 +492,21 @@ static int serve_one(conn_t *c, uint32_t op, const gr_brk_obj_t *q, const uint8_
     case GR_BRK_SEGMENTS: {
         gr_segment_info_t seg[GR_ALLOC_MAX_SEGMENTS];
         uint32_t n = 0, max = q->a < GR_ALLOC_MAX_SEGMENTS ? q->a : GR_ALLOC_MAX_SEGMENTS;
-        rc = gr_adapter_segments(c->ad, seg, max, &n);
+        rc = gr_adapter_segments(ad, seg, max, &n);
         return answer(c, rc, &n, sizeof n, seg, (n < max ? n : max) * sizeof seg[0]);
     }
     case GR_BRK_SEGMENT_WALK: {
         walk_ctx_t w = {malloc(GR_BRK_MAX_RANGES * sizeof(gr_brk_range_t)), 0};
         if (!w.r)
             return answer(c, GR_E_NO_MEMORY, NULL, 0, NULL, 0);
-        rc = gr_segment_walk(c->ad, q->a, walk_fn, &w);
+        rc = gr_segment_walk(ad, q->a, walk_fn, &w);
         int r = answer(c, rc, NULL, 0, w.r, w.n * sizeof *w.r);
         free(w.r);
         return r;
     }
     case GR_BRK_ADAPTER_STATS: {
         gr_adapter_stats_t st;
-        rc = gr_adapter_stats(c->ad, &st);
+        rc = gr_adapter_stats(ad, &st);
         return answer(c, rc, &st, sizeof st, NULL, 0);
     }
     case GR_BRK_SET_SCHEDULING: {
@@ -275,17 +517,50 @@ static int serve_one(conn_t *c, uint32_t op, const gr_brk_obj_t *q, const uint8_
                                   (unsigned long)getuid()),
                           NULL, 0, NULL, 0);
         gr_sched_params_t sp = {q->x, q->y};
-        return answer(c, gr_adapter_set_scheduling(c->ad, &sp), NULL, 0, NULL, 0);
+        return answer(c, gr_adapter_set_scheduling(ad, &sp), NULL, 0, NULL, 0);
     }
     case GR_BRK_SCHED_STATS: {
         gr_sched_stats_t st;
-        rc = gr_adapter_sched_stats(c->ad, &st);
+        rc = gr_adapter_sched_stats(ad, &st);
         return answer(c, rc, &st, sizeof st, NULL, 0);
     }
     case GR_BRK_CYCLES: {
         uint64_t cy = 0;
-        rc = gr_adapter_cycles(c->ad, &cy);
+        rc = gr_adapter_cycles(ad, &cy);
         return answer(c, rc, &cy, sizeof cy, NULL, 0);
+    }
+    case GR_BRK_TEST_RESERVE:
+    case GR_BRK_TEST_UNRESERVE: {
+        if (c->uid != getuid())
+            return answer(c, fail(c, GR_E_BUSY,
+                                  "VidMm's test reservation takes VRAM from every client: only the broker's own "
+                                  "user (uid %lu) may make it",
+                                  (unsigned long)getuid()),
+                          NULL, 0, NULL, 0);
+        pthread_mutex_lock(&c->sv->lock);
+        const conn_t *other = c->sv->reserver && c->sv->reserver != c ? c->sv->reserver : NULL;
+        uint32_t onum = other ? other->num : 0;
+        pthread_mutex_unlock(&c->sv->lock);
+        if (other)
+            return answer(c, fail(c, GR_E_BUSY, "client %u holds VidMm's test reservation", onum), NULL, 0, NULL, 0);
+        if (op == GR_BRK_TEST_UNRESERVE) {
+            gr_vidmm_test_unreserve(ad);
+            pthread_mutex_lock(&c->sv->lock);
+            c->sv->reserver = NULL;
+            pthread_mutex_unlock(&c->sv->lock);
+            return answer(c, GR_OK, NULL, 0, NULL, 0);
+        }
+        uint64_t r[3]; /* lo, hi, leave */
+        if (tail_len != sizeof r)
+            return answer(c, GR_E_INVALID, NULL, 0, NULL, 0);
+        memcpy(r, tail, sizeof r);
+        rc = q->b ? gr_vidmm_test_reserve(ad, q->a, r[2]) : gr_vidmm_test_reserve_range(ad, q->a, r[0], r[1], r[2]);
+        if (!rc) {
+            pthread_mutex_lock(&c->sv->lock);
+            c->sv->reserver = c;
+            pthread_mutex_unlock(&c->sv->lock);
+        }
+        return answer(c, rc, NULL, 0, NULL, 0);
     }
     case GR_BRK_TIMELINE: {
         size_t cap = q->a < GR_SCHED_TIMELINE_CAP ? q->a : GR_SCHED_TIMELINE_CAP, n = 0;
@@ -293,7 +568,7 @@ static int serve_one(conn_t *c, uint32_t op, const gr_brk_obj_t *q, const uint8_
         if (!ev)
             return answer(c, GR_E_NO_MEMORY, NULL, 0, NULL, 0);
         uint64_t r[2] = {0, 0};
-        rc = gr_adapter_timeline(c->ad, q->x, ev, cap, &n, &r[1]);
+        rc = gr_adapter_timeline(ad, q->x, ev, cap, &n, &r[1]);
         r[0] = n;
         int ret = answer(c, rc, r, sizeof r, ev, n * sizeof *ev);
         free(ev);
@@ -504,16 +779,31 @@ static int serve_one(conn_t *c, uint32_t op, const gr_brk_obj_t *q, const uint8_
 /* A connection ends: what its process left is released as the kernel would. */
 static void conn_cleanup(conn_t *c)
 {
+    server_t *sv = c->sv;
     unsigned procs = 0, locks = 0;
+    (void)raw_end(c); /* a device lent to it goes back to the driver stack */
+    /* Its objects live on the driver stack, which is up: no device is lent while they exist. */
+    pthread_rwlock_rdlock(&sv->drv);
     for (unsigned i = 0; i < CONN_MAX_OBJS; i++)
         locks += c->locks[i].ptr != NULL;
-    unlock_all(c, 0);
+    if (sv->ad)
+        unlock_all(c, 0);
     for (unsigned i = 0; i < CONN_MAX_OBJS; i++)
         if (c->procs[i].id) {
             forget_devices_of(c, c->procs[i].id);
-            gr_process_destroy(c->procs[i].p); /* contexts' work cancelled, allocations destroyed */
+            if (sv->ad)
+                gr_process_destroy(c->procs[i].p); /* contexts' work cancelled, allocations destroyed */
             procs++;
         }
+    pthread_mutex_lock(&sv->lock);
+    bool reserved = sv->reserver == c;
+    sv->reserver = reserved ? NULL : sv->reserver;
+    sv->procs -= c->nprocs;
+    c->nprocs = 0;
+    pthread_mutex_unlock(&sv->lock);
+    if (reserved && sv->ad)
+        gr_vidmm_test_unreserve(sv->ad);
+    pthread_rwlock_unlock(&sv->drv);
     if (!c->quiet)
         fprintf(stderr, "gpuref-broker: client %u (pid %ld) gone: %u process%s destroyed, %u lock%s released\n", c->num,
                 (long)c->pid, procs, procs == 1 ? "" : "es", locks, locks == 1 ? "" : "s");
@@ -541,7 +831,7 @@ static void *conn_thread(void *arg)
             gr_brk_hello_t in;
             gr_brk_hello_rsp_t out = {GR_BRK_MAGIC, GR_BRK_VERSION, GR_BRK_LAYOUT, (uint32_t)getpid(), 0, c->num, {0}};
             snprintf(out.device, sizeof out.device, "%s", sv->device);
-            out.link_caps = gr_link_caps(gr_adapter_link(c->ad)) & GR_LINK_CAP_SIMULATED;
+            out.link_caps = gr_link_caps(sv->link) & GR_BRK_LINK_CAPS;
             if (h.op != GR_BRK_HELLO || h.bytes != sizeof in)
                 break;
             memcpy(&in, buf, sizeof in);
@@ -632,20 +922,26 @@ static gr_status_t listen_on(const gr_broker_opts_t *o, int *out_fd)
     return GR_OK;
 }
 
-gr_status_t gr_broker_serve(gr_adapter_t *ad, const gr_broker_opts_t *o)
+gr_status_t gr_broker_serve(gr_link_t *link, const gr_broker_opts_t *o)
 {
-    if (!ad || !o || !o->stop)
+    if (!link || !o || !o->stop)
         return GR_E_INVALID;
     server_t sv;
     memset(&sv, 0, sizeof sv);
-    sv.ad = ad;
-    pthread_mutex_init(&sv.lock, NULL);
-    pthread_cond_init(&sv.gone, NULL);
-    gr_link_describe(gr_adapter_link(ad), sv.device, sizeof sv.device);
-    int lfd = -1;
-    gr_status_t rc = listen_on(o, &lfd);
+    sv.link = link;
+    sv.quiet = o->quiet;
+    gr_link_describe(link, sv.device, sizeof sv.device);
+    gr_status_t rc = gr_adapter_open_link(link, &sv.ad);
     if (rc)
         return rc;
+    int lfd = -1;
+    if ((rc = listen_on(o, &lfd))) {
+        gr_adapter_close(sv.ad);
+        return rc;
+    }
+    pthread_mutex_init(&sv.lock, NULL);
+    pthread_cond_init(&sv.gone, NULL);
+    pthread_rwlock_init(&sv.drv, NULL);
     the_server = &sv;
     while (!*o->stop) {
         struct pollfd pf = {lfd, POLLIN, 0};
@@ -663,7 +959,7 @@ gr_status_t gr_broker_serve(gr_adapter_t *ad, const gr_broker_opts_t *o)
             continue;
         }
         c->fd = fd;
-        c->ad = ad;
+        c->sv = &sv;
         c->pid = cr.pid;
         c->uid = cr.uid;
         c->quiet = o->quiet;
@@ -692,14 +988,21 @@ gr_status_t gr_broker_serve(gr_adapter_t *ad, const gr_broker_opts_t *o)
     }
     close(lfd);
     (void)unlink(o->socket_path);
-    /* Every client is told (its socket shut) and cleaned up before the adapter goes. */
+    /* Every client is told (its socket shut) and cleaned up before the adapter goes; a device
+     * lent for raw access is not given back to a driver stack. */
     pthread_mutex_lock(&sv.lock);
+    sv.stopping = true;
     for (conn_t *c = sv.conns; c; c = c->next)
         shutdown(c->fd, SHUT_RDWR);
     while (sv.live)
         pthread_cond_wait(&sv.gone, &sv.lock);
     pthread_mutex_unlock(&sv.lock);
     the_server = NULL;
+    if (sv.ad)
+        gr_adapter_close(sv.ad);
+    else
+        (void)gr_link_bind(link, GR_LINK_BIND_RELEASE, NULL, 0);
+    pthread_rwlock_destroy(&sv.drv);
     pthread_cond_destroy(&sv.gone);
     pthread_mutex_destroy(&sv.lock);
     return GR_OK;

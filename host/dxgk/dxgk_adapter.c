@@ -123,8 +123,9 @@ static gr_status_t query_adapter(gr_adapter_t *ad)
         gr_status_t rc = gr_seg_init(s->size, &s->heap);
         if (rc)
             return rc;
-        /* VRAM holds what earlier users of the device left, unless the open made the device. */
-        rc = stale_init(s, !(gr_link_caps(ad->link) & GR_LINK_CAP_FRESH_VRAM));
+        /* VRAM holds what earlier users of the device left, unless the open made the device and
+         * no driver stack ran on it before this one. */
+        rc = stale_init(s, ad->vram_used || !(gr_link_caps(ad->link) & GR_LINK_CAP_FRESH_VRAM));
         if (rc)
             return rc;
     }
@@ -163,8 +164,10 @@ static gr_status_t adapter_failed(const char *step, gr_status_t rc)
     return rc;
 }
 
-/* Starts an adapter over link (opened from uri when link is NULL; then the adapter owns it). */
-static gr_status_t adapter_start(const char *uri, gr_link_t *link, gr_adapter_t **out_adapter)
+/* Starts an adapter over link (opened from uri when link is NULL; then the adapter owns it).
+ * vram_used: an earlier driver stack ran on this device, so its VRAM is not fresh whatever the
+ * link says. */
+static gr_status_t adapter_start(const char *uri, gr_link_t *link, bool vram_used, gr_adapter_t **out_adapter)
 {
     gr_link_clear_error();
     if (!out_adapter)
@@ -195,6 +198,7 @@ static gr_status_t adapter_start(const char *uri, gr_link_t *link, gr_adapter_t 
     }
     ad->owns_link = link == NULL;
     ad->link = link;
+    ad->vram_used = vram_used;
     if (ad->owns_link) {
         rc = gr_link_open(uri, &ad->link);
         if (rc) {
@@ -273,7 +277,7 @@ fail_free:
 
 gr_status_t gr_adapter_open(const char *uri, gr_adapter_t **out_adapter)
 {
-    return adapter_start(uri, NULL, out_adapter);
+    return adapter_start(uri, NULL, false, out_adapter);
 }
 
 gr_status_t gr_adapter_open_link(gr_link_t *link, gr_adapter_t **out_adapter)
@@ -282,7 +286,21 @@ gr_status_t gr_adapter_open_link(gr_link_t *link, gr_adapter_t **out_adapter)
         gr_link_set_error("gr_adapter_open_link: no link (NULL)");
         return GR_E_INVALID;
     }
-    return adapter_start(NULL, link, out_adapter);
+    return adapter_start(NULL, link, false, out_adapter);
+}
+
+gr_status_t gr_brk_driver_start(gr_link_t *link, bool vram_used, gr_adapter_t **out_adapter)
+{
+    if (!link)
+        return GR_E_INVALID;
+    return adapter_start(NULL, link, vram_used, out_adapter);
+}
+
+void gr_brk_driver_stop(gr_adapter_t *ad, bool keep_binding)
+{
+    if (ad)
+        ad->keep_binding = keep_binding;
+    gr_adapter_close(ad);
 }
 
 void gr_adapter_close(gr_adapter_t *ad)
@@ -308,7 +326,8 @@ void gr_adapter_close(gr_adapter_t *ad)
     dxgk_res_fini(ad);
     free_segments(ad);
     dxgk_call_stop_adapter(ad);
-    (void)gr_link_bind(ad->link, GR_LINK_BIND_RELEASE, NULL, 0);
+    if (!ad->keep_binding)
+        (void)gr_link_bind(ad->link, GR_LINK_BIND_RELEASE, NULL, 0);
     if (ad->owns_link)
         gr_link_close(ad->link);
     dxgk_vidsch_fini(ad);
@@ -443,23 +462,14 @@ gr_status_t gr_process_create(gr_adapter_t *ad, gr_process_t **out_process)
         return GR_E_INVALID;
     if (ad->broker)
         return gr_brk_process_create(ad, out_process);
-    gr_process_t *p = calloc(1, sizeof *p);
+    gr_process_t *p = dxgk_process_new();
     if (!p)
         return GR_E_NO_MEMORY;
-    if (pthread_mutex_init(&p->lock, NULL)) {
-        free(p);
-        return GR_E_NO_MEMORY;
-    }
     if (dxgk_htab_init(&p->handles)) {
-        pthread_mutex_destroy(&p->lock);
-        free(p);
+        dxgk_process_free(p);
         return GR_E_NO_MEMORY;
     }
-    p->adapter = ad;
-    pthread_mutex_lock(&ad->proc_lock);
-    p->next = ad->procs;
-    ad->procs = p;
-    pthread_mutex_unlock(&ad->proc_lock);
+    dxgk_process_join(ad, p);
     *out_process = p;
     return GR_OK;
 }
@@ -475,17 +485,8 @@ void gr_process_destroy(gr_process_t *p)
     while (p->devices)
         gr_gpu_device_destroy(p->devices);
     dxgk_process_free_sysmem(p);
-    gr_adapter_t *ad = p->adapter;
-    pthread_mutex_lock(&ad->proc_lock);
-    for (gr_process_t **pp = &ad->procs; *pp; pp = &(*pp)->next)
-        if (*pp == p) {
-            *pp = p->next;
-            break;
-        }
-    pthread_mutex_unlock(&ad->proc_lock);
     dxgk_htab_fini(&p->handles);
-    pthread_mutex_destroy(&p->lock);
-    free(p);
+    dxgk_process_free(p);
 }
 
 gr_status_t gr_gpu_device_create(gr_process_t *p, gr_gpu_device_t **out_device)

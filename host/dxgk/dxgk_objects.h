@@ -151,6 +151,8 @@ struct gr_adapter {
     dxgk_thr_t *thr;            /* the DDI threading checker */
     pthread_mutex_t class_lock; /* the scheduler-class lock (first-level DDIs) */
     bool owns_link;               /* false: gr_adapter_open_link, the caller closes it */
+    bool vram_used;               /* an earlier driver stack ran on the device (gr_brk_driver_start) */
+    bool keep_binding;            /* close leaves the link's binding held (gr_brk_driver_stop) */
     uint64_t test_disabled_rules; /* flag rules VidMm skips (tests only; 0) */
     /* DXGK_QUERYSEGMENTOUT4: paging buffers (0: the miniport pages nothing; no eviction). */
     uint32_t paging_buffer_size, paging_priv_size;
@@ -181,6 +183,13 @@ struct gr_gpu_device {
 
 /* First GPU VA handed out (4 GiB: never equal to a VRAM address, which catches mix-ups). */
 #define DXGK_VA_BASE (UINT64_C(1) << 32)
+
+/* A process object, and its place in the adapter's list (dxgk_adapter.c): gr_process_create
+ * and the broker client's (host/broker) make theirs with these. new: NULL when out of memory. */
+gr_process_t *dxgk_process_new(void);
+void dxgk_process_join(gr_adapter_t *ad, gr_process_t *p);
+/* Takes p out of its adapter's list (if it joined) and frees it. */
+void dxgk_process_free(gr_process_t *p);
 
 /* For calls whose failure is impossible by construction (freeing a block VidMm placed itself)
  * and that carry warn_unused_result, which a (void) cast does not silence. */

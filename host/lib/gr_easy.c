@@ -36,6 +36,19 @@ static gr_status_t easy_failed(const char *who, const char *call, gr_status_t rc
 
 /* ---- session ----------------------------------------------------------------------------------- */
 
+/* A failed step of gr_session_open after gr_adapter_open, which cleared the thread's detail: what
+ * a lower layer said since (a broker's refusal, naming who holds the device) belongs to this
+ * failure and is kept after the call's name. */
+static gr_status_t session_failed(const char *call, gr_status_t rc)
+{
+    if (!gr_link_has_error())
+        return easy_failed("gr_session_open", call, rc);
+    char inner[400];
+    snprintf(inner, sizeof inner, "%s", gr_link_error());
+    easy_error("gr_session_open: %s failed: %s (%s): %s", call, gr_strerror(rc), gr_status_name(rc), inner);
+    return rc;
+}
+
 struct gr_session {
     gr_adapter_t *adapter;
     gr_process_t *process;
@@ -61,15 +74,15 @@ gr_status_t gr_session_open(const char *uri, gr_session_t **out_session)
         return rc;
     }
     if ((rc = gr_process_create(s->adapter, &s->process))) {
-        easy_failed("gr_session_open", "gr_process_create", rc);
+        session_failed("gr_process_create", rc);
         goto fail;
     }
     if ((rc = gr_gpu_device_create(s->process, &s->device))) {
-        easy_failed("gr_session_open", "gr_gpu_device_create", rc);
+        session_failed("gr_gpu_device_create", rc);
         goto fail;
     }
     if ((rc = gr_context_create(s->device, NULL, 0, &s->context))) {
-        easy_failed("gr_session_open", "gr_context_create", rc);
+        session_failed("gr_context_create", rc);
         goto fail;
     }
     *out_session = s;

@@ -22,8 +22,13 @@
 
 static int fail_access(const opts_t *o, const char *cmd, const char *what, uint32_t off, int rc)
 {
-    char msg[160];
+    char msg[560];
     snprintf(msg, sizeof msg, "%s 0x%04x: %s", what, off, gr_strerror(rc));
+    /* A refusal says who holds the device (a broker's words, or the device's owner): poke
+     * clears the thread's detail before its write (reads are never refused), so any detail is
+     * this refusal's. */
+    if (rc == GR_E_BUSY && gr_link_has_error())
+        snprintf(msg + strlen(msg), sizeof msg - strlen(msg), ": %s", gr_last_error());
     if (o->json) {
         printf("{\"command\":");
         json_str(cmd);
@@ -439,6 +444,7 @@ int cmd_poke(const opts_t *o, gr_device_t *dev, const reg_ref_t *r, uint32_t val
         mask = gr_field_mask(r->field);
         word = (old & gr_regdesc_mask_of(r->reg, GR_ACCESS_RW) & ~mask) | ((value << r->field->lsb) & mask);
     }
+    gr_link_clear_error();
     if ((rc = gr_reg_write(dev, r->offset, word)))
         return fail_access(o, "poke", "write of", r->offset, rc);
     uint32_t back = 0;

@@ -83,8 +83,9 @@ int main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
-    gr_adapter_t *ad = NULL;
-    int rc = gr_adapter_open(uri, &ad);
+    /* The broker keeps the link: its driver stack stops while a client holds the device raw. */
+    gr_link_t *link = NULL;
+    int rc = gr_link_open(uri, &link);
     if (rc) {
         fprintf(stderr, "gpuref-broker: %s: %s\n", uri, gr_last_error());
         return 1;
@@ -92,9 +93,9 @@ int main(int argc, char **argv)
     if (!o.quiet)
         fprintf(stderr, "gpuref-broker: pid %ld serving %s at broker://%s%s%s\n", (long)getpid(), uri, o.socket_path,
                 o.group ? " for group " : "", o.group ? o.group : "");
-    rc = gr_broker_serve(ad, &o);
+    rc = gr_broker_serve(link, &o);
     if (rc)
-        fprintf(stderr, "gpuref-broker: %s\n", gr_last_error());
-    gr_adapter_close(ad);
+        fprintf(stderr, "gpuref-broker: %s: %s\n", uri, gr_last_error());
+    gr_link_close(link);
     return rc ? 1 : 0;
 }

@@ -56,6 +56,7 @@ typedef struct gr_usb_emu_stats {
     uint64_t config_writes;      /**< FT601: vendor request 0xCF OUT (a configuration write;
                                       refused, the configuration stays) */
     uint64_t unknown_ioctls;     /**< ioctls not emulated (answered ENOTTY) */
+    uint64_t claims_refused;     /**< interface claims refused (EBUSY: another open of the node holds it) */
     uint64_t bitmode_settle_us;  /**< FT2232H: wall time from the last bit-mode reset on
                                       channel A to synchronous FIFO mode (0 before that) */
 } gr_usb_emu_stats_t;

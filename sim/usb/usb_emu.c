@@ -56,6 +56,7 @@
 
 #define EMU_MAX_DEVS 12
 #define EMU_MAX_URBS 64
+#define EMU_MAX_IFACES 8
 /* Cycles a reap may run the board before it answers EAGAIN, and the slice between checks.
  * Short: while a reap runs, the host's next URB waits for the handler, so a long budget is
  * simulated time the host cannot use (every round trip would cost a whole budget). */
@@ -69,6 +70,7 @@
 #define FT601_CONFIG_BYTES 152u
 
 typedef struct emu_urb {
+    UMockdevIoctlClient *client; /* the open of the node that submitted it: only it reaps it */
     UMockdevIoctlData *data;  /* the URB as resolved at submit (ref held) */
     struct usbdevfs_urb *urb; /* = data->data */
     uint8_t *buf;             /* the client's buffer, in place */
@@ -90,6 +92,9 @@ typedef struct emu_dev {
     char syspath[64];
     UMockdevIoctlBase *handler;
     bool unplugged;
+    /* usbdevfs's interface claims: the client (an open of the device node) holding each
+     * interface, NULL when free; released by RELEASEINTERFACE or when its client goes. */
+    UMockdevIoctlClient *claims[EMU_MAX_IFACES];
     emu_urb_t urbs[EMU_MAX_URBS];
     unsigned nurbs;
     uint64_t queued_out; /* bytes ever handed to the board */
@@ -523,6 +528,65 @@ static void complete(UMockdevIoctlClient *client, int res, int err)
     umockdev_ioctl_client_complete(client, res, err);
 }
 
+/* ---- interface claims: one open of the device holds an interface, as usbdevfs has it ----- */
+
+/* A claim holds a reference on its client, so that the pointer stays one client's: a client that
+ * closed the node (its stream closed) holds nothing. */
+static void claim_drop(emu_dev_t *d, unsigned iface)
+{
+    if (d->claims[iface]) {
+        g_object_unref(d->claims[iface]);
+        d->claims[iface] = NULL;
+    }
+}
+
+static void on_client_vanished(UMockdevIoctlBase *handler, UMockdevIoctlClient *client, gpointer user)
+{
+    (void)handler;
+    emu_dev_t *d = user;
+    for (unsigned i = 0; i < EMU_MAX_IFACES; i++)
+        if (d->claims[i] == client)
+            claim_drop(d, i);
+}
+
+static gboolean on_claim(emu_dev_t *d, UMockdevIoctlClient *client, UMockdevIoctlData *arg, bool release)
+{
+    UMockdevIoctlData *a = umockdev_ioctl_data_resolve(arg, 0, sizeof(guint32), NULL);
+    if (!a) {
+        complete(client, -1, EFAULT);
+        return TRUE;
+    }
+    const unsigned iface = *(guint32 *)a->data;
+    g_object_unref(a);
+    if (iface >= EMU_MAX_IFACES) {
+        complete(client, -1, ENOENT);
+        return TRUE;
+    }
+    UMockdevIoctlClient *owner = d->claims[iface];
+    if (owner && owner != client && !umockdev_ioctl_client_get_connected(owner)) {
+        claim_drop(d, iface); /* its client closed the node: the kernel released the claim */
+        owner = NULL;
+    }
+    if (release) {
+        if (owner != client) {
+            complete(client, -1, EINVAL);
+            return TRUE;
+        }
+        claim_drop(d, iface);
+        complete(client, 0, 0);
+        return TRUE;
+    }
+    if (owner && owner != client) {
+        stat_add(d, &d->stats.claims_refused, 1);
+        complete(client, -1, EBUSY);
+        return TRUE;
+    }
+    if (!owner)
+        d->claims[iface] = g_object_ref(client);
+    complete(client, 0, 0);
+    return TRUE;
+}
+
 static gboolean on_submit(emu_dev_t *d, UMockdevIoctlClient *client, UMockdevIoctlData *arg)
 {
     UMockdevIoctlData *ud = umockdev_ioctl_data_resolve(arg, 0, sizeof(struct usbdevfs_urb), NULL);
@@ -538,6 +602,7 @@ static gboolean on_submit(emu_dev_t *d, UMockdevIoctlClient *client, UMockdevIoc
     }
     emu_urb_t *u = &d->urbs[d->nurbs];
     memset(u, 0, sizeof *u);
+    u->client = client;
     u->data = ud;
     u->urb = urb;
     u->buf = urb->buffer; /* same address space: the client's buffer in place */
@@ -580,12 +645,13 @@ static void run_board(emu_dev_t *d, uint64_t cycles)
 }
 
 /* The index of an URB to hand back, running the board up to the budget; -1 if none. */
-static int find_reapable(emu_dev_t *d)
+/* A URB of client's that is done (usbdevfs: each open of the node reaps its own URBs). */
+static int find_reapable(emu_dev_t *d, UMockdevIoctlClient *client)
 {
     for (unsigned spent = 0;; spent += EMU_SLICE) {
         for (unsigned i = 0; i < d->nurbs; i++) {
             progress(d, &d->urbs[i]);
-            if (d->urbs[i].done || d->urbs[i].discarded)
+            if ((d->urbs[i].done || d->urbs[i].discarded) && d->urbs[i].client == client)
                 return (int)i;
         }
         if (spent >= EMU_REAP_BUDGET)
@@ -597,7 +663,7 @@ static int find_reapable(emu_dev_t *d)
 
 static gboolean on_reap(emu_dev_t *d, UMockdevIoctlClient *client, UMockdevIoctlData *arg)
 {
-    int i = find_reapable(d);
+    int i = find_reapable(d, client);
     if (i < 0) {
         complete(client, -1, EAGAIN);
         return TRUE;
@@ -624,7 +690,7 @@ static gboolean on_discard(emu_dev_t *d, UMockdevIoctlClient *client, UMockdevIo
     /* The argument is the URB's address itself. */
     const gulong addr = (gulong) * (void **)arg->data;
     for (unsigned i = 0; i < d->nurbs; i++) {
-        if (d->urbs[i].data->client_addr == addr && !d->urbs[i].done) {
+        if (d->urbs[i].client == client && d->urbs[i].data->client_addr == addr && !d->urbs[i].done) {
             d->urbs[i].discarded = true;
             if ((d->urbs[i].urb->endpoint & 0x80) && d->urbs[i].filled)
                 stat_add(d, &d->stats.in_discarded_with_data, 1);
@@ -669,6 +735,7 @@ static gboolean handle_ioctl(UMockdevIoctlBase *handler, UMockdevIoctlClient *cl
     }
     case USBDEVFS_CLAIMINTERFACE:
     case USBDEVFS_RELEASEINTERFACE:
+        return on_claim(d, client, arg, request == USBDEVFS_RELEASEINTERFACE);
     case USBDEVFS_SETINTERFACE:
     case USBDEVFS_SETCONFIGURATION:
     case USBDEVFS_CLEAR_HALT:
@@ -796,6 +863,7 @@ int gr_usb_emu_add_ft601(gr_usb_emu_t *emu, const gr_board_config_t *cfg, const 
     snprintf(d->syspath, sizeof d->syspath, "/devices/usb%u", bus);
     d->handler = umockdev_ioctl_base_new();
     g_signal_connect(d->handler, "handle-ioctl", G_CALLBACK(handle_ioctl), d);
+    g_signal_connect(d->handler, "client-vanished", G_CALLBACK(on_client_vanished), d);
     /* The handler first, so the node is never there without it (as libusb's test does). */
     if (!umockdev_testbed_attach_ioctl(emu->testbed, d->devnode, d->handler, NULL)) {
         g_object_unref(d->handler);
@@ -911,6 +979,8 @@ void gr_usb_emu_destroy(gr_usb_emu_t *emu)
         umockdev_testbed_detach_ioctl(emu->testbed, d->devnode, NULL);
         for (unsigned j = 0; j < d->nurbs; j++)
             g_object_unref(d->urbs[j].data);
+        for (unsigned j = 0; j < EMU_MAX_IFACES; j++)
+            claim_drop(d, j);
         g_object_unref(d->handler);
         gr_board_destroy(d->board);
         pthread_mutex_destroy(&d->lock);

@@ -13,17 +13,26 @@
  *                   nothing of it: the handle is not its own, the GPU VA does not map the victim's
  *                   memory in its space, a copy from the physical address or the GPU VA faults
  *                   (its context reset), and the victim's bytes are unchanged and its work goes on
- *   raw access      register reads work over broker://; a register write and an aperture read are
- *                   refused with GR_E_BUSY, and SCRATCH is unchanged
+ *   raw access      register reads work over broker://; beside a client with a process, a register
+ *                   write and an aperture read are refused with GR_E_BUSY naming it; with nobody
+ *                   else the device is lent (writes, BAR1, the interrupt line, a soft reset), another
+ *                   client's session is refused naming the holder while reads work, and at close the
+ *                   driver stack starts again and zeroes the VRAM it hands out; a holder SIGKILLed
+ *                   gives it back too
  *
  * With --binding, exclusive binding on direct opens (bridge/PROTOCOL.md, "Binding"), on a
  * gpuref-simd stream board: a second driver stack gets GR_E_BUSY naming the owner; register
  * reads work beside it and a raw write is refused by the device; the binding goes when the owner
  * closes or is killed; the concurrency test run directly fails (one process gets the device);
- * gpuref-broker on simd:// holds the binding and serves its clients.
+ * gpuref-broker on simd:// holds the binding and serves its clients, and keeps it while it lends
+ * the device raw to one of them.
  *
- * Usage: test_broker GPUREF_BROKER DEVICE_URI [ROUNDS] (default 50): starts the broker on
- * DEVICE_URI at a socket of its own and stops it at the end; test_broker --binding GPUREF_SIMD
+ *   gpuctl          (given GPUCTL) poke, peek, conformance, alloc, fill, read, ls, timeline,
+ *                   evict, resident and bench over broker://; beside a client with a process,
+ *                   poke exits 3 naming it
+ *
+ * Usage: test_broker GPUREF_BROKER DEVICE_URI [ROUNDS [GPUCTL]] (default 50): starts the broker
+ * on DEVICE_URI at a socket of its own and stops it at the end; test_broker --binding GPUREF_SIMD
  * GPUREF_BROKER. TAP on stdout.
  */
 #define _GNU_SOURCE
@@ -398,6 +407,83 @@ static void test_isolation(void)
     gr_session_close(s);
 }
 
+/* A client with a session (a dxgk process in the broker) until rfd reads EOF; says 'o' on
+ * ready. who: the write end of rfd's pipe, the parent's to close. */
+static void holder(uint32_t who, int fds)
+{
+    close((int)who);
+    int rfd = fds & 0xffff, wfd = fds >> 16;
+    gr_session_t *s;
+    const char ch = gr_session_open(uri, &s) ? 'e' : 'o';
+    if (write(wfd, &ch, 1) != 1)
+        _exit(1);
+    char junk;
+    while (read(rfd, &junk, 1) > 0) {
+    }
+    if (ch == 'o')
+        gr_session_close(s);
+    _exit(0);
+}
+
+/* A session opened in a child: its status and words. */
+static int session_in_child(char *msg, size_t len)
+{
+    int p[2];
+    if (pipe(p))
+        return -1;
+    fflush(stdout);
+    pid_t c = fork();
+    if (c == 0) {
+        close(p[0]);
+        gr_session_t *s;
+        int32_t rc = gr_session_open(uri, &s);
+        char m[300];
+        snprintf(m, sizeof m, "%s", rc ? gr_last_error() : "");
+        if (write(p[1], &rc, sizeof rc) != sizeof rc || write(p[1], m, sizeof m) != sizeof m)
+            _exit(1);
+        if (!rc)
+            gr_session_close(s);
+        _exit(0);
+    }
+    close(p[1]);
+    int32_t rc = -999;
+    char m[300] = "";
+    if (read(p[0], &rc, sizeof rc) != sizeof rc || read(p[0], m, sizeof m) != sizeof m)
+        rc = -998;
+    m[sizeof m - 1] = 0;
+    snprintf(msg, len, "%s", m);
+    close(p[0]);
+    reap(c);
+    return rc;
+}
+
+typedef struct held {
+    pid_t pid;
+    int down, up; /* close down to let the holder go */
+    bool ready;
+} held_t;
+
+static void hold_start(held_t *h)
+{
+    int down[2], up[2];
+    if (pipe(down) || pipe(up))
+        exit(1);
+    h->pid = spawn(holder, (uint32_t)down[1], down[0] | (up[1] << 16));
+    close(down[0]);
+    close(up[1]);
+    h->down = down[1];
+    h->up = up[0];
+    char ch = 0;
+    h->ready = read(h->up, &ch, 1) == 1 && ch == 'o';
+}
+
+static void hold_stop(held_t *h)
+{
+    close(h->down);
+    reap(h->pid);
+    close(h->up);
+}
+
 static void test_raw(void)
 {
     gr_device_t *d;
@@ -410,17 +496,144 @@ static void test_raw(void)
     rc = gr_device_info(d, &info);
     tap(rc == GR_OK && info.magic == 0x47505552u, "raw: register reads work over broker:// (ID_MAGIC 0x%08x)",
         info.magic);
+    /* Another client has a process on the device: nothing raw is lent. */
+    held_t h;
+    hold_start(&h);
     uint32_t before = 0, after = 0;
     int r1 = gr_reg_read(d, GR_REG_SCRATCH, &before);
     rc = gr_reg_write(d, GR_REG_SCRATCH, before ^ 0xffffffffu);
+    char msg[400], pid_text[40];
+    snprintf(msg, sizeof msg, "%s", gr_last_error());
     int r2 = gr_reg_read(d, GR_REG_SCRATCH, &after);
-    tap(rc == GR_E_BUSY && !r1 && !r2 && after == before,
-        "raw: a register write is refused with GR_E_BUSY (%s: %s), SCRATCH unchanged", gr_status_name(rc),
-        gr_last_error());
+    snprintf(pid_text, sizeof pid_text, "(pid %ld)", (long)h.pid);
+    tap(h.ready && rc == GR_E_BUSY && strstr(msg, pid_text) && !r1 && !r2 && after == before,
+        "raw: beside a client with a process, a register write is refused with GR_E_BUSY naming it (%s: %s), "
+        "SCRATCH unchanged", gr_status_name(rc), msg);
     uint32_t word;
     rc = gr_link_ap_read(gr_device_link(d), 0, &word, 4);
-    tap(rc == GR_E_BUSY, "raw: a BAR1 aperture read is refused (%s)", gr_status_name(rc));
+    tap(rc == GR_E_BUSY, "raw: ... and a BAR1 aperture read too (%s)", gr_status_name(rc));
+    hold_stop(&h);
+    /* Nobody else: the device is lent to this client. */
+    rc = gr_reg_write(d, GR_REG_SCRATCH, 0x5ca7c4edu);
+    r2 = gr_reg_read(d, GR_REG_SCRATCH, &after);
+    tap(rc == GR_OK && !r2 && after == 0x5ca7c4edu, "raw: with nobody else on the device, a write is performed "
+        "(%s, SCRATCH reads 0x%08x)", gr_status_name(rc), after);
+    static uint8_t page[4096];
+    memset(page, 0xa5, sizeof page);
+    rc = gr_link_ap_write(gr_device_link(d), 0, page, sizeof page);
+    memset(page, 0, sizeof page);
+    int r3 = gr_link_ap_read(gr_device_link(d), 0, page, sizeof page);
+    tap(!rc && !r3 && page[0] == 0xa5 && page[4095] == 0xa5, "raw: BAR1 written and read back through the broker "
+        "(%s, %s)", gr_status_name(rc), gr_status_name(r3));
+    bool line = true;
+    rc = gr_device_wait_irq(d, 0, &line);
+    tap(rc == GR_OK, "raw: the interrupt line is sampled (%s, %s)", gr_status_name(rc), line ? "high" : "low");
+    rc = gr_device_soft_reset(d, 1000);
+    int r8 = gr_reg_read(d, GR_REG_SCRATCH, &after);
+    int w8 = gr_reg_write(d, GR_REG_SCRATCH, 0x5ca7c4edu);
+    tap(rc == GR_OK && !r8 && after == 0 && !w8, "raw: a soft reset works (%s; SCRATCH back to 0x%08x)",
+        gr_status_name(rc), after);
+    /* While it is lent, another client's driver work is refused naming the holder; reads work. */
+    rc = session_in_child(msg, sizeof msg);
+    snprintf(pid_text, sizeof pid_text, "(pid %ld)", (long)getpid());
+    tap(rc == GR_E_BUSY && strstr(msg, pid_text), "raw: while lent, another client's session gets GR_E_BUSY naming "
+        "the holder (%s: %s)", gr_status_name(rc), msg);
+    gr_device_t *d2;
+    rc = gr_device_open(uri, 0, &d2);
+    int r4 = rc ? rc : gr_reg_read(d2, GR_REG_SCRATCH, &after);
+    int w2 = rc ? rc : gr_reg_write(d2, GR_REG_SCRATCH, 1);
+    tap(!rc && !r4 && after == 0x5ca7c4edu && w2 == GR_E_BUSY, "raw: another connection reads registers beside the "
+        "holder (SCRATCH 0x%08x) and its write is refused (%s)", after, gr_status_name(w2));
+    if (!rc)
+        gr_device_close(d2);
+    /* Given back at close: the driver stack starts again, and takes the VRAM as used. */
     gr_device_close(d);
+    gr_session_t *s;
+    rc = gr_session_open(uri, &s);
+    gr_adapter_stats_t a0, a1;
+    gr_alloc_t b = 0;
+    int r5 = rc ? rc : gr_adapter_stats(gr_session_adapter(s), &a0);
+    int r6 = rc || r5 ? -1 : gr_buffer_create(gr_session_device(s), 64u << 10, GR_BUF_CPU_READ, &b);
+    int r7 = rc || r5 || r6 ? -1 : gr_adapter_stats(gr_session_adapter(s), &a1);
+    tap(!rc && !r5 && !r6 && !r7 && a1.bytes_zeroed >= a0.bytes_zeroed + (64u << 10),
+        "raw: given back at close, the driver stack starts again and zeroes what the lent device may have left "
+        "(%s; %" PRIu64 " bytes zeroed for a 64 KiB buffer)", gr_status_name(rc),
+        !r7 ? a1.bytes_zeroed - a0.bytes_zeroed : 0);
+    if (!rc) {
+        uint32_t scratch[1024];
+        one_round(s, 4, 0, scratch, 1024); /* exits the test process if it fails */
+        gr_session_close(s);
+    }
+    /* A client killed while it holds the device: the broker takes it back and starts its driver
+     * stack again for the others. */
+    int p[2];
+    if (pipe(p))
+        exit(1);
+    fflush(stdout);
+    pid_t k = fork();
+    if (k == 0) {
+        close(p[0]);
+        gr_device_t *kd;
+        char ok = gr_device_open(uri, 0, &kd) == GR_OK && gr_reg_write(kd, GR_REG_SCRATCH, 0xdead) == GR_OK ? 'o' : 'e';
+        if (write(p[1], &ok, 1) != 1)
+            _exit(1);
+        for (;;)
+            pause();
+    }
+    close(p[1]);
+    char ch = 0;
+    bool held = read(p[0], &ch, 1) == 1 && ch == 'o';
+    close(p[0]);
+    kill(k, SIGKILL);
+    int kst = reap(k);
+    rc = GR_E_BUSY;
+    for (int i = 0; i < 100 && rc == GR_E_BUSY; i++) {
+        rc = session_in_child(msg, sizeof msg);
+        if (rc == GR_E_BUSY)
+            usleep(50000);
+    }
+    tap(held && kst == 128 + SIGKILL && rc == GR_OK, "raw: a client SIGKILLed while it holds the device: the broker "
+        "takes it back and the next client's session works (%s%s%s)", gr_status_name(rc), rc ? ": " : "", rc ? msg : "");
+}
+
+/* gpuctl's commands over broker:// (a program of the project, unchanged): its exit status and
+ * what it printed, both streams. */
+static const char *gpuctl_bin;
+static int gpuctl(const char *args, char *out, size_t len)
+{
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "%s -d %s %s 2>&1", gpuctl_bin, uri, args);
+    fflush(stdout);
+    FILE *f = popen(cmd, "r");
+    if (!f)
+        return -1;
+    size_t n = fread(out, 1, len - 1, f);
+    out[n] = 0;
+    int st = pclose(f);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void test_gpuctl(void)
+{
+    static char out[65536];
+    int x = gpuctl("poke SCRATCH 0x1234 peek SCRATCH", out, sizeof out);
+    tap(x == 0 && strstr(out, "0x00001234"), "gpuctl: poke and peek over broker:// (the device lent), exit %d", x);
+    x = gpuctl("conformance", out, sizeof out);
+    tap(x == 0 && strstr(out, " 0 failed"), "gpuctl: conformance over broker:// passes (exit %d)", x);
+    x = gpuctl("alloc 64K fill @1 0x11223344 read @1 0 16 ls timeline", out, sizeof out);
+    tap(x == 0 && strstr(out, "44 33 22 11 44 33 22 11"), "gpuctl: alloc, fill, read, ls and timeline over "
+        "broker:// (exit %d)", x);
+    x = gpuctl("alloc 64K evict @1 resident @1 bench", out, sizeof out);
+    tap(x == 0 && strstr(out, "the 1 MiB copy's destination holds the source's pattern"), "gpuctl: evict, resident "
+        "and bench over broker:// (exit %d)", x);
+    held_t h;
+    hold_start(&h);
+    x = gpuctl("poke SCRATCH 1", out, sizeof out);
+    char pid_text[40];
+    snprintf(pid_text, sizeof pid_text, "(pid %ld)", (long)h.pid);
+    tap(h.ready && x == 3 && strstr(out, pid_text), "gpuctl: beside a client with a process, poke exits 3 naming it: "
+        "%.*s", (int)strcspn(out, "\n"), out);
+    hold_stop(&h);
 }
 
 /* ---- exclusive binding on direct opens (--binding) -------------------------------------------------- */
@@ -597,6 +810,17 @@ static void test_binding(const char *simd, const char *broker, const char *dir)
         "gets GR_E_BUSY naming the broker (%s)", b.msg);
     pid_t c = spawn(worker, 1, 2);
     tap(reap(c) == 0, "binding: a client of that broker allocates, fills, copies and verifies");
+    /* The device lent raw to a client: the broker's driver stack stops, but it keeps the binding. */
+    rc = gr_device_open(uri, 0, &d);
+    int lent = rc ? rc : gr_reg_write(d, GR_REG_SCRATCH, 0x1e47u);
+    open_in_child(simd_uri, false, &b);
+    tap(lent == GR_OK && b.rc == GR_E_BUSY && strstr(b.msg, pid_text), "binding: while the broker lends the device "
+        "raw to a client (%s), a direct driver stack still gets GR_E_BUSY naming the broker (%s)", gr_status_name(lent),
+        b.msg);
+    if (!rc)
+        gr_device_close(d);
+    c = spawn(worker, 2, 2);
+    tap(reap(c) == 0, "binding: given back, the broker's clients work again");
     kill(br, SIGTERM);
     tap(reap(br) == 0, "binding: the broker on simd:// stops cleanly");
     kill(sv, SIGTERM);
@@ -611,7 +835,7 @@ int main(int argc, char **argv)
             perror("mkdtemp");
             return 1;
         }
-        printf("1..10\n");
+        printf("1..12\n");
         test_binding(argv[2], argv[3], bdir);
         char cmd[300];
         snprintf(cmd, sizeof cmd, "rm -rf %s", bdir);
@@ -620,12 +844,14 @@ int main(int argc, char **argv)
         return failed ? 1 : 0;
     }
     if (argc < 3) {
-        fprintf(stderr, "usage: test_broker GPUREF_BROKER DEVICE_URI [ROUNDS]\n"
+        fprintf(stderr, "usage: test_broker GPUREF_BROKER DEVICE_URI [ROUNDS [GPUCTL]]\n"
                         "       test_broker --binding GPUREF_SIMD GPUREF_BROKER\n");
         return 2;
     }
     if (argc > 3)
         rounds = atoi(argv[3]);
+    if (argc > 4)
+        gpuctl_bin = argv[4];
     char dir[] = "/tmp/gr-broker-test-XXXXXX";
     if (!mkdtemp(dir)) {
         perror("mkdtemp");
@@ -634,7 +860,7 @@ int main(int argc, char **argv)
     char sock[200];
     snprintf(sock, sizeof sock, "%s/b.sock", dir);
     snprintf(uri, sizeof uri, "broker://%s", sock);
-    printf("1..18\n");
+    printf("1..%d\n", gpuctl_bin ? 31 : 26);
     fflush(stdout);
     pid_t b = fork();
     if (b == 0) {
@@ -648,6 +874,8 @@ int main(int argc, char **argv)
     tap(stat(sock, &st) == 0 && S_ISSOCK(st.st_mode) && (st.st_mode & 0777) == 0600,
         "the broker's socket %s is there, mode 0%o (owner only)", sock, (unsigned)(st.st_mode & 0777));
     test_raw();
+    if (gpuctl_bin)
+        test_gpuctl();
     test_concurrent();
     test_killed();
     test_isolation();

@@ -1160,6 +1160,113 @@ static void uart_backend_runs_on_a_pty_at_any_baud_and_locks_the_line(void **sta
 
 static const char *simd_bin; /* --simd PATH: the server binary */
 
+/* gr_link_open(uri) in a child process: its status and message. */
+static int open_in_child(const char *uri, char *msg, size_t len)
+{
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    fflush(stdout);
+    pid_t c = fork();
+    assert_true(c >= 0);
+    if (c == 0) {
+        close(p[0]);
+        gr_link_t *l = NULL;
+        int32_t rc = gr_link_open(uri, &l);
+        char m[400];
+        snprintf(m, sizeof m, "%s", rc ? gr_link_error() : "");
+        if (write(p[1], &rc, sizeof rc) != sizeof rc || write(p[1], m, sizeof m) != sizeof m)
+            _exit(1);
+        if (!rc)
+            gr_link_close(l);
+        _exit(0);
+    }
+    close(p[1]);
+    int32_t rc = -999;
+    char m[400] = "";
+    if (read(p[0], &rc, sizeof rc) != sizeof rc || read(p[0], m, sizeof m) != sizeof m)
+        rc = -998;
+    m[sizeof m - 1] = 0;
+    snprintf(msg, len, "%s", m);
+    close(p[0]);
+    int st;
+    waitpid(c, &st, 0);
+    return rc;
+}
+
+/* One driver stack per line (bridge/README.md): uart:// holds the tty of gpuref-simd --pty's
+ * UART board exclusively, flock and TIOCEXCL (the kernel's flag, which TIOCGEXCL reads back);
+ * a second driver stack on the line, in another process, gets GR_E_BUSY naming the path; after
+ * close the line is free and the flag gone. */
+static void uart_line_takes_one_driver_stack_on_gpuref_simd_pty(void **state)
+{
+    (void)state;
+    if (!simd_bin) {
+        skip();
+        return;
+    }
+    char dir[] = "/tmp/gr-link-proto-pty-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char lf[200];
+    snprintf(lf, sizeof lf, "%s/tty", dir);
+    fflush(stdout);
+    pid_t srv = fork();
+    assert_true(srv >= 0);
+    if (srv == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        dup2(null, 2);
+        execl(simd_bin, simd_bin, "--pty", "--pty-link", lf, "--board", "uart", "--quiet", (char *)NULL);
+        _exit(127);
+    }
+    char tty[128] = "";
+    for (int i = 0; i < 600 && !tty[0]; i++) {
+        FILE *f = fopen(lf, "r");
+        if (f) {
+            if (!fgets(tty, sizeof tty, f))
+                tty[0] = 0;
+            fclose(f);
+        }
+        tty[strcspn(tty, "\n")] = 0;
+        if (!tty[0])
+            usleep(50000);
+    }
+    assert_true(tty[0] == '/');
+    char uri[200], msg[400];
+    snprintf(uri, sizeof uri, "uart://%s?replay_ms=5000&dead_ms=30000&timeout_ms=60000", tty);
+    gr_link_t *a = NULL;
+    int rc = gr_link_open(uri, &a);
+    if (rc)
+        fail_msg("%s: %s", uri, gr_link_error());
+    uint32_t v = 0;
+    assert_int_equal(gr_link_read32(a, 0x000, &v), GR_OK); /* ID_MAGIC */
+    assert_int_equal(v, MAGIC);
+    int fd = open(tty, O_RDWR | O_NOCTTY | O_NONBLOCK); /* root only: TIOCEXCL refuses others */
+    int excl = 0;
+    if (fd >= 0)
+        assert_int_equal(ioctl(fd, TIOCGEXCL, &excl), 0);
+    else
+        assert_int_equal(errno, EBUSY);
+    assert_true(fd < 0 || excl == 1);
+    rc = open_in_child(uri, msg, sizeof msg);
+    assert_int_equal(rc, GR_E_BUSY);
+    assert_non_null(strstr(msg, tty));
+    assert_non_null(strstr(msg, "in use by another program"));
+    gr_link_close(a);
+    if (fd >= 0) {
+        assert_int_equal(ioctl(fd, TIOCGEXCL, &excl), 0);
+        assert_int_equal(excl, 0);
+        close(fd);
+    }
+    rc = open_in_child(uri, msg, sizeof msg);
+    if (rc)
+        fail_msg("after close, %s: %s", uri, msg);
+    kill(srv, SIGTERM);
+    int st;
+    waitpid(srv, &st, 0);
+    unlink(lf);
+    rmdir(dir);
+}
+
 /* A DMA job through a gr_link (as run_dma), waiting on the interrupt message. */
 static int link_dma(gr_link_t *l, uint64_t bus, uint32_t words, uint32_t job)
 {
@@ -1310,6 +1417,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(uart_backend_runs_on_a_pty_at_any_baud_and_locks_the_line),
         cmocka_unit_test(uart_backend_asks_a_serial_adapter_for_low_latency),
         cmocka_unit_test(simd_server_shares_one_device_among_clients),
+        cmocka_unit_test(uart_line_takes_one_driver_stack_on_gpuref_simd_pty),
     };
     return cmocka_run_group_tests_name("link_proto", tests, NULL, NULL);
 }

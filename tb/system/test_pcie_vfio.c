@@ -224,6 +224,26 @@ static void open_resets_the_function_and_reaches_bar0_through_pread(void **state
     assert_false(stats().open);
 }
 
+/* One driver stack per device (bridge/README.md): a VFIO group is open once at a time (the
+ * kernel answers another open EBUSY, and so does the emulation), so a second pcie:// on the
+ * function gets GR_E_BUSY naming the group, and the first goes on; after its close the function
+ * opens again. */
+static void a_second_open_of_the_group_is_gr_e_busy(void **state)
+{
+    (void)state;
+    gr_link_t *l = open_link("irqs=msi");
+    wr(l, GR_REG_SCRATCH, 0x5ec0dd0eu);
+    gr_link_t *second = NULL;
+    assert_int_equal(gr_link_open(g_uri, &second), GR_E_BUSY);
+    assert_null(second);
+    assert_says(gr_link_error(), "/vfio/42 (the VFIO group) is in use");
+    assert_int_equal(rd(l, GR_REG_SCRATCH), 0x5ec0dd0eu);
+    close_link(l);
+    l = open_link("irqs=msi");
+    assert_int_equal(rd(l, GR_REG_ID_MAGIC), GPU_REGS__ID_MAGIC__VALUE_reset);
+    close_link(l);
+}
+
 static void dma_reaches_host_memory_only_through_iommu_mappings(void **state)
 {
     (void)state;
@@ -652,6 +672,7 @@ int main(void)
     snprintf(g_uri, sizeof g_uri, "pcie://%s?root=%s", GR_VFIO_EMU_BDF, dir);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(open_resets_the_function_and_reaches_bar0_through_pread, teardown),
+        cmocka_unit_test_teardown(a_second_open_of_the_group_is_gr_e_busy, teardown),
         cmocka_unit_test_teardown(dma_reaches_host_memory_only_through_iommu_mappings, teardown),
         cmocka_unit_test_teardown(a_stale_iova_is_an_iommu_fault_not_the_next_buffer, teardown),
         cmocka_unit_test_teardown(msi_msix_and_intx_each_deliver_and_rearm, teardown),

@@ -8,8 +8,9 @@
  * Per chip: the device is identified (gr_device_open reads ID_MAGIC, version, register map),
  * SCRATCH round-trips, an aperture burst with unaligned edges round-trips through VRAM, the DMA
  * engine copies host -> VRAM -> host through buffers the device reaches over the link, the
- * register conformance suite passes, a serial that is not there answers GR_E_NO_DEVICE, and an
- * unplugged chip answers GR_E_LINK. The FT2232H's open waits 10 ms between the bit-mode reset
+ * register conformance suite passes, a serial that is not there answers GR_E_NO_DEVICE, a second
+ * open of a chip another open holds answers GR_E_BUSY (its interface claim), and an unplugged
+ * chip answers GR_E_LINK. The FT2232H's open waits 10 ms between the bit-mode reset
  * and synchronous FIFO mode (AN_130).
  *
  * The FT601 runs in the configuration $GR_FT601_EMU_CONFIG names (the suite runs twice: in 245
@@ -386,6 +387,34 @@ static void bad_uri_is_refused(void **state)
     assert_null(l);
 }
 
+/* One driver stack per device (bridge/README.md): an open of the chip claims its interfaces
+ * (usbdevfs, emulated), so a second open of the same chip, while the first holds it, gets
+ * GR_E_BUSY naming the claim, neither a hang nor a shared chip, and the first goes on; after
+ * its close the chip opens again. */
+static void a_second_open_is_busy(void **state)
+{
+    chip_t *c = *state;
+    gr_usb_emu_stats_t s0, s1;
+    assert_int_equal(gr_usb_emu_stats(g_emu, c->index, &s0), GR_OK);
+    gr_device_t *a = open_dev(c);
+    wr(a, GR_REG_SCRATCH, 0x0c1a1e0du);
+    gr_device_t *b = NULL;
+    int rc = gr_device_open(c->uri, 0, &b);
+    if (rc != GR_E_BUSY)
+        fail_msg("a second open of the %s: %s (%s), not GR_E_BUSY", c->name, gr_status_name(rc), gr_device_error());
+    assert_null(b);
+    if (!strstr(gr_device_error(), "claim"))
+        fail_msg("the refusal does not name the claim: %s", gr_device_error());
+    print_message("# %s: a second open: %s\n", c->name, gr_device_error());
+    assert_int_equal(rd(a, GR_REG_SCRATCH), 0x0c1a1e0du);
+    gr_device_close(a);
+    assert_int_equal(gr_usb_emu_stats(g_emu, c->index, &s1), GR_OK);
+    assert_true(s1.claims_refused > s0.claims_refused);
+    b = open_dev(c);
+    assert_int_equal(rd(b, GR_REG_SCRATCH), 0x0c1a1e0du);
+    gr_device_close(b);
+}
+
 /* The chip goes away while open: the next call answers GR_E_LINK. Runs last on its chip. */
 static void unplugged_chip_is_link_error(void **state)
 {
@@ -706,7 +735,7 @@ int main(int argc, char **argv)
         c->present = true;
         snprintf(c->uri, sizeof c->uri, "usb://%s?serial=%s&%s", c->name, c->serial, SLOW_LINK);
         CMFixtureFunction su = c->kind == GR_BOARD_FT601 ? setup_ft601 : setup_ft2232h;
-        static char names[2][13][80];
+        static char names[2][14][80];
         const struct {
             const char *name;
             CMUnitTestFunction fn;
@@ -722,6 +751,7 @@ int main(int argc, char **argv)
             {"dead_clients_session_is_aborted_at_open", ft601_dead_clients_session_is_aborted_at_open},
             {"sessions_follow_the_chip_and_its_configuration_stays",
              ft601_sessions_follow_the_chip_and_its_configuration_stays},
+            {"a_second_open_is_busy", a_second_open_is_busy},
             {"unplugged_chip_is_link_error", unplugged_chip_is_link_error},
         };
         for (size_t t = 0; t < sizeof list / sizeof list[0]; t++) {

@@ -1293,6 +1293,8 @@ static bool scan_free(void *ctx, uint64_t offset, uint64_t size, bool is_free)
 
 gr_status_t gr_vidmm_test_reserve(gr_adapter_t *ad, uint32_t segment, uint64_t leave_bytes)
 {
+    if (ad && ad->broker)
+        return gr_brk_test_reserve(ad, segment, true, 0, 0, leave_bytes);
     if (!ad || segment == 0 || segment > ad->nseg)
         return GR_E_INVALID;
     return gr_vidmm_test_reserve_range(ad, segment, 0, ad->seg[segment - 1].size, leave_bytes);
@@ -1301,6 +1303,8 @@ gr_status_t gr_vidmm_test_reserve(gr_adapter_t *ad, uint32_t segment, uint64_t l
 gr_status_t gr_vidmm_test_reserve_range(gr_adapter_t *ad, uint32_t segment, uint64_t lo, uint64_t hi,
                                         uint64_t leave_bytes)
 {
+    if (ad && ad->broker)
+        return gr_brk_test_reserve(ad, segment, false, lo, hi, leave_bytes);
     if (!ad || !ad->res || segment == 0 || segment > ad->nseg || leave_bytes % PAGE || lo % PAGE || hi % PAGE ||
         lo >= hi || hi > ad->seg[segment - 1].size)
         return GR_E_INVALID;
@@ -1348,6 +1352,10 @@ gr_status_t gr_vidmm_test_reserve_range(gr_adapter_t *ad, uint32_t segment, uint
 
 void gr_vidmm_test_unreserve(gr_adapter_t *ad)
 {
+    if (ad && ad->broker) {
+        gr_brk_test_unreserve(ad);
+        return;
+    }
     if (!ad || !ad->res)
         return;
     dxgk_res_t *r = ad->res;
