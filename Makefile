@@ -107,8 +107,8 @@ TEST_LANE_HOST = $(filter-out $(TEST_LANE_RTL),$(TEST_SUITES))
 test: $(if $(SAN),,all)
 	@rm -rf $(BUILD)/test $(BUILD)/test-lane-rtl.log
 	@mkdir -p $(BUILD)
-	@rrc=0; $(if $(TEST_LANE_RTL),$(MAKE) $(SELF) $(addprefix test-,$(TEST_LANE_RTL)) >$(BUILD)/test-lane-rtl.log 2>&1 & rtl=$$!;) \
-	  $(MAKE) $(SELF) $(addprefix test-,$(TEST_LANE_HOST)); hrc=$$?; \
+	@rrc=0; $(if $(TEST_LANE_RTL),$(MAKE) $(SELF) TAP_KEEP_GOING=1 $(addprefix test-,$(TEST_LANE_RTL)) >$(BUILD)/test-lane-rtl.log 2>&1 & rtl=$$!;) \
+	  $(MAKE) $(SELF) TAP_KEEP_GOING=1 $(addprefix test-,$(TEST_LANE_HOST)); hrc=$$?; \
 	  $(if $(TEST_LANE_RTL),wait $$rtl; rrc=$$?; echo "== the RTL lane (beside the host suites)"; \
 	  cat $(BUILD)/test-lane-rtl.log;) \
 	  python3 tb/tap_summary.py $(addprefix $(BUILD)/test/,$(addsuffix .tap,$(TEST_SUITES))); src=$$?; \

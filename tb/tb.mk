@@ -524,7 +524,7 @@ GCOVR ?= $(VENV_PY) -m gcovr
 coverage: $(VENV)/.stamp
 	@rm -rf $(COV_OUT) $(COV_BUILD)/test && mkdir -p $(COV_OUT)
 	@if [ -d $(COV_BUILD) ]; then find $(COV_BUILD) -name '*.gcda' -delete; fi
-	@rc=0; $(MAKE) $(SELF) BUILD=$(COV_BUILD) VENV=$(VENV) SIM_DIR=$(SIM_DIR) BOARD_DIR=$(BOARD_DIR) COVERAGE=1 \
+	@rc=0; $(MAKE) $(SELF) BUILD=$(COV_BUILD) VENV=$(VENV) SIM_DIR=$(SIM_DIR) BOARD_DIR=$(BOARD_DIR) COVERAGE=1 TAP_KEEP_GOING=1 \
 	  $(addprefix test-,$(COV_SUITES)) || rc=1; \
 	  python3 tb/tap_summary.py $(addprefix $(COV_BUILD)/test/,$(addsuffix .tap,$(COV_SUITES))) || rc=1; \
 	  $(GCOVR) --root . --object-directory $(COV_BUILD) --filter 'host/' --filter 'bridge/host/' \
