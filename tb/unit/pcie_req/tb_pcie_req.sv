@@ -70,7 +70,7 @@ module tb_pcie_req;
     // outstanding MRd per tag (filled by the RQ sink, answered by the RC source)
     logic   o_busy [0:7], o_mute [0:7], o_late [0:7];
     integer o_dw [0:7], o_sent [0:7], o_addr [0:7];
-    integer n_tlp = 0, n_mrd = 0, n_cpl = 0, n_tmo = 0, n_err = 0;
+    integer n_tlp = 0, n_disc = 0, n_mrd = 0, n_cpl = 0, n_tmo = 0, n_err = 0;
     integer bad_size = 0, bad_cross = 0, bad_be = 0, bad_tag = 0, bad_addr = 0, bad_desc = 0;
 
     // ---- RQ sink --------------------------------------------------------------------------
@@ -78,7 +78,8 @@ module tb_pcie_req;
         reg [31:0] r, dws [0:1100];
         integer n, i, j, cnt, lim, a, b;
         reg [3:0] fb, lb, be;
-        n = 0; fb = 0; lb = 0;
+        reg disc;
+        n = 0; fb = 0; lb = 0; disc = 1'b0;
         forever begin
             @(posedge clk);
             if (!rst && tmo_o) n_tmo = n_tmo + 1;
@@ -86,10 +87,18 @@ module tb_pcie_req;
             if (!rst && rq_v && rq_rdy) begin
                 if (!rq_k[0]) bad_desc = bad_desc + 1;
                 if (n == 0) begin fb = rq_u[3:0]; lb = rq_u[7:4]; if (rq_u[61:8] != 54'd0) bad_desc = bad_desc + 1; end
+                else if (rq_u[61:12] != 50'd0 || rq_u[10:0] != {3'd0, lb, fb}) bad_desc = bad_desc + 1;
+                if (rq_u[11]) disc = 1'b1;
                 dws[n] = rq_d[31:0];
                 if (rq_k[1]) dws[n + 1] = rq_d[63:32];
                 n = n + (rq_k[1] ? 2 : 1);
-                if (rq_l) begin
+                if (rq_l && disc) begin
+                    // discontinued (the hard IP nullifies it): only a MWr may, past its descriptor
+                    n_disc = n_disc + 1;
+                    if (dws[2][14:11] != 4'b0001 || n < 6) bad_desc = bad_desc + 1;
+                    n = 0;
+                    disc = 1'b0;
+                end else if (rq_l) begin
                     n_tlp = n_tlp + 1;
                     cnt = 32'(dws[2][10:0]);
                     a = 32'({dws[1], dws[0][31:2], 2'b00} - Base);
@@ -304,7 +313,7 @@ module tb_pcie_req;
         end
         bad_cnt = 0;
         for (i = 0; i < 8192; i = i + 1) if (hm[i] != href[i] || wcount[i] != ecount[i]) bad_cnt = bad_cnt + 1;
-        check(bad_wr == 0 && bad_cnt == 0, $sformatf("120 write bursts: B OKAY after the last MWr, every strobed byte written once, no other (%0d TLPs)", n_tlp));
+        check(bad_wr == 0 && bad_cnt == 0, $sformatf("120 write bursts: B OKAY after the last MWr, every strobed byte written once, no other (%0d TLPs, %0d discontinued)", n_tlp, n_disc));
         // reads: 150 random bursts, up to 6 in flight, MRRS 128..512
         tl0 = n_mrd;
         for (i = 0; i < 150; i = i + 1) begin
