@@ -206,6 +206,7 @@ module pcie_req #(
     logic [1:0]        tst_q    [0:Tags-1];        // 0 free, 1 outstanding, 2 timed out
     logic [SB-1:0]     tslot_q  [0:Tags-1];
     logic [4:0]        toff_q   [0:Tags-1];        // DWORD offset in the slot
+    logic              tmrg_q   [0:Tags-1];        // the request covers its slot and the next
     logic [8:0]        tbytes_q [0:Tags-1];
     logic [31:0]       ttmr_q   [0:Tags-1];
     localparam [1:0] TFree = 2'd0, TOut = 2'd1, TLate = 2'd2;
@@ -252,12 +253,30 @@ module pcie_req #(
     wire [12:0] rlen;
     pcie_req_split u_rsplit (.addr_i(rtlp_addr[11:0]), .bytes_i({4'd0, iss_tot - sissued_q[iss]}),
                              .limit_sel_i(cfg_max_read_req_i), .len_o(rlen));
+    // two whole 16-beat bursts, contiguous, in one MRd of 256 bytes when the limit allows it
+    wire [SB-1:0] iss1    = iss + 1'b1;
+    wire        iss1_any  = (iss_q + 1'b1 != tail_q) && iss_any;
+    wire [12:0] rlen2;
+    pcie_req_split u_rsplit2 (.addr_i(rtlp_addr[11:0]), .bytes_i(13'd256),
+                              .limit_sel_i(cfg_max_read_req_i), .len_o(rlen2));
+    wire        rpair = (sissued_q[iss] == 9'd0) && (slen_q[iss][3:0] == 4'hf) && (rlen2 == 13'd256);
+    wire        rmerge = rpair && iss1_any && !serr_q[iss1] && (slen_q[iss1][3:0] == 4'hf) &&
+                         (saddr_q[iss1] == saddr_q[iss] + 61'd16);
+    // a burst that could pair waits for the next AR while two or more MRd are outstanding (the
+    // link has work; they complete or time out, so the next AR, full ring or not, can come)
+    integer tn;
+    logic [5:0] tout_n;
+    always @(*) begin
+        tout_n = 6'd0;
+        for (tn = 0; tn < Tags; tn = tn + 1) tout_n = tout_n + ((tst_q[tn] == TOut) ? 6'd1 : 6'd0);
+    end
+    wire        rhold = rpair && !iss1_any && (tout_n >= 6'd2);
     logic [TB-1:0] rtag_q;
     logic [10:0]   rdw_q;
     logic [63:2]   raddr_q;
     logic          rk_q;             // RQ beat of the read TLP being sent
     // RQ: one TLP at a time, reads and writes in turn when both wait
-    wire r_want  = iss_any && !iss_done && tfree_ok;
+    wire r_want  = iss_any && !iss_done && tfree_ok && !rhold;
     wire r_start = r_want && (own_q == OwnNone) && (!w_go || wlast_own_q);
     wire w_start = w_go && (own_q == OwnNone) && !r_start;
 
@@ -307,7 +326,7 @@ module pcie_req #(
     logic [2:0]    cst_q;
     logic          cep_q, cdisc_q;
     logic [TB-1:0] ctag_q;
-    logic [5:0]    cbase_q;             // slot DWORD of payload DWORD 0
+    logic [5:0]    cbase_q;             // slot DWORD of payload DWORD 0 (past 31: the next slot)
     logic [9:0]    cm_q;                // payload DWORD in lane 0 of a payload beat
     assign s_axis_rc_tready_o = 1'b1;
     wire           rc_fire = s_axis_rc_tvalid_i;
@@ -316,7 +335,7 @@ module pcie_req #(
     wire           rc_tag_ok = ((ck_q == 2'd1) ? (rc_tag8 < Tags) : 1'b1);
     wire           rc_live = rc_tag_ok && (tst_q[rc_tag] == TOut);
     wire [8:0]     rc_done_bytes = tbytes_q[rc_tag] - cbc_q[8:0];
-    wire [5:0]     rc_base = (ck_q == 2'd1) ? ({1'b0, toff_q[rc_tag]} + {1'b0, rc_done_bytes[6:2]}) : cbase_q;
+    wire [5:0]     rc_base = (ck_q == 2'd1) ? ({1'b0, toff_q[rc_tag]} + rc_done_bytes[7:2]) : cbase_q;
     wire           rc_bad  = (cst_q != 3'b000) || (cec_q != 4'd0) || cep_q || cdisc_q ||
                              s_axis_rc_tuser_i[42] || (cbc_q[12:9] != 4'd0) ||
                              (cbc_q[8:0] > tbytes_q[rc_tag]);
@@ -328,6 +347,10 @@ module pcie_req #(
     wire           rc_v1 = (ck_q == 2'd1) ? (cdw_q != 11'd0) : (rc_m1 < {1'b0, cdw_q[8:0]});
     wire [5:0]     rc_i0 = rc_base + rc_m0[5:0];
     wire [5:0]     rc_i1 = rc_base + ((ck_q == 2'd1) ? 6'd0 : rc_m1[5:0]);
+    // a merged request's DWORDs 32..63 land in the next slot
+    wire [SB-1:0]  rc_slot1 = rc_slot + 1'b1;
+    wire [SB+4:0]  rc_f0 = {rc_i0[5] ? rc_slot1 : rc_slot, rc_i0[4:0]};
+    wire [SB+4:0]  rc_f1 = {rc_i1[5] ? rc_slot1 : rc_slot, rc_i1[4:0]};
     wire           rc_end = rc_fire && s_axis_rc_tlast_i && (ck_q != 2'd0);
     // the completion ends its request: a failed one, or the last bytes
     wire           rc_last = rc_bad || {1'b0, cdw_q, 2'b00} >= {1'b0, cbc_q} + {12'd0, cla_q[1:0]};
@@ -482,9 +505,17 @@ module pcie_req #(
                 tst_q[tfree] <= TOut;
                 tslot_q[tfree] <= iss;
                 toff_q[tfree] <= sissued_q[iss][6:2];
-                tbytes_q[tfree] <= rlen[8:0];
+                tmrg_q[tfree] <= rmerge;
                 ttmr_q[tfree] <= 32'd0;
-                sissued_q[iss] <= sissued_q[iss] + rlen[8:0];
+                if (rmerge) begin
+                    rdw_q <= 11'd64;
+                    tbytes_q[tfree] <= 9'd256;
+                    sissued_q[iss] <= 9'd128;
+                    sissued_q[iss1] <= 9'd128;
+                end else begin
+                    tbytes_q[tfree] <= rlen[8:0];
+                    sissued_q[iss] <= sissued_q[iss] + rlen[8:0];
+                end
             end
             if (own_q == OwnR && rq_fire) begin
                 rk_q <= 1'b1;
@@ -501,6 +532,7 @@ module pcie_req #(
                 if (tst_q[tmo] == TOut) begin
                     tst_q[tmo] <= TLate;
                     serr_q[tslot_q[tmo]] <= 1'b1;
+                    if (tmrg_q[tmo]) serr_q[tslot_q[tmo] + 1'b1] <= 1'b1;
                 end else begin
                     tst_q[tmo] <= TFree;
                 end
@@ -533,13 +565,16 @@ module pcie_req #(
                     end
                 endcase
                 if (rc_live && !rc_bad) begin
-                    if (rc_v0) rbuf_q[{rc_slot, rc_i0[4:0]}] <= s_axis_rc_tdata_i[31:0];
-                    if (rc_v1) rbuf_q[{rc_slot, rc_i1[4:0]}] <= s_axis_rc_tdata_i[63:32];
+                    if (rc_v0) rbuf_q[rc_f0] <= s_axis_rc_tdata_i[31:0];
+                    if (rc_v1) rbuf_q[rc_f1] <= s_axis_rc_tdata_i[63:32];
                 end
                 // a timed-out tag is free again only after the last piece of its late
                 // answer: a piece before it would otherwise land in the tag's next request
                 if (rc_end && rc_tag_ok && tst_q[rc_tag] == TLate && rc_last) tst_q[rc_tag] <= TFree;
-                if (rc_end && rc_live && rc_bad) serr_q[rc_slot] <= 1'b1;
+                if (rc_end && rc_live && rc_bad) begin
+                    serr_q[rc_slot] <= 1'b1;
+                    if (tmrg_q[rc_tag]) serr_q[rc_slot1] <= 1'b1;
+                end
                 if (rc_tag_done) tst_q[rc_tag] <= TFree;
             end
 
@@ -547,8 +582,12 @@ module pcie_req #(
             for (s = 0; s < Slots; s = s + 1) begin
                 spend_q[s] <= spend_q[s]
                     + ((r_start && iss == s[SB-1:0]) ? 5'd1 : 5'd0)
+                    + ((r_start && rmerge && iss1 == s[SB-1:0]) ? 5'd1 : 5'd0)
                     - ((rc_tag_done && rc_slot == s[SB-1:0]) ? 5'd1 : 5'd0)
-                    - ((tmo_ok && tst_q[tmo] == TOut && tslot_q[tmo] == s[SB-1:0]) ? 5'd1 : 5'd0);
+                    - ((rc_tag_done && tmrg_q[rc_tag] && rc_slot1 == s[SB-1:0]) ? 5'd1 : 5'd0)
+                    - ((tmo_ok && tst_q[tmo] == TOut && tslot_q[tmo] == s[SB-1:0]) ? 5'd1 : 5'd0)
+                    - ((tmo_ok && tst_q[tmo] == TOut && tmrg_q[tmo] &&
+                        tslot_q[tmo] + 1'b1 == s[SB-1:0]) ? 5'd1 : 5'd0);
             end
             if (s_host_arvalid_i && !full) spend_q[tail] <= 5'd0;
 
@@ -569,7 +608,7 @@ module pcie_req #(
                     s_axis_rc_tkeep_i, s_axis_rc_tuser_i[74:43], s_axis_rc_tuser_i[41:0],
                     s_axis_rc_tdata_i[63:47], s_axis_rc_tdata_i[31:29], rc_tag8,
                     cla_q[11:2], wlim, rlen, cdw_q, rc_m0, rc_m1,
-                    wtlp_addr, rtlp_addr, wn1, wg1[0], rc_i0, rc_i1, cm_q, rc_done_bytes,
+                    wtlp_addr, rtlp_addr, wn1, wg1[0], cm_q, rc_done_bytes, rlen2,
                     s_host_awaddr_i[2:0], s_host_araddr_i[2:0]};
 endmodule
 `default_nettype wire
