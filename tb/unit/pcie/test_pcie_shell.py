@@ -320,6 +320,23 @@ async def pcie_shell(dut):
            f"the others 128; {early} begun before their data was all in, the first among them; "
            f"{span} cycles: "
            f"{rate:.0f} MB/s, {100 * rate / link:.1f}% of the {link:.0f} MB/s link; byte-exact")
+    # read bursts the same way: 16 KiB as 128 16-beat bursts, AR without waiting for R; pairs
+    # of contiguous bursts go as one 256-byte MRd, up to ReadSlots bursts in flight cover the
+    # round trip, and the completions fill the link
+    rq_log.clear()
+    watch = cocotb.start_soon(rq_watch())
+    t0 = cocotb.utils.get_sim_time("ns")
+    got = await with_timeout(tm.read(mem_base + off, 16384), 200, "us")
+    span = int((cocotb.utils.get_sim_time("ns") - t0) / 4)
+    watch.kill()
+    mrd = [t for t in rq_log if t[1] == 0]
+    rate = 16384 / (span * 4e-9) / 1e6
+    big = sum(1 for t in mrd if t[2] == 64)
+    chk.ok(got.data == data and got.resp == 0 and sum(t[2] for t in mrd) * 4 == 16384 and
+           big >= 48 and rate >= 0.85 * link,
+           f"16 KiB of back-to-back read bursts: {len(mrd)} MRd, {big} of 256 bytes (two bursts); "
+           f"{span} cycles from the first AR to the last R: {rate:.0f} MB/s, "
+           f"{100 * rate / link:.1f}% of the link; byte-exact")
     # the root complex's read handler, wrapped: reads of one page are dropped (a completion
     # timeout), of another answered with a poisoned completion
     hole, poison = mem_base + 0x8000, mem_base + 0x9000

@@ -11,7 +11,7 @@
 // order, a completion timeout (SLVERR after CplTimeout, the late completion dropped), bus
 // mastering off (SLVERR, no TLP). Each process draws from its own stream. TAP; +seed=N.
 module tb_pcie_req;
-    localparam integer PLAN = 9;
+    localparam integer PLAN = 10;
     localparam integer Tmo = 1500;
     localparam [63:0] Base = 64'h0000_0042_8765_0000;   // the 8 KiB host buffer
 
@@ -70,7 +70,7 @@ module tb_pcie_req;
     // outstanding MRd per tag (filled by the RQ sink, answered by the RC source)
     logic   o_busy [0:7], o_mute [0:7], o_late [0:7];
     integer o_dw [0:7], o_sent [0:7], o_addr [0:7];
-    integer n_tlp = 0, n_disc = 0, n_mrd = 0, n_cpl = 0, n_tmo = 0, n_err = 0;
+    integer n_tlp = 0, n_disc = 0, n_mwr64 = 0, n_mrd = 0, n_cpl = 0, n_tmo = 0, n_err = 0;
     integer bad_size = 0, bad_cross = 0, bad_be = 0, bad_tag = 0, bad_addr = 0, bad_desc = 0;
 
     // ---- RQ sink --------------------------------------------------------------------------
@@ -109,6 +109,7 @@ module tb_pcie_req;
                     if (dws[2][14:11] == 4'b0001) begin          // MWr
                         lim = 32 << mps;
                         if (n != 4 + cnt) bad_size = bad_size + 1;
+                        if (cnt == 64) n_mwr64 = n_mwr64 + 1;
                         for (i = 0; i < cnt && i + 4 < n; i = i + 1) begin
                             be = (i == 0) ? fb : (i == cnt - 1) ? lb : 4'hf;
                             for (j = 0; j < 4; j = j + 1)
@@ -227,6 +228,57 @@ module tb_pcie_req;
             if (hm[off + j] != href[off + j]) resp = 2'b01;
     endtask
 
+    // a run of nb contiguous 16-beat bursts: every AW first, W behind them, the B's counted
+    // after (AW and W need not wait for B, so bursts queue and may merge); strobes mostly full,
+    // a beat in 24 partly strobed
+    task automatic write_run(input integer off, input integer nb, output integer bad);
+        reg [31:0] r;
+        reg [3:0] ids [0:15];
+        integer b, j, k, m;
+        bad = 0;
+        fork
+            begin
+                for (k = 0; k < nb; k = k + 1) begin
+                    @(negedge clk);
+                    `TB_RND(rs_m, r)
+                    ids[k] = r[3:0];
+                    awid = r[3:0]; awaddr = Base + 64'(off) + 64'(128 * k); awlen = 8'd15; awvalid = 1'b1;
+                    @(posedge clk);
+                    while (!awready) @(posedge clk);
+                end
+                @(negedge clk);
+                awvalid = 1'b0;
+            end
+            begin
+                for (b = 0; b < 16 * nb; b = b + 1) begin
+                    @(negedge clk);
+                    `TB_RND(rs_m, r)
+                    wdata[31:0] = r;
+                    `TB_RND(rs_m, r)
+                    wdata[63:32] = r;
+                    `TB_RND(rs_m, r)
+                    wstrb = (r % 24 != 0) ? 8'hff : r[15:8];
+                    wlast = b % 16 == 15;
+                    wvalid = 1'b1;
+                    for (j = 0; j < 8; j = j + 1)
+                        if (wstrb[j]) begin href[off + 8 * b + j] = wdata[8 * j +: 8]; ecount[off + 8 * b + j] = ecount[off + 8 * b + j] + 1; end
+                    @(posedge clk);
+                    while (!wready) @(posedge clk);
+                end
+                @(negedge clk);
+                wvalid = 1'b0;
+                wlast = 1'b0;
+            end
+            begin
+                for (m = 0; m < nb; m = m + 1) begin
+                    @(posedge clk);
+                    while (!bvalid) @(posedge clk);
+                    if (bresp != 2'b00 || bid != ids[m]) bad = bad + 1;
+                end
+            end
+        join
+    endtask
+
     integer ar_q_off [0:255], ar_q_len [0:255], ar_q_id [0:255], ar_head = 0, ar_tail = 0;
     integer bad_r = 0, n_rbeats = 0, n_rslv = 0;
     logic   expect_slverr = 1'b0;
@@ -314,6 +366,22 @@ module tb_pcie_req;
         bad_cnt = 0;
         for (i = 0; i < 8192; i = i + 1) if (hm[i] != href[i] || wcount[i] != ecount[i]) bad_cnt = bad_cnt + 1;
         check(bad_wr == 0 && bad_cnt == 0, $sformatf("120 write bursts: B OKAY after the last MWr, every strobed byte written once, no other (%0d TLPs, %0d discontinued)", n_tlp, n_disc));
+        // runs of 2..6 contiguous bursts, queued: merged MWr, a partial strobe inside one
+        t0 = n_disc;
+        tl0 = n_mwr64;
+        mps = 2'd1;
+        for (i = 0; i < 40; i = i + 1) begin
+            `TB_RND(rs_m, r)
+            len = 2 + 32'(r[2:0]) % 5;
+            off = 128 * ((r >> 8) % (64 - len));
+            write_run(off, len, j);
+            bad_wr = bad_wr + j;
+        end
+        repeat (50) @(negedge clk);
+        bad_cnt = 0;
+        for (i = 0; i < 8192; i = i + 1) if (hm[i] != href[i] || wcount[i] != ecount[i]) bad_cnt = bad_cnt + 1;
+        check(bad_wr == 0 && bad_cnt == 0 && n_mwr64 > tl0 && n_disc > t0,
+              $sformatf("40 runs of 2..6 queued bursts: B in AW order, %0d MWr of 256 bytes (two bursts), %0d discontinued, every strobed byte written once", n_mwr64 - tl0, n_disc - t0));
         // reads: 150 random bursts, up to 6 in flight, MRRS 128..512
         tl0 = n_mrd;
         for (i = 0; i < 150; i = i + 1) begin
