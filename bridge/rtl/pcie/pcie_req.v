@@ -13,14 +13,16 @@
 //     from beat 2. Tags are the requester's own (client tags), 0..Tags-1.
 //   - Writes: AW bursts of at most 16 8-byte beats are taken while one of 4 entries is free,
 //     and their W beats (one per cycle) in AW order. A burst is streamed: its MWr starts once
-//     the TLP's first DWORD is in with all four strobes, and each payload beat leaves as soon as
-//     its W beats are in (RQ tvalid waits for them). The TLP is the rest of the burst cut so that
+//     the TLP's first DWORD is in with all four strobes, and each payload beat follows as its W
+//     beats come (the two descriptor beats give W a lead; RQ tvalid never drops inside a TLP,
+//     which the hard IP would nullify). The TLP is the rest of the burst cut so that
 //     it never exceeds Max_Payload_Size (cfg_max_payload_i) nor crosses a
 //     Max_Payload_Size-aligned (so never a 4 KiB) boundary (pcie_req_split), or, when the next
 //     burst's AW is already in, contiguous and whole, a full 16-beat burst and that one as one
-//     MWr within the same limits. A streamed TLP that meets a DWORD without all four strobes
-//     ends on that beat with discontinue (tuser[11]: the hard IP nullifies it, nothing is
-//     written); the burst then takes the slow path from that TLP's first DWORD: once all its W is
+//     MWr within the same limits. A streamed TLP that meets a DWORD without all four strobes, or
+//     a beat whose W is not in yet, ends on that beat with discontinue (tuser[11]: the hard IP
+//     nullifies it, nothing is written; the beat stays as presented until taken); the burst
+//     then takes the slow path from that TLP's first DWORD: once all its W is
 //     in, one MWr per run of consecutive DWORDs whose 4 strobes are all set (a DWORD with some
 //     strobes set goes alone with those as its first BE; DWORDs with none are skipped), cut the
 //     same way. Every byte whose strobe is set is written exactly once, no other. B OKAY, in AW
@@ -144,6 +146,7 @@ module pcie_req #(
     logic [3:0]        wfbe_q, wlbe_q;
     logic [8:0]        wk_q;                      // RQ beat
     logic              wlast_own_q;               // the last TLP on RQ was a write (arbitration)
+    logic              wab_q;                     // a discontinued beat is on RQ, not yet taken
 
     wire [WEB-1:0] we   = we_q[WEB-1:0];
     wire [WEB-1:0] we1  = we + 1'b1;
@@ -300,8 +303,12 @@ module pcie_req #(
     wire        wv1  = wn1 < wtot;                  // lane 1 carries a DWORD of this TLP
     wire        w_av = !wpay || (({1'b0, wf0[3:0]} < wavc[wf0[5:4]]) &&
                                  (!wv1 || ({1'b0, wf1[3:0]} < wavc[wf1[5:4]])));
-    // a streamed TLP meeting a DWORD without all four strobes ends there, discontinued
-    wire        w_abort = wfast_q && wpay && !((wsd0 == 4'hf) && (!wv1 || wsd1 == 4'hf));
+    // RQ tvalid stays high from a TLP's first beat to its last (the hard IP nullifies a TLP
+    // whose tvalid drops). A streamed TLP whose next beat's W is not in, or that meets a DWORD
+    // without all four strobes, ends on that beat, discontinued; once presented, that beat
+    // stays as it is until taken (wab_q), even if the W arrives meanwhile
+    wire        w_abort = wab_q || (wfast_q && wpay &&
+                          (!w_av || !((wsd0 == 4'hf) && (!wv1 || wsd1 == 4'hf))));
     wire [31:0] wd2 = {16'd0, 1'b0, 4'b0001, 4'd0, wrun_q};
     wire [63:0] w_tdata = (wk_q == 9'd0) ? {wtlp_addr[63:32], wtlp_addr[31:2], 2'b00} :
                           (wk_q == 9'd1) ? {32'd0, wd2} : {wpd1, wpd0};
@@ -310,7 +317,7 @@ module pcie_req #(
     wire [31:0] rd2 = {16'd0, 1'b0, 4'b0000, rdw_q};
     wire [63:0] r_tdata = rk_q ? {{24'd0, {(8 - TB){1'b0}}, rtag_q}, rd2} : {raddr_q[63:32], raddr_q[31:2], 2'b00};
     wire [3:0]  r_lbe = (rdw_q == 11'd1) ? 4'h0 : 4'hf;
-    assign m_axis_rq_tvalid_o = ((own_q == OwnW) && w_av) || (own_q == OwnR);
+    assign m_axis_rq_tvalid_o = (own_q == OwnW) || (own_q == OwnR);
     assign m_axis_rq_tdata_o  = (own_q == OwnW) ? w_tdata : r_tdata;
     assign m_axis_rq_tkeep_o  = (own_q == OwnW) ? w_tkeep : 2'b11;
     assign m_axis_rq_tlast_o  = (own_q == OwnW) ? w_tlast : rk_q;
@@ -381,6 +388,7 @@ module pcie_req #(
             wk_q <= 9'd0;
             wfast_q <= 1'b0;
             wlast_own_q <= 1'b0;
+            wab_q <= 1'b0;
             head_q <= {(SB + 1){1'b0}};
             tail_q <= {(SB + 1){1'b0}};
             iss_q <= {(SB + 1){1'b0}};
@@ -476,6 +484,7 @@ module pcie_req #(
                 end
                 default: wst_q <= WeIdle;
             endcase
+            wab_q <= (own_q == OwnW) && w_abort && !m_axis_rq_tready_i;
             if (w_start) begin
                 own_q <= OwnW;
                 wk_q <= 9'd0;

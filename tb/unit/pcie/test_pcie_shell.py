@@ -278,12 +278,15 @@ async def pcie_shell(dut):
     # is all in, and the whole at 85% of the Gen3 x2 link or more (a requester that stores
     # each burst before its MWr takes about 70 cycles a burst: 23%)
     rq_log = []
+    rq_gaps = [0]          # cycles with tvalid low inside a TLP (the hard IP would nullify it)
 
     async def rq_watch():
-        cyc, k, w_first, w_seen = 0, 0, None, 0
+        cyc, k, w_seen = 0, 0, 0
         while True:
             await RisingEdge(dut.user_clk)
             cyc += 1
+            if k and not int(dut.m_axis_rq_tvalid.value):
+                rq_gaps[0] += 1
             if int(dut.m_axis_rq_tvalid.value) and int(dut.m_axis_rq_tready.value):
                 d = int(dut.m_axis_rq_tdata.value)
                 if k == 1:
@@ -315,10 +318,11 @@ async def pcie_shell(dut):
     big = sum(1 for t in mwr if t[2] == 64)
     chk.ok(bytes(mem[off:off + 16384]) == data and end == 16384 and big >= 60 and
            all(t[2] in (32, 64) and not t[3] for t in mwr) and mwr[0][5] * 8 < mwr[0][2] * 4 and
+           rq_gaps[0] == 0 and
            rate >= 0.85 * link,
            f"16 KiB of back-to-back write bursts: {len(mwr)} MWr, {big} of 256 bytes (two bursts), "
            f"the others 128; {early} begun before their data was all in, the first among them; "
-           f"{span} cycles: "
+           f"none discontinued, tvalid never low inside one; {span} cycles: "
            f"{rate:.0f} MB/s, {100 * rate / link:.1f}% of the {link:.0f} MB/s link; byte-exact")
     # read bursts the same way: 16 KiB as 128 16-beat bursts, AR without waiting for R; pairs
     # of contiguous bursts go as one 256-byte MRd, up to ReadSlots bursts in flight cover the
@@ -337,6 +341,17 @@ async def pcie_shell(dut):
            f"16 KiB of back-to-back read bursts: {len(mrd)} MRd, {big} of 256 bytes (two bursts); "
            f"{span} cycles from the first AR to the last R: {rate:.0f} MB/s, "
            f"{100 * rate / link:.1f}% of the link; byte-exact")
+    # paired MRd answered in 64-byte pieces (every RCB), reassembled across both bursts' slots
+    rq_log.clear()
+    rc.split_on_all_rcb = True
+    watch = cocotb.start_soon(rq_watch())
+    got = await with_timeout(tm.read(mem_base + off + 0x800, 4096), 200, "us")
+    watch.kill()
+    rc.split_on_all_rcb = False
+    big = sum(1 for t in rq_log if t[1] == 0 and t[2] == 64)
+    chk.ok(got.data == data[0x800:0x1800] and got.resp == 0 and big >= 4,
+           f"4 KiB of read bursts with every completion split at the 64-byte RCB: {big} MRd of "
+           f"256 bytes among them, byte-exact")
     # the root complex's read handler, wrapped: reads of one page are dropped (a completion
     # timeout), of another answered with a poisoned completion
     hole, poison = mem_base + 0x8000, mem_base + 0x9000

@@ -71,7 +71,7 @@ module tb_pcie_req;
     logic   o_busy [0:7], o_mute [0:7], o_late [0:7];
     integer o_dw [0:7], o_sent [0:7], o_addr [0:7];
     integer n_tlp = 0, n_disc = 0, n_mwr64 = 0, n_mrd = 0, n_cpl = 0, n_tmo = 0, n_err = 0;
-    integer bad_size = 0, bad_cross = 0, bad_be = 0, bad_tag = 0, bad_addr = 0, bad_desc = 0;
+    integer bad_valid = 0, bad_size = 0, bad_cross = 0, bad_be = 0, bad_tag = 0, bad_addr = 0, bad_desc = 0;
 
     // ---- RQ sink --------------------------------------------------------------------------
     initial begin : rq_sink
@@ -84,6 +84,7 @@ module tb_pcie_req;
             @(posedge clk);
             if (!rst && tmo_o) n_tmo = n_tmo + 1;
             if (!rst && err_o) n_err = n_err + 1;
+            if (!rst && n != 0 && !rq_v) bad_valid = bad_valid + 1;   // tvalid low inside a TLP
             if (!rst && rq_v && rq_rdy) begin
                 if (!rq_k[0]) bad_desc = bad_desc + 1;
                 if (n == 0) begin fb = rq_u[3:0]; lb = rq_u[7:4]; if (rq_u[61:8] != 54'd0) bad_desc = bad_desc + 1; end
@@ -230,7 +231,7 @@ module tb_pcie_req;
 
     // a run of nb contiguous 16-beat bursts: every AW first, W behind them, the B's counted
     // after (AW and W need not wait for B, so bursts queue and may merge); strobes mostly full,
-    // a beat in 24 partly strobed
+    // a beat in 24 partly strobed, a beat in 32 late by 6 cycles
     task automatic write_run(input integer off, input integer nb, output integer bad);
         reg [31:0] r;
         reg [3:0] ids [0:15];
@@ -253,6 +254,7 @@ module tb_pcie_req;
                 for (b = 0; b < 16 * nb; b = b + 1) begin
                     @(negedge clk);
                     `TB_RND(rs_m, r)
+                    if (r[31:27] == 5'd0) begin wvalid = 1'b0; repeat (6) @(negedge clk); end  // W late
                     wdata[31:0] = r;
                     `TB_RND(rs_m, r)
                     wdata[63:32] = r;
@@ -397,7 +399,8 @@ module tb_pcie_req;
               $sformatf("150 read bursts: R in AR order, exact data, RID, RLAST, OKAY (%0d MRd, %0d completions)", n_mrd - tl0, n_cpl));
         check(bad_size == 0 && bad_cross == 0,
               "every TLP within Max_Payload_Size / Max_Read_Request_Size, none across a limit-aligned (4 KiB) boundary");
-        check(bad_be == 0 && bad_desc == 0 && bad_addr == 0, "TLP descriptors: type, count, first/last BE, address, tuser");
+        check(bad_be == 0 && bad_desc == 0 && bad_addr == 0 && bad_valid == 0,
+              "TLP descriptors: type, count, first/last BE, address, tuser; tvalid high from a TLP's first beat to its last");
         check(bad_tag == 0 && n_tmo == 0 && n_err == 0, "tags 0..7, never reused while outstanding; no timeout or error");
 
         // completion timeout: one 1-beat read whose tag is never answered
