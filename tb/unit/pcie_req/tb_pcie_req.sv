@@ -8,10 +8,12 @@
 // MWr payload into an 8 KiB host memory, and the RC source that answers every MRd from that
 // memory with completions split at random DWORDs, interleaved across tags in random order.
 // Checks: memory byte-exact (every strobed byte written once, no other), R data exact in AR
-// order, a completion timeout (SLVERR after CplTimeout, the late completion dropped), bus
-// mastering off (SLVERR, no TLP). Each process draws from its own stream. TAP; +seed=N.
+// order, a completion timeout (SLVERR after CplTimeout, the late completion dropped), a paired
+// 256-byte MRd timing out, bus mastering off (SLVERR, no TLP); queued runs of contiguous write
+// bursts (merged MWr, discontinued ones resent), RQ tvalid never low inside a TLP. Each
+// process draws from its own stream. TAP; +seed=N.
 module tb_pcie_req;
-    localparam integer PLAN = 10;
+    localparam integer PLAN = 11;
     localparam integer Tmo = 1500;
     localparam [63:0] Base = 64'h0000_0042_8765_0000;   // the 8 KiB host buffer
 
@@ -70,7 +72,7 @@ module tb_pcie_req;
     // outstanding MRd per tag (filled by the RQ sink, answered by the RC source)
     logic   o_busy [0:7], o_mute [0:7], o_late [0:7];
     integer o_dw [0:7], o_sent [0:7], o_addr [0:7];
-    integer n_tlp = 0, n_disc = 0, n_mwr64 = 0, n_mrd = 0, n_cpl = 0, n_tmo = 0, n_err = 0;
+    integer n_tlp = 0, n_disc = 0, n_mwr64 = 0, n_mrd64 = 0, n_mrd = 0, n_cpl = 0, n_tmo = 0, n_err = 0;
     integer bad_valid = 0, bad_size = 0, bad_cross = 0, bad_be = 0, bad_tag = 0, bad_addr = 0, bad_desc = 0;
 
     // ---- RQ sink --------------------------------------------------------------------------
@@ -122,6 +124,7 @@ module tb_pcie_req;
                     end else begin                                // MRd
                         lim = 32 << mrrs;
                         n_mrd = n_mrd + 1;
+                        if (cnt == 64) n_mrd64 = n_mrd64 + 1;
                         b = 32'(dws[3][7:0]);
                         if (n != 4 || dws[2][14:11] != 4'b0000 || fb != 4'hf || (cnt > 1 && lb != 4'hf))
                             bad_desc = bad_desc + 1;
@@ -422,6 +425,30 @@ module tb_pcie_req;
         drain(20000, cyc);
         check(bad_r == j && bad_tag == tl0 && ar_head == ar_tail && n_tmo == 1,
               "after a timeout, a late completion in two pieces: its tag not reused before the last; 16 reads exact");
+
+        // a paired 256-byte MRd that times out: two unanswered 1-beat reads keep two MRd out,
+        // so the first of two contiguous 16-beat bursts waits for the second and they go as
+        // one MRd; all three time out, both bursts of the pair answer SLVERR
+        drain(20000, cyc);
+        for (i = 0; i < 8; i = i + 1) o_mute[i] = 1'b1;
+        expect_slverr = 1'b1;
+        t0 = n_rslv;
+        tl0 = n_mrd64;
+        j = n_tmo;
+        len = bad_r;
+        read_burst(0, 1);
+        read_burst(64, 1);
+        read_burst(1024, 16);
+        read_burst(1152, 16);
+        drain(Tmo * 3, cyc);
+        check(n_rslv == t0 + 34 && n_tmo == j + 3 && n_mrd64 == tl0 + 1 && ar_head == ar_tail && bad_r == len,
+              $sformatf("a paired MRd timing out: both its bursts answer SLVERR (%0d R beats), %0d timeouts", n_rslv - t0, n_tmo - j));
+        expect_slverr = 1'b0;
+        for (i = 0; i < 8; i = i + 1) begin o_busy[i] = 1'b0; o_mute[i] = 1'b0; end   // never answered
+        repeat (Tmo + 20) @(negedge clk);
+        j = bad_r;
+        for (i = 0; i < 16; i = i + 1) read_burst(128 * i, 16);
+        drain(20000, cyc);
 
         // bus mastering off: SLVERR both ways, no TLP
         t0 = n_tlp;
