@@ -11,14 +11,24 @@
 //     [14:11] (0000 read, 0001 write), DWORD count}, DW3 {attr 0, TC 0, requester ID enable 0,
 //     completer ID 0, tag}; first/last BE in tuser[7:0], everything else in tuser 0. Payload
 //     from beat 2. Tags are the requester's own (client tags), 0..Tags-1.
-//   - Writes: an AW burst of at most 16 8-byte beats is stored whole (W beats one per cycle),
-//     then written as one MWr per run of consecutive DWORDs whose 4 strobes are all set (a
-//     DWORD with some strobes set goes alone with those as its first BE; DWORDs with none are
-//     skipped), each run cut so that a TLP never exceeds Max_Payload_Size
-//     (cfg_max_payload_i) nor crosses a Max_Payload_Size-aligned (so never a 4 KiB) boundary
-//     (pcie_req_split). Every byte whose strobe is set is written exactly once, no other. B OKAY
-//     once the last TLP is on RQ (writes are posted). A burst of more than 16 beats, or any
-//     while bus mastering is off (bus_master_en_i), sends nothing and answers SLVERR.
+//   - Writes: AW bursts of at most 16 8-byte beats are taken while one of 4 entries is free,
+//     and their W beats (one per cycle) in AW order. A burst is streamed: its MWr starts once
+//     the TLP's first DWORD is in with all four strobes, and each payload beat follows as its W
+//     beats come (the two descriptor beats give W a lead; RQ tvalid never drops inside a TLP,
+//     which the hard IP would nullify). The TLP is the rest of the burst cut so that
+//     it never exceeds Max_Payload_Size (cfg_max_payload_i) nor crosses a
+//     Max_Payload_Size-aligned (so never a 4 KiB) boundary (pcie_req_split), or, when the next
+//     burst's AW is already in, contiguous and whole, a full 16-beat burst and that one as one
+//     MWr within the same limits. A streamed TLP that meets a DWORD without all four strobes, or
+//     a beat whose W is not in yet, ends on that beat with discontinue (tuser[11]: the hard IP
+//     nullifies it, nothing is written; the beat stays as presented until taken); the burst
+//     then takes the slow path from that TLP's first DWORD: once all its W is
+//     in, one MWr per run of consecutive DWORDs whose 4 strobes are all set (a DWORD with some
+//     strobes set goes alone with those as its first BE; DWORDs with none are skipped), cut the
+//     same way. Every byte whose strobe is set is written exactly once, no other. B OKAY, in AW
+//     order, once the burst's last TLP is on RQ (writes are posted). A burst of more than 16
+//     beats, or any while bus mastering is off (bus_master_en_i), sends nothing and answers
+//     SLVERR. RQ carries one TLP at a time; a write and a read waiting take turns.
 //   - Reads: AR bursts of at most 16 beats are accepted while one of Slots read slots is free;
 //     each is sent as MRd TLPs cut by Max_Read_Request_Size (cfg_max_read_req_i) the same way,
 //     each with a free tag (one of Tags). Completions may come in any order and split at any
@@ -116,37 +126,75 @@ module pcie_req #(
     logic [1:0] own_q;
 
     // ================================ writes ==================================================
-    localparam [2:0] WsIdle = 3'd0, WsData = 3'd1, WsScan = 3'd2, WsRun = 3'd3, WsEmit = 3'd4,
-                     WsResp = 3'd5;
+    // A ring of WEnt bursts (AW, W beats, B): AW fills the tail, W the oldest burst still owed
+    // data, the emitter sends the oldest not yet sent, B answers the oldest sent.
+    localparam integer WEnt = 4;
+    localparam integer WEB  = 2;
+    localparam [2:0] WeIdle = 3'd0, WeEmit = 3'd1, WeWait = 3'd2, WeScan = 3'd3, WeRun = 3'd4;
     logic [2:0]        wst_q;
-    logic [IdBits-1:0] wid_q;
-    logic [63:3]       waddr_q;
-    logic [4:0]        wbeats_q;          // 1..16
-    logic              wbad_q;
-    logic [4:0]        wcnt_q;
-    logic [63:0]       wbuf_q [0:15];
-    logic [7:0]        wstb_q [0:15];
-    logic [5:0]        wi_q;              // DWORD cursor, 0..32
-    logic [10:0]       wrun_q;            // DWORDs in the TLP being built
+    logic [WEB:0]      waw_q, ww_q, we_q, wb_q;   // AW tail, W, emitter, B head (one extra bit)
+    logic [IdBits-1:0] wid_q    [0:WEnt-1];
+    logic [63:3]       waddr_q  [0:WEnt-1];
+    logic [4:0]        wbeats_q [0:WEnt-1];       // 1..16
+    logic              wbad_q   [0:WEnt-1];
+    logic [4:0]        warr_q   [0:WEnt-1];       // W beats arrived, 0..16
+    logic [63:0]       wbuf_q   [0:WEnt*16-1];    // {entry, beat}
+    logic [7:0]        wstb_q   [0:WEnt*16-1];
+    logic [5:0]        wi_q;                      // first DWORD of the TLP (or scan cursor) in the entry
+    logic [6:0]        wrun_q;                    // DWORDs in the TLP, 1..64
+    logic              wfast_q, wmrg_q;           // streamed TLP; it covers entries e and e+1
     logic [3:0]        wfbe_q, wlbe_q;
-    logic [8:0]        wk_q;              // RQ beat
+    logic [8:0]        wk_q;                      // RQ beat
+    logic              wlast_own_q;               // the last TLP on RQ was a write (arbitration)
+    logic              wab_q;                     // a discontinued beat is on RQ, not yet taken
 
-    wire [5:0]  wdws = {wbeats_q, 1'b0};
-    wire [7:0]  wsb_cur = wstb_q[wi_q[4:1]];
-    wire [3:0]  ws_cur = wi_q[0] ? wsb_cur[7:4] : wsb_cur[3:0];
-    wire [5:0]  wj = wi_q + wrun_q[5:0];
-    wire [7:0]  wsb_nxt = wstb_q[wj[4:1]];
-    wire [3:0]  ws_nxt = wj[0] ? wsb_nxt[7:4] : wsb_nxt[3:0];
-    wire [63:0] wtlp_addr = {waddr_q, 3'b000} + {56'd0, wi_q, 2'b00};
-    wire [12:0] wlim;
+    wire [WEB-1:0] we   = we_q[WEB-1:0];
+    wire [WEB-1:0] we1  = we + 1'b1;
+    wire           w_full = (waw_q[WEB] != wb_q[WEB]) && (waw_q[WEB-1:0] == wb_q[WEB-1:0]);
+    wire           we_any = (we_q != waw_q);
+    wire           we1_any = (we_q + 1'b1 != waw_q) && we_any;
+    wire [WEB:0]   w_dw_arr = ww_q - wb_q;        // entries whose W is complete
+    // beats of each entry stored so far (all of them once its W is complete)
+    logic [4:0] wavc [0:WEnt-1];
+    integer wx;
+    always @(*) begin
+        for (wx = 0; wx < WEnt; wx = wx + 1)
+            wavc[wx] = (w_dw_arr > {1'b0, wx[WEB-1:0] - wb_q[WEB-1:0]}) ? 5'd16 : warr_q[wx];
+    end
+    wire [WEB:0]   we_d   = {1'b0, we - wb_q[WEB-1:0]};
+    wire           we_arr = w_dw_arr > we_d;      // entry e's W complete
+    wire [5:0]     wdws   = {wbeats_q[we], 1'b0};
+    // the slow path's scan (one DWORD per cycle) over entry e
+    wire [7:0]     wsb_cur = wstb_q[{we, wi_q[4:1]}];
+    wire [3:0]     ws_cur  = wi_q[0] ? wsb_cur[7:4] : wsb_cur[3:0];
+    wire [5:0]     wj      = wi_q + wrun_q[5:0];
+    wire [7:0]     wsb_nxt = wstb_q[{we, wj[4:1]}];
+    wire [3:0]     ws_nxt  = wj[0] ? wsb_nxt[7:4] : wsb_nxt[3:0];
+    wire [63:0]    wtlp_addr = {waddr_q[we], 3'b000} + {56'd0, wi_q, 2'b00};
+    wire [12:0]    wlim;
     pcie_req_split u_wsplit (.addr_i(wtlp_addr[11:0]), .bytes_i(13'h1000),
                              .limit_sel_i({1'b0, cfg_max_payload_i}), .len_o(wlim));
+    // the streamed TLP that would start now: the rest of entry e up to the limit, or e and the
+    // whole of e+1 behind it (16 beats, contiguous, same limit-aligned block)
+    wire [10:0]    wlim_dw  = wlim[12:2];
+    wire [6:0]     wrest    = {1'b0, wdws - wi_q};
+    wire [6:0]     wlen1     = ({4'd0, wrest} <= wlim_dw) ? wrest : wlim_dw[6:0];
+    wire [6:0]     wlen2     = 7'd32 + {1'b0, wbeats_q[we1], 1'b0};
+    wire           wmerge   = (wi_q == 6'd0) && (wbeats_q[we] == 5'd16) && we1_any && !wbad_q[we1] &&
+                              (waddr_q[we1] == waddr_q[we] + 61'd16) && ({4'd0, wlen2} <= wlim_dw);
+    wire [7:0]     wsb_first = wstb_q[{we, wi_q[4:1]}];
+    wire [3:0]     ws_first  = wi_q[0] ? wsb_first[7:4] : wsb_first[3:0];
+    wire           wfirst_av = {1'b0, wi_q[4:1]} < wavc[we];
+    // idle: a bad burst is dropped once its W is in; a TLP is streamed once its first DWORD is
+    // in with all four strobes, else the entry takes the slow path
+    wire           widle_go = (wst_q == WeIdle) && we_any && !wbad_q[we] && wfirst_av && (ws_first == 4'hf);
+    wire           w_go = widle_go || (wst_q == WeEmit);
 
-    assign s_host_awready_o = (wst_q == WsIdle);
-    assign s_host_wready_o  = (wst_q == WsData);
-    assign s_host_bvalid_o  = (wst_q == WsResp);
-    assign s_host_bid_o     = wid_q;
-    assign s_host_bresp_o   = wbad_q ? 2'b10 : 2'b00;
+    assign s_host_awready_o = !w_full;
+    assign s_host_wready_o  = (ww_q != waw_q);
+    assign s_host_bvalid_o  = (wb_q != we_q);
+    assign s_host_bid_o     = wid_q[wb_q[WEB-1:0]];
+    assign s_host_bresp_o   = wbad_q[wb_q[WEB-1:0]] ? 2'b10 : 2'b00;
 
     // ================================ reads ===================================================
     logic [SB:0]       head_q, tail_q, iss_q;      // slot ring (one extra bit: full/empty)
@@ -161,6 +209,7 @@ module pcie_req #(
     logic [1:0]        tst_q    [0:Tags-1];        // 0 free, 1 outstanding, 2 timed out
     logic [SB-1:0]     tslot_q  [0:Tags-1];
     logic [4:0]        toff_q   [0:Tags-1];        // DWORD offset in the slot
+    logic              tmrg_q   [0:Tags-1];        // the request covers its slot and the next
     logic [8:0]        tbytes_q [0:Tags-1];
     logic [31:0]       ttmr_q   [0:Tags-1];
     localparam [1:0] TFree = 2'd0, TOut = 2'd1, TLate = 2'd2;
@@ -207,27 +256,64 @@ module pcie_req #(
     wire [12:0] rlen;
     pcie_req_split u_rsplit (.addr_i(rtlp_addr[11:0]), .bytes_i({4'd0, iss_tot - sissued_q[iss]}),
                              .limit_sel_i(cfg_max_read_req_i), .len_o(rlen));
+    // two whole 16-beat bursts, contiguous, in one MRd of 256 bytes when the limit allows it
+    wire [SB-1:0] iss1    = iss + 1'b1;
+    wire        iss1_any  = (iss_q + 1'b1 != tail_q) && iss_any;
+    wire [12:0] rlen2;
+    pcie_req_split u_rsplit2 (.addr_i(rtlp_addr[11:0]), .bytes_i(13'd256),
+                              .limit_sel_i(cfg_max_read_req_i), .len_o(rlen2));
+    wire        rpair = (sissued_q[iss] == 9'd0) && (slen_q[iss][3:0] == 4'hf) && (rlen2 == 13'd256);
+    wire        rmerge = rpair && iss1_any && !serr_q[iss1] && (slen_q[iss1][3:0] == 4'hf) &&
+                         (saddr_q[iss1] == saddr_q[iss] + 61'd16);
+    // a burst that could pair waits for the next AR while two or more MRd are outstanding (the
+    // link has work; they complete or time out, so the next AR, full ring or not, can come)
+    integer tn;
+    logic [5:0] tout_n;
+    always @(*) begin
+        tout_n = 6'd0;
+        for (tn = 0; tn < Tags; tn = tn + 1) tout_n = tout_n + ((tst_q[tn] == TOut) ? 6'd1 : 6'd0);
+    end
+    wire        rhold = rpair && !iss1_any && (tout_n >= 6'd2);
     logic [TB-1:0] rtag_q;
     logic [10:0]   rdw_q;
     logic [63:2]   raddr_q;
     logic          rk_q;             // RQ beat of the read TLP being sent
-    wire r_start = iss_any && !iss_done && tfree_ok && (own_q == OwnNone) && (wst_q != WsEmit);
-    wire w_start = (wst_q == WsEmit) && (own_q == OwnNone) && !r_start;
+    // RQ: one TLP at a time, reads and writes in turn when both wait
+    wire r_want  = iss_any && !iss_done && tfree_ok && !rhold;
+    wire r_start = r_want && (own_q == OwnNone) && (!w_go || wlast_own_q);
+    wire w_start = w_go && (own_q == OwnNone) && !r_start;
 
     // ---- RQ mux ---------------------------------------------------------------------------
-    // write TLP: stream DW n < 4 descriptor, n >= 4 payload DWORD wi + n - 4
+    // write TLP: stream DWORD n < 4 descriptor, n >= 4 payload DWORD n - 4, which is DWORD
+    // wi + n - 4 of entry e (of e+1 past its 32 when merged)
     wire [11:0] wn0 = {2'b00, wk_q, 1'b0};
     wire [11:0] wn1 = wn0 + 12'd1;
-    wire [11:0] wtot = {1'b0, wrun_q} + 12'd4;
-    wire [5:0]  wp0 = wi_q + wn0[5:0] - 6'd4;
-    wire [5:0]  wp1 = wi_q + wn1[5:0] - 6'd4;
-    wire [31:0] wpd0 = wp0[0] ? wbuf_q[wp0[4:1]][63:32] : wbuf_q[wp0[4:1]][31:0];
-    wire [31:0] wpd1 = wp1[0] ? wbuf_q[wp1[4:1]][63:32] : wbuf_q[wp1[4:1]][31:0];
-    wire [31:0] wd2 = {16'd0, 1'b0, 4'b0001, wrun_q};
+    wire [11:0] wtot = {5'd0, wrun_q} + 12'd4;
+    wire [6:0]  wg0 = {1'b0, wi_q} + wn0[6:0] - 7'd4;
+    wire [6:0]  wg1 = wg0 + 7'd1;
+    wire [5:0]  wf0 = {we, 4'd0} + wg0[6:1];
+    wire [5:0]  wf1 = {we, 4'd0} + wg1[6:1];
+    wire [31:0] wpd0 = wg0[0] ? wbuf_q[wf0][63:32] : wbuf_q[wf0][31:0];
+    wire [31:0] wpd1 = wg1[0] ? wbuf_q[wf1][63:32] : wbuf_q[wf1][31:0];
+    wire [7:0]  wsb0 = wstb_q[wf0];
+    wire [7:0]  wsb1 = wstb_q[wf1];
+    wire [3:0]  wsd0 = wg0[0] ? wsb0[7:4] : wsb0[3:0];
+    wire [3:0]  wsd1 = wg1[0] ? wsb1[7:4] : wsb1[3:0];
+    wire        wpay = (wk_q >= 9'd2);
+    wire        wv1  = wn1 < wtot;                  // lane 1 carries a DWORD of this TLP
+    wire        w_av = !wpay || (({1'b0, wf0[3:0]} < wavc[wf0[5:4]]) &&
+                                 (!wv1 || ({1'b0, wf1[3:0]} < wavc[wf1[5:4]])));
+    // RQ tvalid stays high from a TLP's first beat to its last (the hard IP nullifies a TLP
+    // whose tvalid drops). A streamed TLP whose next beat's W is not in, or that meets a DWORD
+    // without all four strobes, ends on that beat, discontinued; once presented, that beat
+    // stays as it is until taken (wab_q), even if the W arrives meanwhile
+    wire        w_abort = wab_q || (wfast_q && wpay &&
+                          (!w_av || !((wsd0 == 4'hf) && (!wv1 || wsd1 == 4'hf))));
+    wire [31:0] wd2 = {16'd0, 1'b0, 4'b0001, 4'd0, wrun_q};
     wire [63:0] w_tdata = (wk_q == 9'd0) ? {wtlp_addr[63:32], wtlp_addr[31:2], 2'b00} :
                           (wk_q == 9'd1) ? {32'd0, wd2} : {wpd1, wpd0};
-    wire        w_tlast = (wn0 + 12'd2) >= wtot;
-    wire [1:0]  w_tkeep = {wn1 < wtot, 1'b1};
+    wire        w_tlast = ((wn0 + 12'd2) >= wtot) || w_abort;
+    wire [1:0]  w_tkeep = {wv1, 1'b1};
     wire [31:0] rd2 = {16'd0, 1'b0, 4'b0000, rdw_q};
     wire [63:0] r_tdata = rk_q ? {{24'd0, {(8 - TB){1'b0}}, rtag_q}, rd2} : {raddr_q[63:32], raddr_q[31:2], 2'b00};
     wire [3:0]  r_lbe = (rdw_q == 11'd1) ? 4'h0 : 4'hf;
@@ -235,7 +321,7 @@ module pcie_req #(
     assign m_axis_rq_tdata_o  = (own_q == OwnW) ? w_tdata : r_tdata;
     assign m_axis_rq_tkeep_o  = (own_q == OwnW) ? w_tkeep : 2'b11;
     assign m_axis_rq_tlast_o  = (own_q == OwnW) ? w_tlast : rk_q;
-    assign m_axis_rq_tuser_o  = (own_q == OwnW) ? {54'd0, wlbe_q, wfbe_q} : {54'd0, r_lbe, 4'hf};
+    assign m_axis_rq_tuser_o  = (own_q == OwnW) ? {50'd0, w_abort, 3'd0, wlbe_q, wfbe_q} : {54'd0, r_lbe, 4'hf};
     wire rq_fire = m_axis_rq_tvalid_o && m_axis_rq_tready_i;
 
     // ---- RC -------------------------------------------------------------------------------
@@ -247,7 +333,7 @@ module pcie_req #(
     logic [2:0]    cst_q;
     logic          cep_q, cdisc_q;
     logic [TB-1:0] ctag_q;
-    logic [5:0]    cbase_q;             // slot DWORD of payload DWORD 0
+    logic [5:0]    cbase_q;             // slot DWORD of payload DWORD 0 (past 31: the next slot)
     logic [9:0]    cm_q;                // payload DWORD in lane 0 of a payload beat
     assign s_axis_rc_tready_o = 1'b1;
     wire           rc_fire = s_axis_rc_tvalid_i;
@@ -256,7 +342,7 @@ module pcie_req #(
     wire           rc_tag_ok = ((ck_q == 2'd1) ? (rc_tag8 < Tags) : 1'b1);
     wire           rc_live = rc_tag_ok && (tst_q[rc_tag] == TOut);
     wire [8:0]     rc_done_bytes = tbytes_q[rc_tag] - cbc_q[8:0];
-    wire [5:0]     rc_base = (ck_q == 2'd1) ? ({1'b0, toff_q[rc_tag]} + {1'b0, rc_done_bytes[6:2]}) : cbase_q;
+    wire [5:0]     rc_base = (ck_q == 2'd1) ? ({1'b0, toff_q[rc_tag]} + rc_done_bytes[7:2]) : cbase_q;
     wire           rc_bad  = (cst_q != 3'b000) || (cec_q != 4'd0) || cep_q || cdisc_q ||
                              s_axis_rc_tuser_i[42] || (cbc_q[12:9] != 4'd0) ||
                              (cbc_q[8:0] > tbytes_q[rc_tag]);
@@ -268,6 +354,10 @@ module pcie_req #(
     wire           rc_v1 = (ck_q == 2'd1) ? (cdw_q != 11'd0) : (rc_m1 < {1'b0, cdw_q[8:0]});
     wire [5:0]     rc_i0 = rc_base + rc_m0[5:0];
     wire [5:0]     rc_i1 = rc_base + ((ck_q == 2'd1) ? 6'd0 : rc_m1[5:0]);
+    // a merged request's DWORDs 32..63 land in the next slot
+    wire [SB-1:0]  rc_slot1 = rc_slot + 1'b1;
+    wire [SB+4:0]  rc_f0 = {rc_i0[5] ? rc_slot1 : rc_slot, rc_i0[4:0]};
+    wire [SB+4:0]  rc_f1 = {rc_i1[5] ? rc_slot1 : rc_slot, rc_i1[4:0]};
     wire           rc_end = rc_fire && s_axis_rc_tlast_i && (ck_q != 2'd0);
     // the completion ends its request: a failed one, or the last bytes
     wire           rc_last = rc_bad || {1'b0, cdw_q, 2'b00} >= {1'b0, cbc_q} + {12'd0, cla_q[1:0]};
@@ -289,7 +379,16 @@ module pcie_req #(
     always_ff @(posedge clk_i) begin
         if (rst_i) begin
             own_q <= OwnNone;
-            wst_q <= WsIdle;
+            wst_q <= WeIdle;
+            waw_q <= {(WEB + 1){1'b0}};
+            ww_q <= {(WEB + 1){1'b0}};
+            we_q <= {(WEB + 1){1'b0}};
+            wb_q <= {(WEB + 1){1'b0}};
+            wi_q <= 6'd0;
+            wk_q <= 9'd0;
+            wfast_q <= 1'b0;
+            wlast_own_q <= 1'b0;
+            wab_q <= 1'b0;
             head_q <= {(SB + 1){1'b0}};
             tail_q <= {(SB + 1){1'b0}};
             iss_q <= {(SB + 1){1'b0}};
@@ -298,64 +397,98 @@ module pcie_req #(
             rk_q <= 1'b0;
             for (s = 0; s < Tags; s = s + 1) tst_q[s] <= TFree;
         end else begin
-            // ---- write side --------------------------------------------------------------
+            // ---- write side ------------------------------------------------------------
+            if (s_host_awvalid_i && !w_full) begin
+                wid_q[waw_q[WEB-1:0]] <= s_host_awid_i;
+                waddr_q[waw_q[WEB-1:0]] <= s_host_awaddr_i[63:3];
+                wbeats_q[waw_q[WEB-1:0]] <= {1'b0, s_host_awlen_i[3:0]} + 5'd1;
+                wbad_q[waw_q[WEB-1:0]] <= (s_host_awlen_i > 8'd15) || !bus_master_en_i;
+                warr_q[waw_q[WEB-1:0]] <= 5'd0;
+                waw_q <= waw_q + 1'b1;
+            end
+            if (s_host_wvalid_i && ww_q != waw_q) begin
+                if (!warr_q[ww_q[WEB-1:0]][4]) begin
+                    wbuf_q[{ww_q[WEB-1:0], warr_q[ww_q[WEB-1:0]][3:0]}] <= s_host_wdata_i;
+                    wstb_q[{ww_q[WEB-1:0], warr_q[ww_q[WEB-1:0]][3:0]}] <= s_host_wstrb_i;
+                    warr_q[ww_q[WEB-1:0]] <= warr_q[ww_q[WEB-1:0]] + 5'd1;
+                end
+                if (s_host_wlast_i) ww_q <= ww_q + 1'b1;
+            end
+            if (s_host_bvalid_o && s_host_bready_i) wb_q <= wb_q + 1'b1;
             case (wst_q)
-                WsIdle: if (s_host_awvalid_i) begin
-                    wid_q <= s_host_awid_i;
-                    waddr_q <= s_host_awaddr_i[63:3];
-                    wbeats_q <= {1'b0, s_host_awlen_i[3:0]} + 5'd1;
-                    wbad_q <= (s_host_awlen_i > 8'd15) || !bus_master_en_i;
-                    wcnt_q <= 5'd0;
-                    wst_q <= WsData;
-                end
-                WsData: if (s_host_wvalid_i) begin
-                    if (!wcnt_q[4]) begin
-                        wbuf_q[wcnt_q[3:0]] <= s_host_wdata_i;
-                        wstb_q[wcnt_q[3:0]] <= s_host_wstrb_i;
-                        wcnt_q <= wcnt_q + 5'd1;
-                    end
-                    if (s_host_wlast_i) begin
-                        wi_q <= 6'd0;
-                        wst_q <= wbad_q ? WsResp : WsScan;
+                WeIdle: if (we_any) begin
+                    if (wbad_q[we]) begin
+                        if (we_arr) we_q <= we_q + 1'b1;           // no TLP, B SLVERR
+                    end else if (w_start) begin
+                        wst_q <= WeEmit;
+                        wfast_q <= 1'b1;
+                        wmrg_q <= wmerge;
+                        wrun_q <= wmerge ? wlen2 : wlen1;
+                        wfbe_q <= 4'hf;
+                        wlbe_q <= 4'hf;
+                    end else if (wfirst_av && ws_first != 4'hf) begin
+                        wst_q <= WeWait;
                     end
                 end
-                WsScan: begin
-                    wrun_q <= 11'd1;
+                WeWait: begin                                       // the slow path: W whole first
+                    wfast_q <= 1'b0;
+                    if (we_arr) wst_q <= WeScan;
+                end
+                WeScan: begin
+                    wrun_q <= 7'd1;
                     if (wi_q == wdws) begin
-                        wst_q <= WsResp;
+                        we_q <= we_q + 1'b1;
+                        wi_q <= 6'd0;
+                        wst_q <= WeIdle;
                     end else if (ws_cur == 4'h0) begin
                         wi_q <= wi_q + 6'd1;
                     end else if (ws_cur != 4'hf) begin
                         wfbe_q <= ws_cur;
                         wlbe_q <= 4'h0;
-                        wst_q <= WsEmit;
+                        wst_q <= WeEmit;
                     end else begin
                         wfbe_q <= 4'hf;
-                        wst_q <= WsRun;
+                        wst_q <= WeRun;
                     end
                 end
-                WsRun: begin
-                    if (wj < wdws && ws_nxt == 4'hf && ({wrun_q, 2'b00} + 13'd4) <= wlim) begin
-                        wrun_q <= wrun_q + 11'd1;
+                WeRun: begin
+                    if (wj < wdws && ws_nxt == 4'hf && ({4'd0, wrun_q, 2'b00} + 13'd4) <= wlim) begin
+                        wrun_q <= wrun_q + 7'd1;
                     end else begin
-                        wlbe_q <= (wrun_q == 11'd1) ? 4'h0 : 4'hf;
-                        wst_q <= WsEmit;
+                        wlbe_q <= (wrun_q == 7'd1) ? 4'h0 : 4'hf;
+                        wst_q <= WeEmit;
                     end
                 end
-                WsEmit: if (own_q == OwnW && rq_fire) begin
+                WeEmit: if (own_q == OwnW && rq_fire) begin
                     wk_q <= wk_q + 9'd1;
                     if (w_tlast) begin
                         wk_q <= 9'd0;
-                        wi_q <= wi_q + wrun_q[5:0];
-                        wst_q <= WsScan;
+                        if (w_abort) begin
+                            wst_q <= WeWait;                        // again from wi, stored whole
+                        end else if (!wfast_q) begin
+                            wi_q <= wi_q + wrun_q[5:0];
+                            wst_q <= WeScan;
+                        end else if (wmrg_q) begin
+                            we_q <= we_q + 2'd2;
+                            wi_q <= 6'd0;
+                            wst_q <= WeIdle;
+                        end else if (wi_q + wrun_q[5:0] == wdws) begin
+                            we_q <= we_q + 1'b1;
+                            wi_q <= 6'd0;
+                            wst_q <= WeIdle;
+                        end else begin
+                            wi_q <= wi_q + wrun_q[5:0];
+                            wst_q <= WeIdle;
+                        end
                     end
                 end
-                WsResp: if (s_host_bready_i) wst_q <= WsIdle;
-                default: wst_q <= WsIdle;
+                default: wst_q <= WeIdle;
             endcase
+            wab_q <= (own_q == OwnW) && w_abort && !m_axis_rq_tready_i;
             if (w_start) begin
                 own_q <= OwnW;
                 wk_q <= 9'd0;
+                wlast_own_q <= 1'b1;
             end
 
             // ---- AR ------------------------------------------------------------------------
@@ -373,6 +506,7 @@ module pcie_req #(
             if (iss_any && iss_done) iss_q <= iss_q + 1'b1;
             if (r_start) begin
                 own_q <= OwnR;
+                wlast_own_q <= 1'b0;
                 rk_q <= 1'b0;
                 rtag_q <= tfree;
                 rdw_q <= rlen[12:2];
@@ -380,9 +514,17 @@ module pcie_req #(
                 tst_q[tfree] <= TOut;
                 tslot_q[tfree] <= iss;
                 toff_q[tfree] <= sissued_q[iss][6:2];
-                tbytes_q[tfree] <= rlen[8:0];
+                tmrg_q[tfree] <= rmerge;
                 ttmr_q[tfree] <= 32'd0;
-                sissued_q[iss] <= sissued_q[iss] + rlen[8:0];
+                if (rmerge) begin
+                    rdw_q <= 11'd64;
+                    tbytes_q[tfree] <= 9'd256;
+                    sissued_q[iss] <= 9'd128;
+                    sissued_q[iss1] <= 9'd128;
+                end else begin
+                    tbytes_q[tfree] <= rlen[8:0];
+                    sissued_q[iss] <= sissued_q[iss] + rlen[8:0];
+                end
             end
             if (own_q == OwnR && rq_fire) begin
                 rk_q <= 1'b1;
@@ -399,6 +541,7 @@ module pcie_req #(
                 if (tst_q[tmo] == TOut) begin
                     tst_q[tmo] <= TLate;
                     serr_q[tslot_q[tmo]] <= 1'b1;
+                    if (tmrg_q[tmo]) serr_q[tslot_q[tmo] + 1'b1] <= 1'b1;
                 end else begin
                     tst_q[tmo] <= TFree;
                 end
@@ -431,13 +574,16 @@ module pcie_req #(
                     end
                 endcase
                 if (rc_live && !rc_bad) begin
-                    if (rc_v0) rbuf_q[{rc_slot, rc_i0[4:0]}] <= s_axis_rc_tdata_i[31:0];
-                    if (rc_v1) rbuf_q[{rc_slot, rc_i1[4:0]}] <= s_axis_rc_tdata_i[63:32];
+                    if (rc_v0) rbuf_q[rc_f0] <= s_axis_rc_tdata_i[31:0];
+                    if (rc_v1) rbuf_q[rc_f1] <= s_axis_rc_tdata_i[63:32];
                 end
                 // a timed-out tag is free again only after the last piece of its late
                 // answer: a piece before it would otherwise land in the tag's next request
                 if (rc_end && rc_tag_ok && tst_q[rc_tag] == TLate && rc_last) tst_q[rc_tag] <= TFree;
-                if (rc_end && rc_live && rc_bad) serr_q[rc_slot] <= 1'b1;
+                if (rc_end && rc_live && rc_bad) begin
+                    serr_q[rc_slot] <= 1'b1;
+                    if (tmrg_q[rc_tag]) serr_q[rc_slot1] <= 1'b1;
+                end
                 if (rc_tag_done) tst_q[rc_tag] <= TFree;
             end
 
@@ -445,8 +591,12 @@ module pcie_req #(
             for (s = 0; s < Slots; s = s + 1) begin
                 spend_q[s] <= spend_q[s]
                     + ((r_start && iss == s[SB-1:0]) ? 5'd1 : 5'd0)
+                    + ((r_start && rmerge && iss1 == s[SB-1:0]) ? 5'd1 : 5'd0)
                     - ((rc_tag_done && rc_slot == s[SB-1:0]) ? 5'd1 : 5'd0)
-                    - ((tmo_ok && tst_q[tmo] == TOut && tslot_q[tmo] == s[SB-1:0]) ? 5'd1 : 5'd0);
+                    - ((rc_tag_done && tmrg_q[rc_tag] && rc_slot1 == s[SB-1:0]) ? 5'd1 : 5'd0)
+                    - ((tmo_ok && tst_q[tmo] == TOut && tslot_q[tmo] == s[SB-1:0]) ? 5'd1 : 5'd0)
+                    - ((tmo_ok && tst_q[tmo] == TOut && tmrg_q[tmo] &&
+                        tslot_q[tmo] + 1'b1 == s[SB-1:0]) ? 5'd1 : 5'd0);
             end
             if (s_host_arvalid_i && !full) spend_q[tail] <= 5'd0;
 
@@ -467,7 +617,7 @@ module pcie_req #(
                     s_axis_rc_tkeep_i, s_axis_rc_tuser_i[74:43], s_axis_rc_tuser_i[41:0],
                     s_axis_rc_tdata_i[63:47], s_axis_rc_tdata_i[31:29], rc_tag8,
                     cla_q[11:2], wlim, rlen, cdw_q, rc_m0, rc_m1,
-                    wtlp_addr, rtlp_addr, wp0, wp1, wn1, rc_i0, rc_i1, cm_q, rc_done_bytes,
+                    wtlp_addr, rtlp_addr, wn1, wg1[0], cm_q, rc_done_bytes, rlen2,
                     s_host_awaddr_i[2:0], s_host_araddr_i[2:0]};
 endmodule
 `default_nettype wire

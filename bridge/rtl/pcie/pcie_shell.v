@@ -21,7 +21,7 @@ module pcie_shell #(
     parameter ApAddrBits      = 28,      // BAR1 size (gpu_core ApAddrBits)
     parameter IdBits          = 4,
     parameter MaxPayloadBytes = 256,     // largest Max_Payload_Size the completer accepts
-    parameter ReadSlots       = 4,
+    parameter ReadSlots       = 8,
     parameter ReadTags        = 8,
     parameter CplTimeout      = 16777216 // user_clk cycles (65 ms at 250 MHz)
 ) (

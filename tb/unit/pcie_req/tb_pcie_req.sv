@@ -8,10 +8,12 @@
 // MWr payload into an 8 KiB host memory, and the RC source that answers every MRd from that
 // memory with completions split at random DWORDs, interleaved across tags in random order.
 // Checks: memory byte-exact (every strobed byte written once, no other), R data exact in AR
-// order, a completion timeout (SLVERR after CplTimeout, the late completion dropped), bus
-// mastering off (SLVERR, no TLP). Each process draws from its own stream. TAP; +seed=N.
+// order, a completion timeout (SLVERR after CplTimeout, the late completion dropped), a paired
+// 256-byte MRd timing out, bus mastering off (SLVERR, no TLP); queued runs of contiguous write
+// bursts (merged MWr, discontinued ones resent), RQ tvalid never low inside a TLP. Each
+// process draws from its own stream. TAP; +seed=N.
 module tb_pcie_req;
-    localparam integer PLAN = 9;
+    localparam integer PLAN = 11;
     localparam integer Tmo = 1500;
     localparam [63:0] Base = 64'h0000_0042_8765_0000;   // the 8 KiB host buffer
 
@@ -70,26 +72,36 @@ module tb_pcie_req;
     // outstanding MRd per tag (filled by the RQ sink, answered by the RC source)
     logic   o_busy [0:7], o_mute [0:7], o_late [0:7];
     integer o_dw [0:7], o_sent [0:7], o_addr [0:7];
-    integer n_tlp = 0, n_mrd = 0, n_cpl = 0, n_tmo = 0, n_err = 0;
-    integer bad_size = 0, bad_cross = 0, bad_be = 0, bad_tag = 0, bad_addr = 0, bad_desc = 0;
+    integer n_tlp = 0, n_disc = 0, n_mwr64 = 0, n_mrd64 = 0, n_mrd = 0, n_cpl = 0, n_tmo = 0, n_err = 0;
+    integer bad_valid = 0, bad_size = 0, bad_cross = 0, bad_be = 0, bad_tag = 0, bad_addr = 0, bad_desc = 0;
 
     // ---- RQ sink --------------------------------------------------------------------------
     initial begin : rq_sink
         reg [31:0] r, dws [0:1100];
         integer n, i, j, cnt, lim, a, b;
         reg [3:0] fb, lb, be;
-        n = 0; fb = 0; lb = 0;
+        reg disc;
+        n = 0; fb = 0; lb = 0; disc = 1'b0;
         forever begin
             @(posedge clk);
             if (!rst && tmo_o) n_tmo = n_tmo + 1;
             if (!rst && err_o) n_err = n_err + 1;
+            if (!rst && n != 0 && !rq_v) bad_valid = bad_valid + 1;   // tvalid low inside a TLP
             if (!rst && rq_v && rq_rdy) begin
                 if (!rq_k[0]) bad_desc = bad_desc + 1;
                 if (n == 0) begin fb = rq_u[3:0]; lb = rq_u[7:4]; if (rq_u[61:8] != 54'd0) bad_desc = bad_desc + 1; end
+                else if (rq_u[61:12] != 50'd0 || rq_u[10:0] != {3'd0, lb, fb}) bad_desc = bad_desc + 1;
+                if (rq_u[11]) disc = 1'b1;
                 dws[n] = rq_d[31:0];
                 if (rq_k[1]) dws[n + 1] = rq_d[63:32];
                 n = n + (rq_k[1] ? 2 : 1);
-                if (rq_l) begin
+                if (rq_l && disc) begin
+                    // discontinued (the hard IP nullifies it): only a MWr may, past its descriptor
+                    n_disc = n_disc + 1;
+                    if (dws[2][14:11] != 4'b0001 || n < 6) bad_desc = bad_desc + 1;
+                    n = 0;
+                    disc = 1'b0;
+                end else if (rq_l) begin
                     n_tlp = n_tlp + 1;
                     cnt = 32'(dws[2][10:0]);
                     a = 32'({dws[1], dws[0][31:2], 2'b00} - Base);
@@ -100,6 +112,7 @@ module tb_pcie_req;
                     if (dws[2][14:11] == 4'b0001) begin          // MWr
                         lim = 32 << mps;
                         if (n != 4 + cnt) bad_size = bad_size + 1;
+                        if (cnt == 64) n_mwr64 = n_mwr64 + 1;
                         for (i = 0; i < cnt && i + 4 < n; i = i + 1) begin
                             be = (i == 0) ? fb : (i == cnt - 1) ? lb : 4'hf;
                             for (j = 0; j < 4; j = j + 1)
@@ -111,6 +124,7 @@ module tb_pcie_req;
                     end else begin                                // MRd
                         lim = 32 << mrrs;
                         n_mrd = n_mrd + 1;
+                        if (cnt == 64) n_mrd64 = n_mrd64 + 1;
                         b = 32'(dws[3][7:0]);
                         if (n != 4 || dws[2][14:11] != 4'b0000 || fb != 4'hf || (cnt > 1 && lb != 4'hf))
                             bad_desc = bad_desc + 1;
@@ -218,6 +232,58 @@ module tb_pcie_req;
             if (hm[off + j] != href[off + j]) resp = 2'b01;
     endtask
 
+    // a run of nb contiguous 16-beat bursts: every AW first, W behind them, the B's counted
+    // after (AW and W need not wait for B, so bursts queue and may merge); strobes mostly full,
+    // a beat in 24 partly strobed, a beat in 32 late by 6 cycles
+    task automatic write_run(input integer off, input integer nb, output integer bad);
+        reg [31:0] r;
+        reg [3:0] ids [0:15];
+        integer b, j, k, m;
+        bad = 0;
+        fork
+            begin
+                for (k = 0; k < nb; k = k + 1) begin
+                    @(negedge clk);
+                    `TB_RND(rs_m, r)
+                    ids[k] = r[3:0];
+                    awid = r[3:0]; awaddr = Base + 64'(off) + 64'(128 * k); awlen = 8'd15; awvalid = 1'b1;
+                    @(posedge clk);
+                    while (!awready) @(posedge clk);
+                end
+                @(negedge clk);
+                awvalid = 1'b0;
+            end
+            begin
+                for (b = 0; b < 16 * nb; b = b + 1) begin
+                    @(negedge clk);
+                    `TB_RND(rs_m, r)
+                    if (r[31:27] == 5'd0) begin wvalid = 1'b0; repeat (6) @(negedge clk); end  // W late
+                    wdata[31:0] = r;
+                    `TB_RND(rs_m, r)
+                    wdata[63:32] = r;
+                    `TB_RND(rs_m, r)
+                    wstrb = (r % 24 != 0) ? 8'hff : r[15:8];
+                    wlast = b % 16 == 15;
+                    wvalid = 1'b1;
+                    for (j = 0; j < 8; j = j + 1)
+                        if (wstrb[j]) begin href[off + 8 * b + j] = wdata[8 * j +: 8]; ecount[off + 8 * b + j] = ecount[off + 8 * b + j] + 1; end
+                    @(posedge clk);
+                    while (!wready) @(posedge clk);
+                end
+                @(negedge clk);
+                wvalid = 1'b0;
+                wlast = 1'b0;
+            end
+            begin
+                for (m = 0; m < nb; m = m + 1) begin
+                    @(posedge clk);
+                    while (!bvalid) @(posedge clk);
+                    if (bresp != 2'b00 || bid != ids[m]) bad = bad + 1;
+                end
+            end
+        join
+    endtask
+
     integer ar_q_off [0:255], ar_q_len [0:255], ar_q_id [0:255], ar_head = 0, ar_tail = 0;
     integer bad_r = 0, n_rbeats = 0, n_rslv = 0;
     logic   expect_slverr = 1'b0;
@@ -304,7 +370,23 @@ module tb_pcie_req;
         end
         bad_cnt = 0;
         for (i = 0; i < 8192; i = i + 1) if (hm[i] != href[i] || wcount[i] != ecount[i]) bad_cnt = bad_cnt + 1;
-        check(bad_wr == 0 && bad_cnt == 0, $sformatf("120 write bursts: B OKAY after the last MWr, every strobed byte written once, no other (%0d TLPs)", n_tlp));
+        check(bad_wr == 0 && bad_cnt == 0, $sformatf("120 write bursts: B OKAY after the last MWr, every strobed byte written once, no other (%0d TLPs, %0d discontinued)", n_tlp, n_disc));
+        // runs of 2..6 contiguous bursts, queued: merged MWr, a partial strobe inside one
+        t0 = n_disc;
+        tl0 = n_mwr64;
+        mps = 2'd1;
+        for (i = 0; i < 40; i = i + 1) begin
+            `TB_RND(rs_m, r)
+            len = 2 + 32'(r[2:0]) % 5;
+            off = 128 * ((r >> 8) % (64 - len));
+            write_run(off, len, j);
+            bad_wr = bad_wr + j;
+        end
+        repeat (50) @(negedge clk);
+        bad_cnt = 0;
+        for (i = 0; i < 8192; i = i + 1) if (hm[i] != href[i] || wcount[i] != ecount[i]) bad_cnt = bad_cnt + 1;
+        check(bad_wr == 0 && bad_cnt == 0 && n_mwr64 > tl0 && n_disc > t0,
+              $sformatf("40 runs of 2..6 queued bursts: B in AW order, %0d MWr of 256 bytes (two bursts), %0d discontinued, every strobed byte written once", n_mwr64 - tl0, n_disc - t0));
         // reads: 150 random bursts, up to 6 in flight, MRRS 128..512
         tl0 = n_mrd;
         for (i = 0; i < 150; i = i + 1) begin
@@ -320,7 +402,8 @@ module tb_pcie_req;
               $sformatf("150 read bursts: R in AR order, exact data, RID, RLAST, OKAY (%0d MRd, %0d completions)", n_mrd - tl0, n_cpl));
         check(bad_size == 0 && bad_cross == 0,
               "every TLP within Max_Payload_Size / Max_Read_Request_Size, none across a limit-aligned (4 KiB) boundary");
-        check(bad_be == 0 && bad_desc == 0 && bad_addr == 0, "TLP descriptors: type, count, first/last BE, address, tuser");
+        check(bad_be == 0 && bad_desc == 0 && bad_addr == 0 && bad_valid == 0,
+              "TLP descriptors: type, count, first/last BE, address, tuser; tvalid high from a TLP's first beat to its last");
         check(bad_tag == 0 && n_tmo == 0 && n_err == 0, "tags 0..7, never reused while outstanding; no timeout or error");
 
         // completion timeout: one 1-beat read whose tag is never answered
@@ -342,6 +425,30 @@ module tb_pcie_req;
         drain(20000, cyc);
         check(bad_r == j && bad_tag == tl0 && ar_head == ar_tail && n_tmo == 1,
               "after a timeout, a late completion in two pieces: its tag not reused before the last; 16 reads exact");
+
+        // a paired 256-byte MRd that times out: two unanswered 1-beat reads keep two MRd out,
+        // so the first of two contiguous 16-beat bursts waits for the second and they go as
+        // one MRd; all three time out, both bursts of the pair answer SLVERR
+        drain(20000, cyc);
+        for (i = 0; i < 8; i = i + 1) o_mute[i] = 1'b1;
+        expect_slverr = 1'b1;
+        t0 = n_rslv;
+        tl0 = n_mrd64;
+        j = n_tmo;
+        len = bad_r;
+        read_burst(0, 1);
+        read_burst(64, 1);
+        read_burst(1024, 16);
+        read_burst(1152, 16);
+        drain(Tmo * 3, cyc);
+        check(n_rslv == t0 + 34 && n_tmo == j + 3 && n_mrd64 == tl0 + 1 && ar_head == ar_tail && bad_r == len,
+              $sformatf("a paired MRd timing out: both its bursts answer SLVERR (%0d R beats), %0d timeouts", n_rslv - t0, n_tmo - j));
+        expect_slverr = 1'b0;
+        for (i = 0; i < 8; i = i + 1) begin o_busy[i] = 1'b0; o_mute[i] = 1'b0; end   // never answered
+        repeat (Tmo + 20) @(negedge clk);
+        j = bad_r;
+        for (i = 0; i < 16; i = i + 1) read_burst(128 * i, 16);
+        drain(20000, cyc);
 
         // bus mastering off: SLVERR both ways, no TLP
         t0 = n_tlp;
