@@ -81,6 +81,13 @@ static double rng_log(rng_t *r, double lo, double hi)
     return exp(log(lo) + rng_unit(r) * (log(hi) - log(lo)));
 }
 
+void bench_touch(void *p, size_t bytes)
+{
+    volatile unsigned char *b = p;
+    for (size_t i = 0; i < bytes; i += 4096)
+        b[i] = 0;
+}
+
 /* ---- the trace ------------------------------------------------------------------------------ */
 
 enum { OP_ALLOC, OP_FREE };
