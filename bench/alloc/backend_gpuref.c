@@ -224,6 +224,13 @@ static void gpuref_free_ranges(void *p, bench_range_fn fn, void *ctx)
         abort();
 }
 
+/* The segment allocator's own invariants (gr_seg_check: trees, indexes, table, pinned list). */
+static bool gpuref_check(void *p)
+{
+    gpuref_be_t *b = p;
+    return gr_seg_check(b->seg) == GR_OK;
+}
+
 const bench_backend_t bench_gpuref = {
     .name = "gpuref",
     .create = gpuref_create,
@@ -232,4 +239,5 @@ const bench_backend_t bench_gpuref = {
     .free = gpuref_free,
     .free_ranges = gpuref_free_ranges,
     .set_mover = gpuref_set_mover,
+    .check = gpuref_check,
 };

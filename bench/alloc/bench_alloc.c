@@ -533,6 +533,11 @@ static bool run_once(const bench_backend_t *be, const trace_t *t, bool detailed,
             }
         }
         if (detailed && op->churn && (i - t->n_fill) % 1000 == 999) {
+            if (be->check && !be->check(b)) {
+                fprintf(stderr, "bench_alloc: %s: op %u: the allocator's invariants are broken\n",
+                        be->name, i);
+                ok = false;
+            }
             ranges_collect(be, b, &rs);
             uint64_t total = 0, largest = 0;
             for (size_t k = 0; k < rs.n; k++) {

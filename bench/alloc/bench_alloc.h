@@ -42,6 +42,9 @@ typedef struct bench_backend {
     /** Optional (NULL for allocators that never move a block): where moves are reported,
      *  during the alloc call that makes them. */
     void (*set_mover)(void *b, bench_move_fn fn, void *ctx);
+    /** Optional: verifies the allocator's own invariants (called between operations, untimed,
+     *  in the detailed run); false when one is broken. */
+    bool (*check)(void *b);
 } bench_backend_t;
 
 /**
