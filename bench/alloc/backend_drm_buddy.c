@@ -43,6 +43,7 @@ static void *buddy_create_mode(uint64_t seg_pages, uint32_t max_ids, bool contig
         free(b);
         return NULL;
     }
+    bench_touch(b->blocks, (max_ids ? max_ids : 1) * sizeof(*b->blocks));
     return b;
 }
 

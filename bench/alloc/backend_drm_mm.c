@@ -25,6 +25,7 @@ static void *mm_create(uint64_t seg_pages, uint32_t max_ids)
         free(b);
         return NULL;
     }
+    bench_touch(b->nodes, (max_ids ? max_ids : 1) * sizeof(*b->nodes));
     drm_mm_init(&b->mm, 0, seg_pages);
     return b;
 }

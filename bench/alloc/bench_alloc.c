@@ -81,6 +81,13 @@ static double rng_log(rng_t *r, double lo, double hi)
     return exp(log(lo) + rng_unit(r) * (log(hi) - log(lo)));
 }
 
+void bench_touch(void *p, size_t bytes)
+{
+    volatile unsigned char *b = p;
+    for (size_t i = 0; i < bytes; i += 4096)
+        b[i] = 0;
+}
+
 /* ---- the trace ------------------------------------------------------------------------------ */
 
 enum { OP_ALLOC, OP_FREE };
@@ -284,11 +291,26 @@ static inline uint64_t cpu_ns(void)
     return clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
+/* What a timed operation was, for "what the slowest 1% is made of". */
+enum {
+    CLS_FREE,
+    CLS_ALLOC,     /* unrestricted, bottom-up */
+    CLS_TOP_DOWN,  /* unrestricted, FromEndOfSegment */
+    CLS_RANGED,    /* in a range (Overlay/Capture, VPR) */
+    CLS_MOVED,     /* an allocation for which blocks were moved */
+    CLS_FAILED,    /* an allocation that failed */
+    N_CLS
+};
+static const char *const cls_name[N_CLS] = {"frees", "bottom-up allocs", "top-down allocs",
+                                            "allocs in a range", "allocs that moved blocks",
+                                            "failed allocs"};
+
 /* What the runs of one allocator at one occupancy add up to (over all seeds). */
 typedef struct acc {
     uint64_t ops;    /* steady-state operations timed for throughput */
     uint64_t cpu_ns; /* their CPU time (best run of each trace) */
     uint32_t *lat;   /* per-op latency, ns, steady state */
+    uint8_t *cls;    /* and what each of those operations was (CLS_*) */
     size_t n_lat, cap_lat;
     double ratio_sum, frag_sum; /* largest/free and number of free ranges, per sample */
     uint64_t samples;
@@ -299,6 +321,7 @@ typedef struct acc {
 typedef struct result {
     double ops_per_s;
     double p50_ns, p99_ns, p999_ns;
+    double slow_share[N_CLS]; /* of the operations at or above p99, the share of each class */
     double largest_over_free; /* mean over samples in the steady state */
     double mean_fragments;
     uint64_t allocs, fails, frag_fails, frag_fails_ranged;
@@ -437,9 +460,10 @@ static bool run_once(const bench_backend_t *be, const trace_t *t, bool detailed,
         if (a->n_lat + steady > a->cap_lat) {
             a->cap_lat = a->n_lat + steady;
             a->lat = realloc(a->lat, sizeof *a->lat * a->cap_lat);
+            a->cls = realloc(a->cls, a->cap_lat);
         }
     }
-    if (!b || !held || (detailed && (!a->lat || !v.bits || !v.start))) {
+    if (!b || !held || (detailed && (!a->lat || !a->cls || !v.bits || !v.start))) {
         fprintf(stderr, "bench_alloc: %s: out of memory\n", be->name);
         return false;
     }
@@ -458,14 +482,22 @@ static bool run_once(const bench_backend_t *be, const trace_t *t, bool detailed,
         uint64_t start = 0, ts = 0;
         bool got = false;
         mc.churn = op->churn;
+        uint64_t moves_before = a->moves;
         if (detailed && op->churn)
             ts = now_ns();
         if (op->kind == OP_ALLOC)
             got = be->alloc(b, op->id, q, &start);
         else
             be->free(b, op->id);
-        if (detailed && op->churn)
-            a->lat[a->n_lat++] = (uint32_t)(now_ns() - ts);
+        if (detailed && op->churn) {
+            a->lat[a->n_lat] = (uint32_t)(now_ns() - ts);
+            a->cls[a->n_lat++] = op->kind == OP_FREE         ? CLS_FREE
+                                 : !got                      ? CLS_FAILED
+                                 : a->moves != moves_before  ? CLS_MOVED
+                                 : q->ranged                 ? CLS_RANGED
+                                 : q->top_down               ? CLS_TOP_DOWN
+                                                             : CLS_ALLOC;
+        }
         n_ops += op->churn;
         if (mc.bad) {
             fprintf(stderr, "bench_alloc: %s: op %u: id %u moved onto pages in use or out of its range\n",
@@ -501,6 +533,11 @@ static bool run_once(const bench_backend_t *be, const trace_t *t, bool detailed,
             }
         }
         if (detailed && op->churn && (i - t->n_fill) % 1000 == 999) {
+            if (be->check && !be->check(b)) {
+                fprintf(stderr, "bench_alloc: %s: op %u: the allocator's invariants are broken\n",
+                        be->name, i);
+                ok = false;
+            }
             ranges_collect(be, b, &rs);
             uint64_t total = 0, largest = 0;
             for (size_t k = 0; k < rs.n; k++) {
@@ -555,10 +592,23 @@ static result_t summarize(acc_t *a)
     result_t r = {0};
     r.ops_per_s = a->cpu_ns ? (double)a->ops / ((double)a->cpu_ns * 1e-9) : 0;
     if (a->n_lat > 0) {
-        qsort(a->lat, a->n_lat, sizeof *a->lat, cmp_u32);
-        r.p50_ns = a->lat[a->n_lat / 2];
-        r.p99_ns = a->lat[a->n_lat * 99 / 100];
-        r.p999_ns = a->lat[a->n_lat * 999 / 1000];
+        uint32_t *sorted = malloc(sizeof *sorted * a->n_lat);
+        if (!sorted)
+            abort();
+        memcpy(sorted, a->lat, sizeof *sorted * a->n_lat);
+        qsort(sorted, a->n_lat, sizeof *sorted, cmp_u32);
+        r.p50_ns = sorted[a->n_lat / 2];
+        r.p99_ns = sorted[a->n_lat * 99 / 100];
+        r.p999_ns = sorted[a->n_lat * 999 / 1000];
+        uint64_t slow[N_CLS] = {0}, n_slow = 0;
+        for (size_t i = 0; i < a->n_lat; i++)
+            if (a->lat[i] >= sorted[a->n_lat * 99 / 100]) {
+                slow[a->cls[i]]++;
+                n_slow++;
+            }
+        for (int c = 0; c < N_CLS; c++)
+            r.slow_share[c] = n_slow ? (double)slow[c] / (double)n_slow : 0;
+        free(sorted);
     }
     r.largest_over_free = a->samples ? a->ratio_sum / (double)a->samples : 0;
     r.mean_fragments = a->samples ? a->frag_sum / (double)a->samples : 0;
@@ -569,6 +619,7 @@ static result_t summarize(acc_t *a)
     r.moves = a->moves;
     r.moved_pages = a->moved_pages;
     free(a->lat);
+    free(a->cls);
     return r;
 }
 
@@ -725,6 +776,21 @@ int main(int argc, char **argv)
                         r->largest_over_free, g->frag_fails - g->frag_fails_ranged,
                         g->frag_fails_ranged, r->frag_fails - r->frag_fails_ranged,
                         r->frag_fails_ranged);
+            }
+        fprintf(w, "\nWhat the slowest 1%% of operations (at or above p99) are, in %% of them.\n\n"
+                   "| occupancy | allocator |");
+        for (int c = 0; c < N_CLS; c++)
+            fprintf(w, " %s |", cls_name[c]);
+        fprintf(w, "\n|---|---|");
+        for (int c = 0; c < N_CLS; c++)
+            fprintf(w, "---:|");
+        fprintf(w, "\n");
+        for (int o = 0; o < N_OCC; o++)
+            for (int k = 0; k < N_BE; k++) {
+                fprintf(w, "| %.0f%% | %s |", occ[o] * 100, bes[k]->name);
+                for (int c = 0; c < N_CLS; c++)
+                    fprintf(w, " %.0f |", 100.0 * res[o][k].slow_share[c]);
+                fprintf(w, "\n");
             }
     }
     fclose(md);

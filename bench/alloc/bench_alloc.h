@@ -7,6 +7,7 @@
 #define GPUREF_BENCH_ALLOC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /** One allocation request of the trace. */
@@ -41,7 +42,17 @@ typedef struct bench_backend {
     /** Optional (NULL for allocators that never move a block): where moves are reported,
      *  during the alloc call that makes them. */
     void (*set_mover)(void *b, bench_move_fn fn, void *ctx);
+    /** Optional: verifies the allocator's own invariants (called between operations, untimed,
+     *  in the detailed run); false when one is broken. */
+    bool (*check)(void *b);
 } bench_backend_t;
+
+/**
+ * Writes one byte in every page of [p, p + bytes), so that a backend's arrays (by trace id) are
+ * mapped at create time, not by a page fault inside a timed operation (calloc of a large array
+ * hands out untouched pages).
+ */
+void bench_touch(void *p, size_t bytes);
 
 extern const bench_backend_t bench_gpuref;
 extern const bench_backend_t bench_drm_mm;

@@ -62,7 +62,6 @@ typedef struct seg_sum {
 typedef struct seg_node {
     uint32_t start;        /* first page of the hole */
     uint32_t len;          /* pages in the hole, > 0 */
-    uint32_t fit[N_CLASS]; /* fit_in(this hole, class_pages[c]); fit[0] == len */
     uint32_t bin;          /* bin_of(len): the tree it is in */
     uint32_t left, right, parent;
     seg_sum_t sum;
@@ -320,9 +319,9 @@ static inline void node_fix(gr_seg_t *seg, uint32_t i)
     const seg_sum_t *l = &N(x->left).sum, *r = &N(x->right).sum;
     _Static_assert(N_CLASS == 3, "written out for three classes");
     x->sum.height = 1 + max_u32(l->height, r->height);
-    x->sum.aug[0] = max_u32(x->fit[0], max_u32(l->aug[0], r->aug[0]));
-    x->sum.aug[1] = max_u32(x->fit[1], max_u32(l->aug[1], r->aug[1]));
-    x->sum.aug[2] = max_u32(x->fit[2], max_u32(l->aug[2], r->aug[2]));
+    x->sum.aug[0] = max_u32(x->len, max_u32(l->aug[0], r->aug[0]));
+    x->sum.aug[1] = max_u32((uint32_t)fit_in(x, class_pages[1]), max_u32(l->aug[1], r->aug[1]));
+    x->sum.aug[2] = max_u32((uint32_t)fit_in(x, class_pages[2]), max_u32(l->aug[2], r->aug[2]));
 }
 
 static inline bool sum_equal(const seg_sum_t *a, const seg_sum_t *b)
@@ -331,15 +330,12 @@ static inline bool sum_equal(const seg_sum_t *a, const seg_sum_t *b)
             (a->aug[2] ^ b->aug[2])) == 0;
 }
 
-/* Sets a hole's extent and the fits derived from it. */
+/* Sets a hole's extent (its fits are derived from it where needed). */
 static inline void node_set(gr_seg_t *seg, uint32_t i, uint64_t start, uint64_t len)
 {
     seg_node_t *x = &N(i);
     x->start = (uint32_t)start;
     x->len = (uint32_t)len;
-    x->fit[0] = (uint32_t)len;
-    for (unsigned c = 1; c < N_CLASS; c++)
-        x->fit[c] = (uint32_t)fit_in(x, class_pages[c]);
 }
 
 static inline void replace_child(gr_seg_t *seg, uint32_t *root, uint32_t parent, uint32_t old,
@@ -1127,9 +1123,6 @@ static int check_subtree(const gr_seg_t *seg, check_tree_t *k, uint32_t x, uint3
     if (h->len == 0 || hole_end(h) > seg->pages || h->bin != k->bin || bin_of(h->len) != k->bin ||
         (k->count > 0 && h->start < k->prev_end))
         return -1;
-    for (unsigned c = 0; c < N_CLASS; c++)
-        if (h->fit[c] != fit_in(h, class_pages[c]))
-            return -1;
     uint32_t s = tab_find(seg, KEY(h->start, K_HOLE_START));
     uint32_t e = tab_find(seg, KEY(hole_end(h), K_HOLE_END));
     if (s == KEY_EMPTY || e == KEY_EMPTY || seg->slots[s].val != x || seg->slots[e].val != x)
@@ -1144,7 +1137,7 @@ static int check_subtree(const gr_seg_t *seg, check_tree_t *k, uint32_t x, uint3
         return -1;
     const seg_sum_t *l = &N(h->left).sum, *r = &N(h->right).sum;
     for (unsigned c = 0; c < N_CLASS; c++)
-        if (h->sum.aug[c] != max_u32(h->fit[c], max_u32(l->aug[c], r->aug[c])))
+        if (h->sum.aug[c] != max_u32((uint32_t)fit_in(h, class_pages[c]), max_u32(l->aug[c], r->aug[c])))
             return -1;
     return 1 + (hl > hr ? hl : hr);
 }
