@@ -1,11 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # bench/: performance measurements, printed as tables (never asserted: machines are noisy);
-# bench/README.md. `make bench` runs them all; the smoke tests are suites of make test.
-#   make bench-dma [BDMA_ARGS=--quick]     the DMA engine's command path in simulated cycles
-#   make bench-link [BLINK_ARGS=--quick]   what each gr_link transport costs (about 14 min)
-#   make bench-alloc                       the segment allocator against drm_mm and drm_buddy
-#   make bench-fair [FAIR_BENCH_ARGS=...]  a client's read beside two flooding gpuref-simd clients
-#   (PCIe in simulation: make bench-link-pcie, tb/tb.mk)
+# bench/README.md lists them. `make bench` runs them all (BDMA_ARGS, BLINK_ARGS: --quick); the
+# smoke tests are suites of make test. PCIe in simulation: make bench-link-pcie (tb/tb.mk).
 # mmio_bench: register round trips on sim://; bar1_bench: the CPU's BAR1 stream on sim://
 # against the data bus (what a lock's pages cost).
 $(foreach b,mmio bar1,$(eval $(call program,$(BUILD)/bench/$(b)_bench,$(HOST_OBJ_DIR)/bench/$(b)_bench.o $(SIM_LIB),\

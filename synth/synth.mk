@@ -2,15 +2,7 @@
 # synth/synth.mk: the RTL through the tools: lint (Verilator -Wall, Icarus elaboration, Yosys
 # synthesis) of gpu_core and of what boards carry, the open ECP5 flow's timing of gpu_core and
 # the link engine (synth/README.md), and the ECP5 boards' bitstreams (boards/README.md). Their
-# suites are in tb/tb.mk.
-#   make lint                         gpu_core, the PCIe shell, the U200 top, the ECP5 tops
-#   make lint-bridge                  every unit a board carries, with all three tools
-#   make lint-bridge-fpga_core-b1     one unit, Verilator and Icarus only
-#   make synth-bridge-fpga_core       one unit through Yosys; cells in $(BUILD)/lint-bridge/<unit>.stat
-#   make timing [TIMING_ARGS="--speed 6 --no-synth"]  gpu_core: synth_ecp5 + nextpnr-ecp5 (LFE5U-45F, speed 8, seed 1)
-#   make link-timing                  link_engine alone with the LimeSDR's parameters
-#   make boards [BOARD_ARGS="--seed 2" | BOARD_ARGS=--allow-timing-fail]  every ECP5 bitstream
-#   make board-limesdr_mini_v2        one board (also board-ulx3s)
+# suites are in tb/tb.mk; the targets and their options: synth/README.md.
 # Yosys keeps the link engine's and PCIe shell's buffers as memories ($mem_v2, block RAM on an
 # FPGA) instead of mapping them to flip-flops: synth up to memory -nomap, then generic gates.
 YOSYS_KEEP_MEM = synth -top $(1) -run begin:fine; opt -fast -full; techmap; opt -fast; abc -fast; opt -fast; check -assert

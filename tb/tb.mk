@@ -3,10 +3,7 @@
 # Icarus and Verilator (unit_tb), host unit tests (host_unit), cmocka system suites
 # (system_suite), cocotb tests (cocotb_suite) and scripts printing TAP (suite); the rule-makers
 # are in mk/rules.mk, tb/README.md says how to add one. Seeds: <VAR>_SEEDS or the suite's own.
-# ---- RTL unit benches --------------------------------------------------------------------------
-#   make test-unit-csr_block-icarus UNIT_SEEDS="17 18"   one suite (seeds UNIT_SEEDS, default 1 2 3)
-#   make unit-csr_block-verilator                        just build; under $(BUILD)/unit/<tb>/
-#   make RTL_ROOT=/tmp/mutant/rtl BUILD=build/mutant test-unit-csr_block-verilator
+# ---- RTL unit benches (tb/README.md, "Running one suite") ------------------------------------
 # tb_csr_block reads the host's register map (gr_regdesc.c, as a Verilog include by gen_csr_map)
 # and checks that the device reports the hash the host was built with (GR_REGMAP_HASH).
 UNIT_REGMAP_H := host/include/gpuref/gr_regmap.h
@@ -193,9 +190,6 @@ $(eval $(call program,$(BUILD)/tb/models/dma_ref/test_dma_ref_model,$(HOST_OBJ_D
   $(DMA_REF_OBJS),-lcmocka))
 $(eval $(call cmocka_suite,models-dma_ref,$(BUILD)/tb/models/dma_ref/test_dma_ref_model))
 # ---- system suites: the whole host stack over sim:// (cmocka) ----------------------------------
-#   make test-system-alloc                  build and run (seeds ALLOC_SEEDS, default 1 2)
-#   make test-system-alloc ALLOC_SEEDS=7    replay one seed (every seeded suite: <VAR>_SEEDS)
-# Environment: GR_TEST_FILTER='*pinned*' runs a subset, GR_VIDSCH_TRACE=1 traces the scheduler.
 # sched_fixture: what the VidSch suites share (main's start, raw registers, gates, counters).
 SCHED_FIXTURE_OBJ := $(HOST_OBJ_DIR)/tb/system/sched_fixture.o
 # ID_BUILD.STAMP must be the stamp the model was verilated with. gpuref-simd --connect puts the
@@ -424,24 +418,18 @@ $(eval $(call suite,conformance,$(GPUCTL),tb/conformance/run_conformance.sh $$(G
   tb/conformance/run_conformance.sh $$(GPUCTL) 'sim://?seed=7&stall=60&latency=20' pass))
 $(eval $(call suite,conformance-mutants,$(foreach m,$(MUTANTS),$(MUTANT_DIR)/$(m)/gpuctl),$$(foreach m,$$(MUTANTS),\
   tb/conformance/run_conformance.sh $$(MUTANT_DIR)/$$(m)/gpuctl 'sim://?seed=1' "fail:$$$$(tb/conformance/mutate.sh pattern $$(m))" &&) true))
-# gpuctl on sim://; the waveforms a gpuctl user aims (trace on/off, the URI's window, VCD and
-# FST, the GTKWave save file, the printed path, the errors); gpuref-simd and gpuctl over simd://
-# and uart:// against the RTL of every board.
+# gpuctl on sim://; its waveforms (trace on/off, the URI's window, VCD/FST, the save file, the
+# errors); gpuref-simd and gpuctl over simd:// and uart:// against every board's RTL.
 $(eval $(call suite,system-gpuctl,$(GPUCTL),tb/system/test_gpuctl.sh $(GPUCTL)))
 $(eval $(call suite,system-trace,$(GPUCTL),tb/system/test_trace.sh $(GPUCTL) $(BUILD)/test-trace))
 $(eval $(call suite,system-simd,$(GPUREF_SIMD) $(GPUCTL),tb/system/test_simd.sh $(GPUREF_SIMD) $(GPUCTL) 1))
-# The demo on simulated boards (scripts/demo.sh): the FT601 one, within the CI budget (the
-# stream board's link runs the system suites in system-links). The stream board (about 40 s),
-# the FT2232H one (about 2 minutes) and uart (a 4 KiB frame is 1.4M core cycles on the
-# simulated 3 Mbaud line) run by hand: DEMO_LINK_KINDS="stream ft2232h uart".
-# broker: the demo as a client of gpuref-broker on sim:// (host/broker/README.md).
+# The demo (scripts/demo.sh) on the FT601 board and through gpuref-broker; the slower boards by
+# hand, DEMO_LINK_KINDS="stream ft2232h uart" (docs/demo.md has their times).
 DEMO_LINK_KINDS ?= ft601 broker
 $(eval $(call suite,demo-links,$(GR_DEMO) $(GPUREF_SIMD) $(GPUREF_BROKER),GPUREF_BROKER=$(GPUREF_BROKER) \
   tb/system/test_demo_links.sh $(GR_DEMO) $(GPUREF_SIMD) $$(DEMO_LINK_KINDS)))
-# boards-sim: the exact ECP5 tops behind gpuref-simd --board (tb/boards/README.md;
-# BOARDS_SIM_KINDS picks the boards, BOARDS_SIM_CONFORMANCE those that run conformance). Suite
-# boards: gpuctl's board table against board_ids.def, hw_check.sh (tb/boards/test_hw_check.sh)
-# and per ECP5 board build.sh --ci (boards/README.md; a missing top fails).
+# boards-sim: the ECP5 tops behind gpuref-simd --board (tb/boards/README.md). Suite boards:
+# board_ids.def, hw_check.sh and each ECP5 board's build.sh --ci (boards/README.md).
 BOARD_SMOKE := $(BUILD)/boards-sim/test_board_smoke
 $(HOST_OBJ_DIR)/tb/boards/test_board_smoke.o: private HOST_CFLAGS := $(CSTD) $(CFLAGS) $(WARN) -MMD -MP -Ihost/include
 $(eval $(call program,$(BOARD_SMOKE),$(HOST_OBJ_DIR)/tb/boards/test_board_smoke.o $(LIBGPUREF) $(SIM_LIB),$$(GPUREF_LINK)))
@@ -459,10 +447,8 @@ $(eval $(call suite,boards-sim,$(GPUREF_SIMD) $(GPUCTL) $(BOARD_SMOKE),BOARDS_SI
 $(eval $(call suite,boards,$(VENV)/.stamp $(BOARD_IDS_TEST) $(GPUCTL) $(BOARD_SMOKE) $(GPUREF_SIMD),rc=0; \
   $$(BOARD_IDS_TEST) boards || rc=1; tb/boards/test_hw_check.sh $$(GPUREF_SIMD) $$(GPUCTL) $$(BOARD_SMOKE) || rc=1; \
   for b in $$(ECP5_BOARDS); do VENV=$$(VENV) boards/common/build.sh $$$$b --ci || rc=1; done; exit $$$$rc))
-# The examples, built against an installed gpuref with pkg-config alone: installs into
-# build/install-test (and the library alone, make install-lib, into build/install-test-lib),
-# then builds and runs each. The install runs inside the suite, so a failed one is a failed
-# suite (its log named), not a stop of make test.
+# The examples against an installed gpuref (build/install-test, the library alone in
+# build/install-test-lib), pkg-config alone; a failed install is a failed suite, its log named.
 EXAMPLES_PREFIX := $(abspath $(BUILD)/install-test)
 EXAMPLES_DIR := $(BUILD)/examples
 $(eval $(call suite,examples,,mkdir -p $$(EXAMPLES_DIR) && rm -rf $$(EXAMPLES_PREFIX)-lib && \
