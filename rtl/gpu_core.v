@@ -33,6 +33,9 @@ module gpu_core #(
     parameter IdBits       = 4,       // AXI4 ID width
     parameter VramBytes    = 48'h2000_0000,  // most VRAM vram_bytes_i may strap (512 MiB: twice BAR1)
     parameter TlbEntries   = 16,      // GPU MMU TLB entries
+    parameter DmaFifoBeats = 128,     // DMA data mover buffer, 8-byte beats (32..256, power of two)
+    parameter DmaMaxReads  = 8,       // DMA read bursts in flight (power of two >= 4)
+    parameter DmaMaxWrites = 8,       // DMA write bursts awaiting B (power of two >= 2)
     parameter BoardId      = 8'd0,    // ID_BUILD.BOARD
     parameter BuildStamp   = 24'd0,   // ID_BUILD.STAMP (24 bits; a wider value, e.g. an integer
                                       // from Verilator's -G, is cut to them)
@@ -405,7 +408,8 @@ module gpu_core #(
     );
 
     dma_top #(
-        .HostIdBits(IdBits), .VramIdBits(DmaIdBits), .VramAddrBits(VramAddrBits)
+        .HostIdBits(IdBits), .VramIdBits(DmaIdBits), .VramAddrBits(VramAddrBits),
+        .FifoBeats(DmaFifoBeats), .MaxReads(DmaMaxReads), .MaxWrites(DmaMaxWrites)
     ) u_dma (
         .clk_i(clk_i), .rst_i(rst_i), .soft_rst_i(soft_rst),
         .enable_i(dma_enable), .preempt_i(dma_preempt), .reset_i(dma_reset),

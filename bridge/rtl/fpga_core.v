@@ -25,6 +25,9 @@ module fpga_core #(
     parameter RxWindowLog2  = 12,             // receive buffer, log2 words (>= MaxPayload + 6)
     parameter ReplayLog2    = 12,             // replay buffer, log2 words (> MaxPayload)
     parameter DmaTags       = 8,              // DMA requests outstanding: 2, 4, 8 or 16
+    parameter DmaFifoBeats  = 128,            // gpu_core's DMA buffer, 8-byte beats (32..256)
+    parameter DmaMaxReads   = 8,              // gpu_core's DMA read bursts in flight
+    parameter DmaMaxWrites  = 8,              // gpu_core's DMA write bursts awaiting B
     parameter LinkKind      = 1,              // HELLO Link: 1 stream, 2 UART, 3 FT601, 4 FT245
     parameter CoreHz        = 100000000,      // clk_i, Hz (reported in HELLO)
     parameter ReplayTimeout = 100000,         // core cycles without ACK progress before a replay
@@ -282,7 +285,8 @@ module fpga_core #(
     gpu_core #(
         .CsrAddrBits(16), .ApAddrBits(28), .HostAddrBits(64), .VramAddrBits(VramAddrBits),
         .DataBytes(8), .IdBits(4), .VramBytes(VramBytes), .BoardId(BoardId),
-        .BuildStamp(BuildStamp), .BuildDate(BuildDate)
+        .BuildStamp(BuildStamp), .BuildDate(BuildDate), .DmaFifoBeats(DmaFifoBeats),
+        .DmaMaxReads(DmaMaxReads), .DmaMaxWrites(DmaMaxWrites)
     ) u_core (
         .clk_i(clk_i),
         .rst_i(rst_i),

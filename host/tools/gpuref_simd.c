@@ -66,6 +66,7 @@
 #define WINDOW_SIZE 0x40000000ull /* 1 GiB of bus addresses per client */
 #define PS_PER_TICK 100000000ull  /* the link to a board counts 100 us ticks of simulated time */
 #define RUN_SLICE 2000u           /* cycles run per turn when the RTL is quiet (20 us at 100 MHz) */
+#define DMA_SLICE 64u             /* cycles run per turn while a client owes the RTL a DMA answer */
 #define RTL_BACKLOG 1024u         /* frames queued toward the RTL, all clients together */
 #define CLIENT_SHARE_MIN 32u      /* a client's share of them is never smaller */
 #define CLIENT_SHARE_MAX 256u     /* nor larger */
@@ -346,6 +347,19 @@ static void rtl_queues_clear(void)
     }
     S->queued = 0;
     S->tx_hi = (uint16_t)(S->rtl.acked + S->rtl.nsent);
+}
+
+/* Whether a client owes the RTL the answer to a DMA request. The board then runs in slices of
+ * DMA_SLICE cycles between looks at the clients' sockets, so that an answer reaches it at most
+ * that many cycles after its client sent it, as on a board, where the host's bytes go out as
+ * they are written; a turn of RUN_SLICE cycles (the board has nothing to send while it waits
+ * for an answer) would add up to 2000 cycles to each DMA round trip. */
+static bool dma_owed(void)
+{
+    for (unsigned t = 0; t < 256; t++)
+        if (S->tags[t].c)
+            return true;
+    return false;
 }
 
 /* The DMA requests a client held are answered SLVERR toward the RTL (it lost them). */
@@ -941,7 +955,7 @@ static int serve_socket(const char *path)
                 client_drop(c, why);
         }
         if (active)
-            rtl_step(RUN_SLICE);
+            rtl_step(dma_owed() ? DMA_SLICE : RUN_SLICE);
         for (unsigned i = 0; i < MAX_CLIENTS; i++)
             if (S->clients[i].used && out_flush(&S->clients[i].out, S->clients[i].fd))
                 client_drop(&S->clients[i], "closed");

@@ -23,8 +23,9 @@ module dma_top #(
     parameter HostIdBits   = 4,
     parameter VramIdBits   = 2,
     parameter VramAddrBits = 32,
-    parameter FifoBeats    = 128,  // data mover buffer (8-byte beats)
-    parameter MaxReads     = 8     // read bursts in flight
+    parameter FifoBeats    = 128,  // data mover buffer (8-byte beats), 32..256
+    parameter MaxReads     = 8,    // read bursts in flight
+    parameter MaxWrites    = 8     // write bursts awaiting B
 ) (
     input  wire                    clk_i,
     input  wire                    rst_i,       // synchronous, active high
@@ -252,7 +253,7 @@ module dma_top #(
     );
 
     dma_mover #(
-        .FifoBeats(FifoBeats), .MaxReads(MaxReads), .MaxWrites(8), .HostIdBits(HostIdBits),
+        .FifoBeats(FifoBeats), .MaxReads(MaxReads), .MaxWrites(MaxWrites), .HostIdBits(HostIdBits),
         .VramIdBits(VramIdBits), .VramAddrBits(VramAddrBits)
     ) u_mover (
         .clk_i(clk_i), .rst_i(rst_i),

@@ -40,9 +40,12 @@ module board #(
     wire [PhyBytes*8-1:0] e_rx_data, e_tx_data;
     wire                  e_rx_valid, e_rx_ready, e_tx_valid, e_tx_ready;
 
+    // gpu_core's DMA window on m_host (16 read bursts, 16 write bursts, a 2 KiB buffer) and as
+    // many engine tags: each burst waits a link round trip for its answer (bridge/README.md).
     fpga_core #(
         .PhyBytes(PhyBytes), .MaxPayload(MaxPayload), .RxWindowLog2(RxWindowLog2),
-        .ReplayLog2(ReplayLog2), .DmaTags(8), .LinkKind(Kind), .ReplayTimeout(ReplayTimeout)
+        .ReplayLog2(ReplayLog2), .DmaTags(16), .LinkKind(Kind), .ReplayTimeout(ReplayTimeout),
+        .DmaFifoBeats(256), .DmaMaxReads(16), .DmaMaxWrites(16)
     ) u_fpga (
         .clk_i          (clk_i),
         .rst_i          (rst_i),
