@@ -38,11 +38,9 @@ CPPFLAGS_HOST := -Ihost/include -Ibridge/host -Isim/harness
 PIC_CFLAGS := -fPIC -fno-semantic-interposition
 DEBUG_FLAGS ?= -DGR_DEBUG
 # ---- sanitizers ----------------------------------------------------------------------------
-# SAN=address,undefined (or thread, or any -fsanitize= list) goes into the compiler commands, so
-# every object and link gets it, the Verilated model and its run-time too; `make test` then runs
-# the C and C++ suites (SAN_TEST_SUITES). A report fails the suite (UBSan halts, ASan and TSan
-# exit 66; sim/harness/ubsan.supp quiets Verilator's FST writer). GR_TEST_TIMEOUT_SCALE
-# (exported; the command line wins) stretches the hang alarm for the slower code.
+# SAN=address,undefined (or thread, or any -fsanitize= list) goes into every compile and link,
+# the Verilated model's too (tb/README.md, "Sanitizers and fuzzing"); a report fails the suite.
+# GR_TEST_TIMEOUT_SCALE (exported; the command line wins) stretches the hang alarm.
 ifneq ($(SAN),)
 SAN_FLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer
 CC := $(CC) $(SAN_FLAGS)

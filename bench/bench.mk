@@ -20,8 +20,7 @@ $(eval $(call program,$(FAIR_BENCH),$(HOST_OBJ_DIR)/bench/fair_bench.o $(LIBGPUR
 bench: bench-fair
 bench-fair: $(FAIR_BENCH) $(GPUREF_SIMD)
 	$(FAIR_BENCH) --simd $(GPUREF_SIMD) $(FAIR_BENCH_ARGS)
-# ---- dma: copy efficiency, preemption latency, submit-to-fence latency (bare and through the
-# miniport), simulation speed (Verilator with and without the driver, Icarus) -------------------
+# ---- dma: copy efficiency, preemption and submit-to-fence latency, simulation speed ------------
 BDMA_BENCH := $(BUILD)/bench/dma/bench_dma
 BDMA_VVP   := $(BUILD)/bench/dma/bdma_tb.vvp
 BDMA_TB    := bench/dma/bdma_tb.v bench/dma/bdma_axi_mem.v
@@ -47,8 +46,7 @@ define bench_plot
 	gnuplot -e "datafile='$(BUILD)/bench/$(1).dat'; outfile='$(BUILD)/bench/$(1).png'" bench/$(1)/$(1).gp
 	@echo "bench-$(1): $(BUILD)/bench/$(1).md, $(BUILD)/bench/$(1).png"
 endef
-# ---- link: MMIO round trips, BAR1 and DMA throughput against each link's ceiling, the round
-# trips and bytes of public calls, simulation speed, the FT601 FIFO's payload share ------------
+# ---- link: every transport's round trips, throughput and costs (bench/link/README.md) ---------
 BLINK_BENCH   := $(BUILD)/bench/link/bench_link
 BLINK_USB     := $(BUILD)/bench/link/bench_link_usb
 BLINK_USB_OBJ := $(BUILD)/bench/link/bench_link_usb.o

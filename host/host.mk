@@ -14,8 +14,7 @@ LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 INSTALL ?= install
-# The library's own version (not the device's register map version, which gr_device_info
-# reports); the soname changes when the ABI does.
+# The library's version (not the register map's, which gr_device_info reports); soname: the ABI.
 GPUREF_VERSION := 0.1.0
 GPUREF_SOVERSION := 0
 # The objects are rebuilt when the flags change (a new CFLAGS, PIC_CFLAGS or SAN).
@@ -42,11 +41,8 @@ $(eval $(call program,$(GPUREF_BROKER),$(HOST_OBJ_DIR)/host/tools/gpuref_broker.
 GR_DEMO_USB := $(USB_DIR)/gr_demo_usb
 $(eval $(call program,$(GR_DEMO_USB),$(HOST_OBJ_DIR)/host/tools/gr_demo.o $(CONFORMANCE_OBJS) $(USB_ENV_OBJ) \
   $(USB_EMU_OBJ) $(LIBGPUREF) $(BOARD_LIB) $(SIM_LIB),$$(BOARD_LIB) $$(GPUREF_LINK) $$(USB_LDLIBS)))
-# make demo: on sim:// by default; DEVICE=stream|ft601|ft2232h|uart runs it on that simulated
-# board behind gpuref-simd (the board's link RTL, PHY and chip model), DEVICE=usb-ft601 or
-# usb-ft2232h on the chip emulated under libusb (sim/usb), DEVICE=broker as a client of
-# gpuref-broker on sim:// (host/broker), DEVICE=URI on any device. The
-# README's demo section is followed by gpuctl examples: it builds gpuctl too.
+# make demo [DEVICE=stream|ft601|ft2232h|uart|usb-ft601|usb-ft2232h|broker|URI] (docs/demo.md):
+# sim:// by default. The README's demo section is followed by gpuctl examples: it builds gpuctl.
 DEVICE ?=
 demo: $(GR_DEMO) $(if $(filter-out sim broker,$(DEVICE)),$(GPUREF_SIMD)) $(if $(filter usb-%,$(DEVICE)),$(GR_DEMO_USB)) \
   $(if $(filter broker,$(DEVICE)),$(GPUREF_BROKER)) $(GPUCTL)

@@ -1,12 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
 # mk/rules.mk: the rule-makers, one per kind of build or test, and the names of what one fragment
-# builds and another uses. The Makefile reads it first, then the fragments in any order: each
-# names only its own products and these. Target-specific variables are private, or the flags
-# file a prerequisite writes would depend on the target that asked first.
+# builds and another uses; read first, then the fragments in any order. Target-specific
+# variables are private, or a prerequisite's flags file would depend on who asked first.
 # ---- shared names ----------------------------------------------------------------------------
-# sim/sim.mk: the co-simulation harness (gpu_core verilated, gr_sim.h), the board models
-# (gr_board.h, every kind), the USB chip emulation (gr_usb_emu.h) and usb_env.o that puts one on
-# a program's bus before main. *_LDLIBS: what a program linking the library also needs.
+# sim/sim.mk: the harness (gr_sim.h), the board models (gr_board.h), the USB chip emulation
+# (gr_usb_emu.h, usb_env.o). *_LDLIBS: what a program linking the library also needs.
 SIM_DIR ?= $(BUILD)/sim
 SIM_LIB := $(SIM_DIR)/libgr_sim.a
 # zlib for the FST writer, the C++ runtime, libm, and threads and atomics as Verilator links them

@@ -18,16 +18,12 @@ $(UNIT_CSR_GEN)/gen_csr_map: tb/unit/csr_block/gen_csr_map.c host/lib/gr_regdesc
 $(UNIT_CSR_GEN)/csr_map.vh: $(UNIT_CSR_GEN)/gen_csr_map $(UNIT_REGMAP_H)
 	@test -n "$(UNIT_REGMAP_HASH)" || { echo "tb.mk: no GR_REGMAP_HASH in $(UNIT_REGMAP_H)"; exit 1; }
 	$(call quiet,GEN,$@)$< >$@.tmp && mv $@.tmp $@
-# The DMA engine's benches share their two memories (tb/unit/common: tb_dma_mems, built on the
-# AXI port model tb_dma_axi_mem). The PCIe shell's blocks alone (bridge/rtl/pcie): pcie_req's
-# loops over its tag and slot arrays assign them with <=, which Verilator 5.006 only builds
-# unrolled (BLKLOOPINIT). sdr_ctrl against the IS42S16160G model at 143 MHz CL3, sdr_ctrl_cl2 at
-# 100 MHz CL2; link_engine_b1: link_engine's bench on an 8-bit PHY. Icarus runs the DMA, SDRAM and
-# link engine benches one seed (minutes each), Verilator every seed. The CDC primitives, the link
-# PHYs and their chip models build with GR_ASSERT (the FIFOs' pointer and Gray-code checks).
+# Each bench is described in tb/unit/README.md. Icarus runs the DMA, SDRAM and link engine benches
+# one seed (minutes each), Verilator every seed; the CDC primitives, PHYs and chip models build
+# with GR_ASSERT (the FIFOs' pointer and Gray-code checks).
 UNIT_DMA_MEM := tb/unit/common/tb_dma_mems.sv tb/unit/common/tb_dma_axi_mem.sv
 UNIT_PCIE := bridge/rtl/pcie
-UNIT_VFLAGS_pcie_req := --unroll-count 64
+UNIT_VFLAGS_pcie_req := --unroll-count 64  # its tag and slot loops assign with <=: Verilator 5.006 needs them unrolled (BLKLOOPINIT)
 UNIT_SDR := boards/common/sdram/sdr_fifo.v boards/common/sdram/sdr_ctrl.v sim/models/sdram/sdram_model.v
 UNIT_INCS_sdr_ctrl_cl2 := tb/unit/sdr_ctrl
 UNIT_DEPS_sdr_ctrl_cl2 := tb/unit/sdr_ctrl/tb_sdr_ctrl.sv
@@ -71,11 +67,8 @@ vl-select-write:
 	@$(VERILATOR) --binary --timing -Wall --top-module vl_select_write --Mdir $(VL_SELW_DIR)/verilator \
 	  -o Vvl_select_write $(VL_SELW_SRC) >$(VL_SELW_DIR)/verilator.log 2>&1 || { cat $(VL_SELW_DIR)/verilator.log; exit 1; }
 	@echo "# $$($(VERILATOR) --version):"; $(VL_SELW_DIR)/verilator/Vvl_select_write | grep -v '\$$finish'
-# The GPU MMU (mc_mmu, mc_tlb, mc_walker, mc_pwc), in shapes of its own (tb/unit/README.md):
-# unit-mc_mmu is a Verilator C++ test against the reference walker and the TLB and page-walk
-# cache models (replay: $(BUILD)/unit/mc_mmu/verilator/test_mc_mmu --seed N --verbose);
-# tb_mc_mmu.sv runs its directed tables with DataBytes 8 and 16; unit-mc_mmu-gpu_core checks the
-# page-walk cache in gpu_core, on gr_sim.
+# The GPU MMU's suites, in shapes of their own (tb/unit/README.md; replay: $(BUILD)/unit/mc_mmu/
+# verilator/test_mc_mmu --seed N --verbose).
 MC_MMU_DIR := $(UNIT_OUT)/mc_mmu
 MC_MMU_RTL := $(addprefix $(RTL_ROOT)/mc/,mc_mmu.v mc_tlb.v mc_walker.v mc_pwc.v)
 MC_MMU_SEEDS ?= 1 2 3 4 5 6
@@ -118,9 +111,8 @@ $(eval $(call suite,unit-mc_mmu-lint,,VERILATOR="$$(VERILATOR)" IVERILOG="$$(IVE
   RTL_INC="$$(RTL_INC)" OUT="$$(MC_MMU_DIR)/lint" tb/unit/mc_mmu/lint_mc_mmu.sh $$(MC_MMU_RTL)))
 $(eval $(call suite,unit-mc_mmu-gpu_core,$(MC_MMU_DIR)/gpu_core/test_mc_mmu_gpu_core,$$< --seed 1 && $$< --seed 2))
 # ---- host unit tests, without a device ---------------------------------------------------------
-# The library's sources straight into the test. d3dkmddi.h's WDK x64 layout is checked as C11
-# and as C++17 (-pedantic), both always run. vidmm_flags' truth table runs again at the VidMm
-# level, through gr_alloc_create on sim:// (test_vidmm_flags_vidmm, bus seed VIDMM_FLAGS_SEED).
+# The library's sources straight into the test (tb/README.md). vidmm_flags' truth table runs
+# again through gr_alloc_create on sim:// (test_vidmm_flags_vidmm, bus seed VIDMM_FLAGS_SEED).
 VIDMM_I := -Ihost/include -Ihost/dxgk -Ihost/dxgk/vidmm
 $(eval $(call host_unit,ddi_layout,tb/unit/ddi_layout/test_ddi_layout.c,-pedantic -Ihost/include -Itb/unit/ddi_layout))
 $(eval $(call host_unit,vidmm_flags,tb/unit/vidmm_flags/test_vidmm_flags.c host/dxgk/vidmm/vidmm_flag_rules.c \
@@ -268,16 +260,12 @@ $(USB_DIR)/test_%_usb: $(HOST_OBJ_DIR)/tb/system/test_%.o $(SCHED_FIXTURE_OBJ) $
 	@mkdir -p $(@D)
 	$(call quiet,LD,$@)$(CC) -o $@ $(filter %.o,$^) $(BOARD_LIB) $(GPUREF_LINK) $(USB_LDLIBS)
 all: $(USB_SUITE_TESTS)
-# The link matrix (tb/system/on_link.sh): sim://'s system suites unchanged on every link: simd
-# (gpuref-simd's stream board), uart (its UART board on a pty), usb-ft601 and usb-ft2232h (the chips
-# emulated at usbdevfs under the real libusb and libftdi), pcie-vfio (sim/vfio; the smaller set).
-#   make test-system-links LINKS=usb-ft601 [LINKS_FULL=1: every test of every suite, long]
-# The UART first: its lane is the longest (a 3 Mbaud line), on one core while the others share one.
+# The link matrix (tb/system/on_link.sh, tb/README.md): sim://'s system suites unchanged on every
+# link. The UART first: its lane is the longest (a 3 Mbaud line), on one core.
 LINKS ?= uart simd usb-ft601 usb-ft2232h pcie-vfio
 LINKS_FULL ?=
-# The chosen sets: what a link could break (opens across processes, fences, preemption, cancel,
-# TDR, eviction and residency), without the tests that move hundreds of MiB. The USB and UART
-# links, slow in simulation, get the smaller set, whose residency test moves a single page.
+# What a link could break, without the tests that move hundreds of MiB; the slow USB and UART
+# links get the smaller set (its residency test moves a single page).
 LINKS_ALLOC := segments_come_from_the_mc_registers,shared_resource_opens_read_only_in_another_process,opening_an_allocation_not_laid_out_for_sharing_fails,destroying_a_process_releases_everything,existing_sysmem_refuses_memory_the_device_cannot_reach
 LINKS_KMD_SUBMIT := create_context_fills_context_info_and_refuses_bad_requests,submit_reports_the_fence_and_query_current_fence_agrees,a_lost_interrupt_is_reported_by_query_current_fence,cancel_frees_removed_packets,user_contexts_run_unprivileged,reset_from_timeout_stops_a_hung_wait_and_keeps_vram,the_watchdog_allows_the_links_longest_dma_answer,dma_answers_held_back_by_a_long_bar1_write_are_not_a_hang
 LINKS_VIDSCH := copy_through_gpu_virtual_addresses_needs_no_patching,fence_ids_increase_and_patch_and_submit_agree,long_packet_is_preempted_by_the_quantum_and_not_reset,packets_that_ran_are_never_cancelled,cancel_during_preemption_cancels_once_and_resubmits_nothing_of_it,hung_packet_times_out_resets_the_gpu_and_the_device_recovers,destroying_a_context_with_work_pending_cancels_it_first
@@ -499,9 +487,7 @@ WIRE_FUZZ_SEED ?= 1
 WIRE_FUZZ_COUNT ?= 600
 $(eval $(call suite,wire-fuzz,$(GPUREF_SIMD),python3 tb/fuzz/wire_fuzz.py $(GPUREF_SIMD) --seed $$(WIRE_FUZZ_SEED) --count $$(WIRE_FUZZ_COUNT) --dir $$(BUILD)/wire-fuzz))
 # ---- coverage --------------------------------------------------------------------------------
-# make coverage: line coverage of host/ and bridge/host over make test's host lane (COV_SUITES),
-# built with --coverage into $(COV_BUILD); gcovr writes $(COV_OUT)/summary.txt and index.html.
-#   make coverage COV_SUITES="system-pcie-vfio system-pcie-host"    a subset
+# make coverage (tb/README.md): host/ and bridge/host over make test's host lane (COV_SUITES).
 COV_BUILD := build/cov
 COV_OUT := build/coverage
 COV_SUITES ?= $(TEST_LANE_HOST)
