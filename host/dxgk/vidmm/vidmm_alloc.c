@@ -50,9 +50,12 @@ static void wait_gpu_idle(dxgk_kalloc_t *ka)
 }
 
 
-static gr_status_t copy_vram_ex(gr_adapter_t *ad, uint64_t vram, void *buf, uint64_t bytes, bool to_vram,
+/* How copy_vram_ex moves the bytes through BAR1. A posted write (page-table entries) is
+ * performed before anything later on the link (the TLB invalidate, the next submission) and not
+ * waited for (gr_link_ap_write_posted). */
+typedef enum { VRAM_READ, VRAM_WRITE, VRAM_WRITE_POSTED } vram_copy_t;
+static gr_status_t copy_vram_ex(gr_adapter_t *ad, uint64_t vram, void *buf, uint64_t bytes, vram_copy_t how,
                                 bool count_moves);
-static gr_status_t copy_vram_posted(gr_adapter_t *ad, uint64_t vram, const void *buf, uint64_t bytes);
 
 /*
  * Page-table pages: 4 KiB of VRAM from VidMm's heaps, else from the residency reserve (a page-in
@@ -80,7 +83,7 @@ static gr_status_t pt_alloc(void *user, uint64_t *out_pa)
     if (rc)
         return rc;
     if (stale)
-        rc = copy_vram_posted(ad, pa, zero, PAGE);
+        rc = copy_vram_ex(ad, pa, (void *)zero, PAGE, VRAM_WRITE_POSTED, false);
     if (rc) {
         pthread_mutex_lock(&ad->vidmm_lock);
         dxgk_pt_page_free_locked(ad, pa);
@@ -103,7 +106,7 @@ static gr_status_t zero_stale_through_aperture(gr_adapter_t *ad, dxgk_kalloc_t *
             if (!more)
                 break;
             for (uint64_t p = 0; p < len; p += PAGE) {
-                gr_status_t rc = copy_vram_ex(ad, kas[i]->vram + off + p, (void *)zero, PAGE, true, false);
+                gr_status_t rc = copy_vram_ex(ad, kas[i]->vram + off + p, (void *)zero, PAGE, VRAM_WRITE, false);
                 if (rc)
                     return rc;
             }
@@ -122,12 +125,13 @@ static void pt_free(void *user, uint64_t pa)
 
 static gr_status_t pt_write(void *user, uint64_t pa, const void *src, size_t bytes)
 {
-    return copy_vram_posted(((gr_gpu_device_t *)user)->process->adapter, pa, src, bytes);
+    return copy_vram_ex(((gr_gpu_device_t *)user)->process->adapter, pa, (void *)src, bytes, VRAM_WRITE_POSTED,
+                        false);
 }
 
 static gr_status_t pt_read(void *user, uint64_t pa, void *dst, size_t bytes)
 {
-    return copy_vram_ex(((gr_gpu_device_t *)user)->process->adapter, pa, dst, bytes, false, false);
+    return copy_vram_ex(((gr_gpu_device_t *)user)->process->adapter, pa, dst, bytes, VRAM_READ, false);
 }
 
 static gr_status_t pt_invalidate(void *user)
@@ -743,7 +747,7 @@ void dxgk_device_release_all(gr_gpu_device_t *dev)
 /* ---- lock, unlock ---------------------------------------------------------------------- */
 
 /* Copies between host memory and VRAM through BAR1, moving the window where needed. */
-static gr_status_t copy_vram_ex(gr_adapter_t *ad, uint64_t vram, void *buf, uint64_t bytes, bool to_vram,
+static gr_status_t copy_vram_ex(gr_adapter_t *ad, uint64_t vram, void *buf, uint64_t bytes, vram_copy_t how,
                                 bool count_moves)
 {
     uint8_t *b = buf;
@@ -760,38 +764,9 @@ static gr_status_t copy_vram_ex(gr_adapter_t *ad, uint64_t vram, void *buf, uint
         if (count_moves && ap_off != vram)
             atomic_fetch_add(&ad->n_window_moves, 1);
         pthread_mutex_lock(&ad->link_lock);
-        int rc = to_vram ? gr_link_ap_write(ad->link, ap_off, b, ap_bytes)
-                         : gr_link_ap_read(ad->link, ap_off, b, ap_bytes);
-        pthread_mutex_unlock(&ad->link_lock);
-        st = dxgk_call_release_cpu_window(ad);
-        if (rc || st) {
-            out = rc ? (gr_status_t)rc : dxgk_status_from_nt(st);
-            break;
-        }
-        vram += ap_bytes;
-        b += ap_bytes;
-        bytes -= ap_bytes;
-    }
-    dxgk_frame_buffer_unhold(ad);
-    return out;
-}
-
-/* Page-table entries into VRAM through BAR1, posted (gr_link_ap_write_posted): performed before
- * anything later on the link (the TLB invalidate, the next submission), and not waited for. */
-static gr_status_t copy_vram_posted(gr_adapter_t *ad, uint64_t vram, const void *buf, uint64_t bytes)
-{
-    const uint8_t *b = buf;
-    gr_status_t out = GR_OK;
-    dxgk_frame_buffer_hold(ad);
-    while (bytes) {
-        uint64_t ap_off = 0, ap_bytes = 0;
-        NTSTATUS st = dxgk_call_acquire_cpu_window(ad, vram, bytes, &ap_off, &ap_bytes);
-        if (st) {
-            out = dxgk_status_from_nt(st);
-            break;
-        }
-        pthread_mutex_lock(&ad->link_lock);
-        int rc = gr_link_ap_write_posted(ad->link, ap_off, b, ap_bytes);
+        int rc = how == VRAM_READ    ? gr_link_ap_read(ad->link, ap_off, b, ap_bytes)
+                 : how == VRAM_WRITE ? gr_link_ap_write(ad->link, ap_off, b, ap_bytes)
+                                     : gr_link_ap_write_posted(ad->link, ap_off, b, ap_bytes);
         pthread_mutex_unlock(&ad->link_lock);
         st = dxgk_call_release_cpu_window(ad);
         if (rc || st) {
@@ -809,7 +784,7 @@ static gr_status_t copy_vram_posted(gr_adapter_t *ad, uint64_t vram, const void 
 /* The CPU's copies for lock/unlock (counted in gr_adapter_stats_t.lock_window_moves). */
 static gr_status_t copy_vram(gr_adapter_t *ad, uint64_t vram, void *buf, uint64_t bytes, bool to_vram)
 {
-    return copy_vram_ex(ad, vram, buf, bytes, to_vram, true);
+    return copy_vram_ex(ad, vram, buf, bytes, to_vram ? VRAM_WRITE : VRAM_READ, true);
 }
 
 /* Locks the pages holding [offset, offset + bytes) (bytes 0: to the end); *out_ptr is the
