@@ -96,21 +96,23 @@ BOOLEAN DxgkDdiInterruptRoutine(IN_CONST_PVOID MiniportDeviceContext, IN_ULONG M
         return FALSE;
     gr_link_mark_quiet(a->link, "DxgkDdiInterruptRoutine");
     kmd_engine_t *e = &a->eng;
-    /* The state and what a preemption or a fault leaves, in one batch (one round trip on a
-     * byte-stream link): all plain reads, taken after the state in the order they were read one by
-     * one before, and used only when the state says so. */
-    static const uint32_t regs[8] = {GR_REG_IRQ_STATE,      KMD_DMA_STOP_HEAD,    KMD_DMA_STOP_TAIL,
-                                     KMD_DMA_STOP_OFFSET,   KMD_DMA_STOP_DONE,    KMD_DMA_FAULT_STATUS,
-                                     KMD_DMA_FAULT_ADDR_LO, KMD_DMA_FAULT_ADDR_HI};
-    uint32_t v[8];
-    if (kmd_reg_read_batch(a, regs, 8, v))
+    /* The state first, then (in one batch: one round trip on a byte-stream link) what a
+     * preemption or a fault leaves, read only when the state says so: a fence interrupt, the
+     * common one, costs one read, and a look finds the same accesses however late it runs. */
+    uint32_t state;
+    if (kmd_reg_read(a, GR_REG_IRQ_STATE, &state))
         return FALSE;
-    const uint32_t state = v[0];
     const uint32_t mine = state & KMD_IRQ_DMA_ALL;
     if (!mine)
         return FALSE;
-    const uint32_t stop_head = v[1], stop_tail = v[2], stop_offset = v[3], stop_done = v[4];
-    const uint32_t fault = v[5], lo = v[6], hi = v[7];
+    static const uint32_t regs[7] = {KMD_DMA_STOP_HEAD,   KMD_DMA_STOP_TAIL,     KMD_DMA_STOP_OFFSET,
+                                     KMD_DMA_STOP_DONE,   KMD_DMA_FAULT_STATUS,  KMD_DMA_FAULT_ADDR_LO,
+                                     KMD_DMA_FAULT_ADDR_HI};
+    uint32_t v[7] = {0};
+    if ((mine & (KMD_IRQ_DMA_PREEMPTED | KMD_IRQ_DMA_FAULT)) && kmd_reg_read_batch(a, regs, 7, v))
+        return FALSE;
+    const uint32_t stop_head = v[0], stop_tail = v[1], stop_offset = v[2], stop_done = v[3];
+    const uint32_t fault = v[4], lo = v[5], hi = v[6];
     /* Dismiss first: a completion after this point raises the line again. */
     (void)kmd_reg_write(a, GR_REG_IRQ_STATE, mine);
     uint32_t done = 0, preempt_fence = 0;
