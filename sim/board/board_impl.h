@@ -37,6 +37,7 @@
 #include "prng.h"
 #include "txlog.h"
 #include "vram_memory.h"
+#include "vram_port.h"
 
 namespace gr {
 
@@ -122,31 +123,6 @@ public:
     BoardPacket cur;                 // the packet being received
 };
 
-// Verilated ports <-> byte arrays (lane i = byte i), for the widths Verilator uses here.
-template <typename T> inline void board_port_to_bytes(uint8_t *dst, unsigned n, T v)
-{
-    for (unsigned i = 0; i < n; ++i)
-        dst[i] = i < 8 ? uint8_t(uint64_t(v) >> (8 * i)) : 0;
-}
-template <std::size_t W> inline void board_port_to_bytes(uint8_t *dst, unsigned n, const VlWide<W> &v)
-{
-    for (unsigned i = 0; i < n; ++i)
-        dst[i] = uint8_t(v[i / 4] >> (8 * (i % 4)));
-}
-template <typename T> inline void board_bytes_to_port(T &port, const uint8_t *src, unsigned n)
-{
-    uint64_t v = 0;
-    for (unsigned i = 0; i < n && i < 8; ++i)
-        v |= uint64_t(src[i]) << (8 * i);
-    port = T(v);
-}
-template <std::size_t W> inline void board_bytes_to_port(VlWide<W> &port, const uint8_t *src, unsigned n)
-{
-    for (unsigned w = 0; w < W; ++w)
-        port[w] = 0;
-    for (unsigned i = 0; i < n; ++i)
-        port[i / 4] |= EData(src[i]) << (8 * (i % 4));
-}
 
 // The core clock: 100 MHz on every kind but the exact board tops, which run theirs at their
 // CoreHz: limesdr 35 MHz (28.572 ns here, the scheduler counts whole ps), ulx3s 30 MHz
@@ -285,17 +261,7 @@ private:
 
     void apply_inputs_core()
     {
-        top->m_vram_awready_i = vram_pins.awready;
-        top->m_vram_wready_i = vram_pins.wready;
-        top->m_vram_bvalid_i = vram_pins.bvalid;
-        top->m_vram_bid_i = vram_pins.bid;
-        top->m_vram_bresp_i = vram_pins.bresp;
-        top->m_vram_arready_i = vram_pins.arready;
-        top->m_vram_rvalid_i = vram_pins.rvalid;
-        top->m_vram_rid_i = vram_pins.rid;
-        board_bytes_to_port(top->m_vram_rdata_i, vram_pins.rdata, data_bytes);
-        top->m_vram_rresp_i = vram_pins.rresp;
-        top->m_vram_rlast_i = vram_pins.rlast;
+        vram_port_drive(*top, vram_pins, data_bytes);
     }
 
     void apply_inputs_chip()
@@ -315,33 +281,8 @@ private:
 
     void sample_vram()
     {
-        V *t = top.get();
-        AxiPins &p = vram_pins;
-        p.awvalid = t->m_vram_awvalid_o;
-        p.aw.id = t->m_vram_awid_o;
-        p.aw.addr = t->m_vram_awaddr_o;
-        p.aw.len = t->m_vram_awlen_o;
-        p.aw.size = t->m_vram_awsize_o;
-        p.aw.burst = t->m_vram_awburst_o;
-        p.aw.lock = t->m_vram_awlock_o;
-        p.aw.cache = t->m_vram_awcache_o;
-        p.aw.prot = t->m_vram_awprot_o;
-        p.wvalid = t->m_vram_wvalid_o;
-        board_port_to_bytes(p.wdata, data_bytes, t->m_vram_wdata_o);
-        p.wstrb = t->m_vram_wstrb_o;
-        p.wlast = t->m_vram_wlast_o;
-        p.bready = t->m_vram_bready_o;
-        p.arvalid = t->m_vram_arvalid_o;
-        p.ar.id = t->m_vram_arid_o;
-        p.ar.addr = t->m_vram_araddr_o;
-        p.ar.len = t->m_vram_arlen_o;
-        p.ar.size = t->m_vram_arsize_o;
-        p.ar.burst = t->m_vram_arburst_o;
-        p.ar.lock = t->m_vram_arlock_o;
-        p.ar.cache = t->m_vram_arcache_o;
-        p.ar.prot = t->m_vram_arprot_o;
-        p.rready = t->m_vram_rready_o;
-        vram->sample(p, cycle);
+        vram_port_sample(*top, vram_pins, data_bytes);
+        vram->sample(vram_pins, cycle);
     }
 
     // Host -> device: one lane word from the queue, held until taken (valid/ready).

@@ -23,6 +23,7 @@
 #include "axi_pins.h"
 #include "gr_pcie_card.h"
 #include "vram_memory.h"
+#include "vram_port.h"
 
 using namespace gr;
 
@@ -30,6 +31,7 @@ namespace {
 
 constexpr uint64_t kResetCycles = 16;
 constexpr uint64_t kVramBytes = 512ull << 20;  // gpu_core's VramBytes, the strap as sim:// sets it
+constexpr unsigned kVramDataBytes = 8;          // gpu_core's m_vram: 64-bit data
 constexpr uint64_t kBar0Base = 0xf0000000ull;  // where the root complex put the BARs (any
 constexpr uint64_t kBar1Base = 0x4000000000ull; // address aligned to the BAR's size will do)
 constexpr unsigned kBar0Aperture = 16;          // log2 of the BAR sizes, as the hard IP reports
@@ -192,20 +194,7 @@ void gr_pcie_card::step()
     // function 0: I/O off, memory on, bus master, INTx disable
     t->cfg_function_status_i = uint16_t(0x2 | (bus_master ? 0x4 : 0) | (intx_disable ? 0x8 : 0));
     t->tap_sel_i = 0;
-    t->m_vram_awready_i = vram_pins.awready;
-    t->m_vram_wready_i = vram_pins.wready;
-    t->m_vram_bvalid_i = vram_pins.bvalid;
-    t->m_vram_bid_i = vram_pins.bid;
-    t->m_vram_bresp_i = vram_pins.bresp;
-    t->m_vram_arready_i = vram_pins.arready;
-    t->m_vram_rvalid_i = vram_pins.rvalid;
-    t->m_vram_rid_i = vram_pins.rid;
-    uint64_t rd = 0;
-    for (unsigned i = 0; i < 8; ++i)
-        rd |= uint64_t(vram_pins.rdata[i]) << (8 * i);
-    t->m_vram_rdata_i = rd;
-    t->m_vram_rresp_i = vram_pins.rresp;
-    t->m_vram_rlast_i = vram_pins.rlast;
+    vram_port_drive(*t, vram_pins, kVramDataBytes);
 
     t->clk_i = 0;
     t->eval();
@@ -269,32 +258,7 @@ void gr_pcie_card::step()
         int_sent = true; // Assert_INTA / Deassert_INTA sent
     }
     inta = a;
-    vram_pins.awvalid = t->m_vram_awvalid_o;
-    vram_pins.aw.id = t->m_vram_awid_o;
-    vram_pins.aw.addr = t->m_vram_awaddr_o;
-    vram_pins.aw.len = t->m_vram_awlen_o;
-    vram_pins.aw.size = t->m_vram_awsize_o;
-    vram_pins.aw.burst = t->m_vram_awburst_o;
-    vram_pins.aw.lock = t->m_vram_awlock_o;
-    vram_pins.aw.cache = t->m_vram_awcache_o;
-    vram_pins.aw.prot = t->m_vram_awprot_o;
-    vram_pins.wvalid = t->m_vram_wvalid_o;
-    const uint64_t wd = t->m_vram_wdata_o;
-    for (unsigned i = 0; i < 8; ++i)
-        vram_pins.wdata[i] = uint8_t(wd >> (8 * i));
-    vram_pins.wstrb = t->m_vram_wstrb_o;
-    vram_pins.wlast = t->m_vram_wlast_o;
-    vram_pins.bready = t->m_vram_bready_o;
-    vram_pins.arvalid = t->m_vram_arvalid_o;
-    vram_pins.ar.id = t->m_vram_arid_o;
-    vram_pins.ar.addr = t->m_vram_araddr_o;
-    vram_pins.ar.len = t->m_vram_arlen_o;
-    vram_pins.ar.size = t->m_vram_arsize_o;
-    vram_pins.ar.burst = t->m_vram_arburst_o;
-    vram_pins.ar.lock = t->m_vram_arlock_o;
-    vram_pins.ar.cache = t->m_vram_arcache_o;
-    vram_pins.ar.prot = t->m_vram_arprot_o;
-    vram_pins.rready = t->m_vram_rready_o;
+    vram_port_sample(*t, vram_pins, kVramDataBytes);
     vram->sample(vram_pins, cycle);
 
     t->clk_i = 1;
