@@ -102,11 +102,14 @@ static bool value_free(uint32_t offset)
     return false;
 }
 
-/* Registers holding half of a host bus address: *_BASE_LO/HI, *_ADDR_LO/HI. */
+/* Registers the driver programs with half of a host bus address: *_BASE_LO/HI, *_ADDR_LO/HI
+ * with read-write fields. The fault reports (MC_FAULT_ADDR, DMA_FAULT_ADDR) are read-only and
+ * mostly hold 0 or a GPU address: plain reads, since a 0 would otherwise stand for a buffer whose
+ * bus address ends in 32 zero bits on one link and not on another. */
 static int address_half(uint32_t offset)
 {
     const gr_reg_desc_t *r = gr_regdesc_at(offset);
-    if (!r)
+    if (!r || gr_regdesc_mask_of(r, GR_ACCESS_RW) == 0)
         return 0;
     size_t n = strlen(r->name);
     if (n < 8)

@@ -66,6 +66,17 @@ expect "... saying so" "is not a gpuref transaction log" "$err"
 tracediff "a line it cannot read: exit 2" 2 "$L/ref_conf.log" "$L/broken.log"
 expect "... naming the line" "broken.log:4: not a transaction log line" "$err"
 check "one log only: a usage error (exit 2)" 2 "$GPUCTL" tracediff "$L/ref_conf.log"
+# A fault report of 0 read in the interrupt routine, with a buffer at a bus address whose low
+# half is 0 on one link and not on the other: a plain read, the same on both.
+fault_log() { # BUS
+    printf '# gpuref txlog v1 scheme=sim\n# crafted\nalloc %s 4096 h1 ok\nddi DxgkDdiInterruptRoutine\n' "$1"
+    printf 'rd 0x0040 0x00000010 ok\nrd 0x0344 0x00000000 ok\nrd 0x0348 0x00000000 ok\nrd 0x034c 0x00000000 ok\n'
+    printf 'wr 0x0040 0x00000010 ok\nfree %s h1 ok\n' "$1"
+}
+fault_log 0x0100000000 >"$L/fault_a.log"
+fault_log 0x0140000000 >"$L/fault_b.log"
+tracediff "DMA_FAULT_ADDR 0 beside a buffer at 0x1_0000_0000 and at 0x1_4000_0000: the same (a report, not an address the driver programs)" \
+    0 "$L/fault_a.log" "$L/fault_b.log"
 check "an unknown scheme key is still refused beside txlog=" 2 "$GPUCTL" -d "sim://?txlog=$L/x.log&nokey=1" info
 expect "... and txlog is among the accepted keys" "accepted: .*txlog" "$err"
 truth "... and the refused open left no log behind" test ! -e "$L/x.log"
