@@ -479,7 +479,7 @@ fuzz-build: $(FUZZ_BINS)
 -include $(FUZZ_LIB_OBJS:.o=.d) $(patsubst %,$(FUZZ_DIR)/obj/tb/fuzz/%.d,$(FUZZERS))
 FUZZ_SEED ?= 1
 FUZZ_RUNS_fuzz_uri ?= 500000
-FUZZ_RUNS_fuzz_alloc_private ?= 4000
+FUZZ_RUNS_fuzz_alloc_private ?= 8000
 FUZZ_RUNS_fuzz_submit ?= 300
 $(eval $(call suite,fuzz,$(FUZZ_BINS),tb/fuzz/run_fuzz.sh $$(FUZZ_DIR) $$(FUZZ_SEED) $$(foreach f,$$(FUZZERS),$$(f):$$(FUZZ_RUNS_$$(f)))))
 # wire-fuzz: a hostile client of gpuref-simd written from bridge/PROTOCOL.md alone (tb/fuzz/README.md).
