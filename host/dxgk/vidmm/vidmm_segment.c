@@ -51,8 +51,8 @@
 #define PAGE_SHIFT 12
 /* A bin of at most ARR_MAX holes is a sorted array; past that an AVL tree, until it falls to
  * ARR_LOW holes (the gap keeps a bin near the bound from converting on every operation). */
-#define ARR_MAX 32u
-#define ARR_LOW 16u
+#define ARR_MAX 64u
+#define ARR_LOW 32u
 
 /* Alignment (in pages) of each class of the size index: 4 KiB, 64 KiB, 2 MiB. */
 static const uint32_t class_pages[N_CLASS] = {1u, 16u, 512u};
@@ -262,10 +262,10 @@ static gr_status_t slots_alloc(uint32_t bits, seg_slot_t **out_slots)
 static gr_status_t slots_reserve(gr_seg_t *seg, uint64_t keys)
 {
     uint64_t cap = (uint64_t)seg->slot_mask + 1;
-    if (keys * 2 <= cap)
+    if (keys * 4 <= cap)
         return GR_OK;
     uint32_t bits = 64 - seg->slot_shift;
-    while (((uint64_t)1 << bits) < keys * 2)
+    while (((uint64_t)1 << bits) < keys * 4)
         bits++;
     seg_slot_t *ns;
     if (slots_alloc(bits, &ns) != GR_OK)
