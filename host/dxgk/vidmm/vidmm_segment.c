@@ -4,14 +4,18 @@
  *
  * Free space is a set of maximal free ranges ("holes"). Holes are binned by length in
  * half-octaves (lengths [2^k, 1.5*2^k) and [1.5*2^k, 2^(k+1)) pages: 58 bins, and a 64-bit mask
- * of the non-empty ones); each bin is an AVL tree ordered by address. Every tree node also
- * carries, for three alignment classes (4 KiB, 64 KiB, 2 MiB), the largest block that an
- * aligned start can hold in any hole of its subtree:
+ * of the non-empty ones). A bin of at most ARR_MAX holes is an array of their extents in
+ * address order, scanned (a hole that changes bin is two short shifts, no rebalancing); a
+ * larger bin is an AVL tree ordered by address. Every tree node also carries, for three
+ * alignment classes (4 KiB, 64 KiB, 2 MiB), the largest block that an aligned start can hold
+ * in any hole of its subtree:
  *     fit_a(hole) = end - align_up(start, a)        aug[c] = max over the subtree of fit_a
  * so "the lowest (or highest) hole of a bin that holds an a-aligned block of n pages" is one
  * descent, O(log n), with no walk over holes that are big enough but badly aligned (drm_mm's
  * best-fit loop) and no split cascade (a buddy allocator). Other alignments prune with the
- * class below them and check each candidate exactly.
+ * class below them and check each candidate exactly. Each bin's index (bin_aug) is the root's
+ * for a tree, and a bound for an array (grown at once, lowered only when the bin empties or is
+ * rebuilt): it prunes, the scan decides.
  *
  * A second index, an open-addressing hash table (linear probing, backward-shift deletion),
  * maps page numbers to what starts or ends there: a live block (by its start), a hole (by its
@@ -254,10 +258,10 @@ static gr_status_t slots_alloc(uint32_t bits, seg_slot_t **out_slots)
 }
 
 /*
- * Keeps the table at most half full for `keys` keys. Doubling, so amortized O(1).
- * The bound the segment keeps is keys + blocks <= capacity / 2: a free removes a block and adds
- * at most one key (a hole's two, less the block's), so no run of frees can pass half full, and
- * an alloc reserves for its own (a block and at most two hole keys).
+ * Keeps the table at most a quarter full for `keys` keys (probe runs stay short: SEGMENT.md).
+ * Doubling, so amortized O(1). The bound the segment keeps is keys + blocks <= capacity / 4: a
+ * free removes a block and adds at most one key (a hole's two, less the block's), so no run of
+ * frees can pass it, and an alloc reserves for its own (a block and at most two hole keys).
  */
 static gr_status_t slots_reserve(gr_seg_t *seg, uint64_t keys)
 {
@@ -586,7 +590,9 @@ static inline bool bin_is_tree(const gr_seg_t *seg, unsigned b)
     return (seg->tree_mask >> b) & 1u;
 }
 
-/* The number of holes of small bin b that start below page key: where key would go. */
+/* The number of holes of small bin b that start below page key: where key would go. A count,
+ * not a binary search: no branch to mispredict over at most ARR_MAX contiguous starts (a
+ * binary search measured no faster on bench/alloc). */
 static inline uint32_t arr_lower(const gr_seg_t *seg, unsigned b, uint64_t key)
 {
     const uint32_t *st = seg->bin_arr[b].start;
@@ -1476,7 +1482,7 @@ gr_status_t gr_seg_check(const gr_seg_t *seg)
         return GR_E_INVALID;
     /* Room that free() relies on: a node and table slots for one more hole. */
     if ((uint64_t)seg->n_blocks + 2 > seg->node_cap ||
-        ((uint64_t)seg->n_slots + seg->n_blocks) * 2 > (uint64_t)seg->slot_mask + 1)
+        ((uint64_t)seg->n_slots + seg->n_blocks) * 4 > (uint64_t)seg->slot_mask + 1)
         return GR_E_INVALID;
 
     uint64_t keys = 0;
