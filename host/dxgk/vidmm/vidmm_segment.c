@@ -96,11 +96,12 @@ typedef struct seg_slot {
 #define PIN_BIT UINT32_C(0x80000000)
 #define LEN_OF(val) ((val) & ~PIN_BIT)
 
-/* A small bin: its holes' extents side by side (copies of their nodes'), and their nodes. */
+/* A small bin: its holes' extents (copies of their nodes') and their nodes, in address order. */
+typedef struct seg_ent {
+    uint32_t start, end, node;
+} seg_ent_t;
 typedef struct seg_arr {
-    uint32_t start[ARR_MAX];
-    uint32_t end[ARR_MAX];
-    uint32_t node[ARR_MAX];
+    seg_ent_t e[ARR_MAX];
 } seg_arr_t;
 
 struct gr_seg {
@@ -595,10 +596,10 @@ static inline bool bin_is_tree(const gr_seg_t *seg, unsigned b)
  * binary search measured no faster on bench/alloc). */
 static inline uint32_t arr_lower(const gr_seg_t *seg, unsigned b, uint64_t key)
 {
-    const uint32_t *st = seg->bin_arr[b].start;
+    const seg_ent_t *v = seg->bin_arr[b].e;
     uint32_t pos = 0;
     for (uint32_t k = 0, n = seg->bin_n[b]; k < n; k++)
-        pos += st[k] < key;
+        pos += v[k].start < key;
     return pos;
 }
 
@@ -624,7 +625,7 @@ static void arr_rescan(gr_seg_t *seg, unsigned b)
     const seg_arr_t *v = &seg->bin_arr[b];
     uint32_t m0 = 0, m1 = 0, m2 = 0;
     for (uint32_t k = 0, n = seg->bin_n[b]; k < n; k++) {
-        uint32_t s = v->start[k], e = v->end[k];
+        uint32_t s = v->e[k].start, e = v->e[k].end;
         m0 = max_u32(m0, e - s);
         m1 = max_u32(m1, fit_se(s, e, class_pages[1]));
         m2 = max_u32(m2, fit_se(s, e, class_pages[2]));
@@ -658,10 +659,10 @@ static inline void arr_ends(gr_seg_t *seg, unsigned b)
         seg->bin_mask &= ~(UINT64_C(1) << b);
         return;
     }
-    seg->bin_first[b] = v->node[0];
-    seg->bin_last[b] = v->node[n - 1];
-    seg->bin_start[b] = v->start[0];
-    seg->bin_end[b] = v->end[n - 1];
+    seg->bin_first[b] = v->e[0].node;
+    seg->bin_last[b] = v->e[n - 1].node;
+    seg->bin_start[b] = v->e[0].start;
+    seg->bin_end[b] = v->e[n - 1].end;
     seg->bin_mask |= UINT64_C(1) << b;
 }
 
@@ -679,7 +680,7 @@ static void arr_to_tree(gr_seg_t *seg, unsigned b)
 {
     seg->bin_root[b] = NIL;
     for (uint32_t k = 0; k < seg->bin_n[b]; k++)
-        tree_insert(seg, &seg->bin_root[b], seg->bin_arr[b].node[k]);
+        tree_insert(seg, &seg->bin_root[b], seg->bin_arr[b].e[k].node);
     seg->tree_mask |= UINT64_C(1) << b;
 }
 
@@ -687,9 +688,9 @@ static uint32_t tree_to_arr_walk(gr_seg_t *seg, seg_arr_t *v, uint32_t k, uint32
 {
     while (x != NIL) {
         k = tree_to_arr_walk(seg, v, k, N(x).left);
-        v->node[k] = x;
-        v->start[k] = N(x).start;
-        v->end[k] = (uint32_t)hole_end(&N(x));
+        v->e[k].node = x;
+        v->e[k].start = N(x).start;
+        v->e[k].end = (uint32_t)hole_end(&N(x));
         k++;
         x = N(x).right;
     }
@@ -716,14 +717,8 @@ static void bin_add(gr_seg_t *seg, uint32_t i)
         seg_arr_t *v = &seg->bin_arr[b];
         uint32_t s = N(i).start, e = (uint32_t)hole_end(&N(i));
         uint32_t pos = arr_lower(seg, b, s);
-        for (uint32_t k = seg->bin_n[b]; k > pos; k--) {
-            v->start[k] = v->start[k - 1];
-            v->end[k] = v->end[k - 1];
-            v->node[k] = v->node[k - 1];
-        }
-        v->start[pos] = s;
-        v->end[pos] = e;
-        v->node[pos] = i;
+        memmove(&v->e[pos + 1], &v->e[pos], (size_t)(seg->bin_n[b] - pos) * sizeof v->e[0]);
+        v->e[pos] = (seg_ent_t){s, e, i};
         seg->bin_n[b]++;
         uint32_t f[N_CLASS];
         fits_se(s, e, f);
@@ -750,11 +745,8 @@ static void bin_remove(gr_seg_t *seg, uint32_t i, uint32_t old_start)
     if (!bin_is_tree(seg, b)) {
         seg_arr_t *v = &seg->bin_arr[b];
         uint32_t n = --seg->bin_n[b];
-        for (uint32_t k = arr_lower(seg, b, old_start); k < n; k++) {
-            v->start[k] = v->start[k + 1];
-            v->end[k] = v->end[k + 1];
-            v->node[k] = v->node[k + 1];
-        }
+        uint32_t k = arr_lower(seg, b, old_start);
+        memmove(&v->e[k], &v->e[k + 1], (size_t)(n - k) * sizeof v->e[0]);
         arr_ends(seg, b);
         return;
     }
@@ -832,8 +824,8 @@ static void hole_resize(gr_seg_t *seg, uint32_t x, uint64_t start, uint64_t len)
          * bin's bounds change, nothing moves. */
         seg_arr_t *v = &seg->bin_arr[b];
         uint32_t k = arr_lower(seg, b, old_start);
-        v->start[k] = new_start;
-        v->end[k] = new_end;
+        v->e[k].start = new_start;
+        v->e[k].end = new_end;
         uint32_t f[N_CLASS];
         fits_se(new_start, new_end, f);
         arr_index(seg, b, f);
@@ -852,9 +844,9 @@ static uint32_t bin_find_first(const gr_seg_t *seg, unsigned b, uint64_t klo, un
         return find_first(seg, seg->bin_root[b], klo, c, a, n);
     const seg_arr_t *v = &seg->bin_arr[b];
     for (uint32_t k = 0, m = seg->bin_n[b]; k < m; k++) {
-        uint64_t s = v->start[k], e = v->end[k], p = align_up(s, a);
+        uint64_t s = v->e[k].start, e = v->e[k].end, p = align_up(s, a);
         if (s >= klo && p < e && e - p >= n)
-            return v->node[k];
+            return v->e[k].node;
     }
     return NIL;
 }
@@ -867,9 +859,9 @@ static uint32_t bin_find_last(const gr_seg_t *seg, unsigned b, uint64_t khi, uns
         return find_last(seg, seg->bin_root[b], khi, c, a, n);
     const seg_arr_t *v = &seg->bin_arr[b];
     for (uint32_t k = seg->bin_n[b]; k-- > 0;) {
-        uint64_t s = v->start[k], e = v->end[k], p = align_up(s, a);
+        uint64_t s = v->e[k].start, e = v->e[k].end, p = align_up(s, a);
         if (s < khi && p < e && e - p >= n)
-            return v->node[k];
+            return v->e[k].node;
     }
     return NIL;
 }
@@ -1099,7 +1091,7 @@ static uint64_t largest_hole(const gr_seg_t *seg)
         return seg->bin_aug[b][0];
     uint32_t m = 0;
     for (uint32_t k = 0; k < seg->bin_n[b]; k++)
-        m = max_u32(m, seg->bin_arr[b].end[k] - seg->bin_arr[b].start[k]);
+        m = max_u32(m, seg->bin_arr[b].e[k].end - seg->bin_arr[b].e[k].start);
     return m;
 }
 
@@ -1292,7 +1284,7 @@ gr_status_t gr_seg_walk_free(const gr_seg_t *seg, uint64_t min_size, gr_seg_walk
         }
         bool go = true;
         for (uint32_t k = 0; k < seg->bin_n[b] && go; k++) {
-            const seg_node_t *h = &N(seg->bin_arr[b].node[k]);
+            const seg_node_t *h = &N(seg->bin_arr[b].e[k].node);
             if (h->len >= min)
                 go = fn(ctx, (uint64_t)h->start << PAGE_SHIFT, (uint64_t)h->len << PAGE_SHIFT, true);
         }
@@ -1458,15 +1450,15 @@ gr_status_t gr_seg_check(const gr_seg_t *seg)
                 return GR_E_INVALID;
             const seg_arr_t *v = &seg->bin_arr[b];
             for (uint32_t i = 0; i < seg->bin_n[b]; i++) {
-                uint32_t x = v->node[i];
-                if (!check_hole(seg, &k, x) || v->start[i] != N(x).start || v->end[i] != hole_end(&N(x)))
+                uint32_t x = v->e[i].node;
+                if (!check_hole(seg, &k, x) || v->e[i].start != N(x).start || v->e[i].end != hole_end(&N(x)))
                     return GR_E_INVALID;
                 for (unsigned c = 0; c < N_CLASS; c++)
                     aug[c] = max_u32(aug[c], (uint32_t)fit_in(&N(x), class_pages[c]));
             }
             if (k.count > 0) {
-                first = v->node[0];
-                last = v->node[k.count - 1];
+                first = v->e[0].node;
+                last = v->e[k.count - 1].node;
             }
         }
         if (k.count != seg->bin_n[b] || (k.count != 0) != ((seg->bin_mask >> b) & 1) ||
