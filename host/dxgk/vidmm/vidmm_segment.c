@@ -70,7 +70,7 @@ typedef struct seg_sum {
 typedef struct seg_node {
     uint32_t start;        /* first page of the hole */
     uint32_t len;          /* pages in the hole, > 0 */
-    uint32_t bin;          /* bin_of(len): the tree it is in */
+    uint32_t bin;          /* bin_of(len): the bin it is in */
     uint32_t left, right, parent;
     seg_sum_t sum;
 } seg_node_t;
@@ -328,7 +328,7 @@ static void pins_remove(gr_seg_t *seg, uint32_t start)
     seg->n_pins--;
 }
 
-/* ---- AVL trees of holes, one per bin ---------------------------------------------------- */
+/* ---- AVL trees of holes, one per large bin ---------------------------------------------- */
 
 #define N(i) (seg->nodes[(i)])
 
