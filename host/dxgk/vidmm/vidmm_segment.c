@@ -4,14 +4,18 @@
  *
  * Free space is a set of maximal free ranges ("holes"). Holes are binned by length in
  * half-octaves (lengths [2^k, 1.5*2^k) and [1.5*2^k, 2^(k+1)) pages: 58 bins, and a 64-bit mask
- * of the non-empty ones); each bin is an AVL tree ordered by address. Every tree node also
- * carries, for three alignment classes (4 KiB, 64 KiB, 2 MiB), the largest block that an
- * aligned start can hold in any hole of its subtree:
+ * of the non-empty ones). A bin of at most ARR_MAX holes is an array of their extents in
+ * address order, scanned (a hole that changes bin is two short shifts, no rebalancing); a
+ * larger bin is an AVL tree ordered by address. Every tree node also carries, for three
+ * alignment classes (4 KiB, 64 KiB, 2 MiB), the largest block that an aligned start can hold
+ * in any hole of its subtree:
  *     fit_a(hole) = end - align_up(start, a)        aug[c] = max over the subtree of fit_a
  * so "the lowest (or highest) hole of a bin that holds an a-aligned block of n pages" is one
  * descent, O(log n), with no walk over holes that are big enough but badly aligned (drm_mm's
  * best-fit loop) and no split cascade (a buddy allocator). Other alignments prune with the
- * class below them and check each candidate exactly.
+ * class below them and check each candidate exactly. Each bin's index (bin_aug) is the root's
+ * for a tree, and a bound for an array (grown at once, lowered only when the bin empties or is
+ * rebuilt): it prunes, the scan decides.
  *
  * A second index, an open-addressing hash table (linear probing, backward-shift deletion),
  * maps page numbers to what starts or ends there: a live block (by its start), a hole (by its
@@ -49,6 +53,10 @@
 #define N_CLASS 3
 #define N_BINS 58 /* bin_of(2^28 pages) = 56, plus the half-octave above */
 #define PAGE_SHIFT 12
+/* A bin of at most ARR_MAX holes is a sorted array; past that an AVL tree, until it falls to
+ * ARR_LOW holes (the gap keeps a bin near the bound from converting on every operation). */
+#define ARR_MAX 64u
+#define ARR_LOW 32u
 
 /* Alignment (in pages) of each class of the size index: 4 KiB, 64 KiB, 2 MiB. */
 static const uint32_t class_pages[N_CLASS] = {1u, 16u, 512u};
@@ -62,7 +70,7 @@ typedef struct seg_sum {
 typedef struct seg_node {
     uint32_t start;        /* first page of the hole */
     uint32_t len;          /* pages in the hole, > 0 */
-    uint32_t bin;          /* bin_of(len): the tree it is in */
+    uint32_t bin;          /* bin_of(len): the bin it is in */
     uint32_t left, right, parent;
     seg_sum_t sum;
 } seg_node_t;
@@ -88,6 +96,14 @@ typedef struct seg_slot {
 #define PIN_BIT UINT32_C(0x80000000)
 #define LEN_OF(val) ((val) & ~PIN_BIT)
 
+/* A small bin: its holes' extents (copies of their nodes') and their nodes, in address order. */
+typedef struct seg_ent {
+    uint32_t start, end, node;
+} seg_ent_t;
+typedef struct seg_arr {
+    seg_ent_t e[ARR_MAX];
+} seg_arr_t;
+
 struct gr_seg {
     uint64_t size;  /* bytes */
     uint32_t pages; /* size in pages */
@@ -95,15 +111,19 @@ struct gr_seg {
     uint32_t n_blocks;
     uint64_t free_pages;
     uint64_t bin_mask; /* bit b: bin b is not empty */
+    uint64_t tree_mask; /* bit b: bin b is an AVL tree (bin_root), else an array (bin_arr) */
     uint32_t bin_root[N_BINS];
     uint32_t bin_first[N_BINS]; /* the lowest hole of each bin */
     uint32_t bin_last[N_BINS];  /* the highest hole of each bin */
+    uint32_t bin_n[N_BINS];     /* holes in each bin */
     /* Copies of each bin's root index, of where its lowest hole starts and where its highest
      * ends, side by side, so that the searches over bins read small arrays instead of scattered
      * nodes, and skip the bins that have nothing in the range. */
     uint32_t bin_aug[N_BINS][N_CLASS];
     uint32_t bin_start[N_BINS];
     uint32_t bin_end[N_BINS];
+    /* The holes of each small bin (not in tree_mask), in address order. */
+    seg_arr_t bin_arr[N_BINS];
 
     seg_node_t *nodes; /* nodes[0] is NIL: all zero, never written */
     uint32_t node_cap; /* entries in nodes[], including NIL */
@@ -239,18 +259,18 @@ static gr_status_t slots_alloc(uint32_t bits, seg_slot_t **out_slots)
 }
 
 /*
- * Keeps the table at most half full for `keys` keys. Doubling, so amortized O(1).
- * The bound the segment keeps is keys + blocks <= capacity / 2: a free removes a block and adds
- * at most one key (a hole's two, less the block's), so no run of frees can pass half full, and
- * an alloc reserves for its own (a block and at most two hole keys).
+ * Keeps the table at most a quarter full for `keys` keys (probe runs stay short: SEGMENT.md).
+ * Doubling, so amortized O(1). The bound the segment keeps is keys + blocks <= capacity / 4: a
+ * free removes a block and adds at most one key (a hole's two, less the block's), so no run of
+ * frees can pass it, and an alloc reserves for its own (a block and at most two hole keys).
  */
 static gr_status_t slots_reserve(gr_seg_t *seg, uint64_t keys)
 {
     uint64_t cap = (uint64_t)seg->slot_mask + 1;
-    if (keys * 2 <= cap)
+    if (keys * 4 <= cap)
         return GR_OK;
     uint32_t bits = 64 - seg->slot_shift;
-    while (((uint64_t)1 << bits) < keys * 2)
+    while (((uint64_t)1 << bits) < keys * 4)
         bits++;
     seg_slot_t *ns;
     if (slots_alloc(bits, &ns) != GR_OK)
@@ -308,7 +328,7 @@ static void pins_remove(gr_seg_t *seg, uint32_t start)
     seg->n_pins--;
 }
 
-/* ---- AVL trees of holes, one per bin ---------------------------------------------------- */
+/* ---- AVL trees of holes, one per large bin ---------------------------------------------- */
 
 #define N(i) (seg->nodes[(i)])
 
@@ -564,7 +584,89 @@ static gr_status_t nodes_reserve(gr_seg_t *seg, uint32_t blocks)
     return GR_OK;
 }
 
-/* Refreshes bin b's copies after a change in its tree. */
+/* ---- bins: a sorted array while small, an AVL tree when large ------------------------------ */
+
+static inline bool bin_is_tree(const gr_seg_t *seg, unsigned b)
+{
+    return (seg->tree_mask >> b) & 1u;
+}
+
+/* The number of holes of small bin b that start below page key: where key would go. A count,
+ * not a binary search: no branch to mispredict over at most ARR_MAX contiguous starts (a
+ * binary search measured no faster on bench/alloc). */
+static inline uint32_t arr_lower(const gr_seg_t *seg, unsigned b, uint64_t key)
+{
+    const seg_ent_t *v = seg->bin_arr[b].e;
+    uint32_t pos = 0;
+    for (uint32_t k = 0, n = seg->bin_n[b]; k < n; k++)
+        pos += v[k].start < key;
+    return pos;
+}
+
+/* The largest a-aligned block in [s, e) (0 if none). */
+static inline uint32_t fit_se(uint32_t s, uint32_t e, uint32_t a)
+{
+    uint32_t p = (s + a - 1) & ~(a - 1);
+    return p < e ? e - p : 0;
+}
+
+/* A hole's fit for each class (what a tree node's index takes from it). */
+static inline void fits_se(uint32_t s, uint32_t e, uint32_t f[N_CLASS])
+{
+    _Static_assert(N_CLASS == 3, "written out for three classes");
+    f[0] = e - s;
+    f[1] = fit_se(s, e, class_pages[1]);
+    f[2] = fit_se(s, e, class_pages[2]);
+}
+
+/* Small bin b's index, recomputed from its holes. */
+static void arr_rescan(gr_seg_t *seg, unsigned b)
+{
+    const seg_arr_t *v = &seg->bin_arr[b];
+    uint32_t m0 = 0, m1 = 0, m2 = 0;
+    for (uint32_t k = 0, n = seg->bin_n[b]; k < n; k++) {
+        uint32_t s = v->e[k].start, e = v->e[k].end;
+        m0 = max_u32(m0, e - s);
+        m1 = max_u32(m1, fit_se(s, e, class_pages[1]));
+        m2 = max_u32(m2, fit_se(s, e, class_pages[2]));
+    }
+    seg->bin_aug[b][0] = m0;
+    seg->bin_aug[b][1] = m1;
+    seg->bin_aug[b][2] = m2;
+}
+
+/*
+ * Small bin b after a hole in it grew or arrived with fits f. A small bin's index is a bound:
+ * it grows at once and is not lowered when a hole shrinks or leaves (the bin is scanned, so
+ * a bound above the truth costs a scan, never a different place); it is exact again when the
+ * bin empties or turns from a tree into an array.
+ */
+static inline void arr_index(gr_seg_t *seg, unsigned b, const uint32_t f[N_CLASS])
+{
+    for (unsigned c = 0; c < N_CLASS; c++)
+        seg->bin_aug[b][c] = max_u32(seg->bin_aug[b][c], f[c]);
+}
+
+/* Small bin b's first and last hole and their bounds, after a change. */
+static inline void arr_ends(gr_seg_t *seg, unsigned b)
+{
+    const seg_arr_t *v = &seg->bin_arr[b];
+    uint32_t n = seg->bin_n[b];
+    if (n == 0) {
+        seg->bin_first[b] = seg->bin_last[b] = NIL;
+        seg->bin_start[b] = seg->bin_end[b] = 0;
+        memset(seg->bin_aug[b], 0, sizeof seg->bin_aug[b]);
+        seg->bin_mask &= ~(UINT64_C(1) << b);
+        return;
+    }
+    seg->bin_first[b] = v->e[0].node;
+    seg->bin_last[b] = v->e[n - 1].node;
+    seg->bin_start[b] = v->e[0].start;
+    seg->bin_end[b] = v->e[n - 1].end;
+    seg->bin_mask |= UINT64_C(1) << b;
+}
+
+/* Refreshes tree bin b's copies after a change in its tree. */
 static inline void bin_refresh(gr_seg_t *seg, unsigned b)
 {
     const seg_node_t *r = &N(seg->bin_root[b]); /* NIL's index is all zero */
@@ -573,10 +675,58 @@ static inline void bin_refresh(gr_seg_t *seg, unsigned b)
     seg->bin_end[b] = seg->bin_last[b] != NIL ? (uint32_t)hole_end(&N(seg->bin_last[b])) : 0;
 }
 
+/* Small bin b, full, becomes a tree of the same holes (rare: O(ARR_MAX log ARR_MAX)). */
+static void arr_to_tree(gr_seg_t *seg, unsigned b)
+{
+    seg->bin_root[b] = NIL;
+    for (uint32_t k = 0; k < seg->bin_n[b]; k++)
+        tree_insert(seg, &seg->bin_root[b], seg->bin_arr[b].e[k].node);
+    seg->tree_mask |= UINT64_C(1) << b;
+}
+
+static uint32_t tree_to_arr_walk(gr_seg_t *seg, seg_arr_t *v, uint32_t k, uint32_t x)
+{
+    while (x != NIL) {
+        k = tree_to_arr_walk(seg, v, k, N(x).left);
+        v->e[k].node = x;
+        v->e[k].start = N(x).start;
+        v->e[k].end = (uint32_t)hole_end(&N(x));
+        k++;
+        x = N(x).right;
+    }
+    return k;
+}
+
+/* Tree bin b, down to ARR_LOW holes, becomes an array again. */
+static void tree_to_arr(gr_seg_t *seg, unsigned b)
+{
+    tree_to_arr_walk(seg, &seg->bin_arr[b], 0, seg->bin_root[b]);
+    seg->bin_root[b] = NIL;
+    seg->tree_mask &= ~(UINT64_C(1) << b);
+    arr_rescan(seg, b);
+    arr_ends(seg, b);
+}
+
 static void bin_add(gr_seg_t *seg, uint32_t i)
 {
     unsigned b = bin_of(N(i).len);
     N(i).bin = b;
+    if (!bin_is_tree(seg, b) && seg->bin_n[b] == ARR_MAX)
+        arr_to_tree(seg, b);
+    if (!bin_is_tree(seg, b)) {
+        seg_arr_t *v = &seg->bin_arr[b];
+        uint32_t s = N(i).start, e = (uint32_t)hole_end(&N(i));
+        uint32_t pos = arr_lower(seg, b, s);
+        memmove(&v->e[pos + 1], &v->e[pos], (size_t)(seg->bin_n[b] - pos) * sizeof v->e[0]);
+        v->e[pos] = (seg_ent_t){s, e, i};
+        seg->bin_n[b]++;
+        uint32_t f[N_CLASS];
+        fits_se(s, e, f);
+        arr_index(seg, b, f);
+        arr_ends(seg, b);
+        return;
+    }
+    seg->bin_n[b]++;
     tree_insert(seg, &seg->bin_root[b], i);
     uint32_t first = seg->bin_first[b], last = seg->bin_last[b];
     if (first == NIL || N(i).start < N(first).start)
@@ -587,9 +737,19 @@ static void bin_add(gr_seg_t *seg, uint32_t i)
     bin_refresh(seg, b);
 }
 
-static void bin_remove(gr_seg_t *seg, uint32_t i)
+/* Takes hole i out of its bin; it started at old_start while in it (its node may already hold
+ * its new extent). */
+static void bin_remove(gr_seg_t *seg, uint32_t i, uint32_t old_start)
 {
     unsigned b = N(i).bin;
+    if (!bin_is_tree(seg, b)) {
+        seg_arr_t *v = &seg->bin_arr[b];
+        uint32_t n = --seg->bin_n[b];
+        uint32_t k = arr_lower(seg, b, old_start);
+        memmove(&v->e[k], &v->e[k + 1], (size_t)(n - k) * sizeof v->e[0]);
+        arr_ends(seg, b);
+        return;
+    }
     if (seg->bin_first[b] == i) {
         /* The new lowest is i's successor: i, the leftmost, has no left child. */
         uint32_t next = N(i).right;
@@ -611,8 +771,10 @@ static void bin_remove(gr_seg_t *seg, uint32_t i)
         seg->bin_last[b] = pred;
     }
     tree_delete(seg, &seg->bin_root[b], i);
-    if (seg->bin_root[b] == NIL)
-        seg->bin_mask &= ~(UINT64_C(1) << b);
+    if (--seg->bin_n[b] <= ARR_LOW) {
+        tree_to_arr(seg, b);
+        return;
+    }
     bin_refresh(seg, b);
 }
 
@@ -628,9 +790,10 @@ static void hole_insert(gr_seg_t *seg, uint64_t start, uint64_t len)
 
 static void hole_delete(gr_seg_t *seg, uint32_t z)
 {
-    tab_remove(seg, KEY(N(z).start, K_HOLE_START));
-    tab_remove(seg, KEY(hole_end(&N(z)), K_HOLE_END));
-    bin_remove(seg, z);
+    uint32_t s = N(z).start, e = (uint32_t)hole_end(&N(z));
+    tab_remove(seg, KEY(s, K_HOLE_START));
+    tab_remove(seg, KEY(e, K_HOLE_END));
+    bin_remove(seg, z, s);
     node_put(seg, z);
     seg->n_holes--;
 }
@@ -638,23 +801,69 @@ static void hole_delete(gr_seg_t *seg, uint32_t z)
 /* Gives hole x a new extent (that overlaps no other hole). */
 static void hole_resize(gr_seg_t *seg, uint32_t x, uint64_t start, uint64_t len)
 {
-    uint64_t old_start = N(x).start, old_end = hole_end(&N(x));
-    if (start != old_start) {
+    uint32_t old_start = N(x).start, old_end = (uint32_t)hole_end(&N(x));
+    uint32_t new_start = (uint32_t)start, new_end = (uint32_t)(start + len);
+    if (new_start != old_start) {
         tab_remove(seg, KEY(old_start, K_HOLE_START));
-        tab_put(seg, KEY(start, K_HOLE_START), x);
+        tab_put(seg, KEY(new_start, K_HOLE_START), x);
     }
-    if (start + len != old_end) {
+    if (new_end != old_end) {
         tab_remove(seg, KEY(old_end, K_HOLE_END));
-        tab_put(seg, KEY(start + len, K_HOLE_END), x);
+        tab_put(seg, KEY(new_end, K_HOLE_END), x);
     }
     node_set(seg, x, start, len);
-    if (bin_of(len) == N(x).bin) {
-        update_up(seg, x);
-        bin_refresh(seg, N(x).bin);
-    } else {
-        bin_remove(seg, x);
+    unsigned b = N(x).bin;
+    if (bin_of(len) != b) {
+        bin_remove(seg, x, old_start);
         bin_add(seg, x);
+    } else if (bin_is_tree(seg, b)) {
+        update_up(seg, x);
+        bin_refresh(seg, b);
+    } else {
+        /* Same bin, same place in it (holes do not overlap): the copies, the index and the
+         * bin's bounds change, nothing moves. */
+        seg_arr_t *v = &seg->bin_arr[b];
+        uint32_t k = arr_lower(seg, b, old_start);
+        v->e[k].start = new_start;
+        v->e[k].end = new_end;
+        uint32_t f[N_CLASS];
+        fits_se(new_start, new_end, f);
+        arr_index(seg, b, f);
+        arr_ends(seg, b);
     }
+}
+
+/*
+ * The lowest hole of bin b that starts at or after page klo and holds an a-aligned block of n
+ * pages (c: a's class, or the class below it). A small bin is scanned from klo on.
+ */
+static uint32_t bin_find_first(const gr_seg_t *seg, unsigned b, uint64_t klo, unsigned c, uint64_t a,
+                               uint64_t n)
+{
+    if (bin_is_tree(seg, b))
+        return find_first(seg, seg->bin_root[b], klo, c, a, n);
+    const seg_arr_t *v = &seg->bin_arr[b];
+    for (uint32_t k = 0, m = seg->bin_n[b]; k < m; k++) {
+        uint64_t s = v->e[k].start, e = v->e[k].end, p = align_up(s, a);
+        if (s >= klo && p < e && e - p >= n)
+            return v->e[k].node;
+    }
+    return NIL;
+}
+
+/* The highest hole of bin b that starts before page khi and holds the block. */
+static uint32_t bin_find_last(const gr_seg_t *seg, unsigned b, uint64_t khi, unsigned c, uint64_t a,
+                              uint64_t n)
+{
+    if (bin_is_tree(seg, b))
+        return find_last(seg, seg->bin_root[b], khi, c, a, n);
+    const seg_arr_t *v = &seg->bin_arr[b];
+    for (uint32_t k = seg->bin_n[b]; k-- > 0;) {
+        uint64_t s = v->e[k].start, e = v->e[k].end, p = align_up(s, a);
+        if (s < khi && p < e && e - p >= n)
+            return v->e[k].node;
+    }
+    return NIL;
 }
 
 /* Takes [p, p+n) out of hole h. */
@@ -694,7 +903,7 @@ static bool place_bottom_up(const gr_seg_t *seg, uint64_t n, uint64_t a, uint64_
         uint64_t longest = seg->bin_aug[b][0];
         uint64_t klo = lo >= longest ? lo - longest + 1 : 0;
         for (;;) {
-            uint32_t x = find_first(seg, seg->bin_root[b], klo, c, a, n);
+            uint32_t x = bin_find_first(seg, b, klo, c, a, n);
             if (x == NIL || N(x).start >= hi)
                 break;
             uint64_t s = N(x).start, e = hole_end(&N(x));
@@ -714,13 +923,13 @@ static bool place_bottom_up(const gr_seg_t *seg, uint64_t n, uint64_t a, uint64_
     return false;
 }
 
-/* The highest a-aligned page for n pages in bin tree r, below hi and at or above lo. */
-static uint32_t bin_top_down(const gr_seg_t *seg, uint32_t r, uint64_t n, uint64_t a, unsigned c,
+/* The highest a-aligned page for n pages in bin b, below hi and at or above lo. */
+static uint32_t bin_top_down(const gr_seg_t *seg, unsigned b, uint64_t n, uint64_t a, unsigned c,
                              uint64_t lo, uint64_t hi, uint64_t *out_page)
 {
     uint64_t khi = hi;
     for (;;) {
-        uint32_t x = find_last(seg, r, khi, c, a, n);
+        uint32_t x = bin_find_last(seg, b, khi, c, a, n);
         if (x == NIL)
             return NIL;
         uint64_t e = hole_end(&N(x)), top = e < hi ? e : hi;
@@ -752,7 +961,7 @@ static bool place_high_fit(const gr_seg_t *seg, uint64_t n, uint64_t a, uint64_t
         if (seg->bin_aug[b][c] < n || seg->bin_start[b] >= hi || seg->bin_end[b] <= lo)
             continue;
         uint64_t p;
-        uint32_t x = bin_top_down(seg, seg->bin_root[b], n, a, c, lo, hi, &p);
+        uint32_t x = bin_top_down(seg, b, n, a, c, lo, hi, &p);
         if (x != NIL) {
             *out_hole = x;
             *out_page = p;
@@ -802,7 +1011,7 @@ static bool place_top_down(const gr_seg_t *seg, uint64_t n, uint64_t a, uint64_t
             break;
         todo = rest & ~(UINT64_C(1) << pick);
         uint64_t p;
-        uint32_t x = bin_top_down(seg, seg->bin_root[pick], n, a, c, lo, hi, &p);
+        uint32_t x = bin_top_down(seg, pick, n, a, c, lo, hi, &p);
         if (x != NIL && (best == NIL || p > best_p)) {
             best = x;
             best_p = p;
@@ -864,12 +1073,26 @@ void gr_seg_fini(gr_seg_t *seg)
     free(seg);
 }
 
+/* At least the largest hole: the highest non-empty bin's index (exact for a tree). */
+static uint64_t largest_bound(const gr_seg_t *seg)
+{
+    if (seg->bin_mask == 0)
+        return 0;
+    return seg->bin_aug[63 - __builtin_clzll(seg->bin_mask)][0];
+}
+
 /* The largest hole: the longest in the highest non-empty bin. */
 static uint64_t largest_hole(const gr_seg_t *seg)
 {
     if (seg->bin_mask == 0)
         return 0;
-    return seg->bin_aug[63 - __builtin_clzll(seg->bin_mask)][0];
+    unsigned b = 63u - (unsigned)__builtin_clzll(seg->bin_mask);
+    if (bin_is_tree(seg, b))
+        return seg->bin_aug[b][0];
+    uint32_t m = 0;
+    for (uint32_t k = 0; k < seg->bin_n[b]; k++)
+        m = max_u32(m, seg->bin_arr[b].e[k].end - seg->bin_arr[b].e[k].start);
+    return m;
 }
 
 gr_status_t gr_seg_alloc(gr_seg_t *seg, uint64_t size, uint64_t alignment, uint64_t range_lo,
@@ -894,7 +1117,7 @@ gr_status_t gr_seg_alloc(gr_seg_t *seg, uint64_t size, uint64_t alignment, uint6
     uint64_t n = align_up(size, GR_SEG_UNIT) >> PAGE_SHIFT;
     uint64_t a = alignment >> PAGE_SHIFT;
     uint64_t lo = range_lo >> PAGE_SHIFT, hi = range_hi >> PAGE_SHIFT;
-    if (n > seg->free_pages || n > largest_hole(seg))
+    if (n > seg->free_pages || n > largest_bound(seg))
         return GR_E_NO_MEMORY;
 
     if (nodes_reserve(seg, seg->n_blocks + 1) != GR_OK ||
@@ -1054,7 +1277,18 @@ gr_status_t gr_seg_walk_free(const gr_seg_t *seg, uint64_t min_size, gr_seg_walk
     min = min ? min : 1;
     for (uint64_t mask = seg->bin_mask & (~UINT64_C(0) << bin_of(min)); mask != 0; mask &= mask - 1) {
         unsigned b = (unsigned)__builtin_ctzll(mask);
-        if (!holes_from(seg, seg->bin_root[b], min, fn, ctx))
+        if (bin_is_tree(seg, b)) {
+            if (!holes_from(seg, seg->bin_root[b], min, fn, ctx))
+                break;
+            continue;
+        }
+        bool go = true;
+        for (uint32_t k = 0; k < seg->bin_n[b] && go; k++) {
+            const seg_node_t *h = &N(seg->bin_arr[b].e[k].node);
+            if (h->len >= min)
+                go = fn(ctx, (uint64_t)h->start << PAGE_SHIFT, (uint64_t)h->len << PAGE_SHIFT, true);
+        }
+        if (!go)
             break;
     }
     return GR_OK;
@@ -1074,7 +1308,7 @@ gr_status_t gr_seg_walk_range(const gr_seg_t *seg, uint64_t lo, uint64_t hi, gr_
         unsigned b = (unsigned)__builtin_ctzll(mask);
         if (seg->bin_start[b] > plo)
             continue;
-        uint32_t x = find_last(seg, seg->bin_root[b], plo + 1, 0, 1, 1);
+        uint32_t x = bin_find_last(seg, b, plo + 1, 0, 1, 1);
         if (x != NIL && N(x).start > pos)
             pos = N(x).start;
     }
@@ -1106,6 +1340,25 @@ typedef struct check_tree {
     uint64_t pages;
 } check_tree_t;
 
+/* Hole x, next in address order in bin k->bin: counted, or false when something is wrong. */
+static bool check_hole(const gr_seg_t *seg, check_tree_t *k, uint32_t x)
+{
+    const seg_node_t *h = &N(x);
+    /* Holes are ordered, non-empty, inside the segment, in the bin of their length, and the
+     * table maps their start and end to them. */
+    if (x == NIL || x >= seg->node_top || h->len == 0 || hole_end(h) > seg->pages || h->bin != k->bin ||
+        bin_of(h->len) != k->bin || (k->count > 0 && h->start < k->prev_end))
+        return false;
+    uint32_t s = tab_find(seg, KEY(h->start, K_HOLE_START));
+    uint32_t e = tab_find(seg, KEY(hole_end(h), K_HOLE_END));
+    if (s == KEY_EMPTY || e == KEY_EMPTY || seg->slots[s].val != x || seg->slots[e].val != x)
+        return false;
+    k->prev_end = hole_end(h);
+    k->count++;
+    k->pages += h->len;
+    return true;
+}
+
 /* Checks x's subtree in a bin tree; returns its height, or -1 when something is wrong. */
 static int check_subtree(const gr_seg_t *seg, check_tree_t *k, uint32_t x, uint32_t parent,
                          int depth)
@@ -1116,20 +1369,8 @@ static int check_subtree(const gr_seg_t *seg, check_tree_t *k, uint32_t x, uint3
     if (depth > 64 || x >= seg->node_top || h->parent != parent)
         return -1;
     int hl = check_subtree(seg, k, h->left, x, depth + 1);
-    if (hl < 0)
+    if (hl < 0 || !check_hole(seg, k, x))
         return -1;
-    /* Holes are ordered, non-empty, inside the segment, in the bin of their length, and the
-     * table maps their start and end to them. */
-    if (h->len == 0 || hole_end(h) > seg->pages || h->bin != k->bin || bin_of(h->len) != k->bin ||
-        (k->count > 0 && h->start < k->prev_end))
-        return -1;
-    uint32_t s = tab_find(seg, KEY(h->start, K_HOLE_START));
-    uint32_t e = tab_find(seg, KEY(hole_end(h), K_HOLE_END));
-    if (s == KEY_EMPTY || e == KEY_EMPTY || seg->slots[s].val != x || seg->slots[e].val != x)
-        return -1;
-    k->prev_end = hole_end(h);
-    k->count++;
-    k->pages += h->len;
     int hr = check_subtree(seg, k, h->right, x, depth + 1);
     if (hr < 0)
         return -1;
@@ -1170,6 +1411,16 @@ static bool check_walk(void *ctx, uint64_t offset, uint64_t size, bool is_free)
     return true;
 }
 
+/* A bin's index against the one computed from its holes: equal for a tree or an empty bin, at
+ * least as large for a small bin (a bound, see arr_index). */
+static bool aug_ok(const uint32_t have[N_CLASS], const uint32_t want[N_CLASS], bool exact)
+{
+    for (unsigned c = 0; c < N_CLASS; c++)
+        if (have[c] < want[c] || (exact && have[c] != want[c]))
+            return false;
+    return true;
+}
+
 gr_status_t gr_seg_check(const gr_seg_t *seg)
 {
     if (seg == NULL)
@@ -1181,29 +1432,49 @@ gr_status_t gr_seg_check(const gr_seg_t *seg)
     uint64_t pages = 0;
     for (unsigned b = 0; b < N_BINS; b++) {
         check_tree_t k = {.bin = b};
-        uint32_t r = seg->bin_root[b];
-        if ((r != NIL) != ((seg->bin_mask >> b) & 1) || (r != NIL && N(r).parent != NIL))
-            return GR_E_INVALID;
-        if (check_subtree(seg, &k, r, NIL, 0) < 0)
-            return GR_E_INVALID;
-        uint32_t first = r, last = r;
-        while (first != NIL && N(first).left != NIL)
-            first = N(first).left;
-        while (last != NIL && N(last).right != NIL)
-            last = N(last).right;
-        if (seg->bin_first[b] != first || seg->bin_start[b] != N(first).start ||
-            seg->bin_last[b] != last ||
-            memcmp(seg->bin_aug[b], N(r).sum.aug, sizeof seg->bin_aug[b]) != 0 ||
+        uint32_t r = seg->bin_root[b], first = NIL, last = NIL;
+        uint32_t aug[N_CLASS] = {0};
+        if (bin_is_tree(seg, b)) {
+            /* A tree holds more than ARR_LOW holes (fewer turn it back into an array). */
+            if (r == NIL || N(r).parent != NIL || check_subtree(seg, &k, r, NIL, 0) < 0 ||
+                k.count <= ARR_LOW)
+                return GR_E_INVALID;
+            first = last = r;
+            while (N(first).left != NIL)
+                first = N(first).left;
+            while (N(last).right != NIL)
+                last = N(last).right;
+            memcpy(aug, N(r).sum.aug, sizeof aug);
+        } else {
+            if (r != NIL || seg->bin_n[b] > ARR_MAX)
+                return GR_E_INVALID;
+            const seg_arr_t *v = &seg->bin_arr[b];
+            for (uint32_t i = 0; i < seg->bin_n[b]; i++) {
+                uint32_t x = v->e[i].node;
+                if (!check_hole(seg, &k, x) || v->e[i].start != N(x).start || v->e[i].end != hole_end(&N(x)))
+                    return GR_E_INVALID;
+                for (unsigned c = 0; c < N_CLASS; c++)
+                    aug[c] = max_u32(aug[c], (uint32_t)fit_in(&N(x), class_pages[c]));
+            }
+            if (k.count > 0) {
+                first = v->e[0].node;
+                last = v->e[k.count - 1].node;
+            }
+        }
+        if (k.count != seg->bin_n[b] || (k.count != 0) != ((seg->bin_mask >> b) & 1) ||
+            seg->bin_first[b] != first || seg->bin_start[b] != N(first).start ||
+            seg->bin_last[b] != last || !aug_ok(seg->bin_aug[b], aug, bin_is_tree(seg, b) || k.count == 0) ||
             seg->bin_end[b] != (last != NIL ? hole_end(&N(last)) : 0))
             return GR_E_INVALID;
         holes += k.count;
         pages += k.pages;
     }
-    if (holes != seg->n_holes || pages != seg->free_pages || (seg->bin_mask >> N_BINS) != 0)
+    if (holes != seg->n_holes || pages != seg->free_pages || (seg->bin_mask >> N_BINS) != 0 ||
+        (seg->tree_mask >> N_BINS) != 0)
         return GR_E_INVALID;
     /* Room that free() relies on: a node and table slots for one more hole. */
     if ((uint64_t)seg->n_blocks + 2 > seg->node_cap ||
-        ((uint64_t)seg->n_slots + seg->n_blocks) * 2 > (uint64_t)seg->slot_mask + 1)
+        ((uint64_t)seg->n_slots + seg->n_blocks) * 4 > (uint64_t)seg->slot_mask + 1)
         return GR_E_INVALID;
 
     uint64_t keys = 0;

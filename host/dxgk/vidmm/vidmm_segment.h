@@ -166,8 +166,9 @@ GR_API gr_status_t gr_seg_walk_range(const gr_seg_t *seg, uint64_t lo, uint64_t 
                                      void *ctx);
 
 /**
- * Verifies every internal invariant (tree order and balance, the size indexes, counters, no
- * two free ranges touching, blocks tiling the segment). O(n): for tests and debug builds.
+ * Verifies every internal invariant (the bins' arrays in order, tree order and balance, the size
+ * indexes, counters, no two free ranges touching, blocks tiling the segment). O(n): for tests
+ * and debug builds.
  * @return GR_OK, or GR_E_INVALID when seg is NULL or an invariant is broken
  */
 GR_API gr_status_t gr_seg_check(const gr_seg_t *seg);

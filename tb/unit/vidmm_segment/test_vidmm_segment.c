@@ -1020,6 +1020,81 @@ static void test_64gib(void)
            "one block");
 }
 
+/*
+ * A bin of few free ranges is a sorted array, of many an AVL tree (SEGMENT.md): 150 one-page
+ * holes in one bin make it a tree and, taken again one by one, an array; every placement is
+ * the one the policy names in both forms. A small bin's index is a bound that is not lowered
+ * when a range leaves it, so the largest free range is checked after the largest of a bin
+ * leaves it.
+ */
+static void test_bin_forms(void)
+{
+    g_ok = true;
+    gr_seg_t *seg = NULL;
+    CHECK_STATUS(gr_seg_init(1024 * PAGE, &seg), GR_OK);
+    uint64_t off = 0;
+    for (uint64_t i = 0; i < 300; i++) {
+        CHECK_STATUS(gr_seg_alloc(seg, PAGE, 0, 0, GR_SEG_END, 0, &off), GR_OK);
+        CHECK(off == i * PAGE, "fill: page %" PRIu64 " at %" PRIu64, i, off / PAGE);
+    }
+    for (uint64_t i = 0; i < 300 && g_ok; i += 2) {
+        CHECK_STATUS(gr_seg_free(seg, i * PAGE), GR_OK);
+        CHECK_STATUS(gr_seg_check(seg), GR_OK);
+    }
+    /* 150 one-page holes in one bin, and the tail [300, 1024). */
+    gr_seg_stats_t st;
+    CHECK_STATUS(gr_seg_stats(seg, &st), GR_OK);
+    CHECK(st.free_fragments == 151 && st.largest_free == 724 * PAGE, "%" PRIu64 " free ranges, largest %" PRIu64,
+          st.free_fragments, st.largest_free / PAGE);
+    CHECK_STATUS(gr_seg_alloc(seg, PAGE, 0, 0, GR_SEG_END, GR_SEG_HIGH_FIT, &off), GR_OK);
+    CHECK(off == 298 * PAGE, "high fit among 150 holes at page %" PRIu64 ", want 298", off / PAGE);
+    CHECK_STATUS(gr_seg_alloc(seg, PAGE, 0, 101 * PAGE, GR_SEG_END, 0, &off), GR_OK);
+    CHECK(off == 102 * PAGE, "bottom-up from page 101 at page %" PRIu64 ", want 102", off / PAGE);
+    CHECK_STATUS(gr_seg_alloc(seg, PAGE, 0, 0, 151 * PAGE, GR_SEG_TOP_DOWN, &off), GR_OK);
+    CHECK(off == 150 * PAGE, "top-down below page 151 at page %" PRIu64 ", want 150", off / PAGE);
+    /* Bottom-up takes the lowest one-page hole each time, down to an array and to none. */
+    for (uint64_t i = 0; i < 296 && g_ok; i += 2) {
+        if (i == 102 || i == 150)
+            continue;
+        CHECK_STATUS(gr_seg_alloc(seg, PAGE, 0, 0, GR_SEG_END, 0, &off), GR_OK);
+        CHECK(off == i * PAGE, "refill at page %" PRIu64 ", want %" PRIu64, off / PAGE, i);
+        CHECK_STATUS(gr_seg_check(seg), GR_OK);
+    }
+    CHECK_STATUS(gr_seg_alloc(seg, PAGE, 0, 0, GR_SEG_END, 0, &off), GR_OK);
+    CHECK(off == 296 * PAGE, "last hole at page %" PRIu64 ", want 296", off / PAGE);
+    CHECK_STATUS(gr_seg_stats(seg, &st), GR_OK);
+    CHECK(st.free_fragments == 1 && st.allocations == 300, "%" PRIu64 " free ranges, %" PRIu64 " blocks",
+          st.free_fragments, st.allocations);
+    gr_seg_fini(seg);
+
+    /* Two ranges of one bin ([1024, 1536) pages): 1100 below 1400. 1200 pages fit only in the
+     * 1400 (which leaves the bin): the largest is the 1100 now, and 1101 pages fail. */
+    CHECK_STATUS(gr_seg_init(16384 * PAGE, &seg), GR_OK);
+    uint64_t a = 0, b = 0, rest = 0;
+    CHECK_STATUS(gr_seg_alloc(seg, 1100 * PAGE, 0, 0, GR_SEG_END, 0, &a), GR_OK);
+    CHECK_STATUS(gr_seg_alloc(seg, PAGE, 0, 0, GR_SEG_END, 0, &off), GR_OK);
+    CHECK_STATUS(gr_seg_alloc(seg, 1400 * PAGE, 0, 0, GR_SEG_END, 0, &b), GR_OK);
+    CHECK_STATUS(gr_seg_alloc(seg, (16384 - 2501) * PAGE, 0, 0, GR_SEG_END, 0, &rest), GR_OK);
+    CHECK_STATUS(gr_seg_free(seg, a), GR_OK);
+    CHECK_STATUS(gr_seg_free(seg, b), GR_OK);
+    CHECK_STATUS(gr_seg_stats(seg, &st), GR_OK);
+    CHECK(st.largest_free == 1400 * PAGE, "largest %" PRIu64 ", want 1400 pages", st.largest_free / PAGE);
+    CHECK_STATUS(gr_seg_alloc(seg, 1200 * PAGE, 0, 0, GR_SEG_END, 0, &off), GR_OK);
+    CHECK(off == 1101 * PAGE, "1200 pages at page %" PRIu64 ", want 1101", off / PAGE);
+    CHECK_STATUS(gr_seg_stats(seg, &st), GR_OK);
+    CHECK(st.largest_free == 1100 * PAGE, "largest %" PRIu64 " after the 1400 left its bin, want 1100 pages",
+          st.largest_free / PAGE);
+    off = SENTINEL;
+    CHECK_STATUS(gr_seg_alloc(seg, 1101 * PAGE, 0, 0, GR_SEG_END, 0, &off), GR_E_NO_MEMORY);
+    CHECK(off == SENTINEL, "out_offset written on failure");
+    CHECK_STATUS(gr_seg_alloc(seg, 1100 * PAGE, 0, 0, GR_SEG_END, 0, &off), GR_OK);
+    CHECK(off == 0, "1100 pages at page %" PRIu64 ", want 0", off / PAGE);
+    CHECK_STATUS(gr_seg_check(seg), GR_OK);
+    gr_seg_fini(seg);
+    report("bins: 150 holes in one bin turn it into a tree and back into an array; placements "
+           "are the policy's in both; the largest free range is exact after a bin's largest leaves");
+}
+
 static double now_ns(void)
 {
     struct timespec ts;
@@ -1099,7 +1174,7 @@ int main(int argc, char **argv)
         {"random 40 KiB segment (10 pages), 20000 ops vs page bitmap", 10, 20000, 50, 40},
     };
     const int n_cfg = (int)(sizeof cfgs / sizeof cfgs[0]);
-    printf("1..%d\n", 8 + n_cfg);
+    printf("1..%d\n", 9 + n_cfg);
     printf("# seed=%" PRIu64 "\n", g_seed);
     test_init();
     test_bad_args();
@@ -1108,6 +1183,7 @@ int main(int argc, char **argv)
     test_placement_and_coalescing();
     test_walk();
     test_64gib();
+    test_bin_forms();
     for (int i = 0; i < n_cfg; i++)
         test_random(&cfgs[i], (unsigned)i);
     test_scaling();
