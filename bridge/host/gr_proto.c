@@ -271,6 +271,21 @@ static dma_region_t *dma_find(gr_proto_t *p, uint64_t addr, uint64_t bytes)
     return NULL;
 }
 
+/* A DMA_RD may carry several of gpu_core's read bursts: the device joins only bursts that end
+ * on a 128-byte boundary (bridge/rtl/link_host_slave.v), as gpu_core's do, so the pieces cut
+ * there are the bursts, and the log has one line per burst, as sim://'s has. */
+static void txlog_dma_rd(gr_txlog_t *log, uint64_t addr, const uint32_t *data, uint32_t bytes, bool ok)
+{
+    uint32_t done = 0;
+    do {
+        uint32_t piece = 128u - (uint32_t)((addr + done) & 127u);
+        if (piece > bytes - done)
+            piece = bytes - done;
+        gr_txlog_dma(log, false, addr + done, data ? (const uint8_t *)data + done : NULL, piece, ok);
+        done += piece;
+    } while (done < bytes);
+}
+
 static void serve_dma_rd(gr_proto_t *p, const uint32_t *w, uint16_t len)
 {
     if (len < 4)
@@ -285,12 +300,12 @@ static void serve_dma_rd(gr_proto_t *p, const uint32_t *w, uint16_t len)
         p->c.dma_errors++;
         rsp[0] = (uint32_t)GR_RESP_DECERR << 16 | tag;
         gr_proto_link_send(&p->link, GR_PT_DMA_RD_RSP, rsp, 1);
-        gr_txlog_dma(p->txlog, false, addr, NULL, 4u * dwords, false);
+        txlog_dma_rd(p->txlog, addr, NULL, 4u * dwords, false);
         return;
     }
     rsp[0] = tag;
     memcpy(&rsp[1], r->cpu + (addr - r->bus), 4u * dwords); /* little-endian host */
-    gr_txlog_dma(p->txlog, false, addr, &rsp[1], 4u * dwords, true);
+    txlog_dma_rd(p->txlog, addr, &rsp[1], 4u * dwords, true);
     p->c.dma_bytes += 4u * dwords;
     gr_proto_link_send(&p->link, GR_PT_DMA_RD_RSP, rsp, (uint16_t)(1u + dwords));
 }

@@ -25,6 +25,8 @@ module fpga_core #(
     parameter RxWindowLog2  = 12,             // receive buffer, log2 words (>= MaxPayload + 6)
     parameter ReplayLog2    = 12,             // replay buffer, log2 words (> MaxPayload)
     parameter DmaTags       = 8,              // DMA requests outstanding: 2, 4, 8 or 16
+    parameter DmaJoinWait   = 0,              // cycles a DMA_RD waits for a burst to join
+    parameter DmaJoinBeats  = 512,            // the most beats a DMA_RD asks for
     parameter DmaFifoBeats  = 128,            // gpu_core's DMA buffer, 8-byte beats (32..256)
     parameter DmaMaxReads   = 8,              // gpu_core's DMA read bursts in flight
     parameter DmaMaxWrites  = 8,              // gpu_core's DMA write bursts awaiting B
@@ -183,8 +185,9 @@ module fpga_core #(
 
     link_engine #(
         .PhyBytes(PhyBytes), .MaxPayload(MaxPayload), .RxWindowLog2(RxWindowLog2),
-        .ReplayLog2(ReplayLog2), .DmaTags(DmaTags), .LinkKind(LinkKind), .CoreHz(CoreHz),
-        .ReplayTimeout(ReplayTimeout), .DmaTimeout(DmaTimeout), .AckDelay(AckDelay),
+        .ReplayLog2(ReplayLog2), .DmaTags(DmaTags), .DmaJoinWait(DmaJoinWait),
+        .DmaJoinBeats(DmaJoinBeats),
+        .LinkKind(LinkKind), .CoreHz(CoreHz), .ReplayTimeout(ReplayTimeout), .DmaTimeout(DmaTimeout), .AckDelay(AckDelay),
         .CsrAddrBits(16), .ApAddrBits(28), .IdBits(4)
     ) u_link (
         .clk_i(clk_i), .rst_i(rst_i),

@@ -27,6 +27,8 @@ module link_engine #(
     parameter RxWindowLog2  = 12,         // receive buffer words, log2 (>= MaxPayload + 6)
     parameter ReplayLog2    = 12,         // replay buffer words, log2 (> MaxPayload)
     parameter DmaTags       = 8,          // DMA requests outstanding: 2, 4, 8 or 16
+    parameter DmaJoinWait   = 0,          // cycles a DMA_RD waits for a burst to join (0..255)
+    parameter DmaJoinBeats  = 512,        // the most beats a DMA_RD asks for (16..512)
     parameter LinkKind      = 1,          // HELLO Link: 1 stream, 2 UART, 3 FT601, 4 FT245
     parameter CoreHz        = 100000000,  // clk_i frequency, reported in HELLO
     parameter ReplayTimeout = 100000,     // cycles without ACK progress before a replay
@@ -261,7 +263,9 @@ module link_engine #(
         .hello_o(hello), .bad_frame_o(dsp_bad));
 
     wire dma_timeout;
-    link_host_slave #(.DmaTags(DmaTags), .DmaTimeout(DmaTimeout), .IdBits(IdBits), .AddrBits(64)) u_host (
+    link_host_slave #(.DmaTags(DmaTags), .DmaTimeout(DmaTimeout), .MaxPayload(MaxPayload),
+                      .JoinWait(DmaJoinWait), .JoinBeats(DmaJoinBeats), .IdBits(IdBits),
+                      .AddrBits(64)) u_host (
         .clk_i(clk_i), .rst_i(rst_i), .lreset_i(lreset),
         .s_host_awid_i(s_host_awid_i),
         .s_host_awaddr_i(s_host_awaddr_i),

@@ -2,24 +2,35 @@
 `default_nettype none
 `include "cmn_param.vh"
 // link_host_slave: the AXI4 slave that takes gpu_core's m_host (DMA to host memory) and turns
-// each burst into one DMA_RD or DMA_WR request frame (bridge/PROTOCOL.md, "DMA").
+// its bursts into DMA_RD or DMA_WR request frames (bridge/PROTOCOL.md, "DMA").
 // Contract:
-//   - AR/AW are accepted one at a time while a tag is free (DmaTags tags); each gets a TAG and
-//     its request frame is written through a link_tx producer port (tw_*). A read becomes
-//     DMA_RD {TAG, address & ~7, DWORDS = 2 * (ARLEN + 1)}; a write DMA_WR {LBE, FBE, TAG,
+//   - AR/AW are accepted one at a time while a tag is free (DmaTags tags); each gets a tag and
+//     its request frame is written through a link_tx producer port (tw_*). Reads are joined: a
+//     read's DMA_RD waits up to JoinWait cycles after its last burst for the next AR (less if
+//     an AW waits or no whole burst would fit), and an AR that continues it (at the next
+//     address, on a 128-byte boundary, as gpu_core's copies do; in the same 4 KiB page; the
+//     request at most min(JoinBeats, 512, (MaxPayload - 1) / 2) beats) joins it, until its
+//     frame is written: the tag of its first burst (the leader) is the request's TAG, the
+//     others are members of the leader's group. A read group becomes DMA_RD {TAG,
+//     address & ~7, DWORDS = 2 * its beats}; a write is one burst, DMA_WR {LBE, FBE, TAG,
 //     address & ~7} with 2 * (AWLEN + 1) data words, FBE = the first beat's WSTRB[3:0], LBE =
 //     the last beat's WSTRB[7:4] (gpu_core's bursts carry WSTRB 0xFF or 0x00). W beats are
 //     taken only after their AW, at one per two cycles (one 32-bit word per cycle on the link);
 //     AW never waits for W. A burst whose strobes are all zero (a drain) sends no frame and is
 //     answered OKAY. A burst longer than 16 beats sends no frame and is answered SLVERR.
 //   - Answers (hs_*, from link_dispatch: DMA_RD_RSP / DMA_WR_RSP payloads, in any order; always
-//     taken, and registered before they are looked at) are matched by TAG; an answer to a tag not waiting for one (late, unknown, wrong kind) is
-//     dropped. A read answer OKAY without exactly DWORDS words completes SLVERR; read data wait
-//     in a DmaTags x 16 x 8-byte RAM.
+//     taken, and registered before they are looked at) are matched by TAG, a group's leader's;
+//     an answer to a tag not waiting for one (late, unknown, a member's, wrong kind) is
+//     dropped. A read answer's words fill the group's bursts in order, and each burst completes
+//     (OKAY) as its last word is taken, before the frame ends; at the frame's end, the bursts
+//     still waiting complete SLVERR unless the last burst's words came exactly (an error answer,
+//     or an OKAY one with too few or too many words). Read data wait in a DmaTags x 16 x 8-byte
+//     RAM.
 //   - R bursts go out in AR order and B responses in AW order (AXI's per-ID order kept by a
 //     stronger one), each once its answer is there; RLAST on the last beat.
-//   - A request unanswered for DmaTimeout cycles completes SLVERR; its tag stays unused for
-//     another DmaTimeout cycles or until the late answer comes (which is dropped). One shared
+//   - A request unanswered for DmaTimeout cycles completes SLVERR (every burst of a group: they
+//     start waiting in the same cycle); its tags stay unused for another DmaTimeout cycles or
+//     until the late answer comes (which is dropped; it frees the leader's). One shared
 //     prescaler ticks every ceil(DmaTimeout / 256) cycles and each tag counts ticks in 9 bits,
 //     so a timeout fires between DmaTimeout and DmaTimeout + ceil(DmaTimeout / 256) cycles
 //     after the request went out (never earlier).
@@ -28,6 +39,10 @@
 module link_host_slave #(
     parameter DmaTags    = 8,          // power of two, 2..16
     parameter DmaTimeout = 16777216,   // cycles
+    parameter MaxPayload = 1027,       // words (>= 35): a DMA_RD_RSP is at most this long
+    parameter JoinWait   = 0,          // cycles a read request waits for an AR to join (0..255;
+                                       // 0: no joining, one request per burst)
+    parameter JoinBeats  = 512,        // the most beats one DMA_RD asks for (16..512)
     parameter IdBits     = 4,
     parameter AddrBits   = 64
 ) (
@@ -93,7 +108,16 @@ module link_host_slave #(
     localparam integer TB = (DmaTags <= 2) ? 1 : (DmaTags <= 4) ? 2 : (DmaTags <= 8) ? 3 : 4;
     localparam [1:0] T_FREE = 2'd0, T_PEND = 2'd1, T_WAIT = 2'd2, T_DONE = 2'd3;
     localparam [2:0] S_IDLE = 3'd0, S_RD_G = 3'd1, S_RD_W = 3'd2, S_WR_G = 3'd3, S_WR_A = 3'd4,
-                     S_WR_W = 3'd5, S_DONE = 3'd6;
+                     S_WR_W = 3'd5, S_DONE = 3'd6, S_RD_H = 3'd7;
+    // the most beats one DMA_RD asks for: JoinBeats, its answer (1 + 2 x beats words) within
+    // MaxPayload, and never more than a 4 KiB page
+    localparam integer JMP = ((MaxPayload - 1) / 2 > 512) ? 512 : (MaxPayload - 1) / 2;
+    localparam integer JMAX = (JoinBeats < JMP) ? JoinBeats : JMP;
+    localparam [31:0] JMAX32 = JMAX;
+    localparam [31:0] JWAIT32 = JoinWait;
+    localparam [9:0] JMAX10 = JMAX32[9:0];
+    localparam [7:0] JWAIT = JWAIT32[7:0];
+    localparam JOIN = (JoinWait != 0);
     localparam [31:0] TICK = (DmaTimeout + 255) / 256;   // prescaler period, cycles
 
     generate
@@ -105,6 +129,15 @@ module link_host_slave #(
         end
         if (AddrBits != 64) begin : g_bad_2
             `CMN_PARAM_ERROR("link_host_slave: AddrBits must be 64 (gpu_core's host bus)")
+        end
+        if (MaxPayload < 35 || MaxPayload > 65535) begin : g_bad_3
+            `CMN_PARAM_ERROR("link_host_slave: MaxPayload must be 35..65535")
+        end
+        if (JoinWait < 0 || JoinWait > 255) begin : g_bad_4
+            `CMN_PARAM_ERROR("link_host_slave: JoinWait must be 0..255")
+        end
+        if (JoinBeats < 16 || JoinBeats > 512) begin : g_bad_5
+            `CMN_PARAM_ERROR("link_host_slave: JoinBeats must be 16..512")
         end
     endgenerate
 
@@ -119,6 +152,11 @@ module link_host_slave #(
     reg  [1:0]         resp_q [0:DmaTags-1];
     reg  [IdBits-1:0]  id_q [0:DmaTags-1];     // written at accept only (no reset)
     reg  [7:0]         blen_q [0:DmaTags-1];
+    reg  [TB-1:0]      gld_q [0:DmaTags-1];    // the leader of the tag's request
+    reg  [TB-1:0]      nxt_q [0:DmaTags-1];    // the next burst of its group (when more_q)
+    reg  [DmaTags-1:0] lead_q, more_q;
+    reg  [TB-1:0]      alead_q;                // a read answer's TAG (its group's leader) ...
+    reg                abusy_q;                // ... while its words are still coming
 
     // the lowest free tag, registered: a tag stops being free only when it is taken, so the
     // choice of the cycle before holds unless that cycle took a tag (take_q)
@@ -130,7 +168,11 @@ module link_host_slave #(
     always @(*) begin
         free_ok_n = 1'b0;
         free_tag_n = {TB{1'b0}};
-        for (i = 0; i < DmaTags; i = i + 1) avail[i] = (st_q[i] == T_FREE) && !zomb_q[i];
+        // the leader of a read answer being taken stays unused until its end: its words may
+        // complete (and free) the leader's burst before the group's later bursts
+        for (i = 0; i < DmaTags; i = i + 1)
+            avail[i] = (st_q[i] == T_FREE) && !zomb_q[i] &&
+                       !(JOIN && abusy_q && alead_q == i[TB-1:0]);
         for (i = DmaTags - 1; i >= 0; i = i - 1) begin
             if (avail[i]) begin
                 free_ok_n = 1'b1;
@@ -152,11 +194,29 @@ module link_host_slave #(
     reg  [7:0]          stype_q;
     reg  [15:0]         slenw_q;
     reg  [7:0]          sbeats_q;
+    reg  [9:0]          gbeats_q;          // beats of the read request being built
+    reg  [9:0]          gnext_q;           // saddr[11:3] + gbeats_q: where a joining AR starts
+    reg  [7:0]          hold_q;            // cycles left to wait for one
+    reg  [TB-1:0]       glast_q;           // its last burst's tag
+    reg  [DmaTags-1:0]  grp_q;             // the tags of the request being built
+
+    // an AR that continues the read request being built (before its frame is written), judged
+    // in the cycle before (jok_q): the AR then waiting is the same one unless that cycle took
+    // a tag, and a cycle after a take takes none (free_ok)
+    wire [9:0] jbeats = gbeats_q + {2'd0, s_host_arlen_i} + 10'd1;
+    reg        jok_q;
+    wire       join_ar = JOIN && ((ss_q == S_RD_H) || (ss_q == S_RD_G)) && !stale_q && !lreset_i &&
+                         free_ok && s_host_arvalid_i && jok_q;
+    // no AR came in time, a write waits, or no whole burst would fit any more
+    wire       hold_end = (hold_q == 8'd0) || s_host_awvalid_i || gnext_q[9] ||
+                          (gbeats_q + 10'd16 > JMAX10);
+    wire [DmaTags-1:0] free_bit = {{(DmaTags-1){1'b0}}, 1'b1} << free_tag;
 
     wire pick_aw = s_host_awvalid_i && (pri_q || !s_host_arvalid_i);
     wire pick_ar = s_host_arvalid_i && !pick_aw;
     assign s_host_awready_o = (ss_q == S_IDLE) && free_ok && pick_aw;
-    assign s_host_arready_o = (ss_q == S_IDLE) && free_ok && pick_ar;
+    wire   start_ar = (ss_q == S_IDLE) && free_ok && pick_ar;
+    assign s_host_arready_o = start_ar || join_ar;
     wire   take = s_host_awready_o || s_host_arready_o;
     assign tw_req_o = ((ss_q == S_RD_G) || (ss_q == S_WR_G)) && !stale_q;
     wire   gnt = tw_gnt_i || stale_q || drop_q;
@@ -176,7 +236,7 @@ module link_host_slave #(
             S_RD_W: begin
                 tw_wvalid_o = 1'b1;
                 tw_wdata_o = (k_q == 2'd0) ? {saddr_q[31:3], 3'b000} :
-                             (k_q == 2'd1) ? saddr_q[63:32] : {23'd0, slen_q, 1'b0} + 32'd2;
+                             (k_q == 2'd1) ? saddr_q[63:32] : {21'd0, gbeats_q, 1'b0};
             end
             S_WR_A: begin
                 tw_wvalid_o = 1'b1;
@@ -191,6 +251,10 @@ module link_host_slave #(
     end
 
     always @(posedge clk_i) begin
+        jok_q <= !rst_i && s_host_arvalid_i && (s_host_arlen_i <= 8'd15) &&
+                 (s_host_araddr_i[63:12] == saddr_q[63:12]) &&
+                 ({1'b0, s_host_araddr_i[11:3]} == gnext_q) && (gnext_q[3:0] == 4'd0) &&
+                 (jbeats <= JMAX10);
         free_tag <= free_tag_n;
         free_ok_q <= !rst_i && free_ok_n;
         take_q <= !rst_i && take;
@@ -212,6 +276,11 @@ module link_host_slave #(
             stype_q <= 8'd0;
             slenw_q <= 16'd0;
             sbeats_q <= 8'd0;
+            gbeats_q <= 10'd0;
+            gnext_q <= 10'd0;
+            hold_q <= 8'd0;
+            glast_q <= {TB{1'b0}};
+            grp_q <= {DmaTags{1'b0}};
         end else begin
             case (ss_q)
                 S_IDLE: begin
@@ -225,12 +294,17 @@ module link_host_slave #(
                     lbe_q <= 4'd0;
                     if (take) begin
                         stag_q <= free_tag;
+                        glast_q <= free_tag;
+                        grp_q <= free_bit;
                         pri_q <= !pri_q;
                     end
+                    hold_q <= JWAIT;
+                    gbeats_q <= {2'd0, s_host_arlen_i} + 10'd1;
+                    gnext_q <= {1'b0, s_host_araddr_i[11:3]} + {2'd0, s_host_arlen_i} + 10'd1;
                     if (s_host_arready_o) begin
                         saddr_q <= s_host_araddr_i[63:3];
                         slen_q <= s_host_arlen_i;
-                        if (s_host_arlen_i <= 8'd15) ss_q <= S_RD_G;
+                        if (s_host_arlen_i <= 8'd15) ss_q <= (JWAIT != 8'd0) ? S_RD_H : S_RD_G;
                     end
                     if (s_host_awready_o) begin
                         saddr_q <= s_host_awaddr_i[63:3];
@@ -238,6 +312,11 @@ module link_host_slave #(
                         drop_q <= s_host_awlen_i > 8'd15;
                         ss_q <= S_WR_G;
                     end
+                end
+                S_RD_H: begin
+                    hold_q <= hold_q - 8'd1;
+                    if (join_ar) hold_q <= JWAIT;
+                    else if (hold_end || stale_q) ss_q <= S_RD_G;
                 end
                 S_RD_G: if (gnt) ss_q <= S_RD_W;
                 S_RD_W: begin
@@ -276,15 +355,35 @@ module link_host_slave #(
                 S_DONE: ss_q <= S_IDLE;
                 default: ss_q <= S_IDLE;
             endcase
+            if (join_ar) begin
+                gbeats_q <= jbeats;
+                gnext_q <= gnext_q + {2'd0, s_host_arlen_i} + 10'd1;
+                glast_q <= free_tag;
+                grp_q <= grp_q | free_bit;
+            end
             if (lreset_i && ss_q != S_IDLE) stale_q <= 1'b1;
         end
     end
 
-    // id and burst length of each tag, written when the tag is taken
+    // id, burst length and group of each tag, written when the tag is taken
     always @(posedge clk_i) begin
         if (take) begin
             id_q[free_tag] <= s_host_arready_o ? s_host_arid_i : s_host_awid_i;
             blen_q[free_tag] <= s_host_arready_o ? s_host_arlen_i : s_host_awlen_i;
+            gld_q[free_tag] <= join_ar ? stag_q : free_tag;
+        end
+        if (join_ar) nxt_q[glast_q] <= free_tag;
+    end
+    always @(posedge clk_i) begin
+        if (rst_i) begin
+            lead_q <= {DmaTags{1'b0}};
+            more_q <= {DmaTags{1'b0}};
+        end else begin
+            if (take) begin
+                lead_q <= join_ar ? (lead_q & ~free_bit) : (lead_q | free_bit);
+                more_q <= more_q & ~free_bit;
+            end
+            if (join_ar) more_q[glast_q] <= 1'b1;
         end
     end
 
@@ -292,7 +391,7 @@ module link_host_slave #(
     assign hs_ready_o = 1'b1;
     reg           hv_q, hw_q, hh_q, hl_q;
     reg  [31:0]   hd_q;
-    reg  [TB-1:0] atag_q;
+    reg  [TB-1:0] atag_q;         // the burst the answer's words go to now
     reg           aok_q;          // the answer's tag is a read waiting for it
     reg  [1:0]    aresp_q;
     reg  [5:0]    awords_q;       // data words taken (saturates at 33)
@@ -300,19 +399,26 @@ module link_host_slave #(
     wire [TB-1:0] h_tag = hd_q[TB-1:0];
     wire          h_tag_ok = (hd_q[7:TB] == {(8 - TB){1'b0}});
     wire [TB-1:0] a_tag = hh_q ? h_tag : atag_q;
+    wire [TB-1:0] a_lead = hh_q ? h_tag : alead_q;
     wire          a_wait = (st_q[a_tag] == T_WAIT) && (wrt_q[a_tag] == hw_q) &&
-                           (hh_q ? h_tag_ok : aok_q);
+                           (hh_q ? (h_tag_ok && (!JOIN || lead_q[h_tag])) : aok_q);
     wire          a_data = hv_q && !hh_q && a_wait && awords_q < 6'd32;
     wire          ram_we = a_data && awords_q[0];
     wire [TB+3:0] ram_wa = {atag_q, awords_q[4:1]};
     wire [63:0]   ram_wd = {hd_q, alo_q};
     wire [5:0]    a_words_n = awords_q + {5'd0, (hv_q && !hh_q && awords_q < 6'd33)};
-    reg  [8:0]    needm1_q;       // data words a read answer must carry, less one (at the head)
+    reg  [8:0]    needm1_q;       // data words the burst atag_q must get, less one
     wire          a_end = hv_q && hl_q && a_wait;
+    // the burst's last word, more bursts after it in the group: it completes now
+    wire          a_adv = JOIN && hv_q && !hh_q && !hl_q && a_wait && more_q[atag_q] &&
+                          ({3'd0, awords_q} == needm1_q);
+    wire [TB-1:0] a_next = nxt_q[atag_q];
+    // at the frame's end: atag_q's answer; the group's later bursts get SLVERR (or the error)
     wire [1:0]    a_resp = hw_q ? hd_q[17:16] :
                            hh_q ? ((hd_q[17:16] == 2'd0) ? 2'd2 : hd_q[17:16]) :
                            (aresp_q != 2'd0) ? aresp_q :
                            ({3'd0, awords_q} == needm1_q) ? 2'd0 : 2'd2;
+    wire [1:0]    a_resp_rest = (hw_q || hh_q || aresp_q != 2'd0) ? a_resp : 2'd2;
     wire          a_late = hv_q && hh_q && !a_wait && h_tag_ok && zomb_q[h_tag] &&
                            (st_q[h_tag] != T_WAIT);
 
@@ -324,6 +430,8 @@ module link_host_slave #(
             hl_q <= 1'b0;
             hd_q <= 32'd0;
             atag_q <= {TB{1'b0}};
+            alead_q <= {TB{1'b0}};
+            abusy_q <= 1'b0;
             aok_q <= 1'b0;
             needm1_q <= 9'd0;
             aresp_q <= 2'd0;
@@ -335,12 +443,19 @@ module link_host_slave #(
             hh_q <= hs_head_i;
             hl_q <= hs_last_i;
             hd_q <= hs_data_i;
+            if (lreset_i) abusy_q <= 1'b0;
+            else if (hv_q) abusy_q <= hh_q ? (a_wait && !hl_q) : (abusy_q && !hl_q);
             if (hv_q) begin
                 if (hh_q) begin
                     atag_q <= h_tag;
+                    alead_q <= h_tag;
                     aok_q <= a_wait;
                     needm1_q <= {blen_q[h_tag], 1'b1};
                     aresp_q <= hd_q[17:16];
+                    awords_q <= 6'd0;
+                end else if (a_adv) begin
+                    atag_q <= a_next;
+                    needm1_q <= {blen_q[a_next], 1'b1};
                     awords_q <= 6'd0;
                 end else begin
                     awords_q <= a_words_n;
@@ -466,8 +581,12 @@ module link_host_slave #(
             // the 257th tick: at least 256 whole periods (>= DmaTimeout cycles) have passed
             wire       expired = tick_q && (age_q == 9'd256);
             wire       mine_take = take && (free_tag == T);
-            wire       mine_done = (ss_q == S_DONE) && (stag_q == T);
+            wire       mine_done = (ss_q == S_DONE) && grp_q[gt];
             wire       mine_ans = a_end && (a_tag == T);
+            // a later burst of the answer's group, still waiting at the frame's end
+            wire       mine_rest = JOIN && a_end && (a_tag != T) && (gld_q[gt] == a_lead) &&
+                                   (st_q[gt] == T_WAIT) && (wrt_q[gt] == hw_q);
+            wire       mine_adv = a_adv && (atag_q == T);
             wire       mine_late = a_late && (h_tag == T);
             wire       mine_r = rfree_q && (rfree_tag_q == T);
             wire       mine_b = bfree_q && (bfree_tag_q == T);
@@ -521,6 +640,16 @@ module link_host_slave #(
                         st_q[gt] <= T_DONE;
                         zomb_q[gt] <= 1'b0;
                         resp_q[gt] <= a_resp;
+                    end
+                    if (mine_rest) begin
+                        st_q[gt] <= T_DONE;
+                        zomb_q[gt] <= 1'b0;
+                        resp_q[gt] <= a_resp_rest;
+                    end
+                    if (mine_adv) begin
+                        st_q[gt] <= T_DONE;
+                        zomb_q[gt] <= 1'b0;
+                        resp_q[gt] <= aresp_q;
                     end
                     if (mine_r || mine_b) st_q[gt] <= T_FREE;
                     if (lreset_i) begin

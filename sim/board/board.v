@@ -26,7 +26,9 @@
 // - ft_mode600_i: kind ft601: the FT601's FIFO mode (0 245, 1 FT600), static: the chip model's
 //   configuration and link_phy_ft601's strap alike; the other kinds do not look at it.
 module board #(
-    parameter Kind = 1     // 1 stream, 2 uart, 3 ft601, 4 ft245
+    parameter Kind      = 1,     // 1 stream, 2 uart, 3 ft601, 4 ft245
+    parameter JoinWait  = 48,    // fpga_core's DmaJoinWait
+    parameter JoinBeats = 64     // fpga_core's DmaJoinBeats
 ) (
 `include "sim/board/board_ports.vh"
 );
@@ -41,10 +43,13 @@ module board #(
     wire                  e_rx_valid, e_rx_ready, e_tx_valid, e_tx_ready;
 
     // gpu_core's DMA window on m_host (16 read bursts, 16 write bursts, a 2 KiB buffer) and as
-    // many engine tags: each burst waits a link round trip for its answer (bridge/README.md).
+    // many engine tags: each request waits a link round trip for its answer; reads go as
+    // requests of up to 4 bursts (bridge/README.md).
     fpga_core #(
         .PhyBytes(PhyBytes), .MaxPayload(MaxPayload), .RxWindowLog2(RxWindowLog2),
-        .ReplayLog2(ReplayLog2), .DmaTags(16), .LinkKind(Kind), .ReplayTimeout(ReplayTimeout),
+        .ReplayLog2(ReplayLog2), .DmaTags(16), .DmaJoinWait(JoinWait),
+        .DmaJoinBeats(JoinBeats), .LinkKind(Kind),
+        .ReplayTimeout(ReplayTimeout),
         .DmaFifoBeats(256), .DmaMaxReads(16), .DmaMaxWrites(16)
     ) u_fpga (
         .clk_i          (clk_i),

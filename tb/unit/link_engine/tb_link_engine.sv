@@ -7,7 +7,9 @@
 // AXI4-Lite register model on m_csr (1024 registers, SLVERR above 0xFFC, every write counted),
 // an AXI4 byte memory on m_ap (64 KiB, beats counted), random READY/VALID stalls everywhere;
 // on s_host an AXI4 master issuing read and write bursts (1..16 beats) whose DMA requests the
-// host answers out of order from its own memory. irq_i toggles.
+// host answers out of order from its own memory (most reads continue the last one at a
+// 128-byte boundary, so the engine, DmaJoinWait 48, joins them; the host answers DECERR for
+// one page, where two whole bursts are read). irq_i toggles.
 // Phases: RESET/RESET_ACK, HELLO (every HELLO_RSP field), a clean phase of random RD32 / WR32
 // (posted or not, partial strobes, failing offsets) / AP_RD / AP_WR (FBE/LBE, posted or not)
 // / out-of-BAR1 reads, DMA and IRQs; then the same with link faults both ways: garbage
@@ -17,7 +19,8 @@
 // Checks: every request answered exactly once with the expected values (register values,
 // aperture bytes), posted writes answered only on error, every register write applied exactly
 // once (write counts), every aperture beat written once, the aperture and host memories equal
-// to the reference at the end, every DMA R beat exact, B OKAY, IRQ messages in order, replays
+// to the reference at the end, every DMA R beat exact (DECERR on every beat of that page),
+// reads joined into fewer DMA_RD requests, B OKAY, IRQ messages in order, replays
 // and NAKs observed in the fault phase, no frame the device sends is bad.
 // Output is TAP through the kit (tb/unit/common/tb_kit.svh: +seed=N, +wave=<file>); inputs
 // change after the falling edge, handshakes are taken from the values settled before the rising
@@ -42,7 +45,7 @@ module `LINK_TB_NAME;
     localparam integer TAGS = 8;
     localparam integer DMATO = 40000 * TS;
     localparam integer RTO = 3000 * TS;
-    localparam integer PLAN = 23;
+    localparam integer PLAN = 25;
     localparam [31:0] SYNC = 32'h5AA5_5247;
     localparam integer OBN = 1 << 16;
     // requests and DMA bursts per phase; Icarus, some 30 times slower, runs fewer
@@ -104,8 +107,8 @@ module `LINK_TB_NAME;
 
     link_engine #(
         .PhyBytes(PB), .MaxPayload(MP), .RxWindowLog2(RXL), .ReplayLog2(11), .DmaTags(TAGS),
-        .LinkKind(1), .CoreHz(100000000), .ReplayTimeout(RTO), .DmaTimeout(DMATO),
-        .AckDelay(256)
+        .DmaJoinWait(48), .LinkKind(1), .CoreHz(100000000), .ReplayTimeout(RTO),
+        .DmaTimeout(DMATO), .AckDelay(256)
     ) dut (
         .clk_i(clk), .rst_i(rst),
         .rx_data_i(rx_data), .rx_valid_i(rx_valid), .rx_ready_o(rx_ready),
@@ -477,7 +480,8 @@ module `LINK_TB_NAME;
     integer      n_rsp = 0, n_rsp_exp = 0;
     // DMA requests waiting for the host's answer
     integer      pd_n = 0;
-    bit          pd_wr [0:31];
+    bit          pd_wr [0:31], pd_dec [0:31];
+    integer      want_dec = 0, dec_beats = 0, dec_frames = 0;   // reads of the DECERR page
     integer      pd_tag [0:31], pd_addr [0:31], pd_dw [0:31], pd_due [0:31];
     integer      dma_wr_frames = 0, dma_rd_frames = 0, late_sent = 0;
     integer      irq_msgs = 0, irq_seq_exp = 0;
@@ -560,6 +564,9 @@ module `LINK_TB_NAME;
                             pd_tag[pd_n] = dp[0][7:0];
                             pd_addr[pd_n] = dp[1];
                             pd_dw[pd_n] = dp[3][15:0];
+                            // the page at 0x1F000 is not the host's: DECERR
+                            pd_dec[pd_n] = dp[1] >= 32'h1F000 && dp[1] < 32'h20000;
+                            if (dp[1] == 32'h1F000 && dp[3][15:0] == 64) dec_frames = dec_frames + 1;
                             rndn(400, r);
                             pd_due[pd_n] = cyc + 20 + r;
                             if (dp[1] >= 32'h30000) pd_due[pd_n] = cyc + DMATO + 2000;
@@ -574,6 +581,7 @@ module `LINK_TB_NAME;
                                         dp[1] + 4 * i + s < 196608)
                                         hm[dp[1] + 4 * i + s] = dp[3 + i][8 * s +: 8];
                             pd_wr[pd_n] = 1;
+                            pd_dec[pd_n] = 0;
                             pd_dw[pd_n] = 0;
                             pd_addr[pd_n] = dp[1];
                             pd_tag[pd_n] = dp[0][7:0];
@@ -775,6 +783,9 @@ module `LINK_TB_NAME;
             if (pd_wr[j]) begin
                 pl[0] = pd_tag[j];
                 send_rel(8'hA1, 1);
+            end else if (pd_dec[j]) begin
+                pl[0] = {14'd0, 2'd3, 16'(pd_tag[j])};
+                send_rel(8'hA0, 1);
             end else begin
                 pl[0] = pd_tag[j];
                 for (i = 0; i < pd_dw[j]; i = i + 1)
@@ -785,6 +796,7 @@ module `LINK_TB_NAME;
             end
             pd_n = pd_n - 1;
             pd_wr[j] = pd_wr[pd_n];
+            pd_dec[j] = pd_dec[pd_n];
             pd_tag[j] = pd_tag[pd_n];
             pd_addr[j] = pd_addr[pd_n];
             pd_dw[j] = pd_dw[pd_n];
@@ -821,7 +833,7 @@ module `LINK_TB_NAME;
     // ---- DMA master on s_host ----------------------------------------------------------------
     integer dm_left = 0, dm_rd_out = 0, dm_wr_out = 0;
     integer rq_addr [0:63], rq_len [0:63], rq_id [0:63];
-    bit     rq_err [0:63];
+    bit     rq_err [0:63], rq_dec [0:63];
     integer rq_wr = 0, rq_rd = 0, rbeat = 0;
     integer bq_id [0:63];
     bit     bq_zero [0:63];
@@ -831,29 +843,48 @@ module `LINK_TB_NAME;
     logic [63:0] wq_data [0:64*16-1];
     integer wq_wr = 0, wq_rd = 0, wbeat = 0;
     integer r_ok = 0, r_bad = 0, b_ok = 0, b_bad = 0, slverr_seen = 0, dm_zero_bursts = 0;
+    integer dm_rd_bursts = 0, rd_next = 0;   // read bursts issued; where the last one ended
     bit     want_blackhole = 0, blackhole_done = 0;
     task automatic gen_dma();
         integer a, l, i, b, id;
-        bit p;
+        bit p, c;
         logic [31:0] hi, lo;
         begin
             rndn(16, id);
             pct(50, p);
+            // a read that ended on a 128-byte boundary inside its page is mostly continued by
+            // the next read, as in gpu_core's copies (the device may join them into one request)
+            pct(80, c);
+            c = c && rd_next % 128 == 0 && rd_next % 4096 != 0;
+            if (c || want_dec > 0) p = 1;
             if (want_blackhole) begin
                 want_blackhole = 0;
                 h_arvalid = 1; h_araddr = 64'h30000; h_arlen = 8'd3; h_arid = 4'(id);
                 rq_addr[rq_wr % 64] = 32'h30000; rq_len[rq_wr % 64] = 3; rq_id[rq_wr % 64] = id;
                 rq_err[rq_wr % 64] = 1;
+                rq_dec[rq_wr % 64] = 0;
                 rq_wr = rq_wr + 1;
                 dm_rd_out = dm_rd_out + 1;
             end else if (p && dm_rd_out < 6) begin
                 rndn(16, l);
-                rndn(8192, a);
+                rndn(7680, a);   // below the DECERR page
                 a = 32'h10000 + 8 * a;
                 if ((a % 4096) / 8 + l > 511) a = a - 8 * l;
+                if (c) a = rd_next;
+                pct(75, p);
+                if (p) l = 15 - (a / 8) % 16;   // to the next 128-byte boundary
+                // two whole bursts in the host's DECERR page, one after the other
+                if (want_dec > 0) begin
+                    a = 32'h1F000 + 128 * (2 - want_dec);
+                    l = 15;
+                    want_dec = want_dec - 1;
+                end
+                rd_next = (a >= 32'h1F000) ? 0 : a + 8 * (l + 1);
+                dm_rd_bursts = dm_rd_bursts + 1;
                 h_arvalid = 1; h_araddr = 64'(a); h_arlen = 8'(l); h_arid = 4'(id);
                 rq_addr[rq_wr % 64] = a; rq_len[rq_wr % 64] = l; rq_id[rq_wr % 64] = id;
                 rq_err[rq_wr % 64] = 0;
+                rq_dec[rq_wr % 64] = a >= 32'h1F000 && a < 32'h20000;
                 rq_wr = rq_wr + 1;
                 dm_rd_out = dm_rd_out + 1;
                 dm_left = dm_left - 1;
@@ -915,7 +946,10 @@ module `LINK_TB_NAME;
                 else begin
                     if (h_rid != 4'(rq_id[rq_rd % 64])) err("RID out of order");
                     if (h_rlast != (rbeat == rq_len[rq_rd % 64])) err("RLAST wrong on s_host");
-                    if (rq_err[rq_rd % 64]) begin
+                    if (rq_dec[rq_rd % 64]) begin
+                        if (h_rresp == 2'd3) dec_beats = dec_beats + 1;
+                        else err("a DMA read answered DECERR did not end DECERR");
+                    end else if (rq_err[rq_rd % 64]) begin
                         if (h_rresp == 2'd2) slverr_seen = slverr_seen + 1;
                         else err("a timed-out DMA read did not end SLVERR");
                     end else if (h_rresp != 0) begin
@@ -1045,6 +1079,7 @@ module `LINK_TB_NAME;
         stall = 20;
         ops_left = NOPS;
         dm_left = NDMA / 2;
+        want_dec = 2;
         irq_left = 4;
         wait_quiet(lim);
         check(ops_left == 0 && outstanding == 0, $sformatf("clean: %0d requests, every answer came (%0d answers)", NOPS, n_rsp));
@@ -1055,6 +1090,8 @@ module `LINK_TB_NAME;
               $sformatf("clean: DMA data exact (%0d R beats), every B OKAY (%0d)", r_ok, b_ok));
         check(irq_msgs == irq_expect && irq_lvl_exp == irq, $sformatf("clean: one IRQ message per irq change (%0d), in order", irq_msgs));
         check(crc_errs == 0 && naks == 0 && bad_frames == 0, "clean: no CRC error, NAK or bad frame counted");
+        check(dec_beats == 32, $sformatf("clean: two read bursts answered DECERR end DECERR on every beat (%0d; joined into one DMA_RD: %0d)", dec_beats, dec_frames));
+        check(dma_rd_frames < dm_rd_bursts, $sformatf("clean: consecutive DMA reads joined (%0d read bursts in %0d DMA_RD requests)", dm_rd_bursts, dma_rd_frames));
 
         // ---- faults ----
         r0 = replays; n0 = naks; c0 = crc_errs;
