@@ -619,22 +619,6 @@ static inline void fits_se(uint32_t s, uint32_t e, uint32_t f[N_CLASS])
     f[2] = fit_se(s, e, class_pages[2]);
 }
 
-/* Small bin b's index, recomputed from its holes. */
-static void arr_rescan(gr_seg_t *seg, unsigned b)
-{
-    const seg_arr_t *v = &seg->bin_arr[b];
-    uint32_t m0 = 0, m1 = 0, m2 = 0;
-    for (uint32_t k = 0, n = seg->bin_n[b]; k < n; k++) {
-        uint32_t s = v->e[k].start, e = v->e[k].end;
-        m0 = max_u32(m0, e - s);
-        m1 = max_u32(m1, fit_se(s, e, class_pages[1]));
-        m2 = max_u32(m2, fit_se(s, e, class_pages[2]));
-    }
-    seg->bin_aug[b][0] = m0;
-    seg->bin_aug[b][1] = m1;
-    seg->bin_aug[b][2] = m2;
-}
-
 /*
  * Small bin b after a hole in it grew or arrived with fits f. A small bin's index is a bound:
  * it grows at once and is not lowered when a hole shrinks or leaves (the bin is scanned, so
@@ -645,6 +629,18 @@ static inline void arr_index(gr_seg_t *seg, unsigned b, const uint32_t f[N_CLASS
 {
     for (unsigned c = 0; c < N_CLASS; c++)
         seg->bin_aug[b][c] = max_u32(seg->bin_aug[b][c], f[c]);
+}
+
+/* Small bin b's index, recomputed from its holes (exact again). */
+static void arr_rescan(gr_seg_t *seg, unsigned b)
+{
+    const seg_arr_t *v = &seg->bin_arr[b];
+    memset(seg->bin_aug[b], 0, sizeof seg->bin_aug[b]);
+    for (uint32_t k = 0, n = seg->bin_n[b]; k < n; k++) {
+        uint32_t f[N_CLASS];
+        fits_se(v->e[k].start, v->e[k].end, f);
+        arr_index(seg, b, f);
+    }
 }
 
 /* Small bin b's first and last hole and their bounds, after a change. */
