@@ -15,8 +15,9 @@
 // unaligned or 4 KiB-crossing address, an answer that would exceed MaxPayload) is consumed with
 // no answer and pulses bad_frame_o.
 // Contract:
-//   - Reads the receive buffer two words at a time through buf_* (buf_rdata_i: the word at
-//     buf_raddr_o and the one after it, one cycle after buf_re_o) up to buf_wptr_i;
+//   - Reads the receive buffer two words at a time through buf_* (buf_rdata_i: the words at
+//     buf_raddr_o and the one after it, one cycle after buf_re_o, the even one in [31:0] and
+//     the odd one in [63:32]) up to buf_wptr_i;
 //     buf_rptr_o is the end of the frames consumed; consumed_o pulses once per frame, after it
 //     has been executed and its answer committed to link_tx.
 //   - Responses are written through a link_tx producer port (tw_*, see link_tx).
@@ -151,10 +152,14 @@ module link_dispatch #(
         end
     endgenerate
 
-    // ---- word reader: an 8-word FIFO fed from the receive buffer, up to two words a cycle --
+    // ---- word reader: an 8-word window of the receive buffer, fed up to two words a cycle --
+    // The word at frame position p sits in entry p[2:1] of rf_e_q (p even) or rf_o_q (p odd):
+    // each bank of the receive buffer fills its own half, so no word is steered on the way in,
+    // and the word at pos_q and the one after it are one entry of each half.
     reg  [PB-1:0] rp_q, pos_q, rptr_q;
-    reg  [31:0]   rf_q [0:7];
-    reg  [2:0]    rf_rd_q, rf_wr_q;
+    reg  [31:0]   rf_e_q [0:3];
+    reg  [31:0]   rf_o_q [0:3];
+    reg  [2:0]    rw_q;                 // rp_q of the read whose words arrive this cycle
     reg  [3:0]    rf_cnt_q;
     reg  [1:0]    rf_inf_q;             // words arriving from the buffer this cycle
     wire [PB-1:0] rd_avail = buf_wptr_i - rp_q;
@@ -165,10 +170,13 @@ module link_dispatch #(
     assign buf_rptr_o = rptr_q;
     wire          wv = rf_cnt_q != 4'd0;
     wire          wv2 = rf_cnt_q >= 4'd2;
-    wire [2:0]    rf_rd1 = rf_rd_q + 3'd1;  // 3 bits: an index expression is not cut to them
-    wire [2:0]    rf_wr1 = rf_wr_q + 3'd1;
-    wire [31:0]   w = rf_q[rf_rd_q];
-    wire [31:0]   w2 = rf_q[rf_rd1];
+    wire [1:0]    rf_erow = pos_q[2:1] + {1'b0, pos_q[0]};
+    wire [31:0]   rf_ev = rf_e_q[rf_erow];  // the even one of the words at pos_q and pos_q + 1
+    wire [31:0]   rf_od = rf_o_q[pos_q[2:1]];
+    wire [31:0]   w = pos_q[0] ? rf_od : rf_ev;
+    wire [1:0]    rw_erow = rw_q[2:1] + {1'b0, rw_q[0]};
+    wire          rw_e = (rf_inf_q == 2'd2) || (rf_inf_q == 2'd1 && !rw_q[0]);
+    wire          rw_o = (rf_inf_q == 2'd2) || (rf_inf_q == 2'd1 && rw_q[0]);
     reg           pop;
     reg           pop2;                 // with pop: the second word goes too
 
@@ -194,7 +202,7 @@ module link_dispatch #(
     reg  [15:0]   n_q;                  // AP dwords
     reg  [15:0]   wleft_q;
     reg           h_q;
-    reg  [15:0]   widx_q;
+    reg           first_q;              // the next AP_WR word is its first
     // AP address issuer (AR or AW)
     reg           aa_act_q, aa_wr_q;
     reg  [BB-1:0] aa_beat_q;
@@ -205,8 +213,6 @@ module link_dispatch #(
     reg           w_v_q, w_last_q;
     reg  [63:0]   w_d_q;
     reg  [7:0]    w_s_q;
-    reg  [31:0]   lo_q;
-    reg  [3:0]    lo_s_q;
     reg  [4:0]    wb_left_q;            // beats left in the current W burst
     reg  [9:0]    wbeats_q;             // beats left in the request
 
@@ -302,6 +308,8 @@ module link_dispatch #(
     // a whole beat at once: both halves of R, or two words to W (no half beat pending)
     wire   apr_dbl = rng_q && !h_q && (wleft_q >= 16'd2);
     wire   apw_dbl = (ds_q == D_APW) && rng_q && !h_q && (wleft_q >= 16'd2) && wv2 && w_free;
+    // one word alone: the high half of the first beat, or the last word as a low half
+    wire   apw_one = wv && (wleft_q != 16'd0) && w_free && (h_q || wleft_q == 16'd1);
     assign m_ap_rready_o = apr_take;
     assign tw_wvalid2_o = apr_take && apr_dbl;
     assign tw_wdata2_o = m_ap_rdata_i[63:32];
@@ -315,20 +323,24 @@ module link_dispatch #(
     // strobe of dword k of an AP_WR
     wire [3:0] fbe = p_q[0][19:16];
     wire [3:0] lbe = p_q[0][23:20];
-    wire [3:0] wstrb_k = (widx_q == 16'd0) ? fbe : ((wleft_q == 16'd1) ? lbe : 4'hF);
-    wire [3:0] wstrb_k2 = (wleft_q == 16'd2) ? lbe : 4'hF;  // word widx_q + 1
+    wire [3:0] wstrb_k = first_q ? fbe : ((wleft_q == 16'd1) ? lbe : 4'hF);
+    wire [3:0] wstrb_k2 = (wleft_q == 16'd2) ? lbe : 4'hF;  // the word after
     wire       w_free = !w_v_q || m_ap_wready_i;
     // the W beat's data, strobes and WLAST load whenever the register is free (they matter only
-    // while w_v_q, which rises with the beat they describe): {w2, w} when two words go at once,
-    // {w, lo} after a low half, {0, w} for the last word of a request alone
+    // while w_v_q, which rises with the beat they describe). The words at pos_q and pos_q + 1
+    // go in the beat's halves by address: h_q ^ pos_q[0] says whether the even one is the high
+    // half (it is the same for every word of a request). A half beat's other half is whatever
+    // word sits there, with its strobes 0: the high half of the first beat (h_q), the last word
+    // alone as the low half.
+    wire       ev_hi = h_q ^ pos_q[0];
     always @(posedge clk_i) begin
         if (rst_i) begin
             w_d_q <= 64'd0;
             w_s_q <= 8'd0;
             w_last_q <= 1'b0;
         end else if (w_free) begin
-            w_d_q <= h_q ? {w, lo_q} : (wleft_q == 16'd1) ? {32'd0, w} : {w2, w};
-            w_s_q <= h_q ? {wstrb_k, lo_s_q} : (wleft_q == 16'd1) ? {4'd0, wstrb_k} :
+            w_d_q <= ev_hi ? {rf_ev, rf_od} : {rf_od, rf_ev};
+            w_s_q <= h_q ? {wstrb_k, 4'd0} : (wleft_q == 16'd1) ? {4'd0, wstrb_k} :
                      {wstrb_k2, wstrb_k};
             w_last_q <= (wb_left_q == 5'd1) || (wbeats_q == 10'd1);
         end
@@ -392,8 +404,7 @@ module link_dispatch #(
                     pop = 1'b1;
                     pop2 = 1'b1;
                 end else begin
-                    pop = wv && (wleft_q != 16'd0) && (!h_q ? (wleft_q != 16'd1 || w_free)
-                                                        : w_free);
+                    pop = apw_one;
                 end
             end
             D_APW_G: begin
@@ -417,8 +428,7 @@ module link_dispatch #(
             rp_q <= {PB{1'b0}};
             pos_q <= {PB{1'b0}};
             rptr_q <= {PB{1'b0}};
-            rf_rd_q <= 3'd0;
-            rf_wr_q <= 3'd0;
+            rw_q <= 3'd0;
             rf_cnt_q <= 4'd0;
             rf_inf_q <= 2'd0;
             ds_q <= D_IDLE;
@@ -446,7 +456,7 @@ module link_dispatch #(
             n_q <= 16'd0;
             wleft_q <= 16'd0;
             h_q <= 1'b0;
-            widx_q <= 16'd0;
+            first_q <= 1'b0;
             aa_act_q <= 1'b0;
             aa_wr_q <= 1'b0;
             aa_beat_q <= {BB{1'b0}};
@@ -456,8 +466,6 @@ module link_dispatch #(
             bcnt_q <= 6'd0;
             bexp_q <= 6'd0;
             w_v_q <= 1'b0;
-            lo_q <= 32'd0;
-            lo_s_q <= 4'd0;
             wb_left_q <= 5'd0;
             wbeats_q <= 10'd0;
             tw_commit_o <= 1'b0;
@@ -467,15 +475,12 @@ module link_dispatch #(
         end else begin
             // ---- reader ----
             rf_inf_q <= rd_n;
+            rw_q <= rp_q[2:0];
             rp_q <= rp_q + {{(PB-2){1'b0}}, rd_n};
-            if (rf_inf_q != 2'd0) rf_q[rf_wr_q] <= buf_rdata_i[31:0];
-            if (rf_inf_q == 2'd2) rf_q[rf_wr1] <= buf_rdata_i[63:32];
-            rf_wr_q <= rf_wr_q + {1'b0, rf_inf_q};
+            if (rw_e) rf_e_q[rw_erow] <= buf_rdata_i[31:0];
+            if (rw_o) rf_o_q[rw_q[2:1]] <= buf_rdata_i[63:32];
             rf_cnt_q <= rf_cnt_q + {2'd0, rf_inf_q} - {2'd0, pop && pop2, pop && !pop2};
-            if (pop) begin
-                rf_rd_q <= rf_rd_q + {1'b0, pop2, !pop2};
-                pos_q <= pos_q + {{(PB-2){1'b0}}, pop2, !pop2};
-            end
+            if (pop) pos_q <= pos_q + {{(PB-2){1'b0}}, pop2, !pop2};
 
             // ---- AP address issuer ----
             if (aa_act_q && (aa_wr_q ? m_ap_awready_i : m_ap_arready_i)) begin
@@ -572,10 +577,8 @@ module link_dispatch #(
                             ds_q <= D_APW;
                             n_q <= apw_n_q;
                             wleft_q <= apw_n_q;
-                            widx_q <= 16'd0;
+                            first_q <= 1'b1;
                             h_q <= ap_addr[2];
-                            lo_q <= 32'd0;
-                            lo_s_q <= 4'd0;
                             rng_q <= hi_ok_q;
                             resp_q <= hi_ok_q ? 2'd0 : 2'd3;
                             aa_act_q <= hi_ok_q;
@@ -703,29 +706,15 @@ module link_dispatch #(
                         if (pop) rem_q <= rem_q - 16'd1;
                         if (rem_q == 16'd0) ds_q <= D_APW_G;
                     end else begin
-                        if (pop && pop2) begin
-                            // a whole beat: this word low, the next one high
-                            widx_q <= widx_q + 16'd2;
-                            wleft_q <= wleft_q - 16'd2;
+                        if (pop) begin
+                            // a beat: two words, or one alone (after it the next word is
+                            // always a low half)
+                            first_q <= 1'b0;
+                            wleft_q <= wleft_q - (pop2 ? 16'd2 : 16'd1);
                             w_v_q <= 1'b1;
                             wb_left_q <= (wb_left_q == 5'd1) ? 5'd16 : wb_left_q - 5'd1;
                             wbeats_q <= wbeats_q - 10'd1;
-                        end else if (pop) begin
-                            widx_q <= widx_q + 16'd1;
-                            wleft_q <= wleft_q - 16'd1;
-                            if (!h_q && wleft_q != 16'd1) begin
-                                lo_q <= w;
-                                lo_s_q <= wstrb_k;
-                                h_q <= 1'b1;
-                            end else begin
-                                // a beat is complete: {this word, lo} or {0, this word}
-                                w_v_q <= 1'b1;
-                                wb_left_q <= (wb_left_q == 5'd1) ? 5'd16 : wb_left_q - 5'd1;
-                                wbeats_q <= wbeats_q - 10'd1;
-                                h_q <= 1'b0;
-                                lo_q <= 32'd0;
-                                lo_s_q <= 4'd0;
-                            end
+                            h_q <= 1'b0;
                         end
                         if (wleft_q == 16'd0 && w_free) ds_q <= D_APW_B;
                     end
