@@ -52,7 +52,6 @@ module link_dispatch #(
     input  wire [RxWindowLog2:0]   lreset_ptr_i,
     // link_tx producer port
     output reg                     tw_req_o,
-    output reg  [15:0]             tw_max_o,
     input  wire                    tw_gnt_i,
     output reg                     tw_wvalid_o,
     output reg  [31:0]             tw_wdata_o,
@@ -139,6 +138,9 @@ module link_dispatch #(
                      D_APR = 5'd16, D_APW = 5'd17, D_APW_B = 5'd18, D_APW_G = 5'd19,
                      D_RSP = 5'd20, D_HS = 5'd21, D_CALC = 5'd22;
     localparam [15:0] MAXP = MaxPayload[15:0];
+    // payload lengths and counts: LW bits hold MaxPayload
+    localparam integer LW = $clog2(MaxPayload + 1);
+    localparam [LW-1:0] L0 = 0, L1 = 1, L2 = 2, L3 = 3, L4 = 4;
 
     generate
         if (MaxPayload < 35 || MaxPayload >= (1 << RxWindowLog2) - 5) begin : g_bad_0
@@ -183,13 +185,13 @@ module link_dispatch #(
     // ---- frame state ----------------------------------------------------------------------
     reg  [4:0]    ds_q;
     reg  [7:0]    type_q;
-    reg  [15:0]   len_q, rem_q;
+    reg  [LW-1:0] len_q, rem_q;        // LEN <= MaxPayload (link_rx_align drops more)
     reg  [PB-1:0] fstart_q;
     reg  [2:0]    np_q, pidx_q;
     reg  [31:0]   p_q [0:3];
     reg           stale_q, skip_q, skipfr_q;
     reg  [PB-1:0] skip_ptr_q;
-    reg  [15:0]   cnt_q;
+    reg  [LW-1:0] cnt_q;
     reg  [1:0]    resp_q;
     reg  [31:0]   val_q;
     reg           cw_q;                 // csr w pending handshake
@@ -199,8 +201,8 @@ module link_dispatch #(
     reg  [31:0]   cdata_q;
     reg  [3:0]    hidx_q;
     reg           rng_q;                // BAR1 address in range
-    reg  [15:0]   n_q;                  // AP dwords
-    reg  [15:0]   wleft_q;
+    reg  [LW-1:0] n_q;                  // AP dwords
+    reg  [LW-1:0] wleft_q;
     reg           h_q;
     reg           first_q;              // the next AP_WR word is its first
     // AP address issuer (AR or AW)
@@ -222,30 +224,32 @@ module link_dispatch #(
     wire [15:0] apr_n = p_q[3][15:0];
     // the checks of a frame's LEN and parameters, registered every cycle: D_CALC gives them the
     // cycle after the last parameter, D_CHECK acts on them
+    wire [31:0] n32 = {{(32 - LW){1'b0}}, n_q};
+    wire        unused_n32 = ^n32[31:16];
     wire [16:0] end_rd = {5'd0, ap_addr[11:0]} + {apr_n[14:0], 2'b00};
-    wire [16:0] end_wr12 = {5'd0, ap_addr[11:0]} + {len_q[14:0], 2'b00};   // end_wr + 12
+    wire [31:0] len32 = {{(32 - LW){1'b0}}, len_q};
+    wire [15:0] len16 = len32[15:0];
+    wire        unused_len32 = ^len32[31:16];
+    wire [16:0] end_wr12 = {5'd0, ap_addr[11:0]} + {len16[14:0], 2'b00};   // end_wr + 12
     reg         ok_hello_q, ok_rd_q, ok_wr_q, ok_apr_q, ok_apw_q, hi_ok_q;
     // 8-byte beats covered by n dwords from a 4-aligned address (inside one 4 KiB page):
     // (n + address[2] + 1) / 2
     reg  [9:0]  beats_rd_q, beats_wr_q;
-    reg  [15:0] apw_n_q, tmax_q;
+    reg  [LW-1:0] apw_n_q;
     wire [11:0] beats_rd_n = {1'b0, apr_n[10:0]} + {11'd0, ap_addr[2]} + 12'd1;
-    wire [11:0] beats_wr_n = {1'b0, len_q[10:0]} + {11'd0, ap_addr[2]} - 12'd2;
+    wire [11:0] beats_wr_n = {1'b0, len16[10:0]} + {11'd0, ap_addr[2]} - 12'd2;
     wire        unused_low = ^{beats_rd_n[11], beats_rd_n[0], beats_wr_n[11], beats_wr_n[0]};
     always @(posedge clk_i) begin
-        ok_hello_q <= (len_q == 16'd2);
-        ok_rd_q <= count != 16'd0 && len_q == count + 16'd1 && {count, 1'b1} <= {1'b0, MAXP};
-        ok_wr_q <= count != 16'd0 && {1'b0, len_q} == {count, 1'b0} + 17'd2 && count < MAXP;
-        ok_apr_q <= len_q == 16'd4 && apr_n != 16'd0 && apr_n < MAXP && ap_addr[1:0] == 2'b00 &&
+        ok_hello_q <= (len_q == L2);
+        ok_rd_q <= count != 16'd0 && len16 == count + 16'd1 && {count, 1'b1} <= {1'b0, MAXP};
+        ok_wr_q <= count != 16'd0 && {1'b0, len16} == {count, 1'b0} + 17'd2 && count < MAXP;
+        ok_apr_q <= len_q == L4 && apr_n != 16'd0 && apr_n < MAXP && ap_addr[1:0] == 2'b00 &&
                     end_rd <= 17'd4096;
-        ok_apw_q <= len_q > 16'd3 && ap_addr[1:0] == 2'b00 && end_wr12 <= 17'd4108;
+        ok_apw_q <= len_q > L3 && ap_addr[1:0] == 2'b00 && end_wr12 <= 17'd4108;
         hi_ok_q <= (ap_addr[63:ApAddrBits] == {(64 - ApAddrBits){1'b0}});
-        apw_n_q <= len_q - 16'd3;
+        apw_n_q <= len_q - L3;
         beats_rd_q <= beats_rd_n[10:1];
         beats_wr_q <= beats_wr_n[10:1];
-        // the answer's most words, for link_tx's grant (RD32_RSP, WR32_RSP, AP_RD_RSP)
-        tmax_q <= (type_q == 8'h11) ? {count[14:0], 1'b1} :
-                  (type_q == 8'h12) ? count + 16'd1 : apr_n + 16'd1;
     end
     function [1:0] worst(input [1:0] a, input [1:0] b);
         worst = (a > b) ? a : b;
@@ -306,10 +310,10 @@ module link_dispatch #(
     assign m_ap_bready_o = (ds_q == D_APW) || (ds_q == D_APW_B);
     wire   apr_take = (ds_q == D_APR) && rng_q && m_ap_rvalid_i;
     // a whole beat at once: both halves of R, or two words to W (no half beat pending)
-    wire   apr_dbl = rng_q && !h_q && (wleft_q >= 16'd2);
-    wire   apw_dbl = (ds_q == D_APW) && rng_q && !h_q && (wleft_q >= 16'd2) && wv2 && w_free;
+    wire   apr_dbl = rng_q && !h_q && (wleft_q >= L2);
+    wire   apw_dbl = (ds_q == D_APW) && rng_q && !h_q && (wleft_q >= L2) && wv2 && w_free;
     // one word alone: the high half of the first beat, or the last word as a low half
-    wire   apw_one = wv && (wleft_q != 16'd0) && w_free && (h_q || wleft_q == 16'd1);
+    wire   apw_one = wv && (wleft_q != L0) && w_free && (h_q || wleft_q == L1);
     assign m_ap_rready_o = apr_take;
     assign tw_wvalid2_o = apr_take && apr_dbl;
     assign tw_wdata2_o = m_ap_rdata_i[63:32];
@@ -318,13 +322,13 @@ module link_dispatch #(
     assign hs_wr_o = type_q[0];
     assign hs_head_o = (rem_q == len_q);
     assign hs_data_o = w;
-    assign hs_last_o = (rem_q == 16'd1);
+    assign hs_last_o = (rem_q == L1);
 
     // strobe of dword k of an AP_WR
     wire [3:0] fbe = p_q[0][19:16];
     wire [3:0] lbe = p_q[0][23:20];
-    wire [3:0] wstrb_k = first_q ? fbe : ((wleft_q == 16'd1) ? lbe : 4'hF);
-    wire [3:0] wstrb_k2 = (wleft_q == 16'd2) ? lbe : 4'hF;  // the word after
+    wire [3:0] wstrb_k = first_q ? fbe : ((wleft_q == L1) ? lbe : 4'hF);
+    wire [3:0] wstrb_k2 = (wleft_q == L2) ? lbe : 4'hF;  // the word after
     wire       w_free = !w_v_q || m_ap_wready_i;
     // the W beat's data, strobes and WLAST load whenever the register is free (they matter only
     // while w_v_q, which rises with the beat they describe). The words at pos_q and pos_q + 1
@@ -340,7 +344,7 @@ module link_dispatch #(
             w_last_q <= 1'b0;
         end else if (w_free) begin
             w_d_q <= ev_hi ? {rf_ev, rf_od} : {rf_od, rf_ev};
-            w_s_q <= h_q ? {wstrb_k, 4'd0} : (wleft_q == 16'd1) ? {4'd0, wstrb_k} :
+            w_s_q <= h_q ? {wstrb_k, 4'd0} : (wleft_q == L1) ? {4'd0, wstrb_k} :
                      {wstrb_k2, wstrb_k};
             w_last_q <= (wb_left_q == 5'd1) || (wbeats_q == 10'd1);
         end
@@ -350,17 +354,15 @@ module link_dispatch #(
         pop = 1'b0;
         pop2 = 1'b0;
         tw_req_o = 1'b0;
-        tw_max_o = 16'd1;
         tw_wvalid_o = 1'b0;
         tw_wdata_o = 32'd0;
         hs_valid_o = 1'b0;
         case (ds_q)
             D_IDLE: pop = wv;
-            D_PARAM: pop = wv && (rem_q != 16'd0) && (pidx_q != np_q);
-            D_SKIP: pop = wv && (rem_q != 16'd0);
+            D_PARAM: pop = wv && (rem_q != L0) && (pidx_q != np_q);
+            D_SKIP: pop = wv && (rem_q != L0);
             D_HELLO_G: begin
                 tw_req_o = !stale_q;
-                tw_max_o = 16'd10;
             end
             D_HELLO: begin
                 tw_wvalid_o = 1'b1;
@@ -368,7 +370,6 @@ module link_dispatch #(
             end
             D_RD_G: begin
                 tw_req_o = !stale_q;
-                tw_max_o = tmax_q;
             end
             D_RD_AR: pop = wv && !car_q;
             D_RD_R: begin
@@ -381,7 +382,6 @@ module link_dispatch #(
             end
             D_WR_G: begin
                 tw_req_o = !stale_q;
-                tw_max_o = tmax_q;
             end
             D_WR_A: pop = wv;
             D_WR_D: pop = wv;
@@ -391,7 +391,6 @@ module link_dispatch #(
             end
             D_APR_G: begin
                 tw_req_o = !stale_q;
-                tw_max_o = tmax_q;
             end
             D_APR: begin
                 tw_wvalid_o = rng_q ? m_ap_rvalid_i : 1'b1;
@@ -399,7 +398,7 @@ module link_dispatch #(
             end
             D_APW: begin
                 if (!rng_q) begin
-                    pop = wv && (rem_q != 16'd0);
+                    pop = wv && (rem_q != L0);
                 end else if (apw_dbl) begin
                     pop = 1'b1;
                     pop2 = 1'b1;
@@ -409,10 +408,9 @@ module link_dispatch #(
             end
             D_APW_G: begin
                 tw_req_o = !stale_q;
-                tw_max_o = 16'd1;
             end
             D_HS: begin
-                hs_valid_o = wv && (rem_q != 16'd0);
+                hs_valid_o = wv && (rem_q != L0);
                 pop = hs_valid_o && hs_ready_i;
             end
             default: ;
@@ -433,8 +431,8 @@ module link_dispatch #(
             rf_inf_q <= 2'd0;
             ds_q <= D_IDLE;
             type_q <= 8'd0;
-            len_q <= 16'd0;
-            rem_q <= 16'd0;
+            len_q <= L0;
+            rem_q <= L0;
             fstart_q <= {PB{1'b0}};
             np_q <= 3'd0;
             pidx_q <= 3'd0;
@@ -442,7 +440,7 @@ module link_dispatch #(
             skip_q <= 1'b0;
             skipfr_q <= 1'b0;
             skip_ptr_q <= {PB{1'b0}};
-            cnt_q <= 16'd0;
+            cnt_q <= L0;
             resp_q <= 2'd0;
             val_q <= 32'd0;
             cw_q <= 1'b0;
@@ -453,8 +451,8 @@ module link_dispatch #(
             cdata_q <= 32'd0;
             hidx_q <= 4'd0;
             rng_q <= 1'b0;
-            n_q <= 16'd0;
-            wleft_q <= 16'd0;
+            n_q <= L0;
+            wleft_q <= L0;
             h_q <= 1'b0;
             first_q <= 1'b0;
             aa_act_q <= 1'b0;
@@ -484,7 +482,8 @@ module link_dispatch #(
 
             // ---- AP address issuer ----
             if (aa_act_q && (aa_wr_q ? m_ap_awready_i : m_ap_arready_i)) begin
-                aa_beat_q <= aa_beat_q + {{(BB-10){1'b0}}, aa_len};
+                // a request stays inside its 4 KiB page: only the beat within it moves
+                aa_beat_q[8:0] <= aa_beat_q[8:0] + aa_len[8:0];
                 aa_left_q <= aa_left_q - aa_len;
                 aa_big_q <= aa_left_q > 10'd32;
                 nb_q <= nb_q + 6'd1;
@@ -496,8 +495,8 @@ module link_dispatch #(
             case (ds_q)
                 D_IDLE: if (wv) begin
                     type_q <= w[7:0];
-                    len_q <= w[31:16];
-                    rem_q <= w[31:16];
+                    len_q <= w[LW+15:16];
+                    rem_q <= w[LW+15:16];
                     fstart_q <= pos_q;
                     pidx_q <= 3'd0;
                     resp_q <= 2'd0;
@@ -530,20 +529,20 @@ module link_dispatch #(
                 D_PARAM: begin
                     if (pidx_q == np_q) begin
                         ds_q <= D_CALC;
-                    end else if (rem_q == 16'd0) begin
+                    end else if (rem_q == L0) begin
                         bad_frame_o <= 1'b1;
                         ds_q <= D_SKIP;
                     end else if (wv) begin
                         p_q[pidx_q[1:0]] <= w;
                         pidx_q <= pidx_q + 3'd1;
-                        rem_q <= rem_q - 16'd1;
+                        rem_q <= rem_q - L1;
                     end
                 end
                 D_CALC: ds_q <= D_CHECK;
                 D_CHECK: begin
                     ds_q <= D_SKIP;
                     bad_frame_o <= 1'b1;
-                    cnt_q <= count;
+                    cnt_q <= count[LW-1:0];
                     hidx_q <= 4'd1;
                     case (type_q)
                         8'h10: if (ok_hello_q) begin
@@ -561,8 +560,8 @@ module link_dispatch #(
                         8'h13: if (ok_apr_q) begin
                             bad_frame_o <= 1'b0;
                             ds_q <= D_APR_G;
-                            n_q <= apr_n;
-                            wleft_q <= apr_n;
+                            n_q <= apr_n[LW-1:0];
+                            wleft_q <= apr_n[LW-1:0];
                             h_q <= ap_addr[2];
                             rng_q <= hi_ok_q;
                             resp_q <= hi_ok_q ? 2'd0 : 2'd3;
@@ -597,11 +596,11 @@ module link_dispatch #(
                     endcase
                 end
                 D_SKIP: begin
-                    if (rem_q == 16'd0) ds_q <= D_END;
-                    else if (wv) rem_q <= rem_q - 16'd1;
+                    if (rem_q == L0) ds_q <= D_END;
+                    else if (wv) rem_q <= rem_q - L1;
                 end
                 D_END: begin
-                    rptr_q <= fstart_q + len_q[PB-1:0] + {{(PB-1){1'b0}}, 1'b1};
+                    rptr_q <= fstart_q + len32[PB-1:0] + {{(PB-1){1'b0}}, 1'b1};
                     consumed_o <= !stale_q && !skipfr_q;
                     stale_q <= 1'b0;
                     ds_q <= D_IDLE;
@@ -626,7 +625,7 @@ module link_dispatch #(
                     if (!car_q && wv) begin
                         car_q <= 1'b1;
                         caddr_q <= w[CsrAddrBits-1:2];
-                        rem_q <= rem_q - 16'd1;
+                        rem_q <= rem_q - L1;
                     end
                     if (car_q && m_csr_arready_i) begin
                         car_q <= 1'b0;
@@ -638,8 +637,8 @@ module link_dispatch #(
                     ds_q <= D_RD_V;
                 end
                 D_RD_V: begin
-                    cnt_q <= cnt_q - 16'd1;
-                    if (cnt_q == 16'd1) begin
+                    cnt_q <= cnt_q - L1;
+                    if (cnt_q == L1) begin
                         tw_head_o <= p_q[0];
                         tw_type_o <= 8'h91;
                         tw_len_o <= {count[14:0], 1'b1};
@@ -654,14 +653,14 @@ module link_dispatch #(
                 D_WR_A: if (wv) begin
                     caddr_q <= w[CsrAddrBits-1:2];
                     cstrb_q <= w[19:16];
-                    rem_q <= rem_q - 16'd1;
+                    rem_q <= rem_q - L1;
                     ds_q <= D_WR_D;
                 end
                 D_WR_D: if (wv) begin
                     cdata_q <= w;
                     caw_q <= 1'b1;
                     cw_q <= 1'b1;
-                    rem_q <= rem_q - 16'd1;
+                    rem_q <= rem_q - L1;
                     ds_q <= D_WR_B;
                 end
                 D_WR_B: begin
@@ -669,8 +668,8 @@ module link_dispatch #(
                     if (cw_q && m_csr_wready_i) cw_q <= 1'b0;
                     if (m_csr_bready_o && m_csr_bvalid_i) begin
                         resp_q <= worst(resp_q, m_csr_bresp_i);
-                        cnt_q <= cnt_q - 16'd1;
-                        if (cnt_q == 16'd1) begin
+                        cnt_q <= cnt_q - L1;
+                        if (cnt_q == L1) begin
                             tw_head_o <= p_q[0];
                             tw_type_o <= 8'h92;
                             tw_len_o <= count + 16'd1;
@@ -686,15 +685,15 @@ module link_dispatch #(
                 D_APR_G: if (gnt) ds_q <= D_APR;
                 D_APR: begin
                     if (tw_wvalid_o) begin
-                        wleft_q <= wleft_q - (tw_wvalid2_o ? 16'd2 : 16'd1);
+                        wleft_q <= wleft_q - (tw_wvalid2_o ? L2 : L1);
                         if (rng_q) begin
                             h_q <= tw_wvalid2_o ? 1'b0 : !h_q;
                             resp_q <= worst(resp_q, m_ap_rresp_i);
                         end
-                        if (wleft_q == (tw_wvalid2_o ? 16'd2 : 16'd1)) begin
+                        if (wleft_q == (tw_wvalid2_o ? L2 : L1)) begin
                             tw_head_o <= {14'd0, rng_q ? worst(resp_q, m_ap_rresp_i) : 2'd3, id};
                             tw_type_o <= 8'h93;
-                            tw_len_o <= n_q + 16'd1;
+                            tw_len_o <= n32[15:0] + 16'd1;
                             tw_commit_o <= 1'b1;
                             ds_q <= D_RSP;
                         end
@@ -703,20 +702,20 @@ module link_dispatch #(
                 // ---- AP_WR ----
                 D_APW: begin
                     if (!rng_q) begin
-                        if (pop) rem_q <= rem_q - 16'd1;
-                        if (rem_q == 16'd0) ds_q <= D_APW_G;
+                        if (pop) rem_q <= rem_q - L1;
+                        if (rem_q == L0) ds_q <= D_APW_G;
                     end else begin
                         if (pop) begin
                             // a beat: two words, or one alone (after it the next word is
                             // always a low half)
                             first_q <= 1'b0;
-                            wleft_q <= wleft_q - (pop2 ? 16'd2 : 16'd1);
+                            wleft_q <= wleft_q - (pop2 ? L2 : L1);
                             w_v_q <= 1'b1;
                             wb_left_q <= (wb_left_q == 5'd1) ? 5'd16 : wb_left_q - 5'd1;
                             wbeats_q <= wbeats_q - 10'd1;
                             h_q <= 1'b0;
                         end
-                        if (wleft_q == 16'd0 && w_free) ds_q <= D_APW_B;
+                        if (wleft_q == L0 && w_free) ds_q <= D_APW_B;
                     end
                     if (m_ap_bvalid_i) begin
                         bcnt_q <= bcnt_q + 6'd1;
@@ -746,8 +745,8 @@ module link_dispatch #(
                 end
                 // ---- DMA answers ----
                 D_HS: begin
-                    if (pop) rem_q <= rem_q - 16'd1;
-                    if (rem_q == 16'd0) ds_q <= D_END;
+                    if (pop) rem_q <= rem_q - L1;
+                    if (rem_q == L0) ds_q <= D_END;
                 end
                 default: ds_q <= D_IDLE;
             endcase
