@@ -15,8 +15,9 @@
 // unaligned or 4 KiB-crossing address, an answer that would exceed MaxPayload) is consumed with
 // no answer and pulses bad_frame_o.
 // Contract:
-//   - Reads the receive buffer two words at a time through buf_* (buf_rdata_i: the word at
-//     buf_raddr_o and the one after it, one cycle after buf_re_o) up to buf_wptr_i;
+//   - Reads the receive buffer two words at a time through buf_* (buf_rdata_i: the words at
+//     buf_raddr_o and the one after it, one cycle after buf_re_o, the even one in [31:0] and
+//     the odd one in [63:32]) up to buf_wptr_i;
 //     buf_rptr_o is the end of the frames consumed; consumed_o pulses once per frame, after it
 //     has been executed and its answer committed to link_tx.
 //   - Responses are written through a link_tx producer port (tw_*, see link_tx).
@@ -51,7 +52,6 @@ module link_dispatch #(
     input  wire [RxWindowLog2:0]   lreset_ptr_i,
     // link_tx producer port
     output reg                     tw_req_o,
-    output reg  [15:0]             tw_max_o,
     input  wire                    tw_gnt_i,
     output reg                     tw_wvalid_o,
     output reg  [31:0]             tw_wdata_o,
@@ -138,6 +138,9 @@ module link_dispatch #(
                      D_APR = 5'd16, D_APW = 5'd17, D_APW_B = 5'd18, D_APW_G = 5'd19,
                      D_RSP = 5'd20, D_HS = 5'd21, D_CALC = 5'd22;
     localparam [15:0] MAXP = MaxPayload[15:0];
+    // payload lengths and counts: LW bits hold MaxPayload
+    localparam integer LW = $clog2(MaxPayload + 1);
+    localparam [LW-1:0] L0 = 0, L1 = 1, L2 = 2, L3 = 3, L4 = 4;
 
     generate
         if (MaxPayload < 35 || MaxPayload >= (1 << RxWindowLog2) - 5) begin : g_bad_0
@@ -151,10 +154,14 @@ module link_dispatch #(
         end
     endgenerate
 
-    // ---- word reader: an 8-word FIFO fed from the receive buffer, up to two words a cycle --
+    // ---- word reader: an 8-word window of the receive buffer, fed up to two words a cycle --
+    // The word at frame position p sits in entry p[2:1] of rf_e_q (p even) or rf_o_q (p odd):
+    // each bank of the receive buffer fills its own half, so no word is steered on the way in,
+    // and the word at pos_q and the one after it are one entry of each half.
     reg  [PB-1:0] rp_q, pos_q, rptr_q;
-    reg  [31:0]   rf_q [0:7];
-    reg  [2:0]    rf_rd_q, rf_wr_q;
+    reg  [31:0]   rf_e_q [0:3];
+    reg  [31:0]   rf_o_q [0:3];
+    reg  [2:0]    rw_q;                 // rp_q of the read whose words arrive this cycle
     reg  [3:0]    rf_cnt_q;
     reg  [1:0]    rf_inf_q;             // words arriving from the buffer this cycle
     wire [PB-1:0] rd_avail = buf_wptr_i - rp_q;
@@ -165,23 +172,26 @@ module link_dispatch #(
     assign buf_rptr_o = rptr_q;
     wire          wv = rf_cnt_q != 4'd0;
     wire          wv2 = rf_cnt_q >= 4'd2;
-    wire [2:0]    rf_rd1 = rf_rd_q + 3'd1;  // 3 bits: an index expression is not cut to them
-    wire [2:0]    rf_wr1 = rf_wr_q + 3'd1;
-    wire [31:0]   w = rf_q[rf_rd_q];
-    wire [31:0]   w2 = rf_q[rf_rd1];
+    wire [1:0]    rf_erow = pos_q[2:1] + {1'b0, pos_q[0]};
+    wire [31:0]   rf_ev = rf_e_q[rf_erow];  // the even one of the words at pos_q and pos_q + 1
+    wire [31:0]   rf_od = rf_o_q[pos_q[2:1]];
+    wire [31:0]   w = pos_q[0] ? rf_od : rf_ev;
+    wire [1:0]    rw_erow = rw_q[2:1] + {1'b0, rw_q[0]};
+    wire          rw_e = (rf_inf_q == 2'd2) || (rf_inf_q == 2'd1 && !rw_q[0]);
+    wire          rw_o = (rf_inf_q == 2'd2) || (rf_inf_q == 2'd1 && rw_q[0]);
     reg           pop;
     reg           pop2;                 // with pop: the second word goes too
 
     // ---- frame state ----------------------------------------------------------------------
     reg  [4:0]    ds_q;
     reg  [7:0]    type_q;
-    reg  [15:0]   len_q, rem_q;
+    reg  [LW-1:0] len_q, rem_q;        // LEN <= MaxPayload (link_rx_align drops more)
     reg  [PB-1:0] fstart_q;
     reg  [2:0]    np_q, pidx_q;
     reg  [31:0]   p_q [0:3];
     reg           stale_q, skip_q, skipfr_q;
     reg  [PB-1:0] skip_ptr_q;
-    reg  [15:0]   cnt_q;
+    reg  [LW-1:0] cnt_q;
     reg  [1:0]    resp_q;
     reg  [31:0]   val_q;
     reg           cw_q;                 // csr w pending handshake
@@ -191,10 +201,10 @@ module link_dispatch #(
     reg  [31:0]   cdata_q;
     reg  [3:0]    hidx_q;
     reg           rng_q;                // BAR1 address in range
-    reg  [15:0]   n_q;                  // AP dwords
-    reg  [15:0]   wleft_q;
+    reg  [LW-1:0] n_q;                  // AP dwords
+    reg  [LW-1:0] wleft_q;
     reg           h_q;
-    reg  [15:0]   widx_q;
+    reg           first_q;              // the next AP_WR word is its first
     // AP address issuer (AR or AW)
     reg           aa_act_q, aa_wr_q;
     reg  [BB-1:0] aa_beat_q;
@@ -205,8 +215,6 @@ module link_dispatch #(
     reg           w_v_q, w_last_q;
     reg  [63:0]   w_d_q;
     reg  [7:0]    w_s_q;
-    reg  [31:0]   lo_q;
-    reg  [3:0]    lo_s_q;
     reg  [4:0]    wb_left_q;            // beats left in the current W burst
     reg  [9:0]    wbeats_q;             // beats left in the request
 
@@ -216,30 +224,32 @@ module link_dispatch #(
     wire [15:0] apr_n = p_q[3][15:0];
     // the checks of a frame's LEN and parameters, registered every cycle: D_CALC gives them the
     // cycle after the last parameter, D_CHECK acts on them
+    wire [31:0] n32 = {{(32 - LW){1'b0}}, n_q};
+    wire        unused_n32 = ^n32[31:16];
     wire [16:0] end_rd = {5'd0, ap_addr[11:0]} + {apr_n[14:0], 2'b00};
-    wire [16:0] end_wr12 = {5'd0, ap_addr[11:0]} + {len_q[14:0], 2'b00};   // end_wr + 12
+    wire [31:0] len32 = {{(32 - LW){1'b0}}, len_q};
+    wire [15:0] len16 = len32[15:0];
+    wire        unused_len32 = ^len32[31:16];
+    wire [16:0] end_wr12 = {5'd0, ap_addr[11:0]} + {len16[14:0], 2'b00};   // end_wr + 12
     reg         ok_hello_q, ok_rd_q, ok_wr_q, ok_apr_q, ok_apw_q, hi_ok_q;
     // 8-byte beats covered by n dwords from a 4-aligned address (inside one 4 KiB page):
     // (n + address[2] + 1) / 2
     reg  [9:0]  beats_rd_q, beats_wr_q;
-    reg  [15:0] apw_n_q, tmax_q;
+    reg  [LW-1:0] apw_n_q;
     wire [11:0] beats_rd_n = {1'b0, apr_n[10:0]} + {11'd0, ap_addr[2]} + 12'd1;
-    wire [11:0] beats_wr_n = {1'b0, len_q[10:0]} + {11'd0, ap_addr[2]} - 12'd2;
+    wire [11:0] beats_wr_n = {1'b0, len16[10:0]} + {11'd0, ap_addr[2]} - 12'd2;
     wire        unused_low = ^{beats_rd_n[11], beats_rd_n[0], beats_wr_n[11], beats_wr_n[0]};
     always @(posedge clk_i) begin
-        ok_hello_q <= (len_q == 16'd2);
-        ok_rd_q <= count != 16'd0 && len_q == count + 16'd1 && {count, 1'b1} <= {1'b0, MAXP};
-        ok_wr_q <= count != 16'd0 && {1'b0, len_q} == {count, 1'b0} + 17'd2 && count < MAXP;
-        ok_apr_q <= len_q == 16'd4 && apr_n != 16'd0 && apr_n < MAXP && ap_addr[1:0] == 2'b00 &&
+        ok_hello_q <= (len_q == L2);
+        ok_rd_q <= count != 16'd0 && len16 == count + 16'd1 && {count, 1'b1} <= {1'b0, MAXP};
+        ok_wr_q <= count != 16'd0 && {1'b0, len16} == {count, 1'b0} + 17'd2 && count < MAXP;
+        ok_apr_q <= len_q == L4 && apr_n != 16'd0 && apr_n < MAXP && ap_addr[1:0] == 2'b00 &&
                     end_rd <= 17'd4096;
-        ok_apw_q <= len_q > 16'd3 && ap_addr[1:0] == 2'b00 && end_wr12 <= 17'd4108;
+        ok_apw_q <= len_q > L3 && ap_addr[1:0] == 2'b00 && end_wr12 <= 17'd4108;
         hi_ok_q <= (ap_addr[63:ApAddrBits] == {(64 - ApAddrBits){1'b0}});
-        apw_n_q <= len_q - 16'd3;
+        apw_n_q <= len_q - L3;
         beats_rd_q <= beats_rd_n[10:1];
         beats_wr_q <= beats_wr_n[10:1];
-        // the answer's most words, for link_tx's grant (RD32_RSP, WR32_RSP, AP_RD_RSP)
-        tmax_q <= (type_q == 8'h11) ? {count[14:0], 1'b1} :
-                  (type_q == 8'h12) ? count + 16'd1 : apr_n + 16'd1;
     end
     function [1:0] worst(input [1:0] a, input [1:0] b);
         worst = (a > b) ? a : b;
@@ -300,8 +310,10 @@ module link_dispatch #(
     assign m_ap_bready_o = (ds_q == D_APW) || (ds_q == D_APW_B);
     wire   apr_take = (ds_q == D_APR) && rng_q && m_ap_rvalid_i;
     // a whole beat at once: both halves of R, or two words to W (no half beat pending)
-    wire   apr_dbl = rng_q && !h_q && (wleft_q >= 16'd2);
-    wire   apw_dbl = (ds_q == D_APW) && rng_q && !h_q && (wleft_q >= 16'd2) && wv2 && w_free;
+    wire   apr_dbl = rng_q && !h_q && (wleft_q >= L2);
+    wire   apw_dbl = (ds_q == D_APW) && rng_q && !h_q && (wleft_q >= L2) && wv2 && w_free;
+    // one word alone: the high half of the first beat, or the last word as a low half
+    wire   apw_one = wv && (wleft_q != L0) && w_free && (h_q || wleft_q == L1);
     assign m_ap_rready_o = apr_take;
     assign tw_wvalid2_o = apr_take && apr_dbl;
     assign tw_wdata2_o = m_ap_rdata_i[63:32];
@@ -310,25 +322,29 @@ module link_dispatch #(
     assign hs_wr_o = type_q[0];
     assign hs_head_o = (rem_q == len_q);
     assign hs_data_o = w;
-    assign hs_last_o = (rem_q == 16'd1);
+    assign hs_last_o = (rem_q == L1);
 
     // strobe of dword k of an AP_WR
     wire [3:0] fbe = p_q[0][19:16];
     wire [3:0] lbe = p_q[0][23:20];
-    wire [3:0] wstrb_k = (widx_q == 16'd0) ? fbe : ((wleft_q == 16'd1) ? lbe : 4'hF);
-    wire [3:0] wstrb_k2 = (wleft_q == 16'd2) ? lbe : 4'hF;  // word widx_q + 1
+    wire [3:0] wstrb_k = first_q ? fbe : ((wleft_q == L1) ? lbe : 4'hF);
+    wire [3:0] wstrb_k2 = (wleft_q == L2) ? lbe : 4'hF;  // the word after
     wire       w_free = !w_v_q || m_ap_wready_i;
     // the W beat's data, strobes and WLAST load whenever the register is free (they matter only
-    // while w_v_q, which rises with the beat they describe): {w2, w} when two words go at once,
-    // {w, lo} after a low half, {0, w} for the last word of a request alone
+    // while w_v_q, which rises with the beat they describe). The words at pos_q and pos_q + 1
+    // go in the beat's halves by address: h_q ^ pos_q[0] says whether the even one is the high
+    // half (it is the same for every word of a request). A half beat's other half is whatever
+    // word sits there, with its strobes 0: the high half of the first beat (h_q), the last word
+    // alone as the low half.
+    wire       ev_hi = h_q ^ pos_q[0];
     always @(posedge clk_i) begin
         if (rst_i) begin
             w_d_q <= 64'd0;
             w_s_q <= 8'd0;
             w_last_q <= 1'b0;
         end else if (w_free) begin
-            w_d_q <= h_q ? {w, lo_q} : (wleft_q == 16'd1) ? {32'd0, w} : {w2, w};
-            w_s_q <= h_q ? {wstrb_k, lo_s_q} : (wleft_q == 16'd1) ? {4'd0, wstrb_k} :
+            w_d_q <= ev_hi ? {rf_ev, rf_od} : {rf_od, rf_ev};
+            w_s_q <= h_q ? {wstrb_k, 4'd0} : (wleft_q == L1) ? {4'd0, wstrb_k} :
                      {wstrb_k2, wstrb_k};
             w_last_q <= (wb_left_q == 5'd1) || (wbeats_q == 10'd1);
         end
@@ -338,17 +354,15 @@ module link_dispatch #(
         pop = 1'b0;
         pop2 = 1'b0;
         tw_req_o = 1'b0;
-        tw_max_o = 16'd1;
         tw_wvalid_o = 1'b0;
         tw_wdata_o = 32'd0;
         hs_valid_o = 1'b0;
         case (ds_q)
             D_IDLE: pop = wv;
-            D_PARAM: pop = wv && (rem_q != 16'd0) && (pidx_q != np_q);
-            D_SKIP: pop = wv && (rem_q != 16'd0);
+            D_PARAM: pop = wv && (rem_q != L0) && (pidx_q != np_q);
+            D_SKIP: pop = wv && (rem_q != L0);
             D_HELLO_G: begin
                 tw_req_o = !stale_q;
-                tw_max_o = 16'd10;
             end
             D_HELLO: begin
                 tw_wvalid_o = 1'b1;
@@ -356,7 +370,6 @@ module link_dispatch #(
             end
             D_RD_G: begin
                 tw_req_o = !stale_q;
-                tw_max_o = tmax_q;
             end
             D_RD_AR: pop = wv && !car_q;
             D_RD_R: begin
@@ -369,7 +382,6 @@ module link_dispatch #(
             end
             D_WR_G: begin
                 tw_req_o = !stale_q;
-                tw_max_o = tmax_q;
             end
             D_WR_A: pop = wv;
             D_WR_D: pop = wv;
@@ -379,7 +391,6 @@ module link_dispatch #(
             end
             D_APR_G: begin
                 tw_req_o = !stale_q;
-                tw_max_o = tmax_q;
             end
             D_APR: begin
                 tw_wvalid_o = rng_q ? m_ap_rvalid_i : 1'b1;
@@ -387,21 +398,19 @@ module link_dispatch #(
             end
             D_APW: begin
                 if (!rng_q) begin
-                    pop = wv && (rem_q != 16'd0);
+                    pop = wv && (rem_q != L0);
                 end else if (apw_dbl) begin
                     pop = 1'b1;
                     pop2 = 1'b1;
                 end else begin
-                    pop = wv && (wleft_q != 16'd0) && (!h_q ? (wleft_q != 16'd1 || w_free)
-                                                        : w_free);
+                    pop = apw_one;
                 end
             end
             D_APW_G: begin
                 tw_req_o = !stale_q;
-                tw_max_o = 16'd1;
             end
             D_HS: begin
-                hs_valid_o = wv && (rem_q != 16'd0);
+                hs_valid_o = wv && (rem_q != L0);
                 pop = hs_valid_o && hs_ready_i;
             end
             default: ;
@@ -417,14 +426,13 @@ module link_dispatch #(
             rp_q <= {PB{1'b0}};
             pos_q <= {PB{1'b0}};
             rptr_q <= {PB{1'b0}};
-            rf_rd_q <= 3'd0;
-            rf_wr_q <= 3'd0;
+            rw_q <= 3'd0;
             rf_cnt_q <= 4'd0;
             rf_inf_q <= 2'd0;
             ds_q <= D_IDLE;
             type_q <= 8'd0;
-            len_q <= 16'd0;
-            rem_q <= 16'd0;
+            len_q <= L0;
+            rem_q <= L0;
             fstart_q <= {PB{1'b0}};
             np_q <= 3'd0;
             pidx_q <= 3'd0;
@@ -432,7 +440,7 @@ module link_dispatch #(
             skip_q <= 1'b0;
             skipfr_q <= 1'b0;
             skip_ptr_q <= {PB{1'b0}};
-            cnt_q <= 16'd0;
+            cnt_q <= L0;
             resp_q <= 2'd0;
             val_q <= 32'd0;
             cw_q <= 1'b0;
@@ -443,10 +451,10 @@ module link_dispatch #(
             cdata_q <= 32'd0;
             hidx_q <= 4'd0;
             rng_q <= 1'b0;
-            n_q <= 16'd0;
-            wleft_q <= 16'd0;
+            n_q <= L0;
+            wleft_q <= L0;
             h_q <= 1'b0;
-            widx_q <= 16'd0;
+            first_q <= 1'b0;
             aa_act_q <= 1'b0;
             aa_wr_q <= 1'b0;
             aa_beat_q <= {BB{1'b0}};
@@ -456,8 +464,6 @@ module link_dispatch #(
             bcnt_q <= 6'd0;
             bexp_q <= 6'd0;
             w_v_q <= 1'b0;
-            lo_q <= 32'd0;
-            lo_s_q <= 4'd0;
             wb_left_q <= 5'd0;
             wbeats_q <= 10'd0;
             tw_commit_o <= 1'b0;
@@ -467,19 +473,17 @@ module link_dispatch #(
         end else begin
             // ---- reader ----
             rf_inf_q <= rd_n;
+            rw_q <= rp_q[2:0];
             rp_q <= rp_q + {{(PB-2){1'b0}}, rd_n};
-            if (rf_inf_q != 2'd0) rf_q[rf_wr_q] <= buf_rdata_i[31:0];
-            if (rf_inf_q == 2'd2) rf_q[rf_wr1] <= buf_rdata_i[63:32];
-            rf_wr_q <= rf_wr_q + {1'b0, rf_inf_q};
+            if (rw_e) rf_e_q[rw_erow] <= buf_rdata_i[31:0];
+            if (rw_o) rf_o_q[rw_q[2:1]] <= buf_rdata_i[63:32];
             rf_cnt_q <= rf_cnt_q + {2'd0, rf_inf_q} - {2'd0, pop && pop2, pop && !pop2};
-            if (pop) begin
-                rf_rd_q <= rf_rd_q + {1'b0, pop2, !pop2};
-                pos_q <= pos_q + {{(PB-2){1'b0}}, pop2, !pop2};
-            end
+            if (pop) pos_q <= pos_q + {{(PB-2){1'b0}}, pop2, !pop2};
 
             // ---- AP address issuer ----
             if (aa_act_q && (aa_wr_q ? m_ap_awready_i : m_ap_arready_i)) begin
-                aa_beat_q <= aa_beat_q + {{(BB-10){1'b0}}, aa_len};
+                // a request stays inside its 4 KiB page: only the beat within it moves
+                aa_beat_q[8:0] <= aa_beat_q[8:0] + aa_len[8:0];
                 aa_left_q <= aa_left_q - aa_len;
                 aa_big_q <= aa_left_q > 10'd32;
                 nb_q <= nb_q + 6'd1;
@@ -491,8 +495,8 @@ module link_dispatch #(
             case (ds_q)
                 D_IDLE: if (wv) begin
                     type_q <= w[7:0];
-                    len_q <= w[31:16];
-                    rem_q <= w[31:16];
+                    len_q <= w[LW+15:16];
+                    rem_q <= w[LW+15:16];
                     fstart_q <= pos_q;
                     pidx_q <= 3'd0;
                     resp_q <= 2'd0;
@@ -525,20 +529,20 @@ module link_dispatch #(
                 D_PARAM: begin
                     if (pidx_q == np_q) begin
                         ds_q <= D_CALC;
-                    end else if (rem_q == 16'd0) begin
+                    end else if (rem_q == L0) begin
                         bad_frame_o <= 1'b1;
                         ds_q <= D_SKIP;
                     end else if (wv) begin
                         p_q[pidx_q[1:0]] <= w;
                         pidx_q <= pidx_q + 3'd1;
-                        rem_q <= rem_q - 16'd1;
+                        rem_q <= rem_q - L1;
                     end
                 end
                 D_CALC: ds_q <= D_CHECK;
                 D_CHECK: begin
                     ds_q <= D_SKIP;
                     bad_frame_o <= 1'b1;
-                    cnt_q <= count;
+                    cnt_q <= count[LW-1:0];
                     hidx_q <= 4'd1;
                     case (type_q)
                         8'h10: if (ok_hello_q) begin
@@ -556,8 +560,8 @@ module link_dispatch #(
                         8'h13: if (ok_apr_q) begin
                             bad_frame_o <= 1'b0;
                             ds_q <= D_APR_G;
-                            n_q <= apr_n;
-                            wleft_q <= apr_n;
+                            n_q <= apr_n[LW-1:0];
+                            wleft_q <= apr_n[LW-1:0];
                             h_q <= ap_addr[2];
                             rng_q <= hi_ok_q;
                             resp_q <= hi_ok_q ? 2'd0 : 2'd3;
@@ -572,10 +576,8 @@ module link_dispatch #(
                             ds_q <= D_APW;
                             n_q <= apw_n_q;
                             wleft_q <= apw_n_q;
-                            widx_q <= 16'd0;
+                            first_q <= 1'b1;
                             h_q <= ap_addr[2];
-                            lo_q <= 32'd0;
-                            lo_s_q <= 4'd0;
                             rng_q <= hi_ok_q;
                             resp_q <= hi_ok_q ? 2'd0 : 2'd3;
                             aa_act_q <= hi_ok_q;
@@ -594,11 +596,11 @@ module link_dispatch #(
                     endcase
                 end
                 D_SKIP: begin
-                    if (rem_q == 16'd0) ds_q <= D_END;
-                    else if (wv) rem_q <= rem_q - 16'd1;
+                    if (rem_q == L0) ds_q <= D_END;
+                    else if (wv) rem_q <= rem_q - L1;
                 end
                 D_END: begin
-                    rptr_q <= fstart_q + len_q[PB-1:0] + {{(PB-1){1'b0}}, 1'b1};
+                    rptr_q <= fstart_q + len32[PB-1:0] + {{(PB-1){1'b0}}, 1'b1};
                     consumed_o <= !stale_q && !skipfr_q;
                     stale_q <= 1'b0;
                     ds_q <= D_IDLE;
@@ -623,7 +625,7 @@ module link_dispatch #(
                     if (!car_q && wv) begin
                         car_q <= 1'b1;
                         caddr_q <= w[CsrAddrBits-1:2];
-                        rem_q <= rem_q - 16'd1;
+                        rem_q <= rem_q - L1;
                     end
                     if (car_q && m_csr_arready_i) begin
                         car_q <= 1'b0;
@@ -635,8 +637,8 @@ module link_dispatch #(
                     ds_q <= D_RD_V;
                 end
                 D_RD_V: begin
-                    cnt_q <= cnt_q - 16'd1;
-                    if (cnt_q == 16'd1) begin
+                    cnt_q <= cnt_q - L1;
+                    if (cnt_q == L1) begin
                         tw_head_o <= p_q[0];
                         tw_type_o <= 8'h91;
                         tw_len_o <= {count[14:0], 1'b1};
@@ -651,14 +653,14 @@ module link_dispatch #(
                 D_WR_A: if (wv) begin
                     caddr_q <= w[CsrAddrBits-1:2];
                     cstrb_q <= w[19:16];
-                    rem_q <= rem_q - 16'd1;
+                    rem_q <= rem_q - L1;
                     ds_q <= D_WR_D;
                 end
                 D_WR_D: if (wv) begin
                     cdata_q <= w;
                     caw_q <= 1'b1;
                     cw_q <= 1'b1;
-                    rem_q <= rem_q - 16'd1;
+                    rem_q <= rem_q - L1;
                     ds_q <= D_WR_B;
                 end
                 D_WR_B: begin
@@ -666,8 +668,8 @@ module link_dispatch #(
                     if (cw_q && m_csr_wready_i) cw_q <= 1'b0;
                     if (m_csr_bready_o && m_csr_bvalid_i) begin
                         resp_q <= worst(resp_q, m_csr_bresp_i);
-                        cnt_q <= cnt_q - 16'd1;
-                        if (cnt_q == 16'd1) begin
+                        cnt_q <= cnt_q - L1;
+                        if (cnt_q == L1) begin
                             tw_head_o <= p_q[0];
                             tw_type_o <= 8'h92;
                             tw_len_o <= count + 16'd1;
@@ -683,15 +685,15 @@ module link_dispatch #(
                 D_APR_G: if (gnt) ds_q <= D_APR;
                 D_APR: begin
                     if (tw_wvalid_o) begin
-                        wleft_q <= wleft_q - (tw_wvalid2_o ? 16'd2 : 16'd1);
+                        wleft_q <= wleft_q - (tw_wvalid2_o ? L2 : L1);
                         if (rng_q) begin
                             h_q <= tw_wvalid2_o ? 1'b0 : !h_q;
                             resp_q <= worst(resp_q, m_ap_rresp_i);
                         end
-                        if (wleft_q == (tw_wvalid2_o ? 16'd2 : 16'd1)) begin
+                        if (wleft_q == (tw_wvalid2_o ? L2 : L1)) begin
                             tw_head_o <= {14'd0, rng_q ? worst(resp_q, m_ap_rresp_i) : 2'd3, id};
                             tw_type_o <= 8'h93;
-                            tw_len_o <= n_q + 16'd1;
+                            tw_len_o <= n32[15:0] + 16'd1;
                             tw_commit_o <= 1'b1;
                             ds_q <= D_RSP;
                         end
@@ -700,34 +702,20 @@ module link_dispatch #(
                 // ---- AP_WR ----
                 D_APW: begin
                     if (!rng_q) begin
-                        if (pop) rem_q <= rem_q - 16'd1;
-                        if (rem_q == 16'd0) ds_q <= D_APW_G;
+                        if (pop) rem_q <= rem_q - L1;
+                        if (rem_q == L0) ds_q <= D_APW_G;
                     end else begin
-                        if (pop && pop2) begin
-                            // a whole beat: this word low, the next one high
-                            widx_q <= widx_q + 16'd2;
-                            wleft_q <= wleft_q - 16'd2;
+                        if (pop) begin
+                            // a beat: two words, or one alone (after it the next word is
+                            // always a low half)
+                            first_q <= 1'b0;
+                            wleft_q <= wleft_q - (pop2 ? L2 : L1);
                             w_v_q <= 1'b1;
                             wb_left_q <= (wb_left_q == 5'd1) ? 5'd16 : wb_left_q - 5'd1;
                             wbeats_q <= wbeats_q - 10'd1;
-                        end else if (pop) begin
-                            widx_q <= widx_q + 16'd1;
-                            wleft_q <= wleft_q - 16'd1;
-                            if (!h_q && wleft_q != 16'd1) begin
-                                lo_q <= w;
-                                lo_s_q <= wstrb_k;
-                                h_q <= 1'b1;
-                            end else begin
-                                // a beat is complete: {this word, lo} or {0, this word}
-                                w_v_q <= 1'b1;
-                                wb_left_q <= (wb_left_q == 5'd1) ? 5'd16 : wb_left_q - 5'd1;
-                                wbeats_q <= wbeats_q - 10'd1;
-                                h_q <= 1'b0;
-                                lo_q <= 32'd0;
-                                lo_s_q <= 4'd0;
-                            end
+                            h_q <= 1'b0;
                         end
-                        if (wleft_q == 16'd0 && w_free) ds_q <= D_APW_B;
+                        if (wleft_q == L0 && w_free) ds_q <= D_APW_B;
                     end
                     if (m_ap_bvalid_i) begin
                         bcnt_q <= bcnt_q + 6'd1;
@@ -757,8 +745,8 @@ module link_dispatch #(
                 end
                 // ---- DMA answers ----
                 D_HS: begin
-                    if (pop) rem_q <= rem_q - 16'd1;
-                    if (rem_q == 16'd0) ds_q <= D_END;
+                    if (pop) rem_q <= rem_q - L1;
+                    if (rem_q == L0) ds_q <= D_END;
                 end
                 default: ds_q <= D_IDLE;
             endcase

@@ -181,11 +181,11 @@ module link_engine #(
 
     // ---- execute ------------------------------------------------------------------------
     wire        tw0_req, tw0_gnt, tw0_wvalid, tw0_wvalid2, tw0_done, tw0_commit;
-    wire [15:0] tw0_max, tw0_len;
+    wire [15:0] tw0_len;
     wire [31:0] tw0_wdata, tw0_wdata2, tw0_head;
     wire [7:0]  tw0_type;
     wire        tw1_req, tw1_gnt, tw1_wvalid, tw1_done, tw1_commit;
-    wire [15:0] tw1_max, tw1_len;
+    wire [15:0] tw1_len, unused_tw1_max;    // link_tx grants room for MaxPayload words
     wire [31:0] tw1_wdata, tw1_head;
     wire [7:0]  tw1_type;
     wire        hs_valid, hs_ready, hs_wr, hs_head, hs_last;
@@ -200,7 +200,7 @@ module link_engine #(
         .buf_re_o(buf_re), .buf_raddr_o(buf_raddr), .buf_rdata_i(buf_rdata),
         .buf_wptr_i(buf_wptr), .buf_rptr_o(buf_rptr), .consumed_o(consumed),
         .lreset_i(lreset), .lreset_ptr_i(lreset_ptr),
-        .tw_req_o(tw0_req), .tw_max_o(tw0_max), .tw_gnt_i(tw0_gnt), .tw_wvalid_o(tw0_wvalid),
+        .tw_req_o(tw0_req), .tw_gnt_i(tw0_gnt), .tw_wvalid_o(tw0_wvalid),
         .tw_wdata_o(tw0_wdata), .tw_wvalid2_o(tw0_wvalid2), .tw_wdata2_o(tw0_wdata2),
         .tw_done_o(tw0_done), .tw_commit_o(tw0_commit),
         .tw_type_o(tw0_type), .tw_len_o(tw0_len), .tw_head_o(tw0_head),
@@ -302,7 +302,7 @@ module link_engine #(
         .s_host_rlast_o(s_host_rlast_o),
         .s_host_rvalid_o(s_host_rvalid_o),
         .s_host_rready_i(s_host_rready_i),
-        .tw_req_o(tw1_req), .tw_max_o(tw1_max), .tw_gnt_i(tw1_gnt), .tw_wvalid_o(tw1_wvalid),
+        .tw_req_o(tw1_req), .tw_max_o(unused_tw1_max), .tw_gnt_i(tw1_gnt), .tw_wvalid_o(tw1_wvalid),
         .tw_wdata_o(tw1_wdata), .tw_done_o(tw1_done), .tw_commit_o(tw1_commit),
         .tw_type_o(tw1_type), .tw_len_o(tw1_len), .tw_head_o(tw1_head),
         .hs_valid_i(hs_valid), .hs_ready_o(hs_ready), .hs_wr_i(hs_wr), .hs_head_i(hs_head),
@@ -311,18 +311,18 @@ module link_engine #(
     // ---- transmit -----------------------------------------------------------------------
     wire [31:0] txw_data;
     wire        txw_valid, txw_ready, replay, nak_sent;
-    link_tx #(.ReplayLog2(ReplayLog2), .SlotLog2(5), .ReplayTimeout(ReplayTimeout),
+    link_tx #(.ReplayLog2(ReplayLog2), .MaxPayload(MaxPayload), .SlotLog2(5), .ReplayTimeout(ReplayTimeout),
               .AckDelay(AckDelay)) u_tx (
         .clk_i(clk_i), .rst_i(rst_i), .lreset_i(lreset), .lreset_epoch_i(lreset_epoch),
         .ack_seq_i(ack_seq), .peer_ack_valid_i(peer_ack_valid), .peer_ack_i(peer_ack),
         .peer_nak_i(peer_nak), .send_ack_i(send_ack), .send_nak_i(send_nak), .irq_i(irq_i),
         .irq_resend_i(hello),
-        .tw0_req_i(tw0_req), .tw0_max_i(tw0_max), .tw0_gnt_o(tw0_gnt),
+        .tw0_req_i(tw0_req), .tw0_gnt_o(tw0_gnt),
         .tw0_wvalid_i(tw0_wvalid), .tw0_wdata_i(tw0_wdata), .tw0_wvalid2_i(tw0_wvalid2),
         .tw0_wdata2_i(tw0_wdata2), .tw0_done_i(tw0_done),
         .tw0_commit_i(tw0_commit), .tw0_type_i(tw0_type), .tw0_len_i(tw0_len),
         .tw0_head_i(tw0_head),
-        .tw1_req_i(tw1_req), .tw1_max_i(tw1_max), .tw1_gnt_o(tw1_gnt),
+        .tw1_req_i(tw1_req), .tw1_gnt_o(tw1_gnt),
         .tw1_wvalid_i(tw1_wvalid), .tw1_wdata_i(tw1_wdata), .tw1_done_i(tw1_done),
         .tw1_commit_i(tw1_commit), .tw1_type_i(tw1_type), .tw1_len_i(tw1_len),
         .tw1_head_i(tw1_head),

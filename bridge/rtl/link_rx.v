@@ -21,8 +21,9 @@
 // Contract:
 //   - fr_ready_o is always 1: the buffer space is checked at the header.
 //   - The reader (link_dispatch) reads two words at a time through buf_re_i/buf_raddr_i (next
-//     cycle: buf_rdata_o[31:0] the word at buf_raddr_i, [63:32] the one after it; the buffer is
-//     two banks of even and odd words, so any two neighbours come in one cycle), reports the
+//     cycle: words a = buf_raddr_i and a + 1, the even one of them on buf_rdata_o[31:0] and the
+//     odd one on [63:32]: the buffer is two banks of even and odd words, so any two neighbours
+//     come in one cycle, each from its bank, and the reader puts them in order), reports the
 //     end of the consumed area (buf_rptr_i) and pulses consumed_i once per frame
 //     that left the buffer: ack_seq_o counts those (the ACK field the device sends).
 //   - lreset_o (one cycle, a good RESET): rx_next, ack_seq and the NAK state restart at 0;
@@ -101,17 +102,13 @@ module link_rx #(
     wire [RB-1:0] rrow_odd = buf_raddr_i[RxWindowLog2-1:1];
     wire [RB-1:0] rrow_even = rrow_odd + {{(RB-1){1'b0}}, buf_raddr_i[0]};
     wire [31:0]   bank0_q, bank1_q;
-    reg           rsel_q;               // buf_raddr_i[0] of the last read
     link_ram #(.AddrBits(RB), .DataBits(32)) u_buf0 (
         .clk_i(clk_i), .we_i(we && !waddr_a[0]), .waddr_i(waddr_a[RxWindowLog2-1:1]), .wdata_i(wdata),
         .re_i(buf_re_i), .raddr_i(rrow_even), .rdata_o(bank0_q));
     link_ram #(.AddrBits(RB), .DataBits(32)) u_buf1 (
         .clk_i(clk_i), .we_i(we && waddr_a[0]), .waddr_i(waddr_a[RxWindowLog2-1:1]), .wdata_i(wdata),
         .re_i(buf_re_i), .raddr_i(rrow_odd), .rdata_o(bank1_q));
-    always @(posedge clk_i) begin
-        if (buf_re_i) rsel_q <= buf_raddr_i[0];
-    end
-    assign buf_rdata_o = rsel_q ? {bank0_q, bank1_q} : {bank1_q, bank0_q};
+    assign buf_rdata_o = {bank1_q, bank0_q};
 
     assign fr_ready_o = 1'b1;
     assign buf_wptr_o = wptr_q;

@@ -9,13 +9,14 @@
 // one with the current level after irq_resend_i: the engine pulses it as HELLO_RSP commits,
 // so that message follows HELLO_RSP).
 // Contract of a producer port (tw<N>_*):
-//   - tw_req_i with tw_max_i (the most payload words the frame will have, >= 1) asks for the
-//     writer; tw_gnt_o rises once that space is free and the port owns the writer (one owner at
-//     a time; IRQ first, then the two ports in turn). The producer then writes payload words
+//   - tw_req_i asks for the writer for a frame of at most MaxPayload payload words; tw_gnt_o
+//     rises once the replay buffer has room for such a frame and a slot (whatever the frame's
+//     own size: one constant compare instead of one per producer) and the port owns the writer
+//     (one owner at a time; IRQ first, then the two ports in turn). The producer then writes payload words
 //     1, 2, ... in order (tw_wvalid_i, always taken; port 0 may give two in a cycle, the next
 //     one on tw0_wdata2_i with tw0_wvalid2_i, only beside tw0_wvalid_i) and ends with one
 //     tw_done_i cycle (no write
-//     in it) that gives word 0 (tw_head_i), TYPE and LEN (<= tw_max_i) and tw_commit_i: 1 sends
+//     in it) that gives word 0 (tw_head_i), TYPE and LEN (<= MaxPayload) and tw_commit_i: 1 sends
 //     the frame, 0 drops it (a posted write that needs no answer). tw_gnt_o falls after done.
 //   - lreset_i takes the writer from its owner at once; that port's writes and its done are then
 //     ignored until that done (the producer must still give it), and it gets no grant before.
@@ -30,6 +31,7 @@
 // Output: one 32-bit word per cycle while tx_ready_i is high (frames back to back).
 module link_tx #(
     parameter ReplayLog2    = 12,       // replay buffer: 2^ReplayLog2 words
+    parameter MaxPayload    = 1024,     // the most payload words of a frame (< 2^ReplayLog2 - 1)
     parameter SlotLog2      = 5,        // at most 2^SlotLog2 - 1 frames unacknowledged
     parameter ReplayTimeout = 100000,   // cycles
     parameter AckDelay      = 256       // cycles
@@ -48,7 +50,6 @@ module link_tx #(
     input  wire        irq_resend_i,    // one cycle: send the current level again (after HELLO_RSP)
     // producer 0
     input  wire        tw0_req_i,
-    input  wire [15:0] tw0_max_i,
     output wire        tw0_gnt_o,
     input  wire        tw0_wvalid_i,
     input  wire [31:0] tw0_wdata_i,
@@ -61,7 +62,6 @@ module link_tx #(
     input  wire [31:0] tw0_head_i,
     // producer 1
     input  wire        tw1_req_i,
-    input  wire [15:0] tw1_max_i,
     output wire        tw1_gnt_o,
     input  wire        tw1_wvalid_i,
     input  wire [31:0] tw1_wdata_i,
@@ -92,13 +92,18 @@ module link_tx #(
         if (SlotLog2 < 2 || SlotLog2 > 10) begin : g_bad_1
             `CMN_PARAM_ERROR("link_tx: SlotLog2 must be 2..10")
         end
+        if (MaxPayload < 1 || MaxPayload + 1 >= (1 << ReplayLog2)) begin : g_bad_2
+            `CMN_PARAM_ERROR("link_tx: the replay buffer must hold a frame of MaxPayload words")
+        end
     endgenerate
 
     // ---- replay buffer and frame slots ---------------------------------------------------
     reg  [PB-1:0] head_q, tail_q, wp_q;     // oldest unacked frame, end of committed, writer
-    reg  [15:0]   acked_q, rel_to_q, next_q, send_q;
+    localparam integer DW = SlotLog2 + 1;   // sequence distances (see send_dist)
+    reg  [15:0]   acked_q, next_q, send_q;
+    reg  [DW-1:0] rel_to_q;                  // low bits of the ACK value to release up to
     reg  [PB-1:0] sptr_q;                    // start of frame send_q
-    reg  [15:0]   slot_len [0:NS-1];
+    reg  [ReplayLog2-1:0] slot_len [0:NS-1]; // LEN < 2^ReplayLog2: a frame fits the buffer
     reg  [7:0]    slot_type [0:NS-1];
     reg           own_q;
     reg  [1:0]    owner_q;
@@ -108,15 +113,14 @@ module link_tx #(
     reg           irq_again_q;
     reg  [15:0]   irqseq_q;
 
-    wire [15:0]   inflight = next_q - acked_q;
     // free words and free slots, registered from the pointers of the cycle before, and whether
-    // each producer's frame fits, registered from those: a release only adds room, and for the
-    // two cycles after the tail moves (hold_q, hold2_q) nothing is granted. A producer holds
-    // tw_max_i while it requests, so a grant waits for a request seen in the cycle before too.
+    // a frame of MaxPayload words fits, registered from those: a release only adds room, and
+    // for the two cycles after the tail moves (hold_q, hold2_q) nothing is granted
+    localparam [PB-1:0] MAXP = MaxPayload[PB-1:0];
     reg  [PB-1:0] free_q;
-    reg           slot_ok_q, hold_q, hold2_q, irq_ok_q, fit0_q, fit1_q, req0_q, req1_q;
-    wire          fit0 = fit0_q && req0_q;
-    wire          fit1 = fit1_q && req1_q;
+    reg           slot_ok_q, hold_q, hold2_q, irq_ok_q, fit_q;
+    wire          fit0 = fit_q;
+    wire          fit1 = fit_q;
     wire          irq_go = !own_q && !hold_q && !hold2_q && ((irq_i != irq_lvl_q) || irq_again_q) &&
                            irq_ok_q;
     wire          g0 = !own_q && !hold_q && !hold2_q && !irq_go && tw0_req_i && !pois_q[0] &&
@@ -132,6 +136,7 @@ module link_tx #(
     wire          d_commit = owner_q == 2'd0 ? tw0_commit_i : tw1_commit_i;
     wire [7:0]    d_type = owner_q == 2'd0 ? tw0_type_i : tw1_type_i;
     wire [15:0]   d_len = owner_q == 2'd0 ? tw0_len_i : tw1_len_i;
+    wire [31:0]   unused_d_len = {16'd0, d_len};    // LEN < 2^ReplayLog2
     wire [31:0]   d_head = owner_q == 2'd0 ? tw0_head_i : tw1_head_i;
 
     reg           we;
@@ -210,13 +215,16 @@ module link_tx #(
     reg  [2:0]    ts_q;
     reg  [31:0]   f_w1_q, f_w2_q;
     reg  [PB-1:0] f_ptr_q;
-    reg  [15:0]   f_left_q;
+    reg  [ReplayLog2-1:0] f_left_q;
     reg           f_ram_q;
     reg  [15:0]   f_const_q;
     reg           rack_pend_q, nak_pend_q, ack_pend_q;
     reg  [15:0]   rack_epoch_q;
     reg  [15:0]   last_ack_q;
-    reg  [15:0]   adly_q;
+    localparam integer ADW = $clog2(AckDelay + 2);     // ACK delay counter bits
+    localparam [31:0] ADLY32 = AckDelay;
+    localparam [ADW-1:0] ADLY = ADLY32[ADW-1:0];
+    reg  [ADW-1:0] adly_q;                                // saturates at AckDelay
     localparam integer RTW = $clog2(ReplayTimeout + 1);    // replay timer bits
     localparam [31:0] RTO32 = ReplayTimeout;
     localparam [RTW-1:0] RTO = RTO32[RTW-1:0];
@@ -229,33 +237,36 @@ module link_tx #(
     // the sender's position against [acked, next], in SlotLog2 + 1 bits: fewer than 2^SlotLog2
     // frames are ever unacknowledged, and send_q never trails acked_q or leads next_q by more,
     // so these low bits decide as the whole numbers would
-    localparam integer DW = SlotLog2 + 1;
     wire [DW-1:0] send_dist = send_q[DW-1:0] - acked_q[DW-1:0];
     wire [DW-1:0] inflight_s = next_q[DW-1:0] - acked_q[DW-1:0];
     wire          send_in = send_dist <= inflight_s;
     wire          have_data = send_in && (send_q[DW-1:0] != next_q[DW-1:0]);
-    wire          ack_due = (ack_seq_i != last_ack_q) && (adly_q >= AckDelay[15:0]);
-    wire          released = (acked_q == rel_to_q);
+    wire          ack_due = (ack_seq_i != last_ack_q) && (adly_q == ADLY);
+    wire          released = (acked_q[DW-1:0] == rel_to_q);
+    // a peer's ACK value a is valid inside [acked, next]: a - acked in the window of DW bits
+    wire [15:0]   peer_dist = peer_ack_i - acked_q;
+    wire          peer_in = (peer_dist[15:DW] == {(16 - DW){1'b0}}) &&
+                            (peer_dist[DW-1:0] <= inflight_s);
+    wire [31:0]   s_len32 = {{(32 - ReplayLog2){1'b0}}, slot_len[s_idx]};
+    wire [15:0]   s_len = s_len32[15:0];
+    wire          unused_s_len = ^s_len32[31:16];
     wire          unacked_sent = send_in ? (send_q[DW-1:0] != acked_q[DW-1:0]) : 1'b1;
 
     always @(posedge clk_i) begin
         replay_o <= 1'b0;
         nak_sent_o <= 1'b0;
         free_q <= RP_WORDS - (tail_q - head_q);
-        slot_ok_q <= inflight < (NS[15:0] - 16'd1);
+        slot_ok_q <= {{(32 - DW){1'b0}}, inflight_s} < NS - 1;
         hold_q <= irq_go || (own_q && d_act && d_commit) || lreset_i;
         hold2_q <= hold_q;
         irq_ok_q <= (free_q > {{(PB-1){1'b0}}, 1'b1}) && slot_ok_q;
-        fit0_q <= ({2'b00, tw0_max_i} < {{(18 - PB){1'b0}}, free_q}) && slot_ok_q;
-        fit1_q <= ({2'b00, tw1_max_i} < {{(18 - PB){1'b0}}, free_q}) && slot_ok_q;
-        req0_q <= tw0_req_i;
-        req1_q <= tw1_req_i;
+        fit_q <= (free_q > MAXP) && slot_ok_q;
         if (rst_i) begin
             head_q <= {PB{1'b0}};
             tail_q <= {PB{1'b0}};
             wp_q <= {PB{1'b0}};
             acked_q <= 16'd0;
-            rel_to_q <= 16'd0;
+            rel_to_q <= {DW{1'b0}};
             next_q <= 16'd0;
             send_q <= 16'd0;
             sptr_q <= {PB{1'b0}};
@@ -282,7 +293,7 @@ module link_tx #(
             f_w1_q <= 32'd0;
             f_w2_q <= 32'd0;
             f_ptr_q <= {PB{1'b0}};
-            f_left_q <= 16'd0;
+            f_left_q <= {ReplayLog2{1'b0}};
             f_ram_q <= 1'b0;
             f_const_q <= 16'd0;
             rack_pend_q <= 1'b0;
@@ -290,14 +301,14 @@ module link_tx #(
             ack_pend_q <= 1'b0;
             rack_epoch_q <= 16'd0;
             last_ack_q <= 16'd0;
-            adly_q <= 16'd0;
+            adly_q <= {ADW{1'b0}};
             rtmr_q <= {RTW{1'b0}};
             rpl_pend_q <= 1'b0;
             tmr_clr_q <= 1'b1;
         end else begin
             // ---- writer ----
             if (irq_go) begin
-                slot_len[next_q[SlotLog2-1:0]] <= 16'd1;
+                slot_len[next_q[SlotLog2-1:0]] <= {{(ReplayLog2-1){1'b0}}, 1'b1};
                 slot_type[next_q[SlotLog2-1:0]] <= 8'h22;
                 tail_q <= tail_q + {{(PB-1){1'b0}}, 1'b1};
                 next_q <= next_q + 16'd1;
@@ -314,7 +325,7 @@ module link_tx #(
             if (own_q && d_act) begin
                 own_q <= 1'b0;
                 if (d_commit) begin
-                    slot_len[next_q[SlotLog2-1:0]] <= d_len;
+                    slot_len[next_q[SlotLog2-1:0]] <= d_len[ReplayLog2-1:0];
                     slot_type[next_q[SlotLog2-1:0]] <= d_type;
                     tail_q <= tail_q + d_len[PB-1:0];
                     next_q <= next_q + 16'd1;
@@ -325,9 +336,9 @@ module link_tx #(
             if (pois_q[1] && tw1_done_i) pois_q[1] <= 1'b0;
 
             // ---- acknowledgements ----
-            if (peer_ack_valid_i && ((peer_ack_i - acked_q) <= inflight)) rel_to_q <= peer_ack_i;
+            if (peer_ack_valid_i && peer_in) rel_to_q <= peer_ack_i[DW-1:0];
             if (!released) begin
-                head_q <= head_q + slot_len[a_idx][PB-1:0];
+                head_q <= head_q + {1'b0, slot_len[a_idx]};
                 acked_q <= acked_q + 16'd1;
             end
             if (peer_nak_i) rpl_pend_q <= 1'b1;
@@ -346,9 +357,9 @@ module link_tx #(
             if (send_ack_i) ack_pend_q <= 1'b1;
             if (send_nak_i) nak_pend_q <= 1'b1;
             if (ack_seq_i != last_ack_q) begin
-                if (adly_q != 16'hFFFF) adly_q <= adly_q + 16'd1;
+                if (adly_q != ADLY) adly_q <= adly_q + {{(ADW-1){1'b0}}, 1'b1};
             end else begin
-                adly_q <= 16'd0;
+                adly_q <= {ADW{1'b0}};
             end
 
             // ---- output FIFO ----
@@ -376,10 +387,10 @@ module link_tx #(
                         f_w1_q <= {16'd1, 8'h00, 8'h05};
                         f_w2_q <= {ack_seq_i, 16'd0};
                         last_ack_q <= ack_seq_i;
-                        adly_q <= 16'd0;
+                        adly_q <= {ADW{1'b0}};
                         f_ram_q <= 1'b0;
                         f_const_q <= rack_epoch_q;
-                        f_left_q <= 16'd1;
+                        f_left_q <= {{(ReplayLog2-1){1'b0}}, 1'b1};
                         ts_q <= T_SYNC;
                     end else if (nak_pend_q) begin
                         nak_pend_q <= 1'b0;
@@ -387,16 +398,16 @@ module link_tx #(
                         f_w1_q <= {16'd0, 8'h00, 8'h02};
                         f_w2_q <= {ack_seq_i, 16'd0};
                         last_ack_q <= ack_seq_i;
-                        adly_q <= 16'd0;
-                        f_left_q <= 16'd0;
+                        adly_q <= {ADW{1'b0}};
+                        f_left_q <= {ReplayLog2{1'b0}};
                         ts_q <= T_SYNC;
                     end else if (ack_pend_q) begin
                         ack_pend_q <= 1'b0;
                         f_w1_q <= {16'd0, 8'h00, 8'h01};
                         f_w2_q <= {ack_seq_i, 16'd0};
                         last_ack_q <= ack_seq_i;
-                        adly_q <= 16'd0;
-                        f_left_q <= 16'd0;
+                        adly_q <= {ADW{1'b0}};
+                        f_left_q <= {ReplayLog2{1'b0}};
                         ts_q <= T_SYNC;
                     end else if ((rpl_pend_q && released) || !send_in) begin
                         // go back to the oldest unacknowledged frame
@@ -406,22 +417,22 @@ module link_tx #(
                         sptr_q <= head_q;
                         rtmr_q <= {RTW{1'b0}};
                     end else if (have_data) begin
-                        f_w1_q <= {slot_len[s_idx], 8'h01, slot_type[s_idx]};
+                        f_w1_q <= {s_len, 8'h01, slot_type[s_idx]};
                         f_w2_q <= {ack_seq_i, send_q};
                         last_ack_q <= ack_seq_i;
-                        adly_q <= 16'd0;
+                        adly_q <= {ADW{1'b0}};
                         f_ram_q <= 1'b1;
                         f_ptr_q <= sptr_q;
                         f_left_q <= slot_len[s_idx];
-                        sptr_q <= sptr_q + slot_len[s_idx][PB-1:0];
+                        sptr_q <= sptr_q + s_len[PB-1:0];
                         send_q <= send_q + 16'd1;
                         ts_q <= T_SYNC;
                     end else if (ack_due) begin
                         f_w1_q <= {16'd0, 8'h00, 8'h01};
                         f_w2_q <= {ack_seq_i, 16'd0};
                         last_ack_q <= ack_seq_i;
-                        adly_q <= 16'd0;
-                        f_left_q <= 16'd0;
+                        adly_q <= {ADW{1'b0}};
+                        f_left_q <= {ReplayLog2{1'b0}};
                         ts_q <= T_SYNC;
                     end
                 end
@@ -445,7 +456,7 @@ module link_tx #(
                 T_HC: if (room) begin
                     st_v_q <= 1'b1;
                     st_k_q <= K_CRC;
-                    ts_q <= (f_left_q == 16'd0) ? T_IDLE : T_PL;
+                    ts_q <= (f_left_q == {ReplayLog2{1'b0}}) ? T_IDLE : T_PL;
                 end
                 T_PL: if (room) begin
                     st_v_q <= 1'b1;
@@ -453,8 +464,8 @@ module link_tx #(
                     st_k_q <= f_ram_q ? K_RAM : K_CONST;
                     st_c_q <= {16'd0, f_const_q};
                     f_ptr_q <= f_ptr_q + {{(PB-1){1'b0}}, 1'b1};
-                    f_left_q <= f_left_q - 16'd1;
-                    if (f_left_q == 16'd1) ts_q <= T_PC;
+                    f_left_q <= f_left_q - {{(ReplayLog2-1){1'b0}}, 1'b1};
+                    if (f_left_q == {{(ReplayLog2-1){1'b0}}, 1'b1}) ts_q <= T_PC;
                 end
                 T_PC: if (room) begin
                     st_v_q <= 1'b1;
@@ -469,7 +480,7 @@ module link_tx #(
                 head_q <= {PB{1'b0}};
                 tail_q <= {PB{1'b0}};
                 acked_q <= 16'd0;
-                rel_to_q <= 16'd0;
+                rel_to_q <= {DW{1'b0}};
                 next_q <= 16'd0;
                 send_q <= 16'd0;
                 sptr_q <= {PB{1'b0}};
