@@ -56,7 +56,7 @@ done
 # flip-flops the top puts in its pins' I/O cells and on how many pins (board_report.py --ioregs;
 # the build fails, exit 4, when they are not all there). LimeSDR, FT600 mode (the top's FtMode
 # 600): the FT601's DATA and BE pins each sample, drive and release from their I/O cell (36 x 3),
-# WR# is driven and TXE# sampled there (2): 110 on 38 pins.
+# WR# is driven and TXE# sampled there (2): 110 on 38 pins; in 245 mode BE's inputs, 4 on 4.
 EXTRA=
 IOREGS=
 case "$BOARD" in
@@ -84,6 +84,10 @@ TOPSRC=$(grep -l "^module $TOP\b" "$TOPDIR"/*.v 2>/dev/null | head -1 || true)
 if [ -z "$TOPSRC" ]; then
     echo "build.sh: no module $TOP in $TOPDIR/*.v" >&2
     exit 1
+fi
+# A LimeSDR top built for 245 mode (FtMode 245) keeps only BE's inputs in the I/O cells.
+if [ "$BOARD" = limesdr_mini_v2 ] && grep -Eq 'parameter +FtMode += *245\b' "$TOPSRC"; then
+    IOREGS=4,4
 fi
 # The compiled WebAssembly stays in the build tree (a couple of minutes to make once).
 export YOWASP_CACHE_DIR=${YOWASP_CACHE_DIR:-$PWD/build/yowasp-cache}

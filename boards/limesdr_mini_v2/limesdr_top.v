@@ -75,7 +75,8 @@ module limesdr_top #(
     // 70 MHz, not the 100 MHz target: the whole design placed and routed for 100 MHz reached
     // 87.34 MHz at seed 1 and for 80 MHz 76.54 MHz at seed 2, held back by the VRAM's block RAM
     // read data feeding gpu_core's page walker (boards/README.md has the builds and the paths);
-    // 70 MHz is a clock the PLL makes from 40 MHz with some margin (9%) below the lower.
+    // 70 MHz is a clock the PLL makes from 40 MHz with some margin (9%) below the lower, and
+    // every clock meets it at seeds 2 and 3 (and at seed 1 placed and routed for 100 MHz).
     localparam CoreHz      = 70000000;
     localparam PllClkiDiv  = 4;      // PFD 10 MHz
     localparam PllClkfbDiv = 7;      // 10 MHz * 7 = 70 MHz
