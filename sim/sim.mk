@@ -63,7 +63,7 @@ BOARD_KIND_ft601 := 3
 BOARD_KIND_ft245 := 4
 BOARD_RTL := $(sort $(wildcard bridge/rtl/*.v))
 BOARD_VLT := sim/board/board.vlt $(wildcard $(RTL_ROOT)/lint.vlt)
-BOARD_ECP5_SIM := boards/common/sim/EHXPLLL.v boards/common/sim/ODDRX1F.v boards/common/ecp5_clk_rst.v
+BOARD_ECP5_SIM := boards/common/sim/BB.v boards/common/sim/EHXPLLL.v boards/common/sim/ODDRX1F.v boards/common/ecp5_clk_rst.v
 # An exact top's parameter checks (the PLL arithmetic, the primitives' settings) stop the build:
 # -Wno-fatal below must not let their $error through.
 BOARD_VFLAGS_limesdr := -Werror-USERERROR

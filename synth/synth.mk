@@ -66,17 +66,17 @@ lint-u200:
 	@grep -E "Number of cells|mem_v2" $(U200_OUT)/u200_vram.stat | sed 's/^ */u200_vram: yosys: /'
 	@echo "u200_top: verilator -Wall clean, icarus elaborated (stubs for the IP); u200_vram: yosys synthesized"
 # The exact ECP5 tops with the primitives' models (boards/common/sim). Yosys reads its own ECP5
-# cell library (blackboxes) for EHXPLLL and ODDRX1F, as a bitstream build does; `hierarchy
-# -check` then proves every instance matches a cell's ports and parameters, `proc` and `check
-# -assert` the rest of the elaboration. BOARDS_SYNTH=1 also runs a generic `synth -top` of each
-# (several minutes each).
-ECP5_SIM := boards/common/sim/EHXPLLL.v boards/common/sim/ODDRX1F.v
+# cells as blackboxes (EHXPLLL and ODDRX1F from its cell library, BB from its I/O buffer map),
+# as a bitstream build does; `hierarchy -check` then proves every instance matches a cell's
+# ports and parameters, `proc` and `check -assert` the rest of the elaboration. BOARDS_SYNTH=1
+# also runs a generic `synth -top` of each (several minutes each).
+ECP5_SIM := boards/common/sim/BB.v boards/common/sim/EHXPLLL.v boards/common/sim/ODDRX1F.v
 ECP5_VLT := $(RTL_ROOT)/lint.vlt boards/common/sim/boards.vlt
 ECP5_CORE := $(RTL_SRCS) $(sort $(wildcard bridge/rtl/*.v))
 ECP5_TOP_limesdr_top := boards/common/ecp5_clk_rst.v boards/common/vram_ram.v boards/limesdr_mini_v2/limesdr_top.v
 ECP5_TOP_ulx3s_top := boards/common/ecp5_clk_rst.v boards/common/sdram/sdr_fifo.v boards/common/sdram/sdr_ctrl.v boards/ulx3s/ulx3s_top.v
 ECP5_OUT := $(BUILD)/lint/ecp5
-ECP5_YOSYS = $(YOSYS) -q -l $(ECP5_OUT)/$(1).log -p "read_verilog -lib +/ecp5/cells_bb.v; \
+ECP5_YOSYS = $(YOSYS) -q -l $(ECP5_OUT)/$(1).log -p "read_verilog -lib +/ecp5/cells_bb.v +/ecp5/cells_io.vh; \
   read_verilog -sv -I$(RTL_INC) $(ECP5_CORE) $(ECP5_TOP_$(1)); hierarchy -check -top $(1); \
   $(if $(BOARDS_SYNTH),synth -top $(1); tee -o $(ECP5_OUT)/$(1).stat stat;,proc;) check -assert"
 lint-ecp5:

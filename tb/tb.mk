@@ -50,7 +50,7 @@ $(eval $(call unit_tb,link_engine,$(UNIT_LINK),,1))
 $(eval $(call unit_tb,link_engine_b1,$(UNIT_LINK),,1))
 $(eval $(call unit_tb,cmn_async_fifo,$(UNIT_CDC),-DGR_ASSERT))
 $(eval $(call unit_tb,link_phy_uart,$(UNIT_CDC) bridge/rtl/link_phy_uart.v sim/models/uart/uart_line_model.v,-DGR_ASSERT))
-$(eval $(call unit_tb,link_phy_ft601,$(UNIT_CDC) bridge/rtl/link_phy_ftfifo.v bridge/rtl/link_phy_ft600bus.v bridge/rtl/link_phy_ft601.v sim/models/ft601/ft601_model.v,-DGR_ASSERT))
+$(eval $(call unit_tb,link_phy_ft601,$(UNIT_CDC) bridge/rtl/link_phy_ioreg.v bridge/rtl/link_phy_ftfifo.v bridge/rtl/link_phy_ft600bus.v bridge/rtl/link_phy_ft601.v sim/models/ft601/ft601_model.v,-DGR_ASSERT))
 $(eval $(call unit_tb,link_phy_ft245,$(UNIT_CDC) bridge/rtl/link_phy_ftfifo.v bridge/rtl/link_phy_ft245.v sim/models/ft2232h/ft2232h_model.v,-DGR_ASSERT))
 # Every unit bench built with both simulators (no run).
 .PHONY: unit

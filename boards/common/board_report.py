@@ -4,12 +4,19 @@
 
   board_report.py --board B --part P --report report.json --log nextpnr.log
                   [--stat synth.stat] [--seconds SYNTH,PNR,PACK] [--bit FILE]
-  (--netlist BOARD.json --top TOP adds LUT4 and FF per instance of the flattened netlist)
+  (--netlist BOARD.json --top TOP adds LUT4 and FF per instance of the flattened netlist;
+   --ioregs REGS,PINS --iojson BOARD.json --top TOP checks the I/O registers, below)
 
 Prints every clock's Fmax against its constraint (MET / MISSED), the utilisation of LUT4, FF,
 block RAM (DP16KD) and DSP (MULT18X18D) as a share of the part, the build's seconds and the
 critical path's two ends. Exit 0 when every clock meets its constraint, 3 when one misses
 (build.sh passes that on).
+--ioregs REGS,PINS: the top asks for REGS flip-flops in the pins' I/O cells (syn_useioff, the
+PHY's link_phy_ioreg instances) on PINS pins. Checked: the synthesized netlist has exactly REGS
+such flip-flops (an attribute lost in synthesis would leave one in the fabric without a word
+from nextpnr), and nextpnr's report uses exactly PINS IOLOGIC cells (nextpnr stops with an
+error when it cannot put a syn_useioff flip-flop in its pin's IOLOGIC). Exit 4 when either
+differs, whatever the clocks did.
 """
 import argparse
 import json
@@ -44,6 +51,26 @@ def by_instance(netlist, top, depth):
         print(f"    {key:38} LUT4 {v['LUT4']:6} ({100.0 * v['LUT4'] / max(total['LUT4'], 1):4.1f}%)  FF {v['FF']:6}")
 
 
+def ioff_count(netlist, top):
+    """syn_useioff flip-flops under the top, through the instances of modules synthesis kept."""
+    mods = json.load(open(netlist))["modules"]
+    memo = {}
+
+    def count(name):
+        if name not in memo:
+            memo[name] = 0
+            n = 0
+            for c in mods[name]["cells"].values():
+                if c["type"] == "TRELLIS_FF":
+                    # yosys writes a true attribute as a binary number ("000...1")
+                    n += str(c.get("attributes", {}).get("syn_useioff", "")).strip("0") != ""
+                elif c["type"] in mods and mods[c["type"]]["cells"]:
+                    n += count(c["type"])
+            memo[name] = n
+        return memo[name]
+    return count(top)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--board")
@@ -55,6 +82,8 @@ def main():
     ap.add_argument("--bit")
     ap.add_argument("--netlist", help="yosys JSON netlist: area by instance")
     ap.add_argument("--top")
+    ap.add_argument("--ioregs", help="REGS,PINS: flip-flops the top puts in I/O cells, on how many pins")
+    ap.add_argument("--iojson", help="yosys JSON netlist for --ioregs (default: --netlist)")
     a = ap.parse_args()
     r = json.load(open(a.report))
     use = r.get("utilization", {})
@@ -106,13 +135,22 @@ def main():
             print(f"      to {ends[-1]}")
     if a.netlist and a.top:
         by_instance(a.netlist, a.top, 3)
+    io_bad = False
+    if a.ioregs:
+        want_regs, want_pins = (int(x) for x in a.ioregs.split(","))
+        regs = ioff_count(a.iojson or a.netlist, a.top)
+        pins = use.get("IOLOGIC", {}).get("used", 0) + use.get("SIOLOGIC", {}).get("used", 0)
+        io_bad = regs != want_regs or pins != want_pins
+        print(f"  I/O registers: {regs} flip-flops marked for the I/O cells (want {want_regs}), "
+              f"{pins} IOLOGIC cells used (want {want_pins}): "
+              + ("NOT AS EXPECTED" if io_bad else "all in their pins' I/O cells"))
     if a.bit:
         if missed:
             print(f"  bitstream {a.bit}: written, but TIMING NOT MET ({', '.join(missed)}): "
                   "not safe to run at the constrained clock")
         else:
             print(f"  bitstream {a.bit}: timing met")
-    return 3 if missed else 0
+    return 4 if io_bad else 3 if missed else 0
 
 
 if __name__ == "__main__":

@@ -14,7 +14,8 @@
 # nextpnr runs with a fixed seed (default 1) and --timing-allow-fail, so a design that misses
 # a clock is still routed and reported; the script then prints every clock's Fmax against its
 # constraint and exits 3 when one misses (the bitstream is written, marked untrusted in the
-# summary), unless --allow-timing-fail. Exit 1: a tool failed; 2: usage.
+# summary), unless --allow-timing-fail. Exit 1: a tool failed; 2: usage; 4: a flip-flop the top
+# puts in a pin's I/O cell is not there (IOREGS below; not waived by --allow-timing-fail).
 # The summary ends with the area by instance: LUT4 and FF of the flattened netlist by the
 # hierarchical name of the net each drives (board_report.py --netlist), no second synthesis.
 # --top-dir: read the top's Verilog from DIR instead of boards/BOARD (a top under work).
@@ -51,12 +52,17 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-# The boards: top module, constraints, part (nextpnr's device, package, speed grade).
+# The boards: top module, constraints, part (nextpnr's device, package, speed grade), and the
+# flip-flops the top puts in its pins' I/O cells and on how many pins (board_report.py --ioregs;
+# the build fails, exit 4, when they are not all there). LimeSDR, FT600 mode (the top's FtMode
+# 600): the FT601's DATA and BE pins each sample, drive and release from their I/O cell (36 x 3),
+# WR# is driven and TXE# sampled there (2): 110 on 38 pins; in 245 mode BE's inputs, 4 on 4.
 EXTRA=
+IOREGS=
 case "$BOARD" in
     limesdr_mini_v2)  # LFE5U-45F-8MG285C
         TOP=limesdr_top; LPF=boards/limesdr_mini_v2/limesdr.lpf
-        DEVICE=45k; PACKAGE=CSFBGA285; SPEED=8; PART=LFE5U-45F-8MG285C ;;
+        DEVICE=45k; PACKAGE=CSFBGA285; SPEED=8; PART=LFE5U-45F-8MG285C; IOREGS=110,38 ;;
     ulx3s)            # LFE5U-85F-6BG381C
         TOP=ulx3s_top; LPF=boards/ulx3s/ulx3s.lpf
         DEVICE=85k; PACKAGE=CABGA381; SPEED=6; PART=LFE5U-85F-6BG381C ;;
@@ -78,6 +84,10 @@ TOPSRC=$(grep -l "^module $TOP\b" "$TOPDIR"/*.v 2>/dev/null | head -1 || true)
 if [ -z "$TOPSRC" ]; then
     echo "build.sh: no module $TOP in $TOPDIR/*.v" >&2
     exit 1
+fi
+# A LimeSDR top built for 245 mode (FtMode 245) keeps only BE's inputs in the I/O cells.
+if [ "$BOARD" = limesdr_mini_v2 ] && grep -Eq 'parameter +FtMode += *245\b' "$TOPSRC"; then
+    IOREGS=4,4
 fi
 # The compiled WebAssembly stays in the build tree (a couple of minutes to make once).
 export YOWASP_CACHE_DIR=${YOWASP_CACHE_DIR:-$PWD/build/yowasp-cache}
@@ -118,12 +128,13 @@ if [ "$CI" = 1 ]; then
     fi
     pnr_s=$(( $(date +%s) - t0 ))
     if python3 boards/common/board_report.py --board "$BOARD" --part "$PART" --report "$OUT/report.json" \
-            --log "$OUT/nextpnr.log" > "$OUT/summary.txt"; then
+            --log "$OUT/nextpnr.log" ${IOREGS:+--ioregs "$IOREGS" --iojson "$OUT/$BOARD.json" --top "$TOP"} \
+            > "$OUT/summary.txt"; then
         sed 's/^/# /' "$OUT/summary.txt"
-        echo "ok 3 - $BOARD: the board logic places, routes and meets every clock's constraint (nextpnr seed $SEED, $pnr_s s)"
+        echo "ok 3 - $BOARD: the board logic places, routes and meets every clock's constraint${IOREGS:+, its I/O registers in the I/O cells} (nextpnr seed $SEED, $pnr_s s)"
     else
         sed 's/^/# /' "$OUT/summary.txt"
-        echo "not ok 3 - $BOARD: a clock of the board logic misses its constraint (nextpnr seed $SEED, $pnr_s s)"
+        echo "not ok 3 - $BOARD: a clock of the board logic misses its constraint, or an I/O register is not in its pin's I/O cell (nextpnr seed $SEED, $pnr_s s)"
         rc=1
     fi
     exit $rc
@@ -211,7 +222,7 @@ pack_s=$(( $(date +%s) - t0 ))
 set +e
 python3 boards/common/board_report.py --board "$BOARD" --part "$PART" --report "$OUT/report.json" \
     --log "$OUT/nextpnr.log" --stat "$OUT/synth.stat" --seconds "$synth_s,$pnr_s,$pack_s" \
-    --netlist "$OUT/$BOARD.json" --top "$TOP" --bit "$OUT/$BOARD.bit" | tee "$OUT/summary.txt"
+    --netlist "$OUT/$BOARD.json" --top "$TOP" ${IOREGS:+--ioregs "$IOREGS"} --bit "$OUT/$BOARD.bit" | tee "$OUT/summary.txt"
 rc=${PIPESTATUS[0]}
 set -e
 

@@ -4,7 +4,7 @@
 // limesdr_top: gpuref on the LimeSDR Mini v2 (Lattice LFE5U-45F-8MG285C), reached over the
 // board's FTDI FT601 (USB 3.0) on channel 1 of its FT600-mode (multi-channel FIFO) bus, as the
 // board ships, or in 245 synchronous FIFO mode (parameter FtMode).
-//   LMK_CLK (40 MHz) -> EHXPLLL -> the core clock (CoreHz, 35 MHz) for fpga_core and VRAM;
+//   LMK_CLK (40 MHz) -> EHXPLLL -> the core clock (CoreHz, 70 MHz) for fpga_core and VRAM;
 //   the FT601's own FT_CLK (100 MHz) clocks the FIFO bus side of link_phy_ft601, which crosses
 //   into the core clock inside the PHY (its FIFOs and the chip's RXF_N/TXE_N absorb the slower
 //   core); VRAM is 128 KiB of block RAM (vram_ram, boards/common, RamStyle "block":
@@ -30,8 +30,12 @@
 //     cmn_sync2) for ResetHold core cycles, and again whenever LOCK falls (ecp5_clk_rst, hold_i
 //     tied low); there is no reset pin. ResetHold covers the PHY's FT_CLK-side reset
 //     synchronizer (four chip clocks).
-//   - Bidirectional pins: the PHY's in/out/output-enable trios meet the tristate only here, at
-//     the inout ports (the simulation wrapper resolves the bus with the chip model).
+//   - Bidirectional pins: each FT_D/FT_BE pin is an ECP5 BB (bidirectional buffer) here, its
+//     I, T (1: released) and O straight from and to the PHY's registers for that pin, which
+//     sit in the pin's I/O cell (link_phy_ioreg; nothing may come between them and the BB, so
+//     the PHY hands over one tristate control per pin). boards/common/sim/BB.v stands in for
+//     the BB in simulation and lint, and the simulation wrapper resolves the bus with the
+//     chip model.
 //   - FtMode picks link_phy_ft601's bus protocol, and must be the FIFO mode in the chip's
 //     configuration: 600 (FT600 mode; the LimeSDR Mini v2 leaves the factory so, 2 channels,
 //     and Lime's own gateware and LimeSuite use it) or 245 (a chip reprogrammed to 245 mode,
@@ -68,13 +72,15 @@ module limesdr_top #(
     output wire        FPGA_LED1_G
 );
     localparam OscHz       = 40000000;
-    // 35 MHz, not the 100 MHz target: the whole design placed and routed reaches less than half
-    // of it, held back by the link engine's receive path (the measured Fmax: boards/README.md);
-    // gpu_core alone meets 100 MHz out of context (synth/README.md).
-    localparam CoreHz      = 35000000;
-    localparam PllClkiDiv  = 8;      // PFD 5 MHz
-    localparam PllClkfbDiv = 7;      // 5 MHz * 7 = 35 MHz
-    localparam PllClkopDiv = 17;     // VCO 595 MHz
+    // 70 MHz, not the 100 MHz target: the whole design placed and routed for 100 MHz reached
+    // 87.34 MHz at seed 1 and for 80 MHz 76.54 MHz at seed 2, held back by the VRAM's block RAM
+    // read data feeding gpu_core's page walker (boards/README.md has the builds and the paths);
+    // 70 MHz is a clock the PLL makes from 40 MHz with some margin (9%) below the lower, and
+    // every clock meets it at seeds 2 and 3 (and at seed 1 placed and routed for 100 MHz).
+    localparam CoreHz      = 70000000;
+    localparam PllClkiDiv  = 4;      // PFD 10 MHz
+    localparam PllClkfbDiv = 7;      // 10 MHz * 7 = 70 MHz
+    localparam PllClkopDiv = 10;     // VCO 700 MHz
     localparam VramLog2    = 17;     // 128 KiB
     localparam ResetHold   = 16;     // core cycles after LOCK before reset is released
 
@@ -92,16 +98,15 @@ module limesdr_top #(
 
     // ---- the FT601's FIFO bus -------------------------------------------------------------
     wire [31:0] ft_d_in, ft_d_out;
-    wire [3:0]  ft_d_oe;              // per byte lane (FT600 mode: DATA[15:8] is the chip's when idle)
-    wire [3:0]  ft_be_in, ft_be_out;
-    wire        ft_be_oe;
+    wire [31:0] ft_d_t;               // per pin, 1: released (FT600 mode: DATA[15:8] is the chip's when idle)
+    wire [3:0]  ft_be_in, ft_be_out, ft_be_t;
 
-    for (genvar l = 0; l < 4; l = l + 1) begin : g_ft_d
-        assign FT_D[8*l +: 8] = ft_d_oe[l] ? ft_d_out[8*l +: 8] : 8'bz;
+    for (genvar i = 0; i < 32; i = i + 1) begin : g_ft_d
+        BB u_pad (.I(ft_d_out[i]), .T(ft_d_t[i]), .O(ft_d_in[i]), .B(FT_D[i]));
     end
-    assign ft_d_in = FT_D;
-    assign FT_BE = ft_be_oe ? ft_be_out : 4'bz;
-    assign ft_be_in = FT_BE;
+    for (genvar i = 0; i < 4; i = i + 1) begin : g_ft_be
+        BB u_pad (.I(ft_be_out[i]), .T(ft_be_t[i]), .O(ft_be_in[i]), .B(FT_BE[i]));
+    end
     assign FT_RESETn = 1'b1;
 
     wire [31:0] e_rx_data, e_tx_data;
@@ -112,8 +117,8 @@ module limesdr_top #(
         .rx_data_o(e_rx_data), .rx_valid_o(e_rx_valid), .rx_ready_i(e_rx_ready),
         .rx_be_err_o(),
         .tx_data_i(e_tx_data), .tx_valid_i(e_tx_valid), .tx_ready_o(e_tx_ready),
-        .ft_clk_i(FT_CLK), .ft_data_i(ft_d_in), .ft_data_o(ft_d_out), .ft_data_oe_o(ft_d_oe),
-        .ft_be_i(ft_be_in), .ft_be_o(ft_be_out), .ft_be_oe_o(ft_be_oe),
+        .ft_clk_i(FT_CLK), .ft_data_i(ft_d_in), .ft_data_o(ft_d_out), .ft_data_t_o(ft_d_t),
+        .ft_be_i(ft_be_in), .ft_be_o(ft_be_out), .ft_be_t_o(ft_be_t),
         .ft_rxf_n_i(FT_RXFn), .ft_txe_n_i(FT_TXEn), .ft_rd_n_o(FT_RDn), .ft_wr_n_o(FT_WRn),
         .ft_oe_n_o(FT_OEn), .ft_siwu_n_o());
 

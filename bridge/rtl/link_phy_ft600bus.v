@@ -31,6 +31,12 @@
 // - Turnaround: after a read, the FPGA drives lanes 0, 2, 3 and BE again two edges after WR#
 //   rose (the chip lets go the edge after it sees WR# high), so the two never drive at once.
 // - Arbitration: as link_phy_ftfifo's (after a write, a waiting read goes first).
+// - Pins: every register that drives a pin (DATA, BE, their tristate controls, one per pin, and
+//   WR#) or samples one (DATA, TXE#) is a link_phy_ioreg, for the pin's I/O cell, and is a
+//   copy of the state the machine keeps for itself; DATA[15:8]'s status and TXE# are looked at
+//   as sampled at the same edge. RXF# is the exception: it decides at each edge whether this
+//   edge's word moved, so the next edge's WR#, DATA and BE follow from it through logic (in a
+//   write, the word on the bus at the next edge is this one again when RXF# refused it).
 module link_phy_ft600bus #(
     parameter RxFifoLog2 = 5,    // log2 of the receive FIFO's words (3..12)
     parameter TxFifoLog2 = 5,    // log2 of the transmit FIFO's words (2..12)
@@ -48,9 +54,9 @@ module link_phy_ft600bus #(
     output wire        ft_rst_o,
     input  wire [31:0] ft_data_i,
     output wire [31:0] ft_data_o,
-    output wire [3:0]  ft_data_oe_o,    // per byte lane, 1: the FPGA drives it
+    output wire [31:0] ft_data_t_o,     // per pin, 1: released (the tristate control)
     output wire [3:0]  ft_be_o,
-    output wire        ft_be_oe_o,
+    output wire [3:0]  ft_be_t_o,       // per pin, 1: released
     input  wire        ft_rxf_n_i,
     input  wire        ft_txe_n_i,
     output wire        ft_wr_n_o,
@@ -112,16 +118,17 @@ module link_phy_ft600bus #(
     logic        wvalid_q, wvalid_d;
     logic [15:0] burst_q, burst_d;
     logic        last_wr_q, last_wr_d;
-    logic        st_out_n_q, st_in_n_q;  // DATA[12], DATA[8] (channel 1) at the last edge
+    wire         st_out_n_q, st_in_n_q;  // DATA[12], DATA[8] (channel 1) at the last edge
+    wire         txe_n_q;               // TXE# at the last edge
     logic [1:0]  fresh_q;               // edges since the chip drives the status again
     logic        cap_q;
-    logic [31:0] cap_data_q;
+    wire  [31:0] cap_data_q;            // DATA at the last edge
 
     wire in_data = st_q == StRdData;
     wire rd_edge = in_data && !wr_n_q && !ft_rxf_n_i;
     wire wr_edge = st_q == StWrData && !wr_n_q && !ft_rxf_n_i;
     wire have_wr = wvalid_q || txq_valid;
-    wire status_ok = fresh_q == 2'd3 && !ft_txe_n_i;
+    wire status_ok = fresh_q == 2'd3 && !txe_n_q;
     wire want_rd = status_ok && !st_out_n_q && !rxq_afull;    // OUT ch1 has data
     wire want_wr = status_ok && !st_in_n_q && have_wr;        // IN ch1 has room
     wire burst_done = (burst_q >= 16'(Burst));
@@ -244,10 +251,34 @@ module link_phy_ft600bus #(
             cap_q <= rd_edge;
         end
         wdata_q <= wdata_d;
-        st_out_n_q <= ft_data_i[12];
-        st_in_n_q <= ft_data_i[8];
-        cap_data_q <= ft_data_i;
     end
+
+    // ---- the pins' registers (link_phy_ioreg: in the I/O cells) ---------------------------
+    // Each holds what the machine's own registers will hold after this edge, from the same
+    // next values and the same reset: DATA all ones and BE 4'hF outside the write data phase
+    // but for the command, the pins released in reset, WR# high.
+    wire [31:0] pin_data_d = wphase_d ? wdata_d : {24'hFFFFFF, cmd_d};
+    wire [3:0]  pin_be_d = wphase_d ? 4'hF : cmd_be_d;
+    for (genvar i = 0; i < 32; i = i + 1) begin : g_data_pin
+        link_phy_ioreg #(.Dir(1), .Init(1'b1)) u_out (
+            .clk_i(ft_clk_i), .rst_i(ft_rst), .d_i(pin_data_d[i]), .q_o(ft_data_o[i]));
+        link_phy_ioreg #(.Dir(1), .Init(1'b1)) u_t (
+            .clk_i(ft_clk_i), .rst_i(ft_rst), .d_i(!oe_d[i / 8]), .q_o(ft_data_t_o[i]));
+        link_phy_ioreg #(.Dir(0), .Init(1'b1)) u_in (
+            .clk_i(ft_clk_i), .rst_i(ft_rst), .d_i(ft_data_i[i]), .q_o(cap_data_q[i]));
+    end
+    for (genvar i = 0; i < 4; i = i + 1) begin : g_be_pin
+        link_phy_ioreg #(.Dir(1), .Init(1'b1)) u_out (
+            .clk_i(ft_clk_i), .rst_i(ft_rst), .d_i(pin_be_d[i]), .q_o(ft_be_o[i]));
+        link_phy_ioreg #(.Dir(1), .Init(1'b1)) u_t (
+            .clk_i(ft_clk_i), .rst_i(ft_rst), .d_i(!be_oe_d), .q_o(ft_be_t_o[i]));
+    end
+    link_phy_ioreg #(.Dir(1), .Init(1'b1)) u_wr_n (
+        .clk_i(ft_clk_i), .rst_i(ft_rst), .d_i(wr_n_d), .q_o(ft_wr_n_o));
+    link_phy_ioreg #(.Dir(0), .Init(1'b1)) u_txe_n (
+        .clk_i(ft_clk_i), .rst_i(ft_rst), .d_i(ft_txe_n_i), .q_o(txe_n_q));
+    assign st_out_n_q = cap_data_q[12];
+    assign st_in_n_q = cap_data_q[8];
 
     always_comb begin
         rxq_valid = cap_q && cap_keep_i;
@@ -255,11 +286,6 @@ module link_phy_ft600bus #(
     end
 
     assign ft_rst_o = ft_rst;
-    assign ft_data_o = wphase_q ? wdata_q : {24'hFFFFFF, cmd_q};
-    assign ft_data_oe_o = oe_q;
-    assign ft_be_o = wphase_q ? 4'hF : cmd_be_q;
-    assign ft_be_oe_o = be_oe_q;
-    assign ft_wr_n_o = wr_n_q;
     assign cap_o = cap_q;
 
 `ifdef GR_ASSERT

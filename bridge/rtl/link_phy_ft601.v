@@ -34,9 +34,15 @@
 //   the chip's per-word handshake, the channels' status on DATA[15:8] between transactions);
 //   RD# and OE# are held high. Each transaction costs about eight cycles of command, turnaround
 //   and status; the unit test asserts >= 80% of cycles move a word in a long transfer.
-// ft_data_oe_o is per byte lane: in FT600 mode DATA[15:8] is the chip's while the bus is idle.
-// Timing: RXF# and TXE# feed one level of logic before flops (the next RD#/WR#), DATA/BE are
-//   captured straight into flops; the PHY should sit near the pins.
+// ft_data_t_o and ft_be_t_o are per pin tristate controls (1: the FPGA releases the pin), for
+//   a board's bidirectional buffers (the ECP5's BB); in FT600 mode DATA[15:8] is the chip's
+//   while the bus is idle.
+// Timing, FT600 mode: every register on a pin but RXF#'s path is in the pin's I/O cell
+//   (link_phy_ioreg; link_phy_ft600bus's header): DATA, BE and TXE# are sampled there, and
+//   DATA, BE, their tristate controls and WR# driven from there. RXF# feeds logic before the
+//   next WR#/DATA/BE. 245 mode: RXF# and TXE# feed one level of logic before flops (the next
+//   RD#/WR#), DATA is captured straight into flops (link_phy_ftfifo's, in the fabric), BE in
+//   its I/O cells as in FT600 mode.
 // SIWU# is reserved in 245 mode and unused in FT600 mode: held high. RESET_N is the board's.
 // Reset: rst_i (clk_i domain, synchronous, active high) also resets the ft_clk_i side through
 //   a synchronizer; hold it for at least four ft_clk_i cycles while the chip's clock runs.
@@ -60,10 +66,10 @@ module link_phy_ft601 #(
     input  wire        ft_clk_i,        // CLK from the FT601 (100 MHz)
     input  wire [31:0] ft_data_i,
     output wire [31:0] ft_data_o,
-    output wire [3:0]  ft_data_oe_o,    // per byte lane, 1: the FPGA drives it
+    output wire [31:0] ft_data_t_o,     // per pin, 1: released (the pin's tristate control)
     input  wire [3:0]  ft_be_i,
     output wire [3:0]  ft_be_o,
-    output wire        ft_be_oe_o,      // 1: the FPGA drives BE
+    output wire [3:0]  ft_be_t_o,       // per pin, 1: released
     input  wire        ft_rxf_n_i,
     input  wire        ft_txe_n_i,
     output wire        ft_rd_n_o,
@@ -87,10 +93,11 @@ module link_phy_ft601 #(
     wire [31:0] rx_data_a, rx_data_b, ft_data_a, ft_data_b;
     wire        rx_valid_a, rx_valid_b, tx_ready_a, tx_ready_b;
     wire        ft_rst_a, ft_rst_b, cap_a, cap_b, drive_a;
-    wire [3:0]  oe_b, ft_be_b;
-    wire        be_oe_b, rd_n_a, wr_n_a, oe_n_a, wr_n_b;
+    wire [31:0] t_b;
+    wire [3:0]  ft_be_b, be_t_b;
+    wire        rd_n_a, wr_n_a, oe_n_a, wr_n_b;
     wire        unused_have_wr, unused_wr_edge, unused_wr_idle;
-    logic [3:0] cap_be_q;             // BE captured at every edge, beside DATA
+    wire  [3:0] cap_be_q;             // BE captured at every edge, beside DATA (I/O cells)
     logic       be_err_tgl_q;
     wire        keep = cap_be_q == 4'hF;
 
@@ -111,7 +118,7 @@ module link_phy_ft601 #(
         .rx_data_o(rx_data_b), .rx_valid_o(rx_valid_b), .rx_ready_i(rx_ready_i && mode600_i),
         .tx_data_i(tx_data_i), .tx_valid_i(tx_valid_i && mode600_i), .tx_ready_o(tx_ready_b),
         .ft_clk_i(ft_clk_i), .ft_rst_o(ft_rst_b), .ft_data_i(ft_data_i), .ft_data_o(ft_data_b),
-        .ft_data_oe_o(oe_b), .ft_be_o(ft_be_b), .ft_be_oe_o(be_oe_b),
+        .ft_data_t_o(t_b), .ft_be_o(ft_be_b), .ft_be_t_o(be_t_b),
         .ft_rxf_n_i(ft_rxf_n_i), .ft_txe_n_i(ft_txe_n_i), .ft_wr_n_o(wr_n_b),
         .cap_o(cap_b), .cap_keep_i(keep));
 
@@ -121,16 +128,19 @@ module link_phy_ft601 #(
     always_ff @(posedge ft_clk_i) begin
         if (ft_rst) be_err_tgl_q <= 1'b0;
         else if (cap && !keep) be_err_tgl_q <= !be_err_tgl_q;
-        cap_be_q <= ft_be_i;
+    end
+    for (genvar i = 0; i < 4; i = i + 1) begin : g_be_pin
+        link_phy_ioreg #(.Dir(0), .Init(1'b1)) u_in (
+            .clk_i(ft_clk_i), .rst_i(ft_rst), .d_i(ft_be_i[i]), .q_o(cap_be_q[i]));
     end
 
     assign rx_data_o = mode600_i ? rx_data_b : rx_data_a;
     assign rx_valid_o = mode600_i ? rx_valid_b : rx_valid_a;
     assign tx_ready_o = mode600_i ? tx_ready_b : tx_ready_a;
     assign ft_data_o = mode600_i ? ft_data_b : ft_data_a;
-    assign ft_data_oe_o = mode600_i ? oe_b : {4{drive_a}};
+    assign ft_data_t_o = mode600_i ? t_b : {32{!drive_a}};
     assign ft_be_o = mode600_i ? ft_be_b : 4'hF;
-    assign ft_be_oe_o = mode600_i ? be_oe_b : drive_a;
+    assign ft_be_t_o = mode600_i ? be_t_b : {4{!drive_a}};
     assign ft_rd_n_o = mode600_i ? 1'b1 : rd_n_a;
     assign ft_wr_n_o = mode600_i ? wr_n_b : wr_n_a;
     assign ft_oe_n_o = mode600_i ? 1'b1 : oe_n_a;

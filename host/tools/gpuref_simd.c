@@ -234,7 +234,7 @@ static server_t *S;
 /* The server's link to the device counts device time on a board, in 100 us ticks (its replays
  * then do not depend on the host's load or the simulation's speed), wall ms on a socket. The
  * ticks are of the board's simulated time, not of its core cycles: the LimeSDR's core runs at
- * 35 MHz, the ULX3S's at 30 MHz, the other boards' at 100 MHz, and a tick is 100 us on each. */
+ * 70 MHz, the ULX3S's at 30 MHz, the other boards' at 100 MHz, and a tick is 100 us on each. */
 static uint64_t dev_ms(void)
 {
     return S->board ? gr_board_time_ps(S->board) / PS_PER_TICK : wall_ms();

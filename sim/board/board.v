@@ -154,11 +154,13 @@ module board #(
         );
     end else if (Kind == 3) begin : g_ft601
         // The FIFO bus between the FPGA and the chip: each bidirectional pin is a trio (in,
-        // out, output enable), as the PHY and the model both have them.
-        wire [31:0] ft_data_f, ft_data_c;
-        wire [3:0]  ft_data_f_oe, ft_data_c_oe;
-        wire [3:0]  ft_be_f, ft_be_c;
-        wire        ft_be_f_oe, ft_be_c_oe;
+        // out, drive), as the PHY and the model both have them; the PHY releases each pin by
+        // its own tristate control (1: released), the model drives and sees whole byte lanes
+        // (the PHY's drive of a lane as its first pin's).
+        wire [31:0] ft_data_f, ft_data_c, ft_data_f_t;
+        wire [3:0]  ft_data_c_oe;
+        wire [3:0]  ft_be_f, ft_be_c, ft_be_f_t;
+        wire        ft_be_c_oe;
         wire        ft_rxf_n, ft_txe_n, ft_rd_n, ft_wr_n, ft_oe_n, ft_siwu_n;
 
         link_phy_ft601 u_phy (
@@ -167,8 +169,8 @@ module board #(
             .rx_be_err_o(),
             .tx_data_i(e_tx_data), .tx_valid_i(e_tx_valid), .tx_ready_o(e_tx_ready),
             .ft_clk_i(chip_clk_i), .ft_data_i(ft_data_c), .ft_data_o(ft_data_f),
-            .ft_data_oe_o(ft_data_f_oe), .ft_be_i(ft_be_c), .ft_be_o(ft_be_f),
-            .ft_be_oe_o(ft_be_f_oe), .ft_rxf_n_i(ft_rxf_n), .ft_txe_n_i(ft_txe_n),
+            .ft_data_t_o(ft_data_f_t), .ft_be_i(ft_be_c), .ft_be_o(ft_be_f),
+            .ft_be_t_o(ft_be_f_t), .ft_rxf_n_i(ft_rxf_n), .ft_txe_n_i(ft_txe_n),
             .ft_rd_n_o(ft_rd_n), .ft_wr_n_o(ft_wr_n), .ft_oe_n_o(ft_oe_n),
             .ft_siwu_n_o(ft_siwu_n));
 
@@ -178,11 +180,11 @@ module board #(
             .ft_rst_n_i      (1'b1),
             .mode600_i       (ft_mode600_i),
             .ft_data_i       (ft_data_f),
-            .ft_data_oe_i    (ft_data_f_oe),
+            .ft_data_oe_i    (~{ft_data_f_t[24], ft_data_f_t[16], ft_data_f_t[8], ft_data_f_t[0]}),
             .ft_data_o       (ft_data_c),
             .ft_data_oe_o    (ft_data_c_oe),
             .ft_be_i         (ft_be_f),
-            .ft_be_oe_i      (ft_be_f_oe),
+            .ft_be_oe_i      (!ft_be_f_t[0]),
             .ft_be_o         (ft_be_c),
             .ft_be_oe_o      (ft_be_c_oe),
             .ft_rxf_n_o      (ft_rxf_n),

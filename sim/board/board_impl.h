@@ -125,10 +125,10 @@ public:
 
 
 // The core clock: 100 MHz on every kind but the exact board tops, which run theirs at their
-// CoreHz: limesdr 35 MHz (28.572 ns here, the scheduler counts whole ps), ulx3s 30 MHz
+// CoreHz: limesdr 70 MHz (14.286 ns here, the scheduler counts whole ps), ulx3s 30 MHz
 // (33.334 ns).
 constexpr uint64_t kCoreHalfPs = 5000;
-constexpr uint64_t kLimesdrCoreHalfPs = 14286;
+constexpr uint64_t kLimesdrCoreHalfPs = 7143;
 constexpr uint64_t kUlx3sCoreHalfPs = 16667;
 inline uint64_t board_core_half_ps(gr_board_kind_t kind)
 {

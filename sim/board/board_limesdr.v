@@ -10,8 +10,9 @@
 // m_vram_* are tied off and vram_bytes_i is unused (board_vram_idle.vh: the top's VRAM is
 // its own 128 KiB of block RAM). The top is built as the stock board has it, FT600 mode
 // (FtMode 600), and the model is configured to match; ft_mode600_i is not looked at.
-// FT_D and FT_BE are resolved here: the top drives them through its tristate ports, the model
-// through the assigns below; the model's contention check reads the PHY's output enables.
+// FT_D and FT_BE are resolved here: the top drives them through its tristate ports (its BB
+// buffers, boards/common/sim/BB.v), the model through the assigns below; the model's
+// contention check reads the PHY's tristate controls, one pin of each byte lane.
 module board_limesdr (
 `include "sim/board/board_ports.vh"
 );
@@ -53,11 +54,11 @@ module board_limesdr (
         .ft_rst_n_i      (ft_reset_n),
         .mode600_i       (FtMode == 600),
         .ft_data_i       (ft_d),
-        .ft_data_oe_i    (u_top.ft_d_oe),
+        .ft_data_oe_i    (~{u_top.ft_d_t[24], u_top.ft_d_t[16], u_top.ft_d_t[8], u_top.ft_d_t[0]}),
         .ft_data_o       (chip_d),
         .ft_data_oe_o    (chip_d_oe),
         .ft_be_i         (ft_be),
-        .ft_be_oe_i      (u_top.ft_be_oe),
+        .ft_be_oe_i      (!u_top.ft_be_t[0]),
         .ft_be_o         (chip_be),
         .ft_be_oe_o      (chip_be_oe),
         .ft_rxf_n_o      (ft_rxf_n),

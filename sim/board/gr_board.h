@@ -19,8 +19,8 @@
  * The last two are whole boards as their bitstreams are built: VRAM is inside them (the
  * harness's VRAM model and the backdoor below are not there), its size is the top's.
  *
- * Clocks: the core runs at 100 MHz (10 ns), on limesdr and ulx3s at their tops' 35 MHz
- * (28.572 ns) and 30 MHz (33.334 ns); the chip
+ * Clocks: the core runs at 100 MHz (10 ns), on limesdr and ulx3s at their tops' 70 MHz
+ * (14.286 ns) and 30 MHz (33.334 ns); the chip
  * has its own clock, not phase-locked to the core: FT601 9.97 ns (100.3 MHz), FT2232H 60 MHz
  * (16.667 ns); stream, uart and ulx3s run on the core clock. An event scheduler orders the
  * edges of both in simulated picoseconds (gr_board_time_ps).

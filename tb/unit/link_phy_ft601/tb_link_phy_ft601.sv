@@ -9,9 +9,11 @@
 // $fatal when a check failed. Plusargs: +seed=N (default 1), +wave=<file>.
 //
 // The chip's clock is 100 MHz (10 ns); the core clock changes per phase (10 ns with another
-// phase, 7 ns, 13 ns). DATA and BE are one bus, resolved per byte lane: whoever drives a lane
-// (the chip's _oe or the PHY's), 8'hDE when nobody does; the model counts contention and
-// protocol errors.
+// phase, 7 ns, 13 ns). DATA and BE are one bus, resolved per pin: the chip drives whole byte
+// lanes (its _oe), the PHY each pin it does not release (its per-pin tristate controls,
+// ft_data_t_o/ft_be_t_o), the bits of 8'hDE when nobody does; the model counts contention and
+// protocol errors, seeing the PHY's drive of a lane as its first pin's, and a lane (or BE)
+// whose pins the PHY does not drive alike counts as split.
 // Host side: the USB OUT endpoint gets random words in transfers of random length (the last
 // word flagged), the IN endpoint is read with random READY; engine side: random tx gaps and
 // rx READY. Scoreboards check every word both ways; the IN packets' sizes and last flags are
@@ -20,7 +22,7 @@
 // cycle between the first and the last word, asserted >= 95% each way in 245 mode and >= 80%
 // in FT600 mode (a command, two turnarounds and the status wait per transaction).
 module tb_link_phy_ft601;
-    localparam integer PLAN = 34;
+    localparam integer PLAN = 36;
     localparam integer NMAX = 16384;
     localparam integer Pkt = 256;
 
@@ -39,22 +41,36 @@ module tb_link_phy_ft601;
     logic       tx_valid = 1'b0;
     wire [31:0] p_data_o, c_data_o;
     wire [3:0]  p_be_o, c_be_o;
-    wire [3:0]  p_data_oe, c_data_oe;
-    wire        p_be_oe, c_be_oe;
+    wire [31:0] p_data_t;
+    wire [3:0]  p_be_t;
+    wire [3:0]  c_data_oe;
+    wire        c_be_oe;
     wire        rxf_n, txe_n, rd_n, wr_n, oe_n, siwu_n;
     wire [31:0] bus_data;
-    for (genvar l = 0; l < 4; l = l + 1) begin : g_lane
-        assign bus_data[8*l +: 8] = c_data_oe[l] ? c_data_o[8*l +: 8] :
-                                    p_data_oe[l] ? p_data_o[8*l +: 8] : 8'hDE;
+    wire [7:0]  nobody = 8'hDE;
+    for (genvar i = 0; i < 32; i = i + 1) begin : g_pin
+        assign bus_data[i] = c_data_oe[i / 8] ? c_data_o[i] : !p_data_t[i] ? p_data_o[i] : nobody[i % 8];
     end
-    wire [3:0]  bus_be = c_be_oe ? c_be_o : p_be_oe ? p_be_o : 4'h0;
+    wire [3:0]  bus_be;
+    for (genvar i = 0; i < 4; i = i + 1) begin : g_be_pin
+        assign bus_be[i] = c_be_oe ? c_be_o[i] : !p_be_t[i] ? p_be_o[i] : 1'b0;
+    end
+    wire [3:0]  p_data_oe = ~{p_data_t[24], p_data_t[16], p_data_t[8], p_data_t[0]};
+    wire        p_be_oe = !p_be_t[0];
+    // edges at which the PHY drove some pins of a lane (or of BE) and released others
+    integer split = 0;
+    always @(posedge ft_clk)
+        if ((p_data_t[7:0] != {8{p_data_t[0]}}) || (p_data_t[15:8] != {8{p_data_t[8]}}) ||
+            (p_data_t[23:16] != {8{p_data_t[16]}}) || (p_data_t[31:24] != {8{p_data_t[24]}}) ||
+            (p_be_t != {4{p_be_t[0]}}))
+            split <= split + 1;
 
     link_phy_ft601 #(.RxFifoLog2(5), .TxFifoLog2(5), .BurstWords(256)) dut (
         .clk_i(clk), .rst_i(rst), .mode600_i(mode600),
         .rx_data_o(rx_data), .rx_valid_o(rx_valid), .rx_ready_i(rx_ready), .rx_be_err_o(rx_be_err),
         .tx_data_i(tx_data), .tx_valid_i(tx_valid), .tx_ready_o(tx_ready),
-        .ft_clk_i(ft_clk), .ft_data_i(bus_data), .ft_data_o(p_data_o), .ft_data_oe_o(p_data_oe),
-        .ft_be_i(bus_be), .ft_be_o(p_be_o), .ft_be_oe_o(p_be_oe),
+        .ft_clk_i(ft_clk), .ft_data_i(bus_data), .ft_data_o(p_data_o), .ft_data_t_o(p_data_t),
+        .ft_be_i(bus_be), .ft_be_o(p_be_o), .ft_be_t_o(p_be_t),
         .ft_rxf_n_i(rxf_n), .ft_txe_n_i(txe_n), .ft_rd_n_o(rd_n), .ft_wr_n_o(wr_n),
         .ft_oe_n_o(oe_n), .ft_siwu_n_o(siwu_n)
     );
@@ -333,6 +349,7 @@ module tb_link_phy_ft601;
 
         check(m_cont == 0, $sformatf("%s: the chip and the PHY never drove a DATA lane or BE at once (%0d)", mode, m_cont));
         check(m_perr == 0, $sformatf("%s: no protocol error in the model (%0d)", mode, m_perr));
+        check(split == 0, $sformatf("%s: the PHY drove or released every pin of a DATA lane, and of BE, alike (%0d edges split)", mode, split));
         check(m_rdw == dn_sent - dn0 + 1 && m_wrw == up_sent - up0,
               $sformatf("%s: the chip moved exactly the words sent (%0d read incl. the tail, %0d written)",
                         mode, m_rdw, m_wrw));
