@@ -15,6 +15,8 @@
 // unaligned or 4 KiB-crossing address, an answer that would exceed MaxPayload) is consumed with
 // no answer and pulses bad_frame_o.
 // Contract:
+//   - A frame in the receive buffer is link_rx's descriptor word (LEN, TYPE and TYPE's class)
+//     and its payload.
 //   - Reads the receive buffer two words at a time through buf_* (buf_rdata_i: the words at
 //     buf_raddr_o and the one after it, one cycle after buf_re_o, the even one in [31:0] and
 //     the odd one in [63:32]) up to buf_wptr_i;
@@ -505,24 +507,18 @@ module link_dispatch #(
                         skipfr_q <= 1'b1;
                         ds_q <= D_SKIP;
                     end else begin
+                        // the descriptor's class bits (link_rx): [8] a request with
+                        // parameters, [9] a DMA answer with a payload; any other frame is bad
                         skip_q <= 1'b0;
-                        ds_q <= D_PARAM;
+                        ds_q <= w[8] ? D_PARAM : w[9] ? D_HS : D_SKIP;
+                        bad_frame_o <= !w[8] && !w[9];
                         case (w[7:0])
                             8'h10: np_q <= 3'd2;
                             8'h11: np_q <= 3'd1;
                             8'h12: np_q <= 3'd2;
                             8'h13: np_q <= 3'd4;
                             8'h14: np_q <= 3'd3;
-                            8'hA0, 8'hA1: begin
-                                np_q <= 3'd0;
-                                ds_q <= (w[31:16] == 16'd0) ? D_SKIP : D_HS;
-                                bad_frame_o <= (w[31:16] == 16'd0);
-                            end
-                            default: begin
-                                np_q <= 3'd0;
-                                ds_q <= D_SKIP;
-                                bad_frame_o <= 1'b1;
-                            end
+                            default: np_q <= 3'd0;
                         endcase
                     end
                 end

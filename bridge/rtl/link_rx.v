@@ -4,9 +4,11 @@
 // link_rx: the receiving half of the link layer (bridge/PROTOCOL.md, "The link layer"). Takes
 // the frames link_rx_align finds (with its PCRC verdict on the last beat), and:
 //   - a good reliable frame with SEQ = rx_next is stored whole in the receive buffer (a
-//     RxWindow-word simple dual-port RAM: one descriptor word {LEN[31:16], TYPE[7:0]}, then
-//     the payload) and rx_next increments; it becomes visible to the reader (buf_wptr_o) only
-//     after its PCRC matched, so nothing acts on part of a frame;
+//     RxWindow-word simple dual-port RAM: one descriptor word {LEN[31:16], class[15:8],
+//     TYPE[7:0]}, then the payload; the class is link_dispatch's first decision, decoded
+//     here: bit 8 a request with parameters (TYPE 0x10-0x14), bit 9 a DMA answer (0xA0, 0xA1)
+//     with LEN > 0) and rx_next increments; the frame becomes visible to the reader
+//     (buf_wptr_o) only after its PCRC matched, so nothing acts on part of a frame;
 //   - one with an older SEQ is a duplicate: dropped, send_ack_o;
 //   - one with a newer SEQ, or a reliable frame with a bad PCRC: dropped and NAKed, at most
 //     once per rx_next until it moves or NakRetry cycles pass; the NAK is requested
@@ -97,22 +99,36 @@ module link_rx #(
     wire                    unused_waddr = waddr[PB-1];
 
     // two banks: even words in u_buf0, odd words in u_buf1; a read of words a and a + 1 reads
-    // row (a + 1) / 2 of the even bank and row a / 2 of the odd one
+    // row (a + 1) / 2 of the even bank and row a / 2 of the odd one. The write is registered
+    // (it lands a cycle after its beat), and so is the committed end the reader sees
+    // (buf_wptr_o): the reader takes only words written in earlier cycles (the word after the
+    // last one it may read, it throws away), so the banks need no collision logic
+    // (OldOnCollision 0) and the frame decode does not reach the block RAMs' inputs.
     localparam integer RB = RxWindowLog2 - 1;
+    reg                    we_q;
+    reg [RxWindowLog2-1:0] wa_q;
+    reg [31:0]             wd_q;
+    reg [PB-1:0]           wptr_vis_q;
+    always @(posedge clk_i) begin
+        we_q <= we;
+        wa_q <= waddr_a;
+        wd_q <= wdata;
+        wptr_vis_q <= rst_i ? {PB{1'b0}} : wptr_q;
+    end
     wire [RB-1:0] rrow_odd = buf_raddr_i[RxWindowLog2-1:1];
     wire [RB-1:0] rrow_even = rrow_odd + {{(RB-1){1'b0}}, buf_raddr_i[0]};
     wire [31:0]   bank0_q, bank1_q;
-    link_ram #(.AddrBits(RB), .DataBits(32)) u_buf0 (
-        .clk_i(clk_i), .we_i(we && !waddr_a[0]), .waddr_i(waddr_a[RxWindowLog2-1:1]), .wdata_i(wdata),
+    link_ram #(.AddrBits(RB), .DataBits(32), .OldOnCollision(0)) u_buf0 (
+        .clk_i(clk_i), .we_i(we_q && !wa_q[0]), .waddr_i(wa_q[RxWindowLog2-1:1]), .wdata_i(wd_q),
         .re_i(buf_re_i), .raddr_i(rrow_even), .rdata_o(bank0_q));
-    link_ram #(.AddrBits(RB), .DataBits(32)) u_buf1 (
-        .clk_i(clk_i), .we_i(we && waddr_a[0]), .waddr_i(waddr_a[RxWindowLog2-1:1]), .wdata_i(wdata),
+    link_ram #(.AddrBits(RB), .DataBits(32), .OldOnCollision(0)) u_buf1 (
+        .clk_i(clk_i), .we_i(we_q && wa_q[0]), .waddr_i(wa_q[RxWindowLog2-1:1]), .wdata_i(wd_q),
         .re_i(buf_re_i), .raddr_i(rrow_odd), .rdata_o(bank1_q));
     assign buf_rdata_o = {bank1_q, bank0_q};
 
     assign fr_ready_o = 1'b1;
-    assign buf_wptr_o = wptr_q;
-    assign lreset_ptr_o = wptr_q;   // no frame commits in the 4 cycles after a RESET's PCRC
+    assign buf_wptr_o = wptr_vis_q;
+    assign lreset_ptr_o = wptr_vis_q;   // no frame commits in the 4 cycles after a RESET's PCRC
     assign lreset_epoch_o = epoch_q;
     assign ack_seq_o = ack_seq_q;
     assign send_nak_o = nak_pend_q && (ack_seq_q == rx_next_q);
@@ -124,6 +140,8 @@ module link_rx #(
     wire [15:0] cur_seq  = fr_hdr_i ? fr_data_i[47:32] : seq_q;
     wire [15:0] cur_ackf = fr_hdr_i ? fr_data_i[63:48] : ackf_q;
     wire          h_next = (fr_data_i[47:32] == rx_next_q);
+    wire          cls_req = (cur_type >= 8'h10) && (cur_type <= 8'h14);
+    wire          cls_dma = (cur_type[7:1] == 7'h50) && (cur_len != 16'd0);
     // free words, registered: a frame commits at its last beat, and the next header comes at
     // least four cycles later (its SYNC, words 1-2 and HCRC pass link_rx_align first), so
     // room_q has seen that commit by then; buf_rptr_i only grows the room
@@ -202,7 +220,7 @@ module link_rx #(
                         if (fr_hdr_i ? (fr_data_i[8] && h_next && fits) : acc_q) begin
                             we = 1'b1;
                             waddr = wptr_q;
-                            wdata = {cur_len, 8'd0, cur_type};
+                            wdata = {cur_len, 6'd0, cls_dma, cls_req, cur_type};
                             wptr_d = wptr_q + cur_len[PB-1:0] + {{(PB-1){1'b0}}, 1'b1};
                             rx_next_d = rx_next_q + 16'd1;
                             nak_done_d = 1'b0;

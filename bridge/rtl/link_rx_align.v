@@ -20,7 +20,8 @@
 //   - rx_*: the PHY's stream in the core clock domain, least significant byte first. A 32-bit
 //     PHY's words are always taken (rx_ready_o = 1).
 //   - fr_*: one beat per header (fr_hdr_o = 1, fr_data_o = {header word 2, header word 1}) and
-//     one per payload or PCRC word (fr_data_o[31:0]); fr_last_o marks the PCRC word, or the
+//     one per payload or PCRC word (fr_data_o[31:0]; [63:32] undefined on a 32-bit PHY, no
+//     multiplexer before that half of the output register); fr_last_o marks the PCRC word, or the
 //     header of a frame with LEN = 0; fr_crc_ok_o, beside fr_last_o on a PCRC word, says that
 //     PCRC matched the payload.
 //     The receiver takes every beat: fr_ready_i must be 1 while fr_valid_o is (link_rx's is).
@@ -73,7 +74,7 @@ module link_rx_align #(
             reg  [16:0] rem_q;              // payload + PCRC words still to come
             reg         last_q;             // rem_q == 1
             reg         v_q, h_q, lst_q, err_q;
-            reg  [63:0] d_q;
+            reg  [31:0] d_lo_q, d_hi_q;     // fr_data_o; d_hi_q loads p1_q every cycle
             wire [31:0] bx, k, ac;
             link_crc32 u_bx (.crc_i(32'd0), .data_i(x_q), .crc_o(bx));          // B x
             link_crc32 u_ac (.crc_i(c_q), .data_i(32'd0), .crc_o(ac));          // A c
@@ -87,7 +88,8 @@ module link_rx_align #(
             assign rx_ready_o = 1'b1;
             assign fr_valid_o = v_q;
             assign fr_hdr_o = h_q;
-            assign fr_data_o = d_q;
+            assign fr_data_o = {d_hi_q, d_lo_q};
+            always @(posedge clk_i) d_hi_q <= p1_q;   // header word 2 on a header beat
             assign fr_last_o = lst_q;
             assign fr_crc_ok_o = ok_q;
             assign hcrc_err_o = err_q;
@@ -110,7 +112,7 @@ module link_rx_align #(
                     h_q <= 1'b0;
                     lst_q <= 1'b0;
                     err_q <= 1'b0;
-                    d_q <= 64'd0;
+                    d_lo_q <= 32'd0;
                     c_q <= 32'hFFFF_FFFF;
                     ok_q <= 1'b0;
                     first_q <= 1'b0;
@@ -136,7 +138,7 @@ module link_rx_align #(
                         // the header beat; the hunt restarts after the frame
                         v_q <= 1'b1;
                         h_q <= 1'b1;
-                        d_q <= {p1_q, p2_q};
+                        d_lo_q <= p2_q;
                         lst_q <= (len == 16'd0);
                         y1_q <= 1'b0;
                         y2_q <= 1'b0;
@@ -148,7 +150,7 @@ module link_rx_align #(
                     end
                     if (xv_q && frm_q) begin
                         v_q <= 1'b1;
-                        d_q <= {32'd0, x_q};
+                        d_lo_q <= x_q;
                         lst_q <= last_q;
                         rem_q <= rem_q - 17'd1;
                         last_q <= (rem_q == 17'd2);
