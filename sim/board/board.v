@@ -28,7 +28,9 @@
 module board #(
     parameter Kind      = 1,     // 1 stream, 2 uart, 3 ft601, 4 ft245
     parameter JoinWait  = 48,    // fpga_core's DmaJoinWait
-    parameter JoinBeats = 64     // fpga_core's DmaJoinBeats
+    parameter JoinBeats = 64,    // fpga_core's DmaJoinBeats
+    parameter WrJoinWait  = 16,  // fpga_core's DmaWrJoinWait
+    parameter WrJoinBeats = 64   // fpga_core's DmaWrJoinBeats
 ) (
 `include "sim/board/board_ports.vh"
 );
@@ -48,7 +50,8 @@ module board #(
     fpga_core #(
         .PhyBytes(PhyBytes), .MaxPayload(MaxPayload), .RxWindowLog2(RxWindowLog2),
         .ReplayLog2(ReplayLog2), .DmaTags(16), .DmaJoinWait(JoinWait),
-        .DmaJoinBeats(JoinBeats), .LinkKind(Kind),
+        .DmaJoinBeats(JoinBeats), .DmaWrJoinWait(WrJoinWait), .DmaWrJoinBeats(WrJoinBeats),
+        .LinkKind(Kind),
         .ReplayTimeout(ReplayTimeout),
         .DmaFifoBeats(256), .DmaMaxReads(16), .DmaMaxWrites(16)
     ) u_fpga (
