@@ -30,7 +30,9 @@ module board #(
     parameter JoinWait  = 48,    // fpga_core's DmaJoinWait
     parameter JoinBeats = 64,    // fpga_core's DmaJoinBeats
     parameter WrJoinWait  = 16,  // fpga_core's DmaWrJoinWait
-    parameter WrJoinBeats = 64   // fpga_core's DmaWrJoinBeats
+    parameter WrJoinBeats = 128, // fpga_core's DmaWrJoinBeats
+    parameter Tags      = 32,    // fpga_core's DmaTags
+    parameter MaxWrites = 32     // fpga_core's DmaMaxWrites
 ) (
 `include "sim/board/board_ports.vh"
 );
@@ -44,16 +46,16 @@ module board #(
     wire [PhyBytes*8-1:0] e_rx_data, e_tx_data;
     wire                  e_rx_valid, e_rx_ready, e_tx_valid, e_tx_ready;
 
-    // gpu_core's DMA window on m_host (16 read bursts, 16 write bursts, a 2 KiB buffer) and as
-    // many engine tags: each request waits a link round trip for its answer; reads go as
-    // requests of up to 4 bursts (bridge/README.md).
+    // gpu_core's DMA window on m_host (16 read bursts, 32 write bursts, a 2 KiB buffer) and 32
+    // engine tags: each request waits a link round trip for its answer; reads go as requests of
+    // up to 4 bursts, writes of up to 8 (bridge/README.md).
     fpga_core #(
         .PhyBytes(PhyBytes), .MaxPayload(MaxPayload), .RxWindowLog2(RxWindowLog2),
-        .ReplayLog2(ReplayLog2), .DmaTags(16), .DmaJoinWait(JoinWait),
+        .ReplayLog2(ReplayLog2), .DmaTags(Tags), .DmaJoinWait(JoinWait),
         .DmaJoinBeats(JoinBeats), .DmaWrJoinWait(WrJoinWait), .DmaWrJoinBeats(WrJoinBeats),
         .LinkKind(Kind),
         .ReplayTimeout(ReplayTimeout),
-        .DmaFifoBeats(256), .DmaMaxReads(16), .DmaMaxWrites(16)
+        .DmaFifoBeats(256), .DmaMaxReads(16), .DmaMaxWrites(MaxWrites)
     ) u_fpga (
         .clk_i          (clk_i),
         .rst_i          (rst_i),
