@@ -26,7 +26,7 @@ module link_engine #(
     parameter MaxPayload    = 1024,       // words, >= 35
     parameter RxWindowLog2  = 12,         // receive buffer words, log2 (>= MaxPayload + 6)
     parameter ReplayLog2    = 12,         // replay buffer words, log2 (> MaxPayload)
-    parameter DmaTags       = 8,          // DMA bursts outstanding: 2, 4, 8, 16 or 32
+    parameter DmaTags       = 8,          // DMA bursts outstanding: 2, 4, ... 64
     parameter DmaJoinWait   = 0,          // cycles a DMA_RD waits for a burst to join (0..255)
     parameter DmaJoinBeats  = 512,        // the most beats a DMA_RD asks for (16..512)
     parameter DmaWrJoinWait = 0,          // cycles a DMA_WR waits for a burst to join (0..255)

@@ -46,7 +46,7 @@
 //   - lreset_i: every request not yet answered completes SLVERR and no late answer is awaited;
 //     W beats owed by accepted AWs are still taken; a frame being written is dropped by link_tx.
 module link_host_slave #(
-    parameter DmaTags    = 8,          // power of two, 2..32
+    parameter DmaTags    = 8,          // power of two, 2..64
     parameter DmaTimeout = 16777216,   // cycles
     parameter MaxPayload = 1027,       // words (>= 35): a DMA_RD_RSP is at most this long
     parameter JoinWait   = 0,          // cycles a read request waits for an AR to join (0..255;
@@ -120,7 +120,7 @@ module link_host_slave #(
     output reg                 timeout_o
 );
     localparam integer TB = (DmaTags <= 2) ? 1 : (DmaTags <= 4) ? 2 : (DmaTags <= 8) ? 3 :
-                            (DmaTags <= 16) ? 4 : 5;
+                            (DmaTags <= 16) ? 4 : (DmaTags <= 32) ? 5 : 6;
     localparam [1:0] T_FREE = 2'd0, T_PEND = 2'd1, T_WAIT = 2'd2, T_DONE = 2'd3;
     localparam [3:0] S_IDLE = 4'd0, S_RD_G = 4'd1, S_RD_W = 4'd2, S_WR_G = 4'd3, S_WR_A = 4'd4,
                      S_WR_W = 4'd5, S_DONE = 4'd6, S_RD_H = 4'd7, S_WR_H = 4'd8;
@@ -145,8 +145,8 @@ module link_host_slave #(
     localparam [31:0] TICK = (DmaTimeout + 255) / 256;   // prescaler period, cycles
 
     generate
-        if (DmaTags != (1 << TB) || DmaTags > 32) begin : g_bad_0
-            `CMN_PARAM_ERROR("link_host_slave: DmaTags must be 2, 4, 8, 16 or 32")
+        if (DmaTags != (1 << TB) || DmaTags > 64) begin : g_bad_0
+            `CMN_PARAM_ERROR("link_host_slave: DmaTags must be 2, 4, 8, 16, 32 or 64")
         end
         if (DmaTimeout < 512) begin : g_bad_1
             `CMN_PARAM_ERROR("link_host_slave: DmaTimeout must be >= 512")

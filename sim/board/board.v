@@ -31,8 +31,8 @@ module board #(
     parameter JoinBeats = 64,    // fpga_core's DmaJoinBeats
     parameter WrJoinWait  = 16,  // fpga_core's DmaWrJoinWait
     parameter WrJoinBeats = 128, // fpga_core's DmaWrJoinBeats
-    parameter Tags      = 32,    // fpga_core's DmaTags
-    parameter MaxWrites = 32     // fpga_core's DmaMaxWrites
+    parameter Tags      = 64,    // fpga_core's DmaTags
+    parameter MaxWrites = 64     // fpga_core's DmaMaxWrites
 ) (
 `include "sim/board/board_ports.vh"
 );
@@ -46,7 +46,7 @@ module board #(
     wire [PhyBytes*8-1:0] e_rx_data, e_tx_data;
     wire                  e_rx_valid, e_rx_ready, e_tx_valid, e_tx_ready;
 
-    // gpu_core's DMA window on m_host (16 read bursts, 32 write bursts, a 2 KiB buffer) and 32
+    // gpu_core's DMA window on m_host (16 read bursts, 64 write bursts, a 2 KiB buffer) and 64
     // engine tags: each request waits a link round trip for its answer; reads go as requests of
     // up to 4 bursts, writes of up to 8 (bridge/README.md).
     fpga_core #(
