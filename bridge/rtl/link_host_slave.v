@@ -445,7 +445,7 @@ module link_host_slave #(
                             stype_q <= 8'h21;
                             slenw_q <= JOINW ? {5'd0, gbeats_q, 1'b0} + 16'd3 :
                                        {7'd0, slen_q, 1'b0} + 16'd5;
-                            hold_q <= WJWAIT;
+                            if (JOINW) hold_q <= WJWAIT;
                             wh_q <= wr_hold;
                             ss_q <= wr_hold ? S_HOLD : S_DONE;
                         end
