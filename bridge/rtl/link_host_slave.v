@@ -122,10 +122,8 @@ module link_host_slave #(
     localparam integer TB = (DmaTags <= 2) ? 1 : (DmaTags <= 4) ? 2 : (DmaTags <= 8) ? 3 :
                             (DmaTags <= 16) ? 4 : (DmaTags <= 32) ? 5 : 6;
     localparam [1:0] T_FREE = 2'd0, T_PEND = 2'd1, T_WAIT = 2'd2, T_DONE = 2'd3;
-    // S_HOLD: a request waits for a burst to join it, a read's before its frame is written, a
-    // write's (wrhold_q) in the middle of it
-    localparam [2:0] S_IDLE = 3'd0, S_RD_G = 3'd1, S_RD_W = 3'd2, S_WR_G = 3'd3, S_WR_A = 3'd4,
-                     S_WR_W = 3'd5, S_DONE = 3'd6, S_HOLD = 3'd7;
+    localparam [3:0] S_IDLE = 4'd0, S_RD_G = 4'd1, S_RD_W = 4'd2, S_WR_G = 4'd3, S_WR_A = 4'd4,
+                     S_WR_W = 4'd5, S_DONE = 4'd6, S_RD_H = 4'd7, S_WR_H = 4'd8;
     // the most beats one DMA_RD asks for: JoinBeats, its answer (1 + 2 x beats words) within
     // MaxPayload, and never more than a 4 KiB page
     localparam integer JMP = ((MaxPayload - 1) / 2 > 512) ? 512 : (MaxPayload - 1) / 2;
@@ -214,7 +212,7 @@ module link_host_slave #(
     end
 
     // ---- request sender ---------------------------------------------------------------------
-    reg  [2:0]          ss_q;
+    reg  [3:0]          ss_q;
     reg                 pri_q;             // 1: AW first
     reg  [TB-1:0]       stag_q;
     reg  [63:3]         saddr_q;
@@ -232,7 +230,6 @@ module link_host_slave #(
     reg  [TB-1:0]       glast_q;           // its last burst's tag
     reg  [DmaTags-1:0]  grp_q;             // the tags of the request being built
     reg                 wful_q;            // every W beat of the DMA_WR so far had WSTRB 0xFF
-    reg                 wrhold_q;              // S_HOLD is a write's
     reg  [9:0]          hbud_q;            // beats the host's MaxPayload allows in a DMA_WR
     reg  [9:0]          wlim_q;            // beats the DMA_WR being written may carry
 
@@ -252,8 +249,7 @@ module link_host_slave #(
     // a tag, and a cycle after a take takes none (free_ok)
     wire [9:0] jbeats = gbeats_q + {2'd0, s_host_arlen_i} + 10'd1;
     reg        jok_q;
-    wire       join_ar = JOIN && ((ss_q == S_HOLD) || (ss_q == S_RD_G)) && !(JOINW && wrhold_q) &&
-                         !stale_q && !lreset_i &&
+    wire       join_ar = JOIN && ((ss_q == S_RD_H) || (ss_q == S_RD_G)) && !stale_q && !lreset_i &&
                          free_ok && s_host_arvalid_i && jok_q;
     // no AR came in time, a write waits, or no whole burst would fit any more
     wire       hold_end = (hold_q == 8'd0) || s_host_awvalid_i || gnext_q[9] ||
@@ -265,7 +261,7 @@ module link_host_slave #(
     // the AW is taken (so a join costs no cycle of the link)
     wire [9:0] jwbeats = gbeats_q + {2'd0, s_host_awlen_i} + 10'd1;
     reg        jwok_q;
-    wire       join_aw = JOINW && (ss_q == S_HOLD) && wrhold_q && !stale_q && !lreset_i && free_ok &&
+    wire       join_aw = JOINW && (ss_q == S_WR_H) && !stale_q && !lreset_i && free_ok &&
                          s_host_awvalid_i && jwok_q && s_host_wvalid_i &&
                          (s_host_wstrb_i == 8'hFF);
     // a burst's last W beat: wait for one to join while one more burst may fit and every beat
@@ -309,7 +305,7 @@ module link_host_slave #(
                 tw_wvalid_o = s_host_wvalid_i;
                 tw_wdata_o = h_q ? s_host_wdata_i[63:32] : s_host_wdata_i[31:0];
             end
-            S_HOLD: if (JOINW) begin
+            S_WR_H: begin
                 tw_wvalid_o = join_aw;
                 tw_wdata_o = s_host_wdata_i[31:0];
             end
@@ -353,7 +349,6 @@ module link_host_slave #(
             glast_q <= {TB{1'b0}};
             grp_q <= {DmaTags{1'b0}};
             wful_q <= 1'b0;
-            wrhold_q <= 1'b0;
             wlim_q <= 10'd16;
         end else begin
             case (ss_q)
@@ -367,7 +362,6 @@ module link_host_slave #(
                     fbe_q <= 4'd0;
                     lbe_q <= 4'd0;
                     wful_q <= 1'b1;
-                    wrhold_q <= 1'b0;
                     wlim_q <= (hbud_q < WJMAX10) ? hbud_q : WJMAX10;
                     if (take) begin
                         stag_q <= free_tag;
@@ -387,7 +381,7 @@ module link_host_slave #(
                     if (s_host_arready_o) begin
                         saddr_q <= s_host_araddr_i[63:3];
                         slen_q <= s_host_arlen_i;
-                        if (s_host_arlen_i <= 8'd15) ss_q <= (JWAIT != 8'd0) ? S_HOLD : S_RD_G;
+                        if (s_host_arlen_i <= 8'd15) ss_q <= (JWAIT != 8'd0) ? S_RD_H : S_RD_G;
                     end
                     if (s_host_awready_o) begin
                         saddr_q <= s_host_awaddr_i[63:3];
@@ -396,19 +390,7 @@ module link_host_slave #(
                         ss_q <= S_WR_G;
                     end
                 end
-                S_HOLD: if (JOINW && wrhold_q) begin
-                    hold_q <= hold_q - 8'd1;
-                    if (join_aw) begin
-                        // the joined burst's first word is written now; its high half next
-                        h_q <= 1'b1;
-                        sbeats_q <= 8'd0;
-                        slen_q <= s_host_awlen_i;
-                        hold_q <= WJWAIT;
-                        ss_q <= S_WR_W;
-                    end else if (hold_q == 8'd0 || s_host_arvalid_i || stale_q) begin
-                        ss_q <= S_DONE;
-                    end
-                end else begin
+                S_RD_H: begin
                     hold_q <= hold_q - 8'd1;
                     if (join_ar) hold_q <= JWAIT;
                     else if (hold_end || stale_q) ss_q <= S_RD_G;
@@ -445,10 +427,22 @@ module link_host_slave #(
                             stype_q <= 8'h21;
                             slenw_q <= JOINW ? {5'd0, gbeats_q, 1'b0} + 16'd3 :
                                        {7'd0, slen_q, 1'b0} + 16'd5;
-                            if (JOINW) hold_q <= WJWAIT;
-                            wrhold_q <= wr_hold;
-                            ss_q <= wr_hold ? S_HOLD : S_DONE;
+                            hold_q <= WJWAIT;
+                            ss_q <= wr_hold ? S_WR_H : S_DONE;
                         end
+                    end
+                end
+                S_WR_H: begin
+                    hold_q <= hold_q - 8'd1;
+                    if (join_aw) begin
+                        // the joined burst's first word is written now; its high half next
+                        h_q <= 1'b1;
+                        sbeats_q <= 8'd0;
+                        slen_q <= s_host_awlen_i;
+                        hold_q <= WJWAIT;
+                        ss_q <= S_WR_W;
+                    end else if (hold_q == 8'd0 || s_host_arvalid_i || stale_q) begin
+                        ss_q <= S_DONE;
                     end
                 end
                 S_DONE: ss_q <= S_IDLE;
