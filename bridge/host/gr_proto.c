@@ -271,19 +271,34 @@ static dma_region_t *dma_find(gr_proto_t *p, uint64_t addr, uint64_t bytes)
     return NULL;
 }
 
-/* A DMA_RD may carry several of gpu_core's read bursts: the device joins only bursts that end
- * on a 128-byte boundary (bridge/rtl/link_host_slave.v), as gpu_core's do, so the pieces cut
- * there are the bursts, and the log has one line per burst, as sim://'s has. */
-static void txlog_dma_rd(gr_txlog_t *log, uint64_t addr, const uint32_t *data, uint32_t bytes, bool ok)
+/* A DMA_RD or DMA_WR may carry several of gpu_core's bursts: the device joins only bursts that
+ * meet on a 128-byte boundary (bridge/rtl/link_host_slave.v), as gpu_core's do, so the pieces
+ * cut there are the bursts, and the log has one line per burst, as sim://'s has. The bytes are
+ * [addr + lead, addr + bytes - tail): a write's first and last words may be partial. */
+static void txlog_dma(gr_txlog_t *log, bool write, uint64_t addr, const void *data, uint32_t bytes,
+                      uint32_t lead, uint32_t tail, bool ok)
 {
+    if (!log)
+        return;
     uint32_t done = 0;
     do {
         uint32_t piece = 128u - (uint32_t)((addr + done) & 127u);
         if (piece > bytes - done)
             piece = bytes - done;
-        gr_txlog_dma(log, false, addr + done, data ? (const uint8_t *)data + done : NULL, piece, ok);
+        uint32_t from = done < lead ? lead : done, to = done + piece;
+        if (done + piece == bytes)
+            to = bytes - tail > from ? bytes - tail : from;
+        /* a write of no enabled byte is still a line (of 0 bytes), as one burst of it was */
+        if (to >= from)
+            gr_txlog_dma(log, write, addr + from, data && to > from ? (const uint8_t *)data + from : NULL,
+                         to - from, ok);
         done += piece;
     } while (done < bytes);
+}
+
+static void txlog_dma_rd(gr_txlog_t *log, uint64_t addr, const uint32_t *data, uint32_t bytes, bool ok)
+{
+    txlog_dma(log, false, addr, data, bytes, 0, 0, ok);
 }
 
 static void serve_dma_rd(gr_proto_t *p, const uint32_t *w, uint16_t len)
@@ -310,6 +325,8 @@ static void serve_dma_rd(gr_proto_t *p, const uint32_t *w, uint16_t len)
     gr_proto_link_send(&p->link, GR_PT_DMA_RD_RSP, rsp, (uint16_t)(1u + dwords));
 }
 
+/* A DMA_WR may join several bursts (PROTOCOL.md, "DMA"): it is served only whole, inside one DMA
+ * buffer and one 4 KiB page; anything else is answered DECERR and writes nothing. */
 static void serve_dma_wr(gr_proto_t *p, const uint32_t *w, uint16_t len)
 {
     if (len < 4)
@@ -320,7 +337,7 @@ static void serve_dma_wr(gr_proto_t *p, const uint32_t *w, uint16_t len)
     dma_region_t *r = dma_find(p, addr, 4ull * dwords);
     uint32_t rsp = tag;
     p->c.dma_writes++;
-    if (!r || (addr & 3u)) {
+    if (!r || (addr & 3u) || (addr & 4095u) + 4ull * dwords > 4096u) {
         p->c.dma_errors++;
         rsp |= (uint32_t)GR_RESP_DECERR << 16;
     } else {
@@ -328,6 +345,10 @@ static void serve_dma_wr(gr_proto_t *p, const uint32_t *w, uint16_t len)
         for (uint32_t i = 0; i < dwords; i++) {
             uint32_t be = dwords == 1 ? fbe : i == 0 ? fbe : i == dwords - 1 ? lbe : 0xfu;
             uint32_t v = w[3 + i];
+            if (be == 0xfu) {
+                memcpy(dst + 4 * i, &v, 4); /* little-endian host */
+                continue;
+            }
             for (unsigned b = 0; b < 4; b++)
                 if (be & (1u << b))
                     dst[4 * i + b] = (uint8_t)(v >> (8 * b));
@@ -335,22 +356,14 @@ static void serve_dma_wr(gr_proto_t *p, const uint32_t *w, uint16_t len)
         p->c.dma_bytes += 4u * dwords;
     }
     if (p->txlog) {
-        /* The enabled bytes: from the first one FirstBE enables to the last one LastBE does. */
+        /* The enabled bytes: from the first one FirstBE enables to the last one LastBE does
+         * (the words between are whole: the device joins only bursts whose strobes are). */
         uint32_t last_be = dwords == 1 ? fbe : lbe;
-        unsigned lead = fbe ? (unsigned)__builtin_ctz(fbe) : 4u;
-        unsigned tail = last_be ? 3u - (unsigned)(31 - __builtin_clz(last_be)) : 4u;
-        size_t span = 4u * dwords > lead + tail ? 4u * dwords - lead - tail : 0;
-        uint8_t *bytes = span ? malloc(4u * dwords) : NULL;
-        if (bytes)
-            for (uint32_t i = 0; i < dwords; i++)
-                for (unsigned b = 0; b < 4; b++)
-                    bytes[4 * i + b] = (uint8_t)(w[3 + i] >> (8 * b));
-        if (span && !bytes)
-            gr_txlog_note(p->txlog, "dmawr not recorded: out of memory");
-        else
-            gr_txlog_dma(p->txlog, true, addr + lead, bytes ? bytes + lead : NULL, span,
-                         !(rsp >> 16));
-        free(bytes);
+        uint32_t lead = fbe ? (uint32_t)__builtin_ctz(fbe) : 4u;
+        uint32_t tail = last_be ? 3u - (uint32_t)(31 - __builtin_clz(last_be)) : 4u;
+        if (lead + tail > 4u * dwords)
+            lead = 4u * dwords, tail = 0; /* nothing enabled */
+        txlog_dma(p->txlog, true, addr, &w[3], 4u * dwords, lead, tail, !(rsp >> 16));
     }
     gr_proto_link_send(&p->link, GR_PT_DMA_WR_RSP, &rsp, 1);
 }

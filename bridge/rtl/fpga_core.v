@@ -27,6 +27,8 @@ module fpga_core #(
     parameter DmaTags       = 8,              // DMA requests outstanding: 2, 4, 8 or 16
     parameter DmaJoinWait   = 0,              // cycles a DMA_RD waits for a burst to join
     parameter DmaJoinBeats  = 512,            // the most beats a DMA_RD asks for
+    parameter DmaWrJoinWait = 0,              // cycles a DMA_WR waits for a burst to join
+    parameter DmaWrJoinBeats = 512,           // the most beats a DMA_WR carries
     parameter DmaFifoBeats  = 128,            // gpu_core's DMA buffer, 8-byte beats (32..256)
     parameter DmaMaxReads   = 8,              // gpu_core's DMA read bursts in flight
     parameter DmaMaxWrites  = 8,              // gpu_core's DMA write bursts awaiting B
@@ -186,7 +188,8 @@ module fpga_core #(
     link_engine #(
         .PhyBytes(PhyBytes), .MaxPayload(MaxPayload), .RxWindowLog2(RxWindowLog2),
         .ReplayLog2(ReplayLog2), .DmaTags(DmaTags), .DmaJoinWait(DmaJoinWait),
-        .DmaJoinBeats(DmaJoinBeats),
+        .DmaJoinBeats(DmaJoinBeats), .DmaWrJoinWait(DmaWrJoinWait),
+        .DmaWrJoinBeats(DmaWrJoinBeats),
         .LinkKind(LinkKind), .CoreHz(CoreHz), .ReplayTimeout(ReplayTimeout), .DmaTimeout(DmaTimeout), .AckDelay(AckDelay),
         .CsrAddrBits(16), .ApAddrBits(28), .IdBits(4)
     ) u_link (

@@ -129,6 +129,7 @@ module link_dispatch #(
     output wire                    m_ap_rready_o,
     // status
     output reg                     hello_o,
+    output wire [15:0]             hello_maxp_o,   // the HELLO's MaxPayload, while hello_o
     output reg                     bad_frame_o
 );
     localparam integer PB = RxWindowLog2 + 1;
@@ -258,6 +259,7 @@ module link_dispatch #(
     endfunction
 
     wire gnt = tw_gnt_i || stale_q;
+    assign hello_maxp_o = p_q[1][15:0];
 
     // HELLO_RSP words 1..9
     reg [31:0] hello_w;

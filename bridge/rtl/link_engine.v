@@ -26,9 +26,11 @@ module link_engine #(
     parameter MaxPayload    = 1024,       // words, >= 35
     parameter RxWindowLog2  = 12,         // receive buffer words, log2 (>= MaxPayload + 6)
     parameter ReplayLog2    = 12,         // replay buffer words, log2 (> MaxPayload)
-    parameter DmaTags       = 8,          // DMA requests outstanding: 2, 4, 8 or 16
+    parameter DmaTags       = 8,          // DMA bursts outstanding: 2, 4, ... 64
     parameter DmaJoinWait   = 0,          // cycles a DMA_RD waits for a burst to join (0..255)
     parameter DmaJoinBeats  = 512,        // the most beats a DMA_RD asks for (16..512)
+    parameter DmaWrJoinWait = 0,          // cycles a DMA_WR waits for a burst to join (0..255)
+    parameter DmaWrJoinBeats = 512,       // the most beats a DMA_WR carries (16..512)
     parameter LinkKind      = 1,          // HELLO Link: 1 stream, 2 UART, 3 FT601, 4 FT245
     parameter CoreHz        = 100000000,  // clk_i frequency, reported in HELLO
     parameter ReplayTimeout = 100000,     // cycles without ACK progress before a replay
@@ -168,6 +170,7 @@ module link_engine #(
     wire [15:0]             ack_seq, peer_ack, lreset_epoch;
     wire                    peer_ack_valid, peer_nak, send_ack, send_nak, lreset;
     wire                    pcrc_err, rx_bad, dsp_bad, hello;
+    wire [15:0]             hello_maxp;
     link_rx #(.RxWindowLog2(RxWindowLog2), .NakRetry(ReplayTimeout)) u_rx (
         .clk_i(clk_i), .rst_i(rst_i),
         .fr_valid_i(fr_valid), .fr_ready_o(fr_ready), .fr_hdr_i(fr_hdr), .fr_data_i(fr_data),
@@ -260,13 +263,15 @@ module link_engine #(
         .m_ap_rlast_i(m_ap_rlast_i),
         .m_ap_rvalid_i(m_ap_rvalid_i),
         .m_ap_rready_o(m_ap_rready_o),
-        .hello_o(hello), .bad_frame_o(dsp_bad));
+        .hello_o(hello), .hello_maxp_o(hello_maxp), .bad_frame_o(dsp_bad));
 
     wire dma_timeout;
     link_host_slave #(.DmaTags(DmaTags), .DmaTimeout(DmaTimeout), .MaxPayload(MaxPayload),
-                      .JoinWait(DmaJoinWait), .JoinBeats(DmaJoinBeats), .IdBits(IdBits),
+                      .JoinWait(DmaJoinWait), .JoinBeats(DmaJoinBeats),
+                      .WrJoinWait(DmaWrJoinWait), .WrJoinBeats(DmaWrJoinBeats), .IdBits(IdBits),
                       .AddrBits(64)) u_host (
         .clk_i(clk_i), .rst_i(rst_i), .lreset_i(lreset),
+        .hello_i(hello), .hello_maxp_i(hello_maxp),
         .s_host_awid_i(s_host_awid_i),
         .s_host_awaddr_i(s_host_awaddr_i),
         .s_host_awlen_i(s_host_awlen_i),

@@ -12,20 +12,29 @@
 //     request at most min(JoinBeats, 512, (MaxPayload - 1) / 2) beats) joins it, until its
 //     frame is written: the tag of its first burst (the leader) is the request's TAG, the
 //     others are members of the leader's group. A read group becomes DMA_RD {TAG,
-//     address & ~7, DWORDS = 2 * its beats}; a write is one burst, DMA_WR {LBE, FBE, TAG,
-//     address & ~7} with 2 * (AWLEN + 1) data words, FBE = the first beat's WSTRB[3:0], LBE =
-//     the last beat's WSTRB[7:4] (gpu_core's bursts carry WSTRB 0xFF or 0x00). W beats are
-//     taken only after their AW, at one per two cycles (one 32-bit word per cycle on the link);
-//     AW never waits for W. A burst whose strobes are all zero (a drain) sends no frame and is
-//     answered OKAY. A burst longer than 16 beats sends no frame and is answered SLVERR.
+//     address & ~7, DWORDS = 2 * its beats}. Writes are joined too when WrJoinWait != 0: after
+//     a burst's last W beat the DMA_WR being written waits up to WrJoinWait cycles (less if an
+//     AR waits) for an AW that continues it (at the next address, on a 128-byte boundary, in
+//     the same page, the request at most min(WrJoinBeats, (MaxPayload - 3) / 2, the host's
+//     (MaxPayload - 3) / 2) beats) whose first W beat is there with WSTRB 0xFF, and takes it
+//     when every beat written so far had WSTRB 0xFF; the group is kept as a read's. The host's
+//     MaxPayload is the one of its last HELLO (hello_i, hello_maxp_i), 1027 after a reset; one
+//     below 35 allows no joining. A write group becomes DMA_WR {LBE, FBE, TAG, address & ~7}
+//     with 2 x its beats data words, FBE = the first beat's WSTRB[3:0], LBE = the last beat's
+//     WSTRB[7:4] (gpu_core's bursts carry WSTRB 0xFF or 0x00 on every beat, so only the first
+//     and the last word of a request may be partial). W beats are taken only after their AW,
+//     at one per two cycles (one 32-bit word per cycle on the link); AW never waits for W,
+//     except that an AW is joined only with its first W beat. A burst whose strobes are all
+//     zero (a drain) sends no frame and is answered OKAY. A burst longer than 16 beats sends no
+//     frame and is answered SLVERR.
 //   - Answers (hs_*, from link_dispatch: DMA_RD_RSP / DMA_WR_RSP payloads, in any order; always
 //     taken, and registered before they are looked at) are matched by TAG, a group's leader's;
 //     an answer to a tag not waiting for one (late, unknown, a member's, wrong kind) is
 //     dropped. A read answer's words fill the group's bursts in order, and each burst completes
 //     (OKAY) as its last word is taken, before the frame ends; at the frame's end, the bursts
 //     still waiting complete SLVERR unless the last burst's words came exactly (an error answer,
-//     or an OKAY one with too few or too many words). Read data wait in a DmaTags x 16 x 8-byte
-//     RAM.
+//     or an OKAY one with too few or too many words). A write answer completes every burst of
+//     its group with its RESP. Read data wait in a DmaTags x 16 x 8-byte RAM.
 //   - R bursts go out in AR order and B responses in AW order (AXI's per-ID order kept by a
 //     stronger one), each once its answer is there; RLAST on the last beat.
 //   - A request unanswered for DmaTimeout cycles completes SLVERR (every burst of a group: they
@@ -37,18 +46,23 @@
 //   - lreset_i: every request not yet answered completes SLVERR and no late answer is awaited;
 //     W beats owed by accepted AWs are still taken; a frame being written is dropped by link_tx.
 module link_host_slave #(
-    parameter DmaTags    = 8,          // power of two, 2..16
+    parameter DmaTags    = 8,          // power of two, 2..64
     parameter DmaTimeout = 16777216,   // cycles
     parameter MaxPayload = 1027,       // words (>= 35): a DMA_RD_RSP is at most this long
     parameter JoinWait   = 0,          // cycles a read request waits for an AR to join (0..255;
                                        // 0: no joining, one request per burst)
     parameter JoinBeats  = 512,        // the most beats one DMA_RD asks for (16..512)
+    parameter WrJoinWait = 0,          // cycles a DMA_WR waits for an AW to join (0..255;
+                                       // 0: no joining, one request per burst)
+    parameter WrJoinBeats = 512,       // the most beats one DMA_WR carries (16..512)
     parameter IdBits     = 4,
     parameter AddrBits   = 64
 ) (
     input  wire                clk_i,
     input  wire                rst_i,
     input  wire                lreset_i,
+    input  wire                hello_i,        // a HELLO was answered: its MaxPayload ...
+    input  wire [15:0]         hello_maxp_i,   // ... here, in the same cycle
     // AXI4 slave (gpu_core m_host), 8-byte data
     input  wire [IdBits-1:0]   s_host_awid_i,
     input  wire [AddrBits-1:0] s_host_awaddr_i,
@@ -105,10 +119,11 @@ module link_host_slave #(
     input  wire                hs_last_i,
     output reg                 timeout_o
 );
-    localparam integer TB = (DmaTags <= 2) ? 1 : (DmaTags <= 4) ? 2 : (DmaTags <= 8) ? 3 : 4;
+    localparam integer TB = (DmaTags <= 2) ? 1 : (DmaTags <= 4) ? 2 : (DmaTags <= 8) ? 3 :
+                            (DmaTags <= 16) ? 4 : (DmaTags <= 32) ? 5 : 6;
     localparam [1:0] T_FREE = 2'd0, T_PEND = 2'd1, T_WAIT = 2'd2, T_DONE = 2'd3;
-    localparam [2:0] S_IDLE = 3'd0, S_RD_G = 3'd1, S_RD_W = 3'd2, S_WR_G = 3'd3, S_WR_A = 3'd4,
-                     S_WR_W = 3'd5, S_DONE = 3'd6, S_RD_H = 3'd7;
+    localparam [3:0] S_IDLE = 4'd0, S_RD_G = 4'd1, S_RD_W = 4'd2, S_WR_G = 4'd3, S_WR_A = 4'd4,
+                     S_WR_W = 4'd5, S_DONE = 4'd6, S_RD_H = 4'd7, S_WR_H = 4'd8;
     // the most beats one DMA_RD asks for: JoinBeats, its answer (1 + 2 x beats words) within
     // MaxPayload, and never more than a 4 KiB page
     localparam integer JMP = ((MaxPayload - 1) / 2 > 512) ? 512 : (MaxPayload - 1) / 2;
@@ -118,11 +133,20 @@ module link_host_slave #(
     localparam [9:0] JMAX10 = JMAX32[9:0];
     localparam [7:0] JWAIT = JWAIT32[7:0];
     localparam JOIN = (JoinWait != 0);
+    localparam JOINW = (WrJoinWait != 0);
+    localparam GRP = JOIN || JOINW;
+    // the most beats one DMA_WR carries: WrJoinBeats, and the frame within MaxPayload
+    localparam integer WJP = ((MaxPayload - 3) / 2 > 512) ? 512 : (MaxPayload - 3) / 2;
+    localparam integer WJMAX = (WrJoinBeats < WJP) ? WrJoinBeats : WJP;
+    localparam [31:0] WJMAX32 = WJMAX;
+    localparam [31:0] WJWAIT32 = WrJoinWait;
+    localparam [9:0] WJMAX10 = WJMAX32[9:0];
+    localparam [7:0] WJWAIT = WJWAIT32[7:0];
     localparam [31:0] TICK = (DmaTimeout + 255) / 256;   // prescaler period, cycles
 
     generate
-        if (DmaTags != (1 << TB) || DmaTags > 16) begin : g_bad_0
-            `CMN_PARAM_ERROR("link_host_slave: DmaTags must be 2, 4, 8 or 16")
+        if (DmaTags != (1 << TB) || DmaTags > 64) begin : g_bad_0
+            `CMN_PARAM_ERROR("link_host_slave: DmaTags must be 2, 4, 8, 16, 32 or 64")
         end
         if (DmaTimeout < 512) begin : g_bad_1
             `CMN_PARAM_ERROR("link_host_slave: DmaTimeout must be >= 512")
@@ -138,6 +162,12 @@ module link_host_slave #(
         end
         if (JoinBeats < 16 || JoinBeats > 512) begin : g_bad_5
             `CMN_PARAM_ERROR("link_host_slave: JoinBeats must be 16..512")
+        end
+        if (WrJoinWait < 0 || WrJoinWait > 255) begin : g_bad_6
+            `CMN_PARAM_ERROR("link_host_slave: WrJoinWait must be 0..255")
+        end
+        if (WrJoinBeats < 16 || WrJoinBeats > 512) begin : g_bad_7
+            `CMN_PARAM_ERROR("link_host_slave: WrJoinBeats must be 16..512")
         end
     endgenerate
 
@@ -182,7 +212,7 @@ module link_host_slave #(
     end
 
     // ---- request sender ---------------------------------------------------------------------
-    reg  [2:0]          ss_q;
+    reg  [3:0]          ss_q;
     reg                 pri_q;             // 1: AW first
     reg  [TB-1:0]       stag_q;
     reg  [63:3]         saddr_q;
@@ -199,6 +229,20 @@ module link_host_slave #(
     reg  [7:0]          hold_q;            // cycles left to wait for one
     reg  [TB-1:0]       glast_q;           // its last burst's tag
     reg  [DmaTags-1:0]  grp_q;             // the tags of the request being built
+    reg                 wful_q;            // every W beat of the DMA_WR so far had WSTRB 0xFF
+    reg  [9:0]          hbud_q;            // beats the host's MaxPayload allows in a DMA_WR
+    reg  [9:0]          wlim_q;            // beats the DMA_WR being written may carry
+
+    // the host's MaxPayload: (MaxPayload - 3) / 2 beats of data in a DMA_WR, 512 at most; one
+    // below 35 (the protocol's least) allows no joining, and one burst of 16 still goes
+    wire [15:0] hmax_m3 = hello_maxp_i - 16'd3;
+    wire        unused_hmax = ^{hmax_m3[15:11], hmax_m3[0]};
+    wire [9:0]  hbud_n = (hello_maxp_i >= 16'd1027) ? 10'd512 :
+                         (hello_maxp_i < 16'd35) ? 10'd16 : hmax_m3[10:1];
+    always @(posedge clk_i) begin
+        if (rst_i || lreset_i) hbud_q <= 10'd512;
+        else if (hello_i) hbud_q <= hbud_n;
+    end
 
     // an AR that continues the read request being built (before its frame is written), judged
     // in the cycle before (jok_q): the AR then waiting is the same one unless that cycle took
@@ -212,15 +256,29 @@ module link_host_slave #(
                           (gbeats_q + 10'd16 > JMAX10);
     wire [DmaTags-1:0] free_bit = {{(DmaTags-1){1'b0}}, 1'b1} << free_tag;
 
+    // an AW that continues the DMA_WR being written, judged in the cycle before (jwok_q) as a
+    // read's; its first W beat must be there, all strobes set, and it is written in the cycle
+    // the AW is taken (so a join costs no cycle of the link)
+    wire [9:0] jwbeats = gbeats_q + {2'd0, s_host_awlen_i} + 10'd1;
+    reg        jwok_q;
+    wire       join_aw = JOINW && (ss_q == S_WR_H) && !stale_q && !lreset_i && free_ok &&
+                         s_host_awvalid_i && jwok_q && s_host_wvalid_i &&
+                         (s_host_wstrb_i == 8'hFF);
+    // a burst's last W beat: wait for one to join while one more burst may fit and every beat
+    // so far was whole
+    wire       wr_hold = JOINW && !drop_q && !stale_q && wful_q && (s_host_wstrb_i == 8'hFF) &&
+                         (gbeats_q + 10'd16 <= wlim_q);
+
     wire pick_aw = s_host_awvalid_i && (pri_q || !s_host_arvalid_i);
     wire pick_ar = s_host_arvalid_i && !pick_aw;
-    assign s_host_awready_o = (ss_q == S_IDLE) && free_ok && pick_aw;
+    assign s_host_awready_o = ((ss_q == S_IDLE) && free_ok && pick_aw) || join_aw;
     wire   start_ar = (ss_q == S_IDLE) && free_ok && pick_ar;
     assign s_host_arready_o = start_ar || join_ar;
     wire   take = s_host_awready_o || s_host_arready_o;
+    wire   join_one = join_ar || join_aw;
     assign tw_req_o = ((ss_q == S_RD_G) || (ss_q == S_WR_G)) && !stale_q;
     wire   gnt = tw_gnt_i || stale_q || drop_q;
-    assign s_host_wready_o = (ss_q == S_WR_W) && h_q;
+    assign s_host_wready_o = (ss_q == S_WR_W) && h_q;   // a join takes the beat's first word
     assign tw_done_o = (ss_q == S_DONE);
     assign tw_commit_o = scommit_q;
     assign tw_type_o = stype_q;
@@ -232,7 +290,8 @@ module link_host_slave #(
         tw_wvalid_o = 1'b0;
         tw_wdata_o = 32'd0;
         case (ss_q)
-            S_WR_G: tw_max_o = {7'd0, slen_q, 1'b0} + 16'd5;
+            S_WR_G: tw_max_o = JOINW ? {5'd0, wlim_q, 1'b0} + 16'd3 :
+                               {7'd0, slen_q, 1'b0} + 16'd5;
             S_RD_W: begin
                 tw_wvalid_o = 1'b1;
                 tw_wdata_o = (k_q == 2'd0) ? {saddr_q[31:3], 3'b000} :
@@ -246,6 +305,10 @@ module link_host_slave #(
                 tw_wvalid_o = s_host_wvalid_i;
                 tw_wdata_o = h_q ? s_host_wdata_i[63:32] : s_host_wdata_i[31:0];
             end
+            S_WR_H: begin
+                tw_wvalid_o = join_aw;
+                tw_wdata_o = s_host_wdata_i[31:0];
+            end
             default: ;
         endcase
     end
@@ -255,6 +318,10 @@ module link_host_slave #(
                  (s_host_araddr_i[63:12] == saddr_q[63:12]) &&
                  ({1'b0, s_host_araddr_i[11:3]} == gnext_q) && (gnext_q[3:0] == 4'd0) &&
                  (jbeats <= JMAX10);
+        jwok_q <= JOINW && !rst_i && s_host_awvalid_i && (s_host_awlen_i <= 8'd15) &&
+                  (s_host_awaddr_i[63:12] == saddr_q[63:12]) &&
+                  ({1'b0, s_host_awaddr_i[11:3]} == gnext_q) && (gnext_q[3:0] == 4'd0) &&
+                  (jwbeats <= wlim_q);
         free_tag <= free_tag_n;
         free_ok_q <= !rst_i && free_ok_n;
         take_q <= !rst_i && take;
@@ -281,6 +348,8 @@ module link_host_slave #(
             hold_q <= 8'd0;
             glast_q <= {TB{1'b0}};
             grp_q <= {DmaTags{1'b0}};
+            wful_q <= 1'b0;
+            wlim_q <= 10'd16;
         end else begin
             case (ss_q)
                 S_IDLE: begin
@@ -292,6 +361,8 @@ module link_host_slave #(
                     stale_q <= 1'b0;
                     fbe_q <= 4'd0;
                     lbe_q <= 4'd0;
+                    wful_q <= 1'b1;
+                    wlim_q <= (hbud_q < WJMAX10) ? hbud_q : WJMAX10;
                     if (take) begin
                         stag_q <= free_tag;
                         glast_q <= free_tag;
@@ -299,8 +370,14 @@ module link_host_slave #(
                         pri_q <= !pri_q;
                     end
                     hold_q <= JWAIT;
-                    gbeats_q <= {2'd0, s_host_arlen_i} + 10'd1;
-                    gnext_q <= {1'b0, s_host_araddr_i[11:3]} + {2'd0, s_host_arlen_i} + 10'd1;
+                    if (JOINW && s_host_awready_o) begin
+                        gbeats_q <= {2'd0, s_host_awlen_i} + 10'd1;
+                        gnext_q <= {1'b0, s_host_awaddr_i[11:3]} + {2'd0, s_host_awlen_i} + 10'd1;
+                    end else begin
+                        gbeats_q <= {2'd0, s_host_arlen_i} + 10'd1;
+                        gnext_q <= {1'b0, s_host_araddr_i[11:3]} + {2'd0, s_host_arlen_i} +
+                                   10'd1;
+                    end
                     if (s_host_arready_o) begin
                         saddr_q <= s_host_araddr_i[63:3];
                         slen_q <= s_host_arlen_i;
@@ -344,12 +421,28 @@ module link_host_slave #(
                         lbe_q <= s_host_wstrb_i[7:4];
                         sbeats_q <= sbeats_q + 8'd1;
                         if (s_host_wstrb_i != 8'd0) any_q <= 1'b1;
+                        if (s_host_wstrb_i != 8'hFF) wful_q <= 1'b0;
                         if (sbeats_q == slen_q) begin
                             scommit_q <= !drop_q && (any_q || s_host_wstrb_i != 8'd0);
                             stype_q <= 8'h21;
-                            slenw_q <= {7'd0, slen_q, 1'b0} + 16'd5;
-                            ss_q <= S_DONE;
+                            slenw_q <= JOINW ? {5'd0, gbeats_q, 1'b0} + 16'd3 :
+                                       {7'd0, slen_q, 1'b0} + 16'd5;
+                            hold_q <= WJWAIT;
+                            ss_q <= wr_hold ? S_WR_H : S_DONE;
                         end
+                    end
+                end
+                S_WR_H: begin
+                    hold_q <= hold_q - 8'd1;
+                    if (join_aw) begin
+                        // the joined burst's first word is written now; its high half next
+                        h_q <= 1'b1;
+                        sbeats_q <= 8'd0;
+                        slen_q <= s_host_awlen_i;
+                        hold_q <= WJWAIT;
+                        ss_q <= S_WR_W;
+                    end else if (hold_q == 8'd0 || s_host_arvalid_i || stale_q) begin
+                        ss_q <= S_DONE;
                     end
                 end
                 S_DONE: ss_q <= S_IDLE;
@@ -358,6 +451,12 @@ module link_host_slave #(
             if (join_ar) begin
                 gbeats_q <= jbeats;
                 gnext_q <= gnext_q + {2'd0, s_host_arlen_i} + 10'd1;
+            end
+            if (join_aw) begin
+                gbeats_q <= jwbeats;
+                gnext_q <= gnext_q + {2'd0, s_host_awlen_i} + 10'd1;
+            end
+            if (join_one) begin
                 glast_q <= free_tag;
                 grp_q <= grp_q | free_bit;
             end
@@ -370,9 +469,9 @@ module link_host_slave #(
         if (take) begin
             id_q[free_tag] <= s_host_arready_o ? s_host_arid_i : s_host_awid_i;
             blen_q[free_tag] <= s_host_arready_o ? s_host_arlen_i : s_host_awlen_i;
-            gld_q[free_tag] <= join_ar ? stag_q : free_tag;
+            gld_q[free_tag] <= join_one ? stag_q : free_tag;
         end
-        if (join_ar) nxt_q[glast_q] <= free_tag;
+        if (join_one) nxt_q[glast_q] <= free_tag;
     end
     always @(posedge clk_i) begin
         if (rst_i) begin
@@ -380,10 +479,10 @@ module link_host_slave #(
             more_q <= {DmaTags{1'b0}};
         end else begin
             if (take) begin
-                lead_q <= join_ar ? (lead_q & ~free_bit) : (lead_q | free_bit);
+                lead_q <= join_one ? (lead_q & ~free_bit) : (lead_q | free_bit);
                 more_q <= more_q & ~free_bit;
             end
-            if (join_ar) more_q[glast_q] <= 1'b1;
+            if (join_one) more_q[glast_q] <= 1'b1;
         end
     end
 
@@ -401,7 +500,7 @@ module link_host_slave #(
     wire [TB-1:0] a_tag = hh_q ? h_tag : atag_q;
     wire [TB-1:0] a_lead = hh_q ? h_tag : alead_q;
     wire          a_wait = (st_q[a_tag] == T_WAIT) && (wrt_q[a_tag] == hw_q) &&
-                           (hh_q ? (h_tag_ok && (!JOIN || lead_q[h_tag])) : aok_q);
+                           (hh_q ? (h_tag_ok && (!GRP || lead_q[h_tag])) : aok_q);
     wire          a_data = hv_q && !hh_q && a_wait && awords_q < 6'd32;
     wire          ram_we = a_data && awords_q[0];
     wire [TB+3:0] ram_wa = {atag_q, awords_q[4:1]};
@@ -584,7 +683,7 @@ module link_host_slave #(
             wire       mine_done = (ss_q == S_DONE) && grp_q[gt];
             wire       mine_ans = a_end && (a_tag == T);
             // a later burst of the answer's group, still waiting at the frame's end
-            wire       mine_rest = JOIN && a_end && (a_tag != T) && (gld_q[gt] == a_lead) &&
+            wire       mine_rest = GRP && a_end && (a_tag != T) && (gld_q[gt] == a_lead) &&
                                    (st_q[gt] == T_WAIT) && (wrt_q[gt] == hw_q);
             wire       mine_adv = a_adv && (atag_q == T);
             wire       mine_late = a_late && (h_tag == T);

@@ -190,6 +190,8 @@ typedef struct tagown {
     client_t *c;
     uint32_t gen, epoch;
     uint8_t rsp_type;
+    uint8_t resp;  /* the worst RESP of the pieces answered so far */
+    uint16_t left; /* answers still owed: a DMA_WR cut into pieces for its client (rtl_dma) */
 } tagown_t;
 
 enum { RTL_RESETTING, RTL_HELLO, RTL_UP };
@@ -538,8 +540,17 @@ static void client_frame(void *ctx, gr_proto_dev_t *d, uint8_t type, const uint3
         /* Only the client the request went to answers it, once. */
         if (o->c != c || o->gen != c->gen || o->epoch != c->epoch || o->rsp_type != type)
             return;
+        uint32_t resp = (w[0] >> 16) & 3u;
+        if (resp < o->resp)
+            resp = o->resp;
+        if (o->left > 1) { /* a piece of a DMA_WR cut for this client (rtl_dma) */
+            o->left--;
+            o->resp = (uint8_t)resp;
+            return;
+        }
         o->c = NULL;
-        if (rtl_enqueue(c, type, w, len))
+        uint32_t a = (w[0] & ~(3u << 16)) | resp << 16;
+        if (type == GR_PT_DMA_WR_RSP ? rtl_enqueue(c, type, &a, 1) : rtl_enqueue(c, type, w, len))
             d->bad_frames++; /* a slot's queue holds an answer for every tag: not reached */
         return;
     }
@@ -676,10 +687,42 @@ static void rtl_dma(const gr_proto_hdr_t *h, const uint32_t *w)
     uint8_t rsp_type = h->type == GR_PT_DMA_RD ? GR_PT_DMA_RD_RSP : GR_PT_DMA_WR_RSP;
     client_t *c = window_owner(addr);
     if (c && c->used && c->dev.up) {
-        S->tags[tag] = (tagown_t){c, c->gen, c->epoch, rsp_type};
-        if (gr_proto_dev_send(&c->dev, h->type, w, h->len) == GR_OK)
+        S->tags[tag] = (tagown_t){c, c->gen, c->epoch, rsp_type, 0, 1};
+        uint16_t max = c->dev.link.peer_max_len;
+        if (h->type == GR_PT_DMA_WR && h->len > max && h->len > 4) {
+            /* A DMA_WR of joined bursts longer than this client's MaxPayload: cut into pieces
+             * of an even number of words that it takes, FirstBE on the first, LastBE on the
+             * last; the RTL gets one answer, the worst, once every piece is answered. */
+            static uint32_t pw[GR_PROTO_MAX_PAYLOAD];
+            uint32_t dwords = h->len - 3u, step = (max - 3u) & ~1u, sent = 0, n = 0;
+            uint32_t fbe = (w[0] >> 16) & 0xfu, lbe = (w[0] >> 20) & 0xfu;
+            while (sent < dwords) {
+                uint32_t k = dwords - sent < step ? dwords - sent : step;
+                uint32_t pf = sent == 0 ? fbe : sent + k == dwords && k == 1 ? lbe : 0xfu;
+                uint32_t pl = k == 1 ? 0u : sent + k == dwords ? lbe : 0xfu;
+                uint64_t a = addr + 4ull * sent;
+                pw[0] = pl << 20 | pf << 16 | tag;
+                pw[1] = (uint32_t)a;
+                pw[2] = (uint32_t)(a >> 32);
+                memcpy(&pw[3], &w[3 + sent], 4u * k);
+                if (gr_proto_dev_send(&c->dev, h->type, pw, (uint16_t)(3u + k)) != GR_OK)
+                    break;
+                sent += k;
+                n++;
+            }
+            if (n == 0) {
+                S->tags[tag].c = NULL;
+            } else {
+                S->tags[tag].left = (uint16_t)n;
+                if (sent < dwords)
+                    S->tags[tag].resp = GR_RESP_SLVERR; /* the rest was not written */
+                return;
+            }
+        } else if (gr_proto_dev_send(&c->dev, h->type, w, h->len) == GR_OK) {
             return;
-        S->tags[tag].c = NULL;
+        } else {
+            S->tags[tag].c = NULL;
+        }
     }
     /* Nobody owns that address: the bus error a host gives for memory it never handed out. */
     uint32_t r = (uint32_t)GR_RESP_DECERR << 16 | tag;

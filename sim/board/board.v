@@ -28,7 +28,11 @@
 module board #(
     parameter Kind      = 1,     // 1 stream, 2 uart, 3 ft601, 4 ft245
     parameter JoinWait  = 48,    // fpga_core's DmaJoinWait
-    parameter JoinBeats = 64     // fpga_core's DmaJoinBeats
+    parameter JoinBeats = 64,    // fpga_core's DmaJoinBeats
+    parameter WrJoinWait  = 16,  // fpga_core's DmaWrJoinWait
+    parameter WrJoinBeats = 128, // fpga_core's DmaWrJoinBeats
+    parameter Tags      = 64,    // fpga_core's DmaTags (uart: 16)
+    parameter MaxWrites = 64     // fpga_core's DmaMaxWrites (uart: 16)
 ) (
 `include "sim/board/board_ports.vh"
 );
@@ -38,19 +42,24 @@ module board #(
     localparam RxWindowLog2  = (Kind == 2) ? 10 : 12;
     localparam ReplayLog2    = (Kind == 2) ? 11 : 12;
     localparam ReplayTimeout = (Kind == 1) ? 50000 : (Kind == 2) ? 2000000 : 100000;
+    // the UART's 300 KB/s needs no more than 2 KiB of writes in flight: more only delays the
+    // answers and acknowledgements queued behind them
+    localparam KTags      = (Kind == 2) ? 16 : Tags;
+    localparam KMaxWrites = (Kind == 2) ? 16 : MaxWrites;
 
     wire [PhyBytes*8-1:0] e_rx_data, e_tx_data;
     wire                  e_rx_valid, e_rx_ready, e_tx_valid, e_tx_ready;
 
-    // gpu_core's DMA window on m_host (16 read bursts, 16 write bursts, a 2 KiB buffer) and as
-    // many engine tags: each request waits a link round trip for its answer; reads go as
-    // requests of up to 4 bursts (bridge/README.md).
+    // gpu_core's DMA window on m_host (16 read bursts, 64 write bursts (uart: 16), a 2 KiB
+    // buffer) and as many engine tags: each request waits a link round trip for its answer; reads go as requests of
+    // up to 4 bursts, writes of up to 8 (bridge/README.md).
     fpga_core #(
         .PhyBytes(PhyBytes), .MaxPayload(MaxPayload), .RxWindowLog2(RxWindowLog2),
-        .ReplayLog2(ReplayLog2), .DmaTags(16), .DmaJoinWait(JoinWait),
-        .DmaJoinBeats(JoinBeats), .LinkKind(Kind),
+        .ReplayLog2(ReplayLog2), .DmaTags(KTags), .DmaJoinWait(JoinWait),
+        .DmaJoinBeats(JoinBeats), .DmaWrJoinWait(WrJoinWait), .DmaWrJoinBeats(WrJoinBeats),
+        .LinkKind(Kind),
         .ReplayTimeout(ReplayTimeout),
-        .DmaFifoBeats(256), .DmaMaxReads(16), .DmaMaxWrites(16)
+        .DmaFifoBeats(256), .DmaMaxReads(16), .DmaMaxWrites(KMaxWrites)
     ) u_fpga (
         .clk_i          (clk_i),
         .rst_i          (rst_i),

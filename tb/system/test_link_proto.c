@@ -54,7 +54,8 @@ enum {
     R_MAGIC = 0x00, R_SCRATCH = 0x20, R_ACC = 0x24, R_ACC_WRITES = 0x28,
     R_ERR = 0x30,       /* any access: SLVERR */
     R_DMA_LO = 0x40, R_DMA_HI = 0x44, R_DMA_WORDS = 0x48,
-    R_DMA_GO = 0x4c,    /* 1: write pattern, 2: read and sum, 3: mailbox 1..WORDS */
+    R_DMA_GO = 0x4c,    /* 1: write pattern, 2: read and sum, 3: mailbox 1..WORDS, 4: one DMA_WR
+                           of WORDS words (bursts joined), 0xb6000000 + k */
     R_DMA_SUM = 0x50, R_DMA_DONE = 0x54, R_DMA_ERRS = 0x58, R_DMA_DUPS = 0x5c,
     R_IRQ = 0x60,       /* the interrupt line's level */
     R_HANG = 0x64,      /* a read is never answered */
@@ -115,6 +116,15 @@ static void dma_pump(model_t *m)
             for (unsigned k = 0; k < 16; k++)
                 w[3 + k] = 0xa5000000u + i * 16 + k;
             answer(m, GR_PT_DMA_WR, w, 19);
+        } else if (m->job == 4) { /* one DMA_WR of joined bursts */
+            static uint32_t big[3 + 252];
+            uint32_t n = m->dma_words > 252 ? 252 : m->dma_words; /* this model's MaxPayload 256 */
+            big[0] = 0xfu << 20 | 0xfu << 16 | tag;
+            big[1] = (uint32_t)base;
+            big[2] = (uint32_t)(base >> 32);
+            for (uint32_t k = 0; k < n; k++)
+                big[3 + k] = 0xb6000000u + k;
+            answer(m, GR_PT_DMA_WR, big, (uint16_t)(3 + n));
         } else if (m->job == 2) {
             uint64_t a = base + 64ull * i;
             uint32_t r[4] = {tag, (uint32_t)a, (uint32_t)(a >> 32), 16};
@@ -199,7 +209,7 @@ static void model_frame(void *ctx, gr_proto_dev_t *d, uint8_t type, const uint32
             case R_DMA_GO:
                 m->job = v;
                 m->job_next = m->job_answered = 0;
-                m->job_count = v == 3 ? m->dma_words : m->dma_words / 16;
+                m->job_count = v == 3 ? m->dma_words : v == 4 ? 1 : m->dma_words / 16;
                 m->dma_sum = 0;
                 dma_pump(m);
                 break;
@@ -737,6 +747,40 @@ static void device_dma_reaches_only_buffers_handed_out(void **state)
     assert_int_equal(gr_proto_dma_free(fx.p, &b), GR_E_NOT_FOUND);
     assert_int_equal(run_dma(&fx, b.bus, 16, 1), GR_OK);
     assert_int_equal(model_get(fx.m, &fx.m->dma_errs), 4);
+    assert_int_equal(model_get(fx.m, &fx.m->dma_dups), 0);
+    fx_close(&fx);
+}
+
+/* A DMA_WR of joined bursts (PROTOCOL.md, "DMA") is served whole when it lies inside one buffer
+ * and one 4 KiB page; one that crosses a page, even inside a buffer, or leaves its buffer is
+ * answered DECERR and writes nothing. */
+static void joined_dma_write_served_whole_or_refused(void **state)
+{
+    (void)state;
+    fixture_t fx;
+    assert_int_equal(fx_open(&fx, NULL, 2000, true), GR_OK);
+    gr_dma_buf_t a, b;
+    assert_int_equal(gr_proto_dma_alloc(fx.p, 8192, &a), GR_OK);
+    assert_int_equal(gr_proto_dma_alloc(fx.p, 4096, &b), GR_OK);
+    memset(a.cpu, 0x5c, 8192);
+    memset(b.cpu, 0x5c, 4096);
+    /* six bursts in one DMA_WR, ending at the page's end: every word lands */
+    assert_int_equal(run_dma(&fx, a.bus + 8192 - 768, 192, 4), GR_OK);
+    const uint32_t *wa = a.cpu;
+    for (uint32_t i = 0; i < 192; i++)
+        assert_int_equal(wa[2048 - 192 + i], 0xb6000000u + i);
+    assert_int_equal(model_get(fx.m, &fx.m->dma_errs), 0);
+    /* 128 words from 256 bytes before the first page's end: inside a, across a page: refused */
+    assert_int_equal(run_dma(&fx, a.bus + 4096 - 256, 128, 4), GR_OK);
+    assert_int_equal(model_get(fx.m, &fx.m->dma_errs), 1);
+    /* 128 words from 256 bytes before b's end: past it (and its page): refused */
+    assert_int_equal(run_dma(&fx, b.bus + 4096 - 256, 128, 4), GR_OK);
+    assert_int_equal(model_get(fx.m, &fx.m->dma_errs), 2);
+    const uint8_t *ba = a.cpu, *bb = b.cpu;
+    for (uint32_t i = 0; i < 8192 - 768; i++)
+        assert_int_equal(ba[i], 0x5c);
+    for (uint32_t i = 0; i < 4096; i++)
+        assert_int_equal(bb[i], 0x5c);
     assert_int_equal(model_get(fx.m, &fx.m->dma_dups), 0);
     fx_close(&fx);
 }
@@ -1408,6 +1452,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(a_full_send_queue_holds_posted_writes_back_and_repeats_none),
         cmocka_unit_test(aperture_splits_at_4k_and_keeps_unaligned_edges),
         cmocka_unit_test(device_dma_reaches_only_buffers_handed_out),
+        cmocka_unit_test(joined_dma_write_served_whole_or_refused),
         cmocka_unit_test(faults_at_every_rate_are_recovered_exactly_once),
         cmocka_unit_test(a_dead_peer_fails_with_link_and_the_link_comes_back),
         cmocka_unit_test(an_unanswered_read_times_out_and_the_next_call_works),

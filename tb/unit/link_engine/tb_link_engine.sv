@@ -9,7 +9,10 @@
 // on s_host an AXI4 master issuing read and write bursts (1..16 beats) whose DMA requests the
 // host answers out of order from its own memory (most reads continue the last one at a
 // 128-byte boundary, so the engine, DmaJoinWait 48, joins them; the host answers DECERR for
-// one page, where two whole bursts are read). irq_i toggles.
+// one page, where two whole bursts are read; most writes continue the last one too, and the
+// engine, DmaWrJoinWait 48, joins them into one DMA_WR, except a burst of zero strobes, which
+// the host must never write; each phase also writes six bursts in a row from a page's start,
+// the third of zero strobes). irq_i toggles.
 // Phases: RESET/RESET_ACK, HELLO (every HELLO_RSP field), a clean phase of random RD32 / WR32
 // (posted or not, partial strobes, failing offsets) / AP_RD / AP_WR (FBE/LBE, posted or not)
 // / out-of-BAR1 reads, DMA and IRQs; then the same with link faults both ways: garbage
@@ -20,7 +23,9 @@
 // aperture bytes), posted writes answered only on error, every register write applied exactly
 // once (write counts), every aperture beat written once, the aperture and host memories equal
 // to the reference at the end, every DMA R beat exact (DECERR on every beat of that page),
-// reads joined into fewer DMA_RD requests, B OKAY, IRQ messages in order, replays
+// reads joined into fewer DMA_RD requests, writes joined into fewer DMA_WR requests no longer
+// than the device's MaxPayload and the one of the host's last HELLO (67 words in the fault
+// phase, 34 after the RESET: no joining), B OKAY, IRQ messages in order, replays
 // and NAKs observed in the fault phase, no frame the device sends is bad.
 // Output is TAP through the kit (tb/unit/common/tb_kit.svh: +seed=N, +wave=<file>); inputs
 // change after the falling edge, handshakes are taken from the values settled before the rising
@@ -45,7 +50,7 @@ module `LINK_TB_NAME;
     localparam integer TAGS = 8;
     localparam integer DMATO = 40000 * TS;
     localparam integer RTO = 3000 * TS;
-    localparam integer PLAN = 25;
+    localparam integer PLAN = 29;
     localparam [31:0] SYNC = 32'h5AA5_5247;
     localparam integer OBN = 1 << 16;
     // requests and DMA bursts per phase; Icarus, some 30 times slower, runs fewer
@@ -107,7 +112,7 @@ module `LINK_TB_NAME;
 
     link_engine #(
         .PhyBytes(PB), .MaxPayload(MP), .RxWindowLog2(RXL), .ReplayLog2(11), .DmaTags(TAGS),
-        .DmaJoinWait(48), .LinkKind(1), .CoreHz(100000000), .ReplayTimeout(RTO),
+        .DmaJoinWait(48), .DmaWrJoinWait(48), .LinkKind(1), .CoreHz(100000000), .ReplayTimeout(RTO),
         .DmaTimeout(DMATO), .AckDelay(256)
     ) dut (
         .clk_i(clk), .rst_i(rst),
@@ -484,6 +489,7 @@ module `LINK_TB_NAME;
     integer      want_dec = 0, dec_beats = 0, dec_frames = 0;   // reads of the DECERR page
     integer      pd_tag [0:31], pd_addr [0:31], pd_dw [0:31], pd_due [0:31];
     integer      dma_wr_frames = 0, dma_rd_frames = 0, late_sent = 0;
+    integer      wr_len_max = 0, wr_joined = 0;   // the longest DMA_WR; those of > 1 burst
     integer      irq_msgs = 0, irq_seq_exp = 0;
     bit          irq_seq_any = 0;
     logic        irq_lvl_exp = 0;
@@ -574,6 +580,8 @@ module `LINK_TB_NAME;
                         end
                         8'h21: begin
                             dma_wr_frames = dma_wr_frames + 1;
+                            if (len > wr_len_max) wr_len_max = len;
+                            if (len > 35) wr_joined = wr_joined + 1;
                             cnt = len - 3;
                             for (i = 0; i < cnt; i = i + 1)
                                 for (s = 0; s < 4; s = s + 1)
@@ -844,7 +852,10 @@ module `LINK_TB_NAME;
     integer wq_wr = 0, wq_rd = 0, wbeat = 0;
     integer r_ok = 0, r_bad = 0, b_ok = 0, b_bad = 0, slverr_seen = 0, dm_zero_bursts = 0;
     integer dm_rd_bursts = 0, rd_next = 0;   // read bursts issued; where the last one ended
+    integer dm_wr_bursts = 0, wr_next = 0, dm_zero_cont = 0;   // the same for writes; zero
+                                                               // bursts that continued one
     bit     want_blackhole = 0, blackhole_done = 0;
+    integer want_ws = 0, ws_page = 32'h2E000;   // bursts of the six-burst write run still to go
     task automatic gen_dma();
         integer a, l, i, b, id;
         bit p, c;
@@ -857,6 +868,7 @@ module `LINK_TB_NAME;
             pct(80, c);
             c = c && rd_next % 128 == 0 && rd_next % 4096 != 0;
             if (c || want_dec > 0) p = 1;
+            if (want_ws > 0) p = 0;
             if (want_blackhole) begin
                 want_blackhole = 0;
                 h_arvalid = 1; h_araddr = 64'h30000; h_arlen = 8'd3; h_arid = 4'(id);
@@ -893,10 +905,31 @@ module `LINK_TB_NAME;
                 rndn(8192, a);
                 a = 32'h20000 + 8 * a;
                 if ((a % 4096) / 8 + l > 511) a = a - 8 * l;
+                // most writes continue the last one at a 128-byte boundary, as gpu_core's
+                // copies do (the device may join them into one DMA_WR)
+                pct(80, c);
+                if (want_ws > 0) begin
+                    // six whole bursts from the page's start, the third of zero strobes
+                    a = ws_page + 128 * (6 - want_ws);
+                    l = 15;
+                    c = want_ws == 4;
+                end else if (c && wr_next % 128 == 0 && wr_next % 4096 != 0) begin
+                    a = wr_next;
+                    pct(80, p);
+                    if (p) l = 15;
+                end else c = 0;
+                wr_next = a + 8 * (l + 1);
+                dm_wr_bursts = dm_wr_bursts + 1;
                 h_awvalid = 1; h_awaddr = 64'(a); h_awlen = 8'(l); h_awid = 4'(id);
                 bq_id[bq_wr % 64] = id;
-                pct(5, p);
+                pct(8, p);
+                if (want_ws > 0) begin
+                    p = want_ws == 4;
+                    want_ws = want_ws - 1;
+                    dm_left = dm_left + 1;   // not one of the phase's random ones
+                end
                 bq_zero[bq_wr % 64] = p;
+                if (p && c) dm_zero_cont = dm_zero_cont + 1;
                 wq_addr[wq_wr % 64] = a; wq_len[wq_wr % 64] = l; wq_zero[wq_wr % 64] = bq_zero[bq_wr % 64];
                 if (bq_zero[bq_wr % 64]) dm_zero_bursts = dm_zero_bursts + 1;
                 for (i = 0; i <= l; i = i + 1) begin
@@ -929,7 +962,8 @@ module `LINK_TB_NAME;
             pct(stall, h_st_r); pct(stall, h_st_b); pct(10, h_go); pct(stall, h_st_w);
             h_rready = !h_st_r;
             h_bready = !h_st_b;
-            if (!h_arvalid && !h_awvalid && (dm_left > 0 || want_blackhole) && h_go) gen_dma();
+            if (!h_arvalid && !h_awvalid && (dm_left > 0 || want_blackhole || want_ws > 0) &&
+                (h_go || want_ws > 0)) gen_dma();
             // W: independent of AW (may run ahead of it)
             if (!h_wvalid && wq_rd != wq_wr && !h_st_w) begin
                 h_wvalid = 1;
@@ -1013,6 +1047,7 @@ module `LINK_TB_NAME;
         begin
             t = 0;
             while (t < limit && !(ops_left == 0 && outstanding == 0 && pd_n == 0 && dm_left == 0 &&
+                                  want_ws == 0 &&
                                   dm_rd_out == 0 && dm_wr_out == 0 && h_acked == h_next &&
                                   ob_rd == ob_wr && irq_left == 0)) begin
                 @(posedge clk);
@@ -1080,6 +1115,7 @@ module `LINK_TB_NAME;
         ops_left = NOPS;
         dm_left = NDMA / 2;
         want_dec = 2;
+        want_ws = 6;
         irq_left = 4;
         wait_quiet(lim);
         check(ops_left == 0 && outstanding == 0, $sformatf("clean: %0d requests, every answer came (%0d answers)", NOPS, n_rsp));
@@ -1092,6 +1128,24 @@ module `LINK_TB_NAME;
         check(crc_errs == 0 && naks == 0 && bad_frames == 0, "clean: no CRC error, NAK or bad frame counted");
         check(dec_beats == 32, $sformatf("clean: two read bursts answered DECERR end DECERR on every beat (%0d; joined into one DMA_RD: %0d)", dec_beats, dec_frames));
         check(dma_rd_frames < dm_rd_bursts, $sformatf("clean: consecutive DMA reads joined (%0d read bursts in %0d DMA_RD requests)", dm_rd_bursts, dma_rd_frames));
+        check(wr_joined > 0 && dma_wr_frames < dm_wr_bursts - dm_zero_bursts,
+              $sformatf("clean: consecutive DMA writes joined (%0d bursts with data in %0d DMA_WR requests, %0d of several)", dm_wr_bursts - dm_zero_bursts, dma_wr_frames, wr_joined));
+        check(wr_len_max <= MP && dm_zero_cont > 0,
+              $sformatf("clean: a DMA_WR at most MaxPayload (%0d words); %0d zero-strobe bursts that continued a write were not joined (host memory exact)", wr_len_max, dm_zero_cont));
+
+        // ---- a HELLO with a MaxPayload of 67 words: DMA_WR requests of at most 2 bursts ----
+        hello_ok = 0;
+        pl[0] = 32'h0001_0000;
+        pl[1] = 32'd67;
+        irq_seq_any = 1;
+        irq_expect = irq_msgs + 1;
+        send_rel(8'h10, 2);
+        t = 0;
+        while (!(hello_ok && irq_msgs == irq_expect) && t < 3000) begin @(posedge clk); t = t + 1; end
+        wr_len_max = 0;
+        wr_joined = 0;
+        ws_page = 32'h2D000;
+        want_ws = 6;
 
         // ---- faults ----
         r0 = replays; n0 = naks; c0 = crc_errs;
@@ -1119,6 +1173,8 @@ module `LINK_TB_NAME;
         check(crc_errs > c0 && naks > n0, $sformatf("faults: the device counted CRC errors (%0d) and sent NAKs (%0d)", crc_errs - c0, naks - n0));
         check(replays > r0, $sformatf("faults: the device replayed go-back-N (%0d)", replays - r0));
         check(bad_dev_frames == 0, "faults: every device frame well formed");
+        check(hello_ok && wr_joined > 0 && wr_len_max <= 67,
+              $sformatf("faults, after a HELLO of MaxPayload 67: writes joined (%0d) into DMA_WR requests of at most 67 words (%0d)", wr_joined, wr_len_max));
 
         // ---- DMA timeout ----
         want_blackhole = 1;
@@ -1145,16 +1201,25 @@ module `LINK_TB_NAME;
               "link RESET: RESET_ACK, the outstanding DMA read ends SLVERR, link_up falls");
         hello_ok = 0;
         pl[0] = 32'h0001_0000;
-        pl[1] = 32'd1024;
+        pl[1] = 32'd34;
         irq_seq_any = 1;
         irq_expect = irq_msgs + 1;
         send_rel(8'h10, 2);
         t = 0;
         while (!hello_ok && t < 3000) begin @(posedge clk); t = t + 1; end
         ops_left = 20;
+        wr_len_max = 0;
+        wr_joined = 0;
+        n0 = dm_wr_bursts;
+        dm_left = NDMA / 2;
+        ws_page = 32'h2C000;
+        want_ws = 6;
         wait_quiet(100000);
         check(hello_ok && errors == 0 && outstanding == 0 && irq_msgs == irq_expect,
               "after the RESET: HELLO (and its IRQ) and 20 requests from SEQ 0 again");
+        check(hm_equal() && b_bad == 0 && dm_wr_out == 0 && dm_wr_bursts > n0 && wr_joined == 0 &&
+              wr_len_max <= 35 && wr_len_max > 0,
+              $sformatf("after a HELLO of MaxPayload 34: %0d write bursts, none joined (longest DMA_WR %0d words), host memory exact", dm_wr_bursts - n0, wr_len_max));
         $display("# %0d cycles", cyc);
         tb_finish("");
     end
